@@ -1,0 +1,40 @@
+# taskproof — see README.md.
+GO       ?= go
+BIN      ?= bin/taskproof
+PKGS     ?= ./...
+FUZZTIME ?= 60s
+
+.PHONY: all build test bench fuzz demo vet fmt lint clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/taskproof
+
+test: build
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 25m $(PKGS)
+
+bench: build
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+# Runs every fuzz target for FUZZTIME each (go test allows one target per run).
+fuzz:
+	@set -e; for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+demo: build
+	./scripts/demo.sh
+
+vet:
+	$(GO) vet $(PKGS)
+
+fmt:
+	gofmt -w .
+
+clean:
+	rm -rf bin demo-out
