@@ -1,0 +1,113 @@
+// Package testenv finds what taskproof's tests need outside the module: the shared
+// corpora (../shared beside the repository) and the real git, ssh-keygen and gpg.
+package testenv
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// RepoRoot is the directory holding taskproof's go.mod.
+func RepoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("testenv: cannot locate source file")
+	}
+	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// SharedDir returns ../shared beside the repository (or $TASKPROOF_SHARED), and skips
+// the test with a clear message when it is absent.
+func SharedDir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("TASKPROOF_SHARED")
+	if dir == "" {
+		dir = filepath.Join(RepoRoot(t), "..", "shared")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "corpora")); err != nil {
+		t.Skipf("shared corpora not found at %s (set TASKPROOF_SHARED): %v", dir, err)
+	}
+	return dir
+}
+
+// Bundle returns the path of ../shared/corpora/<name>.bundle, skipping when absent.
+func Bundle(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(SharedDir(t), "corpora", name+".bundle")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("corpus bundle %s not found: %v", p, err)
+	}
+	return p
+}
+
+// CloneBundle clones corpus bundle name into a fresh temporary directory with the real
+// git and returns the clone's path.
+func CloneBundle(t testing.TB, name string) string {
+	t.Helper()
+	src := Bundle(t, name)
+	dst := filepath.Join(t.TempDir(), name)
+	Git(t, "", "clone", "-q", src, dst)
+	return dst
+}
+
+// LookPath returns the path of the real program name, failing the test when it is
+// missing: .ci/run installs git, ssh-keygen and gpg, so a missing one is a broken
+// environment, not a reason to skip.
+func LookPath(t testing.TB, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s not found on PATH (.ci/run installs it): %v", name, err)
+	}
+	return p
+}
+
+// Git runs the real git in dir with a fixed identity and no user or system config,
+// and returns its standard output. It fails the test on a non-zero exit.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(LookPath(t, "git"), args...)
+	cmd.Dir = dir
+	cmd.Env = GitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("git %v in %s: %v\n%s", args, dir, err, stderr)
+	}
+	return string(out)
+}
+
+// GitEnv is the environment tests run git (and the taskproof binary) with: the
+// caller's environment without user or system git config, and a fixed identity.
+func GitEnv() []string {
+	return append(os.Environ(),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_AUTHOR_NAME=Test Author", "GIT_AUTHOR_EMAIL=author@example.invalid",
+		"GIT_COMMITTER_NAME=Test Author", "GIT_COMMITTER_EMAIL=author@example.invalid",
+		"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
+	)
+}
+
+// Binary returns the taskproof binary the Makefile built ($TASKPROOF_BIN), building
+// one into a temporary directory when it is unset.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("TASKPROOF_BIN"); p != "" {
+		return p
+	}
+	out := filepath.Join(t.TempDir(), "taskproof")
+	cmd := exec.Command("go", "build", "-o", out, "./cmd/taskproof")
+	cmd.Dir = RepoRoot(t)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building taskproof: %v\n%s", err, b)
+	}
+	return out
+}
