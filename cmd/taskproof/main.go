@@ -1,0 +1,27 @@
+// Command taskproof signs and verifies task-verification attestations for
+// spec-driven development. See README.md and SPEC §10 for exit codes.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+// run executes the CLI with args and returns the process exit code (SPEC §10).
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	code := exitCode(err)
+	if !isSilent(err) {
+		fmt.Fprintf(os.Stderr, "taskproof: %v\n", err)
+	}
+	return code
+}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set by the linker (-X main.version=…) for releases.
+var version = "0.1.0-dev"
+
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "taskproof",
+		Short: "Sign and verify task-verification attestations for spec-driven development",
+		Long: `taskproof makes the ticks of a tasks.md checklist trustworthy: each tick commit
+carries a signed in-toto Statement (speccoder's task-verification/v0 predicate) in a DSSE
+envelope, stored as a git note under refs/notes/speccoder, and merge gates verify them.
+
+Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
+3 trust or config error, 4 git precondition, 5 internal error.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return withCode(ExitUsage, fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
+	})
+	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in this directory")
+	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes ref attestations are stored under")
+	for _, add := range subcommands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// subcommands are registered by each command's file in init.
+var subcommands []func() *cobra.Command
+
+// isCobraUsage recognises cobra's own argument errors (unknown command, wrong
+// argument count), which it returns as plain errors.
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
+		"accepts ", "requires at least", "requires at most", "requires exactly",
+		"invalid argument", "flag needs an argument", "required flag"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// formatFlag adds --format with the allowed values and returns a getter that
+// validates the choice (exit 2 on an unknown value).
+func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string, error) {
+	f := c.Flags().String("format", def, "output format: "+strings.Join(allowed, "|"))
+	return func() (string, error) {
+		for _, a := range allowed {
+			if *f == a {
+				return a, nil
+			}
+		}
+		return "", usageErr("unknown --format %q (want %s)", *f, strings.Join(allowed, "|"))
+	}
+}
