@@ -5,8 +5,6 @@
 // repository root of one commit.
 package specfmt
 
-import "io/fs"
-
 // Format is a spec format: "speckit", "openspec" or "kiro" (SPEC §1).
 type Format string
 
@@ -87,18 +85,3 @@ type SectionText struct {
 	Name string
 	Text []byte
 }
-
-// TODO(specfmt): UnitForTasksPath, ParseTasks and Section are being written; these
-// placeholders keep dependants compiling until then.
-
-// UnitForTasksPath returns the unit whose tasks file is at path (repository-relative,
-// '/'-separated), and false when path is not a unit's tasks file.
-func UnitForTasksPath(path string) (Unit, bool) { panic("specfmt: not implemented") }
-
-// ParseTasks parses a unit's tasks file.
-func ParseTasks(u Unit, content []byte) (*TasksFile, error) { panic("specfmt: not implemented") }
-
-// Section returns the spec section task t of unit u cites, reading the unit's spec
-// documents from fsys (rooted at the repository root); nil when the predicate's spec
-// is null.
-func Section(fsys fs.FS, u Unit, t Task) (*SectionText, error) { panic("specfmt: not implemented") }

@@ -1,0 +1,71 @@
+package specfmt
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors for the kinds of failure of this package; test with errors.Is.
+var (
+	// ErrUnknownFormat: a Unit's Format is not speckit, openspec or kiro.
+	ErrUnknownFormat = errors.New("specfmt: unknown spec format")
+	// ErrInvalidUnit: a Unit's Dir is not a clean, '/'-separated, repository-relative path.
+	ErrInvalidUnit = errors.New("specfmt: invalid unit")
+	// ErrDuplicateTask: two task lines of one tasks file carry the same task ID.
+	ErrDuplicateTask = errors.New("specfmt: duplicate task id")
+	// ErrInvalidUTF8: a task line is not valid UTF-8.
+	ErrInvalidUTF8 = errors.New("specfmt: task line is not valid UTF-8")
+	// ErrSectionNotFound: a task cites a spec section (a user story, a Kiro
+	// requirement) that its unit's spec document does not hold, or the document is absent.
+	ErrSectionNotFound = errors.New("specfmt: cited spec section not found")
+)
+
+// DuplicateTaskError reports a task ID that occurs on two task lines of one tasks
+// file (1-based line numbers). It matches ErrDuplicateTask.
+type DuplicateTaskError struct {
+	ID         string
+	FirstLine  int
+	SecondLine int
+}
+
+func (e *DuplicateTaskError) Error() string {
+	return fmt.Sprintf("specfmt: duplicate task id %q on lines %d and %d", e.ID, e.FirstLine, e.SecondLine)
+}
+
+// Is reports whether target is ErrDuplicateTask.
+func (e *DuplicateTaskError) Is(target error) bool { return target == ErrDuplicateTask }
+
+// LineError is a failure tied to one line of a tasks file (1-based). Err is the kind
+// (ErrInvalidUTF8).
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+
+// Unwrap returns the kind of failure.
+func (e *LineError) Unwrap() error { return e.Err }
+
+// SectionNotFoundError reports a cited spec section missing from a spec document:
+// Path is the repository-relative document path, Section what was looked for
+// ("user story 3", "Requirement 4"). Err, when set, is the underlying read error
+// (for example fs.ErrNotExist). It matches ErrSectionNotFound.
+type SectionNotFoundError struct {
+	Path    string
+	Section string
+	Err     error
+}
+
+func (e *SectionNotFoundError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("specfmt: cited %s: cannot read %s: %v", e.Section, e.Path, e.Err)
+	}
+	return fmt.Sprintf("specfmt: cited %s not found in %s", e.Section, e.Path)
+}
+
+// Is reports whether target is ErrSectionNotFound.
+func (e *SectionNotFoundError) Is(target error) bool { return target == ErrSectionNotFound }
+
+// Unwrap returns the underlying read error, if any.
+func (e *SectionNotFoundError) Unwrap() error { return e.Err }
