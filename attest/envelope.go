@@ -1,0 +1,382 @@
+package attest
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+)
+
+// PayloadType is the DSSE payloadType of every taskproof envelope (SPEC §5).
+const PayloadType = "application/vnd.in-toto+json"
+
+// Limits of SPEC §9 that apply to one envelope.
+const (
+	// MaxPayloadSize is the largest decoded payload, in bytes (1 MiB).
+	MaxPayloadSize = 1 << 20
+	// MaxSignatures is the largest number of signatures in one envelope.
+	MaxSignatures = 16
+	// MaxEnvelopeSize is the largest encoded envelope, in bytes: one note line
+	// can be no larger than a whole note (4 MiB).
+	MaxEnvelopeSize = 4 << 20
+	// MaxJSONDepth is the deepest nesting of JSON arrays and objects accepted.
+	MaxJSONDepth = 64
+)
+
+// ErrMalformed is matched (errors.Is) by every error [DecodeEnvelope] returns:
+// the bytes are not a well-formed DSSE envelope within SPEC §9's limits.
+var ErrMalformed = errors.New("malformed envelope")
+
+// ErrPayloadType is matched by the error of [Envelope.CheckPayloadType] when the
+// payloadType is not [PayloadType]. The same error also matches [ErrMalformed]:
+// SPEC §7 checks payloadType right after parsing, and an envelope taskproof
+// cannot interpret is malformed.
+var ErrPayloadType = errors.New("unexpected payloadType")
+
+// MalformedError describes why envelope bytes were refused. Field names the
+// JSON member at fault ("payload", "signatures[2].sig", "" for the document).
+// It matches [ErrMalformed].
+type MalformedError struct {
+	Field  string
+	Reason string
+}
+
+func (e *MalformedError) Error() string {
+	if e.Field == "" {
+		return "malformed envelope: " + e.Reason
+	}
+	return "malformed envelope: " + e.Field + ": " + e.Reason
+}
+
+// Is reports whether target is [ErrMalformed].
+func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
+
+// PayloadTypeError is returned by [Envelope.CheckPayloadType]; it matches both
+// [ErrPayloadType] and [ErrMalformed].
+type PayloadTypeError struct {
+	Found string
+}
+
+func (e *PayloadTypeError) Error() string {
+	return fmt.Sprintf("unexpected payloadType %q: want %q", e.Found, PayloadType)
+}
+
+// Is reports whether target is [ErrPayloadType] or [ErrMalformed].
+func (e *PayloadTypeError) Is(target error) bool {
+	return target == ErrPayloadType || target == ErrMalformed
+}
+
+// Envelope is a decoded DSSE v1 envelope (SPEC §5). Payload and each
+// Signature.Sig hold decoded bytes; base64 exists only on the wire.
+type Envelope struct {
+	PayloadType string
+	Payload     []byte
+	Signatures  []Signature
+}
+
+// Signature is one DSSE signature. KeyID is the signer's hint as written (it is
+// never trusted: a signature is credited to the key that verifies it); Sig is the
+// decoded signature bytes, whose shape depends on the signer kind (SPEC §5):
+// armored SSHSIG text, an armored OpenPGP detached signature, or raw bytes.
+type Signature struct {
+	KeyID string
+	Sig   []byte
+}
+
+// PAE returns the DSSE v1 pre-authentication encoding of the envelope's
+// payloadType and payload: the bytes every signature covers.
+func (e *Envelope) PAE() []byte {
+	return dsse.PAE(e.PayloadType, e.Payload)
+}
+
+// CheckPayloadType returns a [*PayloadTypeError] unless the envelope's
+// payloadType is exactly [PayloadType] (SPEC §5, §7 step 2).
+func (e *Envelope) CheckPayloadType() error {
+	if e.PayloadType != PayloadType {
+		return &PayloadTypeError{Found: e.PayloadType}
+	}
+	return nil
+}
+
+type wireSignature struct {
+	KeyID string `json:"keyid"`
+	Sig   string `json:"sig"`
+}
+
+type wireEnvelope struct {
+	Payload     string          `json:"payload"`
+	PayloadType string          `json:"payloadType"`
+	Signatures  []wireSignature `json:"signatures"`
+}
+
+// MarshalJSON writes the envelope as SPEC §5 shows it, keys in byte order and no
+// whitespace: {"payload":…,"payloadType":…,"signatures":[{"keyid":…,"sig":…}]},
+// payload and sig in standard padded base64. Zero signatures are written as [].
+func (e *Envelope) MarshalJSON() ([]byte, error) {
+	w := wireEnvelope{
+		Payload:     base64.StdEncoding.EncodeToString(e.Payload),
+		PayloadType: e.PayloadType,
+		Signatures:  make([]wireSignature, 0, len(e.Signatures)),
+	}
+	for _, s := range e.Signatures {
+		w.Signatures = append(w.Signatures, wireSignature{KeyID: s.KeyID, Sig: base64.StdEncoding.EncodeToString(s.Sig)})
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(w); err != nil {
+		return nil, fmt.Errorf("encoding envelope: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// DecodeEnvelope decodes untrusted envelope bytes (one note line, SPEC §2, §5,
+// §9). It refuses, with an error matching [ErrMalformed]: input over
+// [MaxEnvelopeSize], invalid UTF-8, anything but exactly one JSON object, nesting
+// deeper than [MaxJSONDepth], duplicate keys or keys differing from a DSSE key
+// only by case (at any level), a missing or non-string payload, payloadType or
+// sig, a keyid that is present but not a string, signatures that is not an array
+// of objects, more than [MaxSignatures] signatures, a payload over
+// [MaxPayloadSize] bytes, an empty sig, and base64 that is not entirely standard
+// or entirely URL-safe (padding optional, see [DecodeBase64]). Unknown keys are
+// ignored. The payloadType is not checked here: see [Envelope.CheckPayloadType].
+// An empty signatures array is accepted (SPEC §7 reports it as unsigned).
+func DecodeEnvelope(data []byte) (*Envelope, error) {
+	if len(data) > MaxEnvelopeSize {
+		return nil, &MalformedError{Reason: fmt.Sprintf("%d bytes exceeds the limit of %d", len(data), MaxEnvelopeSize)}
+	}
+	if err := checkStrictJSON(data, envelopeKeys); err != nil {
+		return nil, err
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return nil, &MalformedError{Reason: "not a JSON object"}
+	}
+	var env Envelope
+	pt, err := stringMember(top, "payloadType", true)
+	if err != nil {
+		return nil, err
+	}
+	env.PayloadType = pt
+	payload, err := stringMember(top, "payload", true)
+	if err != nil {
+		return nil, err
+	}
+	if base64.RawStdEncoding.DecodedLen(len(strings.TrimRight(payload, "="))) > MaxPayloadSize {
+		return nil, &MalformedError{Field: "payload", Reason: fmt.Sprintf("decoded size exceeds the limit of %d bytes", MaxPayloadSize)}
+	}
+	if env.Payload, err = DecodeBase64(payload); err != nil {
+		return nil, &MalformedError{Field: "payload", Reason: err.Error()}
+	}
+	rawSigs, ok := top["signatures"]
+	if !ok {
+		return nil, &MalformedError{Field: "signatures", Reason: "missing"}
+	}
+	if t := firstByte(rawSigs); t != '[' {
+		return nil, &MalformedError{Field: "signatures", Reason: "not an array"}
+	}
+	var sigs []json.RawMessage
+	if err := json.Unmarshal(rawSigs, &sigs); err != nil {
+		return nil, &MalformedError{Field: "signatures", Reason: err.Error()}
+	}
+	if len(sigs) > MaxSignatures {
+		return nil, &MalformedError{Field: "signatures", Reason: fmt.Sprintf("%d signatures exceeds the limit of %d", len(sigs), MaxSignatures)}
+	}
+	env.Signatures = make([]Signature, 0, len(sigs))
+	for i, raw := range sigs {
+		field := fmt.Sprintf("signatures[%d]", i)
+		if firstByte(raw) != '{' {
+			return nil, &MalformedError{Field: field, Reason: "not an object"}
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &obj); err != nil {
+			return nil, &MalformedError{Field: field, Reason: err.Error()}
+		}
+		keyid, err := stringMember(obj, "keyid", false)
+		if err != nil {
+			return nil, prefixField(err, field)
+		}
+		sig, err := stringMember(obj, "sig", true)
+		if err != nil {
+			return nil, prefixField(err, field)
+		}
+		if sig == "" {
+			return nil, &MalformedError{Field: field + ".sig", Reason: "empty"}
+		}
+		b, err := DecodeBase64(sig)
+		if err != nil {
+			return nil, &MalformedError{Field: field + ".sig", Reason: err.Error()}
+		}
+		env.Signatures = append(env.Signatures, Signature{KeyID: keyid, Sig: b})
+	}
+	return &env, nil
+}
+
+// envelopeKeys are the DSSE member names; a key equal to one of them except
+// for case is refused, as encoding/json would match it case-insensitively.
+var envelopeKeys = []string{"payload", "payloadType", "signatures", "keyid", "sig"}
+
+func firstByte(raw json.RawMessage) byte {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 {
+		return 0
+	}
+	return raw[0]
+}
+
+func prefixField(err error, prefix string) error {
+	var me *MalformedError
+	if errors.As(err, &me) {
+		return &MalformedError{Field: prefix + "." + me.Field, Reason: me.Reason}
+	}
+	return err
+}
+
+// stringMember returns obj[name] as a string. A member that is absent (and
+// required), null, or not a string is a *MalformedError.
+func stringMember(obj map[string]json.RawMessage, name string, required bool) (string, error) {
+	raw, ok := obj[name]
+	if !ok {
+		if required {
+			return "", &MalformedError{Field: name, Reason: "missing"}
+		}
+		return "", nil
+	}
+	if firstByte(raw) != '"' {
+		return "", &MalformedError{Field: name, Reason: "not a string"}
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", &MalformedError{Field: name, Reason: err.Error()}
+	}
+	return s, nil
+}
+
+// DecodeBase64 decodes s written in one base64 alphabet, standard (+/) or
+// URL-safe (-_), with correct padding or none (SPEC §5). It refuses mixed
+// alphabets, misplaced or partial padding, whitespace and line breaks (which
+// encoding/base64 would otherwise skip), and non-zero trailing bits, so each
+// byte string has exactly one accepted spelling per alphabet and padding choice.
+func DecodeBase64(s string) ([]byte, error) {
+	std := strings.ContainsAny(s, "+/")
+	url := strings.ContainsAny(s, "-_")
+	if std && url {
+		return nil, errors.New("base64 mixes the standard and URL-safe alphabets")
+	}
+	if strings.ContainsAny(s, "\r\n \t") {
+		return nil, errors.New("base64 contains whitespace")
+	}
+	padded := strings.HasSuffix(s, "=")
+	var enc *base64.Encoding
+	switch {
+	case url && padded:
+		enc = base64.URLEncoding
+	case url:
+		enc = base64.RawURLEncoding
+	case padded:
+		enc = base64.StdEncoding
+	default:
+		enc = base64.RawStdEncoding
+	}
+	b, err := enc.Strict().DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("invalid base64: %w", err)
+	}
+	return b, nil
+}
+
+// checkStrictJSON walks data as JSON tokens and refuses (with *MalformedError)
+// what encoding/json would silently accept: invalid UTF-8, duplicate keys,
+// keys equal to one of known but for case, trailing data after the first value,
+// and nesting deeper than MaxJSONDepth. The top value must be an object.
+func checkStrictJSON(data []byte, known []string) error {
+	if !utf8.Valid(data) {
+		return &MalformedError{Reason: "invalid UTF-8"}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*jsonFrame
+	first := true
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return &MalformedError{Reason: "invalid JSON: " + err.Error()}
+		}
+		if first {
+			if d, ok := tok.(json.Delim); !ok || d != '{' {
+				return &MalformedError{Reason: "not a JSON object"}
+			}
+			first = false
+		} else if len(stack) == 0 {
+			return &MalformedError{Reason: "data after the envelope object"}
+		}
+		var top *jsonFrame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if top != nil && top.object && top.want {
+			if d, ok := tok.(json.Delim); ok && d == '}' {
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 {
+					markValue(stack[len(stack)-1])
+				}
+				continue
+			}
+			key, _ := tok.(string)
+			if top.keys[key] {
+				return &MalformedError{Field: key, Reason: "duplicate key"}
+			}
+			for _, k := range known {
+				if key != k && strings.EqualFold(key, k) {
+					return &MalformedError{Field: key, Reason: fmt.Sprintf("key differs from %q only by case", k)}
+				}
+			}
+			top.keys[key] = true
+			top.want = false
+			continue
+		}
+		switch d, _ := tok.(json.Delim); d {
+		case '{', '[':
+			if len(stack) >= MaxJSONDepth {
+				return &MalformedError{Reason: fmt.Sprintf("JSON nesting deeper than %d", MaxJSONDepth)}
+			}
+			stack = append(stack, &jsonFrame{object: d == '{', keys: map[string]bool{}, want: d == '{'})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+			if len(stack) > 0 {
+				markValue(stack[len(stack)-1])
+			}
+		default:
+			if top != nil {
+				markValue(top)
+			}
+		}
+	}
+	if first {
+		return &MalformedError{Reason: "empty input"}
+	}
+	return nil
+}
+
+// jsonFrame is one open array or object of checkStrictJSON's walk.
+type jsonFrame struct {
+	object bool
+	keys   map[string]bool
+	want   bool // in an object: the next token is a key (or the closing brace)
+}
+
+// markValue records that a value of f is complete: in an object, a key comes next.
+func markValue(f *jsonFrame) {
+	if f.object {
+		f.want = true
+	}
+}

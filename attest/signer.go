@@ -1,0 +1,139 @@
+package attest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+)
+
+// Kind names a signer kind of SPEC §5, as it appears in reports.
+type Kind string
+
+// Signer kinds (SPEC §5 items 1–3).
+const (
+	KindSSH     Kind = "ssh"
+	KindOpenPGP Kind = "openpgp"
+	KindRaw     Kind = "raw"
+)
+
+// SSHNamespace is the SSHSIG namespace of every taskproof SSH signature.
+const SSHNamespace = "in-toto"
+
+// Errors of signer construction and signing.
+var (
+	// ErrPassphraseRequired: the key is encrypted and no passphrase was given.
+	// The CLI then prompts (or reads --key-passphrase-env) and retries.
+	ErrPassphraseRequired = errors.New("key is encrypted: passphrase required")
+	// ErrBadPassphrase: the passphrase does not decrypt the key.
+	ErrBadPassphrase = errors.New("incorrect passphrase")
+	// ErrUnsupportedKey: the key's type, curve or size is not one SPEC §5 allows.
+	ErrUnsupportedKey = errors.New("unsupported key")
+	// ErrNoSigningKey: the key material holds no usable signing key (no secret
+	// key, no signing-capable key, or more than one candidate).
+	ErrNoSigningKey = errors.New("no usable signing key")
+	// ErrAgent: ssh-agent is unreachable or does not hold the requested key.
+	ErrAgent = errors.New("ssh-agent")
+	// ErrTooManySignatures: more signers than an envelope may carry (SPEC §9).
+	ErrTooManySignatures = errors.New("too many signatures")
+	// ErrPayloadTooLarge: the statement exceeds MaxPayloadSize (SPEC §9).
+	ErrPayloadTooLarge = errors.New("payload too large")
+)
+
+// Signer signs DSSE pre-authentication encodings in-process (SPEC §5). Sign
+// receives the PAE bytes and returns the bytes that become the envelope's sig
+// before base64: armored SSHSIG text (KindSSH), an armored OpenPGP detached
+// signature (KindOpenPGP) or the raw signature (KindRaw). KeyID is the keyid
+// hint written beside it.
+type Signer interface {
+	Kind() Kind
+	KeyID() string
+	Sign(pae []byte) ([]byte, error)
+}
+
+// dsseSigner adapts a Signer to go-securesystemslib's dsse.Signer.
+type dsseSigner struct{ s Signer }
+
+func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) { return d.s.Sign(data) }
+func (d dsseSigner) KeyID() (string, error)                             { return d.s.KeyID(), nil }
+
+// Sign wraps statement (the canonical Statement bytes, SPEC §3) in a DSSE v1
+// envelope with payloadType [PayloadType] and one signature per signer, in the
+// order given, each over PAE(payloadType, statement) (SPEC §5). It fails for no
+// signers, more than [MaxSignatures] signers, a statement over [MaxPayloadSize]
+// bytes, or any signer's error.
+func Sign(ctx context.Context, statement []byte, signers ...Signer) (*Envelope, error) {
+	if len(statement) > MaxPayloadSize {
+		return nil, fmt.Errorf("signing statement of %d bytes: %w (limit %d)", len(statement), ErrPayloadTooLarge, MaxPayloadSize)
+	}
+	if len(signers) > MaxSignatures {
+		return nil, fmt.Errorf("signing with %d signers: %w (limit %d)", len(signers), ErrTooManySignatures, MaxSignatures)
+	}
+	adapters := make([]dsse.Signer, 0, len(signers))
+	for _, s := range signers {
+		if s != nil {
+			adapters = append(adapters, dsseSigner{s})
+		}
+	}
+	es, err := dsse.NewEnvelopeSigner(adapters...)
+	if err != nil {
+		return nil, fmt.Errorf("signing statement: %w", err)
+	}
+	de, err := es.SignPayload(ctx, PayloadType, statement)
+	if err != nil {
+		return nil, fmt.Errorf("signing statement: %w", err)
+	}
+	env := &Envelope{PayloadType: de.PayloadType, Payload: append([]byte(nil), statement...)}
+	for _, s := range de.Signatures {
+		sig, err := DecodeBase64(s.Sig)
+		if err != nil {
+			return nil, fmt.Errorf("signing statement: re-reading signature: %w", err)
+		}
+		env.Signatures = append(env.Signatures, Signature{KeyID: s.KeyID, Sig: sig})
+	}
+	return env, nil
+}
+
+// LoadSigner builds a signer of kind from keyRef, the way git's user.signingKey
+// names keys:
+//   - KindSSH: a private key file (OpenSSH or PEM, see [NewSSHSigner]); a public
+//     key file, a "key::<authorized key>" literal or a "SHA256:…" fingerprint
+//     select a key held by ssh-agent ([NewSSHAgentSigner]).
+//   - KindOpenPGP: an armored secret key file ([NewOpenPGPSigner]).
+//   - KindRaw: a PEM private key file ([NewRawSigner]).
+//
+// passphrase decrypts an encrypted key; nil for none ([ErrPassphraseRequired]
+// when one is needed).
+func LoadSigner(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
+	switch kind {
+	case KindSSH:
+		if strings.HasPrefix(keyRef, "key::") || strings.HasPrefix(keyRef, "SHA256:") {
+			return NewSSHAgentSigner(keyRef)
+		}
+		data, err := os.ReadFile(keyRef)
+		if err != nil {
+			return nil, fmt.Errorf("loading ssh signing key: %w", err)
+		}
+		if isSSHPublicKey(data) {
+			return NewSSHAgentSigner(keyRef)
+		}
+		return newSSHSignerFromBytes(data, keyRef, passphrase)
+	case KindOpenPGP:
+		data, err := os.ReadFile(keyRef)
+		if err != nil {
+			return nil, fmt.Errorf("loading openpgp signing key: %w", err)
+		}
+		return NewOpenPGPSigner(data, passphrase)
+	case KindRaw:
+		data, err := os.ReadFile(keyRef)
+		if err != nil {
+			return nil, fmt.Errorf("loading raw signing key: %w", err)
+		}
+		return NewRawSigner(data)
+	default:
+		return nil, fmt.Errorf("loading signer: unknown kind %q (want ssh, openpgp or raw)", kind)
+	}
+}

@@ -1,0 +1,116 @@
+package attest
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
+)
+
+// MinRSABits is the smallest RSA modulus accepted for raw keys.
+const MinRSABits = 2048
+
+// rawSigner signs with a go-securesystemslib SignerVerifier.
+type rawSigner struct {
+	sv    interface{ Sign(context.Context, []byte) ([]byte, error) }
+	keyID string
+}
+
+func (s *rawSigner) Kind() Kind    { return KindRaw }
+func (s *rawSigner) KeyID() string { return s.keyID }
+func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
+	sig, err := s.sv.Sign(context.Background(), pae)
+	if err != nil {
+		return nil, fmt.Errorf("raw signing with %s: %w", s.keyID, err)
+	}
+	return sig, nil
+}
+
+// NewRawSigner returns a [KindRaw] signer for an unencrypted PEM private key
+// (PKCS#8, PKCS#1 or SEC1) of one of the types SPEC §5 item 3 allows. The
+// signature schemes are go-securesystemslib's:
+//   - ed25519: pure Ed25519 over the PAE (64 bytes);
+//   - ECDSA P-256: ECDSA over SHA-256(PAE), ASN.1 DER encoded;
+//   - RSA (≥ [MinRSABits] bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
+//     length 32.
+//
+// Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
+// of the public key.
+func NewRawSigner(pemBytes []byte) (Signer, error) {
+	key, err := signerverifier.LoadKey(pemBytes)
+	if err != nil {
+		return nil, fmt.Errorf("loading raw signing key: %w", err)
+	}
+	if key.KeyVal.Private == "" {
+		return nil, fmt.Errorf("loading raw signing key: %w: a public key cannot sign", ErrNoSigningKey)
+	}
+	var (
+		sv interface {
+			Sign(context.Context, []byte) ([]byte, error)
+			Public() crypto.PublicKey
+		}
+	)
+	switch key.KeyType {
+	case signerverifier.ED25519KeyType:
+		sv, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(key)
+	case signerverifier.ECDSAKeyType:
+		sv, err = signerverifier.NewECDSASignerVerifierFromSSLibKey(key)
+	case signerverifier.RSAKeyType:
+		sv, err = signerverifier.NewRSAPSSSignerVerifierFromSSLibKey(key)
+	default:
+		return nil, fmt.Errorf("loading raw signing key: %w: type %q", ErrUnsupportedKey, key.KeyType)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading raw signing key: %w", err)
+	}
+	if err := CheckRawPublicKey(sv.Public()); err != nil {
+		return nil, fmt.Errorf("loading raw signing key: %w", err)
+	}
+	id, err := RawKeyID(sv.Public())
+	if err != nil {
+		return nil, fmt.Errorf("loading raw signing key: %w", err)
+	}
+	return &rawSigner{sv: sv, keyID: id}, nil
+}
+
+// CheckRawPublicKey returns nil for the raw key types SPEC §5 item 3 allows:
+// ed25519, ECDSA on P-256, RSA of at least [MinRSABits] bits; otherwise an error
+// matching [ErrUnsupportedKey].
+func CheckRawPublicKey(pub crypto.PublicKey) error {
+	switch k := pub.(type) {
+	case ed25519.PublicKey:
+		if len(k) != ed25519.PublicKeySize {
+			return fmt.Errorf("%w: ed25519 key of %d bytes", ErrUnsupportedKey, len(k))
+		}
+	case *ecdsa.PublicKey:
+		if k.Curve != elliptic.P256() {
+			return fmt.Errorf("%w: ECDSA curve %s (want P-256)", ErrUnsupportedKey, k.Curve.Params().Name)
+		}
+	case *rsa.PublicKey:
+		if k.N.BitLen() < MinRSABits {
+			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), MinRSABits)
+		}
+	default:
+		return fmt.Errorf("%w: %T", ErrUnsupportedKey, pub)
+	}
+	return nil
+}
+
+// RawKeyID returns the keyid of a raw public key (SPEC §5 item 3): lowercase hex
+// SHA-256 of its DER SubjectPublicKeyInfo (64 characters).
+func RawKeyID(pub crypto.PublicKey) (string, error) {
+	der, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return "", fmt.Errorf("computing raw keyid: %w", err)
+	}
+	sum := sha256.Sum256(der)
+	return hex.EncodeToString(sum[:]), nil
+}

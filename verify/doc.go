@@ -1,0 +1,13 @@
+// Package verify checks taskproof attestations against the verifier's trust
+// (SPEC §6) and reports per-object outcomes (SPEC §7) and merge-gate
+// conclusions (SPEC §8).
+//
+// Trust (trust*.go) is the verifier's, never the project's: git's allowed
+// signers file ([ParseAllowedSigners]), an OpenPGP keyring ([ParseKeyring]) and
+// raw PEM public keys ([ParseRawKey]), combined by [NewTrust]. A [Trust] with no
+// input is refused ([ErrNoTrust]): no trust never means a pass.
+//
+// Signatures (signature*.go): [VerifySignatures] checks every signature of a
+// DSSE envelope against a [Trust] at the verifier's clock and returns one
+// result per signature plus the distinct trusted keys that verified.
+package verify
