@@ -58,7 +58,7 @@ type Signer interface {
 type dsseSigner struct{ s Signer }
 
 func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) { return d.s.Sign(data) }
-func (d dsseSigner) KeyID() (string, error)                             { return d.s.KeyID(), nil }
+func (d dsseSigner) KeyID() (string, error)                              { return d.s.KeyID(), nil }
 
 // Sign wraps statement (the canonical Statement bytes, SPEC §3) in a DSSE v1
 // envelope with payloadType [PayloadType] and one signature per signer, in the

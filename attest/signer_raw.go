@@ -20,7 +20,9 @@ const MinRSABits = 2048
 
 // rawSigner signs with a go-securesystemslib SignerVerifier.
 type rawSigner struct {
-	sv    interface{ Sign(context.Context, []byte) ([]byte, error) }
+	sv interface {
+		Sign(context.Context, []byte) ([]byte, error)
+	}
 	keyID string
 }
 

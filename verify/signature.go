@@ -1,0 +1,413 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
+	"github.com/ProtonMail/go-crypto/openpgp/packet"
+	"github.com/hiddeco/sshsig"
+	"golang.org/x/crypto/ssh"
+
+	"github.com/taskproof/taskproof/attest"
+)
+
+// SignatureStatus is the verdict on one signature, or on all of an envelope's
+// signatures together; the values are SPEC §7's outcome names.
+type SignatureStatus string
+
+// Signature statuses, most severe first (SPEC §7 precedence).
+const (
+	// StatusMalformed: the signature cannot be parsed (bad armor, bad SSHSIG or
+	// OpenPGP packets).
+	StatusMalformed SignatureStatus = "malformed"
+	// StatusBadSignature: the signature does not verify against the key it
+	// embeds or names (SSH: the key in the SSHSIG blob; OpenPGP: the trusted
+	// issuer key; raw: the trusted key its keyid names), or it is not one
+	// taskproof accepts (SSHSIG namespace other than in-toto, OpenPGP text-mode
+	// or weak-hash signature).
+	StatusBadSignature SignatureStatus = "bad_signature"
+	// StatusUntrustedSigner: the signature is cryptographically sound (or cannot
+	// be checked because no trusted key matches), but the verifier's trust does
+	// not accept its key for in-toto now: unknown key, a namespaces= list without
+	// in-toto, outside valid-after/valid-before or a certificate's window,
+	// expired or revoked OpenPGP key.
+	StatusUntrustedSigner SignatureStatus = "untrusted_signer"
+	// StatusUnsigned: the envelope has no signature (only for a whole envelope).
+	StatusUnsigned SignatureStatus = "unsigned"
+	// StatusOK: the signature verifies with a key the verifier trusts.
+	StatusOK SignatureStatus = "ok"
+)
+
+// rank orders statuses by SPEC §7 precedence (malformed > bad_signature >
+// mismatch > untrusted_signer > unsigned > ok); higher is more severe.
+func (s SignatureStatus) rank() int {
+	switch s {
+	case StatusMalformed:
+		return 5
+	case StatusBadSignature:
+		return 4
+	case StatusUntrustedSigner:
+		return 2
+	case StatusUnsigned:
+		return 1
+	case StatusOK:
+		return 0
+	}
+	return 6
+}
+
+// SignatureResult is the verdict on one envelope signature.
+type SignatureResult struct {
+	// Index is the signature's position in the envelope.
+	Index int
+	// Kind is the signature's kind, told from its bytes (SSH and OpenPGP armor;
+	// anything else is raw).
+	Kind attest.Kind
+	// KeyIDHint is the keyid the envelope wrote; it decides nothing.
+	KeyIDHint string
+	// KeyID identifies the key that verified the signature cryptographically
+	// (SSH "SHA256:…" fingerprint of the signing key, OpenPGP upper-case hex
+	// primary key fingerprint, raw hex SHA-256 of the DER SPKI); "" when no key
+	// verified it.
+	KeyID string
+	// Principal is the allowed signers principal (for a certificate: its
+	// principals that the entry's patterns match, comma-joined) or the OpenPGP
+	// primary user id; "" when not trusted.
+	Principal string
+	Status    SignatureStatus
+	// Reason says why Status is not ok, in lower case; "" for ok.
+	Reason string
+}
+
+// TrustedSigner is one distinct trusted key that verified at least one
+// signature of an envelope.
+type TrustedSigner struct {
+	Kind      attest.Kind
+	KeyID     string
+	Principal string
+}
+
+// SignaturesResult is the verdict on all signatures of one envelope.
+type SignaturesResult struct {
+	// Status is the most severe of the per-signature statuses by SPEC §7
+	// precedence, or [StatusUnsigned] for zero signatures. It is [StatusOK] only
+	// when every signature verified with a trusted key: SPEC §7 checks "every
+	// signature against trust", so one bad or untrusted signature beside good
+	// ones fails the envelope (the good ones are still listed).
+	Status     SignatureStatus
+	Signatures []SignatureResult
+	// Signers are the distinct trusted keys with an ok signature, in order of
+	// first appearance; two signatures by one key count once.
+	Signers []TrustedSigner
+}
+
+// VerifySignatures checks every signature of env against trust at the
+// verifier's time at (SPEC §5, §6, §7 step 3). Each signature covers
+// PAE(env.PayloadType, env.Payload); it is decoded and checked here, never by
+// go-securesystemslib's EnvelopeVerifier. Validity windows (allowed signers
+// valid-after/valid-before, certificate windows, OpenPGP key expiry and
+// revocation) are judged at at; times the signer wrote are not trusted to widen
+// them. The keyid is a hint only: a signature is credited to the key that
+// verified it.
+//
+// The error is non-nil only for a nil envelope or a trust without input
+// ([ErrNoTrust]); every verdict on the signatures is in the result.
+func VerifySignatures(env *attest.Envelope, trust *Trust, at time.Time) (*SignaturesResult, error) {
+	if env == nil {
+		return nil, errors.New("verifying signatures: nil envelope")
+	}
+	if trust.empty() {
+		return nil, ErrNoTrust
+	}
+	res := &SignaturesResult{Status: StatusOK}
+	if len(env.Signatures) == 0 {
+		res.Status = StatusUnsigned
+		return res, nil
+	}
+	pae := env.PAE()
+	seen := map[string]bool{}
+	for i, s := range env.Signatures {
+		r := verifyOne(pae, s, trust, at)
+		r.Index = i
+		r.KeyIDHint = s.KeyID
+		res.Signatures = append(res.Signatures, r)
+		if r.Status.rank() > res.Status.rank() {
+			res.Status = r.Status
+		}
+		if r.Status == StatusOK {
+			id := string(r.Kind) + "\x00" + r.KeyID
+			if !seen[id] {
+				seen[id] = true
+				res.Signers = append(res.Signers, TrustedSigner{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
+			}
+		}
+	}
+	return res, nil
+}
+
+const (
+	sshArmorBegin = "-----BEGIN SSH SIGNATURE-----"
+	pgpArmorBegin = "-----BEGIN PGP SIGNATURE-----"
+)
+
+// verifyOne tells the signature's kind from its bytes and checks it.
+func verifyOne(pae []byte, s attest.Signature, trust *Trust, at time.Time) SignatureResult {
+	trimmed := bytes.TrimLeft(s.Sig, " \t\r\n")
+	switch {
+	case bytes.HasPrefix(trimmed, []byte(sshArmorBegin)):
+		return verifySSH(pae, s.Sig, trust, at)
+	case bytes.HasPrefix(trimmed, []byte(pgpArmorBegin)):
+		return verifyOpenPGP(pae, s.Sig, trust, at)
+	default:
+		return verifyRaw(pae, s, trust)
+	}
+}
+
+func fail(kind attest.Kind, status SignatureStatus, format string, args ...any) SignatureResult {
+	return SignatureResult{Kind: kind, Status: status, Reason: fmt.Sprintf(format, args...)}
+}
+
+// singlePEM decodes text that must be exactly one PEM/armor block of type
+// typ with nothing but whitespace around it.
+func singlePEM(text []byte, typ string) (*pem.Block, error) {
+	block, rest := pem.Decode(text)
+	if block == nil {
+		return nil, errors.New("no armored block")
+	}
+	if block.Type != typ {
+		return nil, fmt.Errorf("armored block %q, want %q", block.Type, typ)
+	}
+	if len(block.Headers) != 0 {
+		return nil, errors.New("armor headers are not allowed")
+	}
+	if len(bytes.TrimSpace(rest)) != 0 {
+		return nil, errors.New("data after the armored block")
+	}
+	if !bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte("-----BEGIN "+typ+"-----")) {
+		return nil, errors.New("data before the armored block")
+	}
+	return block, nil
+}
+
+// verifySSH checks an armored SSHSIG (SPEC §5 item 1).
+func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
+	const kind = attest.KindSSH
+	block, err := singlePEM(text, sshsig.PEMType)
+	if err != nil {
+		return fail(kind, StatusMalformed, "ssh signature: %v", err)
+	}
+	sig, err := sshsig.ParseSignature(block.Bytes)
+	if err != nil {
+		return fail(kind, StatusMalformed, "ssh signature: %v", err)
+	}
+	signingKey := sig.PublicKey
+	cert, isCert := sig.PublicKey.(*ssh.Certificate)
+	if isCert {
+		signingKey = cert.Key
+	}
+	keyID := ssh.FingerprintSHA256(signingKey)
+	// 1. The namespace binds the signature to its purpose: a git commit or file
+	//    signature replayed as an attestation is a bad signature.
+	if sig.Namespace != attest.SSHNamespace {
+		r := fail(kind, StatusBadSignature, "ssh signature namespace %q, want %q", sig.Namespace, attest.SSHNamespace)
+		r.KeyID = keyID
+		return r
+	}
+	if sig.Signature.Format == ssh.KeyAlgoRSA || sig.Signature.Format == ssh.CertAlgoRSAv01 {
+		r := fail(kind, StatusBadSignature, "ssh signature uses RSA with SHA-1")
+		r.KeyID = keyID
+		return r
+	}
+	// 2. The signature must verify with the key it embeds.
+	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, attest.SSHNamespace); err != nil {
+		r := fail(kind, StatusBadSignature, "ssh signature by %s does not verify: %v", keyID, err)
+		r.KeyID = keyID
+		return r
+	}
+	// 3. The key (or the certificate's CA) must be an allowed signer for
+	//    in-toto at the verifier's time.
+	principal, reason := sshTrusted(trust, sig.PublicKey, cert, at)
+	if reason != "" {
+		r := fail(kind, StatusUntrustedSigner, "ssh key %s: %s", keyID, reason)
+		r.KeyID = keyID
+		return r
+	}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: StatusOK}
+}
+
+// sshTrusted finds an allowed signers entry accepting key (or cert) for the
+// in-toto namespace at at. It returns the principal, or a reason when none
+// accepts.
+func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.Time) (string, string) {
+	if len(trust.allowed) == 0 {
+		return "", "no allowed signers file in trust"
+	}
+	reason := "not in allowed signers"
+	for _, as := range trust.allowed {
+		for _, e := range as.Entries {
+			var principal string
+			if cert != nil {
+				if !e.CertAuthority || !bytes.Equal(e.Key.Marshal(), cert.SignatureKey.Marshal()) {
+					continue
+				}
+				var why string
+				principal, why = checkCert(cert, e, at)
+				if why != "" {
+					reason = fmt.Sprintf("%s:%d: %s", as.Name, e.Line, why)
+					continue
+				}
+			} else {
+				if e.CertAuthority || !bytes.Equal(e.Key.Marshal(), key.Marshal()) {
+					continue
+				}
+				principal = e.Principals
+			}
+			if e.Namespaces != "" && !MatchPatternList(attest.SSHNamespace, e.Namespaces) {
+				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, attest.SSHNamespace)
+				continue
+			}
+			if !e.ValidAfter.IsZero() && at.Before(e.ValidAfter) {
+				reason = fmt.Sprintf("%s:%d: not valid before %s", as.Name, e.Line, e.ValidAfter.Format(time.RFC3339))
+				continue
+			}
+			if !e.ValidBefore.IsZero() && at.After(e.ValidBefore) {
+				reason = fmt.Sprintf("%s:%d: expired at %s", as.Name, e.Line, e.ValidBefore.Format(time.RFC3339))
+				continue
+			}
+			return principal, ""
+		}
+	}
+	return "", reason
+}
+
+// checkCert checks an SSH user certificate against a cert-authority entry at
+// at, as ssh-keygen -Y verify does: a user certificate, principals that the
+// entry's patterns match, inside its validity window, no unsupported critical
+// option, and a valid CA signature. It returns the matching principals
+// (comma-joined) or why the certificate is refused.
+func checkCert(cert *ssh.Certificate, e AllowedSigner, at time.Time) (string, string) {
+	if cert.CertType != ssh.UserCert {
+		return "", "certificate is not a user certificate"
+	}
+	var matched []string
+	for _, p := range cert.ValidPrincipals {
+		if MatchPatternList(p, e.Principals) {
+			matched = append(matched, p)
+		}
+	}
+	if len(matched) == 0 {
+		return "", fmt.Sprintf("certificate principals %q do not match %q", cert.ValidPrincipals, e.Principals)
+	}
+	checker := ssh.CertChecker{Clock: func() time.Time { return at }}
+	if err := checker.CheckCert(matched[0], cert); err != nil {
+		return "", "certificate refused: " + strings.TrimPrefix(err.Error(), "ssh: ")
+	}
+	return strings.Join(matched, ","), ""
+}
+
+// acceptedPGPHashes are the digest algorithms accepted in OpenPGP signatures.
+var acceptedPGPHashes = map[crypto.Hash]bool{
+	crypto.SHA256: true, crypto.SHA384: true, crypto.SHA512: true,
+	crypto.SHA3_256: true, crypto.SHA3_512: true,
+}
+
+// verifyOpenPGP checks an armored detached OpenPGP signature (SPEC §5 item 2).
+func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
+	const kind = attest.KindOpenPGP
+	trimmed := bytes.TrimSpace(text)
+	if !bytes.HasPrefix(trimmed, []byte(pgpArmorBegin)) || !bytes.HasSuffix(trimmed, []byte("-----END PGP SIGNATURE-----")) ||
+		bytes.Count(trimmed, []byte("-----BEGIN ")) != 1 {
+		return fail(kind, StatusMalformed, "openpgp signature: not exactly one armored signature block")
+	}
+	block, err := armor.Decode(bytes.NewReader(trimmed))
+	if err != nil {
+		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+	}
+	if block.Type != openpgp.SignatureType {
+		return fail(kind, StatusMalformed, "openpgp signature: armored block %q", block.Type)
+	}
+	body, err := io.ReadAll(io.LimitReader(block.Body, attest.MaxEnvelopeSize))
+	if err != nil {
+		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+	}
+	// Exactly one signature packet: go-crypto would otherwise try each in turn.
+	pr := packet.NewReader(bytes.NewReader(body))
+	p, err := pr.Next()
+	if err != nil {
+		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+	}
+	sig, ok := p.(*packet.Signature)
+	if !ok {
+		return fail(kind, StatusMalformed, "openpgp signature: first packet is %T, not a signature", p)
+	}
+	if _, err := pr.Next(); err != io.EOF {
+		return fail(kind, StatusMalformed, "openpgp signature: more than one packet")
+	}
+	if sig.IssuerKeyId == nil {
+		return fail(kind, StatusMalformed, "openpgp signature: no issuer key id")
+	}
+	issuer := fmt.Sprintf("%016X", *sig.IssuerKeyId)
+	if sig.SigType != packet.SigTypeBinary {
+		return fail(kind, StatusBadSignature, "openpgp signature by %s: type 0x%02x, want a binary-document signature (0x00)", issuer, uint8(sig.SigType))
+	}
+	if !acceptedPGPHashes[sig.Hash] {
+		return fail(kind, StatusBadSignature, "openpgp signature by %s: digest algorithm %v not accepted", issuer, sig.Hash)
+	}
+	if trust.keyring == nil {
+		return fail(kind, StatusUntrustedSigner, "openpgp key %s: no keyring in trust", issuer)
+	}
+	cfg := &packet.Config{Time: func() time.Time { return at }}
+	_, entity, err := openpgp.VerifyDetachedSignature(trust.keyring.Entities, bytes.NewReader(pae), bytes.NewReader(body), cfg)
+	if entity == nil {
+		if errors.Is(err, pgperrors.ErrUnknownIssuer) {
+			return fail(kind, StatusUntrustedSigner, "openpgp key %s: not a signing key in the keyring", issuer)
+		}
+		return fail(kind, StatusBadSignature, "openpgp signature by %s does not verify: %v", issuer, err)
+	}
+	keyID := fmt.Sprintf("%X", entity.PrimaryKey.Fingerprint)
+	if err != nil {
+		status := StatusBadSignature
+		if errors.Is(err, pgperrors.ErrKeyExpired) || errors.Is(err, pgperrors.ErrKeyRevoked) || errors.Is(err, pgperrors.ErrSignatureExpired) {
+			status = StatusUntrustedSigner
+		}
+		r := fail(kind, status, "openpgp key %s at %s: %v", keyID, at.UTC().Format(time.RFC3339), err)
+		r.KeyID = keyID
+		return r
+	}
+	var principal string
+	if id := entity.PrimaryIdentity(); id != nil {
+		principal = id.Name
+	}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: StatusOK}
+}
+
+// verifyRaw checks a raw signature (SPEC §5 item 3) against every trusted raw
+// key. A signature no trusted key verifies is bad when its keyid names a
+// trusted raw key, else untrusted (it cannot be checked).
+func verifyRaw(pae []byte, s attest.Signature, trust *Trust) SignatureResult {
+	const kind = attest.KindRaw
+	if len(trust.raw) == 0 {
+		return fail(kind, StatusUntrustedSigner, "raw signature (keyid %q): no raw keys in trust", s.KeyID)
+	}
+	for _, k := range trust.raw {
+		if k.verifier.Verify(context.Background(), pae, s.Sig) == nil {
+			return SignatureResult{Kind: kind, KeyID: k.KeyID, Principal: k.Source, Status: StatusOK}
+		}
+	}
+	for _, k := range trust.raw {
+		if s.KeyID != "" && strings.EqualFold(s.KeyID, k.KeyID) {
+			return fail(kind, StatusBadSignature, "raw signature does not verify with the trusted key %s it names", k.KeyID)
+		}
+	}
+	return fail(kind, StatusUntrustedSigner, "raw signature (keyid %q): no trusted raw key verifies it", s.KeyID)
+}

@@ -1,0 +1,248 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ProtonMail/go-crypto/openpgp"
+	"github.com/ProtonMail/go-crypto/openpgp/armor"
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
+
+	"github.com/taskproof/taskproof/attest"
+)
+
+var (
+	// ErrTrust is matched by every error reading or parsing trust input (an
+	// unreadable or invalid allowed signers file, keyring or PEM key): a trust or
+	// config error, SPEC §10 exit code 3.
+	ErrTrust = errors.New("invalid trust input")
+	// ErrNoTrust is returned by [NewTrust] when no trust input was given: SPEC §6
+	// "no trust input → error, not a pass". It also matches [ErrTrust].
+	ErrNoTrust = fmt.Errorf("%w: no trust input (allowed signers, keyring or key)", ErrTrust)
+)
+
+// Trust is the verifier's set of trusted keys (SPEC §6): an allowed signers
+// file for SSH signatures, an OpenPGP keyring, raw public keys. Build it with
+// [NewTrust]; the zero value trusts nothing and is refused by
+// [VerifySignatures].
+type Trust struct {
+	allowed []*AllowedSigners
+	keyring *Keyring
+	raw     []*RawKey
+}
+
+// TrustOption adds one trust input to a [Trust].
+type TrustOption func(*Trust) error
+
+// WithAllowedSigners trusts SSH signatures as the allowed signers file as says
+// (repeatable: entries of every file are consulted).
+func WithAllowedSigners(as *AllowedSigners) TrustOption {
+	return func(t *Trust) error {
+		if as == nil {
+			return fmt.Errorf("%w: nil allowed signers", ErrTrust)
+		}
+		t.allowed = append(t.allowed, as)
+		return nil
+	}
+}
+
+// WithKeyring trusts OpenPGP signatures by the keys of k (repeatable: keyrings
+// are merged).
+func WithKeyring(k *Keyring) TrustOption {
+	return func(t *Trust) error {
+		if k == nil {
+			return fmt.Errorf("%w: nil keyring", ErrTrust)
+		}
+		if t.keyring == nil {
+			t.keyring = &Keyring{}
+		}
+		t.keyring.Entities = append(t.keyring.Entities, k.Entities...)
+		return nil
+	}
+}
+
+// WithRawKeys trusts raw signatures by keys (repeatable, like --key).
+func WithRawKeys(keys ...*RawKey) TrustOption {
+	return func(t *Trust) error {
+		for _, k := range keys {
+			if k == nil {
+				return fmt.Errorf("%w: nil raw key", ErrTrust)
+			}
+			t.raw = append(t.raw, k)
+		}
+		return nil
+	}
+}
+
+// NewTrust combines trust inputs. With none (or only empty ones: an allowed
+// signers file without entries, an empty keyring) it returns [ErrNoTrust].
+func NewTrust(opts ...TrustOption) (*Trust, error) {
+	t := &Trust{}
+	for _, o := range opts {
+		if err := o(t); err != nil {
+			return nil, err
+		}
+	}
+	if t.empty() {
+		return nil, ErrNoTrust
+	}
+	return t, nil
+}
+
+func (t *Trust) empty() bool {
+	if t == nil {
+		return true
+	}
+	n := len(t.raw)
+	for _, as := range t.allowed {
+		n += len(as.Entries)
+	}
+	if t.keyring != nil {
+		n += len(t.keyring.Entities)
+	}
+	return n == 0
+}
+
+// Keyring is a set of trusted OpenPGP public keys (SPEC §6 --keyring).
+type Keyring struct {
+	Entities openpgp.EntityList
+}
+
+// LoadKeyring reads and parses the keyring file at path (see [ParseKeyring]).
+func LoadKeyring(path string) (*Keyring, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading keyring: %v", ErrTrust, err)
+	}
+	k, err := ParseKeyring(data)
+	if err != nil {
+		return nil, fmt.Errorf("keyring %s: %w", path, err)
+	}
+	return k, nil
+}
+
+// ParseKeyring parses an OpenPGP keyring: `gpg --export` output, binary or
+// armored (one or more "PGP PUBLIC KEY BLOCK"s; secret key blocks are read for
+// their public keys). An input holding no key is an error. Errors match
+// [ErrTrust].
+func ParseKeyring(data []byte) (*Keyring, error) {
+	var el openpgp.EntityList
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP ")) {
+		rest := trimmed
+		for {
+			i := bytes.Index(rest, []byte("-----BEGIN PGP "))
+			if i < 0 {
+				break
+			}
+			block, err := armor.Decode(bytes.NewReader(rest[i:]))
+			if err != nil {
+				return nil, fmt.Errorf("%w: armored keyring: %v", ErrTrust, err)
+			}
+			if block.Type != openpgp.PublicKeyType && block.Type != openpgp.PrivateKeyType {
+				return nil, fmt.Errorf("%w: armored keyring: unexpected block %q", ErrTrust, block.Type)
+			}
+			list, err := openpgp.ReadKeyRing(block.Body)
+			if err != nil {
+				return nil, fmt.Errorf("%w: armored keyring: %v", ErrTrust, err)
+			}
+			el = append(el, list...)
+			end := bytes.Index(rest[i:], []byte("-----END PGP "))
+			if end < 0 {
+				break
+			}
+			rest = rest[i+end+len("-----END PGP "):]
+		}
+	} else {
+		list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%w: keyring: %v", ErrTrust, err)
+		}
+		el = list
+	}
+	if len(el) == 0 {
+		return nil, fmt.Errorf("%w: keyring holds no key", ErrTrust)
+	}
+	return &Keyring{Entities: el}, nil
+}
+
+// RawKey is a trusted raw public key (SPEC §5 item 3, §6 --key FILE.pem).
+type RawKey struct {
+	// KeyID is [attest.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
+	KeyID string
+	// Public is the parsed key: ed25519.PublicKey, *ecdsa.PublicKey (P-256) or
+	// *rsa.PublicKey.
+	Public crypto.PublicKey
+	// Source names where the key came from (a file name), for reports.
+	Source   string
+	verifier interface {
+		Verify(ctx context.Context, data, sig []byte) error
+	}
+}
+
+// LoadRawKey reads a PEM public key file (see [ParseRawKey]).
+func LoadRawKey(path string) (*RawKey, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading key: %v", ErrTrust, err)
+	}
+	k, err := ParseRawKey(data)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", path, err)
+	}
+	k.Source = path
+	return k, nil
+}
+
+// ParseRawKey parses one PEM "PUBLIC KEY" (SubjectPublicKeyInfo) block of an
+// ed25519, ECDSA P-256 or RSA (≥ 2048 bits) key. A private key, another type,
+// or bytes beyond the block other than whitespace are errors matching
+// [ErrTrust]. Signatures are then checked with go-securesystemslib's schemes
+// (see [attest.NewRawSigner]).
+func ParseRawKey(pemBytes []byte) (*RawKey, error) {
+	block, rest := pem.Decode(pemBytes)
+	if block == nil {
+		return nil, fmt.Errorf("%w: no PEM block", ErrTrust)
+	}
+	if block.Type != "PUBLIC KEY" {
+		return nil, fmt.Errorf("%w: PEM block %q: want a \"PUBLIC KEY\"", ErrTrust, block.Type)
+	}
+	if len(strings.TrimSpace(string(rest))) != 0 {
+		return nil, fmt.Errorf("%w: data after the PEM block", ErrTrust)
+	}
+	key, err := signerverifier.LoadKey(pemBytes)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
+	var sv interface {
+		Verify(ctx context.Context, data, sig []byte) error
+		Public() crypto.PublicKey
+	}
+	switch key.KeyType {
+	case signerverifier.ED25519KeyType:
+		sv, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(key)
+	case signerverifier.ECDSAKeyType:
+		sv, err = signerverifier.NewECDSASignerVerifierFromSSLibKey(key)
+	case signerverifier.RSAKeyType:
+		sv, err = signerverifier.NewRSAPSSSignerVerifierFromSSLibKey(key)
+	default:
+		return nil, fmt.Errorf("%w: unsupported key type %q", ErrTrust, key.KeyType)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
+	if err := attest.CheckRawPublicKey(sv.Public()); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
+	id, err := attest.RawKeyID(sv.Public())
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
+	return &RawKey{KeyID: id, Public: sv.Public(), verifier: sv}, nil
+}
