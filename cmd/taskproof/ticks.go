@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+func init() {
+	subcommands = append(subcommands, newTicksCmd)
+	codeClassifiers = append(codeClassifiers, gitrefExitCode)
+}
+
+// gitrefExitCode maps gitref's errors to SPEC §10 exit codes: git
+// preconditions (not a repository, unsupported repository format, unknown
+// revision or bad range, notes ref absent) exit 4; a note that is not text or
+// is over the size limit is a malformed note, a verification failure: exit 1.
+func gitrefExitCode(err error) (int, bool) {
+	switch {
+	case errors.Is(err, gitref.ErrNotRepository), errors.Is(err, gitref.ErrUnsupportedRepository),
+		errors.Is(err, gitref.ErrUnknownRevision), errors.Is(err, gitref.ErrBadRange),
+		errors.Is(err, gitref.ErrNotesRefAbsent), errors.Is(err, gitref.ErrBadRefName):
+		return ExitGit, true
+	case errors.Is(err, gitref.ErrNoteNotText), errors.Is(err, gitref.ErrTooLarge):
+		return ExitFailure, true
+	case errors.Is(err, gitref.ErrLocked):
+		return ExitGit, true
+	}
+	return 0, false
+}
+
+func newTicksCmd() *cobra.Command {
+	var firstParent bool
+	c := &cobra.Command{
+		Use:   "ticks [RANGE]",
+		Short: "List the ticks (and unticks, and edits of ticked lines) of tasks files in a commit range",
+		Long: `ticks lists, per commit, the task lines whose box went from open to ticked against
+the commit's first parent (SPEC §1), following tasks files across renames and moves.
+RANGE is "A..B" or a revision (all of its history); the default is HEAD.
+Unticks (ticked → open) and edits of a ticked line's text are listed as their own kinds.`,
+		Args: cobra.MaximumNArgs(1),
+	}
+	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		dir, _ := c.Flags().GetString("repo")
+		spec := "HEAD"
+		if len(args) == 1 {
+			spec = args[0]
+		}
+		repo, err := gitref.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		base, head, err := repo.ResolveRange(spec)
+		if err != nil {
+			return err
+		}
+		ticks, err := repo.Ticks(base, head, gitref.TickOptions{FirstParent: firstParent})
+		if err != nil {
+			return err
+		}
+		if f == "json" {
+			return writeTicksJSON(c.OutOrStdout(), ticks)
+		}
+		return writeTicksText(c.OutOrStdout(), ticks)
+	}
+	return c
+}
+
+// tickRecord is one record of `ticks --format json` (schema_version 1).
+type tickRecord struct {
+	Kind        string       `json:"kind"`
+	Commit      string       `json:"commit"`
+	Parent      string       `json:"parent"`
+	Merge       bool         `json:"merge"`
+	Path        string       `json:"path"`
+	OldPath     string       `json:"old_path"`
+	Line        int          `json:"line"`
+	OldLine     int          `json:"old_line"`
+	TaskID      string       `json:"task_id"`
+	Unit        specfmt.Unit `json:"unit"`
+	LineBefore  string       `json:"line_before"`
+	LineAfter   string       `json:"line_after"`
+	LineHash    string       `json:"line_hash"`
+	TextChanged bool         `json:"text_changed"`
+}
+
+func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
+	recs := make([]tickRecord, 0, len(ticks))
+	for _, t := range ticks {
+		recs = append(recs, tickRecord{
+			Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
+			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
+			Unit: t.Unit, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
+			TextChanged: t.TextChanged,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		SchemaVersion int          `json:"schema_version"`
+		Ticks         []tickRecord `json:"ticks"`
+	}{1, recs})
+}
+
+func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for _, t := range ticks {
+		path := t.Path
+		if t.OldPath != t.Path {
+			path = t.OldPath + " => " + t.Path
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:12])
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,566 @@
+package gitref
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// DefaultNotesRef is the notes ref attestations are kept under (SPEC §2).
+const DefaultNotesRef = "refs/notes/speccoder"
+
+// DefaultMaxNoteSize is the largest note read or written: 4 MiB (SPEC §9).
+const DefaultMaxNoteSize = 4 << 20
+
+// Notes errors.
+var (
+	// ErrNotesRefAbsent: the notes ref does not exist in the repository (SPEC §8:
+	// its own error, exit 4, never a pass).
+	ErrNotesRefAbsent = errors.New("notes ref absent")
+	// ErrNoNote: the notes ref exists but holds no note for the commit.
+	ErrNoNote = errors.New("no note for commit")
+	// ErrNoteNotText: a note blob holds a NUL byte or invalid UTF-8.
+	ErrNoteNotText = errors.New("note is not text")
+)
+
+// NoteError reports a note that cannot be used; Err is ErrNoteNotText or a
+// *TooLargeError.
+type NoteError struct {
+	Ref    string // the notes ref
+	Commit Hash   // the annotated commit
+	Path   string // the note's path in the notes tree
+	Err    error
+}
+
+func (e *NoteError) Error() string {
+	return fmt.Sprintf("note for %s in %s (at %s): %v", e.Commit, e.Ref, e.Path, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *NoteError) Unwrap() error { return e.Err }
+
+// NotesStore reads and writes the notes of one notes ref. Its fields may be set
+// before use; zero values take the defaults.
+type NotesStore struct {
+	repo *Repo
+	ref  string
+
+	// Lock bounds waiting for other writers' lock files.
+	Lock LockOptions
+	// MaxNoteSize in bytes; notes over it are refused on read and write.
+	// Default DefaultMaxNoteSize.
+	MaxNoteSize int64
+	// Message of the notes commits Update writes. Default
+	// "Notes added by 'taskproof attest'\n" (removals: "Notes removed by 'taskproof'\n").
+	Message string
+}
+
+// Notes returns the notes store of ref (DefaultNotesRef when ref is ""). ref
+// is a full ref name ("refs/notes/x") or a short name under refs/notes/ ("x").
+func (r *Repo) Notes(ref string) (*NotesStore, error) {
+	if ref == "" {
+		ref = DefaultNotesRef
+	}
+	if !strings.HasPrefix(ref, "refs/") {
+		ref = "refs/notes/" + ref
+	}
+	if !validRefName(ref) {
+		return nil, fmt.Errorf("%w: notes ref %q", ErrBadRefName, ref)
+	}
+	return &NotesStore{repo: r, ref: ref}, nil
+}
+
+// Ref is the store's full ref name.
+func (s *NotesStore) Ref() string { return s.ref }
+
+func (s *NotesStore) maxSize() int64 {
+	if s.MaxNoteSize > 0 {
+		return s.MaxNoteSize
+	}
+	return DefaultMaxNoteSize
+}
+
+// Head returns the notes ref's commit id; the error wraps ErrNotesRefAbsent
+// when the ref does not exist.
+func (s *NotesStore) Head() (Hash, error) {
+	h, err := s.repo.ReadRef(s.ref)
+	if err != nil {
+		return "", err
+	}
+	if h == "" {
+		return "", fmt.Errorf("%w: %s (fetch it with `git fetch origin %s:%s`)", ErrNotesRefAbsent, s.ref, s.ref, s.ref)
+	}
+	return h, nil
+}
+
+// notesTree returns the root tree of notes commit head.
+func (s *NotesStore) notesTree(head Hash) (plumbing.Hash, error) {
+	c, err := s.repo.commit(head)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("notes ref %s: %w", s.ref, err)
+	}
+	return c.TreeHash, nil
+}
+
+// notePath is one blob holding (part of) a commit's note.
+type notePath struct {
+	path string // in the notes tree: "<40hex>" or "ab/cd…"
+	blob plumbing.Hash
+}
+
+// findNote lists every path of the notes tree holding a note for hex, whatever
+// the fan-out: flat, any depth of two-hex-digit directories, or a mix.
+func (s *NotesStore) findNote(tree plumbing.Hash, hex string) ([]notePath, error) {
+	var out []notePath
+	var walk func(t plumbing.Hash, k int, prefix string) error
+	walk = func(t plumbing.Hash, k int, prefix string) error {
+		tr, err := s.repo.tree(t)
+		if err != nil {
+			return err
+		}
+		for _, e := range tr.Entries {
+			switch {
+			case e.Mode == filemode.Dir:
+				if len(e.Name) == 2 && k+2 < len(hex) && e.Name == hex[k:k+2] {
+					if err := walk(e.Hash, k+2, prefix+e.Name+"/"); err != nil {
+						return err
+					}
+				}
+			case e.Mode.IsFile() && e.Name == hex[k:]:
+				out = append(out, notePath{path: prefix + e.Name, blob: e.Hash})
+			}
+		}
+		return nil
+	}
+	return out, walk(tree, 0, "")
+}
+
+// readNote reads and checks the blobs of a note; several blobs (a mixed tree
+// holding the same commit at two fan-out depths) are concatenated in tree
+// order, each ending in "\n", as JSON Lines allow.
+func (s *NotesStore) readNote(commit Hash, paths []notePath) ([]byte, error) {
+	var out []byte
+	for i, p := range paths {
+		b, err := s.repo.blob(p.blob, s.maxSize())
+		if err != nil {
+			var tl *TooLargeError
+			if errors.As(err, &tl) {
+				return nil, &NoteError{Ref: s.ref, Commit: commit, Path: p.path, Err: err}
+			}
+			return nil, err
+		}
+		if hasNUL(b) || !utf8.Valid(b) {
+			return nil, &NoteError{Ref: s.ref, Commit: commit, Path: p.path, Err: ErrNoteNotText}
+		}
+		if i > 0 && len(out) > 0 && out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, b...)
+	}
+	if int64(len(out)) > s.maxSize() {
+		return nil, &NoteError{Ref: s.ref, Commit: commit, Path: paths[0].path,
+			Err: &TooLargeError{Object: fromPlumbing(paths[0].blob), Size: int64(len(out)), Limit: s.maxSize()}}
+	}
+	return out, nil
+}
+
+// Note returns the note attached to commit. Errors wrap ErrNotesRefAbsent (no
+// notes ref), ErrNoNote (no note for this commit), or are a *NoteError wrapping
+// ErrNoteNotText or ErrTooLarge.
+func (s *NotesStore) Note(commit Hash) ([]byte, error) {
+	if _, err := ParseHash(string(commit)); err != nil {
+		return nil, err
+	}
+	head, err := s.Head()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := s.notesTree(head)
+	if err != nil {
+		return nil, err
+	}
+	paths, err := s.findNote(tree, string(commit))
+	if err != nil {
+		return nil, err
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w %s in %s", ErrNoNote, commit, s.ref)
+	}
+	return s.readNote(commit, paths)
+}
+
+// NoteEntry is one annotated commit of a notes ref.
+type NoteEntry struct {
+	Commit Hash     // the annotated object's id
+	Paths  []string // where its note blobs are in the notes tree
+	Blobs  []Hash   // the note blobs, parallel to Paths
+}
+
+// All lists every note of the ref, sorted by commit id, for whole-repository
+// scans (audit --all). Entries of the notes tree that are not notes (names that
+// do not spell an object id) are skipped. Read each with ReadEntry. The error
+// wraps ErrNotesRefAbsent when the ref does not exist.
+func (s *NotesStore) All() ([]NoteEntry, error) {
+	head, err := s.Head()
+	if err != nil {
+		return nil, err
+	}
+	tree, err := s.notesTree(head)
+	if err != nil {
+		return nil, err
+	}
+	byCommit := map[Hash]*NoteEntry{}
+	var walk func(t plumbing.Hash, prefix, hex string) error
+	walk = func(t plumbing.Hash, prefix, hex string) error {
+		tr, err := s.repo.tree(t)
+		if err != nil {
+			return err
+		}
+		for _, e := range tr.Entries {
+			switch {
+			case e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name) && len(hex)+2 < 40:
+				if err := walk(e.Hash, prefix+e.Name+"/", hex+e.Name); err != nil {
+					return err
+				}
+			case e.Mode.IsFile() && len(hex)+len(e.Name) == 40 && isLowerHex(e.Name):
+				id := Hash(hex + e.Name)
+				ne := byCommit[id]
+				if ne == nil {
+					ne = &NoteEntry{Commit: id}
+					byCommit[id] = ne
+				}
+				ne.Paths = append(ne.Paths, prefix+e.Name)
+				ne.Blobs = append(ne.Blobs, fromPlumbing(e.Hash))
+			}
+		}
+		return nil
+	}
+	if err := walk(tree, "", ""); err != nil {
+		return nil, err
+	}
+	out := make([]NoteEntry, 0, len(byCommit))
+	for _, e := range byCommit {
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Commit < out[j].Commit })
+	return out, nil
+}
+
+// ReadEntry reads the note of an entry returned by All, with Note's checks.
+func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) {
+	var paths []notePath
+	for i := range e.Paths {
+		paths = append(paths, notePath{path: e.Paths[i], blob: e.Blobs[i].plumbing()})
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w %s in %s", ErrNoNote, e.Commit, s.ref)
+	}
+	return s.readNote(e.Commit, paths)
+}
+
+// MergeFunc computes a commit's new note from its current one (nil when the
+// commit has no note). Returning empty content removes the note; returning an
+// error aborts the update. It may be called more than once (after a lost race)
+// and must not have side effects.
+type MergeFunc func(old []byte) (new []byte, err error)
+
+// Update replaces commit's note with merge(old note) and moves the notes ref by
+// compare-and-swap (SPEC §2). The caller owns the line merging; Update owns
+// atomicity: objects are written before the ref moves (a crash leaves the old or
+// the new notes commit), the ref moves under $GIT_COMMON_DIR/<ref>.lock, and
+// when another writer moved the ref first, Update re-reads the note and calls
+// merge again while holding the lock, so concurrent writers all land. The new
+// note goes where the commit's note already is; otherwise into the tree's
+// existing fan-out (flat for a new ref). It returns the new notes commit (the
+// old one when nothing changed). Lock problems are *LockError.
+func (s *NotesStore) Update(commit Hash, merge MergeFunc) (Hash, error) {
+	if merge == nil {
+		return "", errors.New("notes update: nil merge func")
+	}
+	return s.update(commit, merge)
+}
+
+func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
+	if _, err := ParseHash(string(commit)); err != nil {
+		return "", err
+	}
+	if _, err := s.repo.commit(commit); err != nil {
+		return "", fmt.Errorf("annotating %s: %w", commit, err)
+	}
+	old, err := s.repo.ReadRef(s.ref)
+	if err != nil {
+		return "", err
+	}
+	next, changed, err := s.prepare(commit, old, merge)
+	if err != nil || !changed {
+		return next, err
+	}
+	if testHookBeforeLock != nil {
+		testHookBeforeLock()
+	}
+	lock, err := lockRef(s.repo.refDir(s.ref), s.ref, s.Lock)
+	if err != nil {
+		return "", err
+	}
+	cur, err := readRef(s.repo.refDir(s.ref), s.ref)
+	if err != nil {
+		lock.release()
+		return "", err
+	}
+	if cur != old {
+		// Lost the race: another writer moved the ref between our read and our
+		// lock. Nobody can move it while we hold the lock, so merge again on top
+		// of the current notes commit.
+		next, changed, err = s.prepare(commit, cur, merge)
+		if err != nil || !changed {
+			lock.release()
+			return next, err
+		}
+	}
+	if err := lock.commit(next); err != nil {
+		return "", err
+	}
+	return next, nil
+}
+
+// Remove deletes commit's note. The error wraps ErrNotesRefAbsent or ErrNoNote
+// when there is nothing to remove.
+func (s *NotesStore) Remove(commit Hash) error {
+	if _, err := s.Note(commit); err != nil {
+		var ne *NoteError
+		if !errors.As(err, &ne) { // a note that is not text may still be removed
+			return err
+		}
+	}
+	_, err := s.update(commit, nil)
+	return err
+}
+
+// errEmpty stands for an existing but empty note, to tell it from no note.
+var errEmpty = []byte{}
+
+// prepare builds, on top of notes commit head ("" for none), the notes commit
+// holding merge's result for commit, writing its objects. changed is false when
+// the note would not change (next is then head).
+func (s *NotesStore) prepare(commit Hash, head Hash, merge MergeFunc) (next Hash, changed bool, err error) {
+	var tree plumbing.Hash
+	var paths []notePath
+	var old []byte
+	if head != "" {
+		if tree, err = s.notesTree(head); err != nil {
+			return "", false, err
+		}
+		if paths, err = s.findNote(tree, string(commit)); err != nil {
+			return "", false, err
+		}
+		if len(paths) > 0 && merge != nil {
+			if old, err = s.readNote(commit, paths); err != nil {
+				return "", false, err
+			}
+		}
+	}
+	if old == nil && len(paths) > 0 {
+		old = errEmpty
+	}
+	var content []byte // merge nil: remove the note, without reading it
+	if merge != nil {
+		if content, err = merge(old); err != nil {
+			return "", false, err
+		}
+	}
+	if len(content) == 0 && len(paths) == 0 {
+		return head, false, nil
+	}
+	if len(paths) == 1 && bytes.Equal(content, old) {
+		return head, false, nil
+	}
+	if int64(len(content)) > s.maxSize() {
+		return "", false, &NoteError{Ref: s.ref, Commit: commit, Path: "(new)",
+			Err: &TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
+	}
+	if len(content) > 0 && (hasNUL(content) || !utf8.Valid(content)) {
+		return "", false, &NoteError{Ref: s.ref, Commit: commit, Path: "(new)", Err: ErrNoteNotText}
+	}
+
+	// Remove every existing copy but the first, which is replaced in place.
+	var target string
+	if len(paths) > 0 {
+		target = paths[0].path
+		for _, p := range paths[1:] {
+			if tree, err = s.setPath(tree, strings.Split(p.path, "/"), plumbing.ZeroHash); err != nil {
+				return "", false, err
+			}
+		}
+	} else if target, err = s.newNotePath(tree, string(commit)); err != nil {
+		return "", false, err
+	}
+	blob := plumbing.ZeroHash
+	msg := s.Message
+	if msg == "" {
+		msg = "Notes added by 'taskproof attest'\n"
+	}
+	if len(content) > 0 {
+		if blob, err = s.repo.writeBlob(content); err != nil {
+			return "", false, err
+		}
+	} else {
+		msg = "Notes removed by 'taskproof'\n"
+	}
+	if tree, err = s.setPath(tree, strings.Split(target, "/"), blob); err != nil {
+		return "", false, err
+	}
+	var parents []plumbing.Hash
+	if head != "" {
+		parents = []plumbing.Hash{head.plumbing()}
+	}
+	next, err = s.repo.writeCommit(tree, parents, msg, time.Now())
+	if err != nil {
+		return "", false, err
+	}
+	return next, true, nil
+}
+
+// newNotePath chooses where a new note for hex goes, keeping the tree's layout:
+// at each level that already has two-hex-digit directories, the note goes one
+// level down (into the directory for its next two digits, or the one other
+// notes use to find the depth); flat otherwise and for a new ref.
+func (s *NotesStore) newNotePath(tree plumbing.Hash, hex string) (string, error) {
+	var dirs []string
+	k := 0
+	cur := tree
+	for !cur.IsZero() && k+2 < len(hex) {
+		tr, err := s.repo.tree(cur)
+		if err != nil {
+			return "", err
+		}
+		var mine, any *object.TreeEntry
+		for i := range tr.Entries {
+			e := &tr.Entries[i]
+			if e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name) {
+				if any == nil {
+					any = e
+				}
+				if e.Name == hex[k:k+2] {
+					mine = e
+				}
+			}
+		}
+		if any == nil {
+			break
+		}
+		dirs = append(dirs, hex[k:k+2])
+		k += 2
+		if mine != nil {
+			cur = mine.Hash
+		} else {
+			cur = any.Hash
+		}
+	}
+	return strings.Join(append(dirs, hex[k:]), "/"), nil
+}
+
+// setPath returns the id of tree with the blob at comps set to blob (a zero
+// blob deletes it, and directories left empty), writing the new trees. A zero
+// tree is the empty tree.
+func (s *NotesStore) setPath(tree plumbing.Hash, comps []string, blob plumbing.Hash) (plumbing.Hash, error) {
+	var entries []object.TreeEntry
+	if !tree.IsZero() {
+		tr, err := s.repo.tree(tree)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		entries = append(entries, tr.Entries...)
+	}
+	name := comps[0]
+	idx := -1
+	for i, e := range entries {
+		if e.Name == name {
+			idx = i
+			break
+		}
+	}
+	var newEntry *object.TreeEntry
+	if len(comps) == 1 {
+		if !blob.IsZero() {
+			newEntry = &object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
+		}
+	} else {
+		sub := plumbing.ZeroHash
+		if idx >= 0 && entries[idx].Mode == filemode.Dir {
+			sub = entries[idx].Hash
+		}
+		h, err := s.setPath(sub, comps[1:], blob)
+		if err != nil {
+			return plumbing.ZeroHash, err
+		}
+		if h != emptyTreeHash {
+			newEntry = &object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
+		}
+	}
+	switch {
+	case idx >= 0 && newEntry != nil:
+		entries[idx] = *newEntry
+	case idx >= 0:
+		entries = append(entries[:idx], entries[idx+1:]...)
+	case newEntry != nil:
+		entries = append(entries, *newEntry)
+	}
+	return s.repo.writeTree(entries)
+}
+
+// emptyTreeHash is the id of the empty tree (SHA-1).
+var emptyTreeHash = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+
+// writeTree sorts entries in git's tree order and writes the tree.
+func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
+	sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
+	t := &object.Tree{Entries: entries}
+	o := r.storage.NewEncodedObject()
+	if err := t.Encode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("encoding tree: %w", err)
+	}
+	h, err := r.storage.SetEncodedObject(o)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing tree object: %w", err)
+	}
+	return h, nil
+}
+
+// treeKey is an entry's sort key in git's order: directories sort as if their
+// name ended in '/'.
+func treeKey(e object.TreeEntry) string {
+	if e.Mode == filemode.Dir {
+		return e.Name + "/"
+	}
+	return e.Name
+}
+
+func (r *Repo) writeBlob(b []byte) (plumbing.Hash, error) {
+	o := r.storage.NewEncodedObject()
+	o.SetType(plumbing.BlobObject)
+	o.SetSize(int64(len(b)))
+	w, err := o.Writer()
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
+	}
+	if _, err := w.Write(b); err != nil {
+		w.Close()
+		return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
+	}
+	h, err := r.storage.SetEncodedObject(o)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("writing blob object: %w", err)
+	}
+	return h, nil
+}

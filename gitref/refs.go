@@ -1,0 +1,269 @@
+package gitref
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Errors of ref updates.
+var (
+	// ErrRefChanged: a compare-and-swap ref update found the ref at another
+	// value than expected (someone else moved it).
+	ErrRefChanged = errors.New("ref changed concurrently")
+	// ErrLocked is wrapped by LockError: the ref's lock file is held.
+	ErrLocked = errors.New("ref is locked")
+)
+
+// LockError reports a ref lock file ($GIT_COMMON_DIR/<ref>.lock) that stayed in
+// place: Stale is true when it is older than the store's stale age, which
+// usually means a writer crashed; taskproof never deletes a lock it did not
+// create — remove it by hand once no git or taskproof process is running.
+type LockError struct {
+	Path  string        // the lock file
+	Age   time.Duration // how old the lock file is
+	Stale bool          // older than the stale age
+}
+
+func (e *LockError) Error() string {
+	if e.Stale {
+		return fmt.Sprintf("lock file %s is %s old, left by a crashed writer? remove it if no git process is running", e.Path, e.Age.Round(time.Second))
+	}
+	return fmt.Sprintf("lock file %s is held by another writer (waited, still %s old)", e.Path, e.Age.Round(time.Millisecond))
+}
+
+// Unwrap returns ErrLocked.
+func (e *LockError) Unwrap() error { return ErrLocked }
+
+// LockOptions bound how long a ref update waits for another writer's lock.
+type LockOptions struct {
+	// StaleAge: a lock file older than this is reported as stale (a *LockError),
+	// never deleted. Default 10 s.
+	StaleAge time.Duration
+	// Timeout: the longest a writer waits for locks held by others. Default 30 s.
+	Timeout time.Duration
+}
+
+func (o LockOptions) withDefaults() LockOptions {
+	if o.StaleAge <= 0 {
+		o.StaleAge = 10 * time.Second
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 30 * time.Second
+	}
+	return o
+}
+
+// validRefName applies git's check-ref-format rules to a full ref name under refs/.
+func validRefName(name string) bool {
+	if !strings.HasPrefix(name, "refs/") || strings.HasSuffix(name, "/") || strings.HasSuffix(name, ".") ||
+		strings.Contains(name, "..") || strings.Contains(name, "@{") || strings.Contains(name, "//") {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if c < 0x20 || c == 0x7f || strings.IndexByte(" ~^:?*[\\", c) >= 0 {
+			return false
+		}
+	}
+	for _, el := range strings.Split(name, "/") {
+		if el == "" || strings.HasPrefix(el, ".") || strings.HasSuffix(el, ".lock") {
+			return false
+		}
+	}
+	return true
+}
+
+// refDir is the directory holding ref name: per-worktree refs stay in the
+// worktree's git dir, all others are in the common dir.
+func (r *Repo) refDir(name string) string {
+	for _, p := range []string{"refs/bisect/", "refs/worktree/", "refs/rewritten/"} {
+		if strings.HasPrefix(name, p) {
+			return r.gitDir
+		}
+	}
+	return r.commonDir
+}
+
+// ReadRef returns the commit id ref name points to, "" when the ref does not
+// exist. A loose ref file wins over packed-refs, as in git.
+func (r *Repo) ReadRef(name string) (Hash, error) {
+	if !validRefName(name) {
+		return "", fmt.Errorf("%w: %q", ErrBadRefName, name)
+	}
+	return readRef(r.refDir(name), name)
+}
+
+func readRef(dir, name string) (Hash, error) {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	b, err := os.ReadFile(p)
+	switch {
+	case err == nil:
+		s := strings.TrimRight(string(b), "\n")
+		if strings.HasPrefix(s, "ref:") {
+			return "", fmt.Errorf("ref %s is a symbolic ref (%s); refusing to follow it", name, s)
+		}
+		h, err := ParseHash(s)
+		if err != nil {
+			return "", fmt.Errorf("ref file %s: %w", p, err)
+		}
+		return h, nil
+	case errors.Is(err, os.ErrNotExist):
+	default:
+		// A directory in the ref's place (refs/notes/speccoder/…) means no such ref.
+		if fi, serr := os.Stat(p); serr == nil && fi.IsDir() {
+			return "", nil
+		}
+		return "", fmt.Errorf("reading ref %s: %w", name, err)
+	}
+	return readPackedRef(dir, name)
+}
+
+// readPackedRef looks name up in dir/packed-refs.
+func readPackedRef(dir, name string) (Hash, error) {
+	f, err := os.Open(filepath.Join(dir, "packed-refs"))
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading packed-refs: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' || line[0] == '^' {
+			continue
+		}
+		id, ref, ok := strings.Cut(line, " ")
+		if ok && ref == name {
+			h, err := ParseHash(id)
+			if err != nil {
+				return "", fmt.Errorf("packed-refs entry for %s: %w", name, err)
+			}
+			return h, nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return "", fmt.Errorf("reading packed-refs: %w", err)
+	}
+	return "", nil
+}
+
+// refLock is a held <ref>.lock file (git's lock protocol).
+type refLock struct {
+	path, target string
+	f            *os.File
+}
+
+// lockRef creates dir/<name>.lock with O_CREATE|O_EXCL, waiting (with jittered
+// exponential backoff) while another writer holds it. A lock older than
+// opts.StaleAge, or one still held after opts.Timeout, is a *LockError.
+func lockRef(dir, name string, opts LockOptions) (*refLock, error) {
+	opts = opts.withDefaults()
+	target := filepath.Join(dir, filepath.FromSlash(name))
+	path := target + ".lock"
+	if err := os.MkdirAll(filepath.Dir(target), 0o777); err != nil {
+		return nil, fmt.Errorf("creating directory for ref %s: %w", name, err)
+	}
+	deadline := time.Now().Add(opts.Timeout)
+	wait := time.Millisecond
+	for {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err == nil {
+			return &refLock{path: path, target: target, f: f}, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("creating lock file %s: %w", path, err)
+		}
+		fi, serr := os.Stat(path)
+		if serr != nil {
+			continue // released between our open and stat: try again at once
+		}
+		age := time.Since(fi.ModTime())
+		if age > opts.StaleAge {
+			return nil, &LockError{Path: path, Age: age, Stale: true}
+		}
+		if time.Now().After(deadline) {
+			return nil, &LockError{Path: path, Age: age}
+		}
+		time.Sleep(wait/2 + rand.N(wait/2+1))
+		if wait < 64*time.Millisecond {
+			wait *= 2
+		}
+	}
+}
+
+// commit writes id to the lock file and renames it over the ref (git's protocol:
+// readers see the old or the new value, never a partial one).
+func (l *refLock) commit(id Hash) error {
+	if _, err := l.f.WriteString(string(id) + "\n"); err != nil {
+		l.release()
+		return fmt.Errorf("writing lock file %s: %w", l.path, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		l.release()
+		return fmt.Errorf("syncing lock file %s: %w", l.path, err)
+	}
+	if err := l.f.Close(); err != nil {
+		os.Remove(l.path)
+		return fmt.Errorf("closing lock file %s: %w", l.path, err)
+	}
+	if testHookBeforeRename != nil {
+		testHookBeforeRename()
+	}
+	if err := os.Rename(l.path, l.target); err != nil {
+		os.Remove(l.path)
+		return fmt.Errorf("moving %s over %s: %w", l.path, l.target, err)
+	}
+	return nil
+}
+
+// release drops the lock without changing the ref.
+func (l *refLock) release() {
+	l.f.Close()
+	os.Remove(l.path)
+}
+
+// Test hooks: called after objects are written and before the ref moves (a
+// crash there must leave the old ref readable).
+var (
+	testHookBeforeLock   func()
+	testHookBeforeRename func()
+)
+
+// SetRef moves ref name from old to new by compare-and-swap under git's lock
+// protocol ($GIT_COMMON_DIR/<name>.lock created with O_EXCL, new id written,
+// renamed over the ref). old "" means the ref must not exist yet. A ref found
+// at another value gives an error wrapping ErrRefChanged; a ref held only in
+// packed-refs is read from there and updated by writing the loose ref.
+func (r *Repo) SetRef(name string, old, new Hash, opts LockOptions) error {
+	if !validRefName(name) {
+		return fmt.Errorf("%w: %q", ErrBadRefName, name)
+	}
+	if _, err := ParseHash(string(new)); err != nil {
+		return err
+	}
+	if _, err := r.peelToCommit(new.plumbing()); err != nil {
+		return fmt.Errorf("setting %s: %w", name, err)
+	}
+	lock, err := lockRef(r.refDir(name), name, opts)
+	if err != nil {
+		return err
+	}
+	cur, err := readRef(r.refDir(name), name)
+	if err != nil {
+		lock.release()
+		return err
+	}
+	if cur != old {
+		lock.release()
+		return fmt.Errorf("%w: %s is at %q, expected %q", ErrRefChanged, name, cur, old)
+	}
+	return lock.commit(new)
+}

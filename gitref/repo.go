@@ -1,0 +1,289 @@
+// Package gitref is taskproof's git layer: it opens repositories, resolves
+// revisions, reads commits, trees and files, keeps the notes store that holds
+// attestations (SPEC §2) and finds the ticks of tasks files in a commit range
+// (SPEC §1, §8).
+//
+// gitref is the only taskproof package that imports go-git. It exposes a small
+// porcelain built on go-git's plumbing: object ids are lowercase hex strings
+// ([Hash]), and files are read through [Repo.File] or the io/fs view [Repo.FS].
+//
+// A Repo is not safe for concurrent use by several goroutines: open one Repo per
+// goroutine (the notes store's compare-and-swap makes concurrent writers from
+// several Repos, or several processes, safe).
+package gitref
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+)
+
+// Sentinel errors. Use errors.Is; the errors returned wrap them with the
+// directory, revision or ref concerned.
+var (
+	// ErrNotRepository: the directory is not inside a git work tree, linked
+	// worktree or bare repository.
+	ErrNotRepository = errors.New("not a git repository")
+	// ErrUnsupportedRepository: the repository uses a format go-git cannot read
+	// (SHA-256 object ids, the reftable ref backend).
+	ErrUnsupportedRepository = errors.New("unsupported repository format")
+	// ErrUnknownRevision: a revision does not name a commit of the repository.
+	ErrUnknownRevision = errors.New("unknown revision")
+	// ErrBadRange: a range expression is not "REV", "A..B" or "..B"/"A..".
+	ErrBadRange = errors.New("bad revision range")
+	// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
+	ErrNotFound = errors.New("not found")
+	// ErrBadHash: a string is not a full lowercase-hex object id.
+	ErrBadHash = errors.New("bad object id")
+	// ErrBadRefName: a ref name is not a valid name under refs/.
+	ErrBadRefName = errors.New("bad ref name")
+)
+
+// Hash is a git object id as lowercase hex (40 characters for SHA-1). The empty
+// Hash means "none" (no parent, ref absent).
+type Hash string
+
+// IsZero reports whether h is the empty Hash.
+func (h Hash) IsZero() bool { return h == "" }
+
+// String returns h's hex form.
+func (h Hash) String() string { return string(h) }
+
+// ParseHash validates s as a full lowercase hex SHA-1 object id. It returns an
+// error wrapping ErrBadHash otherwise.
+func ParseHash(s string) (Hash, error) {
+	if len(s) != 40 || !isLowerHex(s) {
+		return "", fmt.Errorf("%w: %q is not 40 lowercase hex digits", ErrBadHash, s)
+	}
+	return Hash(s), nil
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func fromPlumbing(h plumbing.Hash) Hash {
+	if h.IsZero() {
+		return ""
+	}
+	return Hash(h.String())
+}
+
+func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
+
+// Repo is an open repository. Close it when done: its object storage keeps pack
+// file descriptors open (go-git's KeepDescriptors) for speed.
+type Repo struct {
+	repo      *git.Repository
+	storage   *filesystem.Storage
+	gitDir    string // the repository's (or linked worktree's) git dir
+	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
+	workTree  string // "" for a bare repository
+}
+
+// Open opens the repository containing dir: dir may be anywhere inside a work
+// tree, a linked worktree (`git worktree add`), a bare repository or a .git
+// directory. It returns an error wrapping ErrNotRepository when there is none,
+// and ErrUnsupportedRepository for SHA-256 or reftable repositories, which
+// go-git v5 cannot read.
+func Open(dir string) (*Repo, error) {
+	gitDir, workTree, err := discover(dir)
+	if err != nil {
+		return nil, err
+	}
+	commonDir, err := commonDirOf(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFormat(commonDir); err != nil {
+		return nil, err
+	}
+	var fs = osfs.New(gitDir)
+	if commonDir != gitDir {
+		fs = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(commonDir))
+	}
+	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	var wt = osfs.New(workTree)
+	if workTree == "" {
+		wt = nil
+	}
+	r, err := git.Open(st, wt)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("opening repository at %s: %w", gitDir, err)
+	}
+	return &Repo{repo: r, storage: st, gitDir: gitDir, commonDir: commonDir, workTree: workTree}, nil
+}
+
+// Close releases the repository's open files. The Repo must not be used after.
+func (r *Repo) Close() error {
+	if r == nil || r.storage == nil {
+		return nil
+	}
+	err := r.storage.Close()
+	r.storage = nil
+	return err
+}
+
+// GitDir is the repository's git directory (a linked worktree's own one).
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// CommonDir is $GIT_COMMON_DIR: where objects, shared refs and packed-refs live.
+func (r *Repo) CommonDir() string { return r.commonDir }
+
+// WorkTree is the work tree's root, "" for a bare repository.
+func (r *Repo) WorkTree() string { return r.workTree }
+
+// discover finds the git dir for dir the way git does: walking up from dir, a
+// ".git" directory or "gitdir:" file, or a directory that is itself a git dir.
+func discover(dir string) (gitDir, workTree string, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %s: %v", ErrNotRepository, dir, err)
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = errors.New("not a directory")
+		}
+		return "", "", fmt.Errorf("%w: %s: %v", ErrNotRepository, dir, err)
+	}
+	for d := abs; ; {
+		dotgit := filepath.Join(d, ".git")
+		if fi, err := os.Stat(dotgit); err == nil {
+			if fi.IsDir() && isGitDir(dotgit) {
+				return dotgit, d, nil
+			}
+			if fi.Mode().IsRegular() {
+				g, err := readGitFile(dotgit)
+				if err != nil {
+					return "", "", err
+				}
+				return g, d, nil
+			}
+		}
+		if isGitDir(d) {
+			return d, "", nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", "", fmt.Errorf("%w: %s (or any of its parents)", ErrNotRepository, abs)
+		}
+		d = parent
+	}
+}
+
+// isGitDir reports whether d looks like a git directory: HEAD, objects/, refs/.
+func isGitDir(d string) bool {
+	if fi, err := os.Stat(filepath.Join(d, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
+		return true // a linked worktree's git dir: objects and refs are in the common dir
+	}
+	for _, sub := range []string{"objects", "refs"} {
+		if fi, err := os.Stat(filepath.Join(d, sub)); err != nil || !fi.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// readGitFile reads a ".git" file ("gitdir: <path>") of a linked worktree or
+// submodule.
+func readGitFile(p string) (string, error) {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "", fmt.Errorf("%w: reading %s: %v", ErrNotRepository, p, err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	g, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return "", fmt.Errorf("%w: %s does not start with \"gitdir:\"", ErrNotRepository, p)
+	}
+	g = strings.TrimSpace(g)
+	if !filepath.IsAbs(g) {
+		g = filepath.Join(filepath.Dir(p), g)
+	}
+	if !isGitDir(g) {
+		return "", fmt.Errorf("%w: %s points to %s, which is not a git directory", ErrNotRepository, p, g)
+	}
+	return filepath.Clean(g), nil
+}
+
+// commonDirOf reads gitDir/commondir (linked worktrees); gitDir itself otherwise.
+func commonDirOf(gitDir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if errors.Is(err, os.ErrNotExist) {
+		return gitDir, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%w: reading %s/commondir: %v", ErrNotRepository, gitDir, err)
+	}
+	c := strings.TrimSpace(string(b))
+	if !filepath.IsAbs(c) {
+		c = filepath.Join(gitDir, c)
+	}
+	return filepath.Clean(c), nil
+}
+
+// checkFormat refuses repositories go-git v5 cannot read correctly: SHA-256
+// object ids (extensions.objectFormat) and reftable refs (extensions.refStorage).
+func checkFormat(commonDir string) error {
+	f, err := os.Open(filepath.Join(commonDir, "config"))
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("reading repository config: %w", err)
+	}
+	defer f.Close()
+	section := ""
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			end := strings.IndexByte(line, ']')
+			if end < 0 {
+				continue
+			}
+			section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			line = strings.TrimSpace(line[end+1:])
+		}
+		if section != "extensions" || line == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		k = strings.ToLower(strings.TrimSpace(k))
+		v = strings.ToLower(strings.Trim(strings.TrimSpace(v), `"`))
+		switch {
+		case k == "objectformat" && v != "" && v != "sha1":
+			return fmt.Errorf("%w: %s uses %s object ids (extensions.objectFormat); taskproof's git layer (go-git v5) reads SHA-1 repositories only",
+				ErrUnsupportedRepository, commonDir, v)
+		case k == "refstorage" && v != "" && v != "files":
+			return fmt.Errorf("%w: %s uses the %s ref backend (extensions.refStorage); only the files backend is supported",
+				ErrUnsupportedRepository, commonDir, v)
+		}
+	}
+	return sc.Err()
+}
+
+// hasNUL reports whether b holds a NUL byte.
+func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }

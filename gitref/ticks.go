@@ -1,0 +1,524 @@
+package gitref
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// TickKind is the kind of a task box change found between a commit and its
+// first parent.
+type TickKind string
+
+// The kinds of Tick.
+const (
+	// KindTick: the parent's line is open ("[ ]", Kiro also "[-]") and the
+	// commit's is ticked ("[x]"/"[X]") — a tick (SPEC §1).
+	KindTick TickKind = "tick"
+	// KindUntick: ticked in the parent, open in the commit.
+	KindUntick TickKind = "untick"
+	// KindEdit: ticked in both, but the line's text (read as open) changed: a
+	// task line edited after its tick (SPEC §8).
+	KindEdit TickKind = "edit"
+)
+
+// Tick is one task box change of a commit against its first parent.
+type Tick struct {
+	Kind    TickKind
+	Commit  Hash   // the commit making the change (the tick commit)
+	Parent  Hash   // its first parent
+	Merge   bool   // the commit is a merge (the change is against its first parent)
+	Path    string // the tasks file in Commit
+	OldPath string // the tasks file in Parent (differs from Path when the file moved)
+	Line    int    // 1-based line number in Path at Commit
+	OldLine int    // 1-based line number in OldPath at Parent
+	Unit    specfmt.Unit
+	TaskID  string
+	Before  string // the task line at Parent, without line ending
+	After   string // the task line at Commit, without line ending
+	// LineHash is the lowercase hex SHA-256 of Before read as open
+	// (Task.OpenLine, SPEC §4 line_hash).
+	LineHash string
+	// TextChanged: the line read as open differs between Parent and Commit (for
+	// a tick, the tick commit also edited the task's text, so the line_hash a
+	// verifier computes from Commit's line differs from LineHash).
+	TextChanged bool
+}
+
+// TickOptions choose the commits Ticks walks.
+type TickOptions struct {
+	// FirstParent walks only head's first-parent chain (git log --first-parent).
+	FirstParent bool
+}
+
+// Ticks finds the ticks, unticks and edits of tasks files in the commits
+// reachable from head and not from base (base "" : all of head's history),
+// merges included. Each commit is compared with its FIRST parent only (SPEC §1):
+// a merge's ticks are the lines the merge changes relative to the branch it was
+// merged into — so, in a walk that is not first-parent, a tick made on a side
+// branch is reported at the branch commit and again at the merge that brings it
+// in (with Merge set). A root commit has no ticks.
+//
+// Only trees and blobs whose ids differ are read. Tasks files are followed
+// across renames and moves (OpenSpec's changes/<id>/ → changes/archive/<date>-<id>/):
+// a file removed from the parent and one added in the commit are paired when
+// their blobs are equal, or when at least half of their tasks have the same ID
+// and title. Tasks are matched by ID within the paired files. A task that is
+// ticked in a new file with no open predecessor is not a tick.
+//
+// Results are ordered parents before children, then by path and line.
+func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
+	commits, err := r.rangeCommits(base, head, opts.FirstParent)
+	if err != nil {
+		return nil, err
+	}
+	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}}
+	var out []Tick
+	for _, c := range commits {
+		ticks, err := tc.commitTicks(c)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ticks...)
+	}
+	return out, nil
+}
+
+// rangeCommits lists the commits of base..head, parents before children.
+func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit, error) {
+	excluded := map[plumbing.Hash]bool{}
+	if base != "" {
+		stack := []plumbing.Hash{base.plumbing()}
+		for len(stack) > 0 {
+			h := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if excluded[h] {
+				continue
+			}
+			excluded[h] = true
+			c, err := r.commit(fromPlumbing(h))
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, c.ParentHashes...)
+		}
+	}
+	if firstParent {
+		var out []*object.Commit
+		for h := head.plumbing(); !h.IsZero() && !excluded[h]; {
+			c, err := r.commit(fromPlumbing(h))
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+			h = plumbing.ZeroHash
+			if len(c.ParentHashes) > 0 {
+				h = c.ParentHashes[0]
+			}
+		}
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+		return out, nil
+	}
+	// Iterative post-order DFS: every commit after all of its parents.
+	type frame struct {
+		c    *object.Commit
+		next int
+	}
+	var out []*object.Commit
+	seen := map[plumbing.Hash]bool{}
+	if excluded[head.plumbing()] {
+		return nil, nil
+	}
+	hc, err := r.commit(head)
+	if err != nil {
+		return nil, err
+	}
+	seen[hc.Hash] = true
+	stack := []frame{{c: hc}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.c.ParentHashes) {
+			p := top.c.ParentHashes[top.next]
+			top.next++
+			if seen[p] || excluded[p] {
+				continue
+			}
+			seen[p] = true
+			pc, err := r.commit(fromPlumbing(p))
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, frame{c: pc})
+			continue
+		}
+		out = append(out, top.c)
+		stack = stack[:len(stack)-1]
+	}
+	return out, nil
+}
+
+type parseKey struct {
+	blob plumbing.Hash
+	unit specfmt.Unit
+}
+
+type tickCtx struct {
+	r      *Repo
+	parsed map[parseKey]*parsedFile
+}
+
+// parsedFile is a tasks file's tasks, keyed for matching: the task ID, and for
+// the n-th (n ≥ 2) line repeating an ID, "ID#n" (real tasks files repeat IDs;
+// repeated tasks are matched by order of occurrence).
+type parsedFile struct {
+	tasks []specfmt.Task
+	byKey map[string]int
+	keys  []string
+}
+
+func (f *parsedFile) find(key string) (specfmt.Task, bool) {
+	i, ok := f.byKey[key]
+	if !ok {
+		return specfmt.Task{}, false
+	}
+	return f.tasks[i], true
+}
+
+// parseTasks parses content with specfmt.ParseTasks; lines repeating a task ID
+// (which ParseTasks refuses) are blanked one by one and parsed on their own.
+func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
+	content = append([]byte(nil), content...)
+	var extra []specfmt.Task
+	for range 1 << 12 {
+		f, err := specfmt.ParseTasks(u, content)
+		var de *specfmt.DuplicateTaskError
+		if errors.As(err, &de) {
+			start, end, ok := lineSpan(content, de.SecondLine)
+			if !ok {
+				return nil, err
+			}
+			line := append([]byte(nil), content[start:end]...)
+			single, serr := specfmt.ParseTasks(u, line)
+			if serr != nil || len(single.Tasks) != 1 {
+				return nil, err
+			}
+			t := single.Tasks[0]
+			t.LineNo = de.SecondLine
+			extra = append(extra, t)
+			copy(content[start:end], bytes.Repeat([]byte{' '}, end-start))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		tasks := append(f.Tasks, extra...)
+		sort.Slice(tasks, func(i, j int) bool { return tasks[i].LineNo < tasks[j].LineNo })
+		pf := &parsedFile{tasks: tasks, byKey: map[string]int{}}
+		seen := map[string]int{}
+		for i, t := range tasks {
+			seen[t.ID]++
+			key := t.ID
+			if n := seen[t.ID]; n > 1 {
+				key = fmt.Sprintf("%s#%d", t.ID, n)
+			}
+			pf.byKey[key] = i
+			pf.keys = append(pf.keys, key)
+		}
+		return pf, nil
+	}
+	return nil, fmt.Errorf("too many repeated task ids")
+}
+
+// lineSpan returns the byte span of 1-based line n without its line ending.
+func lineSpan(b []byte, n int) (start, end int, ok bool) {
+	for i := 1; i < n; i++ {
+		j := bytes.IndexByte(b[start:], '\n')
+		if j < 0 {
+			return 0, 0, false
+		}
+		start += j + 1
+	}
+	end = len(b)
+	if j := bytes.IndexByte(b[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	if end > start && b[end-1] == '\r' {
+		end--
+	}
+	return start, end, true
+}
+
+// tasksFile is one side of a changed tasks file.
+type tasksFile struct {
+	path string
+	blob plumbing.Hash
+	unit specfmt.Unit
+}
+
+func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
+	k := parseKey{f.blob, f.unit}
+	if p, ok := tc.parsed[k]; ok {
+		return p, nil
+	}
+	b, err := tc.r.blob(f.blob, 0)
+	if err != nil {
+		return nil, err
+	}
+	p, err := parseTasks(f.unit, b)
+	if err != nil {
+		return nil, err
+	}
+	tc.parsed[k] = p
+	return p, nil
+}
+
+func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
+	if len(c.ParentHashes) == 0 {
+		return nil, nil
+	}
+	p, err := tc.r.commit(fromPlumbing(c.ParentHashes[0]))
+	if err != nil {
+		return nil, err
+	}
+	if p.TreeHash == c.TreeHash {
+		return nil, nil
+	}
+	var olds, news []tasksFile
+	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", &olds, &news); err != nil {
+		return nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
+	}
+	pairs, err := tc.pair(olds, news)
+	if err != nil {
+		return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+	}
+	var out []Tick
+	for _, pr := range pairs {
+		of, err := tc.parse(pr[0])
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: parsing %s at %s: %w", c.Hash, pr[0].path, p.Hash, err)
+		}
+		nf, err := tc.parse(pr[1])
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
+		}
+		for i, nt := range nf.tasks {
+			ot, ok := of.find(nf.keys[i])
+			if !ok {
+				continue
+			}
+			var kind TickKind
+			switch {
+			case ot.Open() && nt.Ticked():
+				kind = KindTick
+			case ot.Ticked() && nt.Open():
+				kind = KindUntick
+			case ot.Ticked() && nt.Ticked() && ot.OpenLine() != nt.OpenLine():
+				kind = KindEdit
+			default:
+				continue
+			}
+			sum := sha256.Sum256([]byte(ot.OpenLine()))
+			out = append(out, Tick{
+				Kind: kind, Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash),
+				Merge: len(c.ParentHashes) > 1,
+				Path:  pr[1].path, OldPath: pr[0].path, Line: nt.LineNo, OldLine: ot.LineNo,
+				Unit: pr[1].unit, TaskID: nt.ID, Before: ot.Line, After: nt.Line,
+				LineHash:    hex.EncodeToString(sum[:]),
+				TextChanged: ot.OpenLine() != nt.OpenLine(),
+			})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out, nil
+}
+
+// pair matches the parent's changed tasks files with the commit's: same path
+// first, then moves (equal blobs, then by shared tasks).
+func (tc *tickCtx) pair(olds, news []tasksFile) ([][2]tasksFile, error) {
+	var pairs [][2]tasksFile
+	oldBy := map[string]int{}
+	for i, o := range olds {
+		oldBy[o.path] = i
+	}
+	usedOld := make([]bool, len(olds))
+	var added []tasksFile
+	for _, n := range news {
+		if i, ok := oldBy[n.path]; ok {
+			pairs = append(pairs, [2]tasksFile{olds[i], n})
+			usedOld[i] = true
+		} else {
+			added = append(added, n)
+		}
+	}
+	var removed []int
+	for i := range olds {
+		if !usedOld[i] {
+			removed = append(removed, i)
+		}
+	}
+	if len(added) == 0 || len(removed) == 0 {
+		return pairs, nil
+	}
+	type cand struct {
+		o, n  int
+		score float64
+	}
+	var cands []cand
+	for ni, n := range added {
+		for _, oi := range removed {
+			if olds[oi].unit.Format != n.unit.Format {
+				continue
+			}
+			if olds[oi].blob == n.blob {
+				cands = append(cands, cand{oi, ni, 2})
+				continue
+			}
+			of, err := tc.parse(olds[oi])
+			if err != nil {
+				return nil, fmt.Errorf("parsing %s: %w", olds[oi].path, err)
+			}
+			nf, err := tc.parse(n)
+			if err != nil {
+				return nil, fmt.Errorf("parsing %s: %w", n.path, err)
+			}
+			if s := similarity(of, nf); s >= 0.5 {
+				cands = append(cands, cand{oi, ni, s})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
+	usedNew := make([]bool, len(added))
+	for _, c := range cands {
+		if usedOld[c.o] || usedNew[c.n] {
+			continue
+		}
+		usedOld[c.o], usedNew[c.n] = true, true
+		pairs = append(pairs, [2]tasksFile{olds[c.o], added[c.n]})
+	}
+	return pairs, nil
+}
+
+// similarity is the share of tasks two files have in common (same ID and title).
+func similarity(a, b *parsedFile) float64 {
+	n := max(len(a.tasks), len(b.tasks))
+	if n == 0 {
+		return 0
+	}
+	common := 0
+	for i, t := range b.tasks {
+		if o, ok := a.find(b.keys[i]); ok && o.Title == t.Title {
+			common++
+		}
+	}
+	return float64(common) / float64(n)
+}
+
+// mayHoldTasks reports whether directory dir ("" for the root) can contain a
+// unit's tasks file (specfmt.UnitForTasksPath), to prune the tree diff.
+func mayHoldTasks(dir string) bool {
+	if dir == "" {
+		return true
+	}
+	el := strings.Split(dir, "/")
+	switch el[0] {
+	case "specs":
+		return len(el) <= 2
+	case ".specify", ".kiro":
+		return len(el) <= 3 && (len(el) < 2 || el[1] == "specs")
+	case "openspec":
+		return len(el) <= 4 && (len(el) < 2 || el[1] == "changes")
+	}
+	return false
+}
+
+// diffTasks appends to olds and news the tasks files that differ between trees
+// a and b (zero: absent), descending only into subtrees whose ids differ.
+func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile) error {
+	if a == b || !mayHoldTasks(dir) {
+		return nil
+	}
+	var ae, be []object.TreeEntry
+	if !a.IsZero() {
+		t, err := r.tree(a)
+		if err != nil {
+			return err
+		}
+		ae = t.Entries
+	}
+	if !b.IsZero() {
+		t, err := r.tree(b)
+		if err != nil {
+			return err
+		}
+		be = t.Entries
+	}
+	type pair struct{ a, b *object.TreeEntry }
+	byName := map[string]*pair{}
+	var names []string
+	for i := range ae {
+		byName[ae[i].Name] = &pair{a: &ae[i]}
+		names = append(names, ae[i].Name)
+	}
+	for i := range be {
+		if p, ok := byName[be[i].Name]; ok {
+			p.b = &be[i]
+		} else {
+			byName[be[i].Name] = &pair{b: &be[i]}
+			names = append(names, be[i].Name)
+		}
+	}
+	for _, name := range names {
+		p := byName[name]
+		if p.a != nil && p.b != nil && p.a.Hash == p.b.Hash && p.a.Mode == p.b.Mode {
+			continue
+		}
+		path := name
+		if dir != "" {
+			path = dir + "/" + name
+		}
+		var sa, sb plumbing.Hash
+		if p.a != nil && p.a.Mode == filemode.Dir {
+			sa = p.a.Hash
+		}
+		if p.b != nil && p.b.Mode == filemode.Dir {
+			sb = p.b.Hash
+		}
+		if !sa.IsZero() || !sb.IsZero() {
+			if err := r.diffTasks(sa, sb, path, olds, news); err != nil {
+				return err
+			}
+		}
+		u, ok := specfmt.UnitForTasksPath(path)
+		if !ok {
+			continue
+		}
+		if p.a != nil && isRegular(p.a.Mode) {
+			*olds = append(*olds, tasksFile{path: path, blob: p.a.Hash, unit: u})
+		}
+		if p.b != nil && isRegular(p.b.Mode) {
+			*news = append(*news, tasksFile{path: path, blob: p.b.Hash, unit: u})
+		}
+	}
+	return nil
+}
+
+func isRegular(m filemode.FileMode) bool {
+	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
+}
