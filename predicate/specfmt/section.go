@@ -34,8 +34,9 @@ import (
 //     an optional "Requirement " word before it: "3.4" → "3", "Requirement 2" →
 //     "2"; items without one, free text, are ignored), distinct, in citation order →
 //     Name "1,3"; Text = each number's "### Requirement N" block (the first level-3
-//     heading whose text is "Requirement N" not followed by a digit, through the
-//     line before the next heading of level ≤ 3) joined with "\n". The document is
+//     heading whose text starts with "Requirement N" not followed by a digit or by
+//     "." and a digit, through the line before the next heading of level ≤ 3)
+//     joined with "\n". The document is
 //     <dir>/requirements.md, or <dir>/bugfix.md when requirements.md is absent and
 //     bugfix.md present. No number → nil.
 //
@@ -223,7 +224,8 @@ func kiroSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
 			if l.level != 3 {
 				continue
 			}
-			if rest, ok := strings.CutPrefix(l.heading, "Requirement "+n); ok && !startsWithDigit(rest) {
+			if rest, ok := strings.CutPrefix(l.heading, "Requirement "+n); ok && !startsWithDigit(rest) &&
+				!(strings.HasPrefix(rest, ".") && startsWithDigit(rest[1:])) {
 				texts = append(texts, block(lines, i, 3))
 				found = true
 				break

@@ -1,0 +1,337 @@
+package specfmt
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var (
+	skUnit = Unit{Format: Speckit, Feature: "007-config", Dir: "specs/007-config"}
+	osUnit = Unit{Format: OpenSpec, Feature: "add-x", Dir: "openspec/changes/add-x"}
+	kiUnit = Unit{Format: Kiro, Feature: "auth", Dir: ".kiro/specs/auth"}
+)
+
+func TestUnitForTasksPath(t *testing.T) {
+	tests := []struct {
+		path string
+		want Unit
+		ok   bool
+	}{
+		{"specs/007-config/tasks.md", Unit{Speckit, "007-config", "specs/007-config"}, true},
+		{".specify/specs/001-x/tasks.md", Unit{Speckit, "001-x", ".specify/specs/001-x"}, true},
+		{"openspec/changes/add-auth/tasks.md", Unit{OpenSpec, "add-auth", "openspec/changes/add-auth"}, true},
+		{"openspec/changes/archive/2026-01-23-add-auth/tasks.md", Unit{OpenSpec, "2026-01-23-add-auth", "openspec/changes/archive/2026-01-23-add-auth"}, true},
+		{".kiro/specs/auth/tasks.md", Unit{Kiro, "auth", ".kiro/specs/auth"}, true},
+		// Not units.
+		{"openspec/changes/archive/tasks.md", Unit{}, false},
+		{"specs/tasks.md", Unit{}, false},
+		{"tasks.md", Unit{}, false},
+		{".specify/templates/tasks.md", Unit{}, false},
+		{".specify/templates/tasks-template.md", Unit{}, false},
+		{"specs/007-config/sub/tasks.md", Unit{}, false},
+		{"docs/specs/007-config/tasks.md", Unit{}, false},
+		{"specs/007-config/TASKS.md", Unit{}, false},
+		{"specs/007-config/spec.md", Unit{}, false},
+		{".kiro/specs/auth/requirements.md", Unit{}, false},
+		{"openspec/specs/auth/tasks.md", Unit{}, false},
+		{"openspec/changes/archive/x/y/tasks.md", Unit{}, false},
+		// Unclean paths.
+		{"/specs/007-config/tasks.md", Unit{}, false},
+		{"specs//tasks.md", Unit{}, false},
+		{"specs/../tasks.md", Unit{}, false},
+		{"specs/./tasks.md", Unit{}, false},
+		{"specs/a\\b/tasks.md", Unit{}, false},
+		{"", Unit{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := UnitForTasksPath(tt.path)
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("UnitForTasksPath(%q) = %+v, %v; want %+v, %v", tt.path, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// taskSummary is what the table tests compare: the fields of one Task.
+type taskSummary struct {
+	ID     string
+	LineNo int
+	Box    byte
+	Title  string
+	Labels []string
+	Story  string
+	Reqs   []string
+	Group  string
+	Parent string
+	Open   string // OpenLine()
+}
+
+func summarize(f *TasksFile) []taskSummary {
+	var out []taskSummary
+	for _, t := range f.Tasks {
+		out = append(out, taskSummary{t.ID, t.LineNo, t.Box, t.Title, t.Labels, t.Story, t.Requirements, t.Group, t.Parent, t.OpenLine()})
+	}
+	return out
+}
+
+func TestParseTasks(t *testing.T) {
+	tests := []struct {
+		name    string
+		unit    Unit
+		content string
+		want    []taskSummary
+	}{
+		{
+			name: "speckit bullets boxes labels",
+			unit: skUnit,
+			content: "# Tasks\n\n## Format: `- [ ] [ID] [P?] [Story] Description`\n" +
+				"- **Checkbox**: `- [ ]` (markdown task checkbox)\n" +
+				"- [ ] T001 Create project\n" +
+				"* [x] T002 [P] Configure lint\n" +
+				"+ [X] T003 [P] [US1] Write tests in `tests/a.ts`\n" +
+				"1. [-] T004 [US12] Numbered bullet\n" +
+				"2) [ ] T005\n" +
+				"    - [ ] T006 [P]   Indented   \n" +
+				"\t- [x]\tT007\tTabbed\n",
+			want: []taskSummary{
+				{"T001", 5, ' ', "Create project", nil, "", nil, "", "", "- [ ] T001 Create project"},
+				{"T002", 6, 'x', "Configure lint", []string{"P"}, "", nil, "", "", "* [ ] T002 [P] Configure lint"},
+				{"T003", 7, 'X', "Write tests in `tests/a.ts`", []string{"P", "US1"}, "US1", nil, "", "", "+ [ ] T003 [P] [US1] Write tests in `tests/a.ts`"},
+				{"T004", 8, '-', "Numbered bullet", []string{"US12"}, "US12", nil, "", "", "1. [ ] T004 [US12] Numbered bullet"},
+				{"T005", 9, ' ', "", nil, "", nil, "", "", "2) [ ] T005"},
+				{"T006", 10, ' ', "Indented", []string{"P"}, "", nil, "", "T005", "    - [ ] T006 [P]   Indented   "},
+				{"T007", 11, 'x', "Tabbed", nil, "", nil, "", "T005", "\t- [ ]\tT007\tTabbed"},
+			},
+		},
+		{
+			name:    "CRLF and BOM",
+			unit:    skUnit,
+			content: "\ufeff- [X] T001 First\r\n- [ ] T002 Second \r\n\r\n",
+			want: []taskSummary{
+				{"T001", 1, 'X', "First", nil, "", nil, "", "", "- [ ] T001 First"},
+				{"T002", 2, ' ', "Second", nil, "", nil, "", "", "- [ ] T002 Second "},
+			},
+		},
+		{
+			name: "look-alikes and items without ID",
+			unit: skUnit,
+			content: "- [P] tasks = parallel\n" +
+				"- [ ] Do something without ID\n" +
+				"- [ ]T001 no space\n" +
+				"- [y] T002 not a box\n" +
+				"-[ ] T003 no space after bullet\n" +
+				"- [ ] t004 lower case\n" +
+				"- [ ] T005: colon glued\n" +
+				"- [ ] 1.1 numeric in speckit\n" +
+				"- [  ] T006 wide box\n" +
+				"- [x] **T007** bold\n" +
+				"> - [ ] T008 quoted\n" +
+				"- [ ] T009 real",
+			want: []taskSummary{
+				{"T009", 12, ' ', "real", nil, "", nil, "", "", "- [ ] T009 real"},
+			},
+		},
+		{
+			name: "code fences and HTML comments",
+			unit: skUnit,
+			content: "```markdown\n- [ ] T001 in fence\n```\n" +
+				"~~~~\n- [ ] T002 in tilde fence\n~~~\n- [ ] T003 still in fence (short close)\n~~~~~\n" +
+				"  ```\n  - [ ] T004 indented fence\n  ```\n" +
+				"```js ```\n- [ ] T005 after a non-fence (backtick in info)\n" +
+				"<!-- - [ ] T006 one-line comment -->\n" +
+				"<!--\n- [ ] T007 in comment\n-->\n" +
+				"- [ ] T008 trailing comment <!-- note -->\n" +
+				"- [ ] T009 opens a comment <!--\n- [ ] T010 inside\n--> - [ ] T011 closing line\n" +
+				"<!-- a --> <!-- b\n- [ ] T012 inside second\n-->\n" +
+				"- [ ] T013 last\n",
+			want: []taskSummary{
+				{"T005", 13, ' ', "after a non-fence (backtick in info)", nil, "", nil, "", "", "- [ ] T005 after a non-fence (backtick in info)"},
+				{"T008", 18, ' ', "trailing comment <!-- note -->", nil, "", nil, "", "", "- [ ] T008 trailing comment <!-- note -->"},
+				{"T009", 19, ' ', "opens a comment <!--", nil, "", nil, "", "", "- [ ] T009 opens a comment <!--"},
+				{"T013", 25, ' ', "last", nil, "", nil, "", "", "- [ ] T013 last"},
+			},
+		},
+		{
+			name:    "unclosed fence runs to the end",
+			unit:    skUnit,
+			content: "- [ ] T001 before\n```\n- [ ] T002 after\n",
+			want: []taskSummary{
+				{"T001", 1, ' ', "before", nil, "", nil, "", "", "- [ ] T001 before"},
+			},
+		},
+		{
+			name: "openspec groups and IDs",
+			unit: osUnit,
+			content: "# Tasks: Add X\n\n## 1. Setup\n- [x] 1.1 Create the `Run Lock File` helper\n" +
+				"- [ ] 1.2b Suffixed ID\n  - [x] Test: sub-item without ID\n" +
+				"### Details\n- [ ] 1.3. Trailing dot\n" +
+				"## Notes\n- [ ] 2.1 Outside any group\n" +
+				"## 2. Second group\n1. [ ] 2.2.1 Deep ID\n- [ ] T001 spec-kit ID in OpenSpec\n",
+			want: []taskSummary{
+				{"1.1", 4, 'x', "Create the `Run Lock File` helper", nil, "", nil, "1. Setup", "", "- [ ] 1.1 Create the `Run Lock File` helper"},
+				{"1.2b", 5, ' ', "Suffixed ID", nil, "", nil, "1. Setup", "", "- [ ] 1.2b Suffixed ID"},
+				{"1.3", 8, ' ', "Trailing dot", nil, "", nil, "1. Setup", "", "- [ ] 1.3. Trailing dot"},
+				{"2.1", 10, ' ', "Outside any group", nil, "", nil, "", "", "- [ ] 2.1 Outside any group"},
+				{"2.2.1", 12, ' ', "Deep ID", nil, "", nil, "2. Second group", "", "1. [ ] 2.2.1 Deep ID"},
+			},
+		},
+		{
+			name: "kiro nesting and requirements",
+			unit: kiUnit,
+			content: "# 実装計画\n\n" +
+				"- [x] 1. データ永続化層の実装\n  - 説明\n  - _Requirements: 4.1, 4.2_\n\n" +
+				"  - [ ] 1.1 Nested without requirements\n" +
+				"  - [-] 1.2 Nested with own\n    - _Requirements: 5.1_\n" +
+				"  - [x] 1.3 Nested, then a sibling-level requirements line\n  - _Requirements: 6.1_\n" +
+				"- [ ] 2. Top without requirements\n\n" +
+				"- [ ] 2.1 Flat sub-task inherits by ID\n" +
+				"- [ ] 3. Japanese comma\n  - _Requirements: Requirement 2、3_\n" +
+				"- [ ] 3.1 Free text\n  - _Requirements: コード品質保証_\n" +
+				"```\n  - _Requirements: 9.9_\n```\n" +
+				"## Next\n  - _Requirements: 7.1_\n- [ ] 4. After heading\n",
+			want: []taskSummary{
+				{"1", 3, 'x', "データ永続化層の実装", nil, "", []string{"4.1", "4.2", "6.1"}, "", "", "- [ ] 1. データ永続化層の実装"},
+				{"1.1", 7, ' ', "Nested without requirements", nil, "", []string{"4.1", "4.2", "6.1"}, "", "1", "  - [ ] 1.1 Nested without requirements"},
+				{"1.2", 8, '-', "Nested with own", nil, "", []string{"5.1"}, "", "1", "  - [ ] 1.2 Nested with own"},
+				{"1.3", 10, 'x', "Nested, then a sibling-level requirements line", nil, "", []string{"4.1", "4.2", "6.1"}, "", "1", "  - [ ] 1.3 Nested, then a sibling-level requirements line"},
+				{"2", 12, ' ', "Top without requirements", nil, "", nil, "", "", "- [ ] 2. Top without requirements"},
+				{"2.1", 14, ' ', "Flat sub-task inherits by ID", nil, "", nil, "", "2", "- [ ] 2.1 Flat sub-task inherits by ID"},
+				{"3", 15, ' ', "Japanese comma", nil, "", []string{"Requirement 2", "3"}, "", "", "- [ ] 3. Japanese comma"},
+				{"3.1", 17, ' ', "Free text", nil, "", []string{"コード品質保証"}, "", "3", "- [ ] 3.1 Free text"},
+				{"4", 24, ' ', "After heading", nil, "", nil, "", "", "- [ ] 4. After heading"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := ParseTasks(tt.unit, []byte(tt.content))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Unit != tt.unit {
+				t.Errorf("Unit = %+v, want %+v", f.Unit, tt.unit)
+			}
+			got := summarize(f)
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %d tasks, want %d:\n%+v", len(got), len(tt.want), got)
+			}
+			for i := range got {
+				if !reflect.DeepEqual(got[i], tt.want[i]) {
+					t.Errorf("task %d:\n got %+v\nwant %+v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTaskBoxStates(t *testing.T) {
+	tests := []struct {
+		box          byte
+		open, ticked bool
+	}{
+		{' ', true, false}, {'-', true, false}, {'x', false, true}, {'X', false, true},
+	}
+	for _, tt := range tests {
+		f, err := ParseTasks(kiUnit, []byte("- ["+string(tt.box)+"] 1. Task\n"))
+		if err != nil || len(f.Tasks) != 1 {
+			t.Fatalf("box %q: %v, %d tasks", tt.box, err, len(f.Tasks))
+		}
+		tk := f.Tasks[0]
+		if tk.Open() != tt.open || tk.Ticked() != tt.ticked || tk.BoxCol != 3 || tk.Line[tk.BoxCol] != tt.box {
+			t.Errorf("box %q: Open %v Ticked %v BoxCol %d", tt.box, tk.Open(), tk.Ticked(), tk.BoxCol)
+		}
+		if got := tk.OpenLine(); got != "- [ ] 1. Task" {
+			t.Errorf("box %q: OpenLine = %q", tt.box, got)
+		}
+	}
+}
+
+func TestParseTasksErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		unit    Unit
+		content string
+		kind    error
+		check   func(t *testing.T, err error)
+	}{
+		{
+			name: "duplicate ID names both lines", unit: osUnit,
+			content: "## 5. Tests\n- [x] 5.3 One\n\n### More\n- [x] 5.3 Two\n",
+			kind:    ErrDuplicateTask,
+			check: func(t *testing.T, err error) {
+				var de *DuplicateTaskError
+				if !errors.As(err, &de) || de.ID != "5.3" || de.FirstLine != 2 || de.SecondLine != 5 {
+					t.Errorf("err = %#v", err)
+				}
+				if !strings.Contains(err.Error(), "lines 2 and 5") {
+					t.Errorf("message %q does not name both lines", err)
+				}
+			},
+		},
+		{
+			name: "duplicate after trailing-dot normalisation", unit: kiUnit,
+			content: "- [ ] 17. One\n- [ ] 17 Two\n", kind: ErrDuplicateTask,
+		},
+		{
+			name: "invalid UTF-8 task line", unit: skUnit,
+			content: "ok\n- [ ] T001 bad \xff byte\n", kind: ErrInvalidUTF8,
+			check: func(t *testing.T, err error) {
+				var le *LineError
+				if !errors.As(err, &le) || le.Line != 2 {
+					t.Errorf("err = %#v", err)
+				}
+			},
+		},
+		{name: "unknown format", unit: Unit{Format: "jira", Dir: "x"}, content: "", kind: ErrUnknownFormat},
+		{name: "unclean dir", unit: Unit{Format: Speckit, Dir: "../x"}, content: "", kind: ErrInvalidUnit},
+		{name: "dot dir", unit: Unit{Format: Speckit, Dir: "."}, content: "", kind: ErrInvalidUnit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := ParseTasks(tt.unit, []byte(tt.content))
+			if !errors.Is(err, tt.kind) || f != nil {
+				t.Fatalf("ParseTasks = %v, %v; want error %v", f, err, tt.kind)
+			}
+			if tt.check != nil {
+				tt.check(t, err)
+			}
+		})
+	}
+}
+
+func TestFind(t *testing.T) {
+	f, err := ParseTasks(skUnit, []byte("- [ ] T001 a\n- [x] T002 b\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk, ok := f.Find("T002"); !ok || tk.LineNo != 2 {
+		t.Errorf("Find(T002) = %+v, %v", tk, ok)
+	}
+	if _, ok := f.Find("T003"); ok {
+		t.Error("Find(T003) found a task")
+	}
+}
+
+func TestSplitLines(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", nil},
+		{"\n", []string{""}},
+		{"a", []string{"a"}},
+		{"a\n", []string{"a"}},
+		{"a\n\n", []string{"a", ""}},
+		{"a\r\nb\r\n", []string{"a", "b"}},
+		{"a\rb\n", []string{"a\rb"}},
+		{"a\r\r\n", []string{"a\r"}},
+		{"\ufeffa\nb", []string{"a", "b"}},
+		{"a\n\ufeffb", []string{"a", "\ufeffb"}},
+	}
+	for _, tt := range tests {
+		if got := splitLines([]byte(tt.in)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("splitLines(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
