@@ -568,7 +568,7 @@ func appendString(buf []byte, s, path string) ([]byte, error) {
 // same value, laid out as Rust's ryu crate (and so serde_json) does (SPEC §4
 // policy_sha256): integral values in [1, 1e16) as "1.0", "12340000000.0"; other
 // values whose decimal point falls within 16 digits as "12.34", "0.001234" (down to
-// 1e-5 exclusive); the rest in scientific form with no '+' and no padding: "1e16",
+// 1e-5 inclusive); the rest in scientific form with no '+' and no padding: "1e16",
 // "1.5e-7", "1.7976931348623157e308". Zero is "0.0" ("-0.0" for negative zero). NaN
 // and ±Inf have no JSON form and are an error.
 func FormatFloat(f float64) (string, error) {

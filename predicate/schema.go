@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 )
 
 // SchemaURL is the $id the embedded JSON Schema of the predicate is registered under:
@@ -86,11 +87,28 @@ func Validate(v any) error {
 	return &SchemaError{Path: path, Reason: schemaReason(leaf)}
 }
 
-// deepest follows the first cause down to the most specific failure.
+// deepest follows the causes down to the most specific failure. Below a oneOf or
+// anyOf it skips the branches that failed only because they are the wrong branch (a
+// const mismatch, or a type mismatch of the value itself), and stops at the oneOf
+// when every branch is the wrong one.
 func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
 	for len(ve.Causes) > 0 {
-		best := ve.Causes[0]
-		for _, c := range ve.Causes[1:] {
+		causes := ve.Causes
+		switch ve.ErrorKind.(type) {
+		case *kind.OneOf, *kind.AnyOf:
+			var right []*jsonschema.ValidationError
+			for _, c := range causes {
+				if !wrongBranch(c, len(ve.InstanceLocation)) {
+					right = append(right, c)
+				}
+			}
+			if len(right) == 0 {
+				return ve
+			}
+			causes = right
+		}
+		best := causes[0]
+		for _, c := range causes[1:] {
 			if len(c.InstanceLocation) > len(best.InstanceLocation) {
 				best = c
 			}
@@ -98,6 +116,23 @@ func deepest(ve *jsonschema.ValidationError) *jsonschema.ValidationError {
 		ve = best
 	}
 	return ve
+}
+
+func wrongBranch(ve *jsonschema.ValidationError, depth int) bool {
+	switch ve.ErrorKind.(type) {
+	case *kind.Const:
+		return true
+	case *kind.Type:
+		return len(ve.InstanceLocation) == depth
+	case *kind.OneOf, *kind.AnyOf:
+		return false // a nested choice failing is this branch's own failure
+	}
+	for _, c := range ve.Causes {
+		if wrongBranch(c, depth) {
+			return true
+		}
+	}
+	return false
 }
 
 func schemaReason(leaf *jsonschema.ValidationError) string {

@@ -1,0 +1,278 @@
+package predicate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func vectorDir(t testing.TB, recipe string) string {
+	t.Helper()
+	return filepath.Join("..", "testdata", "vectors", recipe)
+}
+
+// TestCanonicalVectors checks every testdata/vectors/canonical/NAME.json against
+// NAME.canonical (expected bytes made with python3 json.dumps(sort_keys=True,
+// separators=(",",":"), ensure_ascii=False), numbers written by hand).
+func TestCanonicalVectors(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join(vectorDir(t, "canonical"), "*.json"))
+	if err != nil || len(inputs) < 7 {
+		t.Fatalf("canonical vectors: %v (found %d)", err, len(inputs))
+	}
+	for _, in := range inputs {
+		name := strings.TrimSuffix(filepath.Base(in), ".json")
+		t.Run(name, func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(strings.TrimSuffix(in, ".json") + ".canonical")
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := DecodeValue(src, nil)
+			if err != nil {
+				t.Fatalf("DecodeValue: %v", err)
+			}
+			got, err := Canonical(v)
+			if err != nil {
+				t.Fatalf("Canonical: %v", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("canonical bytes\n got %q\nwant %q", got, want)
+			}
+			// Canonical bytes are a fixed point.
+			v2, err := DecodeValue(got, nil)
+			if err != nil {
+				t.Fatalf("re-decode: %v", err)
+			}
+			again, _ := Canonical(v2)
+			if !bytes.Equal(again, got) {
+				t.Errorf("not a fixed point: %q", again)
+			}
+		})
+	}
+}
+
+func TestCanonicalEscapes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"\x00", `"\u0000"`},
+		{"\x1f", `"\u001f"`},
+		{"\x7f", "\"\x7f\""},
+		{"\b\f\n\r\t", `"\b\f\n\r\t"`},
+		{`"\`, `"\"\\"`},
+		{"</script>&", `"</script>&"`},
+		{"\u2028\u2029", "\"\u2028\u2029\""},
+		{"é😀", `"é😀"`},
+	}
+	for _, tt := range tests {
+		got, err := Canonical(tt.in)
+		if err != nil {
+			t.Fatalf("Canonical(%q): %v", tt.in, err)
+		}
+		if string(got) != tt.want {
+			t.Errorf("Canonical(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCanonicalRejects(t *testing.T) {
+	for name, v := range map[string]any{
+		"invalid utf-8 string": "a\xffb",
+		"invalid utf-8 key":    map[string]any{"k\xff": 1},
+		"bad number":           json.Number("1.e5"),
+		"nan":                  math.NaN(),
+		"unsupported type":     struct{}{},
+		"nested bad":           []any{map[string]any{"a": json.Number("01")}},
+	} {
+		if _, err := Canonical(v); err == nil {
+			t.Errorf("%s: Canonical succeeded", name)
+		}
+	}
+}
+
+func TestDecodeValueStrict(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		name     string
+		in       string
+		known    *KnownKeys
+		wantPath string // "" with wantOK false means top level
+		wantOK   bool
+		reason   string
+	}{
+		{name: "ok object", in: ` {"a": [1, "x", null, true]} `, wantOK: true},
+		{name: "depth 64 ok", in: deep(64), wantOK: true},
+		{name: "depth 65", in: deep(65), wantPath: strings.Repeat("[0]", 64), reason: "nesting deeper"},
+		{name: "object depth 65", in: strings.Repeat(`{"a":`, 65) + "1" + strings.Repeat("}", 65),
+			wantPath: strings.TrimPrefix(strings.Repeat(".a", 64), "."), reason: "nesting deeper"},
+		{name: "duplicate top", in: `{"a":1,"a":2}`, wantPath: "a", reason: "duplicate key"},
+		{name: "duplicate nested", in: `{"predicate":{"task":{"line_hash":"x","line_hash":"y"}}}`,
+			wantPath: "predicate.task.line_hash", reason: "duplicate key"},
+		{name: "duplicate in array item", in: `{"subject":[{"name":"a"},{"name":"a","name":"b"}]}`,
+			wantPath: "subject[1].name", reason: "duplicate key"},
+		{name: "duplicate via escape", in: `{"a":1,"\u0061":2}`, wantPath: "a", reason: "duplicate key"},
+		{name: "case variant statement", in: `{"_type":"x","PredicateType":"y"}`, known: StatementKeys,
+			wantPath: "PredicateType", reason: `known key "predicateType"`},
+		{name: "case variant predicate", in: `{"predicate":{"task":{"Line_Hash":"x"}}}`, known: StatementKeys,
+			wantPath: "predicate.task.Line_Hash", reason: `known key "line_hash"`},
+		{name: "case variant subject", in: `{"subject":[{"Name":"x"}]}`, known: StatementKeys,
+			wantPath: "subject[0].Name", reason: `known key "name"`},
+		{name: "case variant envelope sig", in: `{"signatures":[{"KeyID":"x"}]}`, known: EnvelopeKeys,
+			wantPath: "signatures[0].KeyID", reason: `known key "keyid"`},
+		{name: "kelvin sign folds to k", in: `{"signatures":[{"\u212aeyid":"x"}]}`, known: EnvelopeKeys,
+			wantPath: "signatures[0][\"\u212aeyid\"]", reason: `known key "keyid"`},
+		{name: "case variant allowed without table", in: `{"PredicateType":"y"}`, wantOK: true},
+		{name: "unknown keys allowed", in: `{"predicateType":"y","extra":{"PredicateType":1}}`, known: StatementKeys, wantOK: true},
+		{name: "invalid utf-8 in value", in: "{\"predicate\":{\"verdict\":\"a\xffb\"}}", wantPath: "predicate.verdict", reason: "invalid UTF-8"},
+		{name: "invalid utf-8 in key", in: "{\"a\xc3\":1}", reason: "invalid UTF-8"},
+		{name: "overlong utf-8", in: "[\"\xc0\xaf\"]", wantPath: "[0]", reason: "invalid UTF-8"},
+		{name: "encoded surrogate utf-8", in: "[\"\xed\xa0\x80\"]", wantPath: "[0]", reason: "invalid UTF-8"},
+		{name: "lone high surrogate", in: `{"a":"\ud800"}`, wantPath: "a", reason: "unpaired surrogate"},
+		{name: "lone low surrogate", in: `{"a":"\udc00x"}`, wantPath: "a", reason: "unpaired surrogate"},
+		{name: "surrogate pair ok", in: `["\ud83d\ude00"]`, wantOK: true},
+		{name: "raw control", in: "[\"a\nb\"]", wantPath: "[0]", reason: "control character"},
+		{name: "bad escape", in: `["\x41"]`, wantPath: "[0]", reason: "bad escape"},
+		{name: "trailing data", in: `{} {}`, reason: "data after"},
+		{name: "trailing comma", in: `[1,]`, wantPath: "[1]", reason: "unexpected character"},
+		{name: "leading zero", in: `[01]`, reason: "expected ',' or ']'"},
+		{name: "bare dot", in: `[1.]`, wantPath: "[0]", reason: "bad number"},
+		{name: "plus sign", in: `[+1]`, wantPath: "[0]", reason: "unexpected character"},
+		{name: "nan", in: `[NaN]`, wantPath: "[0]", reason: "unexpected character"},
+		{name: "bom", in: "\ufeff{}", reason: "unexpected character"},
+		{name: "empty", in: ``, reason: "unexpected end"},
+		{name: "truncated", in: `{"a":`, wantPath: "a", reason: "unexpected end"},
+		{name: "single quotes", in: `{'a':1}`, reason: "expected a member name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := DecodeValue([]byte(tt.in), tt.known)
+			if tt.wantOK {
+				if err != nil {
+					t.Fatalf("DecodeValue: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("DecodeValue succeeded, want an error")
+			}
+			if !errors.Is(err, ErrMalformed) {
+				t.Errorf("errors.Is(err, ErrMalformed) = false for %v", err)
+			}
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error %T is not *DecodeError", err)
+			}
+			if de.Path != tt.wantPath {
+				t.Errorf("Path = %q, want %q (%v)", de.Path, tt.wantPath, err)
+			}
+			if !strings.Contains(de.Reason, tt.reason) {
+				t.Errorf("Reason = %q, want it to contain %q", de.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestDecodeValueKeepsNumbersAsWritten(t *testing.T) {
+	v, err := DecodeValue([]byte(`[1.50, -0, 1E+5, 12345678901234567890123]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []any{json.Number("1.50"), json.Number("-0"), json.Number("1E+5"), json.Number("12345678901234567890123")}
+	got := v.([]any)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("item %d = %#v, want %#v", i, got[i], want[i])
+		}
+	}
+}
+
+// TestFormatFloat checks the ryu layout with values whose serde_json output is known.
+func TestFormatFloat(t *testing.T) {
+	tests := []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"},
+		{math.Copysign(0, -1), "-0.0"},
+		{1, "1.0"},
+		{-12, "-12.0"},
+		{0.1, "0.1"},
+		{0.5, "0.5"},
+		{12.34, "12.34"},
+		{1e15, "1000000000000000.0"},
+		{1e16, "1e16"},
+		{1.5e16, "1.5e16"},
+		{123456789012345680, "1.2345678901234568e17"},
+		{0.0001, "0.0001"},
+		{1e-5, "0.00001"},
+		{1e-6, "1e-6"},
+		{2.5e-7, "2.5e-7"},
+		{5e-324, "5e-324"},
+		{math.MaxFloat64, "1.7976931348623157e308"},
+		{0.30000000000000004, "0.30000000000000004"},
+	}
+	for _, tt := range tests {
+		got, err := FormatFloat(tt.f)
+		if err != nil {
+			t.Fatalf("FormatFloat(%v): %v", tt.f, err)
+		}
+		if got != tt.want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", tt.f, got, tt.want)
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := FormatFloat(f); err == nil {
+			t.Errorf("FormatFloat(%v) succeeded", f)
+		}
+	}
+}
+
+func FuzzDecodeStrict(f *testing.F) {
+	for _, s := range []string{`{}`, `[1,"a",null]`, `{"a":{"b":[true,false]}}`, `{"a":1,"a":2}`, `"\ud83d\ude00"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := DecodeValue(data, StatementKeys)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error does not match ErrMalformed: %v", err)
+			}
+			return
+		}
+		// Whatever the strict decoder accepts, encoding/json accepts too (it is JSON).
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		c, err := Canonical(v)
+		if err != nil {
+			t.Fatalf("Canonical of accepted input: %v", err)
+		}
+		v2, err := DecodeValue(c, StatementKeys)
+		if err != nil {
+			t.Fatalf("canonical bytes %q do not decode: %v", c, err)
+		}
+		c2, err := Canonical(v2)
+		if err != nil || !bytes.Equal(c, c2) {
+			t.Fatalf("canonical not stable: %q vs %q (%v)", c, c2, err)
+		}
+		// A predicate that decodes re-encodes to the same canonical bytes.
+		if p, err := Decode(data); err == nil {
+			pc, err := p.Canonical()
+			if err != nil {
+				t.Fatalf("Predicate.Canonical: %v", err)
+			}
+			if !bytes.Equal(pc, c) {
+				t.Fatalf("predicate round trip changed bytes:\n%q\n%q", pc, c)
+			}
+		}
+	})
+}
