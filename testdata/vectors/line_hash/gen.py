@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes the line_hash test vectors: NAME.md (a tasks file, exact bytes) and
+NAME.expect.json (every task of the file, listed by hand, with its line_hash).
+
+The expected hashes are computed here, independently of the Go code (SPEC §4
+line_hash): take line N of the file split on b"\\n", drop one b"\\r" at its end and a
+UTF-8 BOM at the start of line 1, replace the byte just after the box's "[" (found
+by hand: the column is listed below) with a space, sha256, lowercase hex.
+Run: python3 gen.py (from this directory).
+"""
+import hashlib, json
+
+BOM = "\ufeff"
+
+VECTORS = {
+    # name: (format, file text, [(task id, line number, box column of "[")...])
+    "speckit_crlf_bom": ("speckit",
+        BOM + "# Tasks: CRLF and BOM\r\n"
+        "\r\n"
+        "## Phase 1\r\n"
+        "- [X] T001 Create project structure\r\n"
+        "- [x] T002 [P] Configure linting in `.eslintrc.json`\r\n"
+        "- [ ] T003 [P] [US1] Write tests   \r\n"
+        "- [-] T004 [US2] In progress\r\n"
+        "- [P] tasks = can run in parallel\r\n"
+        "- [ ] No ID here\r\n",
+        [("T001", 4, 2), ("T002", 5, 2), ("T003", 6, 2), ("T004", 7, 2)]),
+    "speckit_bom_line1": ("speckit",
+        BOM + "- [X] T001 Task on the first line after a BOM\n- [x] T002 日本語のタスク\n",
+        [("T001", 1, 2), ("T002", 2, 2)]),
+    "kiro_japanese": ("kiro",
+        "# 実装計画\n"
+        "\n"
+        "- [x] 1. データ永続化層の実装\n"
+        "  - _Requirements: 4.1, 4.2_\n"
+        "\n"
+        "  - [-] 1.1 Task型定義とストレージインターフェースの作成\n"
+        "\t- [X] 1.2 タブで字下げ\n"
+        "- [ ] 2. コアビジネスロジック\n"
+        "```\n"
+        "- [ ] 3. コードブロックの中\n"
+        "```\n",
+        [("1", 3, 2), ("1.1", 6, 4), ("1.2", 7, 3), ("2", 8, 2)]),
+    "openspec_bullets": ("openspec",
+        "## 1. Setup\n"
+        "* [x] 1.1 Star bullet\n"
+        "+ [X] 1.2 Plus bullet\n"
+        "1. [x] 1.3 Numbered bullet\n"
+        "   - [ ] 1.4. Trailing dot on the ID\n"
+        "<!--\n"
+        "- [x] 1.5 Inside a comment\n"
+        "-->\n"
+        "~~~\n"
+        "- [x] 1.6 Inside a tilde fence\n"
+        "~~~\n"
+        "- [x] 1.7 \"quotes\" and \\backslash\\ and a tab\there",
+        [("1.1", 2, 2), ("1.2", 3, 2), ("1.3", 4, 3), ("1.4", 5, 5), ("1.7", 12, 2)]),
+}
+
+
+def line_hash(data: bytes, n: int, col: int) -> (str, str):
+    line = data.split(b"\n")[n - 1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if n == 1 and line.startswith(BOM.encode()):
+        line = line[3:]
+    assert line[col:col + 1] == b"[" and line[col + 2:col + 3] == b"]", (n, line)
+    open_line = line[:col + 1] + b" " + line[col + 2:]
+    return open_line.decode(), hashlib.sha256(open_line).hexdigest()
+
+
+for name, (fmt, text, tasks) in VECTORS.items():
+    data = text.encode()
+    with open(name + ".md", "wb") as f:
+        f.write(data)
+    out = []
+    for tid, n, col in tasks:
+        ol, h = line_hash(data, n, col)
+        out.append({"id": tid, "line": n, "open_line": ol, "line_hash": h})
+    with open(name + ".expect.json", "w") as f:
+        json.dump({"format": fmt, "tasks": out}, f, ensure_ascii=False, indent=2)
+        f.write("\n")
