@@ -1,0 +1,212 @@
+package attest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// Statement and predicate types (SPEC §3).
+const (
+	// StatementType is the in-toto Statement v1 _type; v0.1 and anything else are
+	// refused when reading (SPEC §7).
+	StatementType = "https://in-toto.io/Statement/v1"
+	// TestResultType is the predicateType of one test phase's result.
+	TestResultType = "https://in-toto.io/attestation/test-result/v0.1"
+	// VSAType is the predicateType of the verification summary naming a tick's
+	// other statements.
+	VSAType = "https://slsa.dev/verification_summary/v1"
+	// VerifierID is the VSA's verifier.id (SPEC §3).
+	VerifierID = "https://github.com/taskproof/taskproof"
+	// JudgePolicyURI is the VSA's policy.uri (SPEC §3).
+	JudgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
+)
+
+// ErrStatement is matched (errors.Is) by every error [DecodeStatement] returns for
+// a payload that is not an in-toto Statement v1 taskproof can read (SPEC §7:
+// malformed).
+var ErrStatement = errors.New("malformed statement")
+
+// StatementError says why a payload is not a readable Statement. Field is the JSON
+// member at fault ("_type", "subject[0].digest.gitCommit").
+type StatementError struct {
+	Field  string
+	Reason string
+	Err    error // the decoder's error, when there is one
+}
+
+func (e *StatementError) Error() string {
+	if e.Field == "" {
+		return "malformed statement: " + e.Reason
+	}
+	return "malformed statement: " + e.Field + ": " + e.Reason
+}
+
+// Is reports whether target is [ErrStatement].
+func (e *StatementError) Is(target error) bool { return target == ErrStatement }
+
+func (e *StatementError) Unwrap() error { return e.Err }
+
+// Subject is a Statement subject as taskproof writes it: Name is
+// "<feature>/<task id>", GitCommit the commit's lowercase hex id (SPEC §3).
+type Subject struct {
+	Name      string
+	GitCommit string
+}
+
+// SubjectName is the subject name of task id in unit feature: "<feature>/<task id>".
+func SubjectName(feature, taskID string) string { return feature + "/" + taskID }
+
+// Statement is a decoded in-toto Statement. Predicate is the predicate as a JSON
+// value tree (predicate.DecodeValue's shapes); Subjects keeps every subject as
+// written, so that verification can insist on exactly one.
+type Statement struct {
+	Type          string
+	Subjects      []StatementSubject
+	PredicateType string
+	Predicate     any
+}
+
+// StatementSubject is one subject of a decoded Statement: its name and digest set.
+type StatementSubject struct {
+	Name   string
+	Digest map[string]string
+}
+
+var hexID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
+
+// EncodeStatement returns the canonical JSON bytes (SPEC §3) of the Statement v1
+// with one subject and the given predicate (a JSON value tree or a type with a
+// Value() method such as *predicate.Predicate). The bytes are checked with
+// in-toto/attestation's Statement v1 validation before they are returned, so a
+// subject without a well-formed gitCommit digest is an error.
+func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, error) {
+	if !hexID.MatchString(subject.GitCommit) {
+		return nil, fmt.Errorf("statement subject %q: gitCommit %q is not a lowercase hex commit id", subject.Name, subject.GitCommit)
+	}
+	if subject.Name == "" || predicateType == "" {
+		return nil, errors.New("statement: subject name and predicateType are required")
+	}
+	if v, ok := pred.(interface{ Value() (map[string]any, error) }); ok {
+		m, err := v.Value()
+		if err != nil {
+			return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
+		}
+		pred = m
+	}
+	stmt := map[string]any{
+		"_type": StatementType,
+		"subject": []any{map[string]any{
+			"name":   subject.Name,
+			"digest": map[string]any{"gitCommit": subject.GitCommit},
+		}},
+		"predicateType": predicateType,
+		"predicate":     pred,
+	}
+	b, err := predicate.Canonical(stmt)
+	if err != nil {
+		return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
+	}
+	if err := validateInToto(b, len(subject.GitCommit) == 40); err != nil {
+		return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
+	}
+	return b, nil
+}
+
+// validateInToto checks canonical Statement bytes with in-toto/attestation's
+// Statement v1 validation. That library only knows SHA-1 lengths for gitCommit,
+// so a SHA-256 repository's 64-hex commit id is checked by EncodeStatement's own
+// pattern and the library's digest check is skipped for it.
+func validateInToto(b []byte, sha1Repo bool) error {
+	var st intoto.Statement
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("in-toto statement: %w", err)
+	}
+	if !sha1Repo {
+		for _, s := range st.GetSubject() {
+			s.Digest = map[string]string{"sha256": "0000000000000000000000000000000000000000000000000000000000000000"}
+		}
+	}
+	if err := st.Validate(); err != nil {
+		return fmt.Errorf("in-toto statement: %w", err)
+	}
+	return nil
+}
+
+// DecodeStatement strictly decodes a DSSE payload as an in-toto Statement (SPEC
+// §7, §9): strict JSON (duplicate keys, case-variant known keys, invalid UTF-8 and
+// depth beyond 64 refused), `_type` exactly [StatementType] (v0.1, unknown or
+// absent: malformed), a non-empty predicateType, subjects with string names and
+// string digests, and a JSON object predicate. Errors match [ErrStatement].
+// Whether the subject and predicateType are the expected ones is the verifier's
+// business, not the decoder's.
+func DecodeStatement(payload []byte) (*Statement, error) {
+	v, err := predicate.DecodeValue(payload, predicate.StatementKeys)
+	if err != nil {
+		return nil, &StatementError{Reason: err.Error(), Err: err}
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, &StatementError{Reason: "not a JSON object"}
+	}
+	st := &Statement{}
+	typ, ok := obj["_type"].(string)
+	switch {
+	case !ok:
+		return nil, &StatementError{Field: "_type", Reason: "absent or not a string"}
+	case typ != StatementType:
+		return nil, &StatementError{Field: "_type", Reason: fmt.Sprintf("%q is not %q", typ, StatementType)}
+	}
+	st.Type = typ
+	if st.PredicateType, ok = obj["predicateType"].(string); !ok || st.PredicateType == "" {
+		return nil, &StatementError{Field: "predicateType", Reason: "absent, empty or not a string"}
+	}
+	subs, ok := obj["subject"].([]any)
+	if !ok || len(subs) == 0 {
+		return nil, &StatementError{Field: "subject", Reason: "absent, empty or not an array"}
+	}
+	for i, s := range subs {
+		so, ok := s.(map[string]any)
+		if !ok {
+			return nil, &StatementError{Field: fmt.Sprintf("subject[%d]", i), Reason: "not an object"}
+		}
+		var sub StatementSubject
+		if n, present := so["name"]; present {
+			if sub.Name, ok = n.(string); !ok {
+				return nil, &StatementError{Field: fmt.Sprintf("subject[%d].name", i), Reason: "not a string"}
+			}
+		}
+		dg, ok := so["digest"].(map[string]any)
+		if !ok {
+			return nil, &StatementError{Field: fmt.Sprintf("subject[%d].digest", i), Reason: "absent or not an object"}
+		}
+		sub.Digest = make(map[string]string, len(dg))
+		for alg, d := range dg {
+			ds, ok := d.(string)
+			if !ok {
+				return nil, &StatementError{Field: fmt.Sprintf("subject[%d].digest.%s", i, alg), Reason: "not a string"}
+			}
+			sub.Digest[alg] = ds
+		}
+		st.Subjects = append(st.Subjects, sub)
+	}
+	pred, ok := obj["predicate"].(map[string]any)
+	if !ok {
+		return nil, &StatementError{Field: "predicate", Reason: "absent or not an object"}
+	}
+	st.Predicate = pred
+	return st, nil
+}
+
+// SHA256Hex is the lowercase hex SHA-256 of b.
+func SHA256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}

@@ -1,0 +1,165 @@
+package attest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// Version is taskproof's version, written into the VSA's verifier.version.
+// The CLI sets it from its build version.
+var Version = "0.1.0-dev"
+
+// TestPhase is one test phase that ran for a tick (e.g. "red", "green"), as
+// recorded in the evidence's trace rows: the tests that passed and failed.
+type TestPhase struct {
+	Name   string
+	Passed []string
+	Failed []string
+}
+
+// PhasesFromTrace reads the test phases of an evidence trace [ours]: trace is an
+// array of row objects; a row with string members "phase" and "test" counts the
+// test in that phase, as passed when its "result" is "pass", "passed" or "ok"
+// (case-insensitive) and as failed otherwise. Phases come in the order of their
+// first row; rows without a phase or test are not test rows and are skipped. A
+// trace that is absent, null or not an array yields no phases.
+func PhasesFromTrace(trace any) []TestPhase {
+	rows, ok := trace.([]any)
+	if !ok {
+		return nil
+	}
+	var phases []TestPhase
+	index := map[string]int{}
+	for _, r := range rows {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		phase, _ := row["phase"].(string)
+		test, _ := row["test"].(string)
+		if phase == "" || test == "" {
+			continue
+		}
+		i, seen := index[phase]
+		if !seen {
+			i = len(phases)
+			index[phase] = i
+			phases = append(phases, TestPhase{Name: phase})
+		}
+		switch res, _ := row["result"].(string); strings.ToLower(res) {
+		case "pass", "passed", "ok":
+			phases[i].Passed = append(phases[i].Passed, test)
+		default:
+			phases[i].Failed = append(phases[i].Failed, test)
+		}
+	}
+	return phases
+}
+
+// TestResultPredicate is the test-result v0.1 predicate of one phase [ours]:
+// result PASSED when no test failed, else FAILED; configuration names the judge's
+// configuration by its policy_sha256; passedTests and failedTests list the tests;
+// url is "phase:<name>" so the phase is recorded.
+func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
+	result := "PASSED"
+	if len(phase.Failed) > 0 {
+		result = "FAILED"
+	}
+	strs := func(s []string) []any {
+		out := make([]any, len(s))
+		for i, v := range s {
+			out[i] = v
+		}
+		return out
+	}
+	return map[string]any{
+		"result": result,
+		"configuration": []any{map[string]any{
+			"name":   "judge-config",
+			"uri":    JudgePolicyURI,
+			"digest": map[string]any{"sha256": policySHA256},
+		}},
+		"url":         "phase:" + phase.Name,
+		"passedTests": strs(phase.Passed),
+		"failedTests": strs(phase.Failed),
+		"warnedTests": []any{},
+	}
+}
+
+// VSAPredicate is the verification summary of a tick (SPEC §3 "VSA fields"),
+// naming every other statement of the tick by predicateType and the SHA-256 of its
+// canonical payload. verdict decides verifiedLevels: TASK_VERIFIED for verified,
+// TASK_REGRESSION_ONLY for regression_only; other verdicts get no VSA (SPEC §3:
+// decisions write the task-verification statement alone).
+func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVerified string, others [][]byte, otherTypes []string) (map[string]any, error) {
+	var level string
+	switch verdict {
+	case predicate.Verified:
+		level = "TASK_VERIFIED"
+	case predicate.RegressionOnly:
+		level = "TASK_REGRESSION_ONLY"
+	default:
+		return nil, fmt.Errorf("vsa: verdict %q has no verification summary", verdict)
+	}
+	if len(others) != len(otherTypes) {
+		return nil, fmt.Errorf("vsa: %d statements but %d types", len(others), len(otherTypes))
+	}
+	inputs := make([]any, len(others))
+	for i, b := range others {
+		inputs[i] = map[string]any{
+			"name":   otherTypes[i],
+			"digest": map[string]any{"sha256": SHA256Hex(b)},
+		}
+	}
+	return map[string]any{
+		"verifier": map[string]any{
+			"id":      VerifierID,
+			"version": map[string]any{"taskproof": Version},
+		},
+		"timeVerified":       timeVerified,
+		"resourceUri":        "git:" + commit,
+		"policy":             map[string]any{"uri": JudgePolicyURI, "digest": map[string]any{"sha256": policySHA256}},
+		"inputAttestations":  inputs,
+		"verificationResult": "PASSED",
+		"verifiedLevels":     []any{level},
+	}, nil
+}
+
+// TickStatements returns, in SPEC §3's order, the canonical Statements one tick or
+// decision writes for subject: for verified and regression_only, one test-result
+// statement per phase of the predicate's trace, the task-verification statement,
+// then the VSA naming the others; for attested and skipped, the task-verification
+// statement alone.
+func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
+	tv, err := EncodeStatement(subject, predicate.PredicateType, p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Verdict != predicate.Verified && p.Verdict != predicate.RegressionOnly {
+		return [][]byte{tv}, nil
+	}
+	var out [][]byte
+	var types []string
+	trace, _ := p.Trace.Get()
+	for _, ph := range PhasesFromTrace(trace) {
+		b, err := EncodeStatement(subject, TestResultType, TestResultPredicate(ph, p.PolicySHA256))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+		types = append(types, TestResultType)
+	}
+	out = append(out, tv)
+	types = append(types, predicate.PredicateType)
+	vsa, err := VSAPredicate(subject.GitCommit, p.Verdict, p.PolicySHA256, p.Time, out, types)
+	if err != nil {
+		return nil, err
+	}
+	vb, err := EncodeStatement(subject, VSAType, vsa)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, vb), nil
+}

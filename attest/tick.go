@@ -1,0 +1,354 @@
+package attest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// Errors of [Tick] that say what the caller must fix (the CLI maps them to exit 2).
+var (
+	// ErrNoTick: the commit ticks no task (against its first parent).
+	ErrNoTick = errors.New("commit ticks no task")
+	// ErrTaskNotTicked: a requested task is not one the commit ticks.
+	ErrTaskNotTicked = errors.New("task not ticked by commit")
+	// ErrRequest: the request itself is incomplete or contradictory.
+	ErrRequest = errors.New("invalid attest request")
+)
+
+// TickRequest is what `taskproof attest tick` asks for (SPEC §3, §4).
+type TickRequest struct {
+	// Commit is the tick commit.
+	Commit gitref.Hash
+	// Tasks are the task IDs to attest; empty: every task the commit ticks.
+	Tasks []string
+	// Verdict is verified or regression_only.
+	Verdict predicate.Verdict
+	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
+	Evidence []byte
+	// Regression is the regression reason object (see [ParseRegressionReason]);
+	// nil: the evidence's own "regression" member, if any.
+	Regression map[string]any
+	// Red is the red run, or nil.
+	Red *predicate.RedRun
+	// Signers sign every envelope; none: the envelopes are written unsigned.
+	Signers []Signer
+	// Time is when it is recorded (now when zero).
+	Time time.Time
+	// DryRun builds and signs the statements without writing the note.
+	DryRun bool
+}
+
+// Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
+// task.
+type Written struct {
+	Commit      gitref.Hash     `json:"commit"`
+	Subject     string          `json:"subject"`
+	Task        string          `json:"task"`
+	Unit        specfmt.Unit    `json:"unit"`
+	Verdict     string          `json:"verdict"`
+	Statements  []WrittenStmt   `json:"statements"`
+	Signed      bool            `json:"signed"`
+	Signers     []WrittenSigner `json:"signers"`
+	NotesCommit gitref.Hash     `json:"notes_commit,omitempty"`
+	// Warnings are things the caller should know (a line edited in the tick, …).
+	Warnings []string `json:"warnings,omitempty"`
+	// Lines are the note lines (envelopes) written.
+	Lines []json.RawMessage `json:"-"`
+}
+
+// WrittenStmt names one Statement written: its predicateType and the SHA-256 of
+// its canonical payload; Statement is the payload itself.
+type WrittenStmt struct {
+	PredicateType string          `json:"predicateType"`
+	SHA256        string          `json:"sha256"`
+	Statement     json.RawMessage `json:"statement"`
+}
+
+// WrittenSigner is one signature's kind and keyid.
+type WrittenSigner struct {
+	Kind  Kind   `json:"kind"`
+	KeyID string `json:"keyid"`
+}
+
+// Tick attests the tasks a commit ticks (SPEC §2–§5): for each, it computes the
+// tree, line_hash (the parent's line read as open), the cited spec section at the
+// tick commit, policy_sha256 from the parent's speccoder.toml, builds the
+// predicate (merging the evidence), writes the Statements of SPEC §3, signs them,
+// and replaces the task's owned lines in the commit's note. Errors: [ErrNoTick],
+// [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
+// errors, signing errors.
+func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
+	if req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
+		return nil, fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
+	}
+	commit, err := repo.Commit(req.Commit)
+	if err != nil {
+		return nil, err
+	}
+	all, err := repo.CommitTicks(commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	var ticks []gitref.Tick
+	for _, t := range all {
+		if t.Kind == gitref.KindTick {
+			ticks = append(ticks, t)
+		}
+	}
+	if len(ticks) == 0 {
+		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; pass --commit the commit that ticks the task)", ErrNoTick, commit.ID)
+	}
+	if len(req.Tasks) > 0 {
+		byID := map[string]gitref.Tick{}
+		var ids []string
+		for _, t := range ticks {
+			byID[t.TaskID] = t
+			ids = append(ids, t.TaskID)
+		}
+		var chosen []gitref.Tick
+		for _, id := range req.Tasks {
+			t, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, id, strings.Join(ids, ", "))
+			}
+			chosen = append(chosen, t)
+		}
+		ticks = chosen
+	}
+	evidence, err := mergeRegression(req.Evidence, req.Regression)
+	if err != nil {
+		return nil, err
+	}
+	when := req.Time
+	if when.IsZero() {
+		when = time.Now()
+	}
+	parent := commit.FirstParent()
+	policy, err := readOptional(repo, parent, "speccoder.toml")
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := repo.FS(commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []Written
+	for _, t := range ticks {
+		before, after, err := tickTasks(repo, t)
+		if err != nil {
+			return nil, err
+		}
+		section, err := specfmt.Section(fsys, t.Unit, after)
+		if err != nil {
+			return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
+		}
+		p, err := predicate.Build(predicate.Input{
+			Unit: t.Unit, Task: before, Section: section, Tree: string(commit.Tree),
+			Policy: policy, Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
+		}
+		w, err := write(ctx, notes, commit.ID, t.Unit, t.TaskID, p, req.Signers, req.DryRun)
+		if err != nil {
+			return nil, err
+		}
+		if t.TextChanged {
+			w.Warnings = append(w.Warnings, fmt.Sprintf("%s:%d: the tick commit also edits the task's text; line_hash is the parent's line, so verify will report a mismatch", t.Path, t.Line))
+		}
+		out = append(out, *w)
+	}
+	return out, nil
+}
+
+// tickTasks parses the tick's task at the parent (before) and at the commit (after).
+func tickTasks(repo *gitref.Repo, t gitref.Tick) (before, after specfmt.Task, err error) {
+	find := func(c gitref.Hash, path string) (specfmt.Task, error) {
+		b, err := repo.File(c, path)
+		if err != nil {
+			return specfmt.Task{}, err
+		}
+		f, err := specfmt.ParseTasks(t.Unit, b)
+		if err != nil {
+			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
+		}
+		task, ok := f.Find(t.TaskID)
+		if !ok {
+			return specfmt.Task{}, fmt.Errorf("%s at %s: task %s not found", path, c, t.TaskID)
+		}
+		return task, nil
+	}
+	if before, err = find(t.Parent, t.OldPath); err != nil {
+		return
+	}
+	after, err = find(t.Commit, t.Path)
+	return
+}
+
+// readOptional returns a file's bytes at commit, nil when it does not exist there.
+func readOptional(repo *gitref.Repo, commit gitref.Hash, path string) ([]byte, error) {
+	if commit == "" {
+		return nil, nil
+	}
+	b, err := repo.File(commit, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return b, err
+}
+
+// write builds the statements of p for one task, signs them and writes the note.
+func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
+	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
+	stmts, err := TickStatements(subject, p)
+	if err != nil {
+		return nil, err
+	}
+	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Unit: unit, Verdict: string(p.Verdict), Signed: len(signers) > 0}
+	var lines [][]byte
+	for _, s := range stmts {
+		env, err := envelopeFor(ctx, s, signers)
+		if err != nil {
+			return nil, fmt.Errorf("signing %s: %w", subject.Name, err)
+		}
+		line, err := env.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, line)
+		w.Lines = append(w.Lines, line)
+		st, err := DecodeStatement(s)
+		if err != nil {
+			return nil, err
+		}
+		w.Statements = append(w.Statements, WrittenStmt{PredicateType: st.PredicateType, SHA256: SHA256Hex(s), Statement: s})
+	}
+	for _, sg := range signers {
+		w.Signers = append(w.Signers, WrittenSigner{Kind: sg.Kind(), KeyID: sg.KeyID()})
+	}
+	if dryRun {
+		return w, nil
+	}
+	nc, err := notes.Update(commit, func(old []byte) ([]byte, error) {
+		return MergeNote(old, subject.Name, lines)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing note for %s on %s: %w", subject.Name, commit, err)
+	}
+	w.NotesCommit = nc
+	return w, nil
+}
+
+// envelopeFor signs a statement with every signer, or wraps it unsigned.
+func envelopeFor(ctx context.Context, statement []byte, signers []Signer) (*Envelope, error) {
+	if len(signers) == 0 {
+		return &Envelope{PayloadType: PayloadType, Payload: statement}, nil
+	}
+	return Sign(ctx, statement, signers...)
+}
+
+// mergeRegression returns the evidence with its "regression" member set to reason
+// (when reason is not nil), as canonical JSON. Evidence that already has a
+// different regression member is an error: the caller must choose one.
+func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
+	if reason == nil {
+		return evidence, nil
+	}
+	obj := map[string]any{}
+	if len(evidence) > 0 {
+		v, err := predicate.DecodeValue(evidence, predicate.PredicateKeys)
+		if err != nil {
+			return nil, fmt.Errorf("evidence: %w", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
+		}
+		obj = m
+	}
+	if old, ok := obj["regression"]; ok && old != nil {
+		a, _ := predicate.Canonical(old)
+		b, _ := predicate.Canonical(reason)
+		if string(a) != string(b) {
+			return nil, fmt.Errorf("%w: the evidence file has a regression reason %s and --regression-reason gives %s; give one", ErrRequest, a, b)
+		}
+	}
+	obj["regression"] = reason
+	return predicate.Canonical(obj)
+}
+
+// ParseRegressionReason parses `--regression-reason R[:key=value]` into the
+// regression object of the schema's RegressionReason (SPEC §4): R is one of the
+// reasons (no_story, no_scenarios, acceptance_off, author_wrote_none,
+// author_failed, already_passing, not_red, tests_not_collected, planning_work);
+// the value after "key=" is taken verbatim (it may hold commas and colons).
+// Required keys: no_scenarios story=US2; author_failed detail=TEXT; not_red
+// red_class=CLASS. already_passing takes an optional implemented_by=TASK@COMMIT or
+// implemented_by=before_feature (absent: null, undetermined). "unrecorded" is a
+// read-side reason and is refused.
+func ParseRegressionReason(s string) (map[string]any, error) {
+	reason, rest, hasRest := strings.Cut(s, ":")
+	var key, val string
+	if hasRest {
+		var ok bool
+		if key, val, ok = strings.Cut(rest, "="); !ok {
+			return nil, fmt.Errorf("%w: regression reason %q: want REASON[:key=value]", ErrRequest, s)
+		}
+	}
+	want := map[string]string{
+		"no_story": "", "acceptance_off": "", "author_wrote_none": "", "tests_not_collected": "", "planning_work": "",
+		"no_scenarios": "story", "author_failed": "detail", "not_red": "red_class", "already_passing": "implemented_by",
+	}
+	k, known := want[reason]
+	if !known {
+		names := make([]string, 0, len(want))
+		for n := range want {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		return nil, fmt.Errorf("%w: unknown regression reason %q (one of %s)", ErrRequest, reason, strings.Join(names, ", "))
+	}
+	out := map[string]any{"reason": reason}
+	switch {
+	case hasRest && key != k:
+		if k == "" {
+			return nil, fmt.Errorf("%w: regression reason %s takes no key (got %q)", ErrRequest, reason, key)
+		}
+		return nil, fmt.Errorf("%w: regression reason %s takes %s=…, not %q", ErrRequest, reason, k, key)
+	case !hasRest && k != "" && reason != "already_passing":
+		return nil, fmt.Errorf("%w: regression reason %s needs %s=… (e.g. %s:%s=…)", ErrRequest, reason, k, reason, k)
+	}
+	switch reason {
+	case "already_passing":
+		switch {
+		case !hasRest:
+			out["implemented_by"] = nil
+		case val == "before_feature":
+			out["implemented_by"] = map[string]any{"before_feature": true}
+		default:
+			task, commit, ok := strings.Cut(val, "@")
+			if !ok || task == "" || commit == "" {
+				return nil, fmt.Errorf("%w: implemented_by=%q: want TASK@COMMIT or before_feature", ErrRequest, val)
+			}
+			out["implemented_by"] = map[string]any{"task": task, "commit": commit}
+		}
+	default:
+		if k != "" {
+			if val == "" {
+				return nil, fmt.Errorf("%w: regression reason %s: %s is empty", ErrRequest, reason, k)
+			}
+			out[k] = val
+		}
+	}
+	return out, nil
+}

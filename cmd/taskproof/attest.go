@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+func init() {
+	subcommands = append(subcommands, newAttestCmd)
+	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
+		switch {
+		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
+			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
+			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed):
+			return ExitUsage, true
+		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
+			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
+			errors.Is(err, attest.ErrAgent), errors.Is(err, predicate.ErrPolicy):
+			return ExitTrust, true
+		}
+		return 0, false
+	})
+}
+
+func newAttestCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "attest",
+		Short: "Write signed task-verification attestations as git notes",
+	}
+	c.AddCommand(newAttestTickCmd())
+	return c
+}
+
+// signerFlags are the flags every signing command shares.
+type signerFlags struct {
+	kind, key, passEnv string
+}
+
+func (f *signerFlags) add(c *cobra.Command) {
+	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw (default: git's gpg.format)")
+	c.Flags().StringVar(&f.key, "key", "", "signing key: a private key file, an SSH public key or fingerprint held by ssh-agent, an armored OpenPGP secret key, or a PEM key (default: git's user.signingKey)")
+	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
+}
+
+// signers returns the signer to use, or none with the reason printed as a warning.
+func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Signer, error) {
+	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Key: f.key}
+	if f.passEnv != "" {
+		v, ok := os.LookupEnv(f.passEnv)
+		if !ok {
+			return nil, withCode(ExitTrust, fmt.Errorf("--key-passphrase-env: environment variable %s is not set", f.passEnv))
+		}
+		choice.Passphrase = []byte(v)
+	}
+	s, reason, err := attest.ChooseSigner(choice, repo.ConfigValue)
+	if errors.Is(err, attest.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
+		fmt.Fprintf(c.ErrOrStderr(), "Enter passphrase for %s: ", f.key)
+		pass, perr := term.ReadPassword(int(os.Stdin.Fd()))
+		fmt.Fprintln(c.ErrOrStderr())
+		if perr != nil {
+			return nil, withCode(ExitTrust, fmt.Errorf("reading passphrase: %w", perr))
+		}
+		choice.Passphrase = pass
+		s, reason, err = attest.ChooseSigner(choice, repo.ConfigValue)
+	}
+	if err != nil {
+		if errors.Is(err, attest.ErrPassphraseRequired) {
+			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
+		}
+		return nil, err
+	}
+	if s == nil {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: writing unsigned statements: %s; sign them later with `taskproof attest sign`\n", reason)
+		return nil, nil
+	}
+	return []attest.Signer{s}, nil
+}
+
+// openRepo opens the repository named by --repo and the notes store of --notes-ref.
+func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
+	dir, _ := c.Flags().GetString("repo")
+	ref, _ := c.Flags().GetString("notes-ref")
+	repo, err := gitref.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	notes, err := repo.Notes(ref)
+	if err != nil {
+		repo.Close()
+		return nil, nil, err
+	}
+	notes.Message = "Notes added by 'taskproof attest'\n"
+	return repo, notes, nil
+}
+
+func newAttestTickCmd() *cobra.Command {
+	var (
+		sf                               signerFlags
+		commitRev, verdict, evidencePath string
+		redOutput, redKind, regression   string
+		tasks                            []string
+		dryRun                           bool
+	)
+	c := &cobra.Command{
+		Use:   "tick",
+		Short: "Attest the tasks a commit ticks, sign the statements and store them as a git note",
+		Long: `attest tick records why a tick can be trusted. For each task the commit ticks (all of
+them, or those named with --task) it computes the tree, line_hash (the parent's task line read
+as open), the cited spec section's hash at the commit, and policy_sha256 from the parent's
+speccoder.toml; merges the evidence file; builds the task-verification statement (with one
+test-result statement per test phase of the evidence's trace and a verification summary); signs
+them; and writes them into the commit's note under --notes-ref, keeping every line it does not
+own.`,
+		Example: `  # after T012's tests pass and its box is ticked in HEAD:
+  taskproof attest tick --verdict verified --evidence evidence.json \
+      --red-output red.log --red-kind assertion --signer ssh --key ~/.ssh/id_ed25519
+
+  # a planning task with no acceptance test:
+  taskproof attest tick --task T001 --verdict regression_only --regression-reason planning_work`,
+		Args: cobra.NoArgs,
+	}
+	sf.add(c)
+	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit")
+	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
+	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
+	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
+	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
+	c.Flags().StringVar(&redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
+	c.Flags().StringVar(&regression, "regression-reason", "", "why a regression_only tick is one: REASON[:key=value], e.g. no_scenarios:story=US2, not_red:red_class=build_error")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing the note")
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
+		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
+			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
+		}
+		if regression != "" {
+			if req.Verdict != predicate.RegressionOnly {
+				return usageErr("--regression-reason goes with --verdict regression_only")
+			}
+			if req.Regression, err = attest.ParseRegressionReason(regression); err != nil {
+				return withCode(ExitUsage, err)
+			}
+		}
+		if evidencePath != "" {
+			if req.Evidence, err = os.ReadFile(evidencePath); err != nil {
+				return usageErr("--evidence: %v", err)
+			}
+		}
+		if redOutput != "" {
+			out, err := os.ReadFile(redOutput)
+			if err != nil {
+				return usageErr("--red-output: %v", err)
+			}
+			switch predicate.RedKind(redKind) {
+			case predicate.RedAssertion, predicate.RedMissingSymbol:
+			default:
+				return usageErr("--red-kind %q: want assertion or missing_symbol", redKind)
+			}
+			req.Red = &predicate.RedRun{Kind: predicate.RedKind(redKind), Output: out}
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		if req.Commit, err = repo.Resolve(commitRev); err != nil {
+			return err
+		}
+		if req.Signers, err = sf.signers(c, repo); err != nil {
+			return err
+		}
+		written, err := attest.Tick(context.Background(), repo, notes, req)
+		if err != nil {
+			return err
+		}
+		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, dryRun)
+	}
+	return c
+}
+
+// printWritten reports what attest wrote: text (one line per task) or JSON.
+func printWritten(stdout, stderr io.Writer, format string, written []attest.Written, dryRun bool) error {
+	for _, w := range written {
+		for _, warn := range w.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", warn)
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "written": written})
+	}
+	for _, w := range written {
+		sig := "unsigned"
+		if w.Signed {
+			var ks []string
+			for _, s := range w.Signers {
+				ks = append(ks, string(s.Kind)+" "+s.KeyID)
+			}
+			sig = "signed by " + strings.Join(ks, ", ")
+		}
+		verb := "attested"
+		if dryRun {
+			verb = "would attest"
+		}
+		fmt.Fprintf(stdout, "%s %s %s on %s (%s): %d statements, %s\n", verb, w.Subject, w.Verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)
+		if dryRun {
+			for _, s := range w.Statements {
+				fmt.Fprintf(stdout, "%s\n", s.Statement)
+			}
+		}
+	}
+	return nil
+}
+
+func short(h gitref.Hash) string {
+	if len(h) > 12 {
+		return string(h[:12])
+	}
+	return string(h)
+}
