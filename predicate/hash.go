@@ -204,7 +204,9 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 		}
 		for _, name := range PolicyTables {
 			if v, ok := doc[name]; ok {
-				judge[name] = v
+				if judge[name], err = tomlToJSON(name, v); err != nil {
+					return nil, err
+				}
 			}
 		}
 		for name, members := range map[string][]string{"attest": {"signer"}, "model": {"model", "provider"}} {
@@ -219,7 +221,9 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 			obj := judge[name].(map[string]any)
 			for _, m := range members {
 				if v, ok := tbl[m]; ok {
-					obj[m] = v
+					if obj[m], err = tomlToJSON(name+"."+m, v); err != nil {
+						return nil, err
+					}
 				}
 			}
 		}
@@ -246,11 +250,7 @@ func parseTOML(text []byte) (map[string]any, error) {
 	if err := toml.Unmarshal(text, &doc); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
 	}
-	v, err := tomlToJSON("", doc)
-	if err != nil {
-		return nil, err
-	}
-	return v.(map[string]any), nil
+	return doc, nil
 }
 
 // tomlToJSON converts what go-toml decodes into map[string]any to a JSON value tree.

@@ -414,3 +414,20 @@ func (g gen) collection() Collection {
 	}
 	return c
 }
+
+func BenchmarkDecodeAndCanonical(b *testing.B) {
+	data, err := os.ReadFile("testdata/full_v3.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		p, err := Decode(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.Canonical(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
