@@ -213,8 +213,8 @@ var hexTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 func buildInput() Input {
 	line := "- [x] T012 [US1] Parse config"
 	return Input{
-		Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "007-config", Dir: "specs/007-config"},
-		Task: specfmt.Task{ID: "T012", Line: line, BoxCol: 3, Box: 'x', Title: "Parse config", Story: "US1"},
+		Unit:    specfmt.Unit{Format: specfmt.Speckit, Feature: "007-config", Dir: "specs/007-config"},
+		Task:    specfmt.Task{ID: "T012", Line: line, BoxCol: 3, Box: 'x', Title: "Parse config", Story: "US1"},
 		Section: &specfmt.SectionText{Name: "US1", Text: []byte("### User Story 1\nText")},
 		Tree:    hexTree,
 		Policy:  nil,
