@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/verify"
+)
+
+func init() {
+	subcommands = append(subcommands, newVerifyCmd)
+	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
+		if errors.Is(err, verify.ErrTrust) {
+			return ExitTrust, true
+		}
+		return 0, false
+	})
+}
+
+func newVerifyCmd() *cobra.Command {
+	var (
+		src             verify.TrustSources
+		branch          bool
+		base, at        string
+		requireVerified bool
+		requireSigned   bool
+	)
+	c := &cobra.Command{
+		Use:   "verify [REV…] | verify --branch [--base REV] [HEAD] | verify A..B",
+		Short: "Verify task attestations: objects, or every tick of a branch (the merge gate)",
+		Long: `verify checks attestations against the verifier's own trust (never the project's).
+
+  taskproof verify REV…              each object's note (SPEC §7): outcome ok, unsigned,
+                                     missing, bad_signature, untrusted_signer, mismatch, malformed
+  taskproof verify --branch [HEAD]   the merge gate (SPEC §8): every tick in BASE..HEAD is
+                                     evidenced, stale or unverifiable; --base defaults to main
+  taskproof verify A..B              the merge gate over a range
+
+Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
+base branch's copy), git's gpg.ssh.allowedSignersFile (outside the work tree), --keyring FILE
+(OpenPGP), --key FILE.pem (raw keys). Key validity windows are judged at --at (default now).
+
+Exit codes:
+  0  success, or neutral (nothing to check)
+  1  verification or policy failure (any outcome but ok; unsigned unless --require-signed=false)
+  2  usage
+  3  trust or config error (no trust input, unreadable trust file)
+  4  git precondition (not a repository, unknown revision, notes ref absent — fetch it with
+     git fetch origin refs/notes/speccoder:refs/notes/speccoder)
+  5  internal error`,
+		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
+  taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
+	}
+	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
+	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
+	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	c.Flags().BoolVar(&branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
+	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: main, else master)")
+	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
+	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
+	format := formatFlag(c, "text", "text", "json", "sarif", "github", "junit")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		when := time.Now()
+		if at != "" {
+			if when, err = time.Parse(time.RFC3339, at); err != nil {
+				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
+			}
+		}
+		if !branch && base != "" {
+			return usageErr("--base goes with --branch")
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		trust, used, err := verify.LoadTrust(repo, src)
+		if err != nil {
+			return err
+		}
+		for _, u := range used {
+			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
+		}
+		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when}
+		opts := verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned}
+		rep, err := runVerify(repo, v, branch, base, args, opts)
+		if err != nil {
+			return err
+		}
+		if err := writeReport(c, f, rep); err != nil {
+			return err
+		}
+		if rep.Conclusion == verify.Failure {
+			return failed()
+		}
+		return nil
+	}
+	return c
+}
+
+func runVerify(repo *gitref.Repo, v *verify.Verifier, branch bool, base string, args []string, opts verify.GateOptions) (*verify.Report, error) {
+	isRange := len(args) == 1 && containsDots(args[0])
+	switch {
+	case branch || isRange:
+		var b, h gitref.Hash
+		var err error
+		switch {
+		case isRange:
+			if branch {
+				return nil, usageErr("give --branch or a range A..B, not both")
+			}
+			if b, h, err = repo.ResolveRange(args[0]); err != nil {
+				return nil, err
+			}
+		default:
+			if len(args) > 1 {
+				return nil, usageErr("--branch takes at most one HEAD revision")
+			}
+			head := "HEAD"
+			if len(args) == 1 {
+				head = args[0]
+			}
+			if h, err = repo.Resolve(head); err != nil {
+				return nil, err
+			}
+			if base == "" {
+				base = "main"
+				if _, err := repo.Resolve(base); err != nil {
+					base = "master"
+				}
+			}
+			if b, err = repo.Resolve(base); err != nil {
+				return nil, fmt.Errorf("--base: %w", err)
+			}
+		}
+		return v.Branch(b, h, opts)
+	default:
+		if len(args) == 0 {
+			args = []string{"HEAD"}
+		}
+		var ids []gitref.Hash
+		for _, a := range args {
+			id, err := repo.Resolve(a)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
+		}
+		return v.Objects(ids, opts)
+	}
+}
+
+func containsDots(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '.' && s[i+1] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+// writeReport writes the report to stdout in the chosen format (logs go to stderr).
+func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
+	out := c.OutOrStdout()
+	switch format {
+	case "json":
+		return verify.WriteJSON(out, rep)
+	case "text":
+		color := false
+		if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == "" {
+			color = true
+		}
+		return verify.WriteText(out, rep, color)
+	}
+	return writeCIReport(c, format, rep)
+}

@@ -1,0 +1,342 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// Conclusions of a verification (SPEC §8).
+const (
+	Success = "success" // every tick is evidenced
+	Failure = "failure" // at least one tick (or object) fails
+	Neutral = "neutral" // nothing to check
+)
+
+// Tick statuses and sub-reasons (SPEC §8).
+const (
+	StatusEvidenced    = "evidenced"
+	StatusStale        = "stale"
+	StatusUnverifiable = "unverifiable"
+	StatusEdited       = "edited" // a task line edited after its tick
+
+	ReasonTickedWithoutEvidence = "ticked_without_evidence"
+	ReasonCommitUnreachable     = "commit_unreachable"
+	ReasonEditedAfterTick       = "edited_after_tick"
+	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
+)
+
+// GateOptions tune the merge gate. The zero value is the strictest reading except
+// for RequireVerified, which is opt-in (SPEC §8).
+type GateOptions struct {
+	// RequireVerified fails regression_only and attested ticks.
+	RequireVerified bool
+	// AllowUnsigned accepts unsigned statements (`--require-signed=false`); by
+	// default an unsigned tick fails (SPEC §10).
+	AllowUnsigned bool
+}
+
+// TickResult is the gate's verdict on one tick of the range (SPEC §8).
+type TickResult struct {
+	Commit  gitref.Hash  `json:"commit"`
+	Path    string       `json:"path"`
+	Line    int          `json:"line"`
+	Unit    specfmt.Unit `json:"unit"`
+	Task    string       `json:"task"`
+	TaskID  string       `json:"task_id"`
+	Status  string       `json:"status"`
+	Reason  string       `json:"reason,omitempty"`
+	Failing bool         `json:"failing"`
+	// SameTreeAs is a commit with the tick commit's tree that holds the evidence
+	// (a squash or rebase merge).
+	SameTreeAs gitref.Hash `json:"same_tree_as,omitempty"`
+	// Evidence is the commit whose note was checked.
+	Evidence gitref.Hash `json:"evidence,omitempty"`
+	Verdict  string      `json:"verdict,omitempty"`
+	Outcome  Outcome     `json:"outcome,omitempty"`
+	Reasons  []Reason    `json:"reasons"`
+	Signers  []Signer    `json:"signers"`
+	Message  string      `json:"message,omitempty"`
+
+	Object *ObjectResult `json:"-"`
+}
+
+// Report is the result of `taskproof verify` (SPEC §7, §8; README "JSON output").
+type Report struct {
+	SchemaVersion int            `json:"schema_version"`
+	Mode          string         `json:"mode"` // "objects" or "branch"
+	NotesRef      string         `json:"notes_ref"`
+	Base          gitref.Hash    `json:"base,omitempty"`
+	Head          gitref.Hash    `json:"head,omitempty"`
+	Conclusion    string         `json:"conclusion"`
+	Objects       []ObjectResult `json:"objects"`
+	Ticks         []TickResult   `json:"ticks"`
+	Unticks       []TickResult   `json:"unticks"`
+	Summary       map[string]int `json:"summary"`
+}
+
+// Objects verifies the given objects (SPEC §7) and concludes failure when any
+// object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
+func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
+	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{}}
+	if _, err := v.Notes.Head(); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		rs, err := v.Object(id)
+		if err != nil {
+			return nil, err
+		}
+		rep.Objects = append(rep.Objects, rs...)
+	}
+	for _, o := range rep.Objects {
+		rep.Summary[string(o.Outcome)]++
+		if rep.Conclusion == Neutral {
+			rep.Conclusion = Success
+		}
+		if objectFails(&o, opts) {
+			rep.Conclusion = Failure
+		}
+	}
+	return rep, nil
+}
+
+func objectFails(o *ObjectResult, opts GateOptions) bool {
+	switch o.Outcome {
+	case OK:
+	case Unsigned:
+		if !opts.AllowUnsigned {
+			return true
+		}
+	default:
+		return true
+	}
+	return opts.RequireVerified && o.Verdict != string(predicate.Verified)
+}
+
+// Branch runs the merge gate over base..head (SPEC §8): every tick of every
+// commit reachable from head and not from base (merges included) is mapped to
+// the commit carrying its evidence and judged evidenced, stale or unverifiable;
+// task lines edited after their tick fail too. A notes ref absent locally is an
+// error wrapping gitref.ErrNotesRefAbsent, never a pass.
+func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
+	if v.Trust == nil {
+		return nil, ErrNoTrust
+	}
+	if _, err := v.Notes.Head(); err != nil {
+		return nil, err
+	}
+	ticks, err := v.Repo.Ticks(base, head, gitref.TickOptions{})
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{}}
+
+	// A merge's change against its first parent repeats the ticks its other
+	// parents brought in; those ticks are judged on the commits that made them.
+	byNonMerge := map[string]bool{}
+	for _, t := range ticks {
+		if !t.Merge && t.Kind == gitref.KindTick {
+			byNonMerge[t.Unit.Dir+"\x00"+t.TaskID] = true
+		}
+	}
+	objects := map[gitref.Hash][]ObjectResult{}
+	objectsOf := func(c gitref.Hash) ([]ObjectResult, error) {
+		if rs, ok := objects[c]; ok {
+			return rs, nil
+		}
+		rs, err := v.Object(c)
+		if err != nil {
+			return nil, err
+		}
+		objects[c] = rs
+		return rs, nil
+	}
+	var elsewhere *subjectIndex
+	for _, t := range ticks {
+		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID,
+			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
+		switch t.Kind {
+		case gitref.KindUntick:
+			tr.Status = "unticked"
+			rep.Unticks = append(rep.Unticks, tr)
+			continue
+		case gitref.KindEdit:
+			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
+			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
+			rep.Ticks = append(rep.Ticks, tr)
+			continue
+		}
+		if t.Merge && byNonMerge[t.Unit.Dir+"\x00"+t.TaskID] {
+			continue
+		}
+		rs, err := objectsOf(t.Commit)
+		if err != nil {
+			return nil, err
+		}
+		var found *ObjectResult
+		var noteBroken *ObjectResult
+		for i := range rs {
+			if rs[i].Task == tr.Task {
+				found = &rs[i]
+			}
+			if rs[i].Task == "" && rs[i].Outcome == Malformed {
+				noteBroken = &rs[i]
+			}
+		}
+		switch {
+		case found != nil:
+			v.judge(&tr, found, head, opts)
+			rep.Objects = append(rep.Objects, *found)
+		case noteBroken != nil:
+			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+			tr.Reasons, tr.Evidence = noteBroken.Reasons, t.Commit
+		default:
+			if elsewhere == nil {
+				if elsewhere, err = v.indexSubjects(); err != nil {
+					return nil, err
+				}
+			}
+			tr.Status, tr.Failing = StatusUnverifiable, true
+			tr.Reason = ReasonTickedWithoutEvidence
+			if cs := elsewhere.commits[tr.Task]; len(cs) > 0 {
+				tr.Reason = ReasonCommitUnreachable
+				commit, err := v.Repo.Commit(t.Commit)
+				if err != nil {
+					return nil, err
+				}
+				for _, c := range cs {
+					if c == t.Commit {
+						continue
+					}
+					if oc, err := v.Repo.Commit(c); err == nil && oc.Tree == commit.Tree {
+						tr.SameTreeAs = c
+						break
+					}
+				}
+				tr.Message = fmt.Sprintf("evidence for %s is on %d other commit(s), not on the tick commit", tr.Task, len(cs))
+			}
+		}
+		rep.Ticks = append(rep.Ticks, tr)
+	}
+	rep.Conclusion = Neutral
+	for _, tr := range rep.Ticks {
+		rep.Summary[tr.Status]++
+		if tr.Reason != "" {
+			rep.Summary[tr.Reason]++
+		}
+		if rep.Conclusion == Neutral {
+			rep.Conclusion = Success
+		}
+		if tr.Failing {
+			rep.Conclusion = Failure
+		}
+	}
+	rep.Summary["unticked"] = len(rep.Unticks)
+	return rep, nil
+}
+
+// judge sets a tick's status from its object's result, and checks whether the cited
+// section changed between the tick and head (stale).
+func (v *Verifier) judge(tr *TickResult, o *ObjectResult, head gitref.Hash, opts GateOptions) {
+	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
+	switch {
+	case o.Outcome == OK || (o.Outcome == Unsigned && opts.AllowUnsigned):
+		tr.Status = StatusEvidenced
+		if r := v.staleAtHead(o, head); r != nil {
+			tr.Status, tr.Failing = StatusStale, true
+			tr.Reasons = append(append([]Reason{}, tr.Reasons...), *r)
+		}
+	case o.Stale():
+		tr.Status, tr.Failing = StatusStale, true
+	default:
+		tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, string(o.Outcome), true
+	}
+	if !tr.Failing && opts.RequireVerified && o.Verdict != string(predicate.Verified) {
+		tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonNotVerified, true
+		tr.Message = "--require-verified: the verdict is " + o.Verdict
+	}
+}
+
+// staleAtHead recomputes the cited section at head; a different hash means the
+// requirement changed since the tick. When the unit or task is no longer at head
+// (an archived OpenSpec change), there is nothing newer to compare and the tick
+// is not stale.
+func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
+	p := o.Predicate
+	if p == nil {
+		return nil
+	}
+	unit, ok := unitFromPredicate(p)
+	if !ok {
+		return nil
+	}
+	b, err := v.Repo.File(head, unit.Dir+"/tasks.md")
+	if err != nil {
+		return nil
+	}
+	f, err := specfmt.ParseTasks(unit, b)
+	if err != nil {
+		return nil
+	}
+	t, ok := f.Find(p.Task.ID)
+	if !ok {
+		return nil
+	}
+	fsys, err := v.Repo.FS(head)
+	if err != nil {
+		return nil
+	}
+	sec, err := specfmt.Section(fsys, unit, t)
+	if err != nil {
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Message: "at head: " + err.Error(), Outcome: Mismatch}
+	}
+	old, had := p.Spec.Get()
+	switch {
+	case sec == nil && !had:
+		return nil
+	case sec == nil:
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: "null", Found: old.SectionHash, Message: "at head the task cites no section", Outcome: Mismatch}
+	case !had:
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: predicate.SectionHash(sec.Text), Found: "null", Message: "at head the task cites " + sec.Name, Outcome: Mismatch}
+	}
+	if now := predicate.SectionHash(sec.Text); now != old.SectionHash {
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: now, Found: old.SectionHash, Message: "section " + sec.Name + " changed since the tick", Outcome: Mismatch}
+	}
+	return nil
+}
+
+// subjectIndex maps subject names to the commits whose notes hold a
+// task-verification statement for them.
+type subjectIndex struct {
+	commits map[string][]gitref.Hash
+}
+
+// indexSubjects reads every note of the notes ref once (only when some tick has
+// no evidence on its own commit).
+func (v *Verifier) indexSubjects() (*subjectIndex, error) {
+	idx := &subjectIndex{commits: map[string][]gitref.Hash{}}
+	entries, err := v.Notes.All()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		note, err := v.Notes.Note(e.Commit)
+		if err != nil {
+			continue
+		}
+		for _, line := range attest.SplitNote(note) {
+			if name, typ, ok := attest.LineSubject(line); ok && typ == predicate.PredicateType {
+				idx.commits[name] = append(idx.commits[name], e.Commit)
+			}
+		}
+	}
+	for _, cs := range idx.commits {
+		sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
+	}
+	return idx, nil
+}

@@ -1,0 +1,435 @@
+package verify
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"time"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// Verifier checks the attestations of one repository's notes against the
+// verifier's trust (SPEC §6, §7). At is the verifier's clock for key validity
+// windows (the zero value: time.Now at each check).
+type Verifier struct {
+	Repo  *gitref.Repo
+	Notes *gitref.NotesStore
+	Trust *Trust
+	At    time.Time
+}
+
+// Signer is a trusted key credited with a statement's signature: the key that
+// verified it, never the keyid the envelope wrote (SPEC §5).
+type Signer struct {
+	Kind      attest.Kind `json:"kind"`
+	KeyID     string      `json:"keyid"`
+	Principal string      `json:"principal"`
+}
+
+// Object kinds (SPEC §7).
+const (
+	KindTick     = "tick"     // a commit ticking the task, with verified/regression_only
+	KindDecision = "decision" // a commit ticking the task, with an attested decision
+	KindSkip     = "skip"     // a skip record commit (SPEC §2)
+)
+
+// ObjectResult is the verdict on one task's attestation on one object (SPEC §7):
+// Outcome is the most severe of Reasons by SPEC §7 precedence (ok when there is
+// none); Warnings are reported but decide nothing (a missing VSA). Predicate and
+// View are set when the predicate could be read, for policy rules.
+type ObjectResult struct {
+	Object      gitref.Hash `json:"object"`
+	Kind        string      `json:"kind"`
+	Task        string      `json:"task"`
+	Verdict     string      `json:"verdict,omitempty"`
+	Revision    uint32      `json:"revision,omitempty"`
+	Regression  any         `json:"regression,omitempty"`
+	Outcome     Outcome     `json:"outcome"`
+	Reasons     []Reason    `json:"reasons"`
+	Warnings    []Reason    `json:"warnings,omitempty"`
+	Signers     []Signer    `json:"signers"`
+	NewerFields []string    `json:"newer_fields"`
+
+	Predicate *predicate.Predicate `json:"-"`
+	View      *predicate.View      `json:"-"`
+	Statement *attest.Statement    `json:"-"`
+	Unit      specfmt.Unit         `json:"-"`
+	TaskID    string               `json:"-"`
+}
+
+// Stale reports whether the only failed check is the spec section's hash: the
+// cited requirement changed since the tick (SPEC §8 "stale").
+func (r *ObjectResult) Stale() bool {
+	if len(r.Reasons) == 0 {
+		return false
+	}
+	for _, x := range r.Reasons {
+		if x.Code != CodeSectionHash {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *ObjectResult) fail(o Outcome, code, field, expected, found, msg string) {
+	r.Reasons = append(r.Reasons, Reason{Code: code, Field: field, Expected: expected, Found: found, Message: msg, Outcome: o})
+	r.Outcome = worse(r.Outcome, o)
+}
+
+// entry is one decoded note line.
+type entry struct {
+	line      int
+	env       *attest.Envelope
+	sigs      *SignaturesResult
+	statement *attest.Statement
+}
+
+func (v *Verifier) at() time.Time {
+	if v.At.IsZero() {
+		return time.Now()
+	}
+	return v.At
+}
+
+// Object verifies every task attested in commit's note (SPEC §7), one result per
+// task, sorted by task. A commit without a note, or whose note holds no
+// task-verification statement, gives one result with Outcome missing. Errors are
+// git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
+// verdict on the note is in the results.
+func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
+	if v.Trust == nil {
+		return nil, ErrNoTrust
+	}
+	c, err := v.Repo.Commit(commit)
+	if err != nil {
+		return nil, err
+	}
+	note, err := v.Notes.Note(commit)
+	var noteErr *gitref.NoteError
+	switch {
+	case errors.Is(err, gitref.ErrNoNote):
+		r := ObjectResult{Object: commit, Kind: KindTick, Outcome: Missing}
+		r.Reasons = []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under " + v.Notes.Ref(), Outcome: Missing}}
+		return []ObjectResult{r}, nil
+	case errors.As(err, &noteErr):
+		r := ObjectResult{Object: commit, Kind: KindTick}
+		r.fail(Malformed, CodeNoteMalformed, "note", "", "", noteErr.Error())
+		return []ObjectResult{r}, nil
+	case err != nil:
+		return nil, err
+	}
+	return v.verifyNote(c, note), nil
+}
+
+// verifyNote runs SPEC §7's checks over one note's lines.
+func (v *Verifier) verifyNote(c *gitref.Commit, note []byte) []ObjectResult {
+	lines := attest.SplitNote(note)
+	var noteReasons []Reason // failures of the note as a whole, charged to every task
+	if len(lines) > attest.MaxNoteLines {
+		noteReasons = append(noteReasons, Reason{Code: CodeNoteMalformed, Field: "note", Expected: fmt.Sprintf("at most %d lines", attest.MaxNoteLines), Found: fmt.Sprintf("%d lines", len(lines)), Outcome: Malformed})
+		lines = nil
+	}
+	groups := map[string][]*entry{}
+	at := v.at()
+	for i, raw := range lines {
+		raw = bytes.TrimSuffix(raw, []byte("\r"))
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		field := fmt.Sprintf("line %d", i+1)
+		// 1. The line parses (limits, strict JSON).
+		env, err := attest.DecodeEnvelope(raw)
+		if err != nil {
+			noteReasons = append(noteReasons, Reason{Code: CodeLineMalformed, Field: field, Message: err.Error(), Outcome: Malformed})
+			continue
+		}
+		// 2. payloadType.
+		if err := env.CheckPayloadType(); err != nil {
+			noteReasons = append(noteReasons, Reason{Code: CodePayloadType, Field: field + ": payloadType", Expected: attest.PayloadType, Found: env.PayloadType, Outcome: Malformed})
+			continue
+		}
+		// 3. Every signature against trust.
+		sigs, err := VerifySignatures(env, v.Trust, at)
+		if err != nil {
+			noteReasons = append(noteReasons, Reason{Code: CodeSignature, Field: field, Message: err.Error(), Outcome: Malformed})
+			continue
+		}
+		// 4. Statement _type (v1 only) and shape.
+		st, err := attest.DecodeStatement(env.Payload)
+		if err != nil {
+			noteReasons = append(noteReasons, Reason{Code: CodeStatement, Field: field, Message: err.Error(), Outcome: Malformed})
+			continue
+		}
+		name := st.Subjects[0].Name
+		groups[name] = append(groups[name], &entry{line: i + 1, env: env, sigs: sigs, statement: st})
+	}
+
+	var results []ObjectResult
+	names := make([]string, 0, len(groups))
+	for n := range groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		g := groups[name]
+		var tv []*entry
+		for _, e := range g {
+			if e.statement.PredicateType == predicate.PredicateType {
+				tv = append(tv, e)
+			}
+		}
+		if len(tv) == 0 {
+			continue // another tool's statements, or test-result/VSA lines alone: not a task attestation
+		}
+		r := ObjectResult{Object: c.ID, Task: name, Outcome: OK}
+		for _, nr := range noteReasons {
+			r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
+		}
+		if len(tv) > 1 {
+			r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
+		}
+		v.checkTask(c, &r, tv[0], g)
+		results = append(results, r)
+	}
+	if len(results) == 0 {
+		r := ObjectResult{Object: c.ID, Kind: KindTick, Outcome: Missing}
+		r.Reasons = []Reason{{Code: CodeNoEvidence, Message: "the note holds no task-verification statement", Outcome: Missing}}
+		if len(noteReasons) > 0 {
+			r.Outcome = OK
+			for _, nr := range noteReasons {
+				r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
+			}
+		}
+		results = append(results, r)
+	}
+	return results
+}
+
+// checkTask runs SPEC §7's checks 3 (signatures, credited) and 5 onwards for one
+// task's statements: tv is its task-verification statement, group every statement
+// with the same subject name.
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry) {
+	// Signatures of every statement of the task (the tick's test-result and VSA
+	// statements are part of its evidence).
+	signers := map[string]bool{}
+	for _, e := range group {
+		if !attest.OwnedTypes[e.statement.PredicateType] {
+			continue
+		}
+		field := fmt.Sprintf("line %d", e.line)
+		switch e.sigs.Status {
+		case StatusUnsigned:
+			r.fail(Unsigned, CodeUnsigned, field, "a signature", "none", "")
+		case StatusOK:
+		default:
+			for _, s := range e.sigs.Signatures {
+				if s.Status == StatusOK {
+					continue
+				}
+				o := Outcome(s.Status)
+				code := CodeSignature
+				if o == UntrustedSigner {
+					code = CodeUntrusted
+				}
+				r.fail(o, code, fmt.Sprintf("%s: signatures[%d]", field, s.Index), "", firstNonEmpty(s.KeyID, s.KeyIDHint), s.Reason)
+			}
+		}
+		if e == tv {
+			for _, s := range e.sigs.Signers {
+				if !signers[string(s.Kind)+s.KeyID] {
+					signers[string(s.Kind)+s.KeyID] = true
+					r.Signers = append(r.Signers, Signer{Kind: s.Kind, KeyID: s.KeyID, Principal: s.Principal})
+				}
+			}
+		}
+	}
+	if r.Signers == nil {
+		r.Signers = []Signer{}
+	}
+	st := tv.statement
+	// 5. Exactly one subject; its gitCommit is the object.
+	if len(st.Subjects) != 1 {
+		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
+	}
+	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
+		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, "the statement is about another commit")
+	}
+	// The predicate (schema, revision-aware view).
+	p, err := predicate.FromValue(st.Predicate)
+	if err != nil {
+		r.fail(Malformed, CodePredicate, "predicate", "", "", err.Error())
+		return
+	}
+	view := p.Read()
+	r.Predicate, r.View, r.Statement = p, &view, st
+	r.Verdict, r.Revision, r.NewerFields = string(p.Verdict), view.Revision, view.NewerFields
+	if r.NewerFields == nil {
+		r.NewerFields = []string{}
+	}
+	if view.Regression != nil {
+		r.Regression = view.Regression
+	}
+	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
+	r.TaskID = p.Task.ID
+	switch p.Verdict {
+	case predicate.Skipped:
+		r.Kind = KindSkip
+	case predicate.Attested:
+		r.Kind = KindDecision
+	default:
+		r.Kind = KindTick
+	}
+	if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); st.Subjects[0].Name != want {
+		r.fail(Mismatch, CodeSubjectName, "subject[0].name", want, st.Subjects[0].Name, "")
+	}
+	if view.RegressionMissing {
+		r.fail(Malformed, CodeRegressionReason, "predicate.regression", "a reason (revision 3)", "none", "")
+	}
+	// 6. tree.
+	if p.Tree != string(c.Tree) {
+		r.fail(Mismatch, CodeTree, "predicate.tree", string(c.Tree), p.Tree, "")
+	}
+	// 7. task.line_hash: the task line read as open in the object's tasks file.
+	v.checkTaskLine(c, r, p)
+	// 9. policy_sha256 from the first parent's speccoder.toml.
+	v.checkPolicy(c, r, p)
+	// 10. The VSA, when present and written by taskproof, names every other statement.
+	if p.Verdict == predicate.Verified || p.Verdict == predicate.RegressionOnly {
+		checkVSA(r, tv, group)
+	}
+}
+
+func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate) {
+	unit, ok := unitFromPredicate(p)
+	if !ok {
+		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
+		return
+	}
+	path := unit.Dir + "/tasks.md"
+	b, err := v.Repo.File(c.ID, path)
+	if err != nil {
+		r.fail(Mismatch, CodeTaskMissing, "predicate.unit.dir", path, "", fmt.Sprintf("tasks file not readable at the object: %v", err))
+		return
+	}
+	f, err := specfmt.ParseTasks(unit, b)
+	if err != nil {
+		r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, err))
+		return
+	}
+	t, ok := f.Find(p.Task.ID)
+	if !ok {
+		r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", path+" has no such task")
+		return
+	}
+	if got := predicate.LineHash(t.OpenLine()); got != p.Task.LineHash {
+		r.fail(Mismatch, CodeLineHash, "predicate.task.line_hash", got, p.Task.LineHash, fmt.Sprintf("%s:%d", path, t.LineNo))
+	}
+	// 8. spec.section_hash.
+	fsys, err := v.Repo.FS(c.ID)
+	if err != nil {
+		r.fail(Mismatch, CodeSectionHash, "predicate.spec", "", "", err.Error())
+		return
+	}
+	sec, err := specfmt.Section(fsys, unit, t)
+	switch {
+	case err != nil:
+		r.fail(Mismatch, CodeSectionHash, "predicate.spec", "", "", err.Error())
+	case sec == nil:
+		if s, ok := p.Spec.Get(); ok {
+			r.fail(Mismatch, CodeSectionHash, "predicate.spec", "null", s.SectionHash, "the task cites no spec section at the object")
+		}
+	default:
+		want := predicate.SectionHash(sec.Text)
+		s, ok := p.Spec.Get()
+		if !ok {
+			r.fail(Mismatch, CodeSectionHash, "predicate.spec.section_hash", want, "null", "the task cites "+sec.Name)
+		} else if s.SectionHash != want {
+			r.fail(Mismatch, CodeSectionHash, "predicate.spec.section_hash", want, s.SectionHash, "section "+sec.Name)
+		}
+	}
+}
+
+func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate) {
+	var toml []byte
+	if parent := c.FirstParent(); parent != "" {
+		b, err := v.Repo.File(parent, "speccoder.toml")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
+			return
+		default:
+			toml = b
+		}
+	}
+	want, err := predicate.PolicySHA256(toml)
+	if err != nil {
+		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
+		return
+	}
+	if want != p.PolicySHA256 {
+		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", want, p.PolicySHA256, "")
+	}
+}
+
+// checkVSA checks a taskproof-written VSA names exactly the task's other
+// statements; a missing VSA is a warning (speccoder's VSA recipe is not public).
+func checkVSA(r *ObjectResult, tv *entry, group []*entry) {
+	var vsa *entry
+	want := map[string]string{} // sha256 → predicateType of the other statements
+	for _, e := range group {
+		switch e.statement.PredicateType {
+		case attest.VSAType:
+			vsa = e
+		case predicate.PredicateType, attest.TestResultType:
+			want[attest.SHA256Hex(e.env.Payload)] = e.statement.PredicateType
+		}
+	}
+	if vsa == nil {
+		r.Warnings = append(r.Warnings, Reason{Code: CodeVSAMissing, Message: "no verification summary for this tick"})
+		return
+	}
+	pred, _ := vsa.statement.Predicate.(map[string]any)
+	verifier, _ := pred["verifier"].(map[string]any)
+	if id, _ := verifier["id"].(string); id != attest.VerifierID {
+		return // another writer's VSA: its recipe is not ours to check
+	}
+	inputs, _ := pred["inputAttestations"].([]any)
+	got := map[string]bool{}
+	for _, in := range inputs {
+		m, _ := in.(map[string]any)
+		d, _ := m["digest"].(map[string]any)
+		h, _ := d["sha256"].(string)
+		got[h] = true
+		if _, ok := want[h]; !ok {
+			r.fail(Mismatch, CodeVSA, "inputAttestations", "", h, "the summary names a statement the note does not hold")
+		}
+	}
+	for h, typ := range want {
+		if !got[h] {
+			r.fail(Mismatch, CodeVSA, "inputAttestations", h, "", "the summary does not name the "+typ+" statement")
+		}
+	}
+}
+
+func unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
+	u := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
+	got, ok := specfmt.UnitForTasksPath(u.Dir + "/tasks.md")
+	if !ok || got != u {
+		return u, false
+	}
+	return u, true
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,139 @@
+package verify
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteJSON writes the report as indented JSON (README "JSON output"); the
+// schema_version is 1.
+func WriteJSON(w io.Writer, rep *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}
+
+// WriteText writes the report for people: one line per tick (branch mode) or
+// object (objects mode), the reasons of failing ones indented below, and the
+// conclusion. color adds ANSI colours (callers pass true only on a terminal).
+func WriteText(w io.Writer, rep *Report, color bool) error {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	mark := func(failing bool) string {
+		if failing {
+			return paint("31", "✗")
+		}
+		return paint("32", "✓")
+	}
+	var b strings.Builder
+	if rep.Mode == "branch" {
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), rep.NotesRef, len(rep.Ticks))
+		for _, t := range rep.Ticks {
+			status := t.Status
+			if t.Reason != "" {
+				status += " (" + t.Reason + ")"
+			}
+			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), t.Path, t.Line, t.Task, status)
+			if t.Verdict != "" {
+				fmt.Fprintf(&b, " verdict=%s", t.Verdict)
+			}
+			if len(t.Signers) > 0 {
+				var ss []string
+				for _, s := range t.Signers {
+					ss = append(ss, signerText(s))
+				}
+				fmt.Fprintf(&b, " signed-by=%s", strings.Join(ss, ","))
+			}
+			b.WriteByte('\n')
+			if t.SameTreeAs != "" {
+				fmt.Fprintf(&b, "    same_tree_as %s holds the evidence\n", t.SameTreeAs)
+			}
+			if t.Message != "" {
+				fmt.Fprintf(&b, "    %s\n", t.Message)
+			}
+			if t.Failing {
+				writeReasons(&b, t.Reasons)
+			}
+		}
+		for _, u := range rep.Unticks {
+			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
+		}
+	} else {
+		for _, o := range rep.Objects {
+			failing := o.Outcome != OK
+			task := o.Task
+			if task == "" {
+				task = "-"
+			}
+			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), short(string(o.Object)), task, o.Outcome)
+			if o.Verdict != "" {
+				fmt.Fprintf(&b, " verdict=%s", o.Verdict)
+			}
+			for _, s := range o.Signers {
+				fmt.Fprintf(&b, " signed-by=%s", signerText(s))
+			}
+			b.WriteByte('\n')
+			writeReasons(&b, o.Reasons)
+			for _, wr := range o.Warnings {
+				fmt.Fprintf(&b, "    warning: %s %s\n", wr.Code, wr.Message)
+			}
+			if len(o.NewerFields) > 0 {
+				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", strings.Join(o.NewerFields, ", "))
+			}
+		}
+	}
+	concl := rep.Conclusion
+	switch concl {
+	case Success:
+		concl = paint("32", concl)
+	case Failure:
+		concl = paint("31", concl)
+	}
+	fmt.Fprintf(&b, "conclusion: %s\n", concl)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeReasons(b *strings.Builder, rs []Reason) {
+	for _, r := range rs {
+		fmt.Fprintf(b, "    %s", r.Code)
+		if r.Field != "" {
+			fmt.Fprintf(b, " %s", r.Field)
+		}
+		if r.Expected != "" || r.Found != "" {
+			fmt.Fprintf(b, ": expected %s, found %s", orNone(r.Expected), orNone(r.Found))
+		}
+		if r.Message != "" {
+			fmt.Fprintf(b, " — %s", r.Message)
+		}
+		b.WriteByte('\n')
+	}
+}
+
+func signerText(s Signer) string {
+	if s.Principal != "" {
+		return s.Principal + "(" + string(s.Kind) + " " + s.KeyID + ")"
+	}
+	return string(s.Kind) + " " + s.KeyID
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}

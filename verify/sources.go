@@ -1,0 +1,140 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+)
+
+// TrustSources name where the verifier's trust comes from (SPEC §6): files the
+// caller gives, a file read from a revision the caller names (e.g. the base
+// branch), or git's gpg.ssh.allowedSignersFile — never the head being verified.
+type TrustSources struct {
+	// AllowedSigners is an allowed signers file (git's format).
+	AllowedSigners string
+	// AllowedSignersRev is "REV:PATH": an allowed signers file read from git.
+	AllowedSignersRev string
+	// Keyrings are OpenPGP public keyring files (armored or binary).
+	Keyrings []string
+	// RawKeys are PEM public key files.
+	RawKeys []string
+	// NoGitConfig skips git's gpg.ssh.allowedSignersFile fallback.
+	NoGitConfig bool
+}
+
+// LoadTrust builds the verifier's [Trust] from src, reading git's
+// gpg.ssh.allowedSignersFile only when neither AllowedSigners nor
+// AllowedSignersRev is given. A configured allowed signers file that is relative
+// or lies inside the repository's work tree is refused: it would be the project's
+// trust, chosen by the head being verified. It returns the descriptions of the
+// inputs used (for reports). Errors match [ErrTrust]; no input at all is
+// [ErrNoTrust].
+func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
+	var opts []TrustOption
+	var used []string
+	switch {
+	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
+		return nil, nil, fmt.Errorf("%w: give --allowed-signers or --allowed-signers-rev, not both", ErrTrust)
+	case src.AllowedSigners != "":
+		as, err := LoadAllowedSigners(src.AllowedSigners)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, WithAllowedSigners(as))
+		used = append(used, "allowed signers "+src.AllowedSigners)
+	case src.AllowedSignersRev != "":
+		rev, path, ok := strings.Cut(src.AllowedSignersRev, ":")
+		if !ok || rev == "" || path == "" {
+			return nil, nil, fmt.Errorf("%w: --allowed-signers-rev %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
+		}
+		c, err := repo.Resolve(rev)
+		if err != nil {
+			return nil, nil, err
+		}
+		b, err := repo.File(c, path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: allowed signers %s: %v", ErrTrust, src.AllowedSignersRev, err)
+		}
+		as, err := ParseAllowedSigners(b, src.AllowedSignersRev)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, WithAllowedSigners(as))
+		used = append(used, "allowed signers "+src.AllowedSignersRev+" ("+string(c)+")")
+	case !src.NoGitConfig:
+		p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v", ErrTrust, err)
+		}
+		if ok && p != "" {
+			p, err = expandHome(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			if !filepath.IsAbs(p) {
+				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; pass --allowed-signers FILE or --allowed-signers-rev BASE:PATH", ErrTrust, p)
+			}
+			if wt := repo.WorkTree(); wt != "" && within(p, wt) {
+				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %s is inside the work tree being verified; pass --allowed-signers-rev BASE:PATH to read it from the base branch", ErrTrust, p)
+			}
+			as, err := LoadAllowedSigners(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			opts = append(opts, WithAllowedSigners(as))
+			used = append(used, "allowed signers "+p+" (gpg.ssh.allowedSignersFile)")
+		}
+	}
+	for _, k := range src.Keyrings {
+		kr, err := LoadKeyring(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, WithKeyring(kr))
+		used = append(used, "keyring "+k)
+	}
+	for _, k := range src.RawKeys {
+		rk, err := LoadRawKey(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		opts = append(opts, WithRawKeys(rk))
+		used = append(used, "key "+k)
+	}
+	if len(opts) == 0 {
+		return nil, nil, fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or --key FILE.pem (or set git's gpg.ssh.allowedSignersFile)", ErrNoTrust)
+	}
+	t, err := NewTrust(opts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t, used, nil
+}
+
+func expandHome(p string) (string, error) {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("%w: expanding %s: %v", ErrTrust, p, err)
+		}
+		return filepath.Join(home, p[1:]), nil
+	}
+	return p, nil
+}
+
+// within reports whether path p lies inside dir (after resolving symlinks where
+// possible).
+func within(p, dir string) bool {
+	resolve := func(s string) string {
+		if r, err := filepath.EvalSymlinks(s); err == nil {
+			return r
+		}
+		return filepath.Clean(s)
+	}
+	rel, err := filepath.Rel(resolve(dir), resolve(p))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !errors.Is(err, os.ErrNotExist)
+}
