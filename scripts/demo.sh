@@ -59,7 +59,7 @@ run tp attest tick --signer ssh --key "$out/id_ed25519" --verdict verified \
 tick T003
 run tp attest tick --signer ssh --key "$out/id_ed25519" --verdict verified \
   --evidence "$root/testdata/demo/evidence.json" --red-output "$root/testdata/demo/red-output.txt" --red-kind assertion
-run git -C "$repo" log --oneline --notes=speccoder -n 3 --format='%h %s'
+run git -C "$repo" notes --ref speccoder list
 
 step "The merge gate passes"
 expect 0 tp verify --branch --base main --allowed-signers "$out/allowed_signers"

@@ -237,7 +237,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 				if o == UntrustedSigner {
 					code = CodeUntrusted
 				}
-				r.fail(o, code, fmt.Sprintf("%s: signatures[%d]", field, s.Index), "", firstNonEmpty(s.KeyID, s.KeyIDHint), s.Reason)
+				r.fail(o, code, fmt.Sprintf("%s: signatures[%d]", field, s.Index), "", "", s.Reason)
 			}
 		}
 		if e == tv {
@@ -425,11 +425,4 @@ func unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
 		return u, false
 	}
 	return u, true
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
