@@ -25,7 +25,8 @@ type Unit struct {
 
 // Task is one checkbox task line of a tasks file.
 type Task struct {
-	// ID is the task's ID: "T012" (spec-kit), "1.3" (OpenSpec, Kiro).
+	// ID is the task's ID: "T012" (spec-kit), "1.3" (OpenSpec, Kiro; a trailing
+	// "." of the written ID is not part of it: "17." → "17").
 	ID string
 	// LineNo is the 1-based line number in the file.
 	LineNo int
@@ -38,21 +39,32 @@ type Task struct {
 	Box byte
 	// Title is the text after the box, the ID and the [..] markers, trimmed (SPEC §4).
 	Title string
-	// Labels are the bracketed markers after the ID, without brackets: "P", "US1".
+	// Labels are the bracketed markers directly after the ID, without brackets:
+	// "P", "US1"; nil when none.
 	Labels []string
-	// Story is the spec-kit user story label ("US1"), "" when none.
+	// Story is the first label of the form "US<digits>" ("US1"), "" when none.
 	Story string
-	// Requirements are Kiro's `_Requirements: 1.2, 3.4_` references, inherited from
-	// the parent task when the task has none.
+	// Requirements are Kiro's `_Requirements: 1.2, 3.4_` items as written, split on
+	// "," and "、" and trimmed ("1.2", "Requirement 2", or free text), from the
+	// `_Requirements:` lines that belong to the task (a line belongs to the nearest
+	// task above it, since the last heading, indented less than the line; else to
+	// the nearest task above it). A task without any takes its parent's (which may
+	// itself be inherited). Always nil for spec-kit and OpenSpec.
 	Requirements []string
-	// Group is the OpenSpec `## N. heading` text the task sits under, "" when none.
+	// Group is the text of the OpenSpec `## N. …` heading the task sits under
+	// ("1. Setup"), "" when none (another heading of level 1 or 2 ends a group).
+	// Always "" for spec-kit and Kiro.
 	Group string
-	// Parent is the ID of the enclosing task (Kiro sub-tasks), "" when none.
+	// Parent is the ID of the enclosing task, "" when none: the nearest task above
+	// it, since the last heading, that is indented less (tabs to multiples of four
+	// columns); when there is none, the earlier task whose ID is this ID without its
+	// last dotted part ("17" for "17.1": Kiro often writes sub-tasks unindented).
 	Parent string
 }
 
-// Open reports whether the task's box reads as open in its format: "[ ]", and for
-// Kiro also "[-]" (in progress) (SPEC §1).
+// Open reports whether the task's box reads as open: "[ ]" or "[-]" (Kiro's "in
+// progress", SPEC §1). "[-]" is read as open in every format, so that a
+// "[-]"→"[x]" change is a tick the merge gate checks wherever it occurs.
 func (t Task) Open() bool { return t.Box == ' ' || t.Box == '-' }
 
 // Ticked reports whether the box is "[x]" or "[X]".
@@ -68,7 +80,8 @@ type TasksFile struct {
 	Tasks []Task
 }
 
-// Find returns the task with the given ID.
+// Find returns the task with the given ID (IDs are unique within a file: ParseTasks
+// rejects duplicates), and false when there is none.
 func (f *TasksFile) Find(id string) (Task, bool) {
 	for _, t := range f.Tasks {
 		if t.ID == id {

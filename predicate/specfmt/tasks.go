@@ -2,6 +2,7 @@ package specfmt
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -50,17 +51,18 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 	lines := scanMarkdown(content)
 	f := &TasksFile{Unit: u}
 	var (
-		seen   = map[string]int{} // ID → index in f.Tasks
-		indent []int              // indentation width of each task
-		own    [][]string         // each task's own _Requirements_ items
-		// scope is the index in f.Tasks of the first task after the last heading:
-		// parents and _Requirements_ lines never reach across a heading.
-		scope int
+		seen = map[string]int{} // ID → index in f.Tasks
+		own  [][]string         // each task's own _Requirements_ items
+		// open is the chain of tasks since the last heading that a later line can
+		// still sit under: indices into f.Tasks with strictly increasing
+		// indentation. Parents and _Requirements_ lines never reach across a
+		// heading.
+		open  []indented
 		group string
 	)
 	for i, l := range lines {
 		if l.level > 0 {
-			scope = len(f.Tasks)
+			open = open[:0]
 			if u.Format == OpenSpec && l.level <= 2 {
 				group = ""
 				if l.level == 2 && groupRE.MatchString(l.heading) {
@@ -74,8 +76,12 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 		}
 		if u.Format == Kiro {
 			if m := requirementsRE.FindStringSubmatch(l.text); m != nil {
-				if owner := requirementsOwner(indent, scope, width(l.text)); owner >= 0 {
-					own[owner] = append(own[owner], splitRefs(m[1])...)
+				// The nearest task indented less than the line, else the nearest task.
+				if j := enclosing(open, width(l.text)); j >= 0 {
+					own[j] = append(own[j], splitRefs(m[1])...)
+				} else if len(open) > 0 {
+					j = open[len(open)-1].task
+					own[j] = append(own[j], splitRefs(m[1])...)
 				}
 				continue
 			}
@@ -92,10 +98,20 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 			return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
 		}
 		t.Group = group
-		t.Parent = parentOf(f.Tasks, indent, scope, width(t.Line), t.ID, seen)
+		w := width(t.Line)
+		if j := enclosing(open, w); j >= 0 {
+			t.Parent = f.Tasks[j].ID
+		} else if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
+			if j, ok := seen[t.ID[:k]]; ok {
+				t.Parent = f.Tasks[j].ID
+			}
+		}
+		for len(open) > 0 && open[len(open)-1].width >= w {
+			open = open[:len(open)-1]
+		}
+		open = append(open, indented{task: len(f.Tasks), width: w})
 		seen[t.ID] = len(f.Tasks)
 		f.Tasks = append(f.Tasks, t)
-		indent = append(indent, width(t.Line))
 		own = append(own, nil)
 	}
 	if u.Format == Kiro {
@@ -169,36 +185,20 @@ func width(line string) int {
 	return w
 }
 
-// parentOf finds the enclosing task of a task with indentation w and ID id among
-// tasks[scope:]: the nearest preceding task indented less; when none, the task whose
-// ID is id without its last dotted component ("17" for "17.1"), if it precedes.
-func parentOf(tasks []Task, indent []int, scope, w int, id string, seen map[string]int) string {
-	for j := len(tasks) - 1; j >= scope; j-- {
-		if indent[j] < w {
-			return tasks[j].ID
-		}
-	}
-	if k := strings.LastIndexByte(id, '.'); k > 0 {
-		if j, ok := seen[id[:k]]; ok {
-			return tasks[j].ID
-		}
-	}
-	return ""
+// indented is a task of the open chain and its indentation width.
+type indented struct {
+	task, width int
 }
 
-// requirementsOwner picks the task a Kiro _Requirements_ line at indentation w
-// belongs to: the nearest preceding task (since the last heading) indented less than
-// the line, else the nearest preceding task; -1 when none.
-func requirementsOwner(indent []int, scope, w int) int {
-	for j := len(indent) - 1; j >= scope; j-- {
-		if indent[j] < w {
-			return j
-		}
+// enclosing returns the index in f.Tasks of the nearest task of the open chain
+// indented less than w: the nearest such task since the last heading. -1 when none.
+func enclosing(open []indented, w int) int {
+	// open's widths increase strictly: the answer is the last entry below w.
+	k := sort.Search(len(open), func(i int) bool { return open[i].width >= w })
+	if k == 0 {
+		return -1
 	}
-	if len(indent) > scope {
-		return len(indent) - 1
-	}
-	return -1
+	return open[k-1].task
 }
 
 // splitRefs splits a _Requirements_ list on "," (and the Japanese "、"), trimming

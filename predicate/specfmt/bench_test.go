@@ -1,0 +1,64 @@
+package specfmt
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// bigKiroTasks is a Kiro tasks file of n top-level tasks, each with four
+// sub-tasks and a _Requirements_ line.
+func bigKiroTasks(n int) []byte {
+	var b strings.Builder
+	b.WriteString("# 実装計画\n\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- [x] %d. タスク %d\n  - 説明\n  - _Requirements: %d.1, %d.2_\n\n", i, i, i%7+1, i%5+1)
+		for j := 1; j <= 4; j++ {
+			fmt.Fprintf(&b, "  - [ ] %d.%d サブタスク\n", i, j)
+		}
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParseTasks parses a 5,000-task Kiro file (about 300 KB).
+func BenchmarkParseTasks(b *testing.B) {
+	content := bigKiroTasks(1000)
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, err := ParseTasks(kiUnit, content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseTasksFlat parses 20,000 unindented tasks under one heading: the
+// parent search must stay linear.
+func BenchmarkParseTasksFlat(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 20000; i++ {
+		fmt.Fprintf(&sb, "- [ ] T%05d task\n", i)
+	}
+	content := []byte(sb.String())
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, err := ParseTasks(skUnit, content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSectionKiro computes a Kiro section citing seven requirements.
+func BenchmarkSectionKiro(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 7; i++ {
+		fmt.Fprintf(&sb, "### Requirement %d\n\n%s\n", i, strings.Repeat("1. WHEN x THEN y SHALL z\n", 40))
+	}
+	fsys := fstest.MapFS{".kiro/specs/auth/requirements.md": {Data: []byte(sb.String())}}
+	t := Task{Requirements: []string{"1.1", "2.1", "3.1", "4.1", "5.1", "6.1", "7.1"}}
+	for b.Loop() {
+		if _, err := Section(fsys, kiUnit, t); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
