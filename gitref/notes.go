@@ -379,7 +379,7 @@ func (s *NotesStore) prepare(commit Hash, head Hash, merge MergeFunc) (next Hash
 	if len(content) == 0 && len(paths) == 0 {
 		return head, false, nil
 	}
-	if len(paths) == 1 && bytes.Equal(content, old) {
+	if merge != nil && len(paths) == 1 && bytes.Equal(content, old) {
 		return head, false, nil
 	}
 	if int64(len(content)) > s.maxSize() {

@@ -41,7 +41,7 @@ func (c *Commit) FirstParent() Hash {
 // branch and tag names (annotated tags are peeled), full and abbreviated ids,
 // "refs/…" names. The error wraps ErrUnknownRevision when rev names no commit.
 func (r *Repo) Resolve(rev string) (Hash, error) {
-	if rev == "" || strings.ContainsAny(rev, "\x00\n") {
+	if rev == "" || strings.ContainsAny(rev, "\x00\n:") { // "rev:path" names a blob or tree, never a commit
 		return "", fmt.Errorf("%w: %q", ErrUnknownRevision, rev)
 	}
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
@@ -62,7 +62,7 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 // peelToCommit follows annotated tags to the commit they name.
 func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 16 {
-		o, err := r.storage.EncodedObject(plumbing.AnyObject, h)
+		o, err := r.object(plumbing.AnyObject, h)
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("object %s: %w", h, err)
 		}
@@ -135,19 +135,39 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	if _, err := ParseHash(string(id)); err != nil {
 		return nil, err
 	}
-	c, err := object.GetCommit(r.storage, id.plumbing())
+	o, err := r.object(plumbing.CommitObject, id.plumbing())
+	var c *object.Commit
+	if err == nil {
+		c, err = object.DecodeCommit(r.storage, o)
+	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("commit %s: %w", id, ErrNotFound)
+			return nil, fmt.Errorf("commit %s: %w (%v)", id, ErrNotFound, err)
 		}
 		return nil, fmt.Errorf("reading commit %s: %w", id, err)
 	}
 	return c, nil
 }
 
+// object reads an object. go-git loads its pack index once and can keep an
+// empty one when it raced with a concurrent writer of the objects directory, so
+// a miss re-reads the pack indexes once before reporting ErrObjectNotFound.
+func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := r.storage.EncodedObject(t, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		r.storage.Reindex()
+		o, err = r.storage.EncodedObject(t, h)
+	}
+	return o, err
+}
+
 // tree reads tree id (cached by go-git's object cache).
 func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
-	t, err := object.GetTree(r.storage, id)
+	o, err := r.object(plumbing.TreeObject, id)
+	var t *object.Tree
+	if err == nil {
+		t, err = object.DecodeTree(r.storage, o)
+	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, fmt.Errorf("tree %s: %w", id, ErrNotFound)
@@ -160,7 +180,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 // blob reads blob id whole, refusing blobs larger than limit bytes (limit ≤ 0:
 // no limit).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
-	o, err := r.storage.EncodedObject(plumbing.BlobObject, id)
+	o, err := r.object(plumbing.BlobObject, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, fmt.Errorf("blob %s: %w", id, ErrNotFound)
