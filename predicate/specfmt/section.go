@@ -15,7 +15,8 @@ import (
 // into lines as Rust's str::lines does (a leading UTF-8 BOM removed); the section's
 // lines are joined with "\n", no trailing newline. Headings are ATX headings (up to
 // three spaces, one to six '#', then a space, a tab or the end of the line) outside
-// fenced code blocks.
+// fenced code blocks (``` or ~~~, any indentation); a heading inside an HTML
+// comment still counts here, as the recipe names only code fences.
 //
 //   - speckit: t.Story "USn" → Name "USn"; Text runs from the first heading of
 //     <dir>/spec.md whose text, trimmed and lower-cased, starts with "user story n"

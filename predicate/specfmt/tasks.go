@@ -61,6 +61,9 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 		group string
 	)
 	for i, l := range lines {
+		if l.hidden() {
+			continue // fenced code and HTML comments hold neither tasks nor headings here
+		}
 		if l.level > 0 {
 			open = open[:0]
 			if u.Format == OpenSpec && l.level <= 2 {
@@ -69,9 +72,6 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 					group = l.heading
 				}
 			}
-			continue
-		}
-		if l.hidden() {
 			continue
 		}
 		if u.Format == Kiro {

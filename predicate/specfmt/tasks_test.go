@@ -335,3 +335,11 @@ func TestSplitLines(t *testing.T) {
 		}
 	}
 }
+
+func TestParseTasksCommentedHeading(t *testing.T) {
+	content := "## 1. Setup\n<!--\n## 2. Commented out\n-->\n- [ ] 1.1 Still in group 1\n"
+	f, err := ParseTasks(osUnit, []byte(content))
+	if err != nil || len(f.Tasks) != 1 || f.Tasks[0].Group != "1. Setup" {
+		t.Fatalf("ParseTasks = %+v, %v", f, err)
+	}
+}
