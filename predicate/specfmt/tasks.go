@@ -2,6 +2,7 @@ package specfmt
 
 import (
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -121,7 +122,7 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 			if len(own[i]) > 0 {
 				f.Tasks[i].Requirements = own[i]
 			} else if p := f.Tasks[i].Parent; p != "" {
-				f.Tasks[i].Requirements = f.Tasks[seen[p]].Requirements
+				f.Tasks[i].Requirements = slices.Clone(f.Tasks[seen[p]].Requirements)
 			}
 		}
 	}
