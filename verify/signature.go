@@ -253,11 +253,17 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 		return "", "no allowed signers file in trust"
 	}
 	reason := "not in allowed signers"
+	var want []byte
+	if cert != nil {
+		want = cert.SignatureKey.Marshal()
+	} else {
+		want = key.Marshal()
+	}
 	for _, as := range trust.allowed {
 		for _, e := range as.Entries {
 			var principal string
 			if cert != nil {
-				if !e.CertAuthority || !bytes.Equal(e.Key.Marshal(), cert.SignatureKey.Marshal()) {
+				if !e.CertAuthority || !bytes.Equal(e.keyBlob(), want) {
 					continue
 				}
 				var why string
@@ -267,7 +273,7 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 					continue
 				}
 			} else {
-				if e.CertAuthority || !bytes.Equal(e.Key.Marshal(), key.Marshal()) {
+				if e.CertAuthority || !bytes.Equal(e.keyBlob(), want) {
 					continue
 				}
 				principal = e.Principals

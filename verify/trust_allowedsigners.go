@@ -30,6 +30,16 @@ type AllowedSigner struct {
 	ValidAfter, ValidBefore time.Time
 	// Key is the trusted public key (never a certificate).
 	Key ssh.PublicKey
+
+	blob []byte // Key's wire encoding, compared against signature keys
+}
+
+// keyBlob returns the wire encoding of e.Key (cached when parsed).
+func (e *AllowedSigner) keyBlob() []byte {
+	if e.blob == nil && e.Key != nil {
+		return e.Key.Marshal()
+	}
+	return e.blob
 }
 
 // AllowedSigners is a parsed allowed signers file.
@@ -213,6 +223,7 @@ func (p *lineParser) parse() (AllowedSigner, bool, error) {
 		return e, false, p.errorf(tokPos, "key type %q does not match the key data (%s)", tok, key.Type())
 	}
 	e.Key = key
+	e.blob = key.Marshal()
 	// The rest of the line is a comment.
 	return e, true, nil
 }
