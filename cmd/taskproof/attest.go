@@ -39,7 +39,7 @@ func newAttestCmd() *cobra.Command {
 		Use:   "attest",
 		Short: "Write signed task-verification attestations as git notes",
 	}
-	c.AddCommand(newAttestTickCmd())
+	c.AddCommand(newAttestTickCmd(), newAttestDecideCmd(), newAttestSignCmd(), newAttestShowCmd())
 	return c
 }
 

@@ -1,0 +1,230 @@
+package attest
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// SkipRefPrefix is where skip records live: refs/speccoder/skipped/<feature>/<task>
+// (SPEC §2).
+const SkipRefPrefix = "refs/speccoder/skipped/"
+
+// tasksGlobs are the tasks files of units (SPEC §1), for finding a task by ID.
+var tasksGlobs = []string{
+	"specs/*/tasks.md", ".specify/specs/*/tasks.md",
+	"openspec/changes/*/tasks.md", "openspec/changes/archive/*/tasks.md",
+	".kiro/specs/*/tasks.md",
+}
+
+// DecideRequest is what `taskproof attest decide` asks for (SPEC §1 "decision").
+type DecideRequest struct {
+	// Commit is, for attested, the commit that ticks the task; for skipped, the
+	// commit where the skip was decided (the task is open there).
+	Commit gitref.Hash
+	// Task is the task ID; UnitDir picks the unit when the ID is in several.
+	Task    string
+	UnitDir string
+	// Verdict is attested or skipped.
+	Verdict predicate.Verdict
+	// By and Reason are the decider.
+	By, Reason string
+	Signers    []Signer
+	Time       time.Time
+	DryRun     bool
+}
+
+// Decide writes a decision statement (SPEC §2, §3): `attested` goes into the note
+// of the commit that ticks the task (a person accepts it without test evidence);
+// `skipped` writes a skip record commit (tree = the decision commit's tree,
+// parent = the decision commit, message "skip <feature>/<task>: <reason>"),
+// points refs/speccoder/skipped/<feature>/<task> at it, and puts the statement in
+// the record's note. The predicate carries the decider and no test evidence; the
+// decision writes the task-verification statement alone. Errors: [ErrRequest]
+// (missing by/reason, a task that is not open for a skip), [ErrTaskNotTicked],
+// gitref's errors.
+func Decide(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest) (*Written, error) {
+	if strings.TrimSpace(req.By) == "" || strings.TrimSpace(req.Reason) == "" {
+		return nil, fmt.Errorf("%w: a decision needs --by and a non-empty --reason", ErrRequest)
+	}
+	when := req.Time
+	if when.IsZero() {
+		when = time.Now()
+	}
+	decider := &predicate.Decider{By: req.By, Reason: req.Reason}
+	switch req.Verdict {
+	case predicate.Attested:
+		return decideAttested(ctx, repo, notes, req, decider, when)
+	case predicate.Skipped:
+		return decideSkipped(ctx, repo, notes, req, decider, when)
+	}
+	return nil, fmt.Errorf("%w: decision verdict %q: want attested or skipped", ErrRequest, req.Verdict)
+}
+
+func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {
+	commit, err := repo.Commit(req.Commit)
+	if err != nil {
+		return nil, err
+	}
+	ticks, err := repo.CommitTicks(commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	var tick *gitref.Tick
+	var ids []string
+	for i, t := range ticks {
+		if t.Kind != gitref.KindTick {
+			continue
+		}
+		ids = append(ids, t.TaskID)
+		if t.TaskID == req.Task && (req.UnitDir == "" || t.Unit.Dir == req.UnitDir) {
+			if tick != nil {
+				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; pass --unit", ErrRequest, commit.ID, req.Task, tick.Unit.Dir, t.Unit.Dir)
+			}
+			tick = &ticks[i]
+		}
+	}
+	if tick == nil {
+		if len(ids) == 0 {
+			return nil, fmt.Errorf("%w: %s ticks no task; `attest decide --verdict attested` goes on the commit that ticks the task", ErrNoTick, commit.ID)
+		}
+		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
+	}
+	before, after, err := tickTasks(repo, *tick)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := readOptional(repo, commit.FirstParent(), "speccoder.toml")
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := repo.FS(commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	section, err := specfmt.Section(fsys, tick.Unit, after)
+	if err != nil {
+		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
+	}
+	p, err := predicate.Build(predicate.Input{Unit: tick.Unit, Task: before, Section: section, Tree: string(commit.Tree),
+		Policy: policy, Verdict: predicate.Attested, Decider: decider, Time: when})
+	if err != nil {
+		return nil, err
+	}
+	return write(ctx, notes, commit.ID, tick.Unit, req.Task, p, req.Signers, req.DryRun)
+}
+
+func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {
+	decision, err := repo.Commit(req.Commit)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := repo.FS(decision.ID)
+	if err != nil {
+		return nil, err
+	}
+	unit, task, err := FindTask(fsys, req.Task, req.UnitDir)
+	if err != nil {
+		return nil, err
+	}
+	if !task.Open() {
+		return nil, fmt.Errorf("%w: task %s in %s is not open at %s; only an open task can be skipped", ErrRequest, req.Task, unit.Dir, decision.ID)
+	}
+	section, err := specfmt.Section(fsys, unit, task)
+	if err != nil {
+		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
+	}
+	// The record's first parent is the decision commit: policy_sha256 comes from
+	// the decision commit's speccoder.toml, as the verifier recomputes it.
+	policy, err := readOptional(repo, decision.ID, "speccoder.toml")
+	if err != nil {
+		return nil, err
+	}
+	subject := SubjectName(unit.Feature, req.Task)
+	ref := SkipRefPrefix + subject
+	msg := fmt.Sprintf("skip %s: %s\n", subject, req.Reason)
+	if req.DryRun {
+		p, err := predicate.Build(predicate.Input{Unit: unit, Task: task, Section: section, Tree: string(decision.Tree),
+			Policy: policy, Verdict: predicate.Skipped, Decider: decider, Time: when})
+		if err != nil {
+			return nil, err
+		}
+		return write(ctx, notes, decision.ID, unit, req.Task, p, req.Signers, true)
+	}
+	record, err := repo.WriteCommit(decision.Tree, decision.ID, msg)
+	if err != nil {
+		return nil, err
+	}
+	p, err := predicate.Build(predicate.Input{Unit: unit, Task: task, Section: section, Tree: string(decision.Tree),
+		Policy: policy, Verdict: predicate.Skipped, Decider: decider, Time: when})
+	if err != nil {
+		return nil, err
+	}
+	// The note first, then the ref: a crash in between leaves an unreferenced
+	// record, never a ref to a record without its statement.
+	w, err := write(ctx, notes, record, unit, req.Task, p, req.Signers, false)
+	if err != nil {
+		return nil, err
+	}
+	old, err := repo.ReadRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := repo.SetRef(ref, old, record, gitref.LockOptions{}); err != nil {
+		return nil, fmt.Errorf("pointing %s at the skip record %s: %w", ref, record, err)
+	}
+	w.Warnings = append(w.Warnings, fmt.Sprintf("skip record %s at %s (push it with `git push origin %s`)", record, ref, ref))
+	return w, nil
+}
+
+// FindTask finds task id among the units' tasks files of a tree (SPEC §1 unit
+// paths). unitDir, when not empty, picks the unit. A task ID found in several
+// units without unitDir is an error naming them.
+func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
+	type hit struct {
+		u specfmt.Unit
+		t specfmt.Task
+	}
+	var hits []hit
+	for _, g := range tasksGlobs {
+		paths, _ := fs.Glob(fsys, g)
+		for _, p := range paths {
+			u, ok := specfmt.UnitForTasksPath(p)
+			if !ok || (unitDir != "" && u.Dir != unitDir) {
+				continue
+			}
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return specfmt.Unit{}, specfmt.Task{}, err
+			}
+			f, err := specfmt.ParseTasks(u, b)
+			if err != nil {
+				return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%s: %w", p, err)
+			}
+			if t, ok := f.Find(id); ok {
+				hits = append(hits, hit{u, t})
+			}
+		}
+	}
+	switch len(hits) {
+	case 0:
+		where := "any unit"
+		if unitDir != "" {
+			where = unitDir
+		}
+		return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%w: task %s not found in %s", ErrRequest, id, where)
+	case 1:
+		return hits[0].u, hits[0].t, nil
+	}
+	var dirs []string
+	for _, h := range hits {
+		dirs = append(dirs, h.u.Dir)
+	}
+	return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%w: task %s is in %s; pass --unit DIR", ErrRequest, id, strings.Join(dirs, ", "))
+}

@@ -1,0 +1,71 @@
+package attest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/taskproof/taskproof/gitref"
+)
+
+// SignResult says how many unsigned envelopes of one commit's note were signed.
+type SignResult struct {
+	Commit gitref.Hash `json:"commit"`
+	Signed int         `json:"signed"`
+	// Subjects are the subject names whose envelopes were signed.
+	Subjects []string `json:"subjects"`
+}
+
+// SignNote signs, in place, every envelope of commit's note that taskproof owns
+// ([OwnedTypes]) and that has no signature (SPEC §5): the payload bytes are kept
+// as they are, so the statements do not change; every other line is kept byte
+// for byte. A note with nothing to sign is left alone. Errors are gitref's
+// (gitref.ErrNoNote when the commit has no note) and the signers'.
+func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, signers []Signer, dryRun bool) (*SignResult, error) {
+	if len(signers) == 0 {
+		return nil, fmt.Errorf("%w: no signer to sign with", ErrRequest)
+	}
+	res := &SignResult{Commit: commit, Subjects: []string{}}
+	merge := func(old []byte) ([]byte, error) {
+		res.Signed, res.Subjects = 0, res.Subjects[:0]
+		var out bytes.Buffer
+		for _, line := range SplitNote(old) {
+			env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+			if err == nil && len(env.Signatures) == 0 && env.CheckPayloadType() == nil {
+				if st, err := DecodeStatement(env.Payload); err == nil && OwnedTypes[st.PredicateType] {
+					signed, err := Sign(ctx, env.Payload, signers...)
+					if err != nil {
+						return nil, err
+					}
+					b, err := signed.MarshalJSON()
+					if err != nil {
+						return nil, err
+					}
+					line = b
+					res.Signed++
+					res.Subjects = append(res.Subjects, st.Subjects[0].Name)
+				}
+			}
+			out.Write(line)
+			out.WriteByte('\n')
+		}
+		if res.Signed == 0 {
+			return old, nil
+		}
+		return out.Bytes(), nil
+	}
+	if dryRun {
+		old, err := notes.Note(commit)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := merge(old); err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	if _, err := notes.Update(commit, merge); err != nil {
+		return nil, err
+	}
+	return res, nil
+}

@@ -1,0 +1,68 @@
+package attest
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// SignatureKind tells a signature's kind from its bytes (SPEC §5): armored
+// SSHSIG text is ssh, an armored OpenPGP signature is openpgp, anything else raw.
+// It says nothing about validity.
+func SignatureKind(sig []byte) Kind {
+	t := bytes.TrimLeft(sig, " \t\r\n")
+	switch {
+	case bytes.HasPrefix(t, []byte("-----BEGIN SSH SIGNATURE-----")):
+		return KindSSH
+	case bytes.HasPrefix(t, []byte("-----BEGIN PGP SIGNATURE-----")):
+		return KindOpenPGP
+	}
+	return KindRaw
+}
+
+// ShownLine is one note line as `attest show` prints it: decoded as far as it
+// goes, nothing verified. Error says why decoding stopped.
+type ShownLine struct {
+	Line          int                `json:"line"`
+	Error         string             `json:"error,omitempty"`
+	PayloadType   string             `json:"payloadType,omitempty"`
+	PredicateType string             `json:"predicateType,omitempty"`
+	Subjects      []StatementSubject `json:"subject,omitempty"`
+	Signatures    []ShownSignature   `json:"signatures"`
+	Statement     json.RawMessage    `json:"statement,omitempty"`
+}
+
+// ShownSignature summarises one signature: its kind told from its bytes and the
+// keyid hint the envelope wrote (unverified).
+type ShownSignature struct {
+	Kind  Kind   `json:"kind"`
+	KeyID string `json:"keyid"`
+	Bytes int    `json:"bytes"`
+}
+
+// ShowNote decodes every line of a note for display (`taskproof attest show`).
+// Nothing is verified: use verify for that.
+func ShowNote(note []byte) []ShownLine {
+	var out []ShownLine
+	for i, raw := range SplitNote(note) {
+		l := ShownLine{Line: i + 1, Signatures: []ShownSignature{}}
+		env, err := DecodeEnvelope(bytes.TrimSuffix(raw, []byte("\r")))
+		if err != nil {
+			l.Error = err.Error()
+			out = append(out, l)
+			continue
+		}
+		l.PayloadType = env.PayloadType
+		for _, s := range env.Signatures {
+			l.Signatures = append(l.Signatures, ShownSignature{Kind: SignatureKind(s.Sig), KeyID: s.KeyID, Bytes: len(s.Sig)})
+		}
+		st, err := DecodeStatement(env.Payload)
+		if err != nil {
+			l.Error = err.Error()
+			out = append(out, l)
+			continue
+		}
+		l.PredicateType, l.Subjects, l.Statement = st.PredicateType, st.Subjects, env.Payload
+		out = append(out, l)
+	}
+	return out
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+func newAttestDecideCmd() *cobra.Command {
+	var (
+		sf                                 signerFlags
+		commitRev, task, unit, verdict, by string
+		reason                             string
+		dryRun                             bool
+	)
+	c := &cobra.Command{
+		Use:   "decide --task ID --verdict attested|skipped --by NAME --reason TEXT",
+		Short: "Record a person's decision on a task: attested (accepted without test evidence) or skipped",
+		Long: `attest decide records a decision statement (the predicate's decider set, no test evidence).
+
+  attested  goes into the note of the commit that ticks the task (--commit, default HEAD).
+  skipped   writes a skip record: a commit whose tree is the decision commit's (--commit),
+            with that commit as parent and the message "skip <feature>/<task>: <reason>",
+            pointed to by refs/speccoder/skipped/<feature>/<task>; its note holds the statement.`,
+		Example: `  taskproof attest decide --task T007 --verdict attested --by "Ada Lovelace" --reason "verified by hand on staging"
+  taskproof attest decide --task 2.3 --verdict skipped --by ada --reason "superseded by 2.4" --unit openspec/changes/add-auth`,
+		Args: cobra.NoArgs,
+	}
+	sf.add(c)
+	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (attested) or the decision commit (skipped)")
+	c.Flags().StringVar(&task, "task", "", "task ID (required)")
+	c.Flags().StringVar(&unit, "unit", "", "unit directory, when the task ID is in several units")
+	c.Flags().StringVar(&verdict, "verdict", "", "attested|skipped (required)")
+	c.Flags().StringVar(&by, "by", "", "who decided (required)")
+	c.Flags().StringVar(&reason, "reason", "", "why (required)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statement without writing anything")
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		for name, v := range map[string]string{"--task": task, "--verdict": verdict, "--by": by, "--reason": reason} {
+			if strings.TrimSpace(v) == "" {
+				return usageErr("%s is required", name)
+			}
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		id, err := repo.Resolve(commitRev)
+		if err != nil {
+			return err
+		}
+		signers, err := sf.signers(c, repo)
+		if err != nil {
+			return err
+		}
+		w, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{
+			Commit: id, Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
+			Signers: signers, DryRun: dryRun,
+		})
+		if err != nil {
+			return err
+		}
+		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, []attest.Written{*w}, dryRun)
+	}
+	return c
+}
+
+func newAttestSignCmd() *cobra.Command {
+	var (
+		sf     signerFlags
+		dryRun bool
+	)
+	c := &cobra.Command{
+		Use:   "sign [REV…]",
+		Short: "Sign the unsigned statements in commits' notes, in place",
+		Long: `attest sign adds signatures to the envelopes of REV's note (default HEAD) that have
+none, without changing their payloads; every other line is kept byte for byte.`,
+		Example: `  taskproof attest sign --signer ssh --key ~/.ssh/id_ed25519 HEAD~2 HEAD`,
+	}
+	sf.add(c)
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be signed without writing")
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		if len(args) == 0 {
+			args = []string{"HEAD"}
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		signers, err := sf.signers(c, repo)
+		if err != nil {
+			return err
+		}
+		if len(signers) == 0 {
+			return withCode(ExitTrust, fmt.Errorf("attest sign needs a key: pass --signer and --key"))
+		}
+		notes.Message = "Notes signed by 'taskproof attest sign'\n"
+		var results []*attest.SignResult
+		for _, a := range args {
+			id, err := repo.Resolve(a)
+			if err != nil {
+				return err
+			}
+			r, err := attest.SignNote(context.Background(), notes, id, signers, dryRun)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+		}
+		if f == "json" {
+			return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "signed": results})
+		}
+		for _, r := range results {
+			fmt.Fprintf(c.OutOrStdout(), "%s: signed %d envelope(s) %s\n", short(r.Commit), r.Signed, strings.Join(r.Subjects, " "))
+		}
+		return nil
+	}
+	return c
+}
+
+func newAttestShowCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "show [REV]",
+		Short: "Print a commit's note: statements decoded, signatures summarised (nothing verified)",
+		Args:  cobra.MaximumNArgs(1),
+	}
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		rev := "HEAD"
+		if len(args) == 1 {
+			rev = args[0]
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		id, err := repo.Resolve(rev)
+		if err != nil {
+			return err
+		}
+		note, err := notes.Note(id)
+		if err != nil {
+			return err
+		}
+		lines := attest.ShowNote(note)
+		if f == "json" {
+			return writeJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
+		}
+		out := c.OutOrStdout()
+		fmt.Fprintf(out, "note on %s (%s), %d line(s)\n", id, notes.Ref(), len(lines))
+		for _, l := range lines {
+			fmt.Fprintf(out, "\nline %d:", l.Line)
+			if l.Error != "" {
+				fmt.Fprintf(out, " not readable: %s\n", l.Error)
+				continue
+			}
+			var subs []string
+			for _, s := range l.Subjects {
+				subs = append(subs, s.Name+" @ "+gitref.Hash(s.Digest["gitCommit"]).String())
+			}
+			fmt.Fprintf(out, " %s\n  subject: %s\n", l.PredicateType, strings.Join(subs, ", "))
+			if len(l.Signatures) == 0 {
+				fmt.Fprintf(out, "  signatures: none (unsigned)\n")
+			}
+			for _, s := range l.Signatures {
+				fmt.Fprintf(out, "  signature: %s keyid %s (not verified here; use taskproof verify)\n", s.Kind, s.KeyID)
+			}
+			var pretty bytes.Buffer
+			if err := json.Indent(&pretty, l.Statement, "  ", "  "); err == nil {
+				fmt.Fprintf(out, "  statement: %s\n", pretty.String())
+			}
+		}
+		return nil
+	}
+	return c
+}
+
+func writeJSON(c *cobra.Command, v any) error {
+	enc := json.NewEncoder(c.OutOrStdout())
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
