@@ -2,15 +2,69 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/verify"
 )
 
-// writeCIReport writes the sarif, github and junit formats.
+// writeCIReport writes the sarif, github and junit formats to stdout. For
+// github, when $GITHUB_STEP_SUMMARY names a file, a Markdown summary is appended
+// to it (never truncated) after the workflow commands are written.
 func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
-	return usageErr("--format %s is not available yet", format)
+	opts, err := ciOptions(c)
+	if err != nil {
+		return err
+	}
+	out := c.OutOrStdout()
+	switch format {
+	case "sarif":
+		return verify.WriteSARIF(out, rep, opts)
+	case "junit":
+		return verify.WriteJUnit(out, rep, opts)
+	case "github":
+		if err := verify.WriteGitHub(out, rep, opts); err != nil {
+			return err
+		}
+		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+			return appendSummary(path, rep, opts)
+		}
+		return nil
+	}
+	return usageErr("unknown --format %q", format)
 }
 
-var _ = fmt.Sprint
+// ciOptions reads the gate flags the report was made with, so objects mode's
+// failing objects are the ones the conclusion counted.
+func ciOptions(c *cobra.Command) (verify.CIOptions, error) {
+	requireSigned, err := c.Flags().GetBool("require-signed")
+	if err != nil {
+		return verify.CIOptions{}, err
+	}
+	requireVerified, err := c.Flags().GetBool("require-verified")
+	if err != nil {
+		return verify.CIOptions{}, err
+	}
+	return verify.CIOptions{
+		ToolVersion: version,
+		Gate:        verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned},
+	}, nil
+}
+
+// appendSummary appends the Markdown job summary to path (created if absent,
+// as the runner does).
+func appendSummary(path string, rep *verify.Report, opts verify.CIOptions) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+	}
+	if err := verify.WriteGitHubSummary(f, rep, opts); err != nil {
+		f.Close()
+		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
+	}
+	return nil
+}

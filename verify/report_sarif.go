@@ -1,0 +1,421 @@
+package verify
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// CIOptions configure the CI report formats (WriteSARIF, WriteGitHub,
+// WriteGitHubSummary, WriteJUnit).
+type CIOptions struct {
+	// ToolVersion is taskproof's version, written as SARIF's
+	// tool.driver.version ("" writes "unknown").
+	ToolVersion string
+	// Gate are the options the report was made with. In objects mode they decide
+	// which objects fail, as they decided the report's conclusion: an unsigned
+	// object passes only with AllowUnsigned, and RequireVerified fails every
+	// verdict but verified (rule "not_verified"). Branch mode reads each tick's
+	// Failing instead.
+	Gate GateOptions
+}
+
+// ErrReport is returned (wrapped) by the report writers when the report cannot
+// be written as given: a nil report or an unknown mode.
+var ErrReport = errors.New("verify: cannot write report")
+
+// SARIF constants (SARIF 2.1.0, as GitHub code scanning reads it).
+const (
+	SARIFSchema     = "https://json.schemastore.org/sarif-2.1.0.json"
+	SARIFVersion    = "2.1.0"
+	ToolName        = "taskproof"
+	ToolInformation = "https://github.com/taskproof/taskproof"
+	// SARIFFingerprintKey names the partialFingerprints entry GitHub code
+	// scanning dedupes alerts by: unit dir, task ID (or object) and rule.
+	SARIFFingerprintKey = "taskproofTask/v1"
+)
+
+// RuleNotVerified is the rule of an object whose verdict is not verified under
+// --require-verified (branch mode reports it as ReasonNotVerified).
+const RuleNotVerified = ReasonNotVerified
+
+// ciItem is one line of a CI report: a tick (branch mode), an untick, or an
+// object (objects mode), flattened so the three formats say the same thing.
+type ciItem struct {
+	task     string      // subject name <feature>/<task id>; "" when unknown
+	taskID   string      // task id; "" when unknown
+	unitDir  string      // repo-relative unit dir; "" when unknown
+	commit   gitref.Hash // the tick commit or the object
+	path     string      // repo-relative tasks file; "" when unknown
+	line     int         // 1-based line in path; 0 when unknown
+	status   string      // tick status, or the object's outcome
+	reason   string      // the tick's sub-reason
+	rule     string      // rule id when failing
+	failing  bool
+	unticked bool
+	reasons  []Reason
+	message  string
+	sameTree gitref.Hash
+	evidence gitref.Hash
+	verdict  string
+}
+
+// statusText is "status" or "status (reason)".
+func (it *ciItem) statusText() string {
+	if it.reason != "" && it.reason != it.status {
+		return it.status + " (" + it.reason + ")"
+	}
+	return it.status
+}
+
+// taskText names the item's task, or "-" when there is none.
+func (it *ciItem) taskText() string {
+	if it.task == "" {
+		return "-"
+	}
+	return it.task
+}
+
+// location is "path:line", "path", or "".
+func (it *ciItem) location() string {
+	switch {
+	case it.path == "":
+		return ""
+	case it.line > 0:
+		return fmt.Sprintf("%s:%d", it.path, it.line)
+	}
+	return it.path
+}
+
+// headline is one sentence naming task, commit, location and status.
+func (it *ciItem) headline() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s at %s", it.taskText(), short(string(it.commit)))
+	if loc := it.location(); loc != "" {
+		fmt.Fprintf(&b, " (%s)", loc)
+	}
+	fmt.Fprintf(&b, ": %s", it.statusText())
+	return b.String()
+}
+
+// details are the lines below the headline: the message, same_tree_as, and one
+// line per reason with its code, field, expected and found.
+func (it *ciItem) details() []string {
+	var out []string
+	if it.message != "" {
+		out = append(out, it.message)
+	}
+	if it.sameTree != "" {
+		out = append(out, "same_tree_as "+string(it.sameTree)+" holds the evidence")
+	}
+	for _, r := range it.reasons {
+		out = append(out, reasonText(r))
+	}
+	return out
+}
+
+// text is the headline and the details, one per line.
+func (it *ciItem) text() string {
+	return strings.Join(append([]string{it.headline()}, it.details()...), "\n")
+}
+
+// reasonText is one reason as "code field: expected E, found F — message".
+func reasonText(r Reason) string {
+	var b strings.Builder
+	b.WriteString(r.Code)
+	if r.Field != "" {
+		b.WriteString(" " + r.Field)
+	}
+	if r.Expected != "" || r.Found != "" {
+		fmt.Fprintf(&b, ": expected %s, found %s", orNone(r.Expected), orNone(r.Found))
+	}
+	if r.Message != "" {
+		b.WriteString(" — " + r.Message)
+	}
+	return b.String()
+}
+
+// fingerprint identifies the item's alert across runs: the same task failing
+// the same rule is the same alert, wherever its line moved (SARIF
+// partialFingerprints). Items without a task are identified by their commit.
+func (it *ciItem) fingerprint() string {
+	id := it.unitDir + "\x00" + it.taskID
+	if it.task == "" {
+		id = "\x00" + string(it.commit)
+	}
+	sum := sha256.Sum256([]byte(id + "\x00" + it.rule))
+	return hex.EncodeToString(sum[:])
+}
+
+// ciItems flattens the report: ticks then unticks (branch mode), or objects.
+func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
+	if rep == nil {
+		return nil, fmt.Errorf("%w: no report", ErrReport)
+	}
+	var items []ciItem
+	switch rep.Mode {
+	case "branch":
+		for _, t := range rep.Ticks {
+			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
+				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
+				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict}
+			if it.failing {
+				it.rule = t.Reason
+				if it.rule == "" {
+					it.rule = t.Status
+				}
+				if it.rule == "" {
+					it.rule = StatusUnverifiable
+				}
+			}
+			items = append(items, it)
+		}
+		for _, t := range rep.Unticks {
+			items = append(items, ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path,
+				line: t.Line, status: "unticked", unticked: true, message: t.Message})
+		}
+	case "objects":
+		for i := range rep.Objects {
+			o := &rep.Objects[i]
+			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict}
+			if dir, ok := safeUnitDir(o.Unit); ok {
+				it.unitDir, it.path = dir, dir+"/tasks.md"
+			}
+			it.failing = objectFails(o, opts.Gate)
+			if it.failing {
+				it.rule = string(o.Outcome)
+				if o.Outcome == OK || (o.Outcome == Unsigned && opts.Gate.AllowUnsigned) {
+					it.rule, it.reason = RuleNotVerified, RuleNotVerified
+					it.message = "--require-verified: the verdict is " + orNone(o.Verdict)
+				}
+			}
+			items = append(items, it)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown mode %q (want branch or objects)", ErrReport, rep.Mode)
+	}
+	return items, nil
+}
+
+// safeUnitDir returns u.Dir when u is a unit taskproof recognises (the object's
+// predicate says so, and it may be forged: only a clean path of a known layout
+// is used as a location).
+func safeUnitDir(u specfmt.Unit) (string, bool) {
+	if u.Dir == "" {
+		return "", false
+	}
+	got, ok := specfmt.UnitForTasksPath(u.Dir + "/tasks.md")
+	if !ok || got != u {
+		return "", false
+	}
+	return u.Dir, true
+}
+
+// ruleInfo describes one SARIF rule.
+type ruleInfo struct {
+	name, short, full string
+}
+
+// rules describe every status and reason code a failing tick or object can
+// carry (SPEC §7, §8).
+var rules = map[string]ruleInfo{
+	StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (SPEC §8 stale)."},
+	StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (SPEC §8 unverifiable)."},
+	ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (SPEC §8)."},
+	ReasonCommitUnreachable:     {"CommitUnreachable", "The tick's evidence is on another commit", "An attestation for the task exists, but on a commit other than the tick commit (a rebase or squash rewrote it); same_tree_as names a commit with the same tree when there is one (SPEC §8)."},
+	ReasonEditedAfterTick:       {"EditedAfterTick", "A ticked task line was edited after its tick", "The task line changed after the commit that ticked it, so the attestation's line_hash no longer describes the task as it reads now (SPEC §8)."},
+	ReasonNotVerified:           {"NotVerified", "The verdict is not verified", "--require-verified fails ticks whose verdict is regression_only or attested (SPEC §8)."},
+	string(Missing):             {"MissingAttestation", "The object's note holds no task-verification statement", "The commit has no note under the notes ref, or its note holds no task-verification statement (SPEC §7 missing)."},
+	string(Malformed):           {"MalformedAttestation", "The attestation cannot be read", "The note, an envelope, the Statement or the predicate is malformed: limits, strict JSON, payloadType, Statement type or schema (SPEC §7 malformed)."},
+	string(BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (SPEC §7 bad_signature)."},
+	string(Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (SPEC §7 mismatch)."},
+	string(UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (SPEC §7 untrusted_signer)."},
+	string(Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (SPEC §7 unsigned; --require-signed=false accepts it)."},
+}
+
+// ruleFor describes rule id, with a generic description for an id this
+// version does not know.
+func ruleFor(id string) ruleInfo {
+	if r, ok := rules[id]; ok {
+		return r
+	}
+	return ruleInfo{"Taskproof_" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, id), "Verification failed: " + id, "taskproof verify reported " + id + "."}
+}
+
+// SARIF 2.1.0 objects, as much of them as taskproof writes.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool       sarifTool      `json:"tool"`
+		Results    []sarifResult  `json:"results"`
+		Properties map[string]any `json:"properties,omitempty"`
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version"`
+		InformationURI string      `json:"informationUri"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string       `json:"id"`
+		Name                 string       `json:"name"`
+		ShortDescription     sarifMessage `json:"shortDescription"`
+		FullDescription      sarifMessage `json:"fullDescription"`
+		Help                 sarifMessage `json:"help"`
+		DefaultConfiguration struct {
+			Level string `json:"level"`
+		} `json:"defaultConfiguration"`
+	}
+	sarifMessage struct {
+		Text string `json:"text"`
+	}
+	sarifResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifMessage      `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          map[string]any    `json:"properties,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           *sarifRegion  `json:"region,omitempty"`
+	}
+	sarifArtifact struct {
+		URI string `json:"uri"`
+	}
+	sarifRegion struct {
+		StartLine int `json:"startLine"`
+	}
+)
+
+// WriteSARIF writes the report as a SARIF 2.1.0 log for GitHub code scanning
+// (issue 5): one run of tool "taskproof", a rule per status or reason code the
+// results use, and one result of level "error" per failing tick (branch mode)
+// or failing object (objects mode), located at the tasks file and line (an
+// object: at its unit's tasks.md, without a region; an object of no known unit:
+// at the notes ref's name, since GitHub rejects results without a location).
+// Errors wrap ErrReport for a nil report or unknown mode, or are w's.
+func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
+	items, err := ciItems(rep, opts)
+	if err != nil {
+		return err
+	}
+	version := opts.ToolVersion
+	if version == "" {
+		version = "unknown"
+	}
+	run := sarifRun{
+		Tool:    sarifTool{Driver: sarifDriver{Name: ToolName, Version: version, InformationURI: ToolInformation, Rules: []sarifRule{}}},
+		Results: []sarifResult{},
+		Properties: map[string]any{
+			"mode": rep.Mode, "conclusion": rep.Conclusion, "notesRef": rep.NotesRef,
+		},
+	}
+	if rep.Base != "" {
+		run.Properties["base"] = string(rep.Base)
+	}
+	if rep.Head != "" {
+		run.Properties["head"] = string(rep.Head)
+	}
+	// Rules: the ids the results use, sorted, so ruleIndex is stable.
+	used := map[string]bool{}
+	for _, it := range items {
+		if it.failing {
+			used[it.rule] = true
+		}
+	}
+	ids := make([]string, 0, len(used))
+	for id := range used {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	index := map[string]int{}
+	for i, id := range ids {
+		info := ruleFor(id)
+		r := sarifRule{ID: id, Name: info.name, ShortDescription: sarifMessage{info.short},
+			FullDescription: sarifMessage{info.full}, Help: sarifMessage{info.full}}
+		r.DefaultConfiguration.Level = "error"
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
+		index[id] = i
+	}
+	for _, it := range items {
+		if !it.failing {
+			continue
+		}
+		uri := it.path
+		if uri == "" {
+			uri = rep.NotesRef
+		}
+		if uri == "" {
+			uri = "refs/notes/speccoder"
+		}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(uri)}}}
+		if it.path != "" && it.line > 0 {
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: it.line}
+		}
+		props := map[string]any{"commit": string(it.commit), "status": it.status}
+		if it.task != "" {
+			props["task"] = it.task
+		}
+		if it.reason != "" {
+			props["reason"] = it.reason
+		}
+		if it.evidence != "" {
+			props["evidence"] = string(it.evidence)
+		}
+		if it.sameTree != "" {
+			props["sameTreeAs"] = string(it.sameTree)
+		}
+		if len(it.reasons) > 0 {
+			codes := make([]string, 0, len(it.reasons))
+			for _, r := range it.reasons {
+				codes = append(codes, r.Code)
+			}
+			props["reasonCodes"] = codes
+		}
+		run.Results = append(run.Results, sarifResult{
+			RuleID: it.rule, RuleIndex: index[it.rule], Level: "error",
+			Message:             sarifMessage{it.text()},
+			Locations:           []sarifLocation{loc},
+			PartialFingerprints: map[string]string{SARIFFingerprintKey: it.fingerprint()},
+			Properties:          props,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: SARIFVersion, Runs: []sarifRun{run}})
+}
+
+// sarifURI writes a repo-relative path as a relative URI reference: each path
+// element percent-encoded where RFC 3986 requires (spaces, '%', '#', '?'), and
+// "./" before a first element holding ':' so it cannot read as a scheme.
+func sarifURI(path string) string {
+	return (&url.URL{Path: path}).String()
+}
