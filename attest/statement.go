@@ -94,7 +94,7 @@ func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, e
 	if subject.Name == "" || predicateType == "" {
 		return nil, errors.New("statement: subject name and predicateType are required")
 	}
-	if v, ok := pred.(interface{ Value() (map[string]any, error) }); ok {
+	if v, ok := pred.(valuer); ok {
 		m, err := v.Value()
 		if err != nil {
 			return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
@@ -118,6 +118,11 @@ func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, e
 		return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
 	}
 	return b, nil
+}
+
+// valuer is a predicate that gives its JSON value tree (*predicate.Predicate).
+type valuer interface {
+	Value() (map[string]any, error)
 }
 
 // validateInToto checks canonical Statement bytes with in-toto/attestation's

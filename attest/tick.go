@@ -143,6 +143,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		return nil, err
 	}
 	var out []Written
+	var batch []pending
 	for _, t := range ticks {
 		before, after, err := tickTasks(repo, t)
 		if err != nil {
@@ -159,14 +160,24 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
 		}
-		w, err := write(ctx, notes, commit.ID, t.Unit, t.TaskID, p, req.Signers, req.DryRun)
+		pd, err := prepare(ctx, commit.ID, t.Unit, t.TaskID, p, req.Signers)
 		if err != nil {
 			return nil, err
 		}
 		if t.TextChanged {
-			w.Warnings = append(w.Warnings, fmt.Sprintf("%s:%d: the tick commit also edits the task's text; line_hash is the parent's line, so verify will report a mismatch", t.Path, t.Line))
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s:%d: the tick commit also edits the task's text; line_hash is the parent's line, so verify will report a mismatch", t.Path, t.Line))
 		}
-		out = append(out, *w)
+		batch = append(batch, pd)
+	}
+	// One note update for every task: the tick is written whole or not at all
+	// (a note over SPEC §9's limits leaves the note as it was).
+	nc, err := commitNote(notes, commit.ID, batch, req.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	for _, pd := range batch {
+		pd.w.NotesCommit = nc
+		out = append(out, *pd.w)
 	}
 	return out, nil
 }
@@ -195,58 +206,120 @@ func tickTasks(repo *gitref.Repo, t gitref.Tick) (before, after specfmt.Task, er
 	return
 }
 
-// readOptional returns a file's bytes at commit, nil when it does not exist there.
+// readOptional returns a file's bytes at commit, nil when no entry of that name
+// exists there. An entry that is not a regular file (a directory, a symbolic
+// link) is an error, not an absent file. (gitref's Repo.File errors match
+// gitref.ErrNotFound, not fs.ErrNotExist, and do not tell the two apart; the
+// io/fs view does.)
 func readOptional(repo *gitref.Repo, commit gitref.Hash, path string) ([]byte, error) {
 	if commit == "" {
 		return nil, nil
 	}
-	b, err := repo.File(commit, path)
+	fsys, err := repo.FS(commit)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fs.ReadFile(fsys, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return b, err
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", path, commit, err)
+	}
+	return b, nil
+}
+
+// pending is one task's signed note lines, not yet written.
+type pending struct {
+	w     *Written
+	lines [][]byte
 }
 
 // write builds the statements of p for one task, signs them and writes the note.
 func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
-	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
-	stmts, err := TickStatements(subject, p)
+	pd, err := prepare(ctx, commit, unit, taskID, p, signers)
 	if err != nil {
 		return nil, err
 	}
-	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Unit: unit, Verdict: string(p.Verdict), Signed: len(signers) > 0}
+	nc, err := commitNote(notes, commit, []pending{pd}, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	pd.w.NotesCommit = nc
+	return pd.w, nil
+}
+
+// prepare builds the statements of p for one task (SPEC §3) and signs them.
+func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer) (pending, error) {
+	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
+	stmts, err := TickStatements(subject, p)
+	if err != nil {
+		return pending{}, err
+	}
+	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Unit: unit, Verdict: string(p.Verdict),
+		Signed: len(signers) > 0, Signers: []WrittenSigner{}}
 	var lines [][]byte
 	for _, s := range stmts {
 		env, err := envelopeFor(ctx, s, signers)
 		if err != nil {
-			return nil, fmt.Errorf("signing %s: %w", subject.Name, err)
+			return pending{}, fmt.Errorf("signing %s: %w", subject.Name, err)
 		}
 		line, err := env.MarshalJSON()
 		if err != nil {
-			return nil, err
+			return pending{}, err
 		}
 		lines = append(lines, line)
 		w.Lines = append(w.Lines, line)
 		st, err := DecodeStatement(s)
 		if err != nil {
-			return nil, err
+			return pending{}, err
 		}
 		w.Statements = append(w.Statements, WrittenStmt{PredicateType: st.PredicateType, SHA256: SHA256Hex(s), Statement: s})
 	}
 	for _, sg := range signers {
 		w.Signers = append(w.Signers, WrittenSigner{Kind: sg.Kind(), KeyID: sg.KeyID()})
 	}
+	return pending{w: w, lines: lines}, nil
+}
+
+// commitNote merges every pending task's lines into commit's note in one update
+// (SPEC §2) and returns the new notes commit. On a dry run it only checks that
+// the merged note would stay within SPEC §9's limits and writes nothing.
+func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun bool) (gitref.Hash, error) {
+	merge := func(old []byte) ([]byte, error) {
+		note := old
+		for _, pd := range batch {
+			var err error
+			if note, err = MergeNote(note, pd.w.Subject, pd.lines); err != nil {
+				return nil, err
+			}
+		}
+		return note, nil
+	}
+	wrap := func(err error) error {
+		if errors.Is(err, ErrNoteLimit) {
+			return fmt.Errorf("writing the note of %s for %d task(s): %w; nothing was written (attest fewer tasks with --task)", commit, len(batch), err)
+		}
+		return fmt.Errorf("writing the note of %s: %w", commit, err)
+	}
 	if dryRun {
-		return w, nil
+		old, err := notes.Note(commit)
+		if errors.Is(err, gitref.ErrNoNote) || errors.Is(err, gitref.ErrNotesRefAbsent) {
+			old, err = nil, nil
+		}
+		if err != nil {
+			return "", wrap(err)
+		}
+		if _, err := merge(old); err != nil {
+			return "", wrap(err)
+		}
+		return "", nil
 	}
-	nc, err := notes.Update(commit, func(old []byte) ([]byte, error) {
-		return MergeNote(old, subject.Name, lines)
-	})
+	nc, err := notes.Update(commit, merge)
 	if err != nil {
-		return nil, fmt.Errorf("writing note for %s on %s: %w", subject.Name, commit, err)
+		return "", wrap(err)
 	}
-	w.NotesCommit = nc
-	return w, nil
+	return nc, nil
 }
 
 // envelopeFor signs a statement with every signer, or wraps it unsigned.

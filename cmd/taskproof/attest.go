@@ -23,7 +23,8 @@ func init() {
 		switch {
 		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
 			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
-			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed):
+			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
+			errors.Is(err, attest.ErrNoteLimit):
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
