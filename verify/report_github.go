@@ -31,7 +31,11 @@ func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
 				props = append(props, fmt.Sprintf("line=%d", it.line))
 			}
 		}
-		props = append(props, "title="+escapeProperty("taskproof: "+it.taskText()+" "+it.statusText()))
+		subject := it.task
+		if subject == "" {
+			subject = "commit " + short(string(it.commit))
+		}
+		props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+it.statusText()))
 		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), escapeData(it.text()))
 	}
 	cmd := "notice"

@@ -99,7 +99,11 @@ func (it *ciItem) location() string {
 // headline is one sentence naming task, commit, location and status.
 func (it *ciItem) headline() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s at %s", it.taskText(), short(string(it.commit)))
+	if it.task == "" {
+		fmt.Fprintf(&b, "commit %s", short(string(it.commit)))
+	} else {
+		fmt.Fprintf(&b, "%s at %s", it.task, short(string(it.commit)))
+	}
 	if loc := it.location(); loc != "" {
 		fmt.Fprintf(&b, " (%s)", loc)
 	}
