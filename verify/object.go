@@ -49,7 +49,7 @@ type ObjectResult struct {
 	Task        string      `json:"task"`
 	Verdict     string      `json:"verdict,omitempty"`
 	Revision    uint32      `json:"revision,omitempty"`
-	Regression  any         `json:"regression,omitempty"`
+	Regression  any         `json:"regression,omitempty"` // the JSON value of the reason read (SPEC §4), {"reason":"unrecorded"} when a revision < 3 tick has none
 	Outcome     Outcome     `json:"outcome"`
 	Reasons     []Reason    `json:"reasons"`
 	Warnings    []Reason    `json:"warnings,omitempty"`
@@ -198,13 +198,15 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte) []ObjectResult {
 		results = append(results, r)
 	}
 	if len(results) == 0 {
-		r := ObjectResult{Object: c.ID, Kind: KindTick, Outcome: Missing}
-		r.Reasons = []Reason{{Code: CodeNoEvidence, Message: "the note holds no task-verification statement", Outcome: Missing}}
-		if len(noteReasons) > 0 {
-			r.Outcome = OK
-			for _, nr := range noteReasons {
-				r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
-			}
+		// missing stands alone (SPEC §7): a note whose lines could not be
+		// read is malformed, with those lines' reasons only.
+		r := ObjectResult{Object: c.ID, Kind: KindTick, Outcome: OK}
+		for _, nr := range noteReasons {
+			r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
+		}
+		if len(noteReasons) == 0 {
+			r.Outcome = Missing
+			r.Reasons = []Reason{{Code: CodeNoEvidence, Message: "the note holds no task-verification statement", Outcome: Missing}}
 		}
 		results = append(results, r)
 	}
@@ -273,7 +275,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.NewerFields = []string{}
 	}
 	if view.Regression != nil {
-		r.Regression = view.Regression
+		r.Regression = regressionValue(p, &view)
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 	r.TaskID = p.Task.ID
@@ -416,6 +418,18 @@ func checkVSA(r *ObjectResult, tv *entry, group []*entry) {
 			r.fail(Mismatch, CodeVSA, "inputAttestations", h, "", "the summary does not name the "+typ+" statement")
 		}
 	}
+}
+
+// regressionValue is the JSON value of the regression reason the view reads
+// (SPEC §4): the predicate's own member as written, or {"reason":"unrecorded"}
+// for a regression_only tick of revision < 3 without one.
+func regressionValue(p *predicate.Predicate, view *predicate.View) any {
+	if _, ok := p.Regression.Get(); ok {
+		if m, err := p.Value(); err == nil {
+			return m["regression"]
+		}
+	}
+	return map[string]any{"reason": string(view.Regression.Reason)}
 }
 
 func unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {

@@ -1,0 +1,449 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// The spec-kit unit the object and branch tests build (SPEC §1): two user
+// stories, six open tasks.
+const (
+	fxFeature = "001-greeting"
+	fxDir     = "specs/" + fxFeature
+	fxTasks   = `# Tasks: Greeting CLI
+
+## Phase 1: Setup
+
+- [ ] T001 Create the greet command skeleton
+
+## Phase 2: User Story 1 - Greet a person by name (Priority: P1)
+
+- [ ] T002 [US1] Write the acceptance test for greet Ada
+- [ ] T003 [US1] Print Hello, <name>!
+- [ ] T004 [US1] Default the name to world
+
+## Phase 3: User Story 2 - Greet in another language (Priority: P2)
+
+- [ ] T005 [US2] Add --lang fr
+- [ ] T006 [US2] Add --lang de
+`
+	fxSpec = `# Feature Specification: Greeting CLI
+
+## User Scenarios & Testing
+
+### User Story 1 - Greet a person by name (Priority: P1)
+
+A user runs greet Ada and sees a friendly greeting.
+
+1. **Given** the CLI, **When** the user runs greet Ada, **Then** it prints Hello, Ada!
+
+### User Story 2 - Greet in another language (Priority: P2)
+
+1. **Given** the CLI, **When** the user runs greet --lang fr Ada, **Then** it prints Bonjour, Ada !
+
+## Requirements
+
+- **FR-001**: The CLI MUST print a greeting.
+`
+	fxPolicy = "[tests]\ncommand = \"go test ./...\"\n\n[attest]\nsigner = \"ssh\"\n"
+)
+
+// fxTime is when the fixtures' statements are recorded.
+var fxTime = time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
+
+// fixture is a real git repository (built with the real git) holding one
+// spec-kit unit on main, a trusted ed25519 key made by the real ssh-keygen, and
+// the verifier's allowed signers file outside the work tree.
+type fixture struct {
+	t       *testing.T
+	dir     string
+	base    gitref.Hash // main's first commit: the spec and the open tasks
+	key     sshKey
+	signer  attest.Signer
+	signers string // the allowed signers file
+	trust   *Trust
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), "repo")}
+	testenv.Git(t, "", "init", "-q", "-b", "main", f.dir)
+	f.base = f.commit("spec: "+fxFeature, map[string]string{
+		fxDir + "/spec.md":  fxSpec,
+		fxDir + "/tasks.md": fxTasks,
+		"speccoder.toml":    fxPolicy,
+	})
+	f.key = newSSHKey(t)
+	f.signer = f.sshSigner(f.key)
+	f.signers = filepath.Join(t.TempDir(), "allowed_signers")
+	f.setAllowed(`dev@example.invalid namespaces="in-toto" ` + f.key.line + "\n")
+	return f
+}
+
+// setAllowed rewrites the verifier's allowed signers file and its trust.
+func (f *fixture) setAllowed(text string) {
+	f.t.Helper()
+	if err := os.WriteFile(f.signers, []byte(text), 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+	as, err := LoadAllowedSigners(f.signers)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if f.trust, err = NewTrust(WithAllowedSigners(as)); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *fixture) sshSigner(k sshKey) attest.Signer {
+	f.t.Helper()
+	s, err := attest.NewSSHSigner(k.path, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) git(args ...string) string {
+	f.t.Helper()
+	return strings.TrimSpace(testenv.Git(f.t, f.dir, args...))
+}
+
+// commit writes files (path → content) and commits them; it returns HEAD.
+func (f *fixture) commit(msg string, files map[string]string) gitref.Hash {
+	f.t.Helper()
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := filepath.Join(f.dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			f.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(files[p]), 0o644); err != nil {
+			f.t.Fatal(err)
+		}
+		f.git("add", p)
+	}
+	f.git("commit", "-q", "--allow-empty", "-m", msg)
+	return f.head()
+}
+
+func (f *fixture) head() gitref.Hash { return gitref.Hash(f.git("rev-parse", "HEAD")) }
+
+func (f *fixture) read(path string) string {
+	f.t.Helper()
+	b, err := os.ReadFile(filepath.Join(f.dir, filepath.FromSlash(path)))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return string(b)
+}
+
+// edit replaces old by new (exactly once) in a work tree file and commits.
+func (f *fixture) edit(path, old, new, msg string) gitref.Hash {
+	f.t.Helper()
+	s := f.read(path)
+	if strings.Count(s, old) != 1 {
+		f.t.Fatalf("%s: %q occurs %d times, want 1", path, old, strings.Count(s, old))
+	}
+	return f.commit(msg, map[string]string{path: strings.Replace(s, old, new, 1)})
+}
+
+// tick ticks the boxes of tasks ids in tasks.md in one commit.
+func (f *fixture) tick(ids ...string) gitref.Hash {
+	f.t.Helper()
+	s := f.read(fxDir + "/tasks.md")
+	for _, id := range ids {
+		open := "- [ ] " + id + " "
+		if strings.Count(s, open) != 1 {
+			f.t.Fatalf("task %s is not open once in tasks.md", id)
+		}
+		s = strings.Replace(s, open, "- [x] "+id+" ", 1)
+	}
+	return f.commit(strings.Join(ids, ", ")+" done", map[string]string{fxDir + "/tasks.md": s})
+}
+
+func (f *fixture) open() (*gitref.Repo, *gitref.NotesStore) {
+	f.t.Helper()
+	repo, err := gitref.Open(f.dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { repo.Close() })
+	notes, err := repo.Notes(gitref.DefaultNotesRef)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return repo, notes
+}
+
+// attest runs attest.Tick on commit c (every task it ticks) with the given
+// verdict (regression_only gets planning_work) and signers.
+func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...attest.Signer) []attest.Written {
+	f.t.Helper()
+	repo, notes := f.open()
+	req := attest.TickRequest{Commit: c, Verdict: verdict, Signers: signers, Time: fxTime}
+	if verdict == predicate.RegressionOnly {
+		req.Regression = map[string]any{"reason": "planning_work"}
+	}
+	w, err := attest.Tick(context.Background(), repo, notes, req)
+	if err != nil {
+		f.t.Fatalf("attest.Tick(%s): %v", c, err)
+	}
+	return w
+}
+
+// verifier opens the repository afresh (notes written by the git CLI are seen).
+func (f *fixture) verifier() *Verifier {
+	f.t.Helper()
+	repo, notes := f.open()
+	return &Verifier{Repo: repo, Notes: notes, Trust: f.trust, At: now}
+}
+
+func (f *fixture) object(c gitref.Hash) []ObjectResult {
+	f.t.Helper()
+	rs, err := f.verifier().Object(c)
+	if err != nil {
+		f.t.Fatalf("Object(%s): %v", c, err)
+	}
+	return rs
+}
+
+func (f *fixture) branch(base, head gitref.Hash, opts GateOptions) *Report {
+	f.t.Helper()
+	rep, err := f.verifier().Branch(base, head, opts)
+	if err != nil {
+		f.t.Fatalf("Branch(%s, %s): %v", base, head, err)
+	}
+	return rep
+}
+
+// note returns commit c's note as stored.
+func (f *fixture) note(c gitref.Hash) []byte {
+	f.t.Helper()
+	blob := f.git("notes", "--ref", "speccoder", "list", string(c))
+	return []byte(testenv.Git(f.t, f.dir, "cat-file", "blob", blob))
+}
+
+// setNote stores b byte for byte as commit c's note (git notes add -C reuses
+// the blob, so git does not clean it up).
+func (f *fixture) setNote(c gitref.Hash, b []byte) {
+	f.t.Helper()
+	file := filepath.Join(f.t.TempDir(), "note")
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		f.t.Fatal(err)
+	}
+	blob := f.git("hash-object", "-w", file)
+	f.git("notes", "--ref", "speccoder", "add", "-f", "-C", blob, string(c))
+}
+
+func (f *fixture) setNoteLines(c gitref.Hash, lines [][]byte) {
+	f.t.Helper()
+	f.setNote(c, append(bytes.Join(lines, []byte("\n")), '\n'))
+}
+
+// noteLine is one decoded line of a note.
+type noteLine struct {
+	raw       []byte
+	env       *attest.Envelope
+	statement map[string]any
+	predType  string
+}
+
+func (f *fixture) lines(c gitref.Hash) []noteLine {
+	f.t.Helper()
+	var out []noteLine
+	for _, raw := range attest.SplitNote(f.note(c)) {
+		env, err := attest.DecodeEnvelope(raw)
+		if err != nil {
+			f.t.Fatalf("note of %s: %v", c, err)
+		}
+		st := decodeMap(f.t, env.Payload)
+		pt, _ := st["predicateType"].(string)
+		out = append(out, noteLine{raw: raw, env: env, statement: st, predType: pt})
+	}
+	return out
+}
+
+// tvLine returns the index of the task-verification line of c's note.
+func (f *fixture) tvLine(c gitref.Hash) ([]noteLine, int) {
+	f.t.Helper()
+	ls := f.lines(c)
+	for i, l := range ls {
+		if l.predType == predicate.PredicateType {
+			return ls, i
+		}
+	}
+	f.t.Fatalf("note of %s has no task-verification line", c)
+	return nil, 0
+}
+
+func decodeMap(t testing.TB, b []byte) map[string]any {
+	t.Helper()
+	v, err := predicate.DecodeValue(b, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		t.Fatalf("%s is not a JSON object", b)
+	}
+	return m
+}
+
+func canon(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := predicate.Canonical(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// signLine signs payload with signers (taskproof's own signing code) and
+// returns the note line.
+func signLine(t testing.TB, payload []byte, signers ...attest.Signer) []byte {
+	t.Helper()
+	env, err := attest.Sign(context.Background(), payload, signers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return marshal(t, env)
+}
+
+func marshal(t testing.TB, env *attest.Envelope) []byte {
+	t.Helper()
+	b, err := env.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// wireEnvelope writes an envelope line with the payload and signatures already
+// in their wire (base64) spelling, so tests choose the alphabet and padding.
+func wireEnvelope(t testing.TB, payloadType, payload string, sigs ...[2]string) []byte {
+	t.Helper()
+	type sig struct {
+		KeyID string `json:"keyid"`
+		Sig   string `json:"sig"`
+	}
+	w := struct {
+		Payload     string `json:"payload"`
+		PayloadType string `json:"payloadType"`
+		Signatures  []sig  `json:"signatures"`
+	}{Payload: payload, PayloadType: payloadType, Signatures: []sig{}}
+	for _, s := range sigs {
+		w.Signatures = append(w.Signatures, sig{KeyID: s[0], Sig: s[1]})
+	}
+	b, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// resign rewrites c's task-verification statement with mutate, signs it with
+// signers, and rebuilds the VSA so that it names the new statement (the VSA is
+// taskproof's, so verify checks it): only the mutation can make verify fail.
+func (f *fixture) resign(c gitref.Hash, mutate func(st map[string]any), signers ...attest.Signer) {
+	f.t.Helper()
+	ls, i := f.tvLine(c)
+	st := ls[i].statement
+	mutate(st)
+	payload := canon(f.t, st)
+	f.writeWithVSA(c, ls, i, payload, signers...)
+}
+
+// writeWithVSA replaces line i of ls by payload signed with signers, and the
+// VSA line by one naming every other owned statement of the task.
+func (f *fixture) writeWithVSA(c gitref.Hash, ls []noteLine, i int, payload []byte, signers ...attest.Signer) {
+	f.t.Helper()
+	var out [][]byte
+	var others [][]byte
+	var types []string
+	vsaAt, vsaName := -1, ""
+	for j, l := range ls {
+		switch {
+		case j == i:
+			out = append(out, signLine(f.t, payload, signers...))
+			others = append(others, payload)
+			types = append(types, predicate.PredicateType)
+		case l.predType == attest.VSAType:
+			vsaAt = len(out)
+			vsaName = l.statement["subject"].([]any)[0].(map[string]any)["name"].(string)
+			out = append(out, nil)
+		default:
+			out = append(out, l.raw)
+			others = append(others, l.env.Payload)
+			types = append(types, l.predType)
+		}
+	}
+	if vsaAt < 0 {
+		f.setNoteLines(c, out)
+		return
+	}
+	pred := ls[i].statement["predicate"].(map[string]any)
+	verdict, _ := pred["verdict"].(string)
+	policy, _ := pred["policy_sha256"].(string)
+	when, _ := pred["time"].(string)
+	vsa, err := attest.VSAPredicate(string(c), predicate.Verdict(verdict), policy, when, others, types)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	vb, err := attest.EncodeStatement(attest.Subject{Name: vsaName, GitCommit: string(c)}, attest.VSAType, vsa)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	out[vsaAt] = signLine(f.t, vb, f.signer)
+	f.setNoteLines(c, out)
+}
+
+// replaceTV swaps the task-verification line of c's note for line, keeping the
+// others (the VSA still names the original payload).
+func (f *fixture) replaceTV(c gitref.Hash, line []byte) {
+	f.t.Helper()
+	ls, i := f.tvLine(c)
+	var out [][]byte
+	for j, l := range ls {
+		if j == i {
+			out = append(out, line)
+		} else {
+			out = append(out, l.raw)
+		}
+	}
+	f.setNoteLines(c, out)
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// codes returns the reason codes of rs, sorted.
+func codes(rs []Reason) []string {
+	out := []string{}
+	for _, r := range rs {
+		out = append(out, r.Code)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func pred(st map[string]any) map[string]any { return st["predicate"].(map[string]any) }
+
+func errorsIs(err, target error) bool { return errors.Is(err, target) }
