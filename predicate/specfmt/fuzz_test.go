@@ -2,6 +2,7 @@ package specfmt
 
 import (
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -14,6 +15,8 @@ var fuzzSeeds = []string{
 	"```\n- [ ] T001 fenced\n```\n<!--\n- [ ] 1.1 commented\n-->\n~~~~\n",
 	"- [ ] 1. 親\n  - _Requirements: 1.2, 3.4_\n  - [x] 1.1 子\n- [ ] 1.2 flat\n",
 	"- [P] tasks = x\n- [ ] no id\n- [ ]\n1) [x] 2.3.1. deep\n\t+ [ ]\tT9\ttab\n",
+	"- [x] Add the parser\n- [ ] [P] Add the parser\n  - [ ] Add the parser\n- [ ] 1.1 sub\n",
+	"## 5.\n- [x] 5.3 One\n### A\n- [ ] 5.3 Two\n- [ ] 5.3 Three\n",
 	"- [ ] T001 a\n- [ ] T001 b\n",
 	"- [ ] T001 \xff\n",
 	"<!-- a --> <!-- b\n- [ ] 1 x\n--> - [ ] 2 y\n",
@@ -53,9 +56,53 @@ func checkTasks(t *testing.T, u Unit, content []byte, f *TasksFile, err error) {
 		ids[tk.ID] = true
 		// The open line alone (with a CRLF ending: a line may itself end in a lone
 		// "\r") is the same task.
+		// A derived ID is DeriveID(Title), "-n" appended for the n-th repeat.
+		wantID := tk.ID
+		if tk.Derived {
+			if !derivedIDRE.MatchString(tk.ID) || !strings.HasPrefix(tk.ID, DeriveID(tk.Title)) {
+				t.Fatalf("task %s: derived ID of title %q is not ref-safe DeriveID", tk.ID, tk.Title)
+			}
+			wantID = DeriveID(tk.Title)
+		} else if strings.HasPrefix(tk.ID, "h-") {
+			t.Fatalf("task %s: written ID looks derived", tk.ID)
+		}
 		g, err := ParseTasks(u, []byte(ol+"\r\n"))
-		if err != nil || len(g.Tasks) != 1 || g.Tasks[0].ID != tk.ID || g.Tasks[0].Title != tk.Title || g.Tasks[0].OpenLine() != ol {
+		if err != nil || len(g.Tasks) != 1 || g.Tasks[0].ID != wantID || g.Tasks[0].Title != tk.Title || g.Tasks[0].OpenLine() != ol {
 			t.Fatalf("task %s: line %q alone parses as %+v, %v", tk.ID, ol, g, err)
+		}
+	}
+}
+
+// derivedIDRE is the form of every derived task ID: ref-safe by construction.
+var derivedIDRE = regexp.MustCompile(`^h-[0-9a-f]{12}(-[1-9][0-9]*)?$`)
+
+// checkLenient asserts that AllowDuplicateIDsUnsafe only relaxes the duplicate
+// rule: it fails exactly when the strict parse fails for another reason, and
+// otherwise holds every task line the strict parse holds, on the same lines.
+func checkLenient(t *testing.T, u Unit, content []byte, strict *TasksFile, strictErr error) {
+	t.Helper()
+	f, err := ParseTasks(u, content, AllowDuplicateIDsUnsafe())
+	if errors.Is(strictErr, ErrDuplicateTask) {
+		if err == nil && f.Duplicate == nil {
+			t.Fatalf("lenient parse of a file with a repeated ID: Duplicate not set")
+		}
+		if err != nil && !errors.Is(err, ErrInvalidUTF8) {
+			t.Fatalf("lenient parse: %v", err)
+		}
+		return
+	}
+	if (err == nil) != (strictErr == nil) {
+		t.Fatalf("lenient parse err = %v, strict %v", err, strictErr)
+	}
+	if err != nil {
+		return
+	}
+	if f.Duplicate != nil || len(f.Tasks) != len(strict.Tasks) {
+		t.Fatalf("lenient parse of a clean file: Duplicate %v, %d tasks (strict %d)", f.Duplicate, len(f.Tasks), len(strict.Tasks))
+	}
+	for i := range f.Tasks {
+		if f.Tasks[i].ID != strict.Tasks[i].ID || f.Tasks[i].LineNo != strict.Tasks[i].LineNo {
+			t.Fatalf("lenient task %d = %s@%d, strict %s@%d", i, f.Tasks[i].ID, f.Tasks[i].LineNo, strict.Tasks[i].ID, strict.Tasks[i].LineNo)
 		}
 	}
 }
@@ -67,6 +114,7 @@ func fuzzParse(f *testing.F, u Unit) {
 	f.Fuzz(func(t *testing.T, content []byte) {
 		tf, err := ParseTasks(u, content)
 		checkTasks(t, u, content, tf, err)
+		checkLenient(t, u, content, tf, err)
 	})
 }
 

@@ -31,15 +31,17 @@ type mdLine struct {
 	// (after indentation) starts one.
 	inComment bool
 	// level is the ATX heading level (1-6) when the line is a heading outside
-	// any code fence, else 0; heading is the heading's text, trimmed. Headings
-	// inside HTML comments count (only code fences hide headings: SPEC §4 as
-	// written).
+	// any code fence and HTML comment, else 0; heading is the heading's text,
+	// trimmed. A heading inside an HTML comment is hidden like a task inside one:
+	// a commented-out example heading must neither open nor end a section nor
+	// bind a task to the wrong text (the most secure reading of SPEC §4, which
+	// names only code fences).
 	level   int
 	heading string
 }
 
 // hidden reports whether the line is in a code fence or an HTML comment: such lines
-// never hold tasks.
+// never hold tasks or headings.
 func (l mdLine) hidden() bool { return l.inFence || l.inComment }
 
 // scanMarkdown classifies the lines of a Markdown document. One state machine tracks
@@ -61,7 +63,6 @@ func scanMarkdown(content []byte) []mdLine {
 		case inComment:
 			l.inComment = true
 			inComment = commentOpenAfter(text, true)
-			l.level, l.heading = atxHeading(text)
 		case fenceLen > 0:
 			l.inFence = true
 			if c, n, info := fenceMarker(trimmed); c == fenceChar && n >= fenceLen && strings.TrimSpace(info) == "" {

@@ -15,8 +15,11 @@ import (
 // into lines as Rust's str::lines does (a leading UTF-8 BOM removed); the section's
 // lines are joined with "\n", no trailing newline. Headings are ATX headings (up to
 // three spaces, one to six '#', then a space, a tab or the end of the line) outside
-// fenced code blocks (``` or ~~~, any indentation); a heading inside an HTML
-// comment still counts here, as the recipe names only code fences.
+// fenced code blocks (``` or ~~~, any indentation) and HTML comments (a line
+// inside a comment, or starting one, is never a heading: a commented-out example
+// heading neither opens nor ends a section; SPEC §4 names only code fences, this
+// is the more secure reading). The section's text still includes the comment's
+// lines that lie inside it.
 //
 //   - speckit: t.Story "USn" → Name "USn"; Text runs from the first heading of
 //     <dir>/spec.md whose text, trimmed and lower-cased, starts with "user story n"

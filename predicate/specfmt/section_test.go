@@ -196,3 +196,41 @@ func fmtSection(s *SectionText) string {
 	}
 	return "{" + s.Name + " " + string(s.Text) + "}"
 }
+
+// TestSectionCommentedHeadings: a heading inside an HTML comment is hidden in
+// every recipe, like a task inside one: it neither opens a section nor ends one.
+func TestSectionCommentedHeadings(t *testing.T) {
+	fsys := mapFS(map[string]string{
+		"specs/007-config/spec.md": "<!--\n### User Story 1 - template example\n-->\n### User Story 1 - Real\nreal\n" +
+			"<!-- note\n### User Story 2 - hidden\n-->\n# End\n",
+		"openspec/changes/add-x/specs/a/spec.md": "<!--\n### Requirement: Hidden Rule\nx\n-->\n### Requirement: Real Rule\nreal\n<!--\n### Requirement: Other\n-->\ntail\n",
+		".kiro/specs/auth/requirements.md":       "<!--\n### Requirement 1\nexample\n-->\n### Requirement 1\nreal\n<!--\n### Requirement 2\n-->\n",
+	})
+	tests := []struct {
+		name string
+		unit Unit
+		task Task
+		want *SectionText
+		kind error
+	}{
+		{"speckit: the real story, not the commented example", skUnit, Task{Story: "US1"},
+			&SectionText{"US1", []byte("### User Story 1 - Real\nreal\n<!-- note\n### User Story 2 - hidden\n-->")}, nil},
+		{"speckit: a story only in a comment is not found", skUnit, Task{Story: "US2"}, nil, ErrSectionNotFound},
+		{"openspec: a commented requirement names nothing", osUnit, Task{Title: "hidden rule"}, nil, nil},
+		{"openspec: a commented heading does not end a block", osUnit, Task{Title: "real rule"},
+			&SectionText{"Real Rule", []byte("### Requirement: Real Rule\nreal\n<!--\n### Requirement: Other\n-->\ntail")}, nil},
+		{"kiro: the real requirement", kiUnit, Task{Requirements: []string{"1.1"}},
+			&SectionText{"1", []byte("### Requirement 1\nreal\n<!--\n### Requirement 2\n-->")}, nil},
+		{"kiro: a commented requirement is not found", kiUnit, Task{Requirements: []string{"2"}}, nil, ErrSectionNotFound},
+	}
+	for _, tt := range tests {
+		got, err := Section(fsys, tt.unit, tt.task)
+		if !errors.Is(err, tt.kind) || (tt.kind == nil) != (err == nil) {
+			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.kind)
+			continue
+		}
+		if !sectionEqual(got, tt.want) {
+			t.Errorf("%s: got %s, want %s", tt.name, fmtSection(got), fmtSection(tt.want))
+		}
+	}
+}

@@ -26,8 +26,13 @@ type Unit struct {
 // Task is one checkbox task line of a tasks file.
 type Task struct {
 	// ID is the task's ID: "T012" (spec-kit), "1.3" (OpenSpec, Kiro; a trailing
-	// "." of the written ID is not part of it: "17." → "17").
+	// "." of the written ID is not part of it: "17." → "17"); for a task line
+	// without a written ID, the derived ID "h-" + 12 hex digits (DeriveID of the
+	// Title), with "-2", "-3", … for repeats of one title in a file.
 	ID string
+	// Derived reports that the line has no written task ID and ID was derived
+	// from the Title (ParseTasks).
+	Derived bool
 	// LineNo is the 1-based line number in the file.
 	LineNo int
 	// Line is the line's bytes without its line ending ("\n", and a "\r" before it);
@@ -37,9 +42,11 @@ type Task struct {
 	BoxCol int
 	// Box is the box's inner character: ' ', 'x', 'X' or '-'.
 	Box byte
-	// Title is the text after the box, the ID and the [..] markers, trimmed (SPEC §4).
+	// Title is the text after the box, the ID and the [..] markers, trimmed (SPEC §4);
+	// "" when the line ends after them.
 	Title string
-	// Labels are the bracketed markers directly after the ID, without brackets:
+	// Labels are the bracketed markers directly after the ID (after the box when
+	// there is no written ID), without brackets:
 	// "P", "US1"; nil when none.
 	Labels []string
 	// Story is the first label of the form "US<digits>" ("US1"), "" when none.
@@ -78,10 +85,14 @@ func (t Task) OpenLine() string { return t.Line[:t.BoxCol] + " " + t.Line[t.BoxC
 type TasksFile struct {
 	Unit  Unit
 	Tasks []Task
+	// Duplicate is the first repeated task ID found, set only when the file was
+	// parsed with AllowDuplicateIDsUnsafe (ParseTasks otherwise fails with it).
+	Duplicate *DuplicateTaskError
 }
 
 // Find returns the task with the given ID (IDs are unique within a file: ParseTasks
-// rejects duplicates), and false when there is none.
+// rejects duplicates; under AllowDuplicateIDsUnsafe, the first such task), and
+// false when there is none.
 func (f *TasksFile) Find(id string) (Task, bool) {
 	for _, t := range f.Tasks {
 		if t.ID == id {

@@ -1,9 +1,12 @@
 package specfmt
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -36,24 +39,40 @@ var (
 // CRLF line endings and may start with a UTF-8 BOM.
 //
 // A task line is a list item, at any indentation, with bullet "-", "*", "+", "N." or
-// "N)", white space, a box "[ ]", "[x]", "[X]" or "[-]", white space, then the task
-// ID as the first token: "T001" for spec-kit; "1", "1.2", "2.3.1" (a trailing "." is
-// dropped, a lowercase letter suffix kept: "1.2b") for OpenSpec and Kiro. Items in
-// fenced code blocks or HTML comments, items whose bracket is not a box ("- [P] …"),
-// and items without a task ID are not tasks and are skipped.
+// "N)", white space, a box "[ ]", "[x]", "[X]" or "[-]", then white space and the
+// rest of the line, or the end of the line. When the rest starts with a task ID —
+// "T001" for spec-kit; "1", "1.2", "2.3.1" (a trailing "." is dropped, a lowercase
+// letter suffix kept: "1.2b") for OpenSpec and Kiro — that is the task's ID.
+//
+// Checkbox items without a task ID are tasks too (a merge gate that ignored
+// "- [x] Add the parser" would let any ID-less tick through unchecked). Their ID
+// is derived (Task.Derived): DeriveID of the task's title, the text after the box
+// and the [..] markers, trimmed, so ticking the box does not change it. When
+// several ID-less tasks of one file have the same title, the second gets "-2"
+// appended, the third "-3", in file order. Derived IDs are ref-safe and never
+// collide with written IDs (which never start with "h-").
+//
+// Items in fenced code blocks or HTML comments, and items whose bracket is not a
+// box ("- [P] tasks = …"), are not tasks and are skipped.
 //
 // Errors: ErrUnknownFormat / ErrInvalidUnit for a bad u; a *DuplicateTaskError
-// (ErrDuplicateTask) naming both lines when an ID occurs twice; a *LineError with
-// ErrInvalidUTF8 when a task line is not valid UTF-8. Bad input never panics.
-func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
+// (ErrDuplicateTask) naming both lines when an ID occurs twice (unless
+// AllowDuplicateIDsUnsafe is given); a *LineError with ErrInvalidUTF8 when a task
+// line is not valid UTF-8. Bad input never panics.
+func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error) {
 	if err := u.validate(); err != nil {
 		return nil, err
+	}
+	var cfg parseConfig
+	for _, o := range opts {
+		o(&cfg)
 	}
 	lines := scanMarkdown(content)
 	f := &TasksFile{Unit: u}
 	var (
-		seen = map[string]int{} // ID → index in f.Tasks
-		own  [][]string         // each task's own _Requirements_ items
+		seen    = map[string]int{} // ID → index in f.Tasks (the first, when IDs repeat)
+		derived = map[string]int{} // derived base ID → ID-less tasks seen with it
+		own     [][]string         // each task's own _Requirements_ items
 		// open is the chain of tasks since the last heading that a later line can
 		// still sit under: indices into f.Tasks with strictly increasing
 		// indentation. Parents and _Requirements_ lines never reach across a
@@ -95,8 +114,20 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
 		}
+		if t.Derived {
+			derived[t.ID]++
+			if n := derived[t.ID]; n > 1 {
+				t.ID += "-" + strconv.Itoa(n)
+			}
+		}
 		if j, dup := seen[t.ID]; dup {
-			return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
+			err := &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
+			if !cfg.allowDuplicates {
+				return nil, err
+			}
+			if f.Duplicate == nil {
+				f.Duplicate = err
+			}
 		}
 		t.Group = group
 		w := width(t.Line)
@@ -111,7 +142,9 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 			open = open[:len(open)-1]
 		}
 		open = append(open, indented{task: len(f.Tasks), width: w})
-		seen[t.ID] = len(f.Tasks)
+		if _, dup := seen[t.ID]; !dup {
+			seen[t.ID] = len(f.Tasks)
+		}
 		f.Tasks = append(f.Tasks, t)
 		own = append(own, nil)
 	}
@@ -129,30 +162,31 @@ func ParseTasks(u Unit, content []byte) (*TasksFile, error) {
 	return f, nil
 }
 
-// parseTaskLine reads one line as a task line of format f.
+// parseTaskLine reads one line as a task line of format f. A checkbox item whose
+// first token is not a task ID of f gets the derived ID of its title (Derived set;
+// ParseTasks numbers repeats).
 func parseTaskLine(f Format, line string) (Task, bool) {
 	m := taskLineRE.FindStringSubmatchIndex(line)
-	if m == nil || m[8] < 0 {
+	if m == nil {
 		return Task{}, false
 	}
-	id := strings.TrimLeft(line[m[8]:m[9]], " \t")
+	t := Task{Line: line, BoxCol: m[6], Box: line[m[6]]}
 	var rest string
+	if m[8] >= 0 {
+		rest = strings.TrimLeft(line[m[8]:m[9]], " \t")
+	}
+	id, after := rest, ""
 	if j := strings.IndexAny(id, " \t"); j >= 0 {
-		id, rest = id[:j], id[j:]
+		id, after = id[:j], id[j:]
 	}
-	switch f {
-	case Speckit:
-		if !speckitIDRE.MatchString(id) {
-			return Task{}, false
-		}
+	switch {
+	case f == Speckit && speckitIDRE.MatchString(id):
+		t.ID, rest = id, after
+	case f != Speckit && numericIDRE.MatchString(id):
+		t.ID, rest = numericIDRE.FindStringSubmatch(id)[1], after
 	default:
-		sm := numericIDRE.FindStringSubmatch(id)
-		if sm == nil {
-			return Task{}, false
-		}
-		id = sm[1]
+		t.Derived = true
 	}
-	t := Task{ID: id, Line: line, BoxCol: m[6], Box: line[m[6]]}
 	rest = strings.TrimLeft(rest, " \t")
 	for {
 		mm := markerRE.FindStringSubmatch(rest)
@@ -166,7 +200,38 @@ func parseTaskLine(f Format, line string) (Task, bool) {
 		rest = rest[len(mm[0]):]
 	}
 	t.Title = strings.TrimSpace(rest)
+	if t.Derived {
+		t.ID = DeriveID(t.Title)
+	}
 	return t, true
+}
+
+// DeriveID returns the ID of a task line without a written task ID: "h-" and the
+// first 12 lowercase hex digits of the SHA-256 of title (the task's Title: the
+// text after the box and the [..] markers, trimmed). ParseTasks appends "-2",
+// "-3", … to the second and later ID-less tasks of one file with the same title.
+// The result is ref-safe (it may name refs/speccoder/skipped/<feature>/<task>).
+func DeriveID(title string) string {
+	sum := sha256.Sum256([]byte(title))
+	return "h-" + hex.EncodeToString(sum[:6])
+}
+
+// ParseOption changes how ParseTasks reads a tasks file.
+type ParseOption func(*parseConfig)
+
+type parseConfig struct {
+	allowDuplicates bool
+}
+
+// AllowDuplicateIDsUnsafe makes ParseTasks keep every task line of a file in
+// which a task ID repeats instead of failing: the file's Duplicate is set to the
+// first *DuplicateTaskError, and its Tasks then hold the same ID more than once
+// (Find returns the first). It exists for tick detection, which must still find
+// and report every changed line of such a file; a task of such a file cannot be
+// named by "<feature>/<id>" unambiguously, so never use it to build or verify a
+// predicate.
+func AllowDuplicateIDsUnsafe() ParseOption {
+	return func(c *parseConfig) { c.allowDuplicates = true }
 }
 
 // width is the indentation width of line in columns, a tab counting to the next

@@ -2,7 +2,9 @@ package specfmt
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -67,10 +69,15 @@ type taskSummary struct {
 	Open   string // OpenLine()
 }
 
-func summarize(f *TasksFile) []taskSummary {
+// summarize also checks that Derived is set exactly for the "h-" IDs.
+func summarize(t *testing.T, f *TasksFile) []taskSummary {
+	t.Helper()
 	var out []taskSummary
-	for _, t := range f.Tasks {
-		out = append(out, taskSummary{t.ID, t.LineNo, t.Box, t.Title, t.Labels, t.Story, t.Requirements, t.Group, t.Parent, t.OpenLine()})
+	for _, tk := range f.Tasks {
+		if tk.Derived != strings.HasPrefix(tk.ID, "h-") {
+			t.Errorf("task %s (line %d): Derived = %v", tk.ID, tk.LineNo, tk.Derived)
+		}
+		out = append(out, taskSummary{tk.ID, tk.LineNo, tk.Box, tk.Title, tk.Labels, tk.Story, tk.Requirements, tk.Group, tk.Parent, tk.OpenLine()})
 	}
 	return out
 }
@@ -114,6 +121,9 @@ func TestParseTasks(t *testing.T) {
 			},
 		},
 		{
+			// Items without a task ID are tasks with a derived ID: "h-" + the
+			// first 12 hex digits of sha256(title), computed with
+			// python3 -c "import hashlib; print(hashlib.sha256(b'...').hexdigest()[:12])".
 			name: "look-alikes and items without ID",
 			unit: skUnit,
 			content: "- [P] tasks = parallel\n" +
@@ -129,6 +139,11 @@ func TestParseTasks(t *testing.T) {
 				"> - [ ] T008 quoted\n" +
 				"- [ ] T009 real",
 			want: []taskSummary{
+				{"h-f0665eca8b8a", 2, ' ', "Do something without ID", nil, "", nil, "", "", "- [ ] Do something without ID"},
+				{"h-a06a13fe3835", 6, ' ', "t004 lower case", nil, "", nil, "", "", "- [ ] t004 lower case"},
+				{"h-164fcd78ae56", 7, ' ', "T005: colon glued", nil, "", nil, "", "", "- [ ] T005: colon glued"},
+				{"h-e68b4f01baa5", 8, ' ', "1.1 numeric in speckit", nil, "", nil, "", "", "- [ ] 1.1 numeric in speckit"},
+				{"h-bd854d528432", 10, 'x', "**T007** bold", nil, "", nil, "", "", "- [ ] **T007** bold"},
 				{"T009", 12, ' ', "real", nil, "", nil, "", "", "- [ ] T009 real"},
 			},
 		},
@@ -171,9 +186,46 @@ func TestParseTasks(t *testing.T) {
 			want: []taskSummary{
 				{"1.1", 4, 'x', "Create the `Run Lock File` helper", nil, "", nil, "1. Setup", "", "- [ ] 1.1 Create the `Run Lock File` helper"},
 				{"1.2b", 5, ' ', "Suffixed ID", nil, "", nil, "1. Setup", "", "- [ ] 1.2b Suffixed ID"},
+				{"h-b890360cbffd", 6, 'x', "Test: sub-item without ID", nil, "", nil, "1. Setup", "1.2b", "  - [ ] Test: sub-item without ID"},
 				{"1.3", 8, ' ', "Trailing dot", nil, "", nil, "1. Setup", "", "- [ ] 1.3. Trailing dot"},
 				{"2.1", 10, ' ', "Outside any group", nil, "", nil, "", "", "- [ ] 2.1 Outside any group"},
 				{"2.2.1", 12, ' ', "Deep ID", nil, "", nil, "2. Second group", "", "1. [ ] 2.2.1 Deep ID"},
+				{"h-86bfa9f6b105", 13, ' ', "T001 spec-kit ID in OpenSpec", nil, "", nil, "2. Second group", "", "- [ ] T001 spec-kit ID in OpenSpec"},
+			},
+		},
+		{
+			// Repeated titles are numbered in file order; ticking does not change
+			// the ID (the box is not part of the title); markers after the box are
+			// labels; an empty item is a task with the empty title; a written ID
+			// and a derived one never collide.
+			name: "derived IDs repeat, labels, empty title",
+			unit: skUnit,
+			content: "## Phase 1\n- [x] Add the parser\n- [ ] T001 Add the parser\n" +
+				"- [ ] Add the parser  \n* [X]\tAdd the parser\n" +
+				"- [ ] [P] [US2] Write docs\n- [x]\n- [ ] \n" +
+				"<!-- - [ ] Add the parser -->\n",
+			want: []taskSummary{
+				{"h-44f8786eea03", 2, 'x', "Add the parser", nil, "", nil, "", "", "- [ ] Add the parser"},
+				{"T001", 3, ' ', "Add the parser", nil, "", nil, "", "", "- [ ] T001 Add the parser"},
+				{"h-44f8786eea03-2", 4, ' ', "Add the parser", nil, "", nil, "", "", "- [ ] Add the parser  "},
+				{"h-44f8786eea03-3", 5, 'X', "Add the parser", nil, "", nil, "", "", "* [ ]\tAdd the parser"},
+				{"h-345b88bffbe2", 6, ' ', "Write docs", []string{"P", "US2"}, "US2", nil, "", "", "- [ ] [P] [US2] Write docs"},
+				{"h-e3b0c44298fc", 7, 'x', "", nil, "", nil, "", "", "- [ ]"},
+				{"h-e3b0c44298fc-2", 8, ' ', "", nil, "", nil, "", "", "- [ ] "},
+			},
+		},
+		{
+			// An ID-less Kiro sub-task inherits its parent's requirements; an
+			// ID-less parent passes its own to a written sub-task.
+			name: "kiro derived IDs nest",
+			unit: kiUnit,
+			content: "- [ ] 1. Parent\n  - _Requirements: 2.1_\n  - [x] Write docs\n" +
+				"- [ ] Add the parser\n  - _Requirements: 3_\n  - [ ] 2.1 Child of a derived task\n",
+			want: []taskSummary{
+				{"1", 1, ' ', "Parent", nil, "", []string{"2.1"}, "", "", "- [ ] 1. Parent"},
+				{"h-345b88bffbe2", 3, 'x', "Write docs", nil, "", []string{"2.1"}, "", "1", "  - [ ] Write docs"},
+				{"h-44f8786eea03", 4, ' ', "Add the parser", nil, "", []string{"3"}, "", "", "- [ ] Add the parser"},
+				{"2.1", 6, ' ', "Child of a derived task", nil, "", []string{"3"}, "", "h-44f8786eea03", "  - [ ] 2.1 Child of a derived task"},
 			},
 		},
 		{
@@ -212,7 +264,7 @@ func TestParseTasks(t *testing.T) {
 			if f.Unit != tt.unit {
 				t.Errorf("Unit = %+v, want %+v", f.Unit, tt.unit)
 			}
-			got := summarize(f)
+			got := summarize(t, f)
 			if len(got) != len(tt.want) {
 				t.Fatalf("got %d tasks, want %d:\n%+v", len(got), len(tt.want), got)
 			}
@@ -341,5 +393,71 @@ func TestParseTasksCommentedHeading(t *testing.T) {
 	f, err := ParseTasks(osUnit, []byte(content))
 	if err != nil || len(f.Tasks) != 1 || f.Tasks[0].Group != "1. Setup" {
 		t.Fatalf("ParseTasks = %+v, %v", f, err)
+	}
+}
+
+func TestParseTasksAllowDuplicateIDsUnsafe(t *testing.T) {
+	content := "## 5. Tests\n- [x] 5.3 One\n- [ ] 5.4 Other\n### More\n- [ ] 5.3 Two\n- [x] 5.3 Three\n"
+	if _, err := ParseTasks(osUnit, []byte(content)); !errors.Is(err, ErrDuplicateTask) {
+		t.Fatalf("without the option: err = %v, want ErrDuplicateTask", err)
+	}
+	f, err := ParseTasks(osUnit, []byte(content), AllowDuplicateIDsUnsafe())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tk := range f.Tasks {
+		got = append(got, fmt.Sprintf("%s@%d", tk.ID, tk.LineNo))
+	}
+	if want := []string{"5.3@2", "5.4@3", "5.3@5", "5.3@6"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("tasks = %v, want %v", got, want)
+	}
+	if d := f.Duplicate; d == nil || d.ID != "5.3" || d.FirstLine != 2 || d.SecondLine != 5 {
+		t.Errorf("Duplicate = %+v, want 5.3 on lines 2 and 5", d)
+	}
+	if tk, ok := f.Find("5.3"); !ok || tk.LineNo != 2 {
+		t.Errorf("Find(5.3) = line %d, %v; want the first, line 2", tk.LineNo, ok)
+	}
+	clean, err := ParseTasks(osUnit, []byte("- [ ] 1.1 a\n"), AllowDuplicateIDsUnsafe())
+	if err != nil || clean.Duplicate != nil {
+		t.Errorf("a file without repeats: Duplicate = %v, err = %v", clean.Duplicate, err)
+	}
+}
+
+func TestDeriveID(t *testing.T) {
+	// Expected values: python3 -c "import hashlib; print('h-' + hashlib.sha256('…'.encode()).hexdigest()[:12])"
+	tests := []struct{ title, want string }{
+		{"", "h-e3b0c44298fc"},
+		{"Add the parser", "h-44f8786eea03"},
+		{"No ID here", "h-78af7c6c6980"},
+		{"日本語のタスク", "h-2c62468e3f5b"},
+	}
+	refSafe := regexp.MustCompile(`^h-[0-9a-f]{12}$`)
+	for _, tt := range tests {
+		got := DeriveID(tt.title)
+		if got != tt.want {
+			t.Errorf("DeriveID(%q) = %s, want %s", tt.title, got, tt.want)
+		}
+		if !refSafe.MatchString(got) {
+			t.Errorf("DeriveID(%q) = %q is not of the ref-safe form h-<12 hex>", tt.title, got)
+		}
+	}
+}
+
+// TestDerivedIDStableAcrossTick: ticking an ID-less task (any box, CRLF, markers
+// spaced differently) keeps its ID, so tick detection can match it by ID.
+func TestDerivedIDStableAcrossTick(t *testing.T) {
+	before, err := ParseTasks(skUnit, []byte("- [ ] [P] Add the parser\n- [ ] Add the parser\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := ParseTasks(skUnit, []byte("- [X]  [P]  Add the parser \r\n- [-] Add the parser\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range before.Tasks {
+		if b, a := before.Tasks[i].ID, after.Tasks[i].ID; b != a {
+			t.Errorf("task %d: ID %s before the tick, %s after", i, b, a)
+		}
 	}
 }

@@ -6,11 +6,19 @@ The expected hashes are computed here, independently of the Go code (SPEC §4
 line_hash): take line N of the file split on b"\\n", drop one b"\\r" at its end and a
 UTF-8 BOM at the start of line 1, replace the byte just after the box's "[" (found
 by hand: the column is listed below) with a space, sha256, lowercase hex.
+A task line without a written task ID has the derived ID "h-" + the first 12 hex
+digits of sha256 of its title (the text after the box and [..] markers, trimmed,
+written out by hand below).
 Run: python3 gen.py (from this directory).
 """
 import hashlib, json
 
 BOM = "\ufeff"
+
+
+def derived(title: str) -> str:
+    return "h-" + hashlib.sha256(title.encode()).hexdigest()[:12]
+
 
 VECTORS = {
     # name: (format, file text, [(task id, line number, box column of "[")...])
@@ -24,7 +32,7 @@ VECTORS = {
         "- [-] T004 [US2] In progress\r\n"
         "- [P] tasks = can run in parallel\r\n"
         "- [ ] No ID here\r\n",
-        [("T001", 4, 2), ("T002", 5, 2), ("T003", 6, 2), ("T004", 7, 2)]),
+        [("T001", 4, 2), ("T002", 5, 2), ("T003", 6, 2), ("T004", 7, 2), (derived("No ID here"), 9, 2)]),
     "speckit_bom_line1": ("speckit",
         BOM + "- [X] T001 Task on the first line after a BOM\n- [x] T002 日本語のタスク\n",
         [("T001", 1, 2), ("T002", 2, 2)]),

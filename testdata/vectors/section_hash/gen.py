@@ -14,6 +14,34 @@ import hashlib, json, os
 
 BOM = "\ufeff"
 
+
+def derived(title: str) -> str:
+    """The ID of a task line without a written ID: "h-" + 12 hex of sha256(title)."""
+    return "h-" + hashlib.sha256(title.encode()).hexdigest()[:12]
+
+# Headings inside HTML comments are not headings: they neither open a user story
+# nor end one (taskproof's most secure reading of SPEC §4).
+SPECKIT_COMMENTS = ("# Feature Specification\n"                   # 1
+    "\n"                                                        # 2
+    "<!--\n"                                                    # 3
+    "### User Story 1 - Example from the template (Priority: P1)\n"  # 4
+    "example text\n"                                            # 5
+    "-->\n"                                                     # 6
+    "\n"                                                        # 7
+    "### User Story 1 - Real story (Priority: P1)\n"            # 8
+    "real text\n"                                               # 9
+    "<!--\n"                                                    # 10
+    "## Commented-out heading ends nothing\n"                   # 11
+    "-->\n"                                                     # 12
+    "more real text\n"                                          # 13
+    "\n"                                                        # 14
+    "### User Story 2 - Second\n"                               # 15
+    "second <!-- opens a comment\n"                             # 16
+    "## Hidden heading\n"                                       # 17
+    "-->\n"                                                     # 18
+    "## Requirements\n"                                         # 19
+    "req\n")                                                    # 20
+
 SPECKIT_SPEC = (BOM + "# Feature Specification: Config\r\n"   # 1
     "\r\n"                                                   # 2
     "## User Scenarios & Testing *(mandatory)*\r\n"          # 3
@@ -130,6 +158,19 @@ VECTORS = {
             ("1.3", "2,1", [(".kiro/specs/task-mcp/requirements.md", 13, 14), (".kiro/specs/task-mcp/requirements.md", 5, 12)]),
             ("2", None, []),
             ("3", "1,2", [(".kiro/specs/task-mcp/requirements.md", 5, 12), (".kiro/specs/task-mcp/requirements.md", 13, 14)]),
+        ],
+    },
+    "speckit_comment_headings": {
+        "files": {
+            "specs/002-comments/spec.md": SPECKIT_COMMENTS,
+            "specs/002-comments/tasks.md": "- [x] T001 [US1] Real\n- [ ] [P] [US2] Second without ID\n"
+                                           "<!--\n## Phase 2\n-->\n- [ ] T003 No story\n",
+        },
+        "tasks_path": "specs/002-comments/tasks.md",
+        "expect": [
+            ("T001", "US1", [("specs/002-comments/spec.md", 8, 14)]),
+            (derived("Second without ID"), "US2", [("specs/002-comments/spec.md", 15, 18)]),
+            ("T003", None, []),
         ],
     },
     "kiro_bugfix": {
