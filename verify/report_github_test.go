@@ -2,6 +2,8 @@ package verify
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
 	"strconv"
 	"strings"
 	"testing"
@@ -222,4 +224,87 @@ func TestCIGitHubSummaryTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzCIReportText puts arbitrary repository text (a tasks path, a task ID, a
+// message, a reason) into a failing tick and checks no format can be broken by
+// it: the github output stays one command per line (nothing injected), the
+// summary table keeps five cells per row, SARIF stays JSON and JUnit stays
+// well-formed XML.
+func FuzzCIReportText(f *testing.F) {
+	f.Add("specs/001-greeting/tasks.md", "T004", "plain", "line_hash")
+	f.Add("specs/a,b:c/tasks.md", "T1\n::error::x", "50%\r\n::warning::injected", "a|b")
+	f.Add("specs/<b>/tasks.md", "]]>", "\x00\x07\uFFFE", "`code`\\|")
+	f.Fuzz(func(t *testing.T, path, taskID, message, code string) {
+		rep := ciBranchReport()
+		tk := &rep.Ticks[2]
+		tk.Path, tk.TaskID, tk.Task, tk.Message = path, taskID, "001-greeting/"+taskID, message
+		tk.Reasons = []Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
+
+		var b bytes.Buffer
+		if err := WriteGitHub(&b, rep, ciOpts); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		if len(lines) != 6 { // five failing ticks and the conclusion
+			t.Fatalf("%d lines, want 6:\n%s", len(lines), b.String())
+		}
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "::error ") && !strings.HasPrefix(l, "::error::") {
+				t.Fatalf("line is not an error command: %q", l)
+			}
+			if strings.ContainsAny(l, "\r") {
+				t.Fatalf("raw CR in %q", l)
+			}
+		}
+		// The annotation's properties hold no raw ':' or ',' inside a value.
+		head := lines[1][len("::error "):]
+		head = head[:strings.Index(head, "::")]
+		if n := strings.Count(head, ","); n != 2 {
+			t.Fatalf("properties %q: %d commas, want 2", head, n)
+		}
+
+		b.Reset()
+		if err := WriteGitHubSummary(&b, rep, ciOpts); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range strings.Split(b.String(), "\n") {
+			if !strings.HasPrefix(row, "| ") {
+				continue
+			}
+			pipes := 0
+			for j := 0; j < len(row); j++ {
+				if row[j] == '\\' {
+					j++
+					continue
+				}
+				if row[j] == '|' {
+					pipes++
+				}
+			}
+			if pipes != 6 {
+				t.Fatalf("row %q has %d unescaped pipes", row, pipes)
+			}
+		}
+
+		b.Reset()
+		if err := WriteSARIF(&b, rep, ciOpts); err != nil {
+			t.Fatal(err)
+		}
+		var doc sarifDoc
+		if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+			t.Fatalf("SARIF is not JSON: %v", err)
+		}
+
+		b.Reset()
+		if err := WriteJUnit(&b, rep, ciOpts); err != nil {
+			t.Fatal(err)
+		}
+		dec := xml.NewDecoder(&b)
+		dec.Strict = true
+		var jd junitDoc
+		if err := dec.Decode(&jd); err != nil {
+			t.Fatalf("JUnit is not well-formed: %v\n%s", err, b.String())
+		}
+	})
 }
