@@ -1,0 +1,308 @@
+package attest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// UnionNote merges two versions of one commit's note — the local one and the
+// remote one, met when `taskproof notes push|fetch` finds both sides changed the
+// notes ref (issue 9) — line by line, with SPEC §2's ownership rule:
+//
+//   - every local line is kept, byte for byte and in order;
+//   - a remote line taskproof does not own (another tool's, one that does not
+//     decode) is added after them unless the same bytes are already there;
+//   - the owned lines (predicateType in [OwnedTypes]) of a subject only the remote
+//     side has are added;
+//   - for a subject both sides have with different owned lines, the local lines
+//     win (the remote ones are dropped, never mixed in: a subject's statements
+//     are written together) and the subject is listed in conflicts.
+//
+// The result ends with "\n"; it fails with [ErrNoteLimit] when it would exceed
+// SPEC §9's limits.
+func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
+	llines, rlines := SplitNote(local), SplitNote(remote)
+	localOwned := map[string][][]byte{}
+	localAll := map[string]bool{}
+	for _, l := range llines {
+		localAll[string(l)] = true
+		if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
+			localOwned[name] = append(localOwned[name], l)
+		}
+	}
+	remoteOwned := map[string][][]byte{}
+	for _, l := range rlines {
+		if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
+			remoteOwned[name] = append(remoteOwned[name], l)
+		}
+	}
+	var out bytes.Buffer
+	n := 0
+	add := func(l []byte) {
+		out.Write(l)
+		out.WriteByte('\n')
+		n++
+	}
+	for _, l := range llines {
+		add(l)
+	}
+	reported := map[string]bool{}
+	for _, l := range rlines {
+		name, typ, ok := LineSubject(l)
+		switch {
+		case !ok || !OwnedTypes[typ]:
+			if !localAll[string(l)] {
+				add(l)
+				localAll[string(l)] = true
+			}
+		case localOwned[name] == nil:
+			add(l)
+		case !sameLines(localOwned[name], remoteOwned[name]) && !reported[name]:
+			reported[name] = true
+			conflicts = append(conflicts, name)
+		}
+	}
+	if n > MaxNoteLines {
+		return nil, conflicts, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	}
+	if out.Len() > MaxNoteSize {
+		return nil, conflicts, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	}
+	return out.Bytes(), conflicts, nil
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, l := range a {
+		count[string(l)]++
+	}
+	for _, l := range b {
+		count[string(l)]--
+		if count[string(l)] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ErrNothingToCarry: the FROM commit's note holds no task-verification statement
+// about FROM.
+var ErrNothingToCarry = errors.New("nothing to carry")
+
+// CarryRequest is what `taskproof attest carry FROM TO` asks for.
+type CarryRequest struct {
+	// From is the commit whose note holds the statements (the original tick
+	// commit, before a cherry-pick, rebase or squash).
+	From gitref.Hash
+	// To is the commit that now carries the task's work; it must tick every task
+	// carried (against its first parent), as the merge gate will look for the
+	// evidence there (SPEC §8).
+	To gitref.Hash
+	// Signers sign the re-issued statements; none: they are written unsigned.
+	Signers []Signer
+	// CheckFrom, when not nil, is called with every envelope of From's note that
+	// is carried, before anything is written; an error stops the carry. The CLI
+	// uses it to verify From's signatures against the verifier's trust, so that a
+	// carry never re-signs statements nobody trusted.
+	CheckFrom func(subject string, env *Envelope) error
+	// KeepFrom keeps From's lines; otherwise they are removed from From's note once
+	// To's note is written.
+	KeepFrom bool
+	// DryRun builds and signs the statements and writes nothing.
+	DryRun bool
+}
+
+// CarryResult says what Carry did.
+type CarryResult struct {
+	From gitref.Hash `json:"from"`
+	To   gitref.Hash `json:"to"`
+	// Written are the re-issued statements, one entry per task.
+	Written []Written `json:"written"`
+	// RemovedFrom is true when From's carried lines were removed.
+	RemovedFrom bool `json:"removed_from"`
+}
+
+// Carry re-issues on To the task-verification statements From's note holds
+// about From (issue 9: a cherry-pick, a rebase, or a squash merge with the same
+// tree). For each such statement it keeps the predicate's evidence (verdict,
+// trace, red, decider, time, every other member) and recomputes, as [Tick] does,
+// what depends on the commit: the subject's gitCommit (To), tree (To's tree),
+// task.line_hash and title (To's first parent's task line, read as open),
+// spec (the cited section at To) and policy_sha256 (To's first parent's
+// speccoder.toml). The task must be ticked by To (else [ErrTaskNotTicked]). The
+// statements of SPEC §3 (test results and VSA for verified and regression_only
+// ticks) are rebuilt from the predicate, signed with req.Signers and written
+// into To's note in one update (SPEC §2: To's other lines are kept); only then,
+// unless req.KeepFrom, are the carried subjects' owned lines removed from From's
+// note, so a crash never loses the evidence. Lines of From's note about other
+// commits (copied there by `git rebase` with notes.rewriteRef) are neither
+// carried nor removed. Errors: [ErrNothingToCarry], [ErrTaskNotTicked],
+// CheckFrom's error, gitref's errors, signing errors.
+func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
+	from, err := repo.Commit(req.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := repo.Commit(req.To)
+	if err != nil {
+		return nil, err
+	}
+	if from.ID == to.ID {
+		return nil, fmt.Errorf("%w: FROM and TO are the same commit %s", ErrRequest, from.ID)
+	}
+	note, err := notes.Note(from.ID)
+	if err != nil {
+		return nil, err
+	}
+	type carried struct {
+		subject string
+		p       *predicate.Predicate
+	}
+	var todo []carried
+	seen := map[string]bool{}
+	for i, line := range SplitNote(note) {
+		env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+		if err != nil || env.CheckPayloadType() != nil {
+			continue
+		}
+		st, err := DecodeStatement(env.Payload)
+		if err != nil || st.PredicateType != predicate.PredicateType || len(st.Subjects) != 1 ||
+			st.Subjects[0].Digest["gitCommit"] != string(from.ID) {
+			continue
+		}
+		name := st.Subjects[0].Name
+		if seen[name] {
+			return nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from.ID, name, i+1)
+		}
+		seen[name] = true
+		if req.CheckFrom != nil {
+			if err := req.CheckFrom(name, env); err != nil {
+				return nil, fmt.Errorf("carrying %s from %s: %w", name, from.ID, err)
+			}
+		}
+		raw, err := predicate.Canonical(st.Predicate)
+		if err != nil {
+			return nil, fmt.Errorf("%s in the note of %s: %w", name, from.ID, err)
+		}
+		p, err := predicate.Decode(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s in the note of %s: %w", name, from.ID, err)
+		}
+		if SubjectName(p.Unit.Feature, p.Task.ID) != name {
+			return nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from.ID, p.Task.ID, p.Unit.Feature)
+		}
+		todo = append(todo, carried{name, p})
+	}
+	if len(todo) == 0 {
+		return nil, fmt.Errorf("%w: the note of %s holds no task-verification statement about it", ErrNothingToCarry, from.ID)
+	}
+
+	ticks, err := repo.CommitTicks(to.ID)
+	if err != nil {
+		return nil, err
+	}
+	policy, err := readOptional(repo, to.FirstParent(), "speccoder.toml")
+	if err != nil {
+		return nil, err
+	}
+	policySHA, err := predicate.PolicySHA256(policy)
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := repo.FS(to.ID)
+	if err != nil {
+		return nil, err
+	}
+	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}}
+	var batch []pending
+	for _, c := range todo {
+		var tick *gitref.Tick
+		var ticked []string
+		for i, t := range ticks {
+			if t.Kind != gitref.KindTick {
+				continue
+			}
+			ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
+			if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {
+				tick = &ticks[i]
+			}
+		}
+		if tick == nil {
+			return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
+				ErrTaskNotTicked, to.ID, c.subject, c.p.Unit.Dir, ticked)
+		}
+		before, after, err := tickTasks(repo, *tick)
+		if err != nil {
+			return nil, err
+		}
+		section, err := specfmt.Section(fsys, tick.Unit, after)
+		if err != nil {
+			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
+		}
+		p := c.p
+		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(tick.Unit.Format), tick.Unit.Feature, tick.Unit.Dir
+		p.Tree = string(to.Tree)
+		p.Task.ID, p.Task.LineHash, p.Task.Title = before.ID, predicate.LineHash(before.OpenLine()), before.Title
+		if section != nil {
+			p.Spec = predicate.Some(predicate.SpecRef{Section: predicate.Some(section.Name), SectionHash: predicate.SectionHash(section.Text)})
+		} else {
+			p.Spec = predicate.Null[predicate.SpecRef]()
+		}
+		p.PolicySHA256 = policySHA
+		pd, err := prepare(ctx, to.ID, tick.Unit, before.ID, p, req.Signers)
+		if err != nil {
+			return nil, err
+		}
+		if tick.TextChanged {
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s:%d: %s also edits the task's text; verify will report a line_hash mismatch", tick.Path, tick.Line, to.ID))
+		}
+		batch = append(batch, pd)
+	}
+	nc, err := commitNote(notes, to.ID, batch, req.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	for _, pd := range batch {
+		pd.w.NotesCommit = nc
+		res.Written = append(res.Written, *pd.w)
+	}
+	if req.KeepFrom || req.DryRun {
+		return res, nil
+	}
+	// To's note is written: only now remove From's carried lines.
+	_, err = notes.Update(from.ID, func(old []byte) ([]byte, error) {
+		var out []byte
+		for _, l := range SplitNote(old) {
+			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] && lineAbout(l, from.ID) {
+				continue
+			}
+			out = append(append(out, l...), '\n')
+		}
+		return out, nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("the statements were written on %s, but removing them from %s failed (remove them with `git notes --ref %s remove %s` or leave them): %w", to.ID, from.ID, notes.Ref(), from.ID, err)
+	}
+	res.RemovedFrom = true
+	return res, nil
+}
+
+// lineAbout reports whether a note line's single subject names commit.
+func lineAbout(line []byte, commit gitref.Hash) bool {
+	env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+	if err != nil {
+		return false
+	}
+	st, err := DecodeStatement(env.Payload)
+	return err == nil && len(st.Subjects) == 1 && st.Subjects[0].Digest["gitCommit"] == string(commit)
+}
