@@ -40,7 +40,7 @@ func newAttestCmd() *cobra.Command {
 		Use:   "attest",
 		Short: "Write signed task-verification attestations as git notes",
 	}
-	c.AddCommand(newAttestTickCmd(), newAttestDecideCmd(), newAttestSignCmd(), newAttestShowCmd())
+	c.AddCommand(newAttestTickCmd(), newAttestDecideCmd(), newAttestSignCmd(), newAttestShowCmd(), newAttestCarryCmd())
 	return c
 }
 
