@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -61,6 +62,9 @@ type TickResult struct {
 	Reasons  []Reason    `json:"reasons"`
 	Signers  []Signer    `json:"signers"`
 	Message  string      `json:"message,omitempty"`
+	// Policy are the policy rules the tick violates (or that failed to
+	// evaluate on it), warn level included.
+	Policy []policy.Result `json:"policy,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
@@ -77,6 +81,8 @@ type Report struct {
 	Ticks         []TickResult   `json:"ticks"`
 	Unticks       []TickResult   `json:"unticks"`
 	Summary       map[string]int `json:"summary"`
+	// Policy are the range rules' results that count (issue 6).
+	Policy []policy.Result `json:"policy,omitempty"`
 }
 
 // Objects verifies the given objects (SPEC §7) and concludes failure when any
@@ -93,6 +99,7 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 		}
 		rep.Objects = append(rep.Objects, rs...)
 	}
+	v.applyPolicy(rep)
 	for _, o := range rep.Objects {
 		rep.Summary[string(o.Outcome)]++
 		if rep.Conclusion == Neutral {
@@ -115,7 +122,7 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 	default:
 		return true
 	}
-	return opts.RequireVerified && o.Verdict != string(predicate.Verified)
+	return policy.Failing(o.Policy) || (opts.RequireVerified && o.Verdict != string(predicate.Verified))
 }
 
 // Branch runs the merge gate over base..head (SPEC §8): every tick of every
@@ -223,6 +230,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		rep.Ticks = append(rep.Ticks, tr)
 	}
+	v.applyPolicy(rep)
 	rep.Conclusion = Neutral
 	for _, tr := range rep.Ticks {
 		rep.Summary[tr.Status]++
@@ -244,6 +252,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // section changed between the tick and head (stale).
 func (v *Verifier) judge(tr *TickResult, o *ObjectResult, head gitref.Hash, opts GateOptions) {
 	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
+	tr.Object = o
 	switch {
 	case o.Outcome == OK || (o.Outcome == Unsigned && opts.AllowUnsigned):
 		tr.Status = StatusEvidenced

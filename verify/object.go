@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -22,6 +23,9 @@ type Verifier struct {
 	Notes *gitref.NotesStore
 	Trust *Trust
 	At    time.Time
+	// Policy is the verifier's policy (issue 6); nil applies the embedded
+	// default ([policy.Default]).
+	Policy *policy.Policy
 }
 
 // Signer is a trusted key credited with a statement's signature: the key that
@@ -55,6 +59,9 @@ type ObjectResult struct {
 	Warnings    []Reason    `json:"warnings,omitempty"`
 	Signers     []Signer    `json:"signers"`
 	NewerFields []string    `json:"newer_fields"`
+	// Policy are the policy rules the object violates (or that failed to
+	// evaluate on it), warn level included.
+	Policy []policy.Result `json:"policy,omitempty"`
 
 	Predicate *predicate.Predicate `json:"-"`
 	View      *predicate.View      `json:"-"`
@@ -124,7 +131,9 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 	case err != nil:
 		return nil, err
 	}
-	return v.verifyNote(c, note), nil
+	rs := v.verifyNote(c, note)
+	v.pinPolicySHA256(rs)
+	return rs, nil
 }
 
 // verifyNote runs SPEC §7's checks over one note's lines.
@@ -358,13 +367,20 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 }
 
 func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate) {
+	// The file is read as attest.Tick reads it: through the parent's tree as an
+	// fs.FS, absent (fs.ErrNotExist) meaning no file.
 	var toml []byte
 	if parent := c.FirstParent(); parent != "" {
-		b, err := v.Repo.File(parent, "speccoder.toml")
+		fsys, err := v.Repo.FS(parent)
+		if err != nil {
+			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
+			return
+		}
+		b, err := fs.ReadFile(fsys, "speccoder.toml")
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
-			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
+			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
 			return
 		default:
 			toml = b

@@ -1,0 +1,433 @@
+package policy
+
+import (
+	"bytes"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// ErrPolicy is matched by every error loading a policy: unreadable, not TOML, an
+// unknown key, a value out of range, a CEL rule that does not compile or
+// type-check. It is a config error: SPEC §10 exit code 3.
+var ErrPolicy = errors.New("invalid policy")
+
+// Error is a policy load error. Line and Column are 1-based positions in File
+// (0 when the error has no single position, e.g. a duplicate rule name); Rule
+// names the rule at fault ("" when none).
+type Error struct {
+	File   string
+	Line   int
+	Column int
+	Rule   string
+	Msg    string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString("policy ")
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", e.Line, e.Column)
+	}
+	if e.Rule != "" {
+		fmt.Fprintf(&b, ": rule %q", e.Rule)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Is reports whether target is ErrPolicy.
+func (e *Error) Is(target error) bool { return target == ErrPolicy }
+
+// Version is the policy file format version this package reads (`version = 1`).
+const Version = 1
+
+// Level is how a violated rule counts: LevelError fails the tick (and the
+// verification, exit 1), LevelWarn is reported only.
+type Level string
+
+// The levels.
+const (
+	LevelError Level = "error"
+	LevelWarn  Level = "warn"
+)
+
+//go:embed default.toml
+var defaultPolicy []byte
+
+// DefaultText returns the embedded default policy's text (`taskproof policy
+// default`): no built-in rule but the policy_sha256 check of SPEC §7 (the
+// predicate's value equals the one recomputed from the first parent's
+// speccoder.toml), and no CEL rule.
+func DefaultText() []byte { return bytes.Clone(defaultPolicy) }
+
+// Default returns the embedded default policy, parsed.
+func Default() *Policy {
+	p, err := Parse(defaultPolicy, "(default)")
+	if err != nil {
+		panic("policy: the embedded default policy does not load: " + err.Error())
+	}
+	return p
+}
+
+// Policy is a loaded, type-checked policy. It is safe for concurrent use.
+type Policy struct {
+	name  string
+	file  file
+	rules []*celRule
+	// scopes are file.Verdicts with names resolved.
+	scopes []verdictScope
+	// sha256 of the policy file's bytes, for reports.
+	digest string
+}
+
+// Name is the name the policy was loaded under (its file name, or REV:PATH).
+func (p *Policy) Name() string { return p.name }
+
+// file is the TOML document (README "Policy").
+type file struct {
+	Version        *int              `toml:"version"`
+	Verdicts       []verdictConfig   `toml:"verdicts"`
+	RegressionOnly *regressionConfig `toml:"regression_only"`
+	Attested       *decisionConfig   `toml:"attested"`
+	Skipped        *decisionConfig   `toml:"skipped"`
+	Verified       *verifiedConfig   `toml:"verified"`
+	Monitor        *monitorConfig    `toml:"monitor"`
+	Mutation       *mutationConfig   `toml:"mutation"`
+	Sandbox        *sandboxConfig    `toml:"sandbox"`
+	Executor       *executorConfig   `toml:"executor"`
+	PolicySHA256   *policySHAConfig  `toml:"policy_sha256"`
+	Signers        *signersConfig    `toml:"signers"`
+	Rules          []celConfig       `toml:"rule"`
+}
+
+type verdictConfig struct {
+	Name    string   `toml:"name"`
+	Units   []string `toml:"units"`
+	Paths   []string `toml:"paths"`
+	Allowed []string `toml:"allowed"`
+	Level   Level    `toml:"level"`
+}
+
+type regressionConfig struct {
+	Allowed  []string `toml:"allowed_reasons"`
+	Denied   []string `toml:"denied_reasons"`
+	MaxCount *int     `toml:"max_count"`
+	MaxShare *float64 `toml:"max_share"`
+	Level    Level    `toml:"level"`
+}
+
+type decisionConfig struct {
+	Deciders      []string `toml:"deciders"`
+	RequireReason bool     `toml:"require_reason"`
+	Level         Level    `toml:"level"`
+}
+
+type verifiedConfig struct {
+	RequireRed      bool     `toml:"require_red"`
+	RedKinds        []string `toml:"red_kinds"`
+	ExemptRevision1 bool     `toml:"exempt_revision_1"`
+	Level           Level    `toml:"level"`
+}
+
+type monitorConfig struct {
+	States []string `toml:"states"`
+	Level  Level    `toml:"level"`
+}
+
+type mutationConfig struct {
+	MinScore *float64 `toml:"min_score"`
+	Level    Level    `toml:"level"`
+}
+
+type sandboxConfig struct {
+	RequireNetworkOff bool  `toml:"require_network_off"`
+	Level             Level `toml:"level"`
+}
+
+type executorConfig struct {
+	Kinds []string `toml:"kinds"`
+	Level Level    `toml:"level"`
+}
+
+type policySHAConfig struct {
+	Pinned           []string `toml:"pinned"`
+	AcceptRecomputed bool     `toml:"accept_recomputed"`
+	Level            Level    `toml:"level"`
+}
+
+type signersConfig struct {
+	Min    *int     `toml:"min"`
+	Kinds  []string `toml:"kinds"`
+	KeyIDs []string `toml:"keyids"`
+	Level  Level    `toml:"level"`
+}
+
+type celConfig struct {
+	Name    string `toml:"name"`
+	When    string `toml:"when"`
+	Require string `toml:"require"`
+	Message string `toml:"message"`
+	Level   Level  `toml:"level"`
+}
+
+type verdictScope struct {
+	verdictConfig
+	allowed map[string]bool
+}
+
+// Load reads and parses the policy file at name (see Parse). Errors match
+// ErrPolicy.
+func Load(name string) (*Policy, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, &Error{File: name, Msg: "cannot read: " + errors.Unwrap(err).Error()}
+	}
+	return Parse(b, name)
+}
+
+var (
+	ruleNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	sha256RE   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	verdicts   = set(string(predicate.Verified), string(predicate.RegressionOnly), string(predicate.Attested), string(predicate.Skipped))
+	reasons    = set("no_story", "no_scenarios", "acceptance_off", "author_wrote_none", "author_failed",
+		"already_passing", "not_red", "tests_not_collected", "planning_work", "unrecorded")
+	redKinds      = set(string(predicate.RedAssertion), string(predicate.RedMissingSymbol))
+	monitorStates = set("clean", "suspected", "unreviewed", "off")
+	signerKinds   = set("ssh", "openpgp", "raw", "sigstore")
+)
+
+func set(xs ...string) map[string]bool {
+	m := make(map[string]bool, len(xs))
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// Parse parses and type-checks a policy (README "Policy"): TOML, strict (a key
+// the format does not know is an error with its line and column), `version =
+// 1` required, every list value checked against its vocabulary (verdicts,
+// regression reasons, red kinds, monitor states, signer kinds), every glob
+// checked, every CEL rule compiled against the declared variables with
+// `require` and `when` of type bool. name names the file in errors. Every error
+// is an *Error matching ErrPolicy.
+func Parse(data []byte, name string) (*Policy, error) {
+	var f file
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, tomlError(name, err)
+	}
+	p := &Policy{name: name, file: f, digest: sha256Hex(data)}
+	bad := func(rule, format string, args ...any) error {
+		return &Error{File: name, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	}
+	if f.Version == nil {
+		return nil, bad("", "version is missing (want version = %d)", Version)
+	}
+	if *f.Version != Version {
+		return nil, bad("", "version %d is not supported (want %d)", *f.Version, Version)
+	}
+	names := map[string]bool{}
+	for i, v := range f.Verdicts {
+		rn := v.Name
+		if rn == "" {
+			rn = fmt.Sprintf("verdicts[%d]", i)
+		} else if !ruleNameRE.MatchString(rn) {
+			return nil, bad(rn, "verdicts[%d].name: want letters, digits, '_' or '-' (at most 64)", i)
+		} else {
+			rn = "verdicts." + rn
+		}
+		if names[rn] {
+			return nil, bad(rn, "duplicate rule name")
+		}
+		names[rn] = true
+		if err := checkLevel(&v.Level); err != nil {
+			return nil, bad(rn, "%v", err)
+		}
+		if len(v.Allowed) == 0 {
+			return nil, bad(rn, "allowed is empty: list the verdicts allowed here")
+		}
+		if err := checkVocab("allowed", v.Allowed, verdicts); err != nil {
+			return nil, bad(rn, "%v", err)
+		}
+		for _, g := range append(append([]string{}, v.Units...), v.Paths...) {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, bad(rn, "glob %q: %v", g, err)
+			}
+		}
+		v.Name = rn
+		p.scopes = append(p.scopes, verdictScope{verdictConfig: v, allowed: set(v.Allowed...)})
+	}
+	if r := f.RegressionOnly; r != nil {
+		if err := checkLevel(&r.Level); err != nil {
+			return nil, bad(RuleRegressionReason, "%v", err)
+		}
+		if err := checkVocab("allowed_reasons", r.Allowed, reasons); err != nil {
+			return nil, bad(RuleRegressionReason, "%v", err)
+		}
+		if err := checkVocab("denied_reasons", r.Denied, reasons); err != nil {
+			return nil, bad(RuleRegressionReason, "%v", err)
+		}
+		if r.MaxCount != nil && *r.MaxCount < 0 {
+			return nil, bad(RuleRegressionMaxCount, "max_count %d is negative", *r.MaxCount)
+		}
+		if r.MaxShare != nil && !(*r.MaxShare >= 0 && *r.MaxShare <= 1) {
+			return nil, bad(RuleRegressionMaxShare, "max_share %v is not within 0 and 1", *r.MaxShare)
+		}
+	}
+	for _, d := range []struct {
+		c    *decisionConfig
+		rule string
+	}{{f.Attested, "attested"}, {f.Skipped, "skipped"}} {
+		if d.c == nil {
+			continue
+		}
+		if err := checkLevel(&d.c.Level); err != nil {
+			return nil, bad(d.rule, "%v", err)
+		}
+		for _, s := range d.c.Deciders {
+			if strings.TrimSpace(s) == "" {
+				return nil, bad(d.rule, "deciders: an empty name")
+			}
+		}
+	}
+	if v := f.Verified; v != nil {
+		if err := checkLevel(&v.Level); err != nil {
+			return nil, bad(RuleVerifiedRed, "%v", err)
+		}
+		if err := checkVocab("red_kinds", v.RedKinds, redKinds); err != nil {
+			return nil, bad(RuleVerifiedRed, "%v", err)
+		}
+		if len(v.RedKinds) == 0 {
+			v.RedKinds = []string{string(predicate.RedAssertion), string(predicate.RedMissingSymbol)}
+		}
+	}
+	if m := f.Monitor; m != nil {
+		if err := checkLevel(&m.Level); err != nil {
+			return nil, bad(RuleMonitorState, "%v", err)
+		}
+		if len(m.States) == 0 {
+			return nil, bad(RuleMonitorState, "states is empty (e.g. states = [\"clean\"])")
+		}
+		if err := checkVocab("states", m.States, monitorStates); err != nil {
+			return nil, bad(RuleMonitorState, "%v", err)
+		}
+	}
+	if m := f.Mutation; m != nil {
+		if err := checkLevel(&m.Level); err != nil {
+			return nil, bad(RuleMutationScore, "%v", err)
+		}
+		if m.MinScore == nil || !(*m.MinScore >= 0 && *m.MinScore <= 1) {
+			return nil, bad(RuleMutationScore, "min_score must be given, within 0 and 1")
+		}
+	}
+	if s := f.Sandbox; s != nil {
+		if err := checkLevel(&s.Level); err != nil {
+			return nil, bad(RuleSandboxNetwork, "%v", err)
+		}
+	}
+	if e := f.Executor; e != nil {
+		if err := checkLevel(&e.Level); err != nil {
+			return nil, bad(RuleExecutorKind, "%v", err)
+		}
+		if len(e.Kinds) == 0 {
+			return nil, bad(RuleExecutorKind, "kinds is empty")
+		}
+	}
+	if s := f.PolicySHA256; s != nil {
+		if err := checkLevel(&s.Level); err != nil {
+			return nil, bad(RulePolicySHA256, "%v", err)
+		}
+		for _, h := range s.Pinned {
+			if !sha256RE.MatchString(h) {
+				return nil, bad(RulePolicySHA256, "pinned %q is not 64 lowercase hex digits", h)
+			}
+		}
+		if len(s.Pinned) == 0 && s.AcceptRecomputed {
+			return nil, bad(RulePolicySHA256, "accept_recomputed goes with a pinned list")
+		}
+	}
+	if s := f.Signers; s != nil {
+		if err := checkLevel(&s.Level); err != nil {
+			return nil, bad(RuleSignersMin, "%v", err)
+		}
+		if s.Min != nil && *s.Min < 1 {
+			return nil, bad(RuleSignersMin, "min %d: want at least 1", *s.Min)
+		}
+		if err := checkVocab("kinds", s.Kinds, signerKinds); err != nil {
+			return nil, bad(RuleSignersKinds, "%v", err)
+		}
+	}
+	if len(f.Rules) > 0 {
+		env, err := newEnv()
+		if err != nil {
+			return nil, bad("", "cel environment: %v", err)
+		}
+		for i := range f.Rules {
+			rc := f.Rules[i]
+			if !ruleNameRE.MatchString(rc.Name) {
+				return nil, bad(rc.Name, "rule[%d].name: want 1 to 64 letters, digits, '_' or '-'", i)
+			}
+			if names[rc.Name] {
+				return nil, bad(rc.Name, "duplicate rule name")
+			}
+			names[rc.Name] = true
+			if err := checkLevel(&rc.Level); err != nil {
+				return nil, bad(rc.Name, "%v", err)
+			}
+			r, err := compileRule(env, rc)
+			if err != nil {
+				return nil, bad(rc.Name, "%v", err)
+			}
+			p.rules = append(p.rules, r)
+		}
+	}
+	return p, nil
+}
+
+func checkLevel(l *Level) error {
+	switch *l {
+	case "":
+		*l = LevelError
+	case LevelError, LevelWarn:
+	default:
+		return fmt.Errorf("level %q: want \"error\" or \"warn\"", string(*l))
+	}
+	return nil
+}
+
+func checkVocab(key string, xs []string, known map[string]bool) error {
+	for _, x := range xs {
+		if !known[x] {
+			return fmt.Errorf("%s: unknown value %q", key, x)
+		}
+	}
+	return nil
+}
+
+// tomlError converts go-toml's errors to an *Error with the position.
+func tomlError(name string, err error) error {
+	var de *toml.DecodeError
+	var sm *toml.StrictMissingError
+	switch {
+	case errors.As(err, &sm) && len(sm.Errors) > 0:
+		e := sm.Errors[0]
+		line, col := e.Position()
+		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))}
+	case errors.As(err, &de):
+		line, col := de.Position()
+		return &Error{File: name, Line: line, Column: col, Msg: de.Error()}
+	}
+	return &Error{File: name, Msg: err.Error()}
+}

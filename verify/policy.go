@@ -1,0 +1,242 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
+)
+
+// Policy results in reports (SPEC §7 last step "policy rules", issue 6).
+const (
+	// ReasonPolicy is the sub-reason of a tick that passed every check of SPEC
+	// §7 and §8 but violates a policy rule of level error (or one that failed
+	// to evaluate). Its status is StatusRejected.
+	ReasonPolicy = "policy"
+	// StatusRejected is the status of such a tick: its evidence holds, the
+	// verifier's policy refuses it. It is failing.
+	StatusRejected = "rejected"
+	// RulePolicyPrefix starts the CI rule id of a policy failure:
+	// "policy/<rule name>".
+	RulePolicyPrefix = "policy/"
+)
+
+// policy returns the verifier's policy, or the embedded default.
+func (v *Verifier) policy() *policy.Policy {
+	if v.Policy != nil {
+		return v.Policy
+	}
+	return defaultPolicy
+}
+
+var defaultPolicy = policy.Default()
+
+// pinPolicySHA256 applies the policy's pinned policy_sha256 list to results
+// (SPEC §7 step policy_sha256): a predicate whose policy_sha256 is pinned is
+// acceptable even when it differs from the value recomputed from the first
+// parent's speccoder.toml, so that mismatch reason is dropped and the outcome
+// recomputed from the remaining reasons by SPEC §7 precedence.
+func (v *Verifier) pinPolicySHA256(results []ObjectResult) {
+	p := v.policy()
+	for i := range results {
+		r := &results[i]
+		if r.Predicate == nil || !p.PinnedPolicySHA256(r.Predicate.PolicySHA256) {
+			continue
+		}
+		kept := r.Reasons[:0:0]
+		dropped := false
+		for _, x := range r.Reasons {
+			if x.Code == CodePolicySHA256 {
+				dropped = true
+				continue
+			}
+			kept = append(kept, x)
+		}
+		if !dropped {
+			continue
+		}
+		r.Reasons = kept
+		r.Outcome = OK
+		for _, x := range kept {
+			r.Outcome = worse(r.Outcome, x.Outcome)
+		}
+	}
+}
+
+// policyInput builds the policy's view of one object; tick is nil in objects
+// mode. It returns nil when the object's predicate could not be read (the
+// object fails its checks already; no rule can judge it).
+func (v *Verifier) policyInput(o *ObjectResult, tick *TickResult) *policy.Input {
+	if o == nil || o.Predicate == nil || o.Statement == nil {
+		return nil
+	}
+	in := &policy.Input{Predicate: o.Predicate, View: o.View}
+	st := o.Statement
+	in.Statement = policy.Statement{Type: st.Type, PredicateType: st.PredicateType}
+	if len(st.Subjects) > 0 {
+		in.Statement.SubjectName = st.Subjects[0].Name
+		in.Statement.GitCommit = st.Subjects[0].Digest["gitCommit"]
+	}
+	for _, s := range o.Signers {
+		in.Signers = append(in.Signers, policy.Signer{Kind: string(s.Kind), KeyID: s.KeyID, Principal: s.Principal})
+	}
+	in.Commit.ID = string(o.Object)
+	if c, err := v.Repo.Commit(o.Object); err == nil {
+		in.Commit.Tree, in.Commit.Time = string(c.Tree), c.Committer.When.UTC()
+	}
+	if tick != nil {
+		in.Tick = &policy.Tick{Path: tick.Path, Line: tick.Line, Format: string(tick.Unit.Format), Feature: tick.Unit.Feature, Dir: tick.Unit.Dir}
+	}
+	return in
+}
+
+// violations keeps the results that count against an object (violated or
+// failed to evaluate), warn level included; nil when none.
+func violations(rs []policy.Result) []policy.Result {
+	var out []policy.Result
+	for _, r := range rs {
+		if r.Counts() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// applyPolicy evaluates the policy over a report before its conclusion is
+// drawn: the per-object rules on every tick with a readable predicate (branch
+// mode) or every object (objects mode), then the range rules over the report's
+// ticks (objects mode: its objects). Results that count are set on the tick or
+// object (Policy); a failing one (level error, or an evaluation error) makes
+// a passing tick StatusRejected with ReasonPolicy. A range rule's results are
+// set on the report (Policy) and, when failing, on every regression_only tick
+// it counted, which then fails too.
+func (v *Verifier) applyPolicy(rep *Report) {
+	p := v.policy()
+	var items []policy.RangeItem
+	switch rep.Mode {
+	case "branch":
+		for i := range rep.Ticks {
+			t := &rep.Ticks[i]
+			if t.Status == StatusEdited {
+				continue
+			}
+			items = append(items, policy.RangeItem{Object: string(t.Commit), Task: t.Task, Verdict: t.Verdict})
+			in := v.policyInput(t.Object, t)
+			if in == nil {
+				continue
+			}
+			t.Policy = violations(p.Evaluate(in))
+			if t.Object != nil {
+				t.Object.Policy = t.Policy
+			}
+			rejectTick(t)
+		}
+		// rep.Objects holds copies of the ticks' objects: give them the results.
+		for i := range rep.Objects {
+			o := &rep.Objects[i]
+			for j := range rep.Ticks {
+				if t := &rep.Ticks[j]; t.Evidence == o.Object && t.Task == o.Task {
+					o.Policy = t.Policy
+					break
+				}
+			}
+		}
+	default:
+		for i := range rep.Objects {
+			o := &rep.Objects[i]
+			items = append(items, policy.RangeItem{Object: string(o.Object), Task: o.Task, Verdict: o.Verdict})
+			if in := v.policyInput(o, nil); in != nil {
+				o.Policy = violations(p.Evaluate(in))
+			}
+		}
+	}
+	rep.Policy = violations(p.EvaluateRange(items))
+	for _, r := range rep.Policy {
+		if !r.Failing() {
+			continue
+		}
+		for i := range rep.Ticks {
+			t := &rep.Ticks[i]
+			if t.Verdict == "regression_only" && t.Status != StatusEdited {
+				t.Policy = append(t.Policy, policy.Result{Rule: r.Rule, Level: r.Level, Status: r.Status, Message: r.Message, Object: string(t.Evidence), Task: t.Task})
+				rejectTick(t)
+			}
+		}
+		for i := range rep.Objects {
+			o := &rep.Objects[i]
+			if o.Verdict == "regression_only" && rep.Mode == "objects" {
+				o.Policy = append(o.Policy, policy.Result{Rule: r.Rule, Level: r.Level, Status: r.Status, Message: r.Message, Object: string(o.Object), Task: o.Task})
+			}
+		}
+	}
+}
+
+// rejectTick fails a tick whose policy results fail; a tick failing already
+// keeps its status and reason (the policy results are listed beside them).
+func rejectTick(t *TickResult) {
+	if t.Failing || !policy.Failing(t.Policy) {
+		return
+	}
+	t.Status, t.Reason, t.Failing = StatusRejected, ReasonPolicy, true
+	t.Message = "policy: " + policyRuleList(t.Policy)
+}
+
+// policyRule is the CI rule id of the first failing policy result.
+func policyRule(rs []policy.Result) string {
+	for _, r := range rs {
+		if r.Failing() {
+			return RulePolicyPrefix + r.Rule
+		}
+	}
+	return ""
+}
+
+// policyRuleList names the failing rules, comma-separated.
+func policyRuleList(rs []policy.Result) string {
+	var names []string
+	for _, r := range rs {
+		if r.Failing() {
+			names = append(names, r.Rule)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// policyText is one policy result as a report line: "policy error rule: message".
+func policyText(r policy.Result) string {
+	level := string(r.Level)
+	if r.Status == policy.StatusEvalError {
+		level = "error (evaluation failed)"
+	}
+	return fmt.Sprintf("policy %s %s: %s", level, r.Rule, r.Message)
+}
+
+// Explanation is every policy rule's result on one object (`taskproof policy
+// explain`): Object is the object's verification result (SPEC §7), Rules one
+// result per per-object rule, passing and not applicable ones included. Range
+// rules are not evaluated on one object.
+type Explanation struct {
+	Object ObjectResult    `json:"object"`
+	Rules  []policy.Result `json:"rules"`
+}
+
+// Explain verifies commit (see Verifier.Object) and evaluates every
+// per-object rule of the verifier's policy on each task it attests. An object
+// whose predicate cannot be read gets no rule results. Errors are Object's.
+func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
+	rs, err := v.Object(commit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Explanation, 0, len(rs))
+	for i := range rs {
+		e := Explanation{Object: rs[i], Rules: []policy.Result{}}
+		if in := v.policyInput(&rs[i], nil); in != nil {
+			e.Rules = v.policy().Evaluate(in)
+			e.Object.Policy = violations(e.Rules)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
