@@ -1,12 +1,12 @@
 package gitref
 
 import (
-	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -53,6 +53,18 @@ type Tick struct {
 	// a tick, the tick commit also edited the task's text, so the line_hash a
 	// verifier computes from Commit's line differs from LineHash).
 	TextChanged bool
+	// Derived: the task line carries no written task ID; TaskID is derived from
+	// its title (specfmt.DeriveID, "h-" + 12 hex digits, "-n" for repeats), so
+	// the line is matched across the commit by its title.
+	Derived bool
+	// Ambiguous, when not "", is why the task cannot be named unambiguously:
+	// the tasks file (at Commit, else at Parent) repeats an explicit task ID, so
+	// specfmt.ParseTasks refuses it ("specfmt: duplicate task id "5.3" on lines
+	// 45 and 49"). Every changed checkbox line of such a file is still reported,
+	// with its real TaskID (repeated lines are paired by order of occurrence),
+	// and a merge gate must treat the tick as unverifiable (malformed), never as
+	// evidenced.
+	Ambiguous string
 }
 
 // TickOptions choose the commits Ticks walks.
@@ -179,13 +191,16 @@ type tickCtx struct {
 	parsed map[parseKey]*parsedFile
 }
 
-// parsedFile is a tasks file's tasks, keyed for matching: the task ID, and for
-// the n-th (n ≥ 2) line repeating an ID, "ID#n" (real tasks files repeat IDs;
-// repeated tasks are matched by order of occurrence).
+// parsedFile is a tasks file's tasks, keyed for matching: the task ID, and, only
+// in a file that repeats a task ID (parsed with AllowDuplicateIDsUnsafe), the ID
+// and its occurrence number for the second and later lines with that ID. The
+// keys are internal: ticks always carry the real task ID.
 type parsedFile struct {
 	tasks []specfmt.Task
 	byKey map[string]int
 	keys  []string
+	// dup is the file's first repeated task ID, nil when IDs are unique.
+	dup *specfmt.DuplicateTaskError
 }
 
 func (f *parsedFile) find(key string) (specfmt.Task, bool) {
@@ -196,68 +211,26 @@ func (f *parsedFile) find(key string) (specfmt.Task, bool) {
 	return f.tasks[i], true
 }
 
-// parseTasks parses content with specfmt.ParseTasks; lines repeating a task ID
-// (which ParseTasks refuses) are blanked one by one and parsed on their own.
+// parseTasks parses content leniently (specfmt.AllowDuplicateIDsUnsafe): a file
+// that repeats an explicit task ID still yields every task line, so that its
+// changed lines are reported (as ambiguous) rather than dropped.
 func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
-	content = append([]byte(nil), content...)
-	var extra []specfmt.Task
-	for range 1 << 12 {
-		f, err := specfmt.ParseTasks(u, content)
-		var de *specfmt.DuplicateTaskError
-		if errors.As(err, &de) {
-			start, end, ok := lineSpan(content, de.SecondLine)
-			if !ok {
-				return nil, err
-			}
-			line := append([]byte(nil), content[start:end]...)
-			single, serr := specfmt.ParseTasks(u, line)
-			if serr != nil || len(single.Tasks) != 1 {
-				return nil, err
-			}
-			t := single.Tasks[0]
-			t.LineNo = de.SecondLine
-			extra = append(extra, t)
-			copy(content[start:end], bytes.Repeat([]byte{' '}, end-start))
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		tasks := append(f.Tasks, extra...)
-		sort.Slice(tasks, func(i, j int) bool { return tasks[i].LineNo < tasks[j].LineNo })
-		pf := &parsedFile{tasks: tasks, byKey: map[string]int{}}
-		seen := map[string]int{}
-		for i, t := range tasks {
-			seen[t.ID]++
-			key := t.ID
-			if n := seen[t.ID]; n > 1 {
-				key = fmt.Sprintf("%s#%d", t.ID, n)
-			}
-			pf.byKey[key] = i
-			pf.keys = append(pf.keys, key)
-		}
-		return pf, nil
+	f, err := specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDsUnsafe())
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("too many repeated task ids")
-}
-
-// lineSpan returns the byte span of 1-based line n without its line ending.
-func lineSpan(b []byte, n int) (start, end int, ok bool) {
-	for i := 1; i < n; i++ {
-		j := bytes.IndexByte(b[start:], '\n')
-		if j < 0 {
-			return 0, 0, false
+	pf := &parsedFile{tasks: f.Tasks, byKey: make(map[string]int, len(f.Tasks)), keys: make([]string, 0, len(f.Tasks)), dup: f.Duplicate}
+	seen := map[string]int{}
+	for i, t := range f.Tasks {
+		seen[t.ID]++
+		key := t.ID
+		if n := seen[t.ID]; n > 1 {
+			key = t.ID + "\x00" + strconv.Itoa(n) // NUL never occurs in a task ID
 		}
-		start += j + 1
+		pf.byKey[key] = i
+		pf.keys = append(pf.keys, key)
 	}
-	end = len(b)
-	if j := bytes.IndexByte(b[start:], '\n'); j >= 0 {
-		end = start + j
-	}
-	if end > start && b[end-1] == '\r' {
-		end--
-	}
-	return start, end, true
+	return pf, nil
 }
 
 // tasksFile is one side of a changed tasks file.
@@ -330,6 +303,10 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 				continue
 			}
 			sum := sha256.Sum256([]byte(ot.OpenLine()))
+			var ambiguous string
+			if d := cmp.Or(nf.dup, of.dup); d != nil {
+				ambiguous = d.Error()
+			}
 			out = append(out, Tick{
 				Kind: kind, Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash),
 				Merge: len(c.ParentHashes) > 1,
@@ -337,6 +314,8 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 				Unit: pr[1].unit, TaskID: nt.ID, Before: ot.Line, After: nt.Line,
 				LineHash:    hex.EncodeToString(sum[:]),
 				TextChanged: ot.OpenLine() != nt.OpenLine(),
+				Derived:     nt.Derived,
+				Ambiguous:   ambiguous,
 			})
 		}
 	}

@@ -44,7 +44,16 @@ func newTicksCmd() *cobra.Command {
 		Long: `ticks lists, per commit, the task lines whose box went from open to ticked against
 the commit's first parent (SPEC §1), following tasks files across renames and moves.
 RANGE is "A..B" or a revision (all of its history); the default is HEAD.
-Unticks (ticked → open) and edits of a ticked line's text are listed as their own kinds.`,
+Unticks (ticked → open) and edits of a ticked line's text are listed as their own kinds.
+Checkbox items without a task ID are tasks: their ID is derived from the title
+("h-" + 12 hex digits of its SHA-256). Ticks in a tasks file that repeats a task ID
+are listed with the reason they are ambiguous (a merge gate cannot verify them).
+
+Output: text (kind, commit, path:line, task, line_hash prefix, note) or --format json
+{"schema_version":1,"ticks":[{"kind","commit","parent","merge","path","old_path",
+"line","old_line","task_id","unit","line_before","line_after","line_hash",
+"text_changed","derived","ambiguous"}]}.
+Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
@@ -96,6 +105,12 @@ type tickRecord struct {
 	LineAfter   string       `json:"line_after"`
 	LineHash    string       `json:"line_hash"`
 	TextChanged bool         `json:"text_changed"`
+	// Derived: the task line has no written ID; task_id is derived from its
+	// title ("h-" + 12 hex digits of SHA-256, "-n" for repeats).
+	Derived bool `json:"derived"`
+	// Ambiguous is why the task cannot be named unambiguously (its tasks file
+	// repeats a task ID); absent when it can.
+	Ambiguous string `json:"ambiguous,omitempty"`
 }
 
 func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
@@ -105,7 +120,7 @@ func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
 			Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
 			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
 			Unit: t.Unit, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
-			TextChanged: t.TextChanged,
+			TextChanged: t.TextChanged, Derived: t.Derived, Ambiguous: t.Ambiguous,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -123,7 +138,11 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 		if t.OldPath != t.Path {
 			path = t.OldPath + " => " + t.Path
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:12])
+		note := ""
+		if t.Ambiguous != "" {
+			note = "ambiguous: " + t.Ambiguous
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:12], note)
 	}
 	return tw.Flush()
 }
