@@ -117,11 +117,11 @@ type Commit struct {
 
 // Tick is where a task was ticked: the tasks file, the 1-based line, the unit.
 type Tick struct {
-	Path   string
-	Line   int
-	Format string
+	Path    string
+	Line    int
+	Format  string
 	Feature string
-	Dir    string
+	Dir     string
 }
 
 // RangeItem is one tick of a range, for the range rules: Verdict is "" when

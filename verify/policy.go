@@ -240,3 +240,41 @@ func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
 	}
 	return out, nil
 }
+
+// PolicySource names where the verifier's policy comes from (issue 6): a file
+// the caller gives, or a file read from a revision the caller names (e.g. the
+// base branch, "origin/main:.taskproof/policy.toml") — never the head being
+// verified. Neither: the embedded default policy.
+type PolicySource struct {
+	// File is a policy file (--policy).
+	File string
+	// Rev is "REV:PATH": a policy file read from git (--policy-rev).
+	Rev string
+}
+
+// LoadPolicy loads the policy src names, or returns the embedded default when
+// src is empty. Errors match policy.ErrPolicy (unreadable, invalid, both
+// sources given), or are git's for an unknown REV.
+func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
+	switch {
+	case src.File != "" && src.Rev != "":
+		return nil, &policy.Error{File: src.File, Msg: "give --policy or --policy-rev, not both"}
+	case src.File != "":
+		return policy.Load(src.File)
+	case src.Rev != "":
+		rev, path, ok := strings.Cut(src.Rev, ":")
+		if !ok || rev == "" || path == "" {
+			return nil, &policy.Error{File: src.Rev, Msg: "--policy-rev: want REV:PATH"}
+		}
+		c, err := repo.Resolve(rev)
+		if err != nil {
+			return nil, err
+		}
+		b, err := repo.File(c, path)
+		if err != nil {
+			return nil, &policy.Error{File: src.Rev, Msg: fmt.Sprintf("cannot read at %s: %v", c, err)}
+		}
+		return policy.Parse(b, src.Rev)
+	}
+	return policy.Default(), nil
+}

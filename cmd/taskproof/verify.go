@@ -30,6 +30,7 @@ func newVerifyCmd() *cobra.Command {
 		base, at        string
 		requireVerified bool
 		requireSigned   bool
+		psrc            verify.PolicySource
 	)
 	c := &cobra.Command{
 		Use:   "verify [REV…] | verify --branch [--base REV] [HEAD] | verify A..B",
@@ -50,7 +51,7 @@ Exit codes:
   0  success, or neutral (nothing to check)
   1  verification or policy failure (any outcome but ok; unsigned unless --require-signed=false)
   2  usage
-  3  trust or config error (no trust input, unreadable trust file)
+  3  trust or config error (no trust input, unreadable trust or policy file)
   4  git precondition (not a repository, unknown revision, notes ref absent — fetch it with
      git fetch origin refs/notes/speccoder:refs/notes/speccoder)
   5  internal error`,
@@ -66,6 +67,7 @@ Exit codes:
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
+	addPolicyFlags(c, &psrc)
 	format := formatFlag(c, "text", "text", "json", "sarif", "github", "junit")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -93,7 +95,14 @@ Exit codes:
 		for _, u := range used {
 			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 		}
-		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when}
+		pol, err := verify.LoadPolicy(repo, psrc)
+		if err != nil {
+			return err
+		}
+		if psrc != (verify.PolicySource{}) {
+			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
+		}
+		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
 		opts := verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned}
 		rep, err := runVerify(repo, v, branch, base, args, opts)
 		if err != nil {

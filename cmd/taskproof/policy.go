@@ -1,0 +1,184 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/verify"
+)
+
+func init() {
+	subcommands = append(subcommands, newPolicyCmd)
+	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
+		if errors.Is(err, policy.ErrPolicy) {
+			return ExitTrust, true
+		}
+		return 0, false
+	})
+}
+
+// addPolicyFlags adds --policy and --policy-rev (verify, policy explain).
+func addPolicyFlags(c *cobra.Command, src *verify.PolicySource) {
+	c.Flags().StringVar(&src.File, "policy", "", "policy file (TOML; default: the embedded default policy)")
+	c.Flags().StringVar(&src.Rev, "policy-rev", "", "policy file read from git, as REV:PATH (e.g. the base branch's copy)")
+}
+
+func newPolicyCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "policy",
+		Short: "Check, explain and print verification policies (rules on verdicts)",
+		Long: `A policy decides whether a verified attestation is acceptable here: allowed verdicts,
+regression reasons, deciders, red runs, monitor, mutation, sandbox, executor, pinned
+policy_sha256 values, signers, and custom CEL rules. verify applies it with --policy FILE or
+--policy-rev REV:PATH (never read from the head being verified); without one the embedded
+default policy applies (taskproof policy default prints it).`,
+	}
+	c.AddCommand(newPolicyLintCmd(), newPolicyExplainCmd(), newPolicyDefaultCmd())
+	return c
+}
+
+func newPolicyLintCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "lint FILE",
+		Short: "Load and type-check a policy file (exit 3 when it does not load)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			p, err := policy.Load(args[0])
+			if err != nil {
+				return err
+			}
+			names := p.RuleNames()
+			fmt.Fprintf(c.OutOrStdout(), "%s: ok, %d rule(s)\n", args[0], len(names))
+			for _, n := range names {
+				fmt.Fprintf(c.OutOrStdout(), "  %s\n", n)
+			}
+			return nil
+		},
+	}
+}
+
+func newPolicyDefaultCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "default",
+		Short: "Print the embedded default policy",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := c.OutOrStdout().Write(policy.DefaultText())
+			return err
+		},
+	}
+}
+
+func newPolicyExplainCmd() *cobra.Command {
+	var (
+		src  verify.TrustSources
+		psrc verify.PolicySource
+		at   string
+	)
+	c := &cobra.Command{
+		Use:   "explain [REV]",
+		Short: "Verify one object and show every policy rule's result on it",
+		Args:  cobra.MaximumNArgs(1),
+		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
+	}
+	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
+	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
+	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	addPolicyFlags(c, &psrc)
+	format := formatFlag(c, "text", "text", "json")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		when := time.Now()
+		if at != "" {
+			if when, err = time.Parse(time.RFC3339, at); err != nil {
+				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
+			}
+		}
+		rev := "HEAD"
+		if len(args) == 1 {
+			rev = args[0]
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		pol, err := verify.LoadPolicy(repo, psrc)
+		if err != nil {
+			return err
+		}
+		trust, used, err := verify.LoadTrust(repo, src)
+		if err != nil {
+			return err
+		}
+		for _, u := range used {
+			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
+		id, err := repo.Resolve(rev)
+		if err != nil {
+			return err
+		}
+		if _, err := notes.Head(); err != nil {
+			return err
+		}
+		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
+		ex, err := v.Explain(id)
+		if err != nil {
+			return err
+		}
+		if f == "json" {
+			enc := json.NewEncoder(c.OutOrStdout())
+			enc.SetIndent("", "  ")
+			enc.SetEscapeHTML(false)
+			return enc.Encode(struct {
+				SchemaVersion int                  `json:"schema_version"`
+				Policy        string               `json:"policy"`
+				Objects       []verify.Explanation `json:"objects"`
+			}{1, pol.Name(), ex})
+		}
+		return writeExplanation(c.OutOrStdout(), ex)
+	}
+	return c
+}
+
+// writeExplanation writes each object's outcome and every rule's result.
+func writeExplanation(w io.Writer, ex []verify.Explanation) error {
+	var b strings.Builder
+	for _, e := range ex {
+		o := e.Object
+		task := o.Task
+		if task == "" {
+			task = "-"
+		}
+		fmt.Fprintf(&b, "%s %s outcome=%s", o.Object, task, o.Outcome)
+		if o.Verdict != "" {
+			fmt.Fprintf(&b, " verdict=%s", o.Verdict)
+		}
+		b.WriteByte('\n')
+		if len(e.Rules) == 0 {
+			b.WriteString("  (no rule applies: the predicate could not be read)\n")
+		}
+		for _, r := range e.Rules {
+			fmt.Fprintf(&b, "  %-14s %-5s %s", r.Status, r.Level, r.Rule)
+			if r.Message != "" {
+				fmt.Fprintf(&b, ": %s", r.Message)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
