@@ -1,0 +1,696 @@
+// Package audit explains why ticks are regression_only, across a commit range or
+// a whole repository (issue 7): it reads every task-verification statement of the
+// notes ref (SPEC §2–§4), revision-aware (a regression_only tick without a
+// recorded reason reads as "unrecorded"), and aggregates them into a Report:
+// counts per verdict, regression reasons per unit, one row per tick with its
+// reason details, a trend per ISO week, and the ticks that carry no evidence.
+//
+// Signatures are shown, never required: without a verifier's Trust every
+// statement is read and its signature status is "not_checked" (or "unsigned"
+// when its envelope carries no signature); with one, each statement carries the
+// SPEC §7 outcome of verify.Verifier.Object for its task.
+//
+// The renderers (WriteText, WriteJSON, WriteCSV, WriteMarkdown, WriteHTML) and the
+// soft gate (Gate) work on a Report and do no git I/O.
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/verify"
+)
+
+// SchemaVersion is the schema_version of the JSON report (README "Audit JSON").
+const SchemaVersion = 1
+
+// Modes of a Report.
+const (
+	ModeAll   = "all"   // every note of the notes ref, and the ticks of all of HEAD's history
+	ModeRange = "range" // the ticks of a commit range and their evidence
+)
+
+// Signature statuses a Row carries besides the SPEC §7 outcomes (ok, unsigned,
+// missing, bad_signature, untrusted_signer, mismatch, malformed), which are used
+// when a Trust is given.
+const (
+	SigNotChecked = "not_checked" // no trust given: the signatures were not checked
+	SigUnsigned   = "unsigned"    // the envelope carries no signature (known without trust)
+)
+
+// Reasons without evidence (Unevidenced.Why).
+const (
+	WhyNoNote      = "no_note"      // the tick commit has no note
+	WhyNoStatement = "no_statement" // its note holds no task-verification statement for the task
+	WhyUnreadable  = "unreadable"   // a statement names the task but its predicate cannot be read
+)
+
+// Reasons lists the regression reasons in the order reports show them: the nine
+// reasons of revision 3 (schema $defs/RegressionReason), then "unrecorded"
+// (read side only, SPEC §4).
+var Reasons = []predicate.Reason{
+	predicate.ReasonNoStory, predicate.ReasonNoScenarios, predicate.ReasonAcceptanceOff,
+	predicate.ReasonAuthorWroteNone, predicate.ReasonAuthorFailed, predicate.ReasonAlreadyPassing,
+	predicate.ReasonNotRed, predicate.ReasonTestsNotCollected, predicate.ReasonPlanningWork,
+	predicate.ReasonUnrecorded,
+}
+
+// Verdicts lists the verdicts in the order reports show them (SPEC §4).
+var Verdicts = []predicate.Verdict{predicate.Verified, predicate.RegressionOnly, predicate.Attested, predicate.Skipped}
+
+// ErrOptions is matched by the errors of ParseSince, ParseReasons and Options
+// that say the caller's input is unusable (the CLI's exit 2).
+var ErrOptions = errors.New("invalid audit options")
+
+// Options choose what Run reads.
+type Options struct {
+	// All reads every note of the notes ref (NotesStore.All) and the ticks of all
+	// of Head's history; otherwise only the ticks of Base..Head and their notes.
+	All bool
+	// Base and Head bound the range (Base "": all of Head's history). With All,
+	// Head is the commit whose history gives the ticks without evidence ("":
+	// none are looked for).
+	Base, Head gitref.Hash
+	// Unit keeps only units whose dir or feature matches this path.Match glob
+	// ("" keeps all).
+	Unit string
+	// Since keeps only statements whose predicate time is at or after it, and
+	// ticks without evidence whose commit was committed at or after it (zero:
+	// no bound).
+	Since time.Time
+	// Trust, when not nil, checks every statement's object with verify (SPEC
+	// §7) and reports its outcome and credited signers; nil reports the
+	// signature status as not_checked.
+	Trust *verify.Trust
+	// At is the verifier's clock for key validity windows (zero: now).
+	At time.Time
+}
+
+// Report is the audit's result. Its JSON form (WriteJSON) is the documented
+// schema, schema_version 1 (README "Audit JSON").
+type Report struct {
+	SchemaVersion int         `json:"schema_version"`
+	Mode          string      `json:"mode"`
+	NotesRef      string      `json:"notes_ref"`
+	Base          gitref.Hash `json:"base,omitempty"`
+	Head          gitref.Hash `json:"head,omitempty"`
+	Filters       Filters     `json:"filters"`
+	// Signatures is "checked" when a Trust was given, else "not_checked".
+	Signatures string `json:"signatures"`
+	Totals     Totals `json:"totals"`
+	// Verdicts counts the statements by verdict; the four verdicts of SPEC §4
+	// are always present, unknown verdicts are counted under their own name.
+	Verdicts map[string]int `json:"verdicts"`
+	// Regression counts regression_only statements per reason and per unit.
+	Regression Regression `json:"regression"`
+	// Weeks is the trend per ISO week of the predicate time, oldest first.
+	Weeks []Week `json:"weeks"`
+	// Ticks has one row per task-verification statement, sorted by time, commit
+	// and task.
+	Ticks []Row `json:"ticks"`
+	// WithoutEvidence lists the ticks of the walked history that carry no
+	// readable task-verification statement.
+	WithoutEvidence []Unevidenced `json:"without_evidence"`
+	// Problems are note lines that could not be read (malformed envelopes,
+	// statements, predicates), and statements that disagree with their note.
+	Problems []Problem `json:"problems"`
+	// Gate is the soft gate's verdict, when one was asked for (SetGate).
+	Gate *GateResult `json:"gate,omitempty"`
+}
+
+// SetGate judges the report with Gate and keeps the result in rep.Gate, so that
+// every format shows it.
+func (rep *Report) SetGate(opts GateOptions) GateResult {
+	g := Gate(rep, opts)
+	rep.Gate = &g
+	return g
+}
+
+// Filters echo Options.Unit and Options.Since.
+type Filters struct {
+	Unit  string `json:"unit,omitempty"`
+	Since string `json:"since,omitempty"`
+}
+
+// Totals are the report's totals.
+type Totals struct {
+	// Ticks is the number of ticks of the walked history in scope (the ticks
+	// `taskproof ticks` lists for the same range, after the unit and since filters).
+	Ticks int `json:"ticks"`
+	// Evidenced is how many of them carry a task-verification statement.
+	Evidenced int `json:"evidenced"`
+	// WithoutEvidence is Ticks - Evidenced.
+	WithoutEvidence int `json:"without_evidence"`
+	// Statements is the number of task-verification statements read (rows),
+	// including those on objects that are not ticks of the walked history
+	// (skip records, other branches) — with --all.
+	Statements int `json:"statements"`
+	// RegressionOnly is the number of regression_only statements.
+	RegressionOnly int `json:"regression_only"`
+	// RegressionShare is RegressionOnly / Statements (0 when there are none).
+	RegressionShare float64 `json:"regression_share"`
+}
+
+// Regression is the regression_only breakdown.
+type Regression struct {
+	// ByReason counts per reason; every reason of Reasons is present.
+	ByReason map[string]int `json:"by_reason"`
+	// ByUnit has one entry per unit with at least one regression_only statement,
+	// sorted by unit dir.
+	ByUnit []UnitReasons `json:"by_unit"`
+}
+
+// UnitReasons is one unit's row of the reason × unit table.
+type UnitReasons struct {
+	Unit    Unit           `json:"unit"`
+	Total   int            `json:"total"`
+	Reasons map[string]int `json:"reasons"` // only reasons with a count
+}
+
+// Unit is a spec unit (SPEC §1) as the predicate names it.
+type Unit struct {
+	Format  string `json:"format"`
+	Feature string `json:"feature"`
+	Dir     string `json:"dir"`
+}
+
+// Week is one ISO week of the trend.
+type Week struct {
+	Week     string         `json:"week"` // "2026-W03"; "unknown" for unreadable times
+	Total    int            `json:"total"`
+	Verdicts map[string]int `json:"verdicts"`
+}
+
+// Row is one task-verification statement.
+type Row struct {
+	// Commit is the annotated object (the tick commit, decision commit or skip
+	// record).
+	Commit gitref.Hash `json:"commit"`
+	// NoteLine is the statement's 1-based line in the note.
+	NoteLine int `json:"note_line"`
+	// Task is the subject name, "<feature>/<task id>".
+	Task   string `json:"task"`
+	TaskID string `json:"task_id"`
+	Title  string `json:"title"`
+	Unit   Unit   `json:"unit"`
+	// InHistory: the object is a tick of the walked history; Path and Line then
+	// locate the task line in the tick commit.
+	InHistory bool   `json:"in_history"`
+	Path      string `json:"path,omitempty"`
+	Line      int    `json:"line,omitempty"`
+	Verdict   string `json:"verdict"`
+	Revision  uint32 `json:"revision"`
+	// Time is the predicate's time as written; Week its ISO week ("unknown"
+	// when it is not RFC 3339).
+	Time string `json:"time"`
+	Week string `json:"week"`
+	// Regression is set for regression_only statements only.
+	Regression *Reason `json:"regression,omitempty"`
+	// Decider is the decision's maker (attested, skipped).
+	Decider   *Decider  `json:"decider,omitempty"`
+	Signature Signature `json:"signature"`
+	// NewerFields are members this version does not know (SPEC §4).
+	NewerFields []string `json:"newer_fields,omitempty"`
+	// Problems say what is odd about this statement (another commit in its
+	// subject, a duplicate statement for the task).
+	Problems []string `json:"problems,omitempty"`
+
+	time time.Time // parsed Time; zero when unreadable
+}
+
+// Reason is a regression_only statement's reason with its details (schema
+// $defs/RegressionReason): Story (no_scenarios), Detail (author_failed),
+// RedClass (not_red), ImplementedBy (already_passing), NotCollected
+// (tests_not_collected: the collection's not-collected files).
+type Reason struct {
+	Reason string `json:"reason"`
+	// Missing: a revision ≥ 3 statement without a reason; read as unrecorded
+	// and flagged (the writer broke revision 3).
+	Missing  bool   `json:"missing,omitempty"`
+	Story    string `json:"story,omitempty"`
+	Detail   string `json:"detail,omitempty"`
+	RedClass string `json:"red_class,omitempty"`
+	// ImplementedBy is written for already_passing only: the tick that made the
+	// tests pass, {"before_feature":true}, or null when undetermined.
+	ImplementedBy *ImplementedBy `json:"-"`
+	NotCollected  []NotCollected `json:"not_collected,omitempty"`
+}
+
+// ImplementedBy is which tick made already-passing tests pass.
+type ImplementedBy struct {
+	Task          string `json:"task,omitempty"`
+	Commit        string `json:"commit,omitempty"`
+	BeforeFeature bool   `json:"before_feature,omitempty"`
+}
+
+// String is "TASK@COMMIT", "before the feature", or "undetermined" for nil.
+func (b *ImplementedBy) String() string {
+	switch {
+	case b == nil:
+		return "undetermined"
+	case b.BeforeFeature:
+		return "before the feature"
+	default:
+		return b.Task + "@" + b.Commit
+	}
+}
+
+// NotCollected is one test file the run did not collect (schema
+// $defs/FileCollection with state not_collected).
+type NotCollected struct {
+	Path  string   `json:"path"`
+	Why   string   `json:"why,omitempty"`
+	Fixes []string `json:"fixes,omitempty"`
+	Rule  string   `json:"rule,omitempty"` // the runner's rule text
+}
+
+// Decider is who decided an attested or skipped task.
+type Decider struct {
+	By     string `json:"by"`
+	Reason string `json:"reason"`
+}
+
+// Signature is a statement's signature status.
+type Signature struct {
+	// Status is not_checked or unsigned without trust; with trust, the SPEC §7
+	// outcome of the object's check for this task (ok, unsigned, bad_signature,
+	// untrusted_signer, mismatch, malformed).
+	Status string `json:"status"`
+	// Count is the number of signatures of the envelope.
+	Count int `json:"count"`
+	// Signers are the trusted keys credited (with trust only).
+	Signers []verify.Signer `json:"signers"`
+}
+
+// Unevidenced is a tick of the walked history without a readable
+// task-verification statement.
+type Unevidenced struct {
+	Commit gitref.Hash `json:"commit"`
+	Task   string      `json:"task"`
+	TaskID string      `json:"task_id"`
+	Unit   Unit        `json:"unit"`
+	Path   string      `json:"path"`
+	Line   int         `json:"line"`
+	// Merge: the tick is a merge's change against its first parent.
+	Merge bool   `json:"merge"`
+	Why   string `json:"why"`
+}
+
+// Problem is a note line the audit could not use.
+type Problem struct {
+	Commit   gitref.Hash `json:"commit"`
+	NoteLine int         `json:"note_line,omitempty"`
+	Message  string      `json:"message"`
+}
+
+// Run reads the statements Options select from notes and repo and builds the
+// Report. Errors are git preconditions only: the notes ref absent (wrapping
+// gitref.ErrNotesRefAbsent), an unknown commit, an unreadable object; every
+// problem with a note's content is in Report.Problems.
+func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, error) {
+	if opts.Unit != "" {
+		if _, err := path.Match(opts.Unit, ""); err != nil {
+			return nil, fmt.Errorf("%w: --unit %q: %v", ErrOptions, opts.Unit, err)
+		}
+	}
+	if _, err := notes.Head(); err != nil {
+		return nil, err
+	}
+	rep := &Report{SchemaVersion: SchemaVersion, Mode: ModeRange, NotesRef: notes.Ref(), Base: opts.Base, Head: opts.Head,
+		Filters: Filters{Unit: opts.Unit}, Signatures: "not_checked"}
+	if opts.All {
+		rep.Mode = ModeAll
+		rep.Base = ""
+	}
+	if !opts.Since.IsZero() {
+		rep.Filters.Since = opts.Since.UTC().Format(time.RFC3339)
+	}
+	if opts.Trust != nil {
+		rep.Signatures = "checked"
+	}
+
+	var ticks []gitref.Tick
+	if opts.Head != "" {
+		all, err := repo.Ticks(rep.Base, opts.Head, gitref.TickOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range all {
+			if t.Kind == gitref.KindTick {
+				ticks = append(ticks, t)
+			}
+		}
+	}
+
+	// The notes to read: every note (--all), or those of the tick commits.
+	var rd reader
+	if opts.All {
+		entries, err := notes.All()
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			note, err := notes.ReadEntry(e)
+			if err != nil {
+				var ne *gitref.NoteError
+				if errors.As(err, &ne) {
+					rd.problem(e.Commit, 0, ne.Error())
+					continue
+				}
+				return nil, err
+			}
+			rd.readNote(e.Commit, note)
+		}
+	} else {
+		seen := map[gitref.Hash]bool{}
+		for _, t := range ticks {
+			if seen[t.Commit] {
+				continue
+			}
+			seen[t.Commit] = true
+			note, err := notes.Note(t.Commit)
+			var ne *gitref.NoteError
+			switch {
+			case errors.Is(err, gitref.ErrNoNote):
+				continue
+			case errors.As(err, &ne):
+				rd.problem(t.Commit, 0, ne.Error())
+				continue
+			case err != nil:
+				return nil, err
+			}
+			rd.readNote(t.Commit, note)
+		}
+	}
+
+	if opts.Trust != nil {
+		if err := checkSignatures(repo, notes, opts, rd.rows); err != nil {
+			return nil, err
+		}
+	}
+
+	match := func(u Unit) bool { return matchUnit(opts.Unit, u) }
+	// Join ticks and statements by (commit, subject name).
+	byKey := map[string][]int{}
+	for i := range rd.rows {
+		k := string(rd.rows[i].Commit) + "\x00" + rd.rows[i].Task
+		byKey[k] = append(byKey[k], i)
+	}
+	unreadable := map[string]bool{}
+	for _, k := range rd.unreadable {
+		unreadable[k] = true
+	}
+	commitTimes := map[gitref.Hash]time.Time{}
+	for _, t := range ticks {
+		u := Unit{Format: string(t.Unit.Format), Feature: t.Unit.Feature, Dir: t.Unit.Dir}
+		name := attest.SubjectName(t.Unit.Feature, t.TaskID)
+		k := string(t.Commit) + "\x00" + name
+		idx := byKey[k]
+		for _, i := range idx {
+			r := &rd.rows[i]
+			if !r.InHistory {
+				r.InHistory, r.Path, r.Line = true, t.Path, t.Line
+			}
+		}
+		if !match(u) {
+			continue
+		}
+		if len(idx) > 0 {
+			// Counted with its statement's filters below.
+			continue
+		}
+		if !opts.Since.IsZero() {
+			ct, ok := commitTimes[t.Commit]
+			if !ok {
+				c, err := repo.Commit(t.Commit)
+				if err != nil {
+					return nil, err
+				}
+				ct = c.Committer.When
+				commitTimes[t.Commit] = ct
+			}
+			if ct.Before(opts.Since) {
+				continue
+			}
+		}
+		why := WhyNoStatement
+		switch {
+		case unreadable[k]:
+			why = WhyUnreadable
+		case !rd.annotated[t.Commit]:
+			why = WhyNoNote
+		}
+		rep.WithoutEvidence = append(rep.WithoutEvidence, Unevidenced{Commit: t.Commit, Task: name, TaskID: t.TaskID,
+			Unit: u, Path: t.Path, Line: t.Line, Merge: t.Merge, Why: why})
+		rep.Totals.Ticks++
+		rep.Totals.WithoutEvidence++
+	}
+
+	// Statements in scope.
+	evidenced := map[string]bool{}
+	for _, r := range rd.rows {
+		if !match(r.Unit) {
+			continue
+		}
+		if !opts.Since.IsZero() && (r.time.IsZero() || r.time.Before(opts.Since)) {
+			continue
+		}
+		rep.Ticks = append(rep.Ticks, r)
+		if r.InHistory {
+			k := string(r.Commit) + "\x00" + r.Task
+			if !evidenced[k] {
+				evidenced[k] = true
+			}
+		}
+	}
+	// Each evidenced tick counts once, however many ticks share its key (a task
+	// ticked twice in one commit) — count the ticks themselves.
+	for _, t := range ticks {
+		k := string(t.Commit) + "\x00" + attest.SubjectName(t.Unit.Feature, t.TaskID)
+		if evidenced[k] {
+			rep.Totals.Ticks++
+			rep.Totals.Evidenced++
+		}
+	}
+	for _, p := range rd.problems {
+		rep.Problems = append(rep.Problems, p)
+	}
+	summarize(rep)
+	return rep, nil
+}
+
+// matchUnit reports whether glob ("" matches all) matches u's dir or feature.
+func matchUnit(glob string, u Unit) bool {
+	if glob == "" {
+		return true
+	}
+	if ok, _ := path.Match(glob, u.Dir); ok {
+		return true
+	}
+	ok, _ := path.Match(glob, u.Feature)
+	return ok
+}
+
+// checkSignatures verifies each annotated object of rows with verify (SPEC §7)
+// and records, per row, its task's outcome and credited signers.
+func checkSignatures(repo *gitref.Repo, notes *gitref.NotesStore, opts Options, rows []Row) error {
+	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: opts.Trust, At: opts.At}
+	results := map[gitref.Hash]map[string]*verify.ObjectResult{}
+	for i := range rows {
+		r := &rows[i]
+		byTask, ok := results[r.Commit]
+		if !ok {
+			res, err := v.Object(r.Commit)
+			if err != nil {
+				return err
+			}
+			byTask = map[string]*verify.ObjectResult{}
+			for j := range res {
+				byTask[res[j].Task] = &res[j]
+			}
+			results[r.Commit] = byTask
+		}
+		if or, ok := byTask[r.Task]; ok {
+			r.Signature.Status = string(or.Outcome)
+			r.Signature.Signers = or.Signers
+		} else {
+			r.Signature.Status = string(verify.Malformed)
+		}
+		if r.Signature.Signers == nil {
+			r.Signature.Signers = []verify.Signer{}
+		}
+	}
+	return nil
+}
+
+// summarize fills the counts, the reason × unit table and the weekly trend from
+// rep.Ticks, and sorts the lists.
+func summarize(rep *Report) {
+	sort.SliceStable(rep.Ticks, func(i, j int) bool {
+		a, b := rep.Ticks[i], rep.Ticks[j]
+		if !a.time.Equal(b.time) {
+			return a.time.Before(b.time)
+		}
+		if a.Commit != b.Commit {
+			return a.Commit < b.Commit
+		}
+		if a.Task != b.Task {
+			return a.Task < b.Task
+		}
+		return a.NoteLine < b.NoteLine
+	})
+	sort.SliceStable(rep.WithoutEvidence, func(i, j int) bool {
+		a, b := rep.WithoutEvidence[i], rep.WithoutEvidence[j]
+		if a.Unit.Dir != b.Unit.Dir {
+			return a.Unit.Dir < b.Unit.Dir
+		}
+		if a.TaskID != b.TaskID {
+			return a.TaskID < b.TaskID
+		}
+		return a.Commit < b.Commit
+	})
+	rep.Verdicts = map[string]int{}
+	for _, v := range Verdicts {
+		rep.Verdicts[string(v)] = 0
+	}
+	rep.Regression.ByReason = map[string]int{}
+	for _, r := range Reasons {
+		rep.Regression.ByReason[string(r)] = 0
+	}
+	units := map[string]*UnitReasons{}
+	weeks := map[string]*Week{}
+	for _, r := range rep.Ticks {
+		rep.Verdicts[r.Verdict]++
+		w := weeks[r.Week]
+		if w == nil {
+			w = &Week{Week: r.Week, Verdicts: map[string]int{}}
+			for _, v := range Verdicts {
+				w.Verdicts[string(v)] = 0
+			}
+			weeks[r.Week] = w
+		}
+		w.Total++
+		w.Verdicts[r.Verdict]++
+		if r.Regression == nil {
+			continue
+		}
+		rep.Totals.RegressionOnly++
+		rep.Regression.ByReason[r.Regression.Reason]++
+		key := r.Unit.Dir + "\x00" + r.Unit.Format + "\x00" + r.Unit.Feature
+		u := units[key]
+		if u == nil {
+			u = &UnitReasons{Unit: r.Unit, Reasons: map[string]int{}}
+			units[key] = u
+		}
+		u.Total++
+		u.Reasons[r.Regression.Reason]++
+	}
+	rep.Totals.Statements = len(rep.Ticks)
+	if rep.Totals.Statements > 0 {
+		rep.Totals.RegressionShare = float64(rep.Totals.RegressionOnly) / float64(rep.Totals.Statements)
+	}
+	rep.Regression.ByUnit = []UnitReasons{}
+	for _, u := range units {
+		rep.Regression.ByUnit = append(rep.Regression.ByUnit, *u)
+	}
+	sort.Slice(rep.Regression.ByUnit, func(i, j int) bool {
+		a, b := rep.Regression.ByUnit[i].Unit, rep.Regression.ByUnit[j].Unit
+		if a.Dir != b.Dir {
+			return a.Dir < b.Dir
+		}
+		if a.Format != b.Format {
+			return a.Format < b.Format
+		}
+		return a.Feature < b.Feature
+	})
+	rep.Weeks = []Week{}
+	for _, w := range weeks {
+		rep.Weeks = append(rep.Weeks, *w)
+	}
+	// ISO week keys sort as strings; "unknown" goes last.
+	sort.Slice(rep.Weeks, func(i, j int) bool {
+		a, b := rep.Weeks[i].Week, rep.Weeks[j].Week
+		if (a == weekUnknown) != (b == weekUnknown) {
+			return b == weekUnknown
+		}
+		return a < b
+	})
+	if rep.Ticks == nil {
+		rep.Ticks = []Row{}
+	}
+	if rep.WithoutEvidence == nil {
+		rep.WithoutEvidence = []Unevidenced{}
+	}
+	if rep.Problems == nil {
+		rep.Problems = []Problem{}
+	}
+}
+
+const weekUnknown = "unknown"
+
+// isoWeek is t's ISO 8601 week, "2026-W03".
+func isoWeek(t time.Time) string {
+	y, w := t.UTC().ISOWeek()
+	return fmt.Sprintf("%04d-W%02d", y, w)
+}
+
+// ParseSince reads --since: a date "2006-01-02" (midnight UTC) or an RFC 3339
+// time. Errors match ErrOptions.
+func ParseSince(s string) (time.Time, error) {
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: --since %q: want a date (2026-01-02) or an RFC 3339 time", ErrOptions, s)
+	}
+	return t, nil
+}
+
+// ParseReasons reads --fail-on: comma-separated regression reasons (Reasons,
+// "unrecorded" included), blanks around commas ignored, duplicates dropped.
+// An unknown or empty reason is an error matching ErrOptions.
+func ParseReasons(s string) ([]predicate.Reason, error) {
+	known := map[string]bool{}
+	for _, r := range Reasons {
+		known[string(r)] = true
+	}
+	var out []predicate.Reason
+	seen := map[string]bool{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if !known[part] {
+			names := make([]string, len(Reasons))
+			for i, r := range Reasons {
+				names[i] = string(r)
+			}
+			return nil, fmt.Errorf("%w: --fail-on: unknown reason %q (want %s)", ErrOptions, part, strings.Join(names, ", "))
+		}
+		if !seen[part] {
+			seen[part] = true
+			out = append(out, predicate.Reason(part))
+		}
+	}
+	return out, nil
+}
+
+// MarshalJSON writes the reason with implemented_by present (an object, or null
+// when undetermined) for already_passing only.
+func (r Reason) MarshalJSON() ([]byte, error) {
+	type plain Reason
+	if r.Reason != string(predicate.ReasonAlreadyPassing) {
+		return json.Marshal(plain(r))
+	}
+	return json.Marshal(struct {
+		plain
+		ImplementedBy *ImplementedBy `json:"implemented_by"`
+	}{plain(r), r.ImplementedBy})
+}

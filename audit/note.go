@@ -1,0 +1,158 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// reader turns notes into rows, collecting what it cannot read as problems.
+type reader struct {
+	rows     []Row
+	problems []Problem
+	// unreadable are the "<commit>\x00<subject name>" keys of task-verification
+	// statements whose predicate could not be read.
+	unreadable []string
+	// annotated are the commits that have a note.
+	annotated map[gitref.Hash]bool
+}
+
+func (rd *reader) problem(commit gitref.Hash, line int, msg string) {
+	rd.problems = append(rd.problems, Problem{Commit: commit, NoteLine: line, Message: msg})
+}
+
+// readNote reads every line of commit's note (SPEC §2: JSON Lines of DSSE
+// envelopes, order not significant). Lines that are not task-verification
+// statements (test-result, VSA, other tools' lines) are skipped; lines that do not
+// decode are problems. Nothing is verified here.
+func (rd *reader) readNote(commit gitref.Hash, note []byte) {
+	if rd.annotated == nil {
+		rd.annotated = map[gitref.Hash]bool{}
+	}
+	rd.annotated[commit] = true
+	lines := attest.SplitNote(note)
+	if len(lines) > attest.MaxNoteLines {
+		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (SPEC §9); read anyway", len(lines), attest.MaxNoteLines))
+	}
+	seen := map[string]int{} // subject name → row index, for duplicates
+	for i, raw := range lines {
+		n := i + 1
+		raw = bytes.TrimSuffix(raw, []byte("\r"))
+		if len(bytes.TrimSpace(raw)) == 0 {
+			continue
+		}
+		env, err := attest.DecodeEnvelope(raw)
+		if err != nil {
+			rd.problem(commit, n, err.Error())
+			continue
+		}
+		if err := env.CheckPayloadType(); err != nil {
+			rd.problem(commit, n, err.Error())
+			continue
+		}
+		st, err := attest.DecodeStatement(env.Payload)
+		if err != nil {
+			rd.problem(commit, n, err.Error())
+			continue
+		}
+		if st.PredicateType != predicate.PredicateType {
+			continue
+		}
+		name := st.Subjects[0].Name
+		p, err := predicate.FromValue(st.Predicate)
+		if err != nil {
+			rd.problem(commit, n, fmt.Sprintf("statement for %s: %v", name, err))
+			rd.unreadable = append(rd.unreadable, string(commit)+"\x00"+name)
+			continue
+		}
+		row := rowOf(commit, n, name, p)
+		row.Signature = Signature{Status: SigNotChecked, Count: len(env.Signatures), Signers: nil}
+		if len(env.Signatures) == 0 {
+			row.Signature.Status = SigUnsigned
+		}
+		if len(st.Subjects) != 1 {
+			row.Problems = append(row.Problems, fmt.Sprintf("statement has %d subjects, not 1", len(st.Subjects)))
+		}
+		if got := st.Subjects[0].Digest["gitCommit"]; got != string(commit) {
+			row.Problems = append(row.Problems, fmt.Sprintf("subject gitCommit %q is not the annotated commit", got))
+		}
+		if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); want != name {
+			row.Problems = append(row.Problems, fmt.Sprintf("subject name %q is not %q", name, want))
+		}
+		if j, dup := seen[name]; dup {
+			row.Problems = append(row.Problems, fmt.Sprintf("second task-verification statement for %s (first at line %d)", name, rd.rows[j].NoteLine))
+		} else {
+			seen[name] = len(rd.rows)
+		}
+		rd.rows = append(rd.rows, row)
+	}
+}
+
+// rowOf is the row of one readable task-verification statement, read
+// revision-aware (SPEC §4).
+func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Row {
+	view := p.Read()
+	r := Row{
+		Commit: commit, NoteLine: line, Task: name, TaskID: p.Task.ID, Title: p.Task.Title,
+		Unit:    Unit{Format: p.Unit.Format, Feature: p.Unit.Feature, Dir: p.Unit.Dir},
+		Verdict: string(p.Verdict), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
+		NewerFields: view.NewerFields,
+	}
+	if t, err := time.Parse(time.RFC3339, p.Time); err == nil {
+		r.time = t
+		r.Week = isoWeek(t)
+	}
+	if d, ok := p.Decider.Get(); ok {
+		r.Decider = &Decider{By: d.By, Reason: d.Reason}
+	}
+	switch {
+	case view.Regression != nil:
+		r.Regression = reasonOf(p, view.Regression)
+	case view.RegressionMissing:
+		r.Regression = &Reason{Reason: string(predicate.ReasonUnrecorded), Missing: true}
+	}
+	return r
+}
+
+// reasonOf copies a regression reason and its details; for tests_not_collected,
+// the collection's not-collected files.
+func reasonOf(p *predicate.Predicate, g *predicate.RegressionReason) *Reason {
+	r := &Reason{Reason: string(g.Reason)}
+	if s, ok := g.Story.Get(); ok {
+		r.Story = s
+	}
+	if s, ok := g.Detail.Get(); ok {
+		r.Detail = s
+	}
+	if c, ok := g.RedClass.Get(); ok {
+		r.RedClass = string(c)
+	}
+	if b, ok := g.ImplementedBy.Get(); ok {
+		ib := &ImplementedBy{}
+		ib.Task, _ = b.Task.Get()
+		ib.Commit, _ = b.Commit.Get()
+		ib.BeforeFeature, _ = b.BeforeFeature.Get()
+		r.ImplementedBy = ib
+	}
+	if g.Reason == predicate.ReasonTestsNotCollected {
+		if c, ok := p.Collection.Get(); ok {
+			for _, f := range c.Files {
+				if f.State != predicate.StateNotCollected {
+					continue
+				}
+				nc := NotCollected{Path: f.Path}
+				nc.Why, _ = f.Why.Get()
+				nc.Fixes, _ = f.Fixes.Get()
+				if rule, ok := f.Rule.Get(); ok {
+					nc.Rule = rule.Text
+				}
+				r.NotCollected = append(r.NotCollected, nc)
+			}
+		}
+	}
+	return r
+}
