@@ -54,11 +54,13 @@ func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash,
 		}
 		return out.Bytes(), nil
 	}
+	// Read the note first: a commit without one is an error (gitref.ErrNoNote),
+	// not a note to create.
+	old, err := notes.Note(commit)
+	if err != nil {
+		return nil, err
+	}
 	if dryRun {
-		old, err := notes.Note(commit)
-		if err != nil {
-			return nil, err
-		}
 		if _, err := merge(old); err != nil {
 			return nil, err
 		}

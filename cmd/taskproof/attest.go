@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 func init() {
@@ -24,7 +25,7 @@ func init() {
 		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
 			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
 			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
-			errors.Is(err, attest.ErrNoteLimit):
+			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask):
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),

@@ -1,0 +1,369 @@
+package attest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/verify"
+)
+
+// tickRecord is the part of `taskproof ticks --format json` the corpus test reads.
+type tickRecord struct {
+	Kind     string       `json:"kind"`
+	Commit   gitref.Hash  `json:"commit"`
+	Parent   gitref.Hash  `json:"parent"`
+	Path     string       `json:"path"`
+	OldPath  string       `json:"old_path"`
+	TaskID   string       `json:"task_id"`
+	Unit     specfmt.Unit `json:"unit"`
+	LineHash string       `json:"line_hash"`
+}
+
+// runBinary runs the taskproof binary in dir and returns stdout, stderr and the
+// exit code.
+func runBinary(t testing.TB, bin, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = testenv.GitEnv()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			t.Fatalf("%s %v: %v", bin, args, err)
+		}
+		code = ee.ExitCode()
+	}
+	return stdout.String(), stderr.String(), code
+}
+
+// maxTasksPerNote is how many regression_only ticks (task-verification + VSA:
+// two lines each) fit in one note (SPEC §9: 64 lines).
+const maxTasksPerNote = attest.MaxNoteLines / 2
+
+// TestCorpusAttestTick attests every tick commit of three real projects' histories
+// (issue 4) and checks every written statement: it decodes strictly, its predicate
+// validates against the schema, its subject is <feature>/<task> at the commit, and
+// its line_hash, tree and section_hash are the ones `taskproof ticks`, `git
+// rev-parse C^{tree}` and specfmt.Section + predicate.SectionHash give; every
+// envelope carries one SSH signature that verifies against the test's allowed
+// signers.
+//
+// CI has two cores: the taskproof binary runs for every tick commit of
+// speckit-youbencha (three commits) and for every third tick commit of the
+// bigger corpora; their other commits call attest.Tick in-process.
+//
+// A tasks file that repeats a task ID (openspec-agent-validator has one) is
+// refused with exit code 2: the ticks in it are not attested.
+//
+// A commit ticking more than 32 tasks cannot hold their statements in one note
+// (64 lines, SPEC §9): the test checks that attesting all of them is refused with
+// exit code 2 and writes nothing, then attests the first 32 with --task.
+func TestCorpusAttestTick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	bin := testenv.Binary(t)
+	for _, tc := range []struct {
+		bundle      string
+		binaryEvery int
+	}{
+		{"speckit-youbencha", 1},
+		{"openspec-agent-validator", 3},
+		{"kiro-task-orchestrator-maxspec", 3},
+	} {
+		t.Run(tc.bundle, func(t *testing.T) {
+			dir := testenv.CloneBundle(t, tc.bundle)
+			key, allowed := sshKey(t, "")
+			testenv.Git(t, dir, "config", "gpg.format", "ssh")
+			testenv.Git(t, dir, "config", "user.signingKey", key)
+
+			out, stderr, code := runBinary(t, bin, dir, "ticks", "--format", "json")
+			if code != 0 {
+				t.Fatalf("ticks: exit %d: %s", code, stderr)
+			}
+			var listed struct {
+				SchemaVersion int          `json:"schema_version"`
+				Ticks         []tickRecord `json:"ticks"`
+			}
+			if err := json.Unmarshal([]byte(out), &listed); err != nil {
+				t.Fatal(err)
+			}
+			var commits []gitref.Hash
+			byCommit := map[gitref.Hash][]tickRecord{}
+			for _, r := range listed.Ticks {
+				if r.Kind != "tick" {
+					continue
+				}
+				if _, seen := byCommit[r.Commit]; !seen {
+					commits = append(commits, r.Commit)
+				}
+				byCommit[r.Commit] = append(byCommit[r.Commit], r)
+			}
+			if len(commits) == 0 {
+				t.Fatal("ticks lists no tick commit")
+			}
+
+			repo, err := gitref.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			notes, err := repo.Notes("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			signer := sshSigner(t, key)
+			as, err := verify.LoadAllowedSigners(allowed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			trust, err := verify.NewTrust(verify.WithAllowedSigners(as))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			binaryRuns, statementsChecked, refused := 0, 0, 0
+			for i, c := range commits {
+				ticks := byCommit[c]
+				useBinary := i%tc.binaryEvery == 0
+				// Tasks files with a repeated task ID (at the commit or its parent)
+				// are refused: the task a line names is ambiguous.
+				dup := map[string]bool{}
+				for _, r := range ticks {
+					dup[r.Path] = dup[r.Path] || hasDuplicateIDs(t, repo, c, r.Path, r.Unit) || hasDuplicateIDs(t, repo, r.Parent, r.OldPath, r.Unit)
+				}
+				var want []tickRecord
+				var ids []string
+				seen := map[string]bool{}
+				for _, r := range ticks {
+					if dup[r.Path] {
+						refused++
+						continue
+					}
+					if !seen[r.TaskID] && len(ids) < maxTasksPerNote {
+						seen[r.TaskID] = true
+						ids = append(ids, r.TaskID)
+					}
+					if seen[r.TaskID] {
+						want = append(want, r)
+					}
+				}
+				attestTasks := func(tasks []string) error {
+					if useBinary {
+						binaryRuns++
+						args := []string{"attest", "tick", "--commit", string(c), "--verdict", "regression_only",
+							"--regression-reason", "planning_work", "--format", "json"}
+						for _, id := range tasks {
+							args = append(args, "--task", id)
+						}
+						out, stderr, code := runBinary(t, bin, dir, args...)
+						switch {
+						case code == 2 && strings.Contains(stderr, "note exceeds limits"):
+							return attest.ErrNoteLimit
+						case code == 2 && strings.Contains(stderr, "duplicate task id"):
+							return specfmt.ErrDuplicateTask
+						case code != 0:
+							t.Fatalf("attest tick %s: exit %d: %s", c, code, stderr)
+						}
+						var res struct {
+							SchemaVersion int              `json:"schema_version"`
+							Written       []attest.Written `json:"written"`
+						}
+						if err := json.Unmarshal([]byte(out), &res); err != nil || res.SchemaVersion != 1 || len(res.Written) == 0 {
+							t.Fatalf("attest tick %s --format json: %v\n%s", c, err, out)
+						}
+						return nil
+					}
+					_, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
+						Commit: c, Tasks: tasks, Verdict: predicate.RegressionOnly,
+						Regression: map[string]any{"reason": "planning_work"}, Signers: []attest.Signer{signer},
+					})
+					if err != nil && !errors.Is(err, attest.ErrNoteLimit) && !errors.Is(err, specfmt.ErrDuplicateTask) {
+						t.Fatalf("attest.Tick %s: %v", c, err)
+					}
+					return err
+				}
+
+				// All the commit's ticks at once: written whole, or refused with
+				// nothing written.
+				var wantErr error
+				switch {
+				case anyTrue(dup):
+					wantErr = specfmt.ErrDuplicateTask
+				case len(ticks) > maxTasksPerNote:
+					wantErr = attest.ErrNoteLimit
+				}
+				err := attestTasks(nil)
+				if !errors.Is(err, wantErr) || (wantErr == nil) != (err == nil) {
+					t.Fatalf("%s (%d ticks): err = %v, want %v", c, len(ticks), err, wantErr)
+				}
+				if wantErr != nil {
+					if n := note(t, dir, c); n != "" {
+						t.Fatalf("%s: a refused tick wrote a note", c)
+					}
+					if len(ids) == 0 {
+						continue
+					}
+					if err := attestTasks(ids); err != nil {
+						t.Fatalf("%s: tasks %v: %v", c, ids, err)
+					}
+				}
+				statementsChecked += checkCorpusNote(t, repo, trust, dir, c, want)
+			}
+			t.Logf("%s: %d tick commits, %d ticks, %d binary runs, %d task-verification statements checked, %d ticks refused for duplicate task IDs",
+				tc.bundle, len(commits), len(listed.Ticks), binaryRuns, statementsChecked, refused)
+		})
+	}
+}
+
+func anyTrue(m map[string]bool) bool {
+	for _, v := range m {
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// hasDuplicateIDs reports whether the tasks file at path in commit repeats a task ID.
+func hasDuplicateIDs(t *testing.T, repo *gitref.Repo, commit gitref.Hash, path string, u specfmt.Unit) bool {
+	t.Helper()
+	b, err := repo.File(commit, path)
+	if err != nil {
+		t.Fatalf("%s:%s: %v", commit, path, err)
+	}
+	_, err = specfmt.ParseTasks(u, b)
+	if err != nil && !errors.Is(err, specfmt.ErrDuplicateTask) {
+		t.Fatalf("%s:%s: %v", commit, path, err)
+	}
+	return err != nil
+}
+
+// checkCorpusNote checks the note of tick commit c holds, for each of ticks, a
+// task-verification statement and a VSA with the facts of SPEC §4 recomputed
+// independently; it returns the number of task-verification statements checked.
+func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir string, c gitref.Hash, ticks []tickRecord) int {
+	t.Helper()
+	n := note(t, dir, c)
+	stmts, foreign := statements(t, n)
+	if len(foreign) != 0 {
+		t.Errorf("%s: %d unreadable note lines", c, len(foreign))
+	}
+	if len(stmts) != 2*len(ticks) {
+		t.Errorf("%s: %d statements for %d ticks, want two each", c, len(stmts), len(ticks))
+	}
+	tree := gitref.Hash(strings.TrimSpace(testenv.Git(t, dir, "rev-parse", string(c)+"^{tree}")))
+	fsys, err := repo.FS(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*specfmt.TasksFile{}
+	for _, s := range stmts {
+		sr, err := verify.VerifySignatures(s.env, trust, fixedTime)
+		if err != nil || len(s.env.Signatures) != 1 || sr.Status != verify.StatusOK || len(sr.Signers) != 1 {
+			t.Errorf("%s %s: signatures do not verify: %+v %v", c, s.st.Subjects[0].Name, sr, err)
+		}
+	}
+	checked := 0
+	for _, r := range ticks {
+		subject := r.Unit.Feature + "/" + r.TaskID
+		var tv, vsa *noteStatement
+		for i := range stmts {
+			s := &stmts[i]
+			if s.st.Subjects[0].Name != subject {
+				continue
+			}
+			if s.st.Subjects[0].Digest["gitCommit"] != string(c) || len(s.st.Subjects) != 1 {
+				t.Errorf("%s: subject %+v", subject, s.st.Subjects)
+			}
+			switch s.st.PredicateType {
+			case predicate.PredicateType:
+				tv = s
+			case attest.VSAType:
+				vsa = s
+			}
+		}
+		if tv == nil || vsa == nil {
+			t.Errorf("%s %s: task-verification or VSA statement missing", c, subject)
+			continue
+		}
+		b, err := predicate.Canonical(tv.st.Predicate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := predicate.Decode(b)
+		if err != nil {
+			t.Errorf("%s %s: predicate does not validate: %v", c, subject, err)
+			continue
+		}
+		checked++
+		if p.Task.ID != r.TaskID || p.Task.LineHash != r.LineHash || p.Tree != string(tree) || p.Unit.Dir != r.Unit.Dir || string(p.Unit.Format) != string(r.Unit.Format) {
+			t.Errorf("%s %s: task %s line_hash %s tree %s unit %s/%s; want %s %s %s %s/%s", c, subject,
+				p.Task.ID, p.Task.LineHash, p.Tree, p.Unit.Format, p.Unit.Dir, r.TaskID, r.LineHash, tree, r.Unit.Format, r.Unit.Dir)
+		}
+		// section_hash recomputed from the tick commit's tasks file and spec documents.
+		tf := files[r.Path]
+		if tf == nil {
+			content, err := repo.File(c, r.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tf, err = specfmt.ParseTasks(r.Unit, content); err != nil {
+				t.Fatalf("%s %s: %v", c, r.Path, err)
+			}
+			files[r.Path] = tf
+		}
+		task, ok := tf.Find(r.TaskID)
+		if !ok {
+			t.Fatalf("%s %s: task %s not in %s", c, subject, r.TaskID, r.Path)
+		}
+		sec, err := specfmt.Section(fsys, r.Unit, task)
+		if err != nil {
+			t.Fatalf("%s %s: section: %v", c, subject, err)
+		}
+		sp, hasSpec := p.Spec.Get()
+		switch {
+		case sec == nil && hasSpec:
+			t.Errorf("%s %s: spec %+v, want null", c, subject, sp)
+		case sec != nil && !hasSpec:
+			t.Errorf("%s %s: spec null, want section %s", c, subject, sec.Name)
+		case sec != nil:
+			name, _ := sp.Section.Get()
+			if name != sec.Name || sp.SectionHash != predicate.SectionHash(sec.Text) {
+				t.Errorf("%s %s: spec %s %s, want %s %s", c, subject, name, sp.SectionHash, sec.Name, predicate.SectionHash(sec.Text))
+			}
+		}
+		// The VSA names the task-verification statement by its payload's SHA-256.
+		var v struct {
+			InputAttestations []struct {
+				Name   string            `json:"name"`
+				Digest map[string]string `json:"digest"`
+			} `json:"inputAttestations"`
+			ResourceURI string `json:"resourceUri"`
+		}
+		vb, _ := predicate.Canonical(vsa.st.Predicate)
+		if err := json.Unmarshal(vb, &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.InputAttestations) != 1 || v.InputAttestations[0].Name != predicate.PredicateType ||
+			v.InputAttestations[0].Digest["sha256"] != attest.SHA256Hex(tv.env.Payload) || v.ResourceURI != fmt.Sprintf("git:%s", c) {
+			t.Errorf("%s %s: VSA %s", c, subject, vb)
+		}
+	}
+	return checked
+}
