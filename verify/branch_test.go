@@ -29,7 +29,15 @@ func rows(rep *Report) []tickRow {
 func checkGate(t *testing.T, rep *Report, conclusion string, want []tickRow) {
 	t.Helper()
 	if got := rows(rep); !reflect.DeepEqual(got, want) {
-		t.Errorf("ticks:\n got %+v\nwant %+v", got, want)
+		if len(got) != len(want) {
+			t.Errorf("%d ticks, want %d:\n got %+v\nwant %+v", len(got), len(want), got, want)
+		} else {
+			for i := range got {
+				if got[i] != want[i] {
+					t.Errorf("tick %d: got %+v, want %+v; reasons %+v", i, got[i], want[i], rep.Ticks[i].Reasons)
+				}
+			}
+		}
 	}
 	if rep.Conclusion != conclusion {
 		t.Errorf("conclusion %s, want %s", rep.Conclusion, conclusion)
