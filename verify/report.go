@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/taskproof/taskproof/policy"
 )
 
 // WriteJSON writes the report as indented JSON (README "JSON output"); the
@@ -61,13 +63,14 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			if t.Failing {
 				writeReasons(&b, t.Reasons)
 			}
+			writePolicy(&b, t.Policy)
 		}
 		for _, u := range rep.Unticks {
 			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
 		}
 	} else {
 		for _, o := range rep.Objects {
-			failing := o.Outcome != OK
+			failing := o.Outcome != OK || policy.Failing(o.Policy)
 			task := o.Task
 			if task == "" {
 				task = "-"
@@ -81,6 +84,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			b.WriteByte('\n')
 			writeReasons(&b, o.Reasons)
+			writePolicy(&b, o.Policy)
 			for _, wr := range o.Warnings {
 				fmt.Fprintf(&b, "    warning: %s %s\n", wr.Code, wr.Message)
 			}
@@ -88,6 +92,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", strings.Join(o.NewerFields, ", "))
 			}
 		}
+	}
+	for _, r := range rep.Policy {
+		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), policyText(r))
 	}
 	concl := rep.Conclusion
 	switch concl {
@@ -114,6 +121,13 @@ func writeReasons(b *strings.Builder, rs []Reason) {
 			fmt.Fprintf(b, " — %s", r.Message)
 		}
 		b.WriteByte('\n')
+	}
+}
+
+// writePolicy writes the policy results that count against a tick or object.
+func writePolicy(b *strings.Builder, rs []policy.Result) {
+	for _, r := range rs {
+		fmt.Fprintf(b, "    %s\n", policyText(r))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -67,6 +68,7 @@ type ciItem struct {
 	sameTree gitref.Hash
 	evidence gitref.Hash
 	verdict  string
+	policy   []policy.Result
 }
 
 // statusText is "status" or "status (reason)".
@@ -124,6 +126,9 @@ func (it *ciItem) details() []string {
 	for _, r := range it.reasons {
 		out = append(out, reasonText(r))
 	}
+	for _, r := range it.policy {
+		out = append(out, policyText(r))
+	}
 	return out
 }
 
@@ -171,9 +176,12 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		for _, t := range rep.Ticks {
 			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
-				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict}
+				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy}
 			if it.failing {
 				it.rule = t.Reason
+				if t.Reason == ReasonPolicy {
+					it.rule = policyRule(t.Policy)
+				}
 				if it.rule == "" {
 					it.rule = t.Status
 				}
@@ -190,14 +198,19 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	case "objects":
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict}
+			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy}
 			if dir, ok := safeUnitDir(o.Unit); ok {
 				it.unitDir, it.path = dir, dir+"/tasks.md"
 			}
 			it.failing = objectFails(o, opts.Gate)
 			if it.failing {
 				it.rule = string(o.Outcome)
-				if o.Outcome == OK || (o.Outcome == Unsigned && opts.Gate.AllowUnsigned) {
+				switch {
+				case o.Outcome != OK && !(o.Outcome == Unsigned && opts.Gate.AllowUnsigned):
+				case policy.Failing(o.Policy):
+					it.rule, it.reason = policyRule(o.Policy), ReasonPolicy
+					it.message = "policy: " + policyRuleList(o.Policy)
+				default:
 					it.rule, it.reason = RuleNotVerified, RuleNotVerified
 					it.message = "--require-verified: the verdict is " + orNone(o.Verdict)
 				}
@@ -251,6 +264,14 @@ var rules = map[string]ruleInfo{
 func ruleFor(id string) ruleInfo {
 	if r, ok := rules[id]; ok {
 		return r
+	}
+	if name, ok := strings.CutPrefix(id, RulePolicyPrefix); ok {
+		return ruleInfo{"Policy_" + strings.Map(func(r rune) rune {
+			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+				return r
+			}
+			return '_'
+		}, name), "Policy rule " + name + " is violated", "The tick passed every verification check, but the verifier's policy rule " + name + " (level error) refuses it, or the rule failed to evaluate (issue 6)."}
 	}
 	return ruleInfo{"Taskproof_" + strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
