@@ -436,8 +436,12 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 			}
 			return res, nil
 		}
-		if !strings.Contains(summary, "non-fast-forward") && !strings.Contains(summary, "fetch first") {
+		if !retryablePush(summary) {
 			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, s.ref, o.Remote, summary)
+		}
+		if strings.Contains(summary, "remote rejected") {
+			// Another push held the remote's ref lock: give it a moment.
+			time.Sleep(time.Duration(res.Attempts) * 100 * time.Millisecond)
 		}
 		// Someone else pushed notes: fetch them, merge, try again.
 		if err := s.fetchAndIntegrate(ctx, o, res); err != nil {
@@ -446,6 +450,18 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 		merged = append(merged, res.Merged...)
 	}
 	return nil, fmt.Errorf("%w: %s to %s after %d attempts", ErrPushRetries, s.ref, o.Remote, res.Attempts)
+}
+
+// retryablePush reports whether a rejected push's summary means the remote moved
+// (non-fast-forward, fetch first) or was busy (another push held its ref lock):
+// then a fetch, a merge and another push can succeed.
+func retryablePush(summary string) bool {
+	for _, s := range []string{"non-fast-forward", "fetch first", "failed to update ref", "cannot lock ref", "stale info"} {
+		if strings.Contains(summary, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // pushSkipRefs pushes refs/speccoder/skipped/* without force when there are any.
