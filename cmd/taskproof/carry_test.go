@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
+)
+
+func TestAmendAndRebaseKeepNotesAfterInit(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	w.run(a, 0, "init")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	old := w.tick(a, "T001")
+	w.attest(a, old)
+
+	testenv.Git(t, a, "commit", "-q", "--amend", "-m", "T001 done (amended)")
+	amended := strings.TrimSpace(testenv.Git(t, a, "rev-parse", "HEAD"))
+	if amended == old {
+		t.Fatal("amend made no new commit")
+	}
+	if note := testenv.Git(t, a, "notes", "--ref", "speccoder", "show", amended); !strings.Contains(note, "payload") {
+		t.Fatalf("amend did not carry the note:\n%s", note)
+	}
+	// The copied statements still name the old commit: the gate refuses them …
+	w.verifyBranch(a, 1)
+	// … until they are re-issued for the new commit.
+	w.run(a, 0, "attest", "carry", old, amended, "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key)
+	w.verifyBranch(a, 0)
+
+	// Rebase onto a moved main: the note is copied again, and carry fixes it.
+	testenv.Git(t, a, "switch", "-q", "main")
+	if err := os.WriteFile(filepath.Join(a, "README"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "add", "README")
+	testenv.Git(t, a, "commit", "-q", "-m", "readme")
+	testenv.Git(t, a, "push", "-q", "origin", "main")
+	testenv.Git(t, a, "switch", "-q", "feature")
+	testenv.Git(t, a, "rebase", "-q", "main")
+	rebased := strings.TrimSpace(testenv.Git(t, a, "rev-parse", "HEAD"))
+	if note := testenv.Git(t, a, "notes", "--ref", "speccoder", "show", rebased); !strings.Contains(note, "payload") {
+		t.Fatalf("rebase did not carry the note:\n%s", note)
+	}
+	w.verifyBranch(a, 1)
+	w.run(a, 0, "attest", "carry", amended, rebased, "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key)
+	w.verifyBranch(a, 0)
+	// The carried lines left the old commit's note (its only lines).
+	if _, err := os.Stat(a); err == nil {
+		out := testenv.Git(t, a, "notes", "--ref", "speccoder", "list")
+		if strings.Contains(out, amended) {
+			t.Errorf("the old commit %s still has a note:\n%s", amended, out)
+		}
+	}
+}
+
+func TestSquashMergeUnreachableThenCarry(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	w.run(a, 0, "init")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	tick := w.tick(a, "T001")
+	w.attest(a, tick)
+	testenv.Git(t, a, "switch", "-q", "main")
+	testenv.Git(t, a, "merge", "-q", "--squash", "feature")
+	testenv.Git(t, a, "commit", "-q", "-m", "squash feature")
+	squash := strings.TrimSpace(testenv.Git(t, a, "rev-parse", "HEAD"))
+	testenv.Git(t, a, "branch", "-q", "-D", "feature")
+
+	out, _ := w.run(a, 1, "verify", "--branch", "--base", "origin/main", "HEAD", "--allowed-signers", w.signers, "--format", "json")
+	for _, want := range []string{"commit_unreachable", "same_tree_as", tick} {
+		if !strings.Contains(out, want) {
+			t.Errorf("verify output lacks %q:\n%s", want, out)
+		}
+	}
+	// Without trust, carry refuses to re-sign (exit 3) …
+	w.run(a, 3, "attest", "carry", tick, squash, "--signer", "ssh", "--key", w.key)
+	// … a task the target does not tick is refused (exit 2) …
+	w.run(a, 2, "attest", "carry", tick, "HEAD~1", "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key)
+	// … and with it the squash commit gets the evidence.
+	w.run(a, 0, "attest", "carry", tick, squash, "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key)
+	w.verifyBranch(a, 0)
+}
