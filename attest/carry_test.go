@@ -1,0 +1,69 @@
+package attest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// envLine is an unsigned envelope line holding a statement about subject.
+func envLine(t *testing.T, subject, predicateType, marker string) string {
+	t.Helper()
+	st, err := EncodeStatement(Subject{Name: subject, GitCommit: strings.Repeat("a", 40)}, predicateType, map[string]any{"m": marker})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestUnionNote(t *testing.T) {
+	tv := "https://speccoder.dev/task-verification/v0"
+	l1 := envLine(t, "f/T1", tv, "local")
+	r1 := envLine(t, "f/T1", tv, "remote")
+	r2 := envLine(t, "f/T2", tv, "remote")
+	r2vsa := envLine(t, "f/T2", VSAType, "remote")
+	other := `{"tool":"x"}`
+	foreign := envLine(t, "f/T1", "https://example.com/other/v1", "x")
+	for _, tc := range []struct {
+		name          string
+		local, remote []string
+		want          []string
+		conflicts     []string
+	}{
+		{"remote-only subject added", []string{l1}, []string{r2, r2vsa}, []string{l1, r2, r2vsa}, nil},
+		{"same subject differs: local wins", []string{l1}, []string{r1, r2}, []string{l1, r2}, []string{"f/T1"}},
+		{"same lines: no conflict", []string{l1, r2}, []string{r2, l1}, []string{l1, r2}, nil},
+		{"other lines unioned once", []string{other, l1}, []string{other, foreign}, []string{other, l1, foreign}, nil},
+		{"empty local", nil, []string{r1}, []string{r1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			join := func(ls []string) []byte {
+				if len(ls) == 0 {
+					return nil
+				}
+				return []byte(strings.Join(ls, "\n") + "\n")
+			}
+			got, conflicts, err := UnionNote(join(tc.local), join(tc.remote))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(join(tc.want)) {
+				t.Errorf("merged:\n%s\nwant:\n%s", got, join(tc.want))
+			}
+			if strings.Join(conflicts, ",") != strings.Join(tc.conflicts, ",") {
+				t.Errorf("conflicts %v, want %v", conflicts, tc.conflicts)
+			}
+		})
+	}
+	var many []string
+	for i := 0; i < MaxNoteLines; i++ {
+		many = append(many, `{"n":`+strings.Repeat("1", i+1)+`}`)
+	}
+	if _, _, err := UnionNote([]byte(strings.Join(many, "\n")+"\n"), []byte(`{"extra":1}`+"\n")); !errors.Is(err, ErrNoteLimit) {
+		t.Errorf("over the line limit: %v, want ErrNoteLimit", err)
+	}
+}

@@ -1,0 +1,122 @@
+package gitref
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+func gitConfigList(t *testing.T, dir string) []string {
+	t.Helper()
+	cmd := exec.Command("git", "-C", dir, "config", "--local", "--list")
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git config --list: %v", err)
+	}
+	l := strings.Split(strings.TrimSpace(string(out)), "\n")
+	sort.Strings(l)
+	return l
+}
+
+func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, ".git", "config")
+	orig, _ := os.ReadFile(cfg)
+	extra := "# keep this comment\n[remote \"origin\"]\n\turl = /x.git ; trailing comment\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\n[alias]\n\tlg = \"log --graph # not a comment\"\n[notes \"rewrite\"]\n\tamend = false\n"
+	if err := os.WriteFile(cfg, append(orig, extra...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := gitConfigList(t, dir)
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	wants := []ConfigWant{
+		{Key: "remote.origin.fetch", Value: "refs/notes/speccoder*:refs/notes/speccoder*", Multi: true},
+		{Key: "notes.rewriteRef", Value: "refs/notes/speccoder", Multi: true},
+		{Key: "notes.rewrite.rebase", Value: "true"},
+		{Key: "notes.rewrite.amend", Value: "true"},
+	}
+	dry, err := r.EnsureConfig(wants, true)
+	if err != nil || len(dry) != 4 {
+		t.Fatalf("dry run: %v %+v", err, dry)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != string(append(orig, extra...)) {
+		t.Fatal("dry run wrote the file")
+	}
+	ch, err := r.EnsureConfig(wants, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ConfigChange{
+		{Key: "remote.origin.fetch", Value: "refs/notes/speccoder*:refs/notes/speccoder*", Added: true},
+		{Key: "notes.rewriteRef", Value: "refs/notes/speccoder", Added: true},
+		{Key: "notes.rewrite.rebase", Value: "true"},
+		{Key: "notes.rewrite.amend", Value: "true", Old: "false"},
+	}
+	if len(ch) != len(want) {
+		t.Fatalf("changes %+v, want %+v", ch, want)
+	}
+	for i := range want {
+		if ch[i] != want[i] {
+			t.Errorf("change %d = %+v, want %+v", i, ch[i], want[i])
+		}
+	}
+	after := gitConfigList(t, dir)
+	got := strings.Join(after, "\n")
+	for _, l := range before {
+		if !strings.Contains(got, l) {
+			t.Errorf("lost %q", l)
+		}
+	}
+	for _, l := range []string{"remote.origin.fetch=refs/notes/speccoder*:refs/notes/speccoder*",
+		"notes.rewriteref=refs/notes/speccoder", "notes.rewrite.rebase=true", "notes.rewrite.amend=true"} {
+		if !strings.Contains(got, l) {
+			t.Errorf("missing %q in\n%s", l, got)
+		}
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.Contains(string(b), "# keep this comment") || !strings.Contains(string(b), "; trailing comment") {
+		t.Errorf("comments lost:\n%s", b)
+	}
+	if out, err := exec.Command("git", "-C", dir, "config", "--get", "notes.rewrite.amend").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
+		t.Errorf("git reads notes.rewrite.amend = %q (%v)", out, err)
+	}
+	again, err := r.EnsureConfig(wants, false)
+	if err != nil || len(again) != 0 {
+		t.Errorf("second run: %+v, %v", again, err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "fsck", "--no-progress").CombinedOutput(); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	for _, tc := range []struct {
+		line, sec, sub string
+		ok             bool
+	}{
+		{"[core]\n", "core", "", true},
+		{"  [Remote \"Origin\"]  # c\n", "remote", "Origin", true},
+		{"[remote \"a\\\"b\"]\n", "remote", "a\"b", true},
+		{"[branch.Main]\n", "branch", "main", true},
+		{"\turl = x\n", "", "", false},
+		{"[broken \"x]\n", "", "", false},
+	} {
+		s, ss, ok := parseHeader(tc.line)
+		if s != tc.sec || ss != tc.sub || ok != tc.ok {
+			t.Errorf("parseHeader(%q) = %q %q %v, want %q %q %v", tc.line, s, ss, ok, tc.sec, tc.sub, tc.ok)
+		}
+	}
+}
