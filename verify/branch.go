@@ -181,6 +181,14 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		if t.Merge && byNonMerge[t.Unit.Dir+"\x00"+t.TaskID] {
 			continue
 		}
+		if t.Ambiguous != "" {
+			// The tasks file names the task's ID twice: no attestation can say which
+			// of the two lines it is about (README "Choices").
+			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+			tr.Reasons = []Reason{{Code: CodeDuplicateTaskID, Field: t.Path, Message: t.Ambiguous, Outcome: Malformed}}
+			rep.Ticks = append(rep.Ticks, tr)
+			continue
+		}
 		rs, err := objectsOf(t.Commit)
 		if err != nil {
 			return nil, err

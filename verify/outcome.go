@@ -80,4 +80,5 @@ const (
 	CodeVSA              = "vsa"               // the VSA does not name the tick's other statements
 	CodeVSAMissing       = "vsa_missing"       // no VSA (reported, not failed)
 	CodeNoEvidence       = "no_evidence"       // the note holds no task-verification statement
+	CodeDuplicateTaskID  = "duplicate_task_id" // the tasks file names the ticked task's ID twice
 )
