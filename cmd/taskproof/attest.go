@@ -40,6 +40,14 @@ func newAttestCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "attest",
 		Short: "Write signed task-verification attestations as git notes",
+		Long: `attest writes task-verification attestations (in-toto Statements in DSSE envelopes) into
+the note of the commit they are about, under --notes-ref (default refs/notes/speccoder), keeping
+every note line it does not own. 'tick' attests the tasks a commit ticks; 'decide' records an
+attested or skipped decision; 'sign' signs unsigned statements later; 'show' prints a note;
+'carry' re-issues statements on the commit that carries the work after a rebase or squash.`,
+		Example: `  taskproof attest tick --verdict verified --evidence evidence.json --signer ssh --key ~/.ssh/id_ed25519
+  taskproof attest show HEAD
+  taskproof attest carry ORIG_HEAD HEAD --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
 	c.AddCommand(newAttestTickCmd(), newAttestDecideCmd(), newAttestSignCmd(), newAttestShowCmd(), newAttestCarryCmd())
 	return c

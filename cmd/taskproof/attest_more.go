@@ -141,7 +141,12 @@ func newAttestShowCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show [REV]",
 		Short: "Print a commit's note: statements decoded, signatures summarised (nothing verified)",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `attest show prints REV's note (default HEAD) under --notes-ref, one entry per line:
+the payloadType, predicateType, subjects, each signature's kind and keyid hint, and the
+decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
+		Example: `  taskproof attest show
+  taskproof attest show HEAD~2 --format json`,
+		Args: cobra.MaximumNArgs(1),
 	}
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {

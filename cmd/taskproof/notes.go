@@ -47,6 +47,8 @@ keep). A push rejected because the remote moved is retried after such a merge (5
 
 The transport is the git program, so your credential helpers, SSH configuration and
 url.*.insteadOf rules apply as for 'git push' and 'git fetch'.`,
+		Example: `  taskproof notes push               # after attesting
+  taskproof notes fetch upstream`,
 	}
 	c.AddCommand(newNotesSyncCmd("push"), newNotesSyncCmd("fetch"))
 	return c

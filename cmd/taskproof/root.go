@@ -20,7 +20,12 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
 
 Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 3 trust or config error, 4 git precondition, 5 internal error.`,
-		Version:       version,
+		Version: version,
+		Example: `  taskproof init                     # once per clone: fetch notes, carry them across rebases
+  taskproof attest tick --verdict verified --evidence evidence.json
+  taskproof notes push
+  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
+  taskproof completion bash > /etc/bash_completion.d/taskproof`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

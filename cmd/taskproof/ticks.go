@@ -41,6 +41,8 @@ func newTicksCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ticks [RANGE]",
 		Short: "List the ticks (and unticks, and edits of ticked lines) of tasks files in a commit range",
+		Example: `  taskproof ticks                   # all of HEAD's history
+  taskproof ticks origin/main..HEAD --format json`,
 		Long: `ticks lists, per commit, the task lines whose box went from open to ticked against
 the commit's first parent (SPEC §1), following tasks files across renames and moves.
 RANGE is "A..B" or a revision (all of its history); the default is HEAD.
