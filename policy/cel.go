@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cel.dev/cel-go/cel"
+	celast "cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
 
@@ -32,6 +33,11 @@ func newEnv() (*cel.Env, error) {
 			reflect.TypeFor[*taskproof.Signer](),
 			reflect.TypeFor[*taskproof.Commit](),
 			reflect.TypeFor[*taskproof.Tick](),
+			// The types of the nullable members, held as dynamic values.
+			reflect.TypeFor[*taskproof.Spec](),
+			reflect.TypeFor[*taskproof.Red](),
+			reflect.TypeFor[*taskproof.Regression](),
+			reflect.TypeFor[*taskproof.Decider](),
 		),
 		cel.Variable("predicate", cel.ObjectType("taskproof.Predicate")),
 		cel.Variable("statement", cel.ObjectType("taskproof.Statement")),
@@ -77,6 +83,9 @@ func compileBool(env *cel.Env, key, expr string) (cel.Program, error) {
 	if iss.Err() != nil {
 		return nil, fmt.Errorf("%s: %s", key, strings.ReplaceAll(iss.Err().Error(), "\n", " | "))
 	}
+	if err := checkNullableSelects(ast); err != nil {
+		return nil, fmt.Errorf("%s: %v", key, err)
+	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
 		return nil, fmt.Errorf("%s: has type %s, want bool", key, ast.OutputType())
 	}
@@ -85,6 +94,49 @@ func compileBool(env *cel.Env, key, expr string) (cel.Program, error) {
 		return nil, fmt.Errorf("%s: %v", key, err)
 	}
 	return prg, nil
+}
+
+// nullableFields are the CEL member names of each nullable member of
+// predicate (taskproof.NullableMembers).
+var nullableFields = func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for name, v := range taskproof.NullableMembers {
+		t := reflect.TypeOf(v)
+		fields := map[string]bool{}
+		for i := 0; i < t.NumField(); i++ {
+			if tag := t.Field(i).Tag.Get("cel"); tag != "" {
+				fields[tag] = true
+			}
+		}
+		out[name] = fields
+	}
+	return out
+}()
+
+// checkNullableSelects type-checks member selections on predicate's nullable
+// members (spec, red, regression, decider), which CEL sees as dynamic:
+// `predicate.red.knd` is an error here, as `predicate.verdikt` is CEL's.
+func checkNullableSelects(a *cel.Ast) error {
+	var bad error
+	celast.PreOrderVisit(a.NativeRep().Expr(), celast.NewExprVisitor(func(e celast.Expr) {
+		if bad != nil || e.Kind() != celast.SelectKind {
+			return
+		}
+		outer := e.AsSelect()
+		op := outer.Operand()
+		if op.Kind() != celast.SelectKind {
+			return
+		}
+		inner := op.AsSelect()
+		if inner.Operand().Kind() != celast.IdentKind || inner.Operand().AsIdent() != "predicate" {
+			return
+		}
+		fields, ok := nullableFields[inner.FieldName()]
+		if ok && !fields[outer.FieldName()] {
+			bad = fmt.Errorf("undefined field '%s' of predicate.%s", outer.FieldName(), inner.FieldName())
+		}
+	}))
+	return bad
 }
 
 // eval runs the rule: not applicable when `when` is false, pass or violated by
@@ -163,6 +215,8 @@ func newActivation(in *Input, view predicate.View) *activation {
 	if t, err := time.Parse(time.RFC3339, p.Time); err == nil {
 		pv.Time = t
 	}
+	// Nullable members: set only when present (a typed nil pointer in an
+	// interface would not be CEL null).
 	if s, ok := p.Spec.Get(); ok {
 		sec, _ := s.Section.Get()
 		pv.Spec = &taskproof.Spec{Section: sec, SectionHash: s.SectionHash}

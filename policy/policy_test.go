@@ -26,6 +26,8 @@ func TestParseErrors(t *testing.T) {
 		{"version 2", "version = 2\n", "version 2 is not supported", 0, 0, ""},
 		{"cel misspelled field", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.verdikt == 'verified'\"\n", "undefined field 'verdikt'", 0, 0, "r"},
 		{"cel misspelled nested field", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.red.knd == 'assertion'\"\n", "undefined field 'knd'", 0, 0, "r"},
+		{"cel misspelled field of a nullable member", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.regression.reson == 'no_story'\"\n", "undefined field 'reson' of predicate.regression", 0, 0, "r"},
+		{"cel misspelled field in when", "version = 1\n[[rule]]\nname = \"r\"\nwhen = \"has(predicate.decider.bye)\"\nrequire = \"true\"\n", "when: undefined field 'bye'", 0, 0, "r"},
 		{"cel unknown variable", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"verdict == 'verified'\"\n", "undeclared reference to 'verdict'", 0, 0, "r"},
 		{"cel require returns a string", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.verdict\"\n", "require: has type string, want bool", 0, 0, "r"},
 		{"cel require dyn", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.monitor.state\"\n", "want bool", 0, 0, "r"},

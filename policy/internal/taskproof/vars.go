@@ -19,13 +19,19 @@ type Predicate struct {
 	Unit         Unit        `cel:"unit"`
 	Task         Task        `cel:"task"`
 	Tree         string      `cel:"tree"`
-	Spec         *Spec       `cel:"spec"`
 	PolicySHA256 string      `cel:"policy_sha256"`
 	Time         time.Time   `cel:"time"`
-	Red          *Red        `cel:"red"`
-	Regression   *Regression `cel:"regression"`
-	Decider      *Decider    `cel:"decider"`
 	NewerFields  []string    `cel:"newer_fields"`
+
+	// The members that may be null hold a *Spec, *Red, *Regression or
+	// *Decider, or nil (CEL null). They are dynamic because CEL's native types
+	// read a nil struct pointer as an object of zero values, which would let
+	// `predicate.red.kind != 'x'` hold for an absent red; the policy package
+	// checks their member names when a rule loads (NullableMembers).
+	Spec       any `cel:"spec"`
+	Red        any `cel:"red"`
+	Regression any `cel:"regression"`
+	Decider    any `cel:"decider"`
 
 	Trace        any `cel:"trace"`
 	Integrity    any `cel:"integrity"`
@@ -43,6 +49,15 @@ type Predicate struct {
 	Collection   any `cel:"collection"`
 	Context      any `cel:"context"`
 	Dependencies any `cel:"dependencies"`
+}
+
+// NullableMembers maps each nullable member of Predicate to the Go type it
+// holds when set.
+var NullableMembers = map[string]any{
+	"spec":       Spec{},
+	"red":        Red{},
+	"regression": Regression{},
+	"decider":    Decider{},
 }
 
 // Unit is a spec unit (SPEC §1).
