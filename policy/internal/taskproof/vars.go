@@ -14,14 +14,14 @@ import "time"
 // The evidence members taskproof does not interpret are dynamic values (JSON
 // numbers are int when integral, else double).
 type Predicate struct {
-	Revision     int64       `cel:"revision"`
-	Verdict      string      `cel:"verdict"`
-	Unit         Unit        `cel:"unit"`
-	Task         Task        `cel:"task"`
-	Tree         string      `cel:"tree"`
-	PolicySHA256 string      `cel:"policy_sha256"`
-	Time         time.Time   `cel:"time"`
-	NewerFields  []string    `cel:"newer_fields"`
+	Revision     int64     `cel:"revision"`
+	Verdict      string    `cel:"verdict"`
+	Unit         Unit      `cel:"unit"`
+	Task         Task      `cel:"task"`
+	Tree         string    `cel:"tree"`
+	PolicySHA256 string    `cel:"policy_sha256"`
+	Time         time.Time `cel:"time"`
+	NewerFields  []string  `cel:"newer_fields"`
 
 	// The members that may be null hold a *Spec, *Red, *Regression or
 	// *Decider, or nil (CEL null). They are dynamic because CEL's native types
