@@ -66,6 +66,11 @@ func (f *signerFlags) add(c *cobra.Command) {
 
 // signers returns the signer to use, or none with the reason printed as a warning.
 func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Signer, error) {
+	switch attest.Kind(f.kind) {
+	case "", attest.KindSSH, attest.KindOpenPGP, attest.KindRaw:
+	default:
+		return nil, usageErr("--signer %q: want ssh, openpgp or raw", f.kind)
+	}
 	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Key: f.key}
 	if f.passEnv != "" {
 		v, ok := os.LookupEnv(f.passEnv)
@@ -89,7 +94,9 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 		if errors.Is(err, attest.ErrPassphraseRequired) {
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
 		}
-		return nil, err
+		// Every other failure is a key or configuration problem: an unreadable
+		// key file, a key of the wrong kind, git config that cannot be read.
+		return nil, withCode(ExitTrust, err)
 	}
 	if s == nil {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: writing unsigned statements: %s; sign them later with `taskproof attest sign`\n", reason)
