@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"os"
 	"testing"
 
@@ -76,4 +77,20 @@ func benchEvaluate(b *testing.B, p *Policy) {
 		}
 		p.EvaluateRange(items)
 	}
+}
+
+// BenchmarkEvaluateBuiltins: the example policy without its CEL rules.
+func BenchmarkEvaluateBuiltins(b *testing.B) {
+	src, err := os.ReadFile("../testdata/policy/example.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if i := bytes.Index(src, []byte("[[rule]]")); i > 0 {
+		src = src[:i]
+	}
+	p, err := Parse(src, "example-builtins.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchEvaluate(b, p)
 }
