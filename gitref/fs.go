@@ -19,8 +19,8 @@ import (
 // root (names are '/'-separated, fs.ValidPath). Regular and executable files
 // read as their blob; symbolic links and submodules are listed but cannot be
 // opened (fs.ErrInvalid). Mod times are the commit's committer time. The view
-// implements fs.ReadFileFS, fs.ReadDirFS and fs.StatFS; it shares the Repo and,
-// like it, is not safe for concurrent use.
+// implements fs.ReadFileFS, fs.ReadDirFS and fs.StatFS; like the Repo, it is
+// safe for concurrent use (the fs.File values it opens are not).
 func (r *Repo) FS(commit Hash) (fs.FS, error) {
 	c, err := r.commit(commit)
 	if err != nil {
@@ -137,7 +137,7 @@ func (t *treeFS) info(e object.TreeEntry, name string) *entryInfo {
 		fi.mode = fs.ModeIrregular
 	}
 	if isRegular(e.Mode) {
-		if o, err := t.r.storage.EncodedObject(plumbing.BlobObject, e.Hash); err == nil {
+		if o, err := t.r.object(plumbing.BlobObject, e.Hash); err == nil {
 			fi.size = o.Size()
 		}
 	}

@@ -523,11 +523,11 @@ var emptyTreeHash = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
 func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
 	t := &object.Tree{Entries: entries}
-	o := r.storage.NewEncodedObject()
+	o := r.objects.NewEncodedObject()
 	if err := t.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encoding tree: %w", err)
 	}
-	h, err := r.storage.SetEncodedObject(o)
+	h, err := r.objects.SetEncodedObject(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing tree object: %w", err)
 	}
@@ -544,7 +544,7 @@ func treeKey(e object.TreeEntry) string {
 }
 
 func (r *Repo) writeBlob(b []byte) (plumbing.Hash, error) {
-	o := r.storage.NewEncodedObject()
+	o := r.objects.NewEncodedObject()
 	o.SetType(plumbing.BlobObject)
 	o.SetSize(int64(len(b)))
 	w, err := o.Writer()
@@ -558,7 +558,7 @@ func (r *Repo) writeBlob(b []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
 	}
-	h, err := r.storage.SetEncodedObject(o)
+	h, err := r.objects.SetEncodedObject(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing blob object: %w", err)
 	}

@@ -4,12 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
 // Signature is a commit's author or committer.
@@ -44,7 +48,12 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 	if rev == "" || strings.ContainsAny(rev, "\x00\n:") { // "rev:path" names a blob or tree, never a commit
 		return "", fmt.Errorf("%w: %q", ErrUnknownRevision, rev)
 	}
-	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
+	hd, err := r.acquire()
+	if err != nil {
+		return "", err
+	}
+	h, err := hd.repo.ResolveRevision(plumbing.Revision(rev))
+	r.release(hd)
 	if err != nil || h == nil || h.IsZero() {
 		why := "no such ref or object"
 		if err != nil {
@@ -70,7 +79,7 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 		case plumbing.CommitObject:
 			return h, nil
 		case plumbing.TagObject:
-			t, err := object.DecodeTag(r.storage, o)
+			t, err := object.DecodeTag(r.objects, o)
 			if err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("tag %s: %w", h, err)
 			}
@@ -138,7 +147,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	o, err := r.object(plumbing.CommitObject, id.plumbing())
 	var c *object.Commit
 	if err == nil {
-		c, err = object.DecodeCommit(r.storage, o)
+		c, err = object.DecodeCommit(r.objects, o)
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -149,16 +158,107 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// object reads an object. go-git loads its pack index once and can keep an
-// empty one when it raced with a concurrent writer of the objects directory, so
-// a miss re-reads the pack indexes once before reporting ErrObjectNotFound.
+// object reads an object with a storage borrowed from the pool.
+//
+// go-git loads a storage's pack indexes once and keeps them, so when another
+// process adds a pack (git gc, fetch, repack) or removes one after we indexed
+// it, the object is reported missing (ErrObjectNotFound, or a pack file that no
+// longer exists). Such a miss re-reads the pack indexes and tries again, twice
+// at most, unless objects/pack has not changed since the indexes were loaded
+// (then the object really is absent, and large indexes are not re-read for
+// nothing). Any other error also drops the indexes, so that a storage never
+// keeps a partial index after a failed load.
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := r.storage.EncodedObject(t, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		r.storage.Reindex()
-		o, err = r.storage.EncodedObject(t, h)
+	hd, err := r.acquire()
+	if err != nil {
+		return nil, err
+	}
+	defer r.release(hd)
+	o, err := hd.st.EncodedObject(t, h)
+	for try := 0; err != nil && try < 2; try++ {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) {
+			r.reindex(hd)
+			break
+		}
+		if !r.reindex(hd) {
+			break
+		}
+		o, err = hd.st.EncodedObject(t, h)
 	}
 	return o, err
+}
+
+// packStamp identifies a state of objects/pack: git adds and removes packs by
+// renaming and unlinking, which changes the directory's modification time.
+type packStamp struct {
+	mod    time.Time
+	size   int64
+	stable bool // mod was over 2 s old when observed: no later change in the same clock tick
+}
+
+func (r *Repo) packStamp() packStamp {
+	fi, err := os.Stat(filepath.Join(r.commonDir, "objects", "pack"))
+	if err != nil {
+		return packStamp{}
+	}
+	return packStamp{mod: fi.ModTime(), size: fi.Size(), stable: time.Since(fi.ModTime()) > 2*time.Second}
+}
+
+// reindex makes hd's storage re-read the pack indexes on its next read, and
+// reports whether that can change anything: false when objects/pack is, for
+// sure, as it was when hd last loaded them.
+func (r *Repo) reindex(hd *handle) bool {
+	now := r.packStamp()
+	if now.stable && hd.packs.stable && now.mod.Equal(hd.packs.mod) && now.size == hd.packs.size {
+		return false
+	}
+	hd.packs = now
+	hd.st.Reindex()
+	return true
+}
+
+// poolStorer gives go-git's decoders (object.DecodeCommit and the like keep a
+// storer for their lazy methods) access to the Repo's objects through the pool,
+// so that what they return is as safe for concurrent use as the Repo.
+type poolStorer struct{ r *Repo }
+
+var _ storer.EncodedObjectStorer = (*poolStorer)(nil)
+
+func (p *poolStorer) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
+
+func (p *poolStorer) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
+	hd, err := p.r.acquire()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	defer p.r.release(hd)
+	return hd.st.SetEncodedObject(o)
+}
+
+func (p *poolStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return p.r.object(t, h)
+}
+
+func (p *poolStorer) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
+	return nil, errors.New("gitref: iterating all objects is not supported")
+}
+
+func (p *poolStorer) HasEncodedObject(h plumbing.Hash) error {
+	_, err := p.r.object(plumbing.AnyObject, h)
+	return err
+}
+
+func (p *poolStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	hd, err := p.r.acquire()
+	if err != nil {
+		return 0, err
+	}
+	defer p.r.release(hd)
+	return hd.st.EncodedObjectSize(h)
+}
+
+func (p *poolStorer) AddAlternate(string) error {
+	return errors.New("gitref: adding alternates is not supported")
 }
 
 // tree reads tree id (cached by go-git's object cache).
@@ -166,7 +266,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 	o, err := r.object(plumbing.TreeObject, id)
 	var t *object.Tree
 	if err == nil {
-		t, err = object.DecodeTree(r.storage, o)
+		t, err = object.DecodeTree(r.objects, o)
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -330,11 +430,11 @@ var Identity = Signature{Name: "taskproof", Email: "taskproof@users.noreply.inva
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message string, when time.Time) (Hash, error) {
 	sig := object.Signature{Name: Identity.Name, Email: Identity.Email, When: when.Truncate(time.Second)}
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: parents}
-	o := r.storage.NewEncodedObject()
+	o := r.objects.NewEncodedObject()
 	if err := c.Encode(o); err != nil {
 		return "", fmt.Errorf("encoding commit: %w", err)
 	}
-	h, err := r.storage.SetEncodedObject(o)
+	h, err := r.objects.SetEncodedObject(o)
 	if err != nil {
 		return "", fmt.Errorf("writing commit object: %w", err)
 	}
@@ -350,21 +450,28 @@ func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 	}
 	var starts []plumbing.Hash
 	if len(heads) == 0 {
-		refs, err := r.storage.IterReferences()
+		hd, err := r.acquire()
+		if err != nil {
+			return nil, err
+		}
+		var tips []plumbing.Hash
+		refs, err := hd.st.IterReferences()
+		if err == nil {
+			err = refs.ForEach(func(ref *plumbing.Reference) error {
+				if ref.Type() == plumbing.HashReference && !strings.HasPrefix(ref.Name().String(), "refs/notes/") {
+					tips = append(tips, ref.Hash())
+				}
+				return nil
+			})
+		}
+		r.release(hd)
 		if err != nil {
 			return nil, fmt.Errorf("listing refs: %w", err)
 		}
-		err = refs.ForEach(func(ref *plumbing.Reference) error {
-			if ref.Type() != plumbing.HashReference || strings.HasPrefix(ref.Name().String(), "refs/notes/") {
-				return nil
-			}
-			if c, err := r.peelToCommit(ref.Hash()); err == nil {
+		for _, h := range tips {
+			if c, err := r.peelToCommit(h); err == nil {
 				starts = append(starts, c)
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
 	} else {
 		for _, h := range heads {
@@ -381,7 +488,7 @@ func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 			continue
 		}
 		seen[h] = true
-		c, err := object.GetCommit(r.storage, h)
+		c, err := object.GetCommit(r.objects, h)
 		if err != nil {
 			return nil, fmt.Errorf("reading commit %s: %w", h, err)
 		}

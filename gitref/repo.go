@@ -7,9 +7,9 @@
 // porcelain built on go-git's plumbing: object ids are lowercase hex strings
 // ([Hash]), and files are read through [Repo.File] or the io/fs view [Repo.FS].
 //
-// A Repo is not safe for concurrent use by several goroutines: open one Repo per
-// goroutine (the notes store's compare-and-swap makes concurrent writers from
-// several Repos, or several processes, safe).
+// A Repo is safe for concurrent use by several goroutines (see [Repo]); the
+// notes store's compare-and-swap makes concurrent writers — goroutines sharing a
+// Repo, several Repos, or several processes — safe.
 package gitref
 
 import (
@@ -17,10 +17,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -90,13 +94,59 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 
 // Repo is an open repository. Close it when done: its object storage keeps pack
 // file descriptors open (go-git's KeepDescriptors) for speed.
+//
+// A Repo is safe for concurrent use by several goroutines: every method may be
+// called concurrently with any other, except Close. go-git's storage is not
+// (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
+// pool of independent go-git storages — at most runtime.GOMAXPROCS(0), each with
+// its own pack file descriptors and index, sharing one object cache — and every
+// object read borrows one for the duration of the read. Readers beyond that many
+// wait for a storage to come free.
 type Repo struct {
-	repo      *git.Repository
-	storage   *filesystem.Storage
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
 	workTree  string // "" for a bare repository
+
+	dotFS   billy.Filesystem // the git dir as go-git sees it (see listFS)
+	wtFS    billy.Filesystem // nil for a bare repository
+	cache   cache.Object     // shared by the pool's storages; go-git locks it
+	objects *poolStorer      // object access through the pool, for go-git decoders
+
+	// storage.Reindex() makes every storage of the pool re-list the packs
+	// before its next read (after running a git command that may add a pack).
+	storage reindexer
+
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled when a handle is released or the Repo closes
+	free   []*handle
+	opened int    // handles opened and not yet closed
+	max    int    // most handles open at once
+	gen    uint64 // bumped by storage.Reindex
+	closed bool
 }
+
+// reindexer is Repo.storage: see its Reindex.
+type reindexer struct{ r *Repo }
+
+// Reindex makes every storage of the pool re-read the pack indexes before its
+// next read.
+func (x reindexer) Reindex() {
+	x.r.mu.Lock()
+	x.r.gen++
+	x.r.mu.Unlock()
+}
+
+// handle is one go-git storage (and the go-git repository over it, for revision
+// parsing); it is used by one goroutine at a time.
+type handle struct {
+	gen   uint64 // the Repo's gen when st last dropped its pack indexes
+	st    *filesystem.Storage
+	repo  *git.Repository
+	packs packStamp // objects/pack as it was before st last loaded its pack indexes
+}
+
+// errClosed is returned by a Repo used after Close.
+var errClosed = errors.New("gitref: repository is closed")
 
 // Open opens the repository containing dir: dir may be anywhere inside a work
 // tree, a linked worktree (`git worktree add`), a bare repository or a .git
@@ -115,32 +165,114 @@ func Open(dir string) (*Repo, error) {
 	if err := checkFormat(commonDir); err != nil {
 		return nil, err
 	}
-	var fs = osfs.New(gitDir)
+	var dotFS billy.Filesystem = listFS{osfs.New(gitDir)}
 	if commonDir != gitDir {
-		fs = dotgit.NewRepositoryFilesystem(osfs.New(gitDir), osfs.New(commonDir))
+		dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir)}, listFS{osfs.New(commonDir)})
 	}
-	st := filesystem.NewStorageWithOptions(fs, cache.NewObjectLRUDefault(),
-		filesystem.Options{KeepDescriptors: true})
-	var wt = osfs.New(workTree)
-	if workTree == "" {
-		wt = nil
+	r := &Repo{
+		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
+		dotFS: dotFS, cache: cache.NewObjectLRUDefault(),
+		max: max(2, runtime.GOMAXPROCS(0)),
 	}
-	r, err := git.Open(st, wt)
+	if workTree != "" {
+		r.wtFS = osfs.New(workTree)
+	}
+	r.cond = sync.NewCond(&r.mu)
+	r.objects = &poolStorer{r: r}
+	r.storage = reindexer{r: r}
+	h, err := r.newHandle()
 	if err != nil {
-		st.Close()
 		return nil, fmt.Errorf("opening repository at %s: %w", gitDir, err)
 	}
-	return &Repo{repo: r, storage: st, gitDir: gitDir, commonDir: commonDir, workTree: workTree}, nil
+	r.opened = 1
+	r.free = append(r.free, h)
+	return r, nil
 }
 
-// Close releases the repository's open files. The Repo must not be used after.
+// newHandle opens one more go-git storage over the repository.
+func (r *Repo) newHandle() (*handle, error) {
+	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
+	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
+	repo, err := git.Open(st, r.wtFS)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &handle{st: st, repo: repo, packs: stamp}, nil
+}
+
+// acquire borrows a handle, opening one when none is free and fewer than r.max
+// are open, waiting otherwise. Callers release it before acquiring another:
+// nested acquires could deadlock.
+func (r *Repo) acquire() (*handle, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for {
+		if r.closed {
+			return nil, errClosed
+		}
+		if n := len(r.free); n > 0 {
+			h := r.free[n-1]
+			r.free = r.free[:n-1]
+			if h.gen != r.gen {
+				h.gen = r.gen
+				h.st.Reindex()
+			}
+			return h, nil
+		}
+		if r.opened < r.max {
+			break
+		}
+		r.cond.Wait()
+	}
+	r.opened++
+	gen := r.gen
+	r.mu.Unlock()
+	h, err := r.newHandle()
+	r.mu.Lock()
+	if err != nil {
+		r.opened--
+		r.cond.Signal()
+		return nil, fmt.Errorf("opening repository at %s: %w", r.gitDir, err)
+	}
+	h.gen = gen
+	return h, nil
+}
+
+// release returns a handle to the pool (closing it when the Repo was closed
+// meanwhile).
+func (r *Repo) release(h *handle) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		r.opened--
+		h.st.Close()
+		return
+	}
+	r.free = append(r.free, h)
+	r.cond.Signal()
+}
+
+// Close releases the repository's open files. The Repo must not be used after;
+// methods called after Close return an error.
 func (r *Repo) Close() error {
-	if r == nil || r.storage == nil {
+	if r == nil {
 		return nil
 	}
-	err := r.storage.Close()
-	r.storage = nil
-	return err
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	var errs []error
+	for _, h := range r.free {
+		errs = append(errs, h.st.Close())
+		r.opened--
+	}
+	r.free = nil
+	r.cond.Broadcast()
+	return errors.Join(errs...)
 }
 
 // GitDir is the repository's git directory (a linked worktree's own one).
@@ -287,3 +419,67 @@ func checkFormat(commonDir string) error {
 
 // hasNUL reports whether b holds a NUL byte.
 func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+
+// listFS is the git directory's filesystem as go-git sees it, with a directory
+// listing that tolerates concurrent writers.
+//
+// go-git finds pack files by listing objects/pack with billy's ReadDir, which
+// lstat()s every entry and fails as a whole when one entry vanishes between
+// the listing and its lstat — and go-git's own loose-object writer keeps
+// creating and renaming tmp_obj_* files in objects/pack. go-git reads that
+// failure (ENOENT) as "no pack directory" and caches an empty pack index, after
+// which every packed object is "not found": the flake of a notes writer running
+// while another process writes notes. listFS.ReadDir skips entries that vanish
+// instead, and, as git does, lists a pack-*.pack only once its pack-*.idx is in
+// place (git renames the .idx last when it writes a pack).
+type listFS struct{ billy.Filesystem }
+
+// ReadDir lists dir (relative to the filesystem's root), sorted by name.
+func (l listFS) ReadDir(dir string) ([]os.FileInfo, error) {
+	full := filepath.Join(l.Root(), filepath.FromSlash(dir))
+	ents, err := os.ReadDir(full)
+	if err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		names[e.Name()] = true
+	}
+	out := make([]os.FileInfo, 0, len(ents))
+	for _, e := range ents {
+		n := e.Name()
+		if stem, ok := strings.CutSuffix(n, ".pack"); ok && strings.HasPrefix(n, "pack-") && !names[stem+".idx"] {
+			continue // a pack still being written (or removed)
+		}
+		fi, err := e.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // removed or renamed since the listing
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fi)
+	}
+	return out, nil
+}
+
+// Chroot keeps the listing behaviour below the new root.
+func (l listFS) Chroot(dir string) (billy.Filesystem, error) {
+	c, err := l.Filesystem.Chroot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return listFS{c}, nil
+}
+
+// Chmod forwards to the wrapped filesystem (go-git makes loose objects
+// read-only with it).
+func (l listFS) Chmod(name string, mode os.FileMode) error {
+	if c, ok := l.Filesystem.(billy.Chmod); ok {
+		return c.Chmod(name, mode)
+	}
+	return errors.ErrUnsupported
+}
+
+// Capabilities forwards to the wrapped filesystem.
+func (l listFS) Capabilities() billy.Capability { return billy.Capabilities(l.Filesystem) }
