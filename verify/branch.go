@@ -145,11 +145,41 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 
 	// A merge's change against its first parent repeats the ticks its other
 	// parents brought in; those ticks are judged on the commits that made them.
-	byNonMerge := map[string]bool{}
+	// Only those: a tick the merge makes itself (a task reopened and ticked
+	// again while merging, say) is judged on the merge, even when an older
+	// commit of the range ticked the same task.
+	inRange := map[string]bool{} // commit, unit dir, task ID, line after
+	tickKey := func(c gitref.Hash, t gitref.Tick) string {
+		return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
+	}
 	for _, t := range ticks {
-		if !t.Merge && t.Kind == gitref.KindTick {
-			byNonMerge[t.Unit.Dir+"\x00"+t.TaskID] = true
+		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit) {
+			inRange[tickKey(t.Commit, t)] = true
 		}
+	}
+	broughtIn := map[gitref.Hash]map[string]bool{} // merge → unit dir, task ID, line after
+	mergedIn := func(t gitref.Tick) (bool, error) {
+		set, ok := broughtIn[t.Commit]
+		if !ok {
+			set = map[string]bool{}
+			m, err := v.Repo.Commit(t.Commit)
+			if err != nil {
+				return false, err
+			}
+			for _, p := range m.Parents[1:] {
+				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{})
+				if err != nil {
+					return false, err
+				}
+				for _, x := range side {
+					if inRange[tickKey(x.Commit, x)] {
+						set[tickKey("", x)] = true
+					}
+				}
+			}
+			broughtIn[t.Commit] = set
+		}
+		return set[tickKey("", t)], nil
 	}
 	objects := map[gitref.Hash][]ObjectResult{}
 	objectsOf := func(c gitref.Hash) ([]ObjectResult, error) {
@@ -178,8 +208,14 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		if t.Merge && byNonMerge[t.Unit.Dir+"\x00"+t.TaskID] {
-			continue
+		if t.Merge {
+			merged, err := mergedIn(t)
+			if err != nil {
+				return nil, err
+			}
+			if merged {
+				continue
+			}
 		}
 		if t.Ambiguous != "" {
 			// The tasks file names the task's ID twice: no attestation can say which

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,5 +213,40 @@ func TestBranchRanges(t *testing.T) {
 	})
 	if rep.Base != "" || rep.Head != c3 || len(rep.Unticks) != 1 {
 		t.Errorf("base %q head %s unticks %d", rep.Base, rep.Head, len(rep.Unticks))
+	}
+}
+
+// TestBranchMergeRetick: T002 is ticked with evidence, reopened and reworded on
+// main, and then ticked again inside a merge commit that brings in nothing
+// about T002. The merge's tick is new (no parent it merges ticks T002) and has
+// no evidence: the gate must judge it, not skip it because an older commit of
+// the range ticked the same task.
+func TestBranchMergeRetick(t *testing.T) {
+	f := newFixture(t)
+	c1 := f.tick("T002")
+	f.attest(c1, predicate.RegressionOnly, f.signer)
+	c2 := f.edit(fxDir+"/tasks.md", "- [x] T002 [US1] Write the acceptance test for greet Ada", "- [ ] T002 [US1] Write the acceptance test for greet Bob", "reopen and reword T002")
+	f.git("switch", "-q", "-c", "side")
+	f.commit("docs", map[string]string{"README.md": "greet\n"})
+	f.git("switch", "-q", "main")
+	f.commit("more docs", map[string]string{"CONTRIBUTING.md": "be kind\n"})
+	f.git("merge", "-q", "--no-ff", "--no-commit", "side")
+	s := f.read(fxDir + "/tasks.md")
+	if err := os.WriteFile(filepath.Join(f.dir, fxDir, "tasks.md"), []byte(strings.Replace(s, "- [ ] T002 ", "- [x] T002 ", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.git("add", "-A")
+	f.git("commit", "-q", "-m", "merge side")
+	m := f.head()
+
+	rep := f.branch(f.base, m, GateOptions{})
+	checkGate(t, rep, Failure, []tickRow{
+		{c1, "T002", StatusEvidenced, "", ""},
+		// The gate finds T002's subject on c1 and calls it unreachable
+		// evidence; either way the merge's own tick fails.
+		{m, "T002", StatusUnverifiable, ReasonCommitUnreachable, ""},
+	})
+	if len(rep.Unticks) != 1 || rep.Unticks[0].Commit != c2 {
+		t.Errorf("unticks %+v", rep.Unticks)
 	}
 }
