@@ -83,9 +83,9 @@ func newPolicyExplainCmd() *cobra.Command {
 		at   string
 	)
 	c := &cobra.Command{
-		Use:   "explain [REV]",
-		Short: "Verify one object and show every policy rule's result on it",
-		Args:  cobra.MaximumNArgs(1),
+		Use:     "explain [REV]",
+		Short:   "Verify one object and show every policy rule's result on it",
+		Args:    cobra.MaximumNArgs(1),
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
 	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
