@@ -28,6 +28,9 @@ type tickRecord struct {
 	TaskID   string       `json:"task_id"`
 	Unit     specfmt.Unit `json:"unit"`
 	LineHash string       `json:"line_hash"`
+	// TextChanged: the tick also edits the task's text, so verify reports a
+	// line_hash mismatch (attest tick warns about it).
+	TextChanged bool `json:"text_changed"`
 }
 
 // runBinary runs the taskproof binary in dir and returns stdout, stderr and the
@@ -224,6 +227,25 @@ func TestCorpusAttestTick(t *testing.T) {
 					}
 				}
 				statementsChecked += checkCorpusNote(t, repo, trust, dir, c, want)
+				// verify.Verifier.Object agrees: ok for every attested tick, a
+				// mismatch for a tick that also edits the task's text.
+				res, err := (&verify.Verifier{Repo: repo, Notes: notes, Trust: trust}).Object(c)
+				if err != nil {
+					t.Fatalf("verify %s: %v", c, err)
+				}
+				outcomes := map[string]verify.Outcome{}
+				for _, o := range res {
+					outcomes[o.Task] = o.Outcome
+				}
+				for _, r := range want {
+					wantOutcome := verify.OK
+					if r.TextChanged {
+						wantOutcome = verify.Mismatch
+					}
+					if got := outcomes[r.Unit.Feature+"/"+r.TaskID]; got != wantOutcome {
+						t.Errorf("verify %s %s/%s: %s, want %s", c, r.Unit.Feature, r.TaskID, got, wantOutcome)
+					}
+				}
 			}
 			t.Logf("%s: %d tick commits, %d ticks, %d binary runs, %d task-verification statements checked, %d ticks refused for duplicate task IDs",
 				tc.bundle, len(commits), len(listed.Ticks), binaryRuns, statementsChecked, refused)
