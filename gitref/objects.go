@@ -1,6 +1,7 @@
 package gitref
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
 
 // Signature is a commit's author or committer.
@@ -169,6 +172,11 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 // nothing). Any other error also drops the indexes, so that a storage never
 // keeps a partial index after a failed load.
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	// go-git looks objects up in the pack index before its cache; objects are
+	// content-addressed, so a cached one is the one the index would find.
+	if o, ok := r.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
+		return o, nil
+	}
 	hd, err := r.acquire()
 	if err != nil {
 		return nil, err
@@ -176,7 +184,7 @@ func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedO
 	defer r.release(hd)
 	o, err := hd.st.EncodedObject(t, h)
 	for try := 0; err != nil && try < 2; try++ {
-		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, dotgit.ErrPackfileNotFound) {
 			r.reindex(hd)
 			break
 		}
@@ -290,23 +298,41 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	if limit > 0 && o.Size() > limit {
 		return nil, &TooLargeError{Object: fromPlumbing(id), Size: o.Size(), Limit: limit}
 	}
-	rd, err := o.Reader()
+	b, err := readObject(o, make([]byte, 0, o.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
-	defer rd.Close()
-	b := make([]byte, 0, o.Size())
-	buf := make([]byte, 32*1024)
-	for {
-		n, err := rd.Read(buf)
-		b = append(b, buf[:n]...)
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading blob %s: %w", id, err)
-		}
+	return b, nil
+}
+
+// readObject appends o's content to buf, checking that it is exactly o.Size()
+// bytes long.
+func readObject(o plumbing.EncodedObject, buf []byte) ([]byte, error) {
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, err
 	}
+	defer rd.Close()
+	size := o.Size()
+	if size < 0 {
+		return nil, fmt.Errorf("object size %d", size)
+	}
+	n := len(buf)
+	if int64(cap(buf)-n) < size {
+		buf = append(buf, make([]byte, size)...)[:n]
+	}
+	buf = buf[:n+int(size)]
+	if _, err := io.ReadFull(rd, buf[n:]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("object shorter than its size %d", size)
+		}
+		return nil, err
+	}
+	var one [1]byte
+	if k, _ := rd.Read(one[:]); k > 0 {
+		return nil, fmt.Errorf("object longer than its size %d", size)
+	}
+	return buf, nil
 }
 
 // ErrTooLarge is wrapped by TooLargeError.
@@ -329,16 +355,14 @@ func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 // entryAt finds the tree entry at path ('/'-separated, repository-relative) in
 // tree root. ok is false when there is none.
 func (r *Repo) entryAt(root plumbing.Hash, path string) (object.TreeEntry, bool, error) {
+	bufp := treeBufs.Get().(*[]byte)
+	defer treeBufs.Put(bufp)
 	cur := root
 	for {
 		name, rest, more := strings.Cut(path, "/")
-		t, err := r.tree(cur)
-		if err != nil {
+		e, found, err := r.lookup(cur, name, bufp)
+		if err != nil || !found {
 			return object.TreeEntry{}, false, err
-		}
-		e, found := findEntry(t, name)
-		if !found {
-			return object.TreeEntry{}, false, nil
 		}
 		if !more {
 			return e, true, nil
@@ -350,15 +374,104 @@ func (r *Repo) entryAt(root plumbing.Hash, path string) (object.TreeEntry, bool,
 	}
 }
 
-// findEntry binary-searches nothing: trees are small and git's order is not
-// plain byte order for directories, so a linear scan is both simple and correct.
-func findEntry(t *object.Tree, name string) (object.TreeEntry, bool) {
-	for _, e := range t.Entries {
-		if e.Name == name {
-			return e, true
+// treeBufs holds buffers for raw trees read by lookup.
+var treeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// lookup finds the entry name in tree id by scanning the tree's raw encoding,
+// without decoding its other entries (object.DecodeTree allocates every name;
+// a path lookup needs one). *buf is scratch space, grown as needed. The whole
+// tree is still checked as DecodeTree checks it.
+func (r *Repo) lookup(id plumbing.Hash, name string, buf *[]byte) (object.TreeEntry, bool, error) {
+	o, err := r.object(plumbing.TreeObject, id)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return object.TreeEntry{}, false, fmt.Errorf("tree %s: %w", id, ErrNotFound)
+		}
+		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
+	}
+	b, err := readObject(o, (*buf)[:0])
+	if err != nil {
+		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
+	}
+	*buf = b
+	e, found, err := scanTree(b, name)
+	if err != nil {
+		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
+	}
+	return e, found, nil
+}
+
+// errMalformedTree is wrapped by scanTree's errors; it is go-git's, so a tree
+// refused by scanTree is refused by object.DecodeTree too.
+var errMalformedTree = object.ErrMalformedTree
+
+// scanTree finds the first entry called name in a raw tree (git's encoding:
+// "<octal mode> <name>\0<20-byte id>" repeated) and checks every entry's
+// syntax as object.DecodeTree does: an octal mode, a non-empty name, a whole id.
+// The mode is canonicalized as DecodeTree does.
+func scanTree(b []byte, name string) (e object.TreeEntry, found bool, err error) {
+	for len(b) > 0 {
+		sp := bytes.IndexByte(b, ' ')
+		if sp < 0 {
+			return object.TreeEntry{}, false, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
+		}
+		mode, ok := parseOctalMode(b[:sp])
+		if !ok {
+			return object.TreeEntry{}, false, fmt.Errorf("%w: malformed mode", errMalformedTree)
+		}
+		b = b[sp+1:]
+		nul := bytes.IndexByte(b, 0)
+		if nul < 0 {
+			return object.TreeEntry{}, false, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
+		}
+		if nul == 0 {
+			return object.TreeEntry{}, false, fmt.Errorf("%w: empty filename", errMalformedTree)
+		}
+		if len(b) < nul+1+len(plumbing.ZeroHash) {
+			return object.TreeEntry{}, false, fmt.Errorf("%w: truncated object id", errMalformedTree)
+		}
+		if !found && string(b[:nul]) == name {
+			e = object.TreeEntry{Name: name, Mode: canonicalMode(mode)}
+			copy(e.Hash[:], b[nul+1:])
+			found = true
+		}
+		b = b[nul+1+len(plumbing.ZeroHash):]
+	}
+	return e, found, nil
+}
+
+// parseOctalMode parses a tree entry's mode as filemode.New does (octal, 32 bits).
+func parseOctalMode(s []byte) (filemode.FileMode, bool) {
+	if len(s) == 0 {
+		return 0, false
+	}
+	var m uint64
+	for _, c := range s {
+		if c < '0' || c > '7' {
+			return 0, false
+		}
+		if m = m<<3 | uint64(c-'0'); m > 0xffffffff {
+			return 0, false
 		}
 	}
-	return object.TreeEntry{}, false
+	return filemode.FileMode(m), true
+}
+
+// canonicalMode maps a mode to one of git's canonical modes, as go-git's tree
+// decoder does (and git itself: 100664 is a regular file, any other type a gitlink).
+func canonicalMode(m filemode.FileMode) filemode.FileMode {
+	switch m & 0o170000 {
+	case 0o040000:
+		return filemode.Dir
+	case 0o100000:
+		if m&0o111 != 0 {
+			return filemode.Executable
+		}
+		return filemode.Regular
+	case 0o120000:
+		return filemode.Symlink
+	}
+	return filemode.Submodule
 }
 
 // File returns the content of the regular file (or executable) at path in

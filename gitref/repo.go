@@ -17,6 +17,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -461,6 +462,84 @@ func (l listFS) ReadDir(dir string) ([]os.FileInfo, error) {
 		out = append(out, fi)
 	}
 	return out, nil
+}
+
+// Open opens a file; pack files are read with pread (see preadFile).
+func (l listFS) Open(name string) (billy.File, error) {
+	f, err := l.Filesystem.Open(name)
+	if err != nil || !strings.HasSuffix(name, ".pack") {
+		return f, err
+	}
+	return &preadFile{File: f}, nil
+}
+
+// preadFile reads a pack file at an offset it keeps itself, through a 64 KiB
+// window: go-git's pack scanner seeks before every object it reads and then
+// fills a 4 KiB buffer, which costs an lseek(2) and a read(2) per object on a
+// plain file. Objects read together (a commit, its trees, their blobs) are
+// mostly near each other in a pack, so most reads are served from the window
+// without a system call. Pack files never change once written (their name is
+// their checksum), so the window cannot go stale.
+type preadFile struct {
+	billy.File
+	off    int64
+	win    []byte // the window's bytes: the file at winOff
+	winOff int64
+}
+
+const preadWindow = 64 << 10
+
+func (f *preadFile) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if f.off < f.winOff || f.off >= f.winOff+int64(len(f.win)) {
+		if len(p) >= preadWindow {
+			n, err := f.File.ReadAt(p, f.off)
+			f.off += int64(n)
+			if err == io.EOF && n > 0 {
+				err = nil // io.Reader may report EOF with the next call
+			}
+			return n, err
+		}
+		if f.win == nil {
+			f.win = make([]byte, preadWindow)
+		}
+		n, err := f.File.ReadAt(f.win[:preadWindow], f.off)
+		f.win, f.winOff = f.win[:n], f.off
+		if n == 0 {
+			if err == nil {
+				err = io.ErrNoProgress
+			}
+			return 0, err
+		}
+	}
+	n := copy(p, f.win[f.off-f.winOff:])
+	f.off += int64(n)
+	return n, nil
+}
+
+func (f *preadFile) Seek(offset int64, whence int) (int64, error) {
+	var abs int64
+	switch whence {
+	case io.SeekStart:
+		abs = offset
+	case io.SeekCurrent:
+		abs = f.off + offset
+	case io.SeekEnd:
+		end, err := f.File.Seek(0, io.SeekEnd)
+		if err != nil {
+			return f.off, err
+		}
+		abs = end + offset
+	default:
+		return f.off, fmt.Errorf("seek %s: invalid whence %d", f.Name(), whence)
+	}
+	if abs < 0 {
+		return f.off, fmt.Errorf("seek %s: negative offset %d", f.Name(), abs)
+	}
+	f.off = abs
+	return abs, nil
 }
 
 // Chroot keeps the listing behaviour below the new root.
