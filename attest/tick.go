@@ -233,6 +233,10 @@ func readOptional(repo *gitref.Repo, commit gitref.Hash, path string) ([]byte, e
 type pending struct {
 	w     *Written
 	lines [][]byte
+	// core is the task-verification line alone, and coreStmt its statement: what
+	// is written when the whole set does not fit in the note (see commitNote).
+	core     [][]byte
+	coreStmt []WrittenStmt
 }
 
 // write builds the statements of p for one task, signs them and writes the note.
@@ -259,6 +263,7 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Unit: unit, Verdict: string(p.Verdict),
 		Signed: len(signers) > 0, Signers: []WrittenSigner{}}
 	var lines [][]byte
+	var pd pending
 	for _, s := range stmts {
 		env, err := envelopeFor(ctx, s, signers)
 		if err != nil {
@@ -274,31 +279,72 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 		if err != nil {
 			return pending{}, err
 		}
-		w.Statements = append(w.Statements, WrittenStmt{PredicateType: st.PredicateType, SHA256: SHA256Hex(s), Statement: s})
+		ws := WrittenStmt{PredicateType: st.PredicateType, SHA256: SHA256Hex(s), Statement: s}
+		w.Statements = append(w.Statements, ws)
+		if st.PredicateType == predicate.PredicateType {
+			pd.core, pd.coreStmt = [][]byte{line}, []WrittenStmt{ws}
+		}
 	}
 	for _, sg := range signers {
 		w.Signers = append(w.Signers, WrittenSigner{Kind: sg.Kind(), KeyID: sg.KeyID()})
 	}
-	return pending{w: w, lines: lines}, nil
+	pd.w, pd.lines = w, lines
+	return pd, nil
 }
 
 // commitNote merges every pending task's lines into commit's note in one update
 // (SPEC §2) and returns the new notes commit. On a dry run it only checks that
 // the merged note would stay within SPEC §9's limits and writes nothing.
+//
+// When the whole set of statements (SPEC §3) does not fit in one note (SPEC §9:
+// 64 lines) — a commit that ticks many tasks at once — the tasks' task-verification
+// statements are written alone, with a warning: the test-result and VSA
+// statements only restate the predicate's trace and verdict, and a missing VSA is
+// reported, not failed (SPEC §7). When even those do not fit, nothing is written.
 func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun bool) (gitref.Hash, error) {
-	merge := func(old []byte) ([]byte, error) {
+	compact := false
+	mergeWith := func(old []byte, core bool) ([]byte, error) {
 		note := old
 		for _, pd := range batch {
+			lines := pd.lines
+			if core {
+				lines = pd.core
+			}
 			var err error
-			if note, err = MergeNote(note, pd.w.Subject, pd.lines); err != nil {
+			if note, err = MergeNote(note, pd.w.Subject, lines); err != nil {
 				return nil, err
 			}
 		}
 		return note, nil
 	}
+	merge := func(old []byte) ([]byte, error) {
+		compact = false
+		note, err := mergeWith(old, false)
+		if errors.Is(err, ErrNoteLimit) {
+			compact = true
+			note, err = mergeWith(old, true)
+		}
+		return note, err
+	}
+	defer func() {
+		if !compact {
+			return
+		}
+		for _, pd := range batch {
+			if len(pd.lines) == len(pd.core) {
+				continue
+			}
+			pd.w.Lines = nil
+			for _, l := range pd.core {
+				pd.w.Lines = append(pd.w.Lines, l)
+			}
+			pd.w.Statements = pd.coreStmt
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (SPEC §9: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
+		}
+	}()
 	wrap := func(err error) error {
 		if errors.Is(err, ErrNoteLimit) {
-			return fmt.Errorf("writing the note of %s for %d task(s): %w; nothing was written (attest fewer tasks with --task)", commit, len(batch), err)
+			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, MaxNoteLines)
 		}
 		return fmt.Errorf("writing the note of %s: %w", commit, err)
 	}

@@ -411,46 +411,72 @@ func TestTickDryRunWritesNothing(t *testing.T) {
 // TestTickAtomicOverLimit checks that a tick whose statements do not fit in one
 // note (SPEC §9: 64 lines) writes nothing, and that the tasks that fit can be
 // attested with --task.
-func TestTickAtomicOverLimit(t *testing.T) {
-	dir := t.TempDir()
-	testenv.Git(t, dir, "init", "-q", "-b", "main")
-	var open, ticked strings.Builder
-	for i := 1; i <= 33; i++ {
-		fmt.Fprintf(&open, "- [ ] T%03d Task %d\n", i, i)
-		fmt.Fprintf(&ticked, "- [x] T%03d Task %d\n", i, i)
-	}
-	writeFile(t, dir, "specs/002-many/tasks.md", open.String())
-	commitAll(t, dir, "plan")
-	writeFile(t, dir, "specs/002-many/tasks.md", ticked.String())
-	c := commitAll(t, dir, "all")
-	repo, err := gitref.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	notes, err := repo.Notes("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := attest.TickRequest{Commit: c, Verdict: predicate.RegressionOnly, Regression: map[string]any{"reason": "planning_work"}, DryRun: true}
-	if _, err := attest.Tick(context.Background(), repo, notes, req); !errors.Is(err, attest.ErrNoteLimit) {
-		t.Fatalf("dry run of 33 tasks (66 lines): err = %v, want ErrNoteLimit", err)
-	}
-	req.DryRun = false
-	if _, err := attest.Tick(context.Background(), repo, notes, req); !errors.Is(err, attest.ErrNoteLimit) || !strings.Contains(err.Error(), "nothing was written") {
-		t.Fatalf("33 tasks: err = %v, want ErrNoteLimit", err)
-	}
-	if n := note(t, dir, c); n != "" {
-		t.Fatalf("a refused tick wrote a note:\n%s", n)
-	}
-	for i := 1; i <= 32; i++ {
-		req.Tasks = append(req.Tasks, fmt.Sprintf("T%03d", i))
-	}
-	if _, err := attest.Tick(context.Background(), repo, notes, req); err != nil {
-		t.Fatalf("32 tasks (64 lines): %v", err)
-	}
-	if n := strings.Count(note(t, dir, c), "\n"); n != 64 {
-		t.Errorf("note has %d lines, want 64", n)
+// TestTickOverLimit: a commit ticking more tasks than one note holds with every
+// statement (SPEC §3 vs §9) gets the task-verification statements alone, with a
+// warning; one ticking more than 64 tasks is refused and nothing is written.
+func TestTickOverLimit(t *testing.T) {
+	for _, tc := range []struct {
+		tasks     int
+		wantLines int // 0: refused
+		compact   bool
+	}{
+		{tasks: 32, wantLines: 64},
+		{tasks: 33, wantLines: 33, compact: true},
+		{tasks: 64, wantLines: 64, compact: true},
+		{tasks: 65},
+	} {
+		t.Run(fmt.Sprint(tc.tasks), func(t *testing.T) {
+			dir := t.TempDir()
+			testenv.Git(t, dir, "init", "-q", "-b", "main")
+			var open, ticked strings.Builder
+			for i := 1; i <= tc.tasks; i++ {
+				fmt.Fprintf(&open, "- [ ] T%03d Task %d\n", i, i)
+				fmt.Fprintf(&ticked, "- [x] T%03d Task %d\n", i, i)
+			}
+			writeFile(t, dir, "specs/002-many/tasks.md", open.String())
+			commitAll(t, dir, "plan")
+			writeFile(t, dir, "specs/002-many/tasks.md", ticked.String())
+			c := commitAll(t, dir, "all")
+			repo, err := gitref.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			notes, err := repo.Notes("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := attest.TickRequest{Commit: c, Verdict: predicate.RegressionOnly, Regression: map[string]any{"reason": "planning_work"}, DryRun: true}
+			_, dryErr := attest.Tick(context.Background(), repo, notes, req)
+			req.DryRun = false
+			w, err := attest.Tick(context.Background(), repo, notes, req)
+			if tc.wantLines == 0 {
+				for _, e := range []error{dryErr, err} {
+					if !errors.Is(e, attest.ErrNoteLimit) || !strings.Contains(e.Error(), "nothing was written") {
+						t.Fatalf("%d tasks: err = %v, want ErrNoteLimit", tc.tasks, e)
+					}
+				}
+				if n := note(t, dir, c); n != "" {
+					t.Fatalf("a refused tick wrote a note:\n%s", n)
+				}
+				return
+			}
+			if dryErr != nil || err != nil {
+				t.Fatalf("%d tasks: dry run %v, write %v", tc.tasks, dryErr, err)
+			}
+			if n := strings.Count(note(t, dir, c), "\n"); n != tc.wantLines {
+				t.Errorf("note has %d lines, want %d", n, tc.wantLines)
+			}
+			for _, x := range w {
+				warned := len(x.Warnings) > 0 && strings.Contains(strings.Join(x.Warnings, " "), "only the task-verification statements")
+				if warned != tc.compact {
+					t.Errorf("%s: warnings %q, want compact=%v", x.Subject, x.Warnings, tc.compact)
+				}
+				if want := map[bool]int{false: 2, true: 1}[tc.compact]; len(x.Statements) != want {
+					t.Errorf("%s: %d statements reported, want %d", x.Subject, len(x.Statements), want)
+				}
+			}
+		})
 	}
 }
 
