@@ -13,6 +13,9 @@ var (
 	ErrInvalidUnit = errors.New("specfmt: invalid unit")
 	// ErrDuplicateTask: two task lines of one tasks file carry the same task ID.
 	ErrDuplicateTask = errors.New("specfmt: duplicate task id")
+	// ErrTaskNotFound: no task line of a tasks file carries the task ID looked up
+	// (TasksFile.Lookup).
+	ErrTaskNotFound = errors.New("specfmt: task not found")
 	// ErrInvalidUTF8: a task line is not valid UTF-8.
 	ErrInvalidUTF8 = errors.New("specfmt: task line is not valid UTF-8")
 	// ErrSectionNotFound: a task cites a spec section (a user story, a Kiro
@@ -34,6 +37,19 @@ func (e *DuplicateTaskError) Error() string {
 
 // Is reports whether target is ErrDuplicateTask.
 func (e *DuplicateTaskError) Is(target error) bool { return target == ErrDuplicateTask }
+
+// NotFoundError reports a task ID that no task line of a tasks file carries
+// (TasksFile.Lookup). It matches ErrTaskNotFound.
+type NotFoundError struct {
+	ID string
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("specfmt: no task %q in the tasks file", e.ID)
+}
+
+// Is reports whether target is ErrTaskNotFound.
+func (e *NotFoundError) Is(target error) bool { return target == ErrTaskNotFound }
 
 // LineError is a failure tied to one line of a tasks file (1-based). Err is the kind
 // (ErrInvalidUTF8).

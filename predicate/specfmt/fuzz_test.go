@@ -2,6 +2,7 @@ package specfmt
 
 import (
 	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,18 +77,46 @@ func checkTasks(t *testing.T, u Unit, content []byte, f *TasksFile, err error) {
 // derivedIDRE is the form of every derived task ID: ref-safe by construction.
 var derivedIDRE = regexp.MustCompile(`^h-[0-9a-f]{12}(-[1-9][0-9]*)?$`)
 
-// checkLenient asserts that AllowDuplicateIDsUnsafe only relaxes the duplicate
-// rule: it fails exactly when the strict parse fails for another reason, and
-// otherwise holds every task line the strict parse holds, on the same lines.
+// checkLenient asserts that AllowDuplicateIDs only relaxes the duplicate rule:
+// it fails exactly when the strict parse fails for another reason, otherwise
+// holds every task line the strict parse holds, on the same lines, and Lookup
+// refuses exactly the IDs listed in Duplicates, naming their first two lines.
 func checkLenient(t *testing.T, u Unit, content []byte, strict *TasksFile, strictErr error) {
 	t.Helper()
-	f, err := ParseTasks(u, content, AllowDuplicateIDsUnsafe())
+	f, err := ParseTasks(u, content, AllowDuplicateIDs())
 	if errors.Is(strictErr, ErrDuplicateTask) {
-		if err == nil && f.Duplicate == nil {
-			t.Fatalf("lenient parse of a file with a repeated ID: Duplicate not set")
+		if err != nil {
+			if !errors.Is(err, ErrInvalidUTF8) {
+				t.Fatalf("lenient parse: %v", err)
+			}
+			return
 		}
-		if err != nil && !errors.Is(err, ErrInvalidUTF8) {
-			t.Fatalf("lenient parse: %v", err)
+		if len(f.Duplicates) == 0 || f.Duplicates[0].Error() != strictErr.Error() {
+			t.Fatalf("lenient parse of a file with a repeated ID: Duplicates %v, strict error %v", f.Duplicates, strictErr)
+		}
+		lines := map[string][]int{}
+		for _, tk := range f.Tasks {
+			lines[tk.ID] = append(lines[tk.ID], tk.LineNo)
+		}
+		repeated := map[string]bool{}
+		for _, d := range f.Duplicates {
+			if repeated[d.ID] || len(lines[d.ID]) < 2 || d.FirstLine != lines[d.ID][0] || d.SecondLine != lines[d.ID][1] {
+				t.Fatalf("Duplicates entry %v: lines of %q are %v", d, d.ID, lines[d.ID])
+			}
+			repeated[d.ID] = true
+		}
+		for id, ls := range lines {
+			tk, err := f.Lookup(id)
+			var de *DuplicateTaskError
+			switch {
+			case len(ls) > 1 && (!repeated[id] || !errors.As(err, &de) || de.FirstLine != ls[0] || de.SecondLine != ls[1]):
+				t.Fatalf("Lookup(%q) on lines %v = %v, want a *DuplicateTaskError", id, ls, err)
+			case len(ls) == 1 && (repeated[id] || err != nil || tk.LineNo != ls[0]):
+				t.Fatalf("Lookup(%q) on line %d = line %d, %v", id, ls[0], tk.LineNo, err)
+			}
+			if _, ok := f.Find(id); ok != (len(ls) == 1) {
+				t.Fatalf("Find(%q) = %v with %d lines", id, ok, len(ls))
+			}
 		}
 		return
 	}
@@ -97,12 +126,12 @@ func checkLenient(t *testing.T, u Unit, content []byte, strict *TasksFile, stric
 	if err != nil {
 		return
 	}
-	if f.Duplicate != nil || len(f.Tasks) != len(strict.Tasks) {
-		t.Fatalf("lenient parse of a clean file: Duplicate %v, %d tasks (strict %d)", f.Duplicate, len(f.Tasks), len(strict.Tasks))
+	if f.Duplicates != nil || len(f.Tasks) != len(strict.Tasks) {
+		t.Fatalf("lenient parse of a clean file: Duplicates %v, %d tasks (strict %d)", f.Duplicates, len(f.Tasks), len(strict.Tasks))
 	}
 	for i := range f.Tasks {
-		if f.Tasks[i].ID != strict.Tasks[i].ID || f.Tasks[i].LineNo != strict.Tasks[i].LineNo {
-			t.Fatalf("lenient task %d = %s@%d, strict %s@%d", i, f.Tasks[i].ID, f.Tasks[i].LineNo, strict.Tasks[i].ID, strict.Tasks[i].LineNo)
+		if !reflect.DeepEqual(f.Tasks[i], strict.Tasks[i]) {
+			t.Fatalf("lenient task %d = %+v, strict %+v", i, f.Tasks[i], strict.Tasks[i])
 		}
 	}
 }

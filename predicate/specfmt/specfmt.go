@@ -85,21 +85,43 @@ func (t Task) OpenLine() string { return t.Line[:t.BoxCol] + " " + t.Line[t.BoxC
 type TasksFile struct {
 	Unit  Unit
 	Tasks []Task
-	// Duplicate is the first repeated task ID found, set only when the file was
-	// parsed with AllowDuplicateIDsUnsafe (ParseTasks otherwise fails with it).
-	Duplicate *DuplicateTaskError
+	// Duplicates are the file's repeated task IDs, one *DuplicateTaskError per ID
+	// naming its first two lines, in the order the second occurrences appear; set
+	// only when the file was parsed with AllowDuplicateIDs (ParseTasks otherwise
+	// fails with the first of them). Only these IDs are ambiguous: Lookup refuses
+	// them and finds every other task of the file.
+	Duplicates []*DuplicateTaskError
 }
 
-// Find returns the task with the given ID (IDs are unique within a file: ParseTasks
-// rejects duplicates; under AllowDuplicateIDsUnsafe, the first such task), and
-// false when there is none.
-func (f *TasksFile) Find(id string) (Task, bool) {
-	for _, t := range f.Tasks {
-		if t.ID == id {
-			return t, true
+// Lookup returns the task with the given ID. It tells the three cases apart:
+// found (nil error); a *NotFoundError (ErrTaskNotFound) when no task line carries
+// id; a *DuplicateTaskError (ErrDuplicateTask) naming the first two lines when
+// several do — a repeated ID cannot name one task line, so no attestation may be
+// built or checked for it (README "Choices", item 10), while every other task of
+// the file stays usable. It reads Tasks only (so a file parsed with
+// AllowDuplicateIDs, or built by hand, is handled alike) in O(len(Tasks)).
+func (f *TasksFile) Lookup(id string) (Task, error) {
+	first := -1
+	for i, t := range f.Tasks {
+		if t.ID != id {
+			continue
 		}
+		if first >= 0 {
+			return Task{}, &DuplicateTaskError{ID: id, FirstLine: f.Tasks[first].LineNo, SecondLine: t.LineNo}
+		}
+		first = i
 	}
-	return Task{}, false
+	if first < 0 {
+		return Task{}, &NotFoundError{ID: id}
+	}
+	return f.Tasks[first], nil
+}
+
+// Find returns the task with the given ID, and false when there is none or when
+// the ID is repeated in the file (ambiguous: use Lookup to tell the two apart).
+func (f *TasksFile) Find(id string) (Task, bool) {
+	t, err := f.Lookup(id)
+	return t, err == nil
 }
 
 // SectionText is the spec section a task cites (SPEC §4 "spec"): Name is the

@@ -57,7 +57,8 @@ var (
 //
 // Errors: ErrUnknownFormat / ErrInvalidUnit for a bad u; a *DuplicateTaskError
 // (ErrDuplicateTask) naming both lines when an ID occurs twice (unless
-// AllowDuplicateIDsUnsafe is given); a *LineError with ErrInvalidUTF8 when a task
+// AllowDuplicateIDs is given: then the file parses, TasksFile.Duplicates lists
+// the repeated IDs and TasksFile.Lookup refuses only those); a *LineError with ErrInvalidUTF8 when a task
 // line is not valid UTF-8. Bad input never panics.
 func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error) {
 	if err := u.validate(); err != nil {
@@ -70,7 +71,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	lines := scanMarkdown(content)
 	f := &TasksFile{Unit: u}
 	var (
-		seen    = map[string]int{} // ID → index in f.Tasks (the first, when IDs repeat)
+		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
+		first   = map[string]int{} // ID → index in f.Tasks of its first line
+		dupOf   = map[string]bool{}
+		parent  []int              // each task's parent's index in f.Tasks, -1 when none
 		derived = map[string]int{} // derived base ID → ID-less tasks seen with it
 		own     [][]string         // each task's own _Requirements_ items
 		// open is the chain of tasks since the last heading that a later line can
@@ -120,33 +124,39 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 				t.ID += "-" + strconv.Itoa(n)
 			}
 		}
-		if j, dup := seen[t.ID]; dup {
-			err := &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
+		if j, dup := first[t.ID]; dup {
 			if !cfg.allowDuplicates {
-				return nil, err
+				return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
 			}
-			if f.Duplicate == nil {
-				f.Duplicate = err
+			if !dupOf[t.ID] {
+				dupOf[t.ID] = true
+				f.Duplicates = append(f.Duplicates, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo})
 			}
 		}
 		t.Group = group
 		w := width(t.Line)
-		if j := enclosing(open, w); j >= 0 {
-			t.Parent = f.Tasks[j].ID
-		} else if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
-			if j, ok := seen[t.ID[:k]]; ok {
-				t.Parent = f.Tasks[j].ID
+		pi := enclosing(open, w)
+		if pi < 0 {
+			if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
+				if j, ok := seen[t.ID[:k]]; ok {
+					pi = j // the nearest earlier task with that ID (the only one, unless it repeats)
+				}
 			}
+		}
+		if pi >= 0 {
+			t.Parent = f.Tasks[pi].ID
 		}
 		for len(open) > 0 && open[len(open)-1].width >= w {
 			open = open[:len(open)-1]
 		}
 		open = append(open, indented{task: len(f.Tasks), width: w})
-		if _, dup := seen[t.ID]; !dup {
-			seen[t.ID] = len(f.Tasks)
+		if _, ok := first[t.ID]; !ok {
+			first[t.ID] = len(f.Tasks)
 		}
+		seen[t.ID] = len(f.Tasks)
 		f.Tasks = append(f.Tasks, t)
 		own = append(own, nil)
+		parent = append(parent, pi)
 	}
 	if u.Format == Kiro {
 		// Parents precede their sub-tasks, so one pass in file order inherits
@@ -154,8 +164,8 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		for i := range f.Tasks {
 			if len(own[i]) > 0 {
 				f.Tasks[i].Requirements = own[i]
-			} else if p := f.Tasks[i].Parent; p != "" {
-				f.Tasks[i].Requirements = slices.Clone(f.Tasks[seen[p]].Requirements)
+			} else if p := parent[i]; p >= 0 {
+				f.Tasks[i].Requirements = slices.Clone(f.Tasks[p].Requirements)
 			}
 		}
 	}
@@ -223,14 +233,16 @@ type parseConfig struct {
 	allowDuplicates bool
 }
 
-// AllowDuplicateIDsUnsafe makes ParseTasks keep every task line of a file in
-// which a task ID repeats instead of failing: the file's Duplicate is set to the
-// first *DuplicateTaskError, and its Tasks then hold the same ID more than once
-// (Find returns the first). It exists for tick detection, which must still find
-// and report every changed line of such a file; a task of such a file cannot be
-// named by "<feature>/<id>" unambiguously, so never use it to build or verify a
-// predicate.
-func AllowDuplicateIDsUnsafe() ParseOption {
+// AllowDuplicateIDs makes ParseTasks keep every task line of a file in which a
+// task ID repeats instead of failing: the file's Duplicates list each repeated ID
+// (a *DuplicateTaskError naming its first two lines), and its Tasks then hold the
+// same ID more than once. Only the repeated IDs are ambiguous (a subject
+// "<feature>/<id>" cannot say which line it means): TasksFile.Lookup refuses
+// them with their *DuplicateTaskError and Find reports them absent, while every
+// other task of the file is found as in a clean file. Use it wherever tasks are
+// looked up by ID (tick detection, attest, verify) and always look them up with
+// Lookup or Find, never by scanning Tasks for the first match.
+func AllowDuplicateIDs() ParseOption {
 	return func(c *parseConfig) { c.allowDuplicates = true }
 }
 

@@ -396,12 +396,14 @@ func TestParseTasksCommentedHeading(t *testing.T) {
 	}
 }
 
-func TestParseTasksAllowDuplicateIDsUnsafe(t *testing.T) {
-	content := "## 5. Tests\n- [x] 5.3 One\n- [ ] 5.4 Other\n### More\n- [ ] 5.3 Two\n- [x] 5.3 Three\n"
-	if _, err := ParseTasks(osUnit, []byte(content)); !errors.Is(err, ErrDuplicateTask) {
-		t.Fatalf("without the option: err = %v, want ErrDuplicateTask", err)
+// TestParseTasksAllowDuplicateIDs: a repeated ID is ambiguous on its own;
+// every other task of the file is found (README "Choices", item 10).
+func TestParseTasksAllowDuplicateIDs(t *testing.T) {
+	content := "## 5. Tests\n- [x] 5.3 One\n- [ ] 5.4 Other\n### More\n- [ ] 5.3 Two\n- [x] 5.3 Three\n- [ ] T1 x\n- [ ] 5.4 Again\n"
+	if _, err := ParseTasks(osUnit, []byte(content)); err == nil || err.Error() != `specfmt: duplicate task id "5.3" on lines 2 and 5` {
+		t.Fatalf("without the option: err = %v, want 5.3 on lines 2 and 5", err)
 	}
-	f, err := ParseTasks(osUnit, []byte(content), AllowDuplicateIDsUnsafe())
+	f, err := ParseTasks(osUnit, []byte(content), AllowDuplicateIDs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -409,18 +411,72 @@ func TestParseTasksAllowDuplicateIDsUnsafe(t *testing.T) {
 	for _, tk := range f.Tasks {
 		got = append(got, fmt.Sprintf("%s@%d", tk.ID, tk.LineNo))
 	}
-	if want := []string{"5.3@2", "5.4@3", "5.3@5", "5.3@6"}; !reflect.DeepEqual(got, want) {
+	// "T1" is not an OpenSpec ID: a derived one.
+	if want := []string{"5.3@2", "5.4@3", "5.3@5", "5.3@6", DeriveID("T1 x") + "@7", "5.4@8"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("tasks = %v, want %v", got, want)
 	}
-	if d := f.Duplicate; d == nil || d.ID != "5.3" || d.FirstLine != 2 || d.SecondLine != 5 {
-		t.Errorf("Duplicate = %+v, want 5.3 on lines 2 and 5", d)
+	var dups []string
+	for _, d := range f.Duplicates {
+		dups = append(dups, d.Error())
 	}
-	if tk, ok := f.Find("5.3"); !ok || tk.LineNo != 2 {
-		t.Errorf("Find(5.3) = line %d, %v; want the first, line 2", tk.LineNo, ok)
+	if want := []string{`specfmt: duplicate task id "5.3" on lines 2 and 5`, `specfmt: duplicate task id "5.4" on lines 3 and 8`}; !reflect.DeepEqual(dups, want) {
+		t.Errorf("Duplicates = %q, want %q", dups, want)
 	}
-	clean, err := ParseTasks(osUnit, []byte("- [ ] 1.1 a\n"), AllowDuplicateIDsUnsafe())
-	if err != nil || clean.Duplicate != nil {
-		t.Errorf("a file without repeats: Duplicate = %v, err = %v", clean.Duplicate, err)
+	tests := []struct {
+		id       string
+		line     int   // the task's line when found
+		kind     error // the error kind otherwise
+		dupLines [2]int
+	}{
+		{id: "5.3", kind: ErrDuplicateTask, dupLines: [2]int{2, 5}},
+		{id: "5.4", kind: ErrDuplicateTask, dupLines: [2]int{3, 8}},
+		{id: DeriveID("T1 x"), line: 7},
+		{id: "5.5", kind: ErrTaskNotFound},
+		{id: "", kind: ErrTaskNotFound},
+	}
+	for _, tt := range tests {
+		tk, err := f.Lookup(tt.id)
+		if tt.kind == nil {
+			if err != nil || tk.LineNo != tt.line || tk.ID != tt.id {
+				t.Errorf("Lookup(%q) = %s@%d, %v; want line %d", tt.id, tk.ID, tk.LineNo, err, tt.line)
+			}
+		} else if !errors.Is(err, tt.kind) || tk.LineNo != 0 {
+			t.Errorf("Lookup(%q) = line %d, %v; want %v", tt.id, tk.LineNo, err, tt.kind)
+		}
+		var de *DuplicateTaskError
+		if errors.As(err, &de) && (de.ID != tt.id || [2]int{de.FirstLine, de.SecondLine} != tt.dupLines) {
+			t.Errorf("Lookup(%q): %+v, want lines %v", tt.id, de, tt.dupLines)
+		}
+		var nf *NotFoundError
+		if errors.As(err, &nf) && (nf.ID != tt.id || !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.id))) {
+			t.Errorf("Lookup(%q): %v", tt.id, err)
+		}
+		if _, ok := f.Find(tt.id); ok != (tt.kind == nil) {
+			t.Errorf("Find(%q) = %v", tt.id, ok)
+		}
+	}
+	clean, err := ParseTasks(osUnit, []byte("- [ ] 1.1 a\n"), AllowDuplicateIDs())
+	if err != nil || clean.Duplicates != nil {
+		t.Errorf("a file without repeats: Duplicates = %v, err = %v", clean.Duplicates, err)
+	}
+}
+
+// TestParseTasksDuplicateParentRequirements: a Kiro sub-task inherits the
+// _Requirements_ of the task it sits under, not of the first task with that ID.
+func TestParseTasksDuplicateParentRequirements(t *testing.T) {
+	content := "- [ ] 2. A\n  - _Requirements: 1.1_\n- [ ] 2. B\n  - _Requirements: 3.1_\n  - [ ] 2.1 Sub\n- [ ] 2.2 Flat\n"
+	f, err := ParseTasks(kiUnit, []byte(content), AllowDuplicateIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id   string
+		reqs []string
+	}{{"2.1", []string{"3.1"}}, {"2.2", []string{"3.1"}}} {
+		tk, err := f.Lookup(tt.id)
+		if err != nil || tk.Parent != "2" || !reflect.DeepEqual(tk.Requirements, tt.reqs) {
+			t.Errorf("%s: parent %q requirements %q, %v; want 2 %q", tt.id, tk.Parent, tk.Requirements, err, tt.reqs)
+		}
 	}
 }
 
