@@ -1,5 +1,13 @@
 package gitref
 
+import (
+	"container/heap"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
 // CommitTicks returns the task box changes of one commit against its first parent
 // (SPEC §1), without walking history: what `attest tick` needs for one commit, at
 // a cost independent of history length. A root commit has none.
@@ -10,4 +18,127 @@ func (r *Repo) CommitTicks(commit Hash) ([]Tick, error) {
 	}
 	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}}
 	return tc.commitTicks(c)
+}
+
+// rangeSet returns the commits reachable from head and not from base — git's
+// base..head; all of head's history when base is zero — keyed by id, with
+// their decoded objects. It is the bounded replacement for excluding base's
+// whole history (for rangeCommits): the two sides are walked together, newest
+// committer date first (as git's limit_list does), marking what each reaches,
+// and the walk stops once every queued commit is reachable from base and older
+// than every commit found reachable from head only. Its cost is the size of
+// the range plus the part of base's history not older than the range, not the
+// length of base's history.
+//
+// The result is exact when no commit is dated before one of its parents; with
+// equal dates the walk just goes on (down to the roots, at worst), and once it
+// meets a commit dated before its parent it walks both histories whole. Marks
+// only follow parent links, so a commit is never left out unless it is
+// reachable from base: dates going backwards where the walk does not see them
+// can only make the result larger (more commits to check), never smaller.
+func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Commit, error) {
+	const (
+		fromHead = 1 << iota
+		fromBase
+	)
+	w := &dateWalk{flags: map[plumbing.Hash]uint8{}, commits: map[plumbing.Hash]*object.Commit{}, queued: map[plumbing.Hash]bool{}}
+	mark := func(h plumbing.Hash, f uint8) error {
+		old, seen := w.flags[h]
+		if seen && old|f == old {
+			return nil
+		}
+		w.flags[h] = old | f
+		if w.queued[h] {
+			if old&fromBase == 0 && f&fromBase != 0 {
+				w.nonBase--
+			}
+			return nil
+		}
+		c := w.commits[h]
+		if c == nil {
+			var err error
+			if c, err = r.commit(fromPlumbing(h)); err != nil {
+				return err
+			}
+			w.commits[h] = c
+		}
+		w.queued[h] = true
+		if (old|f)&fromBase == 0 {
+			w.nonBase++
+		}
+		heap.Push(w, c)
+		return nil
+	}
+	if err := mark(head, fromHead); err != nil {
+		return nil, err
+	}
+	if !base.IsZero() {
+		if err := mark(base, fromBase); err != nil {
+			return nil, err
+		}
+	}
+	// The walk may stop once nothing queued can reach a commit of the range:
+	// every queued commit is reachable from base and older than the oldest
+	// commit found reachable from head only — assuming that no commit is older
+	// than its parents. It goes on for a few more commits after that (git's
+	// "slop"), and never stops early once it has seen a commit older than one
+	// of its parents.
+	const slop = 5
+	var oldestHead time.Time
+	haveHead, skewed, left := false, false, slop
+	for w.Len() > 0 {
+		if !skewed && w.nonBase == 0 && (!haveHead || w.q[0].Committer.When.Before(oldestHead)) {
+			if left == 0 {
+				break
+			}
+			left--
+		} else {
+			left = slop
+		}
+		c := heap.Pop(w).(*object.Commit)
+		w.queued[c.Hash] = false
+		f := w.flags[c.Hash]
+		if f&fromBase == 0 {
+			w.nonBase--
+			if when := c.Committer.When; !haveHead || when.Before(oldestHead) {
+				oldestHead, haveHead = when, true
+			}
+		}
+		for _, p := range c.ParentHashes {
+			if err := mark(p, f); err != nil {
+				return nil, err
+			}
+			if w.commits[p].Committer.When.After(c.Committer.When) {
+				skewed = true
+			}
+		}
+	}
+	out := map[plumbing.Hash]*object.Commit{}
+	for h, f := range w.flags {
+		if f == fromHead {
+			out[h] = w.commits[h]
+		}
+	}
+	return out, nil
+}
+
+// dateWalk is rangeSet's queue: a max-heap of commits by committer date.
+type dateWalk struct {
+	q       []*object.Commit
+	flags   map[plumbing.Hash]uint8
+	commits map[plumbing.Hash]*object.Commit
+	queued  map[plumbing.Hash]bool
+	nonBase int // queued commits not (yet) known to be reachable from base
+}
+
+func (w *dateWalk) Len() int { return len(w.q) }
+func (w *dateWalk) Less(i, j int) bool {
+	return w.q[i].Committer.When.After(w.q[j].Committer.When)
+}
+func (w *dateWalk) Swap(i, j int) { w.q[i], w.q[j] = w.q[j], w.q[i] }
+func (w *dateWalk) Push(x any)    { w.q = append(w.q, x.(*object.Commit)) }
+func (w *dateWalk) Pop() any {
+	c := w.q[len(w.q)-1]
+	w.q = w.q[:len(w.q)-1]
+	return c
 }

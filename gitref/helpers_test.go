@@ -2,6 +2,7 @@ package gitref
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,4 +53,18 @@ func open(t *testing.T, dir string) *Repo {
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	return strings.TrimSpace(testenv.Git(t, dir, args...))
+}
+
+// gitAt runs git in dir with author and committer dates set to when (git's
+// date formats), returning its output.
+func gitAt(t testing.TB, dir, when string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(testenv.GitEnv(), "GIT_AUTHOR_DATE="+when, "GIT_COMMITTER_DATE="+when)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -4,8 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -142,4 +146,112 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(sha256); !errors.Is(err, ErrUnsupportedRepository) {
 		t.Errorf("Open(sha256 repo) = %v, want ErrUnsupportedRepository", err)
 	}
+}
+
+// TestRangeSet compares rangeSet with `git rev-list base..head` on a history
+// with branches and merges, with increasing, equal and backward dates.
+func TestRangeSet(t *testing.T) {
+	dir := newRepo(t)
+	at := func(when string, args ...string) Hash {
+		gitAt(t, dir, when, args...)
+		return Hash(gitOut(t, dir, "rev-parse", "HEAD"))
+	}
+	ci := func(when, msg string) Hash { return at(when, "commit", "-q", "--allow-empty", "-m", msg) }
+	m1 := ci("2025-01-01T00:00:00Z", "m1")
+	m2 := ci("2025-01-02T00:00:00Z", "m2")
+	m3 := ci("2025-01-03T00:00:00Z", "m3")
+	testenv.Git(t, dir, "checkout", "-q", "-b", "side", m2.String())
+	s1 := ci("2025-01-04T00:00:00Z", "s1")
+	testenv.Git(t, dir, "checkout", "-q", "main")
+	m4 := at("2025-01-05T00:00:00Z", "merge", "-q", "--no-ff", "-m", "m4 merge side", "side")
+	testenv.Git(t, dir, "checkout", "-q", "-b", "feat", m3.String())
+	f1 := ci("2025-01-06T00:00:00Z", "f1")
+	testenv.Git(t, dir, "checkout", "-q", "main")
+	m5 := ci("2025-01-07T00:00:00Z", "m5")
+	testenv.Git(t, dir, "checkout", "-q", "feat")
+	fm := at("2025-01-08T00:00:00Z", "merge", "-q", "--no-ff", "-m", "merge main", "main")
+	f2 := ci("2025-01-09T00:00:00Z", "f2")
+	testenv.Git(t, dir, "checkout", "-q", "main")
+	m6 := ci("2025-01-10T00:00:00Z", "m6")
+	// dates going backwards, and several commits sharing one date
+	old := ci("2024-06-01T00:00:00Z", "dated before its parent")
+	e1 := ci("2025-02-01T00:00:00Z", "e1")
+	e2 := ci("2025-02-01T00:00:00Z", "e2")
+	testenv.Git(t, dir, "checkout", "-q", "-b", "late", m1.String())
+	l1 := ci("2025-02-01T00:00:00Z", "l1")
+	_ = []Hash{m4, m5, fm, f1, s1}
+
+	name := func(h Hash) string {
+		if h == "" {
+			return `""`
+		}
+		return gitOut(t, dir, "log", "-1", "--format=%s", string(h))
+	}
+	names := func(ids []string) []string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, name(Hash(id)))
+		}
+		return out
+	}
+	r := open(t, dir)
+	cases := []struct{ base, head Hash }{
+		{"", f2}, {m6, f2}, {m3, f2}, {m5, f2}, {f2, m6}, {m6, m6}, {m1, m6}, {f1, m4},
+		{old, e2}, {m6, e2}, {e1, e2}, {e2, l1}, {l1, e2}, {f2, e2}, {e2, f2}, {m2, l1},
+	}
+	for _, tc := range cases {
+		var want []string
+		if tc.base == "" {
+			want = strings.Fields(gitOut(t, dir, "rev-list", tc.head.String()))
+		} else {
+			want = strings.Fields(gitOut(t, dir, "rev-list", tc.base.String()+".."+tc.head.String()))
+		}
+		got, err := r.rangeSet(tc.base.plumbing(), tc.head.plumbing())
+		if err != nil {
+			t.Fatalf("rangeSet(%s, %s): %v", tc.base, tc.head, err)
+		}
+		var ids []string
+		for h, c := range got {
+			if c == nil || c.Hash != h {
+				t.Errorf("rangeSet(%s, %s): entry %s holds %v", tc.base, tc.head, h, c)
+			}
+			ids = append(ids, h.String())
+		}
+		slices.Sort(ids)
+		slices.Sort(want)
+		if !slices.Equal(ids, want) {
+			t.Errorf("rangeSet(%s, %s) = %s\nwant (git rev-list) %s", name(tc.base), name(tc.head), names(ids), names(want))
+		}
+	}
+	if _, err := r.rangeSet(plumbing.ZeroHash, Hash(strings.Repeat("1", 40)).plumbing()); !errors.Is(err, ErrNotFound) {
+		t.Errorf("rangeSet(missing head) = %v, want ErrNotFound", err)
+	}
+}
+
+// BenchmarkRangeSet: the 3 newest commits of a 10,000-commit history, by
+// rangeSet and by excluding base's whole history (rangeCommits).
+func BenchmarkRangeSet(b *testing.B) {
+	dir, ids := manyCommits(b, 10000, nil)
+	r, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	base, head := ids[len(ids)-4], ids[len(ids)-1]
+	b.Run("rangeSet", func(b *testing.B) {
+		for b.Loop() {
+			s, err := r.rangeSet(base.plumbing(), head.plumbing())
+			if err != nil || len(s) != 3 {
+				b.Fatal(len(s), err)
+			}
+		}
+	})
+	b.Run("fullExclusion", func(b *testing.B) {
+		for b.Loop() {
+			s, err := r.rangeCommits(base, head, false)
+			if err != nil || len(s) != 3 {
+				b.Fatal(len(s), err)
+			}
+		}
+	})
 }
