@@ -58,12 +58,13 @@ type Tick struct {
 	// the line is matched across the commit by its title.
 	Derived bool
 	// Ambiguous, when not "", is why the task cannot be named unambiguously:
-	// the tasks file (at Commit, else at Parent) repeats an explicit task ID, so
-	// specfmt.ParseTasks refuses it ("specfmt: duplicate task id "5.3" on lines
-	// 45 and 49"). Every changed checkbox line of such a file is still reported,
-	// with its real TaskID (repeated lines are paired by order of occurrence),
-	// and a merge gate must treat the tick as unverifiable (malformed), never as
-	// evidenced.
+	// the tasks file (at Commit, else at Parent) repeats this tick's TaskID
+	// ("specfmt: duplicate task id "5.3" on lines 45 and 49", the
+	// specfmt.TasksFile.Lookup error). Only ticks of the repeated ID are marked:
+	// the file's other tasks are named unambiguously and are ordinary ticks.
+	// Repeated lines are still reported, with their real TaskID (paired by order
+	// of occurrence), and a merge gate must treat such a tick as unverifiable
+	// (malformed), never as evidenced.
 	Ambiguous string
 }
 
@@ -192,15 +193,16 @@ type tickCtx struct {
 }
 
 // parsedFile is a tasks file's tasks, keyed for matching: the task ID, and, only
-// in a file that repeats a task ID (parsed with AllowDuplicateIDsUnsafe), the ID
-// and its occurrence number for the second and later lines with that ID. The
-// keys are internal: ticks always carry the real task ID.
+// in a file that repeats a task ID (parsed with AllowDuplicateIDs), the ID and
+// its occurrence number for the second and later lines with that ID. The keys
+// are internal: ticks always carry the real task ID.
 type parsedFile struct {
 	tasks []specfmt.Task
 	byKey map[string]int
 	keys  []string
-	// dup is the file's first repeated task ID, nil when IDs are unique.
-	dup *specfmt.DuplicateTaskError
+	// dups maps each repeated task ID to the error naming its first two lines;
+	// nil when IDs are unique.
+	dups map[string]*specfmt.DuplicateTaskError
 }
 
 func (f *parsedFile) find(key string) (specfmt.Task, bool) {
@@ -211,15 +213,21 @@ func (f *parsedFile) find(key string) (specfmt.Task, bool) {
 	return f.tasks[i], true
 }
 
-// parseTasks parses content leniently (specfmt.AllowDuplicateIDsUnsafe): a file
-// that repeats an explicit task ID still yields every task line, so that its
-// changed lines are reported (as ambiguous) rather than dropped.
+// parseTasks parses content leniently (specfmt.AllowDuplicateIDs): a file that
+// repeats an explicit task ID still yields every task line, so that its changed
+// lines are reported (those of a repeated ID as ambiguous) rather than dropped.
 func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
-	f, err := specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDsUnsafe())
+	f, err := specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
 	if err != nil {
 		return nil, err
 	}
-	pf := &parsedFile{tasks: f.Tasks, byKey: make(map[string]int, len(f.Tasks)), keys: make([]string, 0, len(f.Tasks)), dup: f.Duplicate}
+	pf := &parsedFile{tasks: f.Tasks, byKey: make(map[string]int, len(f.Tasks)), keys: make([]string, 0, len(f.Tasks))}
+	for _, d := range f.Duplicates {
+		if pf.dups == nil {
+			pf.dups = make(map[string]*specfmt.DuplicateTaskError, len(f.Duplicates))
+		}
+		pf.dups[d.ID] = d
+	}
 	seen := map[string]int{}
 	for i, t := range f.Tasks {
 		seen[t.ID]++
@@ -304,7 +312,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 			}
 			sum := sha256.Sum256([]byte(ot.OpenLine()))
 			var ambiguous string
-			if d := cmp.Or(nf.dup, of.dup); d != nil {
+			if d := cmp.Or(nf.dups[nt.ID], of.dups[ot.ID]); d != nil {
 				ambiguous = d.Error()
 			}
 			out = append(out, Tick{
