@@ -174,6 +174,9 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	// go-git looks objects up in the pack index before its cache; objects are
 	// content-addressed, so a cached one is the one the index would find.
+	if r.done.Load() {
+		return nil, errClosed
+	}
 	if o, ok := r.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
 		return o, nil
 	}

@@ -24,6 +24,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
@@ -124,6 +125,7 @@ type Repo struct {
 	max    int    // most handles open at once
 	gen    uint64 // bumped by storage.Reindex
 	closed bool
+	done   atomic.Bool // closed, for reads that need no lock
 }
 
 // reindexer is Repo.storage: see its Reindex.
@@ -266,6 +268,7 @@ func (r *Repo) Close() error {
 		return nil
 	}
 	r.closed = true
+	r.done.Store(true)
 	var errs []error
 	for _, h := range r.free {
 		errs = append(errs, h.st.Close())

@@ -2,13 +2,18 @@ package gitref
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -254,4 +259,172 @@ func BenchmarkRangeSet(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestConcurrentReaders shares one Repo between more goroutines than its pool
+// has storages: they read commits, files (File and FS), notes, revisions and
+// ranges while one of them writes notes through the same Repo and another
+// drops the pack indexes. Run with -race.
+func TestConcurrentReaders(t *testing.T) {
+	const n = 300
+	dir, ids := manyCommits(t, n, func(i int) (string, string) {
+		return fmt.Sprintf("specs/%03d-f/tasks.md", i%7), fmt.Sprintf("- [ ] T%03d task %d\n", i, i)
+	})
+	for i := 0; i < n; i += 3 {
+		testenv.Git(t, dir, "notes", "--ref", "speccoder", "add", "-m", "note "+string(ids[i]), string(ids[i]))
+	}
+	r := open(t, dir)
+	s, err := r.Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const readers = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, readers+2)
+	for g := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 3 * n / readers {
+				i := (g*37 + k*11) % n
+				id := ids[i]
+				c, err := r.Commit(id)
+				if err != nil || c.ID != id || (i > 0 && c.FirstParent() != ids[i-1]) || c.Message != fmt.Sprintf("c%d\n", i%10) {
+					errs <- fmt.Errorf("Commit(%d) = %+v, %v", i, c, err)
+					return
+				}
+				p := fmt.Sprintf("specs/%03d-f/tasks.md", i%7)
+				want := fmt.Sprintf("- [ ] T%03d task %d\n", i, i)
+				if b, err := r.File(id, p); err != nil || string(b) != want {
+					errs <- fmt.Errorf("File(%d, %s) = %q, %v; want %q", i, p, b, err, want)
+					return
+				}
+				fsys, err := r.FS(id)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if b, err := fs.ReadFile(fsys, p); err != nil || string(b) != want {
+					errs <- fmt.Errorf("FS(%d).ReadFile(%s) = %q, %v", i, p, b, err)
+					return
+				}
+				note, err := s.Note(id)
+				switch {
+				case i%3 == 0 && (err != nil || !strings.HasPrefix(string(note), "note "+string(id)+"\n")):
+					errs <- fmt.Errorf("Note(%d) = %q, %v", i, note, err)
+					return
+				case i%3 != 0 && err != nil && !errors.Is(err, ErrNoNote):
+					errs <- fmt.Errorf("Note(%d) = %v", i, err)
+					return
+				}
+				if h, err := r.Resolve(fmt.Sprintf("main~%d", n-1-i)); err != nil || h != id {
+					errs <- fmt.Errorf("Resolve(main~%d) = %s, %v; want %s", n-1-i, h, err, id)
+					return
+				}
+				if k%25 == 0 {
+					if got, err := r.rangeSet(ids[max(i-3, 0)].plumbing(), id.plumbing()); err != nil || len(got) != min(i, 3) {
+						errs <- fmt.Errorf("rangeSet(%d) = %d commits, %v", i, len(got), err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Add(2)
+	go func() { // a writer sharing the Repo
+		defer wg.Done()
+		for i := 1; i < n; i += 20 {
+			if _, err := s.Update(ids[i], addLine("concurrent")); err != nil {
+				errs <- fmt.Errorf("Update(%d): %v", i, err)
+				return
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for range 20 {
+			r.storage.Reindex()
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	for i := 1; i < n; i += 20 {
+		want := "concurrent"
+		if i%3 == 0 {
+			want = "note " + string(ids[i]) + "\n" + want
+		}
+		if got := gitOut(t, dir, "notes", "--ref", "speccoder", "show", string(ids[i])); got != want {
+			t.Errorf("note of %d = %q, want %q", i, got, want)
+		}
+	}
+	r.Close()
+	if _, err := r.Commit(ids[0]); err == nil {
+		t.Error("Commit after Close succeeded")
+	}
+}
+
+// TestListFSConcurrentWriters: listing objects/pack while files appear and
+// vanish there never fails (go-billy's ReadDir fails, and go-git then reads
+// the failure as "no packs" and reports every packed object missing: the cause
+// of TestNotesConcurrentWriters' flake), and a pack whose index is not written
+// yet is not listed.
+func TestListFSConcurrentWriters(t *testing.T) {
+	dir, ids := manyCommits(t, 200, nil) // over fast-import's unpack limit: packed
+	packDir := filepath.Join(dir, ".git", "objects", "pack")
+	// A pack being written: git renames the .pack into place before the .idx.
+	if err := os.WriteFile(filepath.Join(packDir, "pack-"+strings.Repeat("ab", 20)+".pack"), []byte("PACK"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	churned := make(chan struct{})
+	go func() { // what go-git's loose-object writer does in objects/pack
+		defer close(churned)
+		var live []string
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			f, err := os.CreateTemp(packDir, "tmp_obj_")
+			if err != nil {
+				continue
+			}
+			f.Close()
+			if live = append(live, f.Name()); len(live) > 50 {
+				os.Remove(live[0])
+				live = live[1:]
+			}
+		}
+	}()
+	defer func() { close(stop); <-churned }()
+	lfs := listFS{osfs.New(filepath.Join(dir, ".git"))}
+	for i := range 300 {
+		fis, err := lfs.ReadDir("objects/pack")
+		if err != nil {
+			t.Fatalf("ReadDir: %v", err)
+		}
+		packs := 0
+		for _, fi := range fis {
+			if strings.HasPrefix(fi.Name(), "pack-") && strings.HasSuffix(fi.Name(), ".pack") {
+				packs++
+			}
+		}
+		if packs != 1 {
+			t.Fatalf("ReadDir listed %d packs, want 1 (the one with an index)", packs)
+		}
+		r, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Commit(ids[i%len(ids)])
+		r.Close()
+		if err != nil {
+			t.Fatalf("read %d: %v", i, err)
+		}
+	}
 }
