@@ -265,13 +265,9 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 	var lines [][]byte
 	var pd pending
 	for _, s := range stmts {
-		env, err := envelopeFor(ctx, s, signers)
+		line, err := signedLine(ctx, s, signers) // a DSSE envelope, or a Sigstore bundle (sigstore.go)
 		if err != nil {
 			return pending{}, fmt.Errorf("signing %s: %w", subject.Name, err)
-		}
-		line, err := env.MarshalJSON()
-		if err != nil {
-			return pending{}, err
 		}
 		lines = append(lines, line)
 		w.Lines = append(w.Lines, line)

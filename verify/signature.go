@@ -95,6 +95,11 @@ type TrustedSigner struct {
 	Kind      attest.Kind
 	KeyID     string
 	Principal string
+	// Identity, Issuer and TlogIndex are a Sigstore signer's certificate
+	// identity, OIDC issuer and transparency log index (sigstore.go); empty
+	// (nil) for other kinds.
+	Identity, Issuer string
+	TlogIndex        *int64
 }
 
 // SignaturesResult is the verdict on all signatures of one envelope.

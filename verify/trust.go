@@ -35,6 +35,8 @@ type Trust struct {
 	allowed []*AllowedSigners
 	keyring *Keyring
 	raw     []*RawKey
+	// sigstore is the Sigstore trust (sigstore.go), nil when none.
+	sigstore *SigstoreTrust
 }
 
 // TrustOption adds one trust input to a [Trust].
@@ -100,6 +102,9 @@ func (t *Trust) empty() bool {
 		return true
 	}
 	n := len(t.raw)
+	if t.sigstore != nil {
+		n++
+	}
 	for _, as := range t.allowed {
 		n += len(as.Entries)
 	}

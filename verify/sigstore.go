@@ -1,0 +1,314 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"time"
+
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/tuf"
+	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/taskproof/taskproof/attest"
+)
+
+// SigstoreOptions are the verifier's Sigstore trust (SPEC §5 item 4, §6): a
+// trusted root, the certificate identity expected (exact, or a regular
+// expression matched against the whole identity) and its OIDC issuer (exact),
+// and how many transparency log entries and signed timestamps a bundle must
+// carry.
+type SigstoreOptions struct {
+	// TrustedRoot holds the Fulcio CAs, Rekor logs and timestamp authorities
+	// trusted (see [LoadTrustedRoot], [PublicGoodTrustedRoot]).
+	TrustedRoot root.TrustedMaterial
+	// Identity is the exact certificate identity (subject alternative name: a
+	// workflow URI, an e-mail address); IdentityRegexp a regular expression for
+	// it, always anchored: taskproof matches ^(?:IdentityRegexp)$. Exactly one
+	// is required.
+	Identity, IdentityRegexp string
+	// Issuer is the exact OIDC issuer (e.g.
+	// https://token.actions.githubusercontent.com); required.
+	Issuer string
+	// TlogThreshold is how many verified transparency log entries a bundle
+	// needs; 0 means 1. Requiring none takes TlogThresholdZeroUnsafe.
+	TlogThreshold int
+	// TlogThresholdZeroUnsafe accepts bundles without a transparency log entry.
+	TlogThresholdZeroUnsafe bool
+	// TimestampThreshold is how many verified RFC 3161 signed timestamps a
+	// bundle needs (default 0).
+	TimestampThreshold int
+	// Description names the trust input in reports ("trusted root FILE").
+	Description string
+}
+
+// SigstoreTrust is the verifier's checked Sigstore trust; build it with
+// [NewSigstoreTrust] and add it to a [Trust] with [WithSigstore].
+type SigstoreTrust struct {
+	material      root.TrustedMaterial
+	identity      string
+	identityRE    *regexp.Regexp
+	issuer        string
+	tlogThreshold int
+	tsThreshold   int
+	verifier      *sgverify.Verifier
+	policy        sgverify.PolicyBuilder
+	description   string
+}
+
+// NewSigstoreTrust checks o and builds the sigstore-go verifier and policy.
+// Errors match [ErrTrust]: no trusted root, no identity or both forms, an
+// identity regexp that does not compile, no issuer, a negative threshold.
+//
+// Time: with a transparency log or timestamp threshold of at least 1, the
+// certificate must be valid at a verified observer time (Rekor's integrated
+// time, an RFC 3161 timestamp): times countersigned by a trusted log or
+// authority, never by the signer. With both thresholds at 0 it must be valid
+// at the current time — which a Fulcio certificate (ten minutes) no longer is
+// soon after signing. sigstore-go uses its own clock for that check: --at does
+// not apply to it.
+func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
+	if o.TrustedRoot == nil {
+		return nil, fmt.Errorf("%w: sigstore: no trusted root (--trusted-root FILE or --sigstore-public-good)", ErrTrust)
+	}
+	switch {
+	case o.Identity == "" && o.IdentityRegexp == "":
+		return nil, fmt.Errorf("%w: sigstore: --certificate-identity or --certificate-identity-regexp is required", ErrTrust)
+	case o.Identity != "" && o.IdentityRegexp != "":
+		return nil, fmt.Errorf("%w: sigstore: give --certificate-identity or --certificate-identity-regexp, not both", ErrTrust)
+	case o.Issuer == "":
+		return nil, fmt.Errorf("%w: sigstore: --certificate-oidc-issuer is required with a certificate identity", ErrTrust)
+	case o.TlogThreshold < 0 || o.TimestampThreshold < 0:
+		return nil, fmt.Errorf("%w: sigstore: thresholds must not be negative", ErrTrust)
+	}
+	t := &SigstoreTrust{material: o.TrustedRoot, identity: o.Identity, issuer: o.Issuer,
+		tlogThreshold: o.TlogThreshold, tsThreshold: o.TimestampThreshold, description: o.Description}
+	if t.tlogThreshold == 0 && !o.TlogThresholdZeroUnsafe {
+		t.tlogThreshold = 1
+	}
+	var anchored string
+	if o.IdentityRegexp != "" {
+		anchored = "^(?:" + o.IdentityRegexp + ")$"
+		re, err := regexp.Compile(anchored)
+		if err != nil {
+			return nil, fmt.Errorf("%w: sigstore: --certificate-identity-regexp: %v", ErrTrust, err)
+		}
+		t.identityRE = re
+	}
+	var vopts []sgverify.VerifierOption
+	if t.tlogThreshold > 0 {
+		vopts = append(vopts, sgverify.WithTransparencyLog(t.tlogThreshold))
+	}
+	if t.tsThreshold > 0 {
+		vopts = append(vopts, sgverify.WithSignedTimestamps(t.tsThreshold))
+	}
+	if t.tlogThreshold > 0 || t.tsThreshold > 0 {
+		vopts = append(vopts, sgverify.WithObserverTimestamps(1))
+	} else {
+		vopts = append(vopts, sgverify.WithCurrentTime())
+	}
+	v, err := sgverify.NewVerifier(o.TrustedRoot, vopts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sigstore: %v", ErrTrust, err)
+	}
+	id, err := sgverify.NewShortCertificateIdentity(o.Issuer, "", o.Identity, anchored)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sigstore: %v", ErrTrust, err)
+	}
+	t.verifier = v
+	// sigstore-go cannot check a gitCommit subject: the artifact check is off
+	// here and SPEC §7's subject check (the statement's gitCommit is the
+	// object) is applied by checkTask, as for every DSSE line.
+	t.policy = sgverify.NewPolicy(sgverify.WithoutArtifactUnsafe(), sgverify.WithCertificateIdentity(id))
+	return t, nil
+}
+
+// WithSigstore trusts Sigstore bundles as st says (SPEC §6). One Sigstore
+// trust per [Trust]: a second is an error.
+func WithSigstore(st *SigstoreTrust) TrustOption {
+	return func(t *Trust) error {
+		if st == nil {
+			return fmt.Errorf("%w: nil sigstore trust", ErrTrust)
+		}
+		if t.sigstore != nil {
+			return fmt.Errorf("%w: sigstore trust given twice", ErrTrust)
+		}
+		t.sigstore = st
+		return nil
+	}
+}
+
+// LoadTrustedRoot reads a Sigstore trusted root JSON file (the
+// trusted_root.json of a TUF repository, `cosign trusted-root create` output).
+// Errors match [ErrTrust].
+func LoadTrustedRoot(path string) (*root.TrustedRoot, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading trusted root: %v", ErrTrust, err)
+	}
+	tr, err := root.NewTrustedRootFromJSON(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: trusted root %s: %v", ErrTrust, path, err)
+	}
+	return tr, nil
+}
+
+// PublicGoodTrustedRoot returns the trusted root of Sigstore's public-good
+// instance. sigstore-go v1.3.0 embeds only the TUF root metadata, not the
+// trusted root itself: it is fetched with TUF from tuf-repo-cdn.sigstore.dev
+// and cached under ~/.sigstore/root, so the first use needs the network (later
+// ones read the cache while it is fresh). It gives up after timeout (a zero
+// timeout means 30 seconds) with an error matching [ErrTrust].
+func PublicGoodTrustedRoot(timeout time.Duration) (*root.TrustedRoot, error) {
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	type result struct {
+		tr  *root.TrustedRoot
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		tr, err := root.FetchTrustedRootWithOptions(tuf.DefaultOptions())
+		ch <- result{tr, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: sigstore public-good trusted root (TUF, needs network on first use): %v", ErrTrust, r.err)
+		}
+		return r.tr, nil
+	case <-time.After(timeout):
+		return nil, fmt.Errorf("%w: sigstore public-good trusted root: no answer from TUF within %s (offline? pass --trusted-root FILE)", ErrTrust, timeout)
+	}
+}
+
+// Sigstore verification errors a caller may match; the reasons of failed
+// bundles are in [SignatureResult.Reason].
+var errNoSigstoreTrust = errors.New("no sigstore trust (--trusted-root and --certificate-identity[-regexp] with --certificate-oidc-issuer)")
+
+// VerifyBundle checks a Sigstore bundle note line's signature against trust
+// (SPEC §5 item 4, §6, §7 step 3) and returns the same shape as
+// [VerifySignatures] does for a DSSE line, with one signature of kind
+// [attest.KindSigstore]. In order:
+//
+//  1. Exactly one DSSE signature (a bundle's certificate binds one key):
+//     otherwise malformed.
+//  2. A certificate (not a bare public key): otherwise untrusted_signer.
+//  3. The signature verifies over PAE(payloadType, payload) with the
+//     certificate's key: otherwise bad_signature.
+//  4. The certificate's OIDC issuer is the trusted one, exactly, and its
+//     identity the trusted one, exactly or matching the anchored regexp:
+//     otherwise untrusted_signer, naming what was expected and found.
+//  5. sigstore-go's verification with the trusted root (chain to a trusted
+//     Fulcio CA, transparency log entries and timestamps up to the
+//     thresholds, certificate validity at the verified time, the identity
+//     policy again) with its artifact check disabled: otherwise
+//     untrusted_signer with sigstore-go's reason. The subject (gitCommit) is
+//     checked afterwards by SPEC §7's subject check, as for DSSE lines.
+//
+// The error is non-nil only for a nil bundle or a trust without input.
+func VerifyBundle(b *attest.Bundle, trust *Trust) (*SignaturesResult, error) {
+	if b == nil || b.Envelope == nil || b.Parsed == nil {
+		return nil, errors.New("verifying a sigstore bundle: nil bundle")
+	}
+	if trust.empty() {
+		return nil, ErrNoTrust
+	}
+	r := verifyBundleSignature(b, trust.sigstore)
+	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
+	if r.Status == StatusOK {
+		res.Signers = []TrustedSigner{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
+			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b)}}
+	}
+	return res, nil
+}
+
+func tlogIndex(b *attest.Bundle) *int64 {
+	if b.TlogIndex < 0 {
+		return nil
+	}
+	i := b.TlogIndex
+	return &i
+}
+
+func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult {
+	const kind = attest.KindSigstore
+	// 1. One signature.
+	if n := len(b.Envelope.Signatures); n != 1 {
+		return fail(kind, StatusMalformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", n)
+	}
+	// 2. A certificate.
+	if b.Leaf == nil {
+		return fail(kind, StatusUntrustedSigner, "sigstore bundle signed with a public key, not a certificate: taskproof trusts sigstore bundles by certificate identity only")
+	}
+	keyID := attest.CertificateFingerprint(b.Leaf)
+	withKey := func(r SignatureResult) SignatureResult {
+		r.KeyID, r.KeyIDHint = keyID, b.Identity
+		return r
+	}
+	// 3. The signature verifies with the certificate's key.
+	sc, err := b.Parsed.SignatureContent()
+	if err != nil {
+		return withKey(fail(kind, StatusMalformed, "sigstore bundle: %v", err))
+	}
+	vc, err := b.Parsed.VerificationContent()
+	if err != nil {
+		return withKey(fail(kind, StatusMalformed, "sigstore bundle: %v", err))
+	}
+	if err := sgverify.VerifySignature(sc, vc, &emptyMaterial{}); err != nil {
+		return withKey(fail(kind, StatusBadSignature, "sigstore signature by %s does not verify: %v", describe(b), err))
+	}
+	if st == nil {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore signature by %s: %v", describe(b), errNoSigstoreTrust))
+	}
+	// 4. Issuer and identity, with reasons naming both sides.
+	sum, err := certificate.SummarizeCertificate(b.Leaf)
+	if err != nil {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate: %v", err))
+	}
+	if sum.CertificateIssuer != st.issuer {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate issuer %q, want %q", sum.CertificateIssuer, st.issuer))
+	}
+	if st.identityRE != nil {
+		if !st.identityRE.MatchString(sum.SubjectAlternativeName) {
+			return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate identity %q does not match %s", sum.SubjectAlternativeName, st.identityRE))
+		}
+	} else if sum.SubjectAlternativeName != st.identity {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate identity %q, want %q", sum.SubjectAlternativeName, st.identity))
+	}
+	// 5. The whole of sigstore-go's verification.
+	if _, err := st.verifier.Verify(b.Parsed, st.policy); err != nil {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore bundle by %s not trusted: %v", describe(b), err))
+	}
+	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: StatusOK}
+}
+
+func describe(b *attest.Bundle) string {
+	if b.Identity == "" {
+		return "an unnamed certificate"
+	}
+	return fmt.Sprintf("%s (%s)", b.Identity, b.Issuer)
+}
+
+// emptyMaterial is trusted material with nothing in it: VerifySignature uses
+// trusted material only to look up public keys by hint, which a certificate
+// bundle never needs.
+type emptyMaterial struct{ root.BaseTrustedMaterial }
+
+// bundleLine decodes a Sigstore bundle note line and checks its signature: the
+// DSSE envelope it holds then goes through SPEC §7's checks like a DSSE line's.
+// The error (a malformed bundle) matches [attest.ErrMalformed].
+func (v *Verifier) bundleLine(raw []byte) (*attest.Envelope, *SignaturesResult, error) {
+	b, err := attest.DecodeBundle(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	sigs, err := VerifyBundle(b, v.Trust)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b.Envelope, sigs, nil
+}
