@@ -2,6 +2,7 @@ package attest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strings"
@@ -185,7 +186,9 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 
 // FindTask finds task id among the units' tasks files of a tree (SPEC §1 unit
 // paths). unitDir, when not empty, picks the unit. A task ID found in several
-// units without unitDir is an error naming them.
+// units without unitDir is an error naming them (ErrRequest); a task ID that a
+// tasks file repeats is a *specfmt.DuplicateTaskError naming both lines
+// (specfmt.ErrDuplicateTask) — only that ID: the file's other tasks are found.
 func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
 	type hit struct {
 		u specfmt.Unit
@@ -203,12 +206,18 @@ func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 			if err != nil {
 				return specfmt.Unit{}, specfmt.Task{}, err
 			}
-			f, err := specfmt.ParseTasks(u, b)
+			f, err := specfmt.ParseTasks(u, b, specfmt.AllowDuplicateIDs())
 			if err != nil {
 				return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%s: %w", p, err)
 			}
-			if t, ok := f.Find(id); ok {
+			t, err := f.Lookup(id)
+			switch {
+			case err == nil:
 				hits = append(hits, hit{u, t})
+			case !errors.Is(err, specfmt.ErrTaskNotFound):
+				// The file repeats id: refused however many units hold it
+				// (other tasks of the file are found normally).
+				return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%s: %w", p, err)
 			}
 		}
 	}

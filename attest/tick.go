@@ -147,6 +147,10 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	for _, t := range ticks {
 		before, after, err := tickTasks(repo, t)
 		if err != nil {
+			if len(req.Tasks) == 0 && errors.Is(err, specfmt.ErrDuplicateTask) {
+				// Nothing is written; the commit's other ticks are not ambiguous.
+				return nil, fmt.Errorf("%w; attest the commit's other ticks with --task", err)
+			}
 			return nil, err
 		}
 		section, err := specfmt.Section(fsys, t.Unit, after)
@@ -182,20 +186,27 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	return out, nil
 }
 
-// tickTasks parses the tick's task at the parent (before) and at the commit (after).
+// tickTasks parses the tick's task at the parent (before) and at the commit
+// (after). A task ID that the tasks file repeats at either side is refused with
+// the *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask).
 func tickTasks(repo *gitref.Repo, t gitref.Tick) (before, after specfmt.Task, err error) {
 	find := func(c gitref.Hash, path string) (specfmt.Task, error) {
 		b, err := repo.File(c, path)
 		if err != nil {
 			return specfmt.Task{}, err
 		}
-		f, err := specfmt.ParseTasks(t.Unit, b)
+		// Parsed leniently: a repeated ID makes only that ID ambiguous (Lookup
+		// refuses it, naming both lines); the file's other tasks attest normally.
+		f, err := specfmt.ParseTasks(t.Unit, b, specfmt.AllowDuplicateIDs())
 		if err != nil {
 			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
 		}
-		task, ok := f.Find(t.TaskID)
-		if !ok {
+		task, err := f.Lookup(t.TaskID)
+		if errors.Is(err, specfmt.ErrTaskNotFound) {
 			return specfmt.Task{}, fmt.Errorf("%s at %s: task %s not found", path, c, t.TaskID)
+		}
+		if err != nil {
+			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
 		}
 		return task, nil
 	}
