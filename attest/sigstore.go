@@ -177,7 +177,7 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 		}
 		b.Leaf = leaf
 		if sum, err := certificate.SummarizeCertificate(leaf); err == nil {
-			b.Identity, b.Issuer = sum.SubjectAlternativeName, sum.CertificateIssuer
+			b.Identity, b.Issuer = sum.SubjectAlternativeName, sum.Issuer
 		}
 	}
 	if tl := vm.GetTlogEntries(); len(tl) > 0 {

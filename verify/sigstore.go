@@ -269,8 +269,8 @@ func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult 
 	if err != nil {
 		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate: %v", err))
 	}
-	if sum.CertificateIssuer != st.issuer {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate issuer %q, want %q", sum.CertificateIssuer, st.issuer))
+	if sum.Issuer != st.issuer {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate issuer %q, want %q", sum.Issuer, st.issuer))
 	}
 	if st.identityRE != nil {
 		if !st.identityRE.MatchString(sum.SubjectAlternativeName) {
@@ -278,6 +278,12 @@ func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult 
 		}
 	} else if sum.SubjectAlternativeName != st.identity {
 		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate identity %q, want %q", sum.SubjectAlternativeName, st.identity))
+	}
+	// An expired certificate with nothing to show when it was used: say so
+	// (sigstore-go's own message is "leaf certificate verification failed").
+	if now := time.Now(); now.After(b.Leaf.NotAfter) && b.TlogIndex < 0 && !hasTimestamps(b) {
+		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate of %s expired at %s and the bundle has no transparency log entry or signed timestamp showing it was used while valid",
+			describe(b), b.Leaf.NotAfter.UTC().Format(time.RFC3339)))
 	}
 	// 5. The whole of sigstore-go's verification.
 	if _, err := st.verifier.Verify(b.Parsed, st.policy); err != nil {
@@ -311,4 +317,9 @@ func (v *Verifier) bundleLine(raw []byte) (*attest.Envelope, *SignaturesResult, 
 		return nil, nil, err
 	}
 	return b.Envelope, sigs, nil
+}
+
+func hasTimestamps(b *attest.Bundle) bool {
+	ts, err := b.Parsed.Timestamps()
+	return err == nil && len(ts) > 0
 }

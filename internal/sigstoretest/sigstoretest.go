@@ -1,0 +1,200 @@
+// Package sigstoretest runs an in-process Sigstore for tests: a Fulcio-like CA
+// issuing certificates for any identity and issuer the test names, and a Rekor
+// v1 client (sigstore-go's sign.RekorClient) logging entries with
+// sigstore-go's VirtualSigstore keys, so that bundles are made by sigstore-go's
+// real signing path (pkg/sign) and checked by its real verifier, offline.
+// Test code only: nothing outside _test.go files imports it.
+package sigstoretest
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"math/big"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-openapi/runtime"
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
+	"github.com/sigstore/rekor/pkg/generated/client/entries"
+	"github.com/sigstore/rekor/pkg/generated/models"
+	"github.com/sigstore/rekor/pkg/types"
+	_ "github.com/sigstore/rekor/pkg/types/dsse/v0.0.1" // the dsse entry type sign.Rekor proposes
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/testing/ca"
+	"github.com/sigstore/sigstore-go/pkg/tlog"
+
+	"github.com/taskproof/taskproof/attest"
+)
+
+// Env is one in-process Sigstore: a CA (root and intermediate), the
+// VirtualSigstore's Rekor and timestamp authority, and the trusted root naming
+// them.
+type Env struct {
+	VS       *ca.VirtualSigstore
+	CARoot   *x509.Certificate
+	caKey    *ecdsa.PrivateKey
+	CAInter  *x509.Certificate
+	interKey *ecdsa.PrivateKey
+	Root     *root.TrustedRoot
+}
+
+// New makes an Env; it fails the test on error.
+func New(t testing.TB) *Env {
+	t.Helper()
+	vs, err := ca.NewVirtualSigstore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootCert, rootKey, err := ca.GenerateRootCa()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inter, interKey, err := ca.GenerateFulcioIntermediate(rootCert, rootKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fulcio := &root.FulcioCertificateAuthority{
+		Root: rootCert, Intermediates: []*x509.Certificate{inter},
+		ValidityPeriodStart: time.Now().Add(-24 * time.Hour), ValidityPeriodEnd: time.Now().Add(24 * time.Hour),
+		URI: "https://fulcio.test",
+	}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio},
+		vs.CTLogs(), vs.TimestampingAuthorities(), vs.RekorLogs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{VS: vs, CARoot: rootCert, caKey: rootKey, CAInter: inter, interKey: interKey, Root: tr}
+}
+
+// WriteTrustedRoot writes the trusted root JSON into dir and returns its path.
+func (e *Env) WriteTrustedRoot(t testing.TB, dir string) string {
+	t.Helper()
+	b, err := e.Root.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "trusted_root.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Fulcio is a sign.CertificateProvider issuing a certificate for the keypair
+// with Identity as a URI (or e-mail, when it has no scheme) subject
+// alternative name and Issuer as the OIDC issuer extension, valid from
+// NotBefore for Validity (zero: a minute ago, for ten minutes).
+type Fulcio struct {
+	Env              *Env
+	Identity, Issuer string
+	NotBefore        time.Time
+	Validity         time.Duration
+	Calls            int
+}
+
+// GetCertificate implements sign.CertificateProvider.
+func (f *Fulcio) GetCertificate(_ context.Context, kp sign.Keypair, _ *sign.CertificateProviderOptions) ([]byte, error) {
+	f.Calls++
+	nb, validity := f.NotBefore, f.Validity
+	if nb.IsZero() {
+		nb = time.Now().Add(-time.Minute)
+	}
+	if validity == 0 {
+		validity = 10 * time.Minute
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(time.Now().UnixNano()),
+		NotBefore:    nb,
+		NotAfter:     nb.Add(validity),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning},
+		ExtraExtensions: []pkix.Extension{
+			{Id: asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 57264, 1, 1}, Value: []byte(f.Issuer)},
+		},
+	}
+	if u, err := url.Parse(f.Identity); err == nil && u.Scheme != "" {
+		tmpl.URIs = []*url.URL{u}
+	} else {
+		tmpl.EmailAddresses = []string{f.Identity}
+	}
+	return x509.CreateCertificate(nil, tmpl, f.Env.CAInter, kp.GetPublicKey(), f.Env.interKey)
+}
+
+// Rekor returns a sign.Transparency logging into the Env's virtual Rekor
+// through sigstore-go's real sign.Rekor (v1 API) and an in-process client.
+func (e *Env) Rekor() sign.Transparency {
+	return sign.NewRekor(&sign.RekorOptions{BaseURL: "https://rekor.test", Client: &rekorClient{e: e}})
+}
+
+// NoLog is a sign.Transparency that logs nothing (a bundle without tlog
+// entries).
+type NoLog struct{}
+
+// GetTransparencyLogEntry implements sign.Transparency.
+func (NoLog) GetTransparencyLogEntry(context.Context, []byte, *protobundle.Bundle) error { return nil }
+
+// Signer returns a taskproof Sigstore signer using this Env's CA (as f says)
+// and Rekor.
+func (e *Env) Signer(t testing.TB, f *Fulcio, logs ...sign.Transparency) *attest.SigstoreSigner {
+	t.Helper()
+	f.Env = e
+	if len(logs) == 0 {
+		logs = []sign.Transparency{e.Rekor()}
+	}
+	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{CertificateProvider: f, TransparencyLogs: logs, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+type rekorClient struct{ e *Env }
+
+func (c *rekorClient) CreateLogEntry(params *entries.CreateLogEntryParams, _ ...entries.ClientOption) (*entries.CreateLogEntryCreated, error) {
+	ctx := context.Background()
+	impl, err := types.CreateVersionedEntry(params.ProposedEntry)
+	if err != nil {
+		return nil, err
+	}
+	body, err := types.CanonicalizeEntry(ctx, impl)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := models.UnmarshalProposedEntry(bytes.NewReader(body), runtime.JSONConsumer()); err != nil {
+		return nil, err
+	}
+	logID, err := c.e.VS.RekorLogID()
+	if err != nil {
+		return nil, err
+	}
+	index := int64(0) // the virtual log's inclusion proofs are for a tree of one entry
+	now := time.Now().Unix()
+	b64 := base64.StdEncoding.EncodeToString(body)
+	set, err := c.e.VS.RekorSignPayload(tlog.RekorPayload{Body: b64, IntegratedTime: now, LogIndex: index, LogID: logID})
+	if err != nil {
+		return nil, err
+	}
+	proof, err := c.e.VS.GetInclusionProof(body)
+	if err != nil {
+		return nil, err
+	}
+	uuid := hex.EncodeToString(body[:8])
+	entry := models.LogEntryAnon{Body: b64, IntegratedTime: &now, LogID: &logID, LogIndex: &index,
+		Verification: &models.LogEntryAnonVerification{SignedEntryTimestamp: set, InclusionProof: proof}}
+	return &entries.CreateLogEntryCreated{ETag: uuid, Payload: models.LogEntry{uuid: entry}}, nil
+}
+
+func (c *rekorClient) GetLogEntryByUUID(*entries.GetLogEntryByUUIDParams, ...entries.ClientOption) (*entries.GetLogEntryByUUIDOK, error) {
+	return nil, errors.New("virtual rekor: no lookup")
+}
