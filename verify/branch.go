@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -302,6 +303,9 @@ func (v *Verifier) judge(tr *TickResult, o *ObjectResult, head gitref.Hash, opts
 		tr.Status = StatusEvidenced
 		if r := v.staleAtHead(o, head); r != nil {
 			tr.Status, tr.Failing = StatusStale, true
+			if r.Outcome == Malformed { // the task ID repeats at head
+				tr.Status, tr.Reason, tr.Outcome = StatusUnverifiable, string(Malformed), Malformed
+			}
 			tr.Reasons = append(append([]Reason{}, tr.Reasons...), *r)
 		}
 	case o.Stale():
@@ -318,7 +322,8 @@ func (v *Verifier) judge(tr *TickResult, o *ObjectResult, head gitref.Hash, opts
 // staleAtHead recomputes the cited section at head; a different hash means the
 // requirement changed since the tick. When the unit or task is no longer at head
 // (an archived OpenSpec change), there is nothing newer to compare and the tick
-// is not stale.
+// is not stale. When head's tasks file repeats the task's ID, the reason is
+// duplicate_task_id (malformed): the task cannot be told apart at head.
 func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	p := o.Predicate
 	if p == nil {
@@ -332,12 +337,18 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if err != nil {
 		return nil
 	}
-	f, err := specfmt.ParseTasks(unit, b)
+	f, err := specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs())
 	if err != nil {
 		return nil
 	}
-	t, ok := f.Find(p.Task.ID)
-	if !ok {
+	t, err := f.Lookup(p.Task.ID)
+	var de *specfmt.DuplicateTaskError
+	switch {
+	case errors.As(err, &de):
+		// At head the file names the task twice: its section cannot be
+		// recomputed, and the tick is not known to be current.
+		return &Reason{Code: CodeDuplicateTaskID, Field: unit.Dir + "/tasks.md", Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
+	case err != nil:
 		return nil
 	}
 	fsys, err := v.Repo.FS(head)

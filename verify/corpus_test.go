@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -34,8 +35,11 @@ import (
 // pins what happens there — attest.Tick refuses with attest.ErrNoteLimit and
 // writes nothing, and the gate reports those ticks ticked_without_evidence —
 // and reports it with t.Log. If the limit or the per-tick lines change, the
-// expectations follow from the same arithmetic. Likewise a tasks file holding
-// two tasks with one ID (one OpenSpec change) cannot be attested at all.
+// expectations follow from the same arithmetic. A task ID written on two lines
+// of one tasks file (5.3 in one OpenSpec change) cannot be attested: attesting
+// all of its commit's ticks is refused, the commit's other ticks are then
+// attested by name and evidenced, and the gate reports the two 5.3 ticks
+// malformed (duplicate_task_id).
 func TestCorpora(t *testing.T) {
 	for _, name := range []string{"speckit-youbencha", "openspec-agent-validator", "kiro-task-orchestrator-maxspec"} {
 		t.Run(name, func(t *testing.T) { corpus(t, name) })
@@ -88,20 +92,42 @@ func corpus(t *testing.T, name string) {
 		ws, err := attest.Tick(context.Background(), repo, notes, req)
 		budget := attest.MaxNoteLines / linesPerTick
 		switch n := len(byCommit[c]); {
-		case err == nil && n <= budget:
+		case err == nil && n <= attest.MaxNoteLines:
+			// Beyond budget, attest writes the task-verification statements
+			// alone (one line per tick, no VSA) with a warning.
+			lines := linesPerTick
+			if n > budget {
+				lines = 1
+				t.Logf("SPEC §3 vs §9: %s ticks %d tasks = %d note lines > %d; written without VSAs", c, n, n*linesPerTick, attest.MaxNoteLines)
+			}
 			for _, w := range ws {
-				if len(w.Lines) != linesPerTick {
-					t.Fatalf("%s %s: %d note lines, want %d", c, w.Task, len(w.Lines), linesPerTick)
+				if len(w.Lines) != lines {
+					t.Fatalf("%s %s: %d note lines, want %d", c, w.Task, len(w.Lines), lines)
 				}
 				attested[key(c, w.Task)] = true
 			}
-		case errors.Is(err, attest.ErrNoteLimit) && n > budget:
+		case errors.Is(err, attest.ErrNoteLimit) && n > attest.MaxNoteLines:
 			// attest.Tick writes a commit's tasks in one note update: nothing.
 			t.Logf("SPEC §3 vs §9: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, attest.MaxNoteLines, err)
 		case errors.Is(err, specfmt.ErrDuplicateTask):
-			// Two tasks share an ID: "<feature>/<id>" would name both, so no
-			// task of that file can be attested (or verified).
-			t.Logf("%s: %d ticks not attestable: %v", c, n, err)
+			// Two task lines share an ID: "<feature>/<id>" would name both, so
+			// that ID cannot be attested (or verified). Nothing was written;
+			// the commit's other ticks are attested by name.
+			var ids []string
+			for _, tk := range byCommit[c] {
+				if tk.Kind == gitref.KindTick && tk.Ambiguous == "" && !slices.Contains(ids, tk.TaskID) {
+					ids = append(ids, tk.TaskID)
+				}
+			}
+			t.Logf("%s: %d of %d ticks not attestable: %v", c, n-len(ids), n, err)
+			req.Tasks = ids
+			ws, err := attest.Tick(context.Background(), repo, notes, req)
+			if err != nil || len(ws) != len(ids) || len(ids) == 0 {
+				t.Fatalf("attest.Tick(%s) of its %d unambiguous tasks: %d written, %v", c, len(ids), len(ws), err)
+			}
+			for _, w := range ws {
+				attested[key(c, w.Task)] = true
+			}
 		default:
 			t.Fatalf("attest.Tick(%s) with %d ticks: %v", c, n, err)
 		}
@@ -117,7 +143,7 @@ func corpus(t *testing.T, name string) {
 			case tk.Kind == gitref.KindEdit:
 				r.Status, r.Reason = StatusEdited, ReasonEditedAfterTick
 			case tk.Ambiguous != "":
-				// The tasks file names some task ID twice: malformed.
+				// The tasks file names this task's ID twice: malformed.
 				r.Status, r.Reason = StatusUnverifiable, string(Malformed)
 			case !attested[key(tk.Commit, tk.TaskID)]:
 				r.Status, r.Reason = StatusUnverifiable, ReasonTickedWithoutEvidence
