@@ -39,10 +39,21 @@ func SplitNote(note []byte) [][]byte {
 }
 
 // LineSubject returns the subject name and predicateType of a note line that is a
-// DSSE envelope holding an in-toto Statement v1 with exactly one subject; ok is
-// false for any other line (another tool's, a malformed one, a Sigstore bundle).
+// DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (SPEC §5 item 4),
+// holding an in-toto Statement v1 with exactly one subject; ok is false for any
+// other line (another tool's, a malformed one).
 func LineSubject(line []byte) (name, predicateType string, ok bool) {
-	env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	var env *Envelope
+	var err error
+	if IsBundle(line) {
+		var b *Bundle
+		if b, err = DecodeBundle(line); err == nil {
+			env = b.Envelope
+		}
+	} else {
+		env, err = DecodeEnvelope(line)
+	}
 	if err != nil || env.CheckPayloadType() != nil {
 		return "", "", false
 	}

@@ -29,6 +29,18 @@ type ShownLine struct {
 	Subjects      []StatementSubject `json:"subject,omitempty"`
 	Signatures    []ShownSignature   `json:"signatures"`
 	Statement     json.RawMessage    `json:"statement,omitempty"`
+	// Bundle describes a Sigstore bundle line (unverified); nil for DSSE lines.
+	Bundle *ShownBundle `json:"bundle,omitempty"`
+}
+
+// ShownBundle is what a Sigstore bundle line says about its signer, unverified:
+// the media type, the certificate identity and OIDC issuer, and the index of its
+// first transparency log entry (nil when it has none).
+type ShownBundle struct {
+	MediaType string `json:"mediaType"`
+	Identity  string `json:"identity"`
+	Issuer    string `json:"issuer"`
+	TlogIndex *int64 `json:"tlog_index,omitempty"`
 }
 
 // ShownSignature summarises one signature: its kind told from its bytes and the
@@ -45,7 +57,22 @@ func ShowNote(note []byte) []ShownLine {
 	var out []ShownLine
 	for i, raw := range SplitNote(note) {
 		l := ShownLine{Line: i + 1, Signatures: []ShownSignature{}}
-		env, err := DecodeEnvelope(bytes.TrimSuffix(raw, []byte("\r")))
+		raw = bytes.TrimSuffix(raw, []byte("\r"))
+		var env *Envelope
+		var err error
+		if IsBundle(raw) {
+			var b *Bundle
+			if b, err = DecodeBundle(raw); err == nil {
+				env = b.Envelope
+				l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer}
+				if b.TlogIndex >= 0 {
+					i := b.TlogIndex
+					l.Bundle.TlogIndex = &i
+				}
+			}
+		} else {
+			env, err = DecodeEnvelope(raw)
+		}
 		if err != nil {
 			l.Error = err.Error()
 			out = append(out, l)
@@ -53,7 +80,11 @@ func ShowNote(note []byte) []ShownLine {
 		}
 		l.PayloadType = env.PayloadType
 		for _, s := range env.Signatures {
-			l.Signatures = append(l.Signatures, ShownSignature{Kind: SignatureKind(s.Sig), KeyID: s.KeyID, Bytes: len(s.Sig)})
+			kind := SignatureKind(s.Sig)
+			if l.Bundle != nil {
+				kind = KindSigstore
+			}
+			l.Signatures = append(l.Signatures, ShownSignature{Kind: kind, KeyID: s.KeyID, Bytes: len(s.Sig)})
 		}
 		st, err := DecodeStatement(env.Payload)
 		if err != nil {

@@ -132,6 +132,13 @@ func writePolicy(b *strings.Builder, rs []policy.Result) {
 }
 
 func signerText(s Signer) string {
+	if s.Kind == "sigstore" { // attest.KindSigstore
+		tlog := "none"
+		if s.TlogIndex != nil {
+			tlog = fmt.Sprint(*s.TlogIndex)
+		}
+		return fmt.Sprintf("%s(sigstore issuer=%s tlog=%s)", s.Identity, s.Issuer, tlog)
+	}
 	if s.Principal != "" {
 		return s.Principal + "(" + string(s.Kind) + " " + s.KeyID + ")"
 	}

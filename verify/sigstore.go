@@ -323,3 +323,51 @@ func hasTimestamps(b *attest.Bundle) bool {
 	ts, err := b.Parsed.Timestamps()
 	return err == nil && len(ts) > 0
 }
+
+// loadSigstore builds the Sigstore trust of src, or nil when src names none.
+// Certificate identity flags without a trusted root (or the reverse) are an
+// error, never silently ignored.
+func loadSigstore(src TrustSources) (*SigstoreTrust, string, error) {
+	identityGiven := src.CertIdentity != "" || src.CertIdentityRegexp != "" || src.CertOIDCIssuer != "" ||
+		src.SigstoreTlogThreshold != nil || src.SigstoreTimestampThreshold != nil
+	if src.TrustedRoot == "" && !src.SigstorePublicGood {
+		if identityGiven {
+			return nil, "", fmt.Errorf("%w: sigstore: --certificate-identity, --certificate-oidc-issuer and the thresholds need --trusted-root FILE (or --sigstore-public-good)", ErrTrust)
+		}
+		return nil, "", nil
+	}
+	if src.TrustedRoot != "" && src.SigstorePublicGood {
+		return nil, "", fmt.Errorf("%w: sigstore: give --trusted-root or --sigstore-public-good, not both", ErrTrust)
+	}
+	o := SigstoreOptions{Identity: src.CertIdentity, IdentityRegexp: src.CertIdentityRegexp, Issuer: src.CertOIDCIssuer}
+	if src.SigstoreTlogThreshold != nil {
+		o.TlogThreshold = *src.SigstoreTlogThreshold
+		o.TlogThresholdZeroUnsafe = *src.SigstoreTlogThreshold == 0
+	}
+	if src.SigstoreTimestampThreshold != nil {
+		o.TimestampThreshold = *src.SigstoreTimestampThreshold
+	}
+	var desc string
+	if src.TrustedRoot != "" {
+		tr, err := LoadTrustedRoot(src.TrustedRoot)
+		if err != nil {
+			return nil, "", err
+		}
+		o.TrustedRoot, desc = tr, "sigstore trusted root "+src.TrustedRoot
+	} else {
+		tr, err := PublicGoodTrustedRoot(0)
+		if err != nil {
+			return nil, "", err
+		}
+		o.TrustedRoot, desc = tr, "sigstore public-good trusted root (TUF)"
+	}
+	st, err := NewSigstoreTrust(o)
+	if err != nil {
+		return nil, "", err
+	}
+	id := o.Identity
+	if id == "" {
+		id = "^(?:" + o.IdentityRegexp + ")$"
+	}
+	return st, fmt.Sprintf("%s, identity %s, issuer %s, tlog threshold %d, timestamp threshold %d", desc, id, o.Issuer, st.tlogThreshold, st.tsThreshold), nil
+}

@@ -24,6 +24,18 @@ type TrustSources struct {
 	RawKeys []string
 	// NoGitConfig skips git's gpg.ssh.allowedSignersFile fallback.
 	NoGitConfig bool
+	// Sigstore trust (SPEC §5 item 4, §6), used when TrustedRoot or
+	// SigstorePublicGood is set: see [SigstoreOptions].
+	TrustedRoot        string // --trusted-root FILE
+	SigstorePublicGood bool   // --sigstore-public-good (TUF: network on first use)
+	CertIdentity       string // --certificate-identity (exact)
+	CertIdentityRegexp string // --certificate-identity-regexp (anchored)
+	CertOIDCIssuer     string // --certificate-oidc-issuer (exact)
+	// SigstoreTlogThreshold and SigstoreTimestampThreshold: nil means the
+	// defaults (1 and 0); a tlog threshold of 0 is accepted (as
+	// SigstoreOptions.TlogThresholdZeroUnsafe) only when given explicitly.
+	SigstoreTlogThreshold      *int
+	SigstoreTimestampThreshold *int
 }
 
 // LoadTrust builds the verifier's [Trust] from src, reading git's
@@ -104,6 +116,14 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		}
 		opts = append(opts, WithRawKeys(rk))
 		used = append(used, "key "+k)
+	}
+	sg, desc, err := loadSigstore(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sg != nil {
+		opts = append(opts, WithSigstore(sg))
+		used = append(used, desc)
 	}
 	if len(opts) == 0 {
 		return nil, nil, fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or --key FILE.pem (or set git's gpg.ssh.allowedSignersFile)", ErrNoTrust)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -29,7 +30,8 @@ func init() {
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
-			errors.Is(err, attest.ErrAgent), errors.Is(err, predicate.ErrPolicy):
+			errors.Is(err, attest.ErrAgent), errors.Is(err, predicate.ErrPolicy),
+			errors.Is(err, attest.ErrSigstore):
 			return ExitTrust, true
 		}
 		return 0, false
@@ -56,20 +58,68 @@ attested or skipped decision; 'sign' signs unsigned statements later; 'show' pri
 // signerFlags are the flags every signing command shares.
 type signerFlags struct {
 	kind, key, passEnv string
+	// Sigstore (--signer sigstore).
+	fulcioURL, rekorURL, tokenEnv, tokenFile string
+	timeout                                  time.Duration
 }
 
 func (f *signerFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw (default: git's gpg.format)")
+	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw|sigstore (default: git's gpg.format)")
 	c.Flags().StringVar(&f.key, "key", "", "signing key: a private key file, an SSH public key or fingerprint held by ssh-agent, an armored OpenPGP secret key, or a PEM key (default: git's user.signingKey)")
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
+	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio URL issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")
+	c.Flags().StringVar(&f.rekorURL, "rekor-url", "", "--signer sigstore: Rekor URL logging each signature (e.g. https://rekor.sigstore.dev)")
+	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: name of an environment variable holding the OIDC identity token")
+	c.Flags().StringVar(&f.tokenFile, "identity-token-file", "", "--signer sigstore: file holding the OIDC identity token")
+	c.Flags().DurationVar(&f.timeout, "sigstore-timeout", 30*time.Second, "--signer sigstore: bound on each statement's signing (Fulcio and Rekor requests)")
+}
+
+// sigstoreSigner builds the keyless signer of --signer sigstore; nothing is
+// contacted until the first statement is signed.
+func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
+	if f.key != "" || f.passEnv != "" {
+		return nil, usageErr("--signer sigstore signs keylessly: --key and --key-passphrase-env do not apply")
+	}
+	if f.fulcioURL == "" || f.rekorURL == "" {
+		return nil, usageErr("--signer sigstore needs --fulcio-url and --rekor-url (e.g. https://fulcio.sigstore.dev and https://rekor.sigstore.dev); taskproof has no built-in default and never signs without a transparency log")
+	}
+	var token string
+	switch {
+	case f.tokenEnv != "" && f.tokenFile != "":
+		return nil, usageErr("give --oidc-token-env or --identity-token-file, not both")
+	case f.tokenEnv != "":
+		v, ok := os.LookupEnv(f.tokenEnv)
+		if !ok || strings.TrimSpace(v) == "" {
+			return nil, withCode(ExitTrust, fmt.Errorf("--oidc-token-env: environment variable %s is not set or empty", f.tokenEnv))
+		}
+		token = strings.TrimSpace(v)
+	case f.tokenFile != "":
+		b, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, withCode(ExitTrust, fmt.Errorf("--identity-token-file: %w", err))
+		}
+		token = strings.TrimSpace(string(b))
+	default:
+		return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE")
+	}
+	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
+	if err != nil {
+		return nil, withCode(ExitTrust, err)
+	}
+	return []attest.Signer{s}, nil
 }
 
 // signers returns the signer to use, or none with the reason printed as a warning.
 func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Signer, error) {
 	switch attest.Kind(f.kind) {
 	case "", attest.KindSSH, attest.KindOpenPGP, attest.KindRaw:
+		if f.fulcioURL != "" || f.rekorURL != "" || f.tokenEnv != "" || f.tokenFile != "" {
+			return nil, usageErr("--fulcio-url, --rekor-url, --oidc-token-env and --identity-token-file go with --signer sigstore")
+		}
+	case attest.KindSigstore:
+		return f.sigstoreSigner()
 	default:
-		return nil, usageErr("--signer %q: want ssh, openpgp or raw", f.kind)
+		return nil, usageErr("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
 	}
 	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Key: f.key}
 	if f.passEnv != "" {

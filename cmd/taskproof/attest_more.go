@@ -194,6 +194,13 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 			for _, s := range l.Signatures {
 				fmt.Fprintf(out, "  signature: %s keyid %s (not verified here; use taskproof verify)\n", s.Kind, s.KeyID)
 			}
+			if b := l.Bundle; b != nil {
+				tlog := "none"
+				if b.TlogIndex != nil {
+					tlog = fmt.Sprint(*b.TlogIndex)
+				}
+				fmt.Fprintf(out, "  sigstore bundle %s: certificate identity %s, issuer %s, tlog index %s (not verified here)\n", b.MediaType, b.Identity, b.Issuer, tlog)
+			}
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, l.Statement, "  ", "  "); err == nil {
 				fmt.Fprintf(out, "  statement: %s\n", pretty.String())

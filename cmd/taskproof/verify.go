@@ -45,7 +45,9 @@ func newVerifyCmd() *cobra.Command {
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
 base branch's copy), git's gpg.ssh.allowedSignersFile (outside the work tree), --keyring FILE
-(OpenPGP), --key FILE.pem (raw keys). Key validity windows are judged at --at (default now).
+(OpenPGP), --key FILE.pem (raw keys), --trusted-root FILE with --certificate-identity[-regexp]
+and --certificate-oidc-issuer (Sigstore bundles). Key validity windows are judged at --at
+(default now); a Sigstore certificate at its verified transparency log or timestamp time.
 
 Exit codes:
   0  success, or neutral (nothing to check)
@@ -62,6 +64,7 @@ Exit codes:
 	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
 	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
 	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	addSigstoreTrustFlags(c, &src)
 	c.Flags().BoolVar(&branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
 	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: main, else master)")
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
@@ -194,4 +197,29 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 		return verify.WriteText(out, rep, color)
 	}
 	return writeCIReport(c, format, rep)
+}
+
+// addSigstoreTrustFlags adds the Sigstore trust flags (SPEC §6) to a command
+// that verifies; the thresholds are recorded only when given.
+func addSigstoreTrustFlags(c *cobra.Command, src *verify.TrustSources) {
+	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON file (Fulcio CAs, Rekor logs, timestamp authorities)")
+	c.Flags().BoolVar(&src.SigstorePublicGood, "sigstore-public-good", false, "trust Sigstore's public-good instance (its trusted root is fetched with TUF: network on first use, then ~/.sigstore/root)")
+	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate identity, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")
+	c.Flags().StringVar(&src.CertIdentityRegexp, "certificate-identity-regexp", "", "Sigstore certificate identity as a regular expression, always anchored: matched as ^(?:RE)$")
+	c.Flags().StringVar(&src.CertOIDCIssuer, "certificate-oidc-issuer", "", "Sigstore certificate OIDC issuer, exact (e.g. https://token.actions.githubusercontent.com); required with an identity")
+	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "transparency log entries a Sigstore bundle needs (0 accepts bundles without one: unsafe)")
+	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "RFC 3161 signed timestamps a Sigstore bundle needs")
+	prev := c.PreRunE
+	c.PreRunE = func(c *cobra.Command, args []string) error {
+		if c.Flags().Changed("sigstore-tlog-threshold") {
+			src.SigstoreTlogThreshold = tlog
+		}
+		if c.Flags().Changed("sigstore-timestamp-threshold") {
+			src.SigstoreTimestampThreshold = ts
+		}
+		if prev != nil {
+			return prev(c, args)
+		}
+		return nil
+	}
 }
