@@ -481,11 +481,37 @@ func canonicalMode(m filemode.FileMode) filemode.FileMode {
 // commit's tree. path is repository-relative with '/' separators. The error
 // wraps ErrNotFound when the commit has no file there.
 func (r *Repo) File(commit Hash, path string) ([]byte, error) {
-	c, err := r.commit(commit)
+	tree, err := r.commitTree(commit)
 	if err != nil {
 		return nil, err
 	}
-	return r.fileInTree(c.TreeHash, path, fmt.Sprintf("commit %s", commit))
+	return r.fileInTree(tree, path, fmt.Sprintf("commit %s", commit))
+}
+
+// commitTree returns commit id's root tree, read from the commit's first line
+// ("tree <hex>") without decoding the rest of it. Errors are commit's.
+func (r *Repo) commitTree(id Hash) (plumbing.Hash, error) {
+	if _, err := ParseHash(string(id)); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	o, err := r.object(plumbing.CommitObject, id.plumbing())
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return plumbing.ZeroHash, fmt.Errorf("commit %s: %w (%v)", id, ErrNotFound, err)
+		}
+		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", id, err)
+	}
+	var head [len("tree ") + 40 + 1]byte
+	rd, err := o.Reader()
+	if err == nil {
+		_, err = io.ReadFull(rd, head[:])
+		rd.Close()
+	}
+	tree, ok := bytes.CutPrefix(head[:], []byte("tree "))
+	if err != nil || !ok || tree[40] != '\n' || !isLowerHex(string(tree[:40])) {
+		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: malformed: it does not start with a tree line", id)
+	}
+	return plumbing.NewHash(string(tree[:40])), nil
 }
 
 func (r *Repo) fileInTree(tree plumbing.Hash, path, where string) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -578,5 +579,40 @@ func TestPreadFile(t *testing.T) {
 	}
 	if _, err := f.Seek(-1, io.SeekStart); err == nil {
 		t.Error("Seek(-1) succeeded")
+	}
+}
+
+// TestFileMalformedCommit: File reads the tree from the commit's first line and
+// refuses a commit that does not start with one.
+func TestFileMalformedCommit(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, "one", map[string]string{"f": "x\n"})
+	tree := gitOut(t, dir, "rev-parse", c.String()+"^{tree}")
+	write := func(body string) Hash {
+		cmd := exec.Command("git", "hash-object", "-t", "commit", "-w", "--literally", "--stdin")
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, testenv.GitEnv(), strings.NewReader(body)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Hash(strings.TrimSpace(string(out)))
+	}
+	r := open(t, dir)
+	if b, err := r.File(c, "f"); err != nil || string(b) != "x\n" {
+		t.Fatalf("File = %q, %v", b, err)
+	}
+	for _, body := range []string{
+		"author A <a@b> 0 +0000\ntree " + tree + "\n\nno tree first\n",
+		"tree " + strings.ToUpper(tree) + "\n\nupper case\n",
+		"tree " + tree[:39] + "\n\nshort\n",
+		"tree",
+	} {
+		id := write(body)
+		if _, err := r.File(id, "f"); err == nil || errors.Is(err, ErrNotFound) {
+			t.Errorf("File(commit %q) = %v, want a malformed-commit error", body, err)
+		}
+	}
+	if _, err := r.File(Hash(tree), "f"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("File(tree id) = %v, want ErrNotFound", err)
 	}
 }
