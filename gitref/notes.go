@@ -48,7 +48,9 @@ func (e *NoteError) Error() string {
 func (e *NoteError) Unwrap() error { return e.Err }
 
 // NotesStore reads and writes the notes of one notes ref. Its fields may be set
-// before use; zero values take the defaults.
+// before use; zero values take the defaults. Once its fields are set, its
+// methods may be called from several goroutines at once, like the Repo's
+// (Update's compare-and-swap lands every concurrent writer's note).
 type NotesStore struct {
 	repo *Repo
 	ref  string
