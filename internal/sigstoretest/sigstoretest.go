@@ -69,8 +69,18 @@ func New(t testing.TB) *Env {
 		ValidityPeriodStart: time.Now().Add(-24 * time.Hour), ValidityPeriodEnd: time.Now().Add(24 * time.Hour),
 		URI: "https://fulcio.test",
 	}
+	// VirtualSigstore's log IDs hold the hex text; a trusted root file holds
+	// the raw key ID, so fix them for WriteTrustedRoot's JSON to read back.
+	rawIDs := func(logs map[string]*root.TransparencyLog) map[string]*root.TransparencyLog {
+		for k, l := range logs {
+			if raw, err := hex.DecodeString(k); err == nil {
+				l.ID = raw
+			}
+		}
+		return logs
+	}
 	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio},
-		vs.CTLogs(), vs.TimestampingAuthorities(), vs.RekorLogs())
+		rawIDs(vs.CTLogs()), vs.TimestampingAuthorities(), rawIDs(vs.RekorLogs()))
 	if err != nil {
 		t.Fatal(err)
 	}
