@@ -100,10 +100,11 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // A Repo is safe for concurrent use by several goroutines: every method may be
 // called concurrently with any other, except Close. go-git's storage is not
 // (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
-// pool of independent go-git storages — at most runtime.GOMAXPROCS(0), each with
-// its own pack file descriptors and index, sharing one object cache — and every
-// object read borrows one for the duration of the read. Readers beyond that many
-// wait for a storage to come free.
+// pool of independent go-git storages — at most max(2, runtime.GOMAXPROCS(0)),
+// opened as needed, each with its own pack file descriptors and pack indexes
+// in memory, sharing one object cache (96 MiB) — and every object read borrows
+// one for the duration of the read. Readers beyond that many wait for a
+// storage to come free.
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
