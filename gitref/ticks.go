@@ -1,7 +1,6 @@
 package gitref
 
 import (
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -30,6 +29,13 @@ const (
 	// KindEdit: ticked in both, but the line's text (read as open) changed: a
 	// task line edited after its tick (SPEC §8).
 	KindEdit TickKind = "edit"
+	// KindBornTicked: a ticked task in a tasks file that is new in the commit
+	// (absent at the parent and not a rename or move of one of the parent's
+	// tasks files). It is not a tick (SPEC §1: nothing goes from open to
+	// ticked; a merged feature branch or an imported unit brings its ticked
+	// file), but is reported so that a merge gate can list it. Born is set;
+	// Before and OldPath are "" and OldLine is 0.
+	KindBornTicked TickKind = "born_ticked"
 )
 
 // Tick is one task box change of a commit against its first parent.
@@ -44,15 +50,26 @@ type Tick struct {
 	OldLine int    // 1-based line number in OldPath at Parent
 	Unit    specfmt.Unit
 	TaskID  string
-	Before  string // the task line at Parent, without line ending
+	Before  string // the task line at Parent, without line ending ("" when Born)
 	After   string // the task line at Commit, without line ending
-	// LineHash is the lowercase hex SHA-256 of Before read as open
-	// (Task.OpenLine, SPEC §4 line_hash).
+	// LineHash is the lowercase hex SHA-256 of After read as open
+	// (Task.OpenLine, SPEC §4 line_hash): the task line as the tick commit has
+	// it, which is what a verifier recomputes from the object's tasks file
+	// (SPEC §7) and what an attestation of the tick binds.
 	LineHash string
 	// TextChanged: the line read as open differs between Parent and Commit (for
-	// a tick, the tick commit also edited the task's text, so the line_hash a
-	// verifier computes from Commit's line differs from LineHash).
+	// a tick, the tick commit also edited the task's text; LineHash covers the
+	// new text). Information only; false when Born.
 	TextChanged bool
+	// Born: the task has no predecessor at the parent — its ID (for an ID-less
+	// task, the ID derived from its title) is not in the parent's version of
+	// the tasks file, or the file is new. A Born task ticked in a tasks file
+	// that the parent has (same path, or followed across a rename or move) is a
+	// tick (KindTick): adding "- [x] T099 …" to an existing file, or rewording
+	// an ID-less task while ticking it, must be evidenced like any tick. A Born
+	// task ticked in a new file is KindBornTicked. Before and OldLine are then
+	// "" and 0.
+	Born bool
 	// Derived: the task line carries no written task ID; TaskID is derived from
 	// its title (specfmt.DeriveID, "h-" + 12 hex digits, "-n" for repeats), so
 	// the line is matched across the commit by its title.
@@ -86,8 +103,12 @@ type TickOptions struct {
 // across renames and moves (OpenSpec's changes/<id>/ → changes/archive/<date>-<id>/):
 // a file removed from the parent and one added in the commit are paired when
 // their blobs are equal, or when at least half of their tasks have the same ID
-// and title. Tasks are matched by ID within the paired files. A task that is
-// ticked in a new file with no open predecessor is not a tick.
+// and title. Tasks are matched by ID within the paired files (in a file that
+// repeats an ID, the n-th line with that ID is matched with the parent's n-th).
+// A ticked task with no match in the parent's file is a tick too (Born): in a
+// tasks file the parent has, nothing else tells a task added already ticked
+// from one ticked under a new name. A ticked task in a tasks file that is new
+// in the commit is not a tick; it is reported as KindBornTicked.
 //
 // Results are ordered parents before children, then by path and line.
 func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
@@ -280,10 +301,11 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", &olds, &news); err != nil {
 		return nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
 	}
-	pairs, err := tc.pair(olds, news)
+	pairs, added, err := tc.pair(olds, news)
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 	}
+	base := Tick{Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash), Merge: len(c.ParentHashes) > 1}
 	var out []Tick
 	for _, pr := range pairs {
 		of, err := tc.parse(pr[0])
@@ -295,36 +317,45 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
 		}
 		for i, nt := range nf.tasks {
+			t := base
+			t.Path, t.OldPath, t.Unit = pr[1].path, pr[0].path, pr[1].unit
 			ot, ok := of.find(nf.keys[i])
-			if !ok {
-				continue
-			}
-			var kind TickKind
 			switch {
+			case !ok && nt.Ticked():
+				t.Kind, t.Born = KindTick, true
+			case !ok:
+				continue // a new open task
 			case ot.Open() && nt.Ticked():
-				kind = KindTick
+				t.Kind = KindTick
 			case ot.Ticked() && nt.Open():
-				kind = KindUntick
+				t.Kind = KindUntick
 			case ot.Ticked() && nt.Ticked() && ot.OpenLine() != nt.OpenLine():
-				kind = KindEdit
+				t.Kind = KindEdit
 			default:
 				continue
 			}
-			sum := sha256.Sum256([]byte(ot.OpenLine()))
-			var ambiguous string
-			if d := cmp.Or(nf.dups[nt.ID], of.dups[ot.ID]); d != nil {
-				ambiguous = d.Error()
+			if ok {
+				t.OldLine, t.Before, t.TextChanged = ot.LineNo, ot.Line, ot.OpenLine() != nt.OpenLine()
 			}
-			out = append(out, Tick{
-				Kind: kind, Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash),
-				Merge: len(c.ParentHashes) > 1,
-				Path:  pr[1].path, OldPath: pr[0].path, Line: nt.LineNo, OldLine: ot.LineNo,
-				Unit: pr[1].unit, TaskID: nt.ID, Before: ot.Line, After: nt.Line,
-				LineHash:    hex.EncodeToString(sum[:]),
-				TextChanged: ot.OpenLine() != nt.OpenLine(),
-				Derived:     nt.Derived,
-				Ambiguous:   ambiguous,
-			})
+			d := nf.dups[nt.ID]
+			if ok && d == nil {
+				d = of.dups[ot.ID]
+			}
+			out = append(out, taskTick(t, nt, d))
+		}
+	}
+	for _, f := range added {
+		nf, err := tc.parse(f)
+		if err != nil {
+			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, f.path, err)
+		}
+		for _, nt := range nf.tasks {
+			if !nt.Ticked() {
+				continue
+			}
+			t := base
+			t.Kind, t.Born, t.Path, t.Unit = KindBornTicked, true, f.path, f.unit
+			out = append(out, taskTick(t, nt, nf.dups[nt.ID]))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -336,16 +367,27 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 	return out, nil
 }
 
+// taskTick completes t with the commit's task line nt and, when the file
+// repeats its ID, the error naming the repeated lines (Tick.Ambiguous).
+func taskTick(t Tick, nt specfmt.Task, dup *specfmt.DuplicateTaskError) Tick {
+	sum := sha256.Sum256([]byte(nt.OpenLine()))
+	t.Line, t.TaskID, t.After, t.Derived = nt.LineNo, nt.ID, nt.Line, nt.Derived
+	t.LineHash = hex.EncodeToString(sum[:])
+	if dup != nil {
+		t.Ambiguous = dup.Error()
+	}
+	return t
+}
+
 // pair matches the parent's changed tasks files with the commit's: same path
-// first, then moves (equal blobs, then by shared tasks).
-func (tc *tickCtx) pair(olds, news []tasksFile) ([][2]tasksFile, error) {
-	var pairs [][2]tasksFile
+// first, then moves (equal blobs, then by shared tasks). added are the
+// commit's tasks files paired with none of the parent's: new files.
+func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []tasksFile, err error) {
 	oldBy := map[string]int{}
 	for i, o := range olds {
 		oldBy[o.path] = i
 	}
 	usedOld := make([]bool, len(olds))
-	var added []tasksFile
 	for _, n := range news {
 		if i, ok := oldBy[n.path]; ok {
 			pairs = append(pairs, [2]tasksFile{olds[i], n})
@@ -361,7 +403,7 @@ func (tc *tickCtx) pair(olds, news []tasksFile) ([][2]tasksFile, error) {
 		}
 	}
 	if len(added) == 0 || len(removed) == 0 {
-		return pairs, nil
+		return pairs, added, nil
 	}
 	type cand struct {
 		o, n  int
@@ -379,11 +421,11 @@ func (tc *tickCtx) pair(olds, news []tasksFile) ([][2]tasksFile, error) {
 			}
 			of, err := tc.parse(olds[oi])
 			if err != nil {
-				return nil, fmt.Errorf("parsing %s: %w", olds[oi].path, err)
+				return nil, nil, fmt.Errorf("parsing %s: %w", olds[oi].path, err)
 			}
 			nf, err := tc.parse(n)
 			if err != nil {
-				return nil, fmt.Errorf("parsing %s: %w", n.path, err)
+				return nil, nil, fmt.Errorf("parsing %s: %w", n.path, err)
 			}
 			if s := similarity(of, nf); s >= 0.5 {
 				cands = append(cands, cand{oi, ni, s})
@@ -399,7 +441,13 @@ func (tc *tickCtx) pair(olds, news []tasksFile) ([][2]tasksFile, error) {
 		usedOld[c.o], usedNew[c.n] = true, true
 		pairs = append(pairs, [2]tasksFile{olds[c.o], added[c.n]})
 	}
-	return pairs, nil
+	var unpaired []tasksFile
+	for i, n := range added {
+		if !usedNew[i] {
+			unpaired = append(unpaired, n)
+		}
+	}
+	return pairs, unpaired, nil
 }
 
 // similarity is the share of tasks two files have in common (same ID and title).

@@ -12,8 +12,13 @@ by written task ID (spec-kit T001; OpenSpec/Kiro 1.2, trailing "." dropped), or,
 for lines without an ID, by title (text after the box and [..] markers, trimmed;
 the n-th repeat of a title is its own key). Lines in ``` / ~~~ fences and HTML
 comments are not tasks. A file repeating a written ID pairs repeats by order.
+A ticked line without a match in the parent's version of the file (a task added
+already ticked, or an ID-less task reworded as it is ticked) is a tick too; the
+ticked lines of a tasks file the commit adds (status A, not a rename) are
+counted apart as born_ticked.
 
-Prints JSON: {"ticks": N, "commits": N, "unticks": N, "per_commit": {sha: [ticks, unticks]}}.
+Prints JSON: {"ticks": N, "commits": N, "unticks": N, "born_ticked": N,
+"per_commit": {sha: [ticks, unticks, born_ticked]}}.
 """
 import json, re, subprocess, sys
 
@@ -97,7 +102,7 @@ def main():
     repo = sys.argv[1]
     fp = '--first-parent' in sys.argv[2:]
     args = ['rev-list', '--reverse', 'HEAD'] + (['--first-parent'] if fp else [])
-    total_t = total_u = 0
+    total_t = total_u = total_n = 0
     per = {}
     for c in git(repo, *args).decode().split():
         parents = git(repo, 'rev-list', '--parents', '-n', '1', c).decode().split()[1:]
@@ -105,7 +110,7 @@ def main():
             continue
         p = parents[0]
         diff = git(repo, 'diff', '-M', '--name-status', '-z', p, c).decode().split('\0')
-        i, pairs = 0, []
+        i, pairs, added = 0, [], []
         while i < len(diff) and diff[i]:
             st = diff[i]
             if st[0] in 'RC':
@@ -114,8 +119,15 @@ def main():
             else:
                 if st[0] == 'M':
                     pairs.append((diff[i + 1], diff[i + 1]))
+                elif st[0] == 'A':
+                    added.append(diff[i + 1])
                 i += 2
-        t = u = 0
+        t = u = n = 0
+        for new in added:
+            f = fmt_of(new)
+            if f:
+                b = tasks(git(repo, 'cat-file', 'blob', '%s:%s' % (c, new)), f)
+                n += sum(1 for nb in b.values() if nb in 'xX')
         for old, new in pairs:
             f = fmt_of(new)
             if not f or fmt_of(old) != f:
@@ -125,17 +137,20 @@ def main():
             for k, nb in b.items():
                 ob = a.get(k)
                 if ob is None:
+                    if nb in 'xX':
+                        t += 1
                     continue
                 if ob in ' -' and nb in 'xX':
                     t += 1
                 elif ob in 'xX' and nb in ' -':
                     u += 1
-        if t or u:
-            per[c] = [t, u]
+        if t or u or n:
+            per[c] = [t, u, n]
         total_t += t
         total_u += u
+        total_n += n
     print(json.dumps({'ticks': total_t, 'commits': sum(1 for v in per.values() if v[0]),
-                      'unticks': total_u, 'per_commit': per}, indent=1))
+                      'unticks': total_u, 'born_ticked': total_n, 'per_commit': per}, indent=1))
 
 
 if __name__ == '__main__':
