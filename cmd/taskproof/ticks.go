@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -47,6 +48,10 @@ func newTicksCmd() *cobra.Command {
 the commit's first parent (SPEC §1), following tasks files across renames and moves.
 RANGE is "A..B" or a revision (all of its history); the default is HEAD.
 Unticks (ticked → open) and edits of a ticked line's text are listed as their own kinds.
+A task added already ticked to a tasks file the parent has (or ticked under a new
+derived ID) is a tick with "born" set; the ticked tasks of a tasks file new in the
+commit are not ticks and are listed as kind born_ticked. line_hash is the SHA-256
+of the commit's task line read as open (SPEC §4), what an attestation binds.
 Checkbox items without a task ID are tasks: their ID is derived from the title
 ("h-" + 12 hex digits of its SHA-256). Ticks in a tasks file that repeats a task ID
 are listed with the reason they are ambiguous (a merge gate cannot verify them).
@@ -54,7 +59,8 @@ are listed with the reason they are ambiguous (a merge gate cannot verify them).
 Output: text (kind, commit, path:line, task, line_hash prefix, note) or --format json
 {"schema_version":1,"ticks":[{"kind","commit","parent","merge","path","old_path",
 "line","old_line","task_id","unit","line_before","line_after","line_hash",
-"text_changed","derived","ambiguous"}]}.
+"text_changed","born","derived","ambiguous"}]} (kind: tick, untick, edit or
+born_ticked; line_before is "" and old_line 0 when born).
 Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
@@ -107,6 +113,9 @@ type tickRecord struct {
 	LineAfter   string       `json:"line_after"`
 	LineHash    string       `json:"line_hash"`
 	TextChanged bool         `json:"text_changed"`
+	// Born: the task has no line at the parent (a tick of a task added already
+	// ticked, or a born_ticked record).
+	Born bool `json:"born"`
 	// Derived: the task line has no written ID; task_id is derived from its
 	// title ("h-" + 12 hex digits of SHA-256, "-n" for repeats).
 	Derived bool `json:"derived"`
@@ -122,7 +131,7 @@ func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
 			Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
 			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
 			Unit: t.Unit, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
-			TextChanged: t.TextChanged, Derived: t.Derived, Ambiguous: t.Ambiguous,
+			TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -140,10 +149,14 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 		if t.OldPath != t.Path {
 			path = t.OldPath + " => " + t.Path
 		}
-		note := ""
-		if t.Ambiguous != "" {
-			note = "ambiguous: " + t.Ambiguous
+		var notes []string
+		if t.Born && t.Kind == gitref.KindTick {
+			notes = append(notes, "born (no line at the parent)")
 		}
+		if t.Ambiguous != "" {
+			notes = append(notes, "ambiguous: "+t.Ambiguous)
+		}
+		note := strings.Join(notes, "; ")
 		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:12], note)
 	}
 	return tw.Flush()

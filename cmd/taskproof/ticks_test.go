@@ -67,6 +67,7 @@ type ticksOutput struct {
 		LineAfter   string `json:"line_after"`
 		LineHash    string `json:"line_hash"`
 		TextChanged bool   `json:"text_changed"`
+		Born        bool   `json:"born"`
 		Derived     bool   `json:"derived"`
 		Ambiguous   string `json:"ambiguous"`
 	} `json:"ticks"`
@@ -80,9 +81,12 @@ func TestTicksCommand(t *testing.T) {
 		"specs/001-a/tasks.md":          "- [ ] T001 [US1] Alpha\n- [ ] Add the parser\n",
 		"openspec/changes/dup/tasks.md": "## 5. Tests\n- [ ] 5.3 One\n### More\n- [ ] 5.3 Two\n",
 	})
+	// T099 is added already ticked (a Born tick); 002-b's tasks file is new (its
+	// ticked task is born_ticked, not a tick).
 	head := writeCommit(t, dir, "tick", map[string]string{
-		"specs/001-a/tasks.md":          "- [x] T001 [US1] Alpha\n- [X] Add the parser\n",
+		"specs/001-a/tasks.md":          "- [x] T001 [US1] Alpha\n- [X] Add the parser\n- [x] T099 Implement auth\n",
 		"openspec/changes/dup/tasks.md": "## 5. Tests\n- [ ] 5.3 One\n### More\n- [x] 5.3 Two\n",
+		"specs/002-b/tasks.md":          "- [x] T001 Imported\n- [ ] T002 Open\n",
 	})
 
 	t.Run("json", func(t *testing.T) {
@@ -96,11 +100,11 @@ func TestTicksCommand(t *testing.T) {
 		if err := dec.Decode(&out); err != nil {
 			t.Fatalf("decoding %s: %v", stdout, err)
 		}
-		if out.SchemaVersion != 1 || len(out.Ticks) != 3 {
+		if out.SchemaVersion != 1 || len(out.Ticks) != 5 {
 			t.Fatalf("schema_version %d, %d ticks:\n%s", out.SchemaVersion, len(out.Ticks), stdout)
 		}
 		// Records are ordered by path, then line.
-		dup, t001, derived := out.Ticks[0], out.Ticks[1], out.Ticks[2]
+		dup, t001, derived, born, imported := out.Ticks[0], out.Ticks[1], out.Ticks[2], out.Ticks[3], out.Ticks[4]
 		if dup.TaskID != "5.3" || dup.Line != 4 || dup.Ambiguous != `specfmt: duplicate task id "5.3" on lines 2 and 4` || dup.Derived {
 			t.Errorf("duplicate-ID tick = %+v", dup)
 		}
@@ -108,8 +112,17 @@ func TestTicksCommand(t *testing.T) {
 			t001.Path != "specs/001-a/tasks.md" || t001.OldPath != t001.Path || t001.Line != 1 || t001.OldLine != 1 ||
 			t001.TaskID != "T001" || t001.Unit.Format != "speckit" || t001.Unit.Feature != "001-a" || t001.Unit.Dir != "specs/001-a" ||
 			t001.LineBefore != "- [ ] T001 [US1] Alpha" || t001.LineAfter != "- [x] T001 [US1] Alpha" ||
-			t001.TextChanged || t001.Derived || t001.Ambiguous != "" {
+			t001.TextChanged || t001.Born || t001.Derived || t001.Ambiguous != "" {
 			t.Errorf("T001 tick = %+v", t001)
+		}
+		// printf -- '- [ ] T099 Implement auth' | sha256sum
+		if born.Kind != "tick" || !born.Born || born.TaskID != "T099" || born.Line != 3 || born.OldLine != 0 || born.LineBefore != "" ||
+			born.OldPath != "specs/001-a/tasks.md" || born.LineHash != "a7a6e695fe796ba780bca3690c4b227b82d6bd7911abf91a8f47c49c5710b033" {
+			t.Errorf("born tick = %+v", born)
+		}
+		if imported.Kind != "born_ticked" || !imported.Born || imported.TaskID != "T001" || imported.Path != "specs/002-b/tasks.md" ||
+			imported.OldPath != "" || imported.Unit.Feature != "002-b" {
+			t.Errorf("born_ticked record = %+v", imported)
 		}
 		// printf -- '- [ ] T001 [US1] Alpha' | sha256sum
 		if t001.LineHash != "494320d6edba0ee1db1cf742d296680f57dcff55383783c24e63c54d739548a8" {
@@ -130,8 +143,10 @@ func TestTicksCommand(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		lines := strings.Split(strings.TrimSpace(stdout), "\n")
-		if len(lines) != 3 || !strings.Contains(lines[0], "5.3") || !strings.Contains(lines[0], "ambiguous: specfmt: duplicate task id") ||
-			!strings.Contains(lines[2], "h-44f8786eea03") || strings.Contains(lines[2], "ambiguous") {
+		if len(lines) != 5 || !strings.Contains(lines[0], "5.3") || !strings.Contains(lines[0], "ambiguous: specfmt: duplicate task id") ||
+			!strings.Contains(lines[2], "h-44f8786eea03") || strings.Contains(lines[2], "ambiguous") ||
+			!strings.HasPrefix(lines[3], "tick ") || !strings.Contains(lines[3], "T099") || !strings.Contains(lines[3], "born (no line at the parent)") ||
+			!strings.HasPrefix(lines[4], "born_ticked ") || !strings.Contains(lines[4], "specs/002-b/tasks.md:1") || strings.Contains(lines[4], "born (") {
 			t.Errorf("text output:\n%s", stdout)
 		}
 	})
@@ -163,15 +178,20 @@ func TestTicksCommand(t *testing.T) {
 
 // TestTicksCommandCorpora is the issue's acceptance check, through the binary:
 // `taskproof ticks --first-parent` over the whole history of the shared corpora
-// (the numbers are explained in gitref's TestTicksCorpora).
+// (the numbers are explained in gitref's TestTicksCorpora). agent-validator was
+// 324 ticks in 15 commits before ticked tasks added to existing tasks files
+// counted as ticks: 18 such Born ticks, in 1010b573 (4), 2e401a21 (12) and
+// 1e5bc668 (2, ID-less lines reworded while ticked; that commit ticked nothing
+// before, hence 16 commits).
 func TestTicksCommandCorpora(t *testing.T) {
 	bin := testenv.Binary(t)
 	tests := []struct {
 		bundle                  string
 		ticks, commits, unticks int
+		born, bornTicked        int
 	}{
-		{"speckit-youbencha", 96, 3, 0},
-		{"openspec-agent-validator", 324, 15, 6},
+		{"speckit-youbencha", 96, 3, 0, 0, 136},
+		{"openspec-agent-validator", 342, 16, 6, 18, 376},
 	}
 	for _, tt := range tests {
 		t.Run(tt.bundle, func(t *testing.T) {
@@ -186,15 +206,20 @@ func TestTicksCommandCorpora(t *testing.T) {
 			}
 			kinds := map[string]int{}
 			commits := map[string]bool{}
+			born := 0
 			for _, tk := range out.Ticks {
 				kinds[tk.Kind]++
+				if tk.Born && tk.Kind == "tick" {
+					born++
+				}
 				if tk.Kind == "tick" {
 					commits[tk.Commit] = true
 				}
 			}
-			if kinds["tick"] != tt.ticks || len(commits) != tt.commits || kinds["untick"] != tt.unticks {
-				t.Errorf("%d ticks in %d commits, %d unticks; want %d in %d, %d",
-					kinds["tick"], len(commits), kinds["untick"], tt.ticks, tt.commits, tt.unticks)
+			if kinds["tick"] != tt.ticks || len(commits) != tt.commits || kinds["untick"] != tt.unticks ||
+				born != tt.born || kinds["born_ticked"] != tt.bornTicked {
+				t.Errorf("%d ticks (%d born) in %d commits, %d unticks, %d born_ticked; want %d (%d) in %d, %d, %d",
+					kinds["tick"], born, len(commits), kinds["untick"], kinds["born_ticked"], tt.ticks, tt.born, tt.commits, tt.unticks, tt.bornTicked)
 			}
 		})
 	}
