@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,10 +88,6 @@ func TestSigstoreTickWritesBundles(t *testing.T) {
 		if res.Outcome != verify.OK || len(res.Signers) != 1 || res.Signers[0].Identity != sgIdentity {
 			t.Errorf("%s: outcome %s signers %+v reasons %+v", res.Task, res.Outcome, res.Signers, res.Reasons)
 		}
-	}
-	if dir := os.Getenv("TASKPROOF_INTEROP_OUT"); dir != "" {
-		// testdata/interop/verify.mjs reads these (see TestSigstoreInterop).
-		_ = os.WriteFile(filepath.Join(dir, "bundle.json"), lines[0], 0o644)
 	}
 }
 

@@ -9,12 +9,17 @@ package sigstoretest
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"math/big"
 	"net/url"
@@ -23,31 +28,46 @@ import (
 	"testing"
 	"time"
 
+	jsoncanonicalizer "github.com/cyberphone/json-canonicalization/go/src/webpki.org/jsoncanonicalizer"
 	"github.com/go-openapi/runtime"
 	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	"github.com/sigstore/rekor/pkg/generated/client/entries"
 	"github.com/sigstore/rekor/pkg/generated/models"
 	"github.com/sigstore/rekor/pkg/types"
 	_ "github.com/sigstore/rekor/pkg/types/dsse/v0.0.1" // the dsse entry type sign.Rekor proposes
+	"github.com/sigstore/rekor/pkg/util"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
+	"github.com/sigstore/sigstore/pkg/signature"
 
 	"github.com/taskproof/taskproof/attest"
 )
 
-// Env is one in-process Sigstore: a CA (root and intermediate), the
-// VirtualSigstore's Rekor and timestamp authority, and the trusted root naming
-// them.
+// Env is one in-process Sigstore: a CA (root and intermediate), a Rekor v1
+// log key of its own, the VirtualSigstore's CT log and timestamp authority,
+// and the trusted root naming them.
+//
+// The Rekor log is its own (not the VirtualSigstore's) because the
+// VirtualSigstore signs every checkpoint for a tree of 42 entries while its
+// inclusion proofs are for a tree of one: sigstore-go accepts that, the npm
+// verifier @sigstore/verify (which proves inclusion against the checkpoint's
+// size) rightly does not. Here the checkpoint, the inclusion proof and the
+// signed entry timestamp all describe the same one-entry tree.
 type Env struct {
 	VS       *ca.VirtualSigstore
 	CARoot   *x509.Certificate
 	caKey    *ecdsa.PrivateKey
 	CAInter  *x509.Certificate
 	interKey *ecdsa.PrivateKey
+	rekorKey *ecdsa.PrivateKey
 	Root     *root.TrustedRoot
 }
+
+// rekorHost is the Rekor log's host name: the trusted root's base URL and the
+// checkpoint origin ("<host> - <tree ID>") agree on it.
+const rekorHost = "rekor.localhost"
 
 // New makes an Env; it fails the test on error.
 func New(t testing.TB) *Env {
@@ -79,12 +99,34 @@ func New(t testing.TB) *Env {
 		}
 		return logs
 	}
-	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio},
-		rawIDs(vs.CTLogs()), vs.TimestampingAuthorities(), rawIDs(vs.RekorLogs()))
+	rekorKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{VS: vs, CARoot: rootCert, caKey: rootKey, CAInter: inter, interKey: interKey, Root: tr}
+	rekorID, err := logID(rekorKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rekor := map[string]*root.TransparencyLog{hex.EncodeToString(rekorID): {
+		BaseURL: "https://" + rekorHost, ID: rekorID, ValidityPeriodStart: time.Now().Add(-time.Hour),
+		HashFunc: crypto.SHA256, PublicKey: rekorKey.Public(), SignatureHashFunc: crypto.SHA256,
+	}}
+	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01, []root.CertificateAuthority{fulcio},
+		rawIDs(vs.CTLogs()), vs.TimestampingAuthorities(), rekor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Env{VS: vs, CARoot: rootCert, caKey: rootKey, CAInter: inter, interKey: interKey, rekorKey: rekorKey, Root: tr}
+}
+
+// logID is a transparency log's ID: SHA-256 of its public key's DER.
+func logID(key *ecdsa.PrivateKey) ([]byte, error) {
+	der, err := x509.MarshalPKIXPublicKey(key.Public())
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(der)
+	return sum[:], nil
 }
 
 // WriteTrustedRoot writes the trusted root JSON into dir and returns its path.
@@ -184,23 +226,41 @@ func (c *rekorClient) CreateLogEntry(params *entries.CreateLogEntryParams, _ ...
 	if _, err := models.UnmarshalProposedEntry(bytes.NewReader(body), runtime.JSONConsumer()); err != nil {
 		return nil, err
 	}
-	logID, err := c.e.VS.RekorLogID()
+	rawID, err := logID(c.e.rekorKey)
 	if err != nil {
 		return nil, err
 	}
-	index := int64(0) // the virtual log's inclusion proofs are for a tree of one entry
+	id := hex.EncodeToString(rawID)
+	signer, err := signature.LoadECDSASignerVerifier(c.e.rekorKey, crypto.SHA256)
+	if err != nil {
+		return nil, err
+	}
+	// A log of one entry: index 0, tree size 1, root hash = the leaf hash
+	// (RFC 6962), no proof hashes; the checkpoint signs that same tree.
+	index := int64(0)
 	now := time.Now().Unix()
 	b64 := base64.StdEncoding.EncodeToString(body)
-	set, err := c.e.VS.RekorSignPayload(tlog.RekorPayload{Body: b64, IntegratedTime: now, LogIndex: index, LogID: logID})
+	payload, err := json.Marshal(tlog.RekorPayload{Body: b64, IntegratedTime: now, LogIndex: index, LogID: id})
 	if err != nil {
 		return nil, err
 	}
-	proof, err := c.e.VS.GetInclusionProof(body)
+	canonical, err := jsoncanonicalizer.Transform(payload)
 	if err != nil {
 		return nil, err
 	}
+	set, err := signer.SignMessage(bytes.NewReader(canonical))
+	if err != nil {
+		return nil, err
+	}
+	leaf := sha256.Sum256(append([]byte{0}, body...))
+	checkpoint, err := util.CreateAndSignCheckpoint(ctx, rekorHost, 1, 1, leaf[:], signer)
+	if err != nil {
+		return nil, err
+	}
+	rootHash, treeSize, cp := hex.EncodeToString(leaf[:]), int64(1), string(checkpoint)
+	proof := &models.InclusionProof{TreeSize: &treeSize, RootHash: &rootHash, LogIndex: &index, Hashes: []string{}, Checkpoint: &cp}
 	uuid := hex.EncodeToString(body[:8])
-	entry := models.LogEntryAnon{Body: b64, IntegratedTime: &now, LogID: &logID, LogIndex: &index,
+	entry := models.LogEntryAnon{Body: b64, IntegratedTime: &now, LogID: &id, LogIndex: &index,
 		Verification: &models.LogEntryAnonVerification{SignedEntryTimestamp: set, InclusionProof: proof}}
 	return &entries.CreateLogEntryCreated{ETag: uuid, Payload: models.LogEntry{uuid: entry}}, nil
 }
