@@ -97,7 +97,8 @@ func escapeProperty(s string) string {
 // $GITHUB_STEP_SUMMARY names; the caller opens it for appending and passes it
 // as w): a heading with the conclusion, the counts, and a table with one row
 // per tick, untick (branch mode) or object: status | task | commit | file:line |
-// reason. Cells are escaped so repository text cannot break the table or inject
+// signer | reason (signer: the credited signers as the text report writes them,
+// "-" when none). Cells are escaped so repository text cannot break the table or inject
 // HTML or links. It is written with one Write call. Errors wrap ErrReport for a
 // nil report or unknown mode, or are w's.
 func WriteGitHubSummary(w io.Writer, rep *Report, opts CIOptions) error {
@@ -123,7 +124,7 @@ func WriteGitHubSummary(w io.Writer, rep *Report, opts CIOptions) error {
 		fmt.Fprintf(&b, "Objects, notes ref `%s`.\n\n", mdCode(rep.NotesRef))
 	}
 	if len(items) > 0 {
-		b.WriteString("| status | task | commit | file:line | reason |\n| --- | --- | --- | --- | --- |\n")
+		b.WriteString("| status | task | commit | file:line | signer | reason |\n| --- | --- | --- | --- | --- | --- |\n")
 		for _, it := range items {
 			mark := "✓"
 			switch {
@@ -132,8 +133,9 @@ func WriteGitHubSummary(w io.Writer, rep *Report, opts CIOptions) error {
 			case it.unticked:
 				mark = "–"
 			}
-			fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s |\n", mark, mdCell(it.status), mdCell(it.taskText()),
-				mdCell(short(string(it.commit))), mdCell(orDash(it.location())), mdCell(orDash(summaryReason(&it))))
+			fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", mark, mdCell(it.status), mdCell(it.taskText()),
+				mdCell(short(string(it.commit))), mdCell(orDash(it.location())), mdCell(orDash(signersText(it.signers))),
+				mdCell(orDash(summaryReason(&it))))
 		}
 		b.WriteByte('\n')
 	}

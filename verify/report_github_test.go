@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/attest"
 )
 
 func TestCIGitHubGolden(t *testing.T) {
@@ -174,7 +176,8 @@ func TestCIMarkdownCell(t *testing.T) {
 }
 
 // TestCIGitHubSummaryTable checks the summary's table: a header, a delimiter,
-// and one row of five cells per item, whatever the cells hold.
+// and one row of six cells per item, whatever the cells hold, the signer cell
+// naming the item's credited signers.
 func TestCIGitHubSummaryTable(t *testing.T) {
 	for _, c := range ciReports {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,7 +203,7 @@ func TestCIGitHubSummaryTable(t *testing.T) {
 				}
 				return
 			}
-			if len(rows) != len(items)+2 || rows[0] != "| status | task | commit | file:line | reason |" {
+			if len(rows) != len(items)+2 || rows[0] != "| status | task | commit | file:line | signer | reason |" {
 				t.Fatalf("table rows %q, want header, delimiter and %d rows", rows, len(items))
 			}
 			for i, row := range rows[2:] {
@@ -215,8 +218,11 @@ func TestCIGitHubSummaryTable(t *testing.T) {
 						cells++
 					}
 				}
-				if cells != 6 {
-					t.Errorf("row %d has %d unescaped pipes, want 6: %q", i, cells, row)
+				if cells != 7 {
+					t.Errorf("row %d has %d unescaped pipes, want 7: %q", i, cells, row)
+				}
+				if ss := items[i].signers; len(ss) > 0 && !strings.Contains(row, "| "+mdCell(signersText(ss))+" |") {
+					t.Errorf("row %d %q does not name its signers %+v", i, row, ss)
 				}
 				if it := items[i]; !strings.Contains(row, mdCell(it.taskText())) || !strings.Contains(row, short(string(it.commit))) {
 					t.Errorf("row %d %q does not name %s at %s", i, row, it.task, it.commit)
@@ -229,7 +235,7 @@ func TestCIGitHubSummaryTable(t *testing.T) {
 // FuzzCIReportText puts arbitrary repository text (a tasks path, a task ID, a
 // message, a reason) into a failing tick and checks no format can be broken by
 // it: the github output stays one command per line (nothing injected), the
-// summary table keeps five cells per row, SARIF stays JSON and JUnit stays
+// summary table keeps six cells per row, SARIF stays JSON and JUnit stays
 // well-formed XML.
 func FuzzCIReportText(f *testing.F) {
 	f.Add("specs/001-greeting/tasks.md", "T004", "plain", "line_hash")
@@ -240,6 +246,10 @@ func FuzzCIReportText(f *testing.F) {
 		tk := &rep.Ticks[2]
 		tk.Path, tk.TaskID, tk.Task, tk.Message = path, taskID, "001-greeting/"+taskID, message
 		tk.Reasons = []Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
+		// A signer's principal and certificate identity are text too.
+		tlog := int64(7)
+		tk.Signers = []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: message},
+			{Kind: attest.KindSigstore, KeyID: taskID, Identity: taskID, Issuer: path, TlogIndex: &tlog}}
 
 		var b bytes.Buffer
 		if err := WriteGitHub(&b, rep, ciOpts); err != nil {
@@ -282,7 +292,7 @@ func FuzzCIReportText(f *testing.F) {
 					pipes++
 				}
 			}
-			if pipes != 6 {
+			if pipes != 7 {
 				t.Fatalf("row %q has %d unescaped pipes", row, pipes)
 			}
 		}

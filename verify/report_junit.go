@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/xml"
+	"fmt"
 	"io"
 	"strings"
 )
@@ -29,17 +30,21 @@ type (
 		Properties []junitProperty `xml:"properties>property"`
 		Cases      []junitTestcase `xml:"testcase"`
 	}
+	junitProperties struct {
+		Property []junitProperty `xml:"property"`
+	}
 	junitProperty struct {
 		Name  string `xml:"name,attr"`
 		Value string `xml:"value,attr"`
 	}
 	junitTestcase struct {
-		Classname string        `xml:"classname,attr"`
-		Name      string        `xml:"name,attr"`
-		File      string        `xml:"file,attr,omitempty"`
-		Line      int           `xml:"line,attr,omitempty"`
-		Failure   *junitFailure `xml:"failure,omitempty"`
-		Skipped   *junitSkipped `xml:"skipped,omitempty"`
+		Classname  string           `xml:"classname,attr"`
+		Name       string           `xml:"name,attr"`
+		File       string           `xml:"file,attr,omitempty"`
+		Line       int              `xml:"line,attr,omitempty"`
+		Properties *junitProperties `xml:"properties,omitempty"`
+		Failure    *junitFailure    `xml:"failure,omitempty"`
+		Skipped    *junitSkipped    `xml:"skipped,omitempty"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
@@ -55,7 +60,11 @@ type (
 // <testsuite name="taskproof verify"> with one <testcase classname="<unit dir>"
 // name="<task> @ <short commit>"> per tick (branch mode) or object (objects
 // mode). A failing one holds <failure message="<status (reason)>" type="<rule>">
-// whose body lists the reasons (code, field, expected, found); an untick is a
+// whose body lists the reasons (code, field, expected, found). A testcase whose
+// tick or object credits signers holds <properties> with, per signer,
+// signer.N.kind, signer.N.keyid and signer.N.principal, and for a Sigstore
+// signer signer.N.identity, signer.N.issuer and signer.N.tlog_index (N from 1;
+// tlog_index absent without a log entry). An untick is a
 // testcase holding <skipped message="unticked"/>; a report with nothing to check
 // holds one testcase with <skipped/>, so CI shows the run. errors is always 0: a
 // verification problem is a failure. Text is escaped by encoding/xml (characters
@@ -80,7 +89,8 @@ func WriteJUnit(w io.Writer, rep *Report, opts CIOptions) error {
 		if classname == "" {
 			classname = ToolName
 		}
-		tc := junitTestcase{Classname: classname, Name: it.taskText() + " @ " + short(string(it.commit)), File: it.path, Line: it.line}
+		tc := junitTestcase{Classname: classname, Name: it.taskText() + " @ " + short(string(it.commit)), File: it.path, Line: it.line,
+			Properties: junitSigners(it.signers)}
 		switch {
 		case it.unticked:
 			tc.Name += " (unticked)"
@@ -108,4 +118,25 @@ func WriteJUnit(w io.Writer, rep *Report, opts CIOptions) error {
 	b.WriteByte('\n')
 	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// junitSigners are a testcase's signer properties (see WriteJUnit); nil when
+// there are no signers, so no empty <properties/> is written.
+func junitSigners(ss []Signer) *junitProperties {
+	if len(ss) == 0 {
+		return nil
+	}
+	var out []junitProperty
+	for i, s := range ss {
+		p := fmt.Sprintf("signer.%d.", i+1)
+		out = append(out, junitProperty{p + "kind", string(s.Kind)}, junitProperty{p + "keyid", s.KeyID},
+			junitProperty{p + "principal", s.Principal})
+		if s.Identity != "" || s.Issuer != "" {
+			out = append(out, junitProperty{p + "identity", s.Identity}, junitProperty{p + "issuer", s.Issuer})
+		}
+		if s.TlogIndex != nil {
+			out = append(out, junitProperty{p + "tlog_index", fmt.Sprint(*s.TlogIndex)})
+		}
+	}
+	return &junitProperties{Property: out}
 }

@@ -69,6 +69,7 @@ type ciItem struct {
 	evidence gitref.Hash
 	verdict  string
 	policy   []policy.Result
+	signers  []Signer // the credited signers (SPEC §7 "signers")
 }
 
 // statusText is "status" or "status (reason)".
@@ -113,12 +114,16 @@ func (it *ciItem) headline() string {
 	return b.String()
 }
 
-// details are the lines below the headline: the message, same_tree_as, and one
-// line per reason with its code, field, expected and found.
+// details are the lines below the headline: the message, the credited
+// signers, same_tree_as, and one line per reason with its code, field, expected
+// and found.
 func (it *ciItem) details() []string {
 	var out []string
 	if it.message != "" {
 		out = append(out, it.message)
+	}
+	if len(it.signers) > 0 {
+		out = append(out, "signed by "+signersText(it.signers))
 	}
 	if it.sameTree != "" {
 		out = append(out, "same_tree_as "+string(it.sameTree)+" holds the evidence")
@@ -135,6 +140,34 @@ func (it *ciItem) details() []string {
 // text is the headline and the details, one per line.
 func (it *ciItem) text() string {
 	return strings.Join(append([]string{it.headline()}, it.details()...), "\n")
+}
+
+// signersText lists signers as signerText writes them, comma-separated.
+func signersText(ss []Signer) string {
+	parts := make([]string, 0, len(ss))
+	for _, s := range ss {
+		parts = append(parts, signerText(s))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// sarifSigners are the credited signers as SARIF result properties: kind,
+// keyid and principal always (principal "" when the trust names none);
+// identity, issuer and tlogIndex for a Sigstore signer (tlogIndex absent when
+// the bundle has no transparency log entry).
+func sarifSigners(ss []Signer) []map[string]any {
+	out := make([]map[string]any, 0, len(ss))
+	for _, s := range ss {
+		m := map[string]any{"kind": string(s.Kind), "keyid": s.KeyID, "principal": s.Principal}
+		if s.Identity != "" || s.Issuer != "" {
+			m["identity"], m["issuer"] = s.Identity, s.Issuer
+		}
+		if s.TlogIndex != nil {
+			m["tlogIndex"] = *s.TlogIndex
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // reasonText is one reason as "code field: expected E, found F — message".
@@ -176,7 +209,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		for _, t := range rep.Ticks {
 			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
-				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy}
+				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers}
 			if it.failing {
 				it.rule = t.Reason
 				if t.Reason == ReasonPolicy {
@@ -198,7 +231,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	case "objects":
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy}
+			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers}
 			if dir, ok := safeUnitDir(o.Unit); ok {
 				it.unitDir, it.path = dir, dir+"/tasks.md"
 			}
@@ -423,6 +456,9 @@ func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
 				codes = append(codes, r.Code)
 			}
 			props["reasonCodes"] = codes
+		}
+		if len(it.signers) > 0 {
+			props["signers"] = sarifSigners(it.signers)
 		}
 		run.Results = append(run.Results, sarifResult{
 			RuleID: it.rule, RuleIndex: index[it.rule], Level: "error",

@@ -39,6 +39,10 @@ func ciBranchReport() *Report {
 
 	stale := ciTick("T002", 13, ciHash("b2"))
 	stale.Status, stale.Failing, stale.Evidence, stale.Verdict, stale.Outcome = StatusStale, true, stale.Commit, "verified", OK
+	// A failing tick still credits the signer that verified: a Sigstore one.
+	tlog := int64(4242)
+	stale.Signers = []Signer{{Kind: attest.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
+		Identity: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main", Issuer: "https://token.actions.githubusercontent.com", TlogIndex: &tlog}}
 	stale.Reasons = []Reason{{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: "11aa", Found: "22bb", Message: "section US1 changed since the tick", Outcome: Mismatch}}
 
 	noEvidence := ciTick("T004", 19, ciHash("c3"))
@@ -81,10 +85,14 @@ func ciObjectsReport() *Report {
 		Objects: []ObjectResult{
 			{Object: ciHash("a1"), Kind: KindTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []Signer{}},
 			{Object: ciHash("b2"), Kind: KindTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
-			{Object: ciHash("c3"), Kind: KindTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch, Reasons: []Reason{
-				{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},
-				{Code: CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: Mismatch},
-			}},
+			{Object: ciHash("c3"), Kind: KindTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
+				// Two signers; the principal holds text every format must escape.
+				Signers: []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
+					{Kind: attest.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
+				Reasons: []Reason{
+					{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},
+					{Code: CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: Mismatch},
+				}},
 			{Object: ciHash("d4"), Kind: KindDecision, Task: "add-auth/1.2", TaskID: "1.2", Unit: specfmt.Unit{Format: specfmt.OpenSpec, Feature: "add-auth", Dir: "openspec/changes/add-auth"}, Verdict: "attested", Outcome: Unsigned, Reasons: []Reason{{Code: CodeUnsigned, Field: "line 1", Expected: "a signature", Found: "none", Outcome: Unsigned}}},
 			{Object: ciHash("e5"), Kind: KindTick, Task: "x/T1", TaskID: "T1", Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "x", Dir: "../../etc/x"}, Outcome: Malformed, Reasons: []Reason{{Code: CodePredicate, Field: "predicate", Message: "unit.dir: not a clean path", Outcome: Malformed}}},
 		}}
