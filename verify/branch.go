@@ -25,6 +25,9 @@ const (
 	StatusStale        = "stale"
 	StatusUnverifiable = "unverifiable"
 	StatusEdited       = "edited" // a task line edited after its tick
+	// StatusBornTicked: a ticked task of a tasks file new in its commit
+	// (gitref.KindBornTicked): not a tick, listed in Report.BornTicked.
+	StatusBornTicked = "born_ticked"
 
 	ReasonTickedWithoutEvidence = "ticked_without_evidence"
 	ReasonCommitUnreachable     = "commit_unreachable"
@@ -81,7 +84,14 @@ type Report struct {
 	Objects       []ObjectResult `json:"objects"`
 	Ticks         []TickResult   `json:"ticks"`
 	Unticks       []TickResult   `json:"unticks"`
-	Summary       map[string]int `json:"summary"`
+	// BornTicked lists (branch mode) the ticked tasks of tasks files that are
+	// new in their commit: a merged feature branch or an imported unit brings
+	// its tasks file already ticked. They are not ticks (SPEC §1) and never
+	// fail the gate; they are listed so that a reviewer sees them. A merge's
+	// repeat of a born_ticked task its other parent brought in is not listed
+	// again.
+	BornTicked []TickResult   `json:"born_ticked"`
+	Summary    map[string]int `json:"summary"`
 	// Policy are the range rules' results that count (issue 6).
 	Policy []policy.Result `json:"policy,omitempty"`
 }
@@ -89,7 +99,7 @@ type Report struct {
 // Objects verifies the given objects (SPEC §7) and concludes failure when any
 // object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
 func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
-	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{}}
+	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
@@ -129,7 +139,10 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // Branch runs the merge gate over base..head (SPEC §8): every tick of every
 // commit reachable from head and not from base (merges included) is mapped to
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
-// task lines edited after their tick fail too. A notes ref absent locally is an
+// task lines edited after their tick fail too. A task added already ticked to a
+// tasks file its commit's parent has is a tick like any other (gitref.Tick.Born);
+// the ticked tasks of tasks files new in their commit are listed in
+// Report.BornTicked and do not fail. A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	if v.Trust == nil {
@@ -142,7 +155,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{}}
+	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
 
 	// A merge's change against its first parent repeats the ticks its other
 	// parents brought in; those ticks are judged on the commits that made them.
@@ -195,6 +208,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		return rs, nil
 	}
 	var elsewhere *subjectIndex
+	bornListed := map[string]bool{} // unit dir, task ID, line after
 	for _, t := range ticks {
 		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
@@ -202,6 +216,16 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		case gitref.KindUntick:
 			tr.Status = "unticked"
 			rep.Unticks = append(rep.Unticks, tr)
+			continue
+		case gitref.KindBornTicked:
+			// Commits come parents first: a merge repeating what a commit of the
+			// range already listed is skipped.
+			if k := tickKey("", t); !t.Merge || !bornListed[k] {
+				bornListed[k] = true
+				tr.Status = StatusBornTicked
+				tr.Message = "ticked in a tasks file new in this commit: not a tick, no evidence required"
+				rep.BornTicked = append(rep.BornTicked, tr)
+			}
 			continue
 		case gitref.KindEdit:
 			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
@@ -290,6 +314,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 	}
 	rep.Summary["unticked"] = len(rep.Unticks)
+	rep.Summary[StatusBornTicked] = len(rep.BornTicked)
 	return rep, nil
 }
 
