@@ -137,7 +137,7 @@ type CarryResult struct {
 // tree). For each such statement it keeps the predicate's evidence (verdict,
 // trace, red, decider, time, every other member) and recomputes, as [Tick] does,
 // what depends on the commit: the subject's gitCommit (To), tree (To's tree),
-// task.line_hash and title (To's first parent's task line, read as open),
+// task.line_hash and title (To's task line, read as open),
 // spec (the cited section at To) and policy_sha256 (To's first parent's
 // speccoder.toml). The task must be ticked by To (else [ErrTaskNotTicked]). The
 // statements of SPEC §3 (test results and VSA for verified and regression_only
@@ -241,31 +241,29 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
 				ErrTaskNotTicked, to.ID, c.subject, c.p.Unit.Dir, ticked)
 		}
-		before, after, err := tickTasks(repo, *tick)
+		task, err := tickTask(repo, *tick)
 		if err != nil {
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, tick.Unit, after)
+		section, err := specfmt.Section(fsys, tick.Unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
 		}
 		p := c.p
 		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(tick.Unit.Format), tick.Unit.Feature, tick.Unit.Dir
 		p.Tree = string(to.Tree)
-		p.Task.ID, p.Task.LineHash, p.Task.Title = before.ID, predicate.LineHash(before.OpenLine()), before.Title
+		p.Task.ID, p.Task.LineHash, p.Task.Title = task.ID, predicate.LineHash(task.OpenLine()), task.Title
 		if section != nil {
 			p.Spec = predicate.Some(predicate.SpecRef{Section: predicate.Some(section.Name), SectionHash: predicate.SectionHash(section.Text)})
 		} else {
 			p.Spec = predicate.Null[predicate.SpecRef]()
 		}
 		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, tick.Unit, before.ID, p, req.Signers)
+		pd, err := prepare(ctx, to.ID, tick.Unit, task.ID, p, req.Signers)
 		if err != nil {
 			return nil, err
 		}
-		if tick.TextChanged {
-			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s:%d: %s also edits the task's text; verify will report a line_hash mismatch", tick.Path, tick.Line, to.ID))
-		}
+		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*tick)...)
 		batch = append(batch, pd)
 	}
 	nc, err := commitNote(notes, to.ID, batch, req.DryRun)

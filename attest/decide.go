@@ -97,7 +97,7 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 		}
 		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
 	}
-	before, after, err := tickTasks(repo, *tick)
+	task, err := tickTask(repo, *tick)
 	if err != nil {
 		return nil, err
 	}
@@ -109,11 +109,11 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	section, err := specfmt.Section(fsys, tick.Unit, after)
+	section, err := specfmt.Section(fsys, tick.Unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
 	}
-	p, err := predicate.Build(predicate.Input{Unit: tick.Unit, Task: before, Section: section, Tree: string(commit.Tree),
+	p, err := predicate.Build(predicate.Input{Unit: tick.Unit, Task: task, Section: section, Tree: string(commit.Tree),
 		Policy: policy, Verdict: predicate.Attested, Decider: decider, Time: when})
 	if err != nil {
 		return nil, err

@@ -81,7 +81,9 @@ type WrittenSigner struct {
 }
 
 // Tick attests the tasks a commit ticks (SPEC §2–§5): for each, it computes the
-// tree, line_hash (the parent's line read as open), the cited spec section at the
+// tree, line_hash and title (the tick commit's task line read as open — what the
+// verifier recomputes from the object's tasks file, SPEC §7 — so a tick that
+// also rewrites the task's text binds the new text), the cited spec section at the
 // tick commit, policy_sha256 from the parent's speccoder.toml, builds the
 // predicate (merging the evidence), writes the Statements of SPEC §3, signs them,
 // and replaces the task's owned lines in the commit's note. Errors: [ErrNoTick],
@@ -145,7 +147,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	var out []Written
 	var batch []pending
 	for _, t := range ticks {
-		before, after, err := tickTasks(repo, t)
+		task, err := tickTask(repo, t)
 		if err != nil {
 			if len(req.Tasks) == 0 && errors.Is(err, specfmt.ErrDuplicateTask) {
 				// Nothing is written; the commit's other ticks are not ambiguous.
@@ -153,12 +155,12 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 			}
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, t.Unit, after)
+		section, err := specfmt.Section(fsys, t.Unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
 		}
 		p, err := predicate.Build(predicate.Input{
-			Unit: t.Unit, Task: before, Section: section, Tree: string(commit.Tree),
+			Unit: t.Unit, Task: task, Section: section, Tree: string(commit.Tree),
 			Policy: policy, Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
@@ -168,9 +170,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			return nil, err
 		}
-		if t.TextChanged {
-			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s:%d: the tick commit also edits the task's text; line_hash is the parent's line, so verify will report a mismatch", t.Path, t.Line))
-		}
+		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
 	}
 	// One note update for every task: the tick is written whole or not at all
@@ -186,10 +186,13 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	return out, nil
 }
 
-// tickTasks parses the tick's task at the parent (before) and at the commit
-// (after). A task ID that the tasks file repeats at either side is refused with
-// the *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask).
-func tickTasks(repo *gitref.Repo, t gitref.Tick) (before, after specfmt.Task, err error) {
+// tickTask returns the tick's task as the tick commit has it: the line an
+// attestation binds (SPEC §4 line_hash and title, read as open), which is what
+// a verifier recomputes from the object's tasks file (SPEC §7). The parent's
+// tasks file is read too, unless the task is Born (it has no line there): a
+// task ID that the tasks file repeats at either side is refused with the
+// *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask).
+func tickTask(repo *gitref.Repo, t gitref.Tick) (specfmt.Task, error) {
 	find := func(c gitref.Hash, path string) (specfmt.Task, error) {
 		b, err := repo.File(c, path)
 		if err != nil {
@@ -210,11 +213,26 @@ func tickTasks(repo *gitref.Repo, t gitref.Tick) (before, after specfmt.Task, er
 		}
 		return task, nil
 	}
-	if before, err = find(t.Parent, t.OldPath); err != nil {
-		return
+	if !t.Born {
+		if _, err := find(t.Parent, t.OldPath); err != nil {
+			return specfmt.Task{}, err
+		}
 	}
-	after, err = find(t.Commit, t.Path)
-	return
+	return find(t.Commit, t.Path)
+}
+
+// tickNotes are the notes [Tick] (and [Carry]) give about a tick that is not
+// the plain "[ ]" → "[x]" of one line: a tick that also rewrites the task's
+// text, and a task that is new in the tick commit (gitref.Tick.Born).
+func tickNotes(t gitref.Tick) []string {
+	var notes []string
+	if t.TextChanged {
+		notes = append(notes, fmt.Sprintf("%s:%d: the tick also rewrites task %s's text (%q at the parent); the attestation covers the text as ticked", t.Path, t.Line, t.TaskID, t.Before))
+	}
+	if t.Born {
+		notes = append(notes, fmt.Sprintf("%s:%d: task %s is new in %s, added already ticked (no open line at the parent); it is attested as a tick", t.Path, t.Line, t.TaskID, t.Commit))
+	}
+	return notes
 }
 
 // readOptional returns a file's bytes at commit, nil when no entry of that name

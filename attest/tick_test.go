@@ -691,3 +691,103 @@ func TestFindTask(t *testing.T) {
 		t.Errorf("T003: %+v %+v %v", u, task, err)
 	}
 }
+
+// TestTickRewordedAndBorn: a tick commit that also rewrites the task's text is
+// attested on the text as ticked (line_hash and title of the commit's line,
+// SPEC §7's recomputation), a task added already ticked to an existing tasks
+// file (gitref.Tick.Born) is attested like any tick, and the ticked task of a
+// tasks file new in the commit is not a tick. attest decide and attest carry
+// bind the same line; every statement verifies ok.
+func TestTickRewordedAndBorn(t *testing.T) {
+	r := newTickRepo(t)
+	const ticked = "# Tasks\n\n- [x] T001 [US1] Write the failing add test\n- [x] T002 [P] [US1] Implement add\n- [x] T003 [US2] Implement subtract\n" +
+		"- [x] T004 Write the user docs\n- [x] T005 [US2] Document subtract\n"
+	files := map[string]string{
+		"specs/001-calc/tasks.md": ticked,
+		"specs/002-new/tasks.md":  "- [x] T001 Imported\n",
+	}
+	for name, content := range files {
+		writeFile(t, r.dir, name, content)
+	}
+	c4 := commitAll(t, r.dir, "docs")
+	// The same change on another branch (a cherry-pick): the carry target.
+	testenv.Git(t, r.dir, "checkout", "-q", "-b", "pick", string(r.c3))
+	for name, content := range files {
+		writeFile(t, r.dir, name, content)
+	}
+	c4b := commitAll(t, r.dir, "docs, picked")
+	repo, notes := r.open(t)
+	key, allowed := sshKey(t, "")
+	signers := []attest.Signer{sshSigner(t, key)}
+	ctx := context.Background()
+
+	written, err := attest.Tick(ctx, repo, notes, attest.TickRequest{
+		Commit: c4, Verdict: predicate.RegressionOnly, Regression: map[string]any{"reason": "planning_work"},
+		Signers: signers, Time: fixedTime,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(written) != 2 || written[0].Task != "T004" || written[1].Task != "T005" {
+		t.Fatalf("written = %+v, want T004 and T005 (not 002-new's T001)", written)
+	}
+	for _, tc := range []struct {
+		w             attest.Written
+		open, title   string
+		section, note string
+	}{
+		{written[0], "- [ ] T004 Write the user docs", "Write the user docs", "",
+			`specs/001-calc/tasks.md:6: the tick also rewrites task T004's text ("- [ ] T004 Write the docs" at the parent); the attestation covers the text as ticked`},
+		{written[1], "- [ ] T005 [US2] Document subtract", "Document subtract", "US2",
+			"specs/001-calc/tasks.md:7: task T005 is new in " + string(c4) + ", added already ticked (no open line at the parent); it is attested as a tick"},
+	} {
+		p := taskPredicate(t, note(t, r.dir, c4), "001-calc/"+tc.w.Task)
+		sp, _ := p.Spec.Get()
+		sec, _ := sp.Section.Get()
+		if p.Task.LineHash != predicate.LineHash(tc.open) || p.Task.Title != tc.title || sec != tc.section {
+			t.Errorf("%s: line_hash %s title %q section %q; want the hash of %q, %q, %q", tc.w.Task, p.Task.LineHash, p.Task.Title, sec, tc.open, tc.title, tc.section)
+		}
+		if len(tc.w.Warnings) != 1 || tc.w.Warnings[0] != tc.note {
+			t.Errorf("%s: warnings %q, want %q", tc.w.Task, tc.w.Warnings, tc.note)
+		}
+	}
+	v := verifier(t, repo, notes, allowed)
+	if got := objectOutcomes(t, v, c4); got["001-calc/T004"] != verify.OK || got["001-calc/T005"] != verify.OK || len(got) != 2 {
+		t.Errorf("verify %s = %v, want ok for T004 and T005", c4, got)
+	}
+
+	// The new file's ticked task is not a tick of c4.
+	_, err = attest.Tick(ctx, repo, notes, attest.TickRequest{Commit: c4, Tasks: []string{"T001"}, Verdict: predicate.Verified})
+	if !errors.Is(err, attest.ErrTaskNotTicked) {
+		t.Errorf("attesting 002-new's T001: err = %v, want ErrTaskNotTicked", err)
+	}
+
+	// attest decide on the Born task replaces its statements with the decision.
+	if _, err := attest.Decide(ctx, repo, notes, attest.DecideRequest{Commit: c4, Task: "T005", Verdict: predicate.Attested,
+		By: "Ada Lovelace", Reason: "read the docs", Signers: signers, Time: fixedTime}); err != nil {
+		t.Fatal(err)
+	}
+	if p := taskPredicate(t, note(t, r.dir, c4), "001-calc/T005"); p.Verdict != predicate.Attested || p.Task.LineHash != predicate.LineHash("- [ ] T005 [US2] Document subtract") {
+		t.Errorf("decided T005: verdict %s line_hash %s", p.Verdict, p.Task.LineHash)
+	}
+	if got := objectOutcomes(t, v, c4); got["001-calc/T005"] != verify.OK {
+		t.Errorf("verify decided T005 = %v", got)
+	}
+
+	// attest carry to the picked commit recomputes the same lines there.
+	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Written) != 2 || !res.RemovedFrom {
+		t.Fatalf("carry = %+v", res)
+	}
+	for _, w := range res.Written {
+		if len(w.Warnings) != 1 {
+			t.Errorf("carried %s: warnings %q, want one note", w.Task, w.Warnings)
+		}
+	}
+	if got := objectOutcomes(t, v, c4b); got["001-calc/T004"] != verify.OK || got["001-calc/T005"] != verify.OK {
+		t.Errorf("verify carried %s = %v, want ok for T004 and T005", c4b, got)
+	}
+}
