@@ -1,0 +1,154 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/sigstoretest"
+)
+
+// closedURL is an http URL on 127.0.0.1 where nothing listens: a port the
+// kernel gave a listener that is closed again, so a connection is refused at
+// once (no network, no hang).
+func closedURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return "http://" + addr
+}
+
+// silentURL is an http URL on 127.0.0.1 whose listener accepts connections
+// and never answers: only a timeout ends a request to it.
+func silentURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return "http://" + l.Addr().String()
+}
+
+// fakeJWT is a syntactically valid, unsigned OIDC identity token with a
+// verified e-mail subject: enough for sigstore-go to read a subject and call
+// Fulcio (which would refuse it; here no Fulcio answers).
+const fakeJWT = "eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0." + // {"alg":"none","typ":"JWT"}
+	// {"iss":"https://issuer.example","sub":"dev@example.invalid","email":"dev@example.invalid","email_verified":true,"aud":"sigstore","exp":4102444800}
+	"eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIiwic3ViIjoiZGV2QGV4YW1wbGUuaW52YWxpZCIsImVtYWlsIjoiZGV2QGV4YW1wbGUuaW52YWxpZCIsImVtYWlsX3ZlcmlmaWVkIjp0cnVlLCJhdWQiOiJzaWdzdG9yZSIsImV4cCI6NDEwMjQ0NDgwMH0." +
+	"c2ln"
+
+// `attest tick --signer sigstore` offline: missing URLs or token are usage
+// errors (exit 2), an unset token variable or unreadable token file is a
+// trust/config error (exit 3), and an unreachable Fulcio fails with exit 3
+// quickly (connection refused, bounded by --sigstore-timeout) — never a hang,
+// never a note.
+func TestSigstoreAttestOfflineRefusals(t *testing.T) {
+	r := newCLIRepo(t)
+	down, silent := closedURL(t), silentURL(t)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tokenFile, []byte(fakeJWT+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	key, _ := sshKeyFile(t, "")
+	base := []string{"attest", "tick", "--commit", r.c1, "--signer", "sigstore", "--sigstore-timeout", "2s"}
+	tests := []struct {
+		name string
+		env  []string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no URLs", []string{"TOK=" + fakeJWT}, []string{"--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
+		{"no Rekor URL", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
+		{"no Fulcio URL", []string{"TOK=" + fakeJWT}, []string{"--rekor-url", down, "--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
+		{"no token flag", nil, []string{"--fulcio-url", down, "--rekor-url", down}, 2, "needs an OIDC identity token"},
+		{"both token forms", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK", "--identity-token-file", tokenFile}, 2, "not both"},
+		{"key with sigstore", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK", "--key", key}, 2, "--key"},
+		{"sigstore flags without sigstore", nil, []string{"--signer", "ssh", "--key", key, "--fulcio-url", down}, 2, "go with --signer sigstore"},
+		{"token variable unset", nil, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TASKPROOF_TEST_NO_SUCH_TOKEN"}, 3, "TASKPROOF_TEST_NO_SUCH_TOKEN is not set"},
+		{"token variable empty", []string{"TOK="}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK"}, 3, "TOK is not set or empty"},
+		{"token file missing", nil, []string{"--fulcio-url", down, "--rekor-url", down, "--identity-token-file", filepath.Join(t.TempDir(), "absent")}, 3, "--identity-token-file"},
+		{"token not a JWT", []string{"TOK=not-a-jwt"}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK"}, 3, "subject from identity token"},
+		{"Fulcio refuses connections (env token)", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK"}, 3, "connection refused"},
+		{"Fulcio refuses connections (token file)", nil, []string{"--fulcio-url", down, "--rekor-url", down, "--identity-token-file", tokenFile}, 3, "connection refused"},
+		// Ended by --sigstore-timeout 2s, not by the test's deadline.
+		{"Fulcio never answers", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", silent, "--rekor-url", down, "--oidc-token-env", "TOK"}, 3, "getting a signing certificate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := r.taskproof(t, tt.env, append(append([]string{}, base...), tt.args...)...)
+			if code != tt.code || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, tt.code, tt.msg)
+			}
+			if stdout != "" {
+				t.Errorf("stdout = %q, want nothing", stdout)
+			}
+		})
+	}
+	if ref := r.notesRef(t); ref != "" {
+		t.Errorf("refused sigstore ticks wrote notes: %s", ref)
+	}
+}
+
+// `verify` refuses contradictory or incomplete Sigstore trust with exit 3
+// (SPEC §10: a trust or config error), before looking at any note.
+func TestSigstoreVerifyTrustRefusals(t *testing.T) {
+	r := newCLIRepo(t)
+	dir := t.TempDir()
+	badRoot := filepath.Join(dir, "bad_root.json")
+	if err := os.WriteFile(badRoot, []byte(`{"mediaType":"nope"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := sigstoretest.New(t).WriteTrustedRoot(t, dir)
+	id, iss := "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main", "https://token.actions.githubusercontent.com"
+	tests := []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"identity without trusted root", []string{"--certificate-identity", id, "--certificate-oidc-issuer", iss}, "need --trusted-root FILE"},
+		{"regexp without trusted root", []string{"--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "need --trusted-root FILE"},
+		{"trusted root without identity", []string{"--trusted-root", root}, "--certificate-identity or --certificate-identity-regexp is required"},
+		{"both identity forms", []string{"--trusted-root", root, "--certificate-identity", id, "--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "not both"},
+		{"regexp without issuer", []string{"--trusted-root", root, "--certificate-identity-regexp", "https://github.com/acme/.*"}, "--certificate-oidc-issuer is required"},
+		{"identity without issuer", []string{"--trusted-root", root, "--certificate-identity", id}, "--certificate-oidc-issuer is required"},
+		{"regexp that does not compile", []string{"--trusted-root", root, "--certificate-identity-regexp", "(", "--certificate-oidc-issuer", iss}, "--certificate-identity-regexp"},
+		{"unreadable trusted root", []string{"--trusted-root", filepath.Join(dir, "absent.json"), "--certificate-identity", id, "--certificate-oidc-issuer", iss}, "absent.json"},
+		{"malformed trusted root", []string{"--trusted-root", badRoot, "--certificate-identity", id, "--certificate-oidc-issuer", iss}, "bad_root.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := r.taskproof(t, nil, append([]string{"verify", r.c1}, tt.args...)...)
+			if code != 3 || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("exit %d, stderr %q; want exit 3 mentioning %q", code, stderr, tt.msg)
+			}
+		})
+	}
+}
