@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -71,6 +72,9 @@ never re-signs statements nobody trusted; --unverified-from-insecure skips that 
 		if req.To, err = repo.Resolve(args[1]); err != nil {
 			return err
 		}
+		if err := refuseBundles(notes, req.From, args[0], args[1]); err != nil {
+			return err
+		}
 		if !unverifiedInsecure {
 			trust, used, err := verify.LoadTrust(repo, src)
 			if err != nil {
@@ -118,4 +122,22 @@ never re-signs statements nobody trusted; --unverified-from-insecure skips that 
 		return nil
 	}
 	return c
+}
+
+// refuseBundles refuses (exit 2) to carry from a commit whose note holds a
+// Sigstore bundle line: carry re-issues statements after checking FROM's DSSE
+// signatures and cannot check or re-issue a bundle (its certificate identity
+// is not a key carry could re-sign with), and skipping those lines would
+// silently leave their tasks behind.
+func refuseBundles(notes *gitref.NotesStore, from gitref.Hash, fromArg, toArg string) error {
+	note, err := notes.Note(from)
+	if err != nil {
+		return err
+	}
+	for i, line := range attest.SplitNote(note) {
+		if attest.IsBundle(line) {
+			return usageErr("the note of %s holds a Sigstore bundle (line %d): attest carry cannot re-issue Sigstore bundles; attest %s again instead (taskproof attest tick --commit %s --signer sigstore …)", fromArg, i+1, toArg, toArg)
+		}
+	}
+	return nil
 }

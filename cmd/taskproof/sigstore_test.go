@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/internal/sigstoretest"
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // closedURL is an http URL on 127.0.0.1 where nothing listens: a port the
@@ -150,5 +151,29 @@ func TestSigstoreVerifyTrustRefusals(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 3 mentioning %q", code, stderr, tt.msg)
 			}
 		})
+	}
+}
+
+// `attest carry` refuses (exit 2, naming the line) a FROM whose note holds a
+// Sigstore bundle line, and leaves both notes unchanged: it cannot check or
+// re-issue a bundle, and carrying the note's other lines would silently leave
+// that task behind.
+func TestSigstoreCarryRefusesBundles(t *testing.T) {
+	r := newCLIRepo(t)
+	bundle := `{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","verificationMaterial":{},"dsseEnvelope":{}}`
+	other := `{"payloadType":"text/plain","payload":"aGk=","signatures":[]}`
+	testenv.Git(t, r.dir, "notes", "--ref", "refs/notes/speccoder", "add", "-m", other+"\n"+bundle, r.c1)
+	before := r.note(t, r.c1)
+	for _, extra := range [][]string{nil, {"--unverified-from-insecure"}, {"--dry-run"}} {
+		stdout, stderr, code := r.taskproof(t, nil, append([]string{"attest", "carry", r.c1, r.c3}, extra...)...)
+		if code != 2 || !strings.Contains(stderr, "holds a Sigstore bundle (line 2)") || stdout != "" {
+			t.Errorf("carry %v: exit %d, stdout %q, stderr %q; want exit 2 naming the bundle line", extra, code, stdout, stderr)
+		}
+	}
+	if after := r.note(t, r.c1); after != before {
+		t.Errorf("FROM's note changed:\n%s", after)
+	}
+	if n := r.note(t, r.c3); n != "" {
+		t.Errorf("TO got a note: %s", n)
 	}
 }
