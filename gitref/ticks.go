@@ -22,7 +22,9 @@ type TickKind string
 // The kinds of Tick.
 const (
 	// KindTick: the parent's line is open ("[ ]", Kiro also "[-]") and the
-	// commit's is ticked ("[x]"/"[X]") — a tick (SPEC §1).
+	// commit's is ticked ("[x]"/"[X]") — a tick (SPEC §1); or the task is
+	// ticked in the commit and has no line in the parent's version of the
+	// tasks file (Born).
 	KindTick TickKind = "tick"
 	// KindUntick: ticked in the parent, open in the commit.
 	KindUntick TickKind = "untick"

@@ -404,7 +404,8 @@ func TestTicksDerivedAndAmbiguous(t *testing.T) {
 			t.Errorf("%s is not a valid ref name", name)
 		}
 	}
-	// The tick's line_hash is the parent's line read as open:
+	// The tick's line_hash is the commit's line read as open (the same bytes
+	// as the parent's here):
 	// printf -- '- [ ] Add the parser' | sha256sum
 	if got := ticks[1].LineHash; got != "930dd2c6bdbdc44efa9b1b839c307af1b27b98b95e7b02649915d2bf746de98d" {
 		t.Errorf("LineHash = %s", got)
