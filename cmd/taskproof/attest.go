@@ -184,7 +184,7 @@ func newAttestTickCmd() *cobra.Command {
 		Use:   "tick",
 		Short: "Attest the tasks a commit ticks, sign the statements and store them as a git note",
 		Long: `attest tick records why a tick can be trusted. For each task the commit ticks (all of
-them, or those named with --task) it computes the tree, line_hash (the parent's task line read
+them, or those named with --task) it computes the tree, line_hash (the task line as ticked, read
 as open), the cited spec section's hash at the commit, and policy_sha256 from the parent's
 speccoder.toml; merges the evidence file; builds the task-verification statement (with one
 test-result statement per test phase of the evidence's trace and a verification summary); signs

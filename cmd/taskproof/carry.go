@@ -29,8 +29,8 @@ commit_unreachable, with same_tree_as when another commit has its tree).
 
 For each task-verification statement FROM's note holds about FROM, it keeps the evidence
 (verdict, trace, red run, decider, time, …) and recomputes what depends on the commit, as
-'attest tick' does: the subject's gitCommit, the tree, task.line_hash and title (TO's first
-parent's task line, read as open), the cited spec section at TO, and policy_sha256 (TO's first
+'attest tick' does: the subject's gitCommit, the tree, task.line_hash and title (TO's task
+line as ticked, read as open), the cited spec section at TO, and policy_sha256 (TO's first
 parent's speccoder.toml). TO must tick each task against its first parent — that is where the
 gate looks for the evidence. The test-result and verification-summary statements are rebuilt,
 everything is signed with your key, and written into TO's note (its other lines kept). Only
