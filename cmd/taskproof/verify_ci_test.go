@@ -225,8 +225,9 @@ func TestVerifyCIFormats(t *testing.T) {
 			t.Fatalf("the summary file was not appended to:\n%s", s)
 		}
 		added := s[len(earlier):]
-		for _, want := range []string{"taskproof verify: failure", "| status | task | commit | file:line | reason |",
-			"| ✗ unverifiable | 001-greeting/T004 | " + r.t004[:12] + " | specs/001-greeting/tasks.md:" + strconv.Itoa(line4) + " | ticked\\_without\\_evidence |",
+		for _, want := range []string{"taskproof verify: failure", "| status | task | commit | file:line | signer | reason |",
+			"| ✗ unverifiable | 001-greeting/T004 | " + r.t004[:12] + " | specs/001-greeting/tasks.md:" + strconv.Itoa(line4) + " | - | ticked\\_without\\_evidence |",
+			" | dev@example.invalid\\(ssh SHA256:", // the evidenced tick's credited signer
 			"| ✓ evidenced | 001-greeting/T001 | " + r.t001[:12] + " |"} {
 			if !strings.Contains(added, strings.ReplaceAll(want, `\-`, "-")) {
 				t.Errorf("summary misses %q:\n%s", want, added)
