@@ -34,6 +34,9 @@ func newPolicyCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "policy",
 		Short: "Check, explain and print verification policies (rules on verdicts)",
+		Example: `  taskproof policy default > policy.toml       # start from the embedded default
+  taskproof policy lint policy.toml
+  taskproof verify --branch --policy-rev origin/main:.taskproof/policy.toml --allowed-signers-rev origin/main:.github/allowed_signers`,
 		Long: `A policy decides whether a verified attestation is acceptable here: allowed verdicts,
 regression reasons, deciders, red runs, monitor, mutation, sandbox, executor, pinned
 policy_sha256 values, signers, and custom CEL rules. verify applies it with --policy FILE or
@@ -46,9 +49,10 @@ default policy applies (taskproof policy default prints it).`,
 
 func newPolicyLintCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "lint FILE",
-		Short: "Load and type-check a policy file (exit 3 when it does not load)",
-		Args:  cobra.ExactArgs(1),
+		Use:     "lint FILE",
+		Short:   "Load and type-check a policy file (exit 3 when it does not load)",
+		Example: `  taskproof policy lint .taskproof/policy.toml`,
+		Args:    cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			p, err := policy.Load(args[0])
 			if err != nil {
@@ -66,9 +70,10 @@ func newPolicyLintCmd() *cobra.Command {
 
 func newPolicyDefaultCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "default",
-		Short: "Print the embedded default policy",
-		Args:  cobra.NoArgs,
+		Use:     "default",
+		Short:   "Print the embedded default policy",
+		Example: `  taskproof policy default > .taskproof/policy.toml`,
+		Args:    cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			_, err := c.OutOrStdout().Write(policy.DefaultText())
 			return err
