@@ -232,6 +232,28 @@ func TestRangeSet(t *testing.T) {
 		if !slices.Equal(ids, want) {
 			t.Errorf("rangeSet(%s, %s) = %s\nwant (git rev-list) %s", name(tc.base), name(tc.head), names(ids), names(want))
 		}
+		// rangeCommits (on rangeSet) lists the same commits in the same order as
+		// excluding base's whole history did.
+		for _, fp := range []bool{false, true} {
+			got, err := r.rangeCommits(tc.base, tc.head, fp)
+			if err != nil {
+				t.Fatalf("rangeCommits(%s, %s, %v): %v", name(tc.base), name(tc.head), fp, err)
+			}
+			ref, err := r.rangeCommitsFull(tc.base, tc.head, fp)
+			if err != nil {
+				t.Fatalf("rangeCommitsFull(%s, %s, %v): %v", name(tc.base), name(tc.head), fp, err)
+			}
+			var g, w []string
+			for _, c := range got {
+				g = append(g, c.Hash.String())
+			}
+			for _, c := range ref {
+				w = append(w, c.Hash.String())
+			}
+			if !slices.Equal(g, w) {
+				t.Errorf("rangeCommits(%s, %s, firstParent %v) = %s\nwant %s", name(tc.base), name(tc.head), fp, names(g), names(w))
+			}
+		}
 	}
 	if _, err := r.rangeSet(plumbing.ZeroHash, Hash(strings.Repeat("1", 40)).plumbing()); !errors.Is(err, ErrNotFound) {
 		t.Errorf("rangeSet(missing head) = %v, want ErrNotFound", err)
@@ -239,7 +261,7 @@ func TestRangeSet(t *testing.T) {
 }
 
 // BenchmarkRangeSet: the 3 newest commits of a 10,000-commit history, by
-// rangeSet and by excluding base's whole history (rangeCommits).
+// rangeSet and by excluding base's whole history (rangeCommitsFull).
 func BenchmarkRangeSet(b *testing.B) {
 	dir, ids := manyCommits(b, 10000, nil)
 	r, err := Open(dir)
@@ -258,7 +280,7 @@ func BenchmarkRangeSet(b *testing.B) {
 	})
 	b.Run("fullExclusion", func(b *testing.B) {
 		for b.Loop() {
-			s, err := r.rangeCommits(base, head, false)
+			s, err := r.rangeCommitsFull(base, head, false)
 			if err != nil || len(s) != 3 {
 				b.Fatal(len(s), err)
 			}

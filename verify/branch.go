@@ -195,17 +195,19 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		return set[tickKey("", t)], nil
 	}
-	objects := map[gitref.Hash][]ObjectResult{}
-	objectsOf := func(c gitref.Hash) ([]ObjectResult, error) {
-		if rs, ok := objects[c]; ok {
-			return rs, nil
+	// The tick commits' objects are verified, and their sections checked at
+	// head, on all cores (parallel.go) before the ticks are judged in order.
+	var tickCommits []gitref.Hash
+	queued := map[gitref.Hash]bool{}
+	for _, t := range ticks {
+		if t.Kind == gitref.KindTick && t.Ambiguous == "" && !queued[t.Commit] {
+			queued[t.Commit] = true
+			tickCommits = append(tickCommits, t.Commit)
 		}
-		rs, err := v.Object(c)
-		if err != nil {
-			return nil, err
-		}
-		objects[c] = rs
-		return rs, nil
+	}
+	objects, err := v.checkObjects(tickCommits, head)
+	if err != nil {
+		return nil, err
 	}
 	var elsewhere *subjectIndex
 	bornListed := map[string]bool{} // unit dir, task ID, line after
@@ -250,15 +252,14 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		rs, err := objectsOf(t.Commit)
-		if err != nil {
-			return nil, err
-		}
+		co := objects[t.Commit]
+		rs := co.results
 		var found *ObjectResult
+		var stale *Reason
 		var noteBroken *ObjectResult
 		for i := range rs {
 			if rs[i].Task == tr.Task {
-				found = &rs[i]
+				found, stale = &rs[i], co.stale[i]
 			}
 			if rs[i].Task == "" && rs[i].Outcome == Malformed {
 				noteBroken = &rs[i]
@@ -266,7 +267,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		switch {
 		case found != nil:
-			v.judge(&tr, found, head, opts)
+			judge(&tr, found, stale, opts)
 			rep.Objects = append(rep.Objects, *found)
 		case noteBroken != nil:
 			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
@@ -318,15 +319,15 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	return rep, nil
 }
 
-// judge sets a tick's status from its object's result, and checks whether the cited
-// section changed between the tick and head (stale).
-func (v *Verifier) judge(tr *TickResult, o *ObjectResult, head gitref.Hash, opts GateOptions) {
+// judge sets a tick's status from its object's result and stale, the result of
+// staleAtHead for it (nil: the cited section is the same at head).
+func judge(tr *TickResult, o *ObjectResult, stale *Reason, opts GateOptions) {
 	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
 	tr.Object = o
 	switch {
 	case o.Outcome == OK || (o.Outcome == Unsigned && opts.AllowUnsigned):
 		tr.Status = StatusEvidenced
-		if r := v.staleAtHead(o, head); r != nil {
+		if r := stale; r != nil {
 			tr.Status, tr.Failing = StatusStale, true
 			if r.Outcome == Malformed { // the task ID repeats at head
 				tr.Status, tr.Reason, tr.Outcome = StatusUnverifiable, string(Malformed), Malformed
@@ -362,7 +363,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if err != nil {
 		return nil
 	}
-	f, err := specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs())
+	f, err := parseTasksCached(unit, b)
 	if err != nil {
 		return nil
 	}

@@ -1,0 +1,119 @@
+package verify
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// checkedObject is one commit's Object results and, for each result that
+// verified (ok or unsigned), staleAtHead's reason (nil: current at head).
+type checkedObject struct {
+	results []ObjectResult
+	stale   []*Reason
+}
+
+// checkObjects runs Object, then staleAtHead on each result that verified, for
+// every commit of commits on all cores: min(GOMAXPROCS, len(commits)) workers
+// share the Repo (safe for concurrent use) and the package's parse cache. The
+// results are keyed by commit and do not depend on the workers' order. The
+// first error (a git precondition, as Object's) is returned; the work left is
+// then skipped.
+func (v *Verifier) checkObjects(commits []gitref.Hash, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
+	out := make([]*checkedObject, len(commits))
+	workers := min(runtime.GOMAXPROCS(0), len(commits))
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		next    int
+		firstEr error
+	)
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstEr != nil || next >= len(commits) {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := take(); i >= 0; i = take() {
+				rs, err := v.Object(commits[i])
+				if err != nil {
+					mu.Lock()
+					if firstEr == nil {
+						firstEr = err
+					}
+					mu.Unlock()
+					return
+				}
+				co := &checkedObject{results: rs, stale: make([]*Reason, len(rs))}
+				for j := range rs {
+					if rs[j].Outcome == OK || rs[j].Outcome == Unsigned {
+						co.stale[j] = v.staleAtHead(&rs[j], head)
+					}
+				}
+				out[i] = co
+			}
+		}()
+	}
+	wg.Wait()
+	if firstEr != nil {
+		return nil, firstEr
+	}
+	m := make(map[gitref.Hash]*checkedObject, len(commits))
+	for i, c := range commits {
+		m[c] = out[i]
+	}
+	return m, nil
+}
+
+// parseCache holds tasks files parsed leniently (specfmt.AllowDuplicateIDs),
+// keyed by unit and content, for the verifier's repeated reads of one file: the
+// merge gate reads head's tasks file of a unit once per tick of that unit
+// (staleAtHead). The parsed files are shared read-only. It holds at most
+// parseCacheSize files (≈ 50 KiB each for a 100-task file) and forgets them all
+// when full.
+type parseCache struct {
+	mu    sync.Mutex
+	files map[parseCacheKey]*specfmt.TasksFile
+}
+
+type parseCacheKey struct {
+	unit    specfmt.Unit
+	content string
+}
+
+const parseCacheSize = 256
+
+var tasksCache = &parseCache{files: map[parseCacheKey]*specfmt.TasksFile{}}
+
+// parseTasksCached is specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
+// through the cache, for files read again and again (head's). The returned file
+// must not be modified.
+func parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
+	c := tasksCache
+	c.mu.Lock()
+	f, ok := c.files[parseCacheKey{u, string(content)}]
+	c.mu.Unlock()
+	if ok {
+		return f, nil
+	}
+	f, err := specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
+	if err != nil {
+		return nil, err // not cached: errors are rare and cheap to find again
+	}
+	c.mu.Lock()
+	if len(c.files) >= parseCacheSize {
+		clear(c.files)
+	}
+	c.files[parseCacheKey{u, string(content)}] = f
+	c.mu.Unlock()
+	return f, nil
+}
