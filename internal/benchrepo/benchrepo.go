@@ -37,9 +37,9 @@ const NotesRef = "refs/notes/speccoder"
 // (0-based), ticked alone in Commit against its parent Parent.
 type Tick struct {
 	Commit, Parent, Tree string
-	Unit, Task         int
-	SpecUnit           specfmt.Unit
-	TaskID             string
+	Unit, Task           int
+	SpecUnit             specfmt.Unit
+	TaskID               string
 	// Line is the task line at Commit ("- [x] T001 …") without line ending.
 	Line string
 }
