@@ -220,6 +220,30 @@ func (s *NotesStore) All() ([]NoteEntry, error) {
 		return nil, err
 	}
 	byCommit := map[Hash]*NoteEntry{}
+	err = s.walkNotes(tree, func(id Hash, path string, blob plumbing.Hash) {
+		ne := byCommit[id]
+		if ne == nil {
+			ne = &NoteEntry{Commit: id}
+			byCommit[id] = ne
+		}
+		ne.Paths = append(ne.Paths, path)
+		ne.Blobs = append(ne.Blobs, fromPlumbing(blob))
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]NoteEntry, 0, len(byCommit))
+	for _, e := range byCommit {
+		out = append(out, *e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Commit < out[j].Commit })
+	return out, nil
+}
+
+// walkNotes calls fn for every note of a notes tree, flat or fanned out at any
+// depth (SPEC §2): id is the annotated object, path the note's path in the tree.
+// Entries whose names do not spell an object id are skipped.
+func (s *NotesStore) walkNotes(tree plumbing.Hash, fn func(id Hash, path string, blob plumbing.Hash)) error {
 	var walk func(t plumbing.Hash, prefix, hex string) error
 	walk = func(t plumbing.Hash, prefix, hex string) error {
 		tr, err := s.repo.tree(t)
@@ -233,27 +257,12 @@ func (s *NotesStore) All() ([]NoteEntry, error) {
 					return err
 				}
 			case e.Mode.IsFile() && len(hex)+len(e.Name) == 40 && isLowerHex(e.Name):
-				id := Hash(hex + e.Name)
-				ne := byCommit[id]
-				if ne == nil {
-					ne = &NoteEntry{Commit: id}
-					byCommit[id] = ne
-				}
-				ne.Paths = append(ne.Paths, prefix+e.Name)
-				ne.Blobs = append(ne.Blobs, fromPlumbing(e.Hash))
+				fn(Hash(hex+e.Name), prefix+e.Name, e.Hash)
 			}
 		}
 		return nil
 	}
-	if err := walk(tree, "", ""); err != nil {
-		return nil, err
-	}
-	out := make([]NoteEntry, 0, len(byCommit))
-	for _, e := range byCommit {
-		out = append(out, *e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Commit < out[j].Commit })
-	return out, nil
+	return walk(tree, "", "")
 }
 
 // ReadEntry reads the note of an entry returned by All, with Note's checks.

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
 
 // Remote notes synchronisation (SPEC §2 "Users move notes…", issue 9).
@@ -253,26 +252,10 @@ func (s *NotesStore) isAncestor(a, b Hash) (bool, error) {
 // noteBlobs maps each annotated commit of a notes tree to its note blobs.
 func (s *NotesStore) noteBlobs(tree plumbing.Hash) (map[Hash][]notePath, error) {
 	out := map[Hash][]notePath{}
-	var walk func(t plumbing.Hash, prefix, hex string) error
-	walk = func(t plumbing.Hash, prefix, hex string) error {
-		tr, err := s.repo.tree(t)
-		if err != nil {
-			return err
-		}
-		for _, e := range tr.Entries {
-			switch {
-			case e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name) && len(hex)+2 < 40:
-				if err := walk(e.Hash, prefix+e.Name+"/", hex+e.Name); err != nil {
-					return err
-				}
-			case e.Mode.IsFile() && len(hex)+len(e.Name) == 40 && isLowerHex(e.Name):
-				id := Hash(hex + e.Name)
-				out[id] = append(out[id], notePath{path: prefix + e.Name, blob: e.Hash})
-			}
-		}
-		return nil
-	}
-	return out, walk(tree, "", "")
+	err := s.walkNotes(tree, func(id Hash, path string, blob plumbing.Hash) {
+		out[id] = append(out[id], notePath{path: path, blob: blob})
+	})
+	return out, err
 }
 
 // mergeNotesCommits writes a notes commit whose parents are local and remote (in
