@@ -47,19 +47,34 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
 // of the public key.
 func NewRawSigner(pemBytes []byte) (Signer, error) {
-	key, err := signerverifier.LoadKey(pemBytes)
+	sv, key, id, err := LoadRawKey(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
 	if key.KeyVal.Private == "" {
 		return nil, fmt.Errorf("loading raw signing key: %w: a public key cannot sign", ErrNoSigningKey)
 	}
-	var (
-		sv interface {
-			Sign(context.Context, []byte) ([]byte, error)
-			Public() crypto.PublicKey
-		}
-	)
+	return &rawSigner{sv: sv, keyID: id}, nil
+}
+
+// RawSignerVerifier is go-securesystemslib's signer-verifier of one raw key.
+type RawSignerVerifier interface {
+	Sign(ctx context.Context, data []byte) ([]byte, error)
+	Verify(ctx context.Context, data, sig []byte) error
+	Public() crypto.PublicKey
+}
+
+// LoadRawKey reads a PEM key (private or public) with go-securesystemslib and
+// returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
+// the key types SPEC §5 item 3 allows ([CheckRawPublicKey]); other types give an
+// error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
+// [NewRawSigner] describes.
+func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
+	key, err := signerverifier.LoadKey(pemBytes)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var sv RawSignerVerifier
 	switch key.KeyType {
 	case signerverifier.ED25519KeyType:
 		sv, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(key)
@@ -68,19 +83,19 @@ func NewRawSigner(pemBytes []byte) (Signer, error) {
 	case signerverifier.RSAKeyType:
 		sv, err = signerverifier.NewRSAPSSSignerVerifierFromSSLibKey(key)
 	default:
-		return nil, fmt.Errorf("loading raw signing key: %w: type %q", ErrUnsupportedKey, key.KeyType)
+		return nil, nil, "", fmt.Errorf("%w: type %q", ErrUnsupportedKey, key.KeyType)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("loading raw signing key: %w", err)
+		return nil, nil, "", err
 	}
 	if err := CheckRawPublicKey(sv.Public()); err != nil {
-		return nil, fmt.Errorf("loading raw signing key: %w", err)
+		return nil, nil, "", err
 	}
 	id, err := RawKeyID(sv.Public())
 	if err != nil {
-		return nil, fmt.Errorf("loading raw signing key: %w", err)
+		return nil, nil, "", err
 	}
-	return &rawSigner{sv: sv, keyID: id}, nil
+	return sv, key, id, nil
 }
 
 // CheckRawPublicKey returns nil for the raw key types SPEC §5 item 3 allows:

@@ -12,7 +12,6 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
-	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 
 	"github.com/taskproof/taskproof/attest"
 )
@@ -221,31 +220,7 @@ func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	if len(strings.TrimSpace(string(rest))) != 0 {
 		return nil, fmt.Errorf("%w: data after the PEM block", ErrTrust)
 	}
-	key, err := signerverifier.LoadKey(pemBytes)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
-	}
-	var sv interface {
-		Verify(ctx context.Context, data, sig []byte) error
-		Public() crypto.PublicKey
-	}
-	switch key.KeyType {
-	case signerverifier.ED25519KeyType:
-		sv, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(key)
-	case signerverifier.ECDSAKeyType:
-		sv, err = signerverifier.NewECDSASignerVerifierFromSSLibKey(key)
-	case signerverifier.RSAKeyType:
-		sv, err = signerverifier.NewRSAPSSSignerVerifierFromSSLibKey(key)
-	default:
-		return nil, fmt.Errorf("%w: unsupported key type %q", ErrTrust, key.KeyType)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
-	}
-	if err := attest.CheckRawPublicKey(sv.Public()); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
-	}
-	id, err := attest.RawKeyID(sv.Public())
+	sv, _, id, err := attest.LoadRawKey(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}
