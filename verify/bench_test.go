@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func newGateBench(b *testing.B, units, tasks int) *gateBench {
 	return &gateBench{h: h, allowed: allowed, keyPath: keyPath}
 }
 
-func (g *gateBench) verifier(b *testing.B) *verify.Verifier {
+func (g *gateBench) verifier(b testing.TB) *verify.Verifier {
 	b.Helper()
 	repo, err := gitref.Open(g.h.Dir)
 	if err != nil {
@@ -156,5 +157,104 @@ func BenchmarkGate(b *testing.B) {
 	})
 	if walls["taskproof"] > 0 {
 		b.Logf("baseline/taskproof wall ratio: %.1f× (GOMAXPROCS %d)", float64(walls["baseline"])/float64(walls["taskproof"]), runtime.GOMAXPROCS(0))
+	}
+}
+
+// TestBenchBaselineScript checks scripts/bench-baseline.sh, the baseline of
+// BenchmarkGate, on a small generated repository: it verifies every signature
+// and tree, and fails on a note whose payload was altered.
+func TestBenchBaselineScript(t *testing.T) {
+	testenv.LookPath(t, "ssh-keygen")
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, signer, allowed := benchrepo.SSHKey(t, keys)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 2, 3)
+	notes := h.SignedNotes(t, signer)
+	h.WriteNotes(t, notes)
+	script := filepath.Join(testenv.RepoRoot(t), "scripts", "bench-baseline.sh")
+	run := func() (string, error) {
+		c := exec.Command("sh", script, h.Dir, h.Root, h.Head, allowed, "bench@example.invalid")
+		c.Env = testenv.GitEnv()
+		out, err := c.CombinedOutput()
+		return string(out), err
+	}
+	out, err := run()
+	if want := "baseline: 6 commits, 12 signatures verified, 0 failures"; err != nil || !strings.Contains(out, want) {
+		t.Fatalf("baseline on a good repository: %v\n%s\nwant %q", err, out, want)
+	}
+	// One envelope's signature altered: that commit fails, once.
+	victim, other := h.Ticks[4], h.Ticks[1]
+	bad := map[string][]byte{}
+	for c, n := range notes {
+		bad[c] = n
+	}
+	lines := bytes.SplitAfter(notes[victim.Commit], []byte("\n"))
+	lines[0] = bytes.Replace(lines[0], []byte(`"sig":"`), []byte(`"sig":"AAAA`), 1)
+	bad[victim.Commit] = bytes.Join(lines, nil)
+	h.WriteNotes(t, bad)
+	out, err = run()
+	if err == nil || !strings.Contains(out, victim.Commit+": bad signature") || !strings.Contains(out, " 1 failures") {
+		t.Fatalf("baseline with one bad signature: %v\n%s", err, out)
+	}
+	// Another commit's (validly signed) note: its tree does not match.
+	bad[victim.Commit] = notes[other.Commit]
+	h.WriteNotes(t, bad)
+	out, err = run()
+	if err == nil || !strings.Contains(out, victim.Commit+": tree mismatch") || !strings.Contains(out, " 1 failures") {
+		t.Fatalf("baseline with another commit's note: %v\n%s", err, out)
+	}
+}
+
+// TestBranchWorkers runs the merge gate with one worker and with several on a
+// generated repository where one note is tampered with and one tick has no
+// note: the reports are identical, in tick order, and name exactly those two
+// ticks. Run with -race (the workers share the Repo and the parse cache).
+func TestBranchWorkers(t *testing.T) {
+	testenv.LookPath(t, "ssh-keygen")
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, signer, allowed := benchrepo.SSHKey(t, keys)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 4, 40) // 160 commits: Ticks uses 2 workers at GOMAXPROCS 4
+	notes := h.SignedNotes(t, signer)
+	tampered, bare := h.Ticks[5], h.Ticks[120]
+	notes[tampered.Commit] = bytes.Replace(notes[tampered.Commit], []byte(`"sig":"`), []byte(`"sig":"AAAA`), 1)
+	delete(notes, bare.Commit)
+	h.WriteNotes(t, notes)
+	g := &gateBench{h: h, allowed: allowed}
+	var reports [][]byte
+	for _, procs := range []int{1, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		v := g.verifier(t)
+		rep, err := v.Branch(gitref.Hash(h.Root), gitref.Hash(h.Head), verify.GateOptions{})
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Ticks) != len(h.Ticks) {
+			t.Fatalf("GOMAXPROCS %d: %d ticks, want %d", procs, len(rep.Ticks), len(h.Ticks))
+		}
+		for i, tr := range rep.Ticks {
+			want := verify.StatusEvidenced
+			if tr.Commit == gitref.Hash(tampered.Commit) || tr.Commit == gitref.Hash(bare.Commit) {
+				want = verify.StatusUnverifiable
+			}
+			if tr.Commit != gitref.Hash(h.Ticks[i].Commit) || tr.Status != want {
+				t.Errorf("GOMAXPROCS %d: tick %d = %s %s, want %s %s", procs, i, tr.Commit, tr.Status, h.Ticks[i].Commit, want)
+			}
+		}
+		var buf bytes.Buffer
+		if err := verify.WriteJSON(&buf, rep); err != nil {
+			t.Fatal(err)
+		}
+		reports = append(reports, buf.Bytes())
+	}
+	if !bytes.Equal(reports[0], reports[1]) {
+		t.Errorf("reports differ between 1 and 4 workers:\n%s\n%s", reports[0], reports[1])
 	}
 }

@@ -78,10 +78,10 @@ func fiData(w *bufio.Writer, s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s),
 
 // fastImport runs `git fast-import` in dir on stream and returns the marks it
 // exported (mark number → object id).
-func fastImport(tb testing.TB, dir string, stream []byte) map[int]string {
+func fastImport(tb testing.TB, dir string, stream []byte, args ...string) map[int]string {
 	tb.Helper()
 	marks := filepath.Join(dir, ".git", "benchrepo-marks")
-	cmd := exec.Command(testenv.LookPath(tb, "git"), "fast-import", "--quiet", "--export-marks="+marks)
+	cmd := exec.Command(testenv.LookPath(tb, "git"), append([]string{"fast-import", "--quiet", "--export-marks=" + marks}, args...)...)
 	cmd.Dir, cmd.Env, cmd.Stdin = dir, testenv.GitEnv(), bytes.NewReader(stream)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("benchrepo: git fast-import: %v\n%s", err, out)
@@ -157,8 +157,8 @@ func NewHistory(tb testing.TB, dir string, units, tasks int) *History {
 	return h
 }
 
-// WriteNotes writes notes (commit id → note text) as one commit of ref NotesRef
-// (replacing what it held) with one fast-import run.
+// WriteNotes writes notes (commit id → note text) as the one commit of ref
+// NotesRef (replacing the ref and what it held) with one fast-import run.
 func (h *History) WriteNotes(tb testing.TB, notes map[string][]byte) {
 	tb.Helper()
 	var buf bytes.Buffer
@@ -175,7 +175,7 @@ func (h *History) WriteNotes(tb testing.TB, notes map[string][]byte) {
 	if err := w.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	fastImport(tb, h.Dir, buf.Bytes())
+	fastImport(tb, h.Dir, buf.Bytes(), "--force") // replaces the ref's history
 }
 
 // Predicate builds tick t's revision 3 regression_only predicate with
