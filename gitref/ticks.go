@@ -1,8 +1,10 @@
 package gitref
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -610,10 +612,184 @@ func mayHoldTasks(dir string) bool {
 
 // diffTasks appends to olds and news the tasks files that differ between trees
 // a and b (zero: absent), descending only into subtrees whose ids differ.
+//
+// The raw trees are compared entry by entry in git's order (diffRawTrees),
+// without decoding them; a tree that is not in git's order (or repeats a name)
+// is compared by name instead (diffDecoded), as go-git reads it. Either way the
+// entries are visited in a's order, then those only b has, in b's order.
 func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile) error {
 	if a == b || !mayHoldTasks(dir) {
 		return nil
 	}
+	ra, err := r.rawTree(a)
+	if err != nil {
+		return err
+	}
+	rb, err := r.rawTree(b)
+	if err != nil {
+		return err
+	}
+	changes, ok, err := diffRawTrees(ra, rb)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return r.diffDecoded(a, b, dir, olds, news)
+	}
+	for _, ch := range changes {
+		if err := r.diffEntry(dir, ch.a, ch.b, olds, news); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rawTree returns tree id's raw bytes (nil for the zero id).
+func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
+	if id.IsZero() {
+		return nil, nil
+	}
+	o, err := r.object(plumbing.TreeObject, id)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, fmt.Errorf("tree %s: %w", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("reading tree %s: %w", id, err)
+	}
+	b, err := readObject(o, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading tree %s: %w", id, err)
+	}
+	return b, nil
+}
+
+// rawEntry is one entry of a raw tree; name points into the tree's bytes.
+type rawEntry struct {
+	name []byte
+	mode filemode.FileMode // canonicalized as object.DecodeTree does
+	hash plumbing.Hash
+}
+
+// nextRawEntry splits the first entry off a raw tree, checking its syntax as
+// scanTree does.
+func nextRawEntry(b []byte) (rawEntry, []byte, error) {
+	sp := bytes.IndexByte(b, ' ')
+	if sp < 0 {
+		return rawEntry{}, nil, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
+	}
+	mode, ok := parseOctalMode(b[:sp])
+	if !ok {
+		return rawEntry{}, nil, fmt.Errorf("%w: malformed mode", errMalformedTree)
+	}
+	b = b[sp+1:]
+	nul := bytes.IndexByte(b, 0)
+	switch {
+	case nul < 0:
+		return rawEntry{}, nil, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
+	case nul == 0:
+		return rawEntry{}, nil, fmt.Errorf("%w: empty filename", errMalformedTree)
+	case len(b) < nul+1+len(plumbing.ZeroHash):
+		return rawEntry{}, nil, fmt.Errorf("%w: truncated object id", errMalformedTree)
+	}
+	e := rawEntry{name: b[:nul], mode: canonicalMode(mode)}
+	copy(e.hash[:], b[nul+1:])
+	return e, b[nul+1+len(plumbing.ZeroHash):], nil
+}
+
+// compareTreeNames orders tree entries as git does (base_name_compare): by
+// name, a tree's name compared as if it ended in '/'.
+func compareTreeNames(a, b rawEntry) int {
+	n := min(len(a.name), len(b.name))
+	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
+		return c
+	}
+	next := func(e rawEntry) int {
+		switch {
+		case len(e.name) > n:
+			return int(e.name[n])
+		case e.mode == filemode.Dir:
+			return '/'
+		}
+		return 0
+	}
+	return next(a) - next(b)
+}
+
+// rawChange is an entry that differs between two trees (a or b nil: absent).
+type rawChange struct{ a, b *object.TreeEntry }
+
+// diffRawTrees lists the entries that differ between raw trees a and b: first
+// those of a (changed or removed) in a's order, then those only b has. ok is
+// false when a tree is not strictly in git's order (then names could repeat or
+// pair wrongly: the caller compares the decoded trees instead). A name that is
+// a tree on one side and a file on the other sorts apart and is listed as
+// removed and added.
+func diffRawTrees(a, b []byte) (changes []rawChange, ok bool, err error) {
+	var ea, eb, pa, pb rawEntry
+	hasA, hasB, havePA, havePB := false, false, false, false
+	advance := func(buf *[]byte, e, prev *rawEntry, has, havePrev *bool) error {
+		if *has {
+			*prev, *havePrev = *e, true
+		}
+		*has = false
+		if len(*buf) == 0 {
+			return nil
+		}
+		ne, rest, err := nextRawEntry(*buf)
+		if err != nil {
+			return err
+		}
+		*buf, *e, *has = rest, ne, true
+		return nil
+	}
+	entry := func(e rawEntry) *object.TreeEntry {
+		return &object.TreeEntry{Name: string(e.name), Mode: e.mode, Hash: e.hash}
+	}
+	if err := advance(&a, &ea, &pa, &hasA, &havePA); err != nil {
+		return nil, false, err
+	}
+	if err := advance(&b, &eb, &pb, &hasB, &havePB); err != nil {
+		return nil, false, err
+	}
+	var added []rawChange
+	for hasA || hasB {
+		if (hasA && havePA && compareTreeNames(pa, ea) >= 0) || (hasB && havePB && compareTreeNames(pb, eb) >= 0) {
+			return nil, false, nil
+		}
+		c := 0
+		switch {
+		case !hasA:
+			c = 1
+		case !hasB:
+			c = -1
+		default:
+			c = compareTreeNames(ea, eb)
+		}
+		switch {
+		case c < 0:
+			changes = append(changes, rawChange{a: entry(ea)})
+			err = advance(&a, &ea, &pa, &hasA, &havePA)
+		case c > 0:
+			added = append(added, rawChange{b: entry(eb)})
+			err = advance(&b, &eb, &pb, &hasB, &havePB)
+		default:
+			if ea.hash != eb.hash || ea.mode != eb.mode {
+				changes = append(changes, rawChange{a: entry(ea), b: entry(eb)})
+			}
+			if err = advance(&a, &ea, &pa, &hasA, &havePA); err == nil {
+				err = advance(&b, &eb, &pb, &hasB, &havePB)
+			}
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return append(changes, added...), true, nil
+}
+
+// diffDecoded is diffTasks on go-git's decoding of the trees, pairing entries
+// by name.
+func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, olds, news *[]tasksFile) error {
 	var ae, be []object.TreeEntry
 	if !a.IsZero() {
 		t, err := r.tree(a)
@@ -649,32 +825,47 @@ func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile
 		if p.a != nil && p.b != nil && p.a.Hash == p.b.Hash && p.a.Mode == p.b.Mode {
 			continue
 		}
-		path := name
-		if dir != "" {
-			path = dir + "/" + name
+		if err := r.diffEntry(dir, p.a, p.b, olds, news); err != nil {
+			return err
 		}
-		var sa, sb plumbing.Hash
-		if p.a != nil && p.a.Mode == filemode.Dir {
-			sa = p.a.Hash
+	}
+	return nil
+}
+
+// diffEntry handles one entry of dir that differs between two trees (a or b
+// nil: absent on that side): subtrees are compared, tasks files listed.
+func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, olds, news *[]tasksFile) error {
+	name := ""
+	if a != nil {
+		name = a.Name
+	} else {
+		name = b.Name
+	}
+	path := name
+	if dir != "" {
+		path = dir + "/" + name
+	}
+	var sa, sb plumbing.Hash
+	if a != nil && a.Mode == filemode.Dir {
+		sa = a.Hash
+	}
+	if b != nil && b.Mode == filemode.Dir {
+		sb = b.Hash
+	}
+	if !sa.IsZero() || !sb.IsZero() {
+		if err := r.diffTasks(sa, sb, path, olds, news); err != nil {
+			return err
 		}
-		if p.b != nil && p.b.Mode == filemode.Dir {
-			sb = p.b.Hash
-		}
-		if !sa.IsZero() || !sb.IsZero() {
-			if err := r.diffTasks(sa, sb, path, olds, news); err != nil {
-				return err
-			}
-		}
-		u, ok := specfmt.UnitForTasksPath(path)
-		if !ok {
-			continue
-		}
-		if p.a != nil && isRegular(p.a.Mode) {
-			*olds = append(*olds, tasksFile{path: path, blob: p.a.Hash, unit: u})
-		}
-		if p.b != nil && isRegular(p.b.Mode) {
-			*news = append(*news, tasksFile{path: path, blob: p.b.Hash, unit: u})
-		}
+	}
+	u, ok := specfmt.UnitForTasksPath(path)
+	if !ok {
+		return nil
+	}
+	if a != nil && isRegular(a.Mode) {
+		*olds = append(*olds, tasksFile{path: path, blob: a.Hash, unit: u})
+	}
+	if b != nil && isRegular(b.Mode) {
+		*news = append(*news, tasksFile{path: path, blob: b.Hash, unit: u})
 	}
 	return nil
 }
