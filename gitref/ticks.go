@@ -89,6 +89,12 @@ type Tick struct {
 	// of occurrence), and a merge gate must treat such a tick as unverifiable
 	// (malformed), never as evidenced.
 	Ambiguous string
+	// Task is the task as parsed from Path at Commit (specfmt.ParseTasks with
+	// AllowDuplicateIDs): what a verifier needs of the task line without
+	// parsing the file again (its open line, markers and requirements for the
+	// spec section). When Ambiguous is "", it is the one task of the file with
+	// TaskID (TasksFile.Lookup finds it).
+	Task specfmt.Task
 }
 
 // TickOptions choose the commits Ticks walks.
@@ -498,7 +504,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 // repeats its ID, the error naming the repeated lines (Tick.Ambiguous).
 func taskTick(t Tick, nt specfmt.Task, dup *specfmt.DuplicateTaskError) Tick {
 	sum := sha256.Sum256([]byte(nt.OpenLine()))
-	t.Line, t.TaskID, t.After, t.Derived = nt.LineNo, nt.ID, nt.Line, nt.Derived
+	t.Line, t.TaskID, t.After, t.Derived, t.Task = nt.LineNo, nt.ID, nt.Line, nt.Derived, nt
 	t.LineHash = hex.EncodeToString(sum[:])
 	if dup != nil {
 		t.Ambiguous = dup.Error()

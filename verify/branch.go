@@ -197,15 +197,26 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	}
 	// The tick commits' objects are verified, and their sections checked at
 	// head, on all cores (parallel.go) before the ticks are judged in order.
+	// The task lines Ticks parsed are handed on (an unambiguous tick's task is
+	// the one task of its tasks file at the commit with its ID), so that the
+	// tasks files are not parsed again.
 	var tickCommits []gitref.Hash
-	queued := map[gitref.Hash]bool{}
+	hints := map[gitref.Hash]taskHints{}
 	for _, t := range ticks {
-		if t.Kind == gitref.KindTick && t.Ambiguous == "" && !queued[t.Commit] {
-			queued[t.Commit] = true
+		if t.Kind != gitref.KindTick || t.Ambiguous != "" {
+			continue
+		}
+		h, queued := hints[t.Commit]
+		if !queued {
+			h = taskHints{}
+			hints[t.Commit] = h
 			tickCommits = append(tickCommits, t.Commit)
 		}
+		if t.Path == t.Unit.Dir+"/tasks.md" {
+			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+		}
 	}
-	objects, err := v.checkObjects(tickCommits, head)
+	objects, err := v.checkObjects(tickCommits, hints, head)
 	if err != nil {
 		return nil, err
 	}

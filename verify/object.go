@@ -115,6 +115,19 @@ func (v *Verifier) at() time.Time {
 // git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
 // verdict on the note is in the results.
 func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
+	return v.object(commit, nil)
+}
+
+// taskHints are tasks of an object already parsed from its tasks files (by
+// gitref.Ticks, for the merge gate), keyed by unit dir and task ID; each must be
+// the one task of unit dir's tasks file at the object with that ID. checkTaskLine
+// uses them instead of parsing the file again.
+type taskHints map[taskHintKey]specfmt.Task
+
+type taskHintKey struct{ dir, id string }
+
+// object is Object with the tasks already parsed for the object (nil: none).
+func (v *Verifier) object(commit gitref.Hash, hints taskHints) ([]ObjectResult, error) {
 	if v.Trust == nil {
 		return nil, ErrNoTrust
 	}
@@ -136,13 +149,13 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 	case err != nil:
 		return nil, err
 	}
-	rs := v.verifyNote(c, note)
+	rs := v.verifyNote(c, note, hints)
 	v.pinPolicySHA256(rs)
 	return rs, nil
 }
 
 // verifyNote runs SPEC §7's checks over one note's lines.
-func (v *Verifier) verifyNote(c *gitref.Commit, note []byte) []ObjectResult {
+func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
 	lines := attest.SplitNote(note)
 	var noteReasons []Reason // failures of the note as a whole, charged to every task
 	if len(lines) > attest.MaxNoteLines {
@@ -218,7 +231,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte) []ObjectResult {
 		if len(tv) > 1 {
 			r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
 		}
-		v.checkTask(c, &r, tv[0], g)
+		v.checkTask(c, &r, tv[0], g, hints)
 		results = append(results, r)
 	}
 	if len(results) == 0 {
@@ -240,7 +253,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte) []ObjectResult {
 // checkTask runs SPEC §7's checks 3 (signatures, credited) and 5 onwards for one
 // task's statements: tv is its task-verification statement, group every statement
 // with the same subject name.
-func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry) {
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints) {
 	// Signatures of every statement of the task (the tick's test-result and VSA
 	// statements are part of its evidence).
 	signers := map[string]bool{}
@@ -322,7 +335,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.fail(Mismatch, CodeTree, "predicate.tree", string(c.Tree), p.Tree, "")
 	}
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
-	v.checkTaskLine(c, r, p)
+	v.checkTaskLine(c, r, p, hints)
 	// 9. policy_sha256 from the first parent's speccoder.toml.
 	v.checkPolicy(c, r, p)
 	// 10. The VSA, when present and written by taskproof, names every other statement.
@@ -331,26 +344,31 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 }
 
-func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate) {
+func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints) {
 	unit, ok := unitFromPredicate(p)
 	if !ok {
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
 	}
 	path := unit.Dir + "/tasks.md"
-	b, err := v.Repo.File(c.ID, path)
-	if err != nil {
-		r.fail(Mismatch, CodeTaskMissing, "predicate.unit.dir", path, "", fmt.Sprintf("tasks file not readable at the object: %v", err))
-		return
+	t, hinted := hints[taskHintKey{unit.Dir, p.Task.ID}]
+	var err error
+	if !hinted {
+		var b []byte
+		b, err = v.Repo.File(c.ID, path)
+		if err != nil {
+			r.fail(Mismatch, CodeTaskMissing, "predicate.unit.dir", path, "", fmt.Sprintf("tasks file not readable at the object: %v", err))
+			return
+		}
+		// Parsed leniently: a repeated task ID makes only that ID ambiguous (README
+		// "Choices", item 10); every other task of the file is checked normally.
+		f, perr := specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs())
+		if perr != nil {
+			r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, perr))
+			return
+		}
+		t, err = f.Lookup(p.Task.ID)
 	}
-	// Parsed leniently: a repeated task ID makes only that ID ambiguous (README
-	// "Choices", item 10); every other task of the file is checked normally.
-	f, err := specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs())
-	if err != nil {
-		r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, err))
-		return
-	}
-	t, err := f.Lookup(p.Task.ID)
 	switch {
 	case errors.Is(err, specfmt.ErrDuplicateTask):
 		// No attestation can say which of the lines it is about (as Branch
@@ -409,7 +427,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			toml = b
 		}
 	}
-	want, err := predicate.PolicySHA256(toml)
+	want, err := policySHA256Cached(toml)
 	if err != nil {
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
 		return

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -15,13 +16,13 @@ type checkedObject struct {
 	stale   []*Reason
 }
 
-// checkObjects runs Object, then staleAtHead on each result that verified, for
+// checkObjects runs Object (with the commit's tasks from hints), then staleAtHead on each result that verified, for
 // every commit of commits on all cores: min(GOMAXPROCS, len(commits)) workers
 // share the Repo (safe for concurrent use) and the package's parse cache. The
 // results are keyed by commit and do not depend on the workers' order. The
 // first error (a git precondition, as Object's) is returned; the work left is
 // then skipped.
-func (v *Verifier) checkObjects(commits []gitref.Hash, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
+func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
 	out := make([]*checkedObject, len(commits))
 	workers := min(runtime.GOMAXPROCS(0), len(commits))
 	var (
@@ -44,7 +45,7 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, head gitref.Hash) (map[gi
 		go func() {
 			defer wg.Done()
 			for i := take(); i >= 0; i = take() {
-				rs, err := v.Object(commits[i])
+				rs, err := v.object(commits[i], hints[commits[i]])
 				if err != nil {
 					mu.Lock()
 					if firstEr == nil {
@@ -116,4 +117,38 @@ func parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error
 	c.files[parseCacheKey{u, string(content)}] = f
 	c.mu.Unlock()
 	return f, nil
+}
+
+// policyHashes memoizes predicate.PolicySHA256 by speccoder.toml's content (""
+// for no file): every tick of a range usually has the same file. At most
+// parseCacheSize contents are kept; errors are not kept.
+var policyHashes = struct {
+	mu sync.Mutex
+	m  map[string]string
+}{m: map[string]string{}}
+
+// policySHA256Cached is predicate.PolicySHA256(toml) through policyHashes. A
+// nil toml (no file) and an empty one are told apart by the key's prefix.
+func policySHA256Cached(toml []byte) (string, error) {
+	key := "\x00" // no file
+	if toml != nil {
+		key = "f" + string(toml)
+	}
+	policyHashes.mu.Lock()
+	h, ok := policyHashes.m[key]
+	policyHashes.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	h, err := predicate.PolicySHA256(toml)
+	if err != nil {
+		return "", err
+	}
+	policyHashes.mu.Lock()
+	if len(policyHashes.m) >= parseCacheSize {
+		clear(policyHashes.m)
+	}
+	policyHashes.m[key] = h
+	policyHashes.mu.Unlock()
+	return h, nil
 }
