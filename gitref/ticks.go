@@ -504,11 +504,33 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 // repeats its ID, the error naming the repeated lines (Tick.Ambiguous).
 func taskTick(t Tick, nt specfmt.Task, dup *specfmt.DuplicateTaskError) Tick {
 	sum := sha256.Sum256([]byte(nt.OpenLine()))
+	nt = detachTask(nt)
+	t.Before = strings.Clone(t.Before)
 	t.Line, t.TaskID, t.After, t.Derived, t.Task = nt.LineNo, nt.ID, nt.Line, nt.Derived, nt
 	t.LineHash = hex.EncodeToString(sum[:])
 	if dup != nil {
 		t.Ambiguous = dup.Error()
 	}
+	return t
+}
+
+// detachTask copies t's strings out of its tasks file's content (the parser's
+// strings are slices of it), so that a Tick kept for a long range holds its own
+// line, not the whole file.
+func detachTask(t specfmt.Task) specfmt.Task {
+	t.ID, t.Line, t.Title, t.Story = strings.Clone(t.ID), strings.Clone(t.Line), strings.Clone(t.Title), strings.Clone(t.Story)
+	t.Group, t.Parent = strings.Clone(t.Group), strings.Clone(t.Parent)
+	clone := func(ss []string) []string {
+		if ss == nil {
+			return nil
+		}
+		out := make([]string, len(ss))
+		for i, x := range ss {
+			out[i] = strings.Clone(x)
+		}
+		return out
+	}
+	t.Labels, t.Requirements = clone(t.Labels), clone(t.Requirements)
 	return t
 }
 
