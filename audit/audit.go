@@ -337,57 +337,90 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		rep.Signatures = "checked"
 	}
 
+	// The history walk (for --all, alongside the notes' reading: both use all
+	// cores).
 	var ticks []gitref.Tick
-	if opts.Head != "" {
+	var ticksErr error
+	walked := make(chan struct{})
+	go func() {
+		defer close(walked)
+		if opts.Head == "" {
+			return
+		}
 		all, err := repo.Ticks(rep.Base, opts.Head, gitref.TickOptions{})
 		if err != nil {
-			return nil, err
+			ticksErr = err
+			return
 		}
 		for _, t := range all {
 			if t.Kind == gitref.KindTick {
 				ticks = append(ticks, t)
 			}
 		}
-	}
+	}()
 
 	// The notes to read: every note (--all), or those of the tick commits.
-	var rd reader
+	var rd *reader
 	if opts.All {
 		entries, err := notes.All()
 		if err != nil {
+			if <-walked; ticksErr != nil {
+				return nil, ticksErr
+			}
 			return nil, err
 		}
-		for _, e := range entries {
+		rd, err = readParallel(len(entries), func(i int, rd *reader) error {
+			e := entries[i]
 			note, err := notes.ReadEntry(e)
 			if err != nil {
 				var ne *gitref.NoteError
 				if errors.As(err, &ne) {
 					rd.problem(e.Commit, 0, ne.Error())
-					continue
+					return nil
 				}
-				return nil, err
+				return err
 			}
 			rd.readNote(e.Commit, note)
+			return nil
+		})
+		<-walked
+		if ticksErr != nil {
+			return nil, ticksErr
+		}
+		if err != nil {
+			return nil, err
 		}
 	} else {
+		<-walked
+		if ticksErr != nil {
+			return nil, ticksErr
+		}
+		var commits []gitref.Hash
 		seen := map[gitref.Hash]bool{}
 		for _, t := range ticks {
-			if seen[t.Commit] {
-				continue
+			if !seen[t.Commit] {
+				seen[t.Commit] = true
+				commits = append(commits, t.Commit)
 			}
-			seen[t.Commit] = true
-			note, err := notes.Note(t.Commit)
+		}
+		var err error
+		rd, err = readParallel(len(commits), func(i int, rd *reader) error {
+			note, err := notes.Note(commits[i])
 			var ne *gitref.NoteError
 			switch {
 			case errors.Is(err, gitref.ErrNoNote):
-				continue
+				return nil
 			case errors.As(err, &ne):
-				rd.problem(t.Commit, 0, ne.Error())
-				continue
+				rd.problem(commits[i], 0, ne.Error())
+				return nil
 			case err != nil:
-				return nil, err
+				return err
 			}
-			rd.readNote(t.Commit, note)
+			rd.readNote(commits[i], note)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 
