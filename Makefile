@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test bench fuzz demo vet fmt lint clean
+.PHONY: all build test bench bench-gate fuzz demo vet fmt lint clean
 
 all: build
 
@@ -18,6 +18,13 @@ test: build
 
 bench: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+# Issue 5's side-by-side run: `verify --branch` over 10,000 SSH-signed ticks and
+# scripts/bench-baseline.sh (git CLI + ssh-keygen -Y verify per commit) over the
+# same range, wall time and peak RSS of each (docs/benchmarks.md). The baseline
+# takes minutes; BENCH_GATE_BASELINE=0 skips it.
+bench-gate: build
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench 'Gate|Branch$$' -benchtime 1x -benchmem -timeout 60m ./verify/
 
 # Runs every fuzz target for FUZZTIME each (go test allows one target per run).
 fuzz:
