@@ -220,9 +220,9 @@ func TestBranchWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, signer, allowed := benchrepo.SSHKey(t, keys)
-	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 4, 40) // 160 commits: Ticks uses 2 workers at GOMAXPROCS 4
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 4, 80) // 320 commits: Ticks uses 4 workers at GOMAXPROCS 4, notes read from one listing (noteScanMin)
 	notes := h.SignedNotes(t, signer)
-	tampered, bare := h.Ticks[5], h.Ticks[120]
+	tampered, bare := h.Ticks[5], h.Ticks[250]
 	notes[tampered.Commit] = bytes.Replace(notes[tampered.Commit], []byte(`"sig":"`), []byte(`"sig":"AAAA`), 1)
 	delete(notes, bare.Commit)
 	h.WriteNotes(t, notes)
@@ -246,6 +246,23 @@ func TestBranchWorkers(t *testing.T) {
 			}
 			if tr.Commit != gitref.Hash(h.Ticks[i].Commit) || tr.Status != want {
 				t.Errorf("GOMAXPROCS %d: tick %d = %s %s, want %s %s", procs, i, tr.Commit, tr.Status, h.Ticks[i].Commit, want)
+			}
+		}
+		// The gate reads notes from one listing of the notes tree; Object looks
+		// each one up: the verdicts agree.
+		for _, tr := range rep.Ticks {
+			rs, err := v.Object(tr.Commit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr.Object == nil {
+				if tr.Commit != gitref.Hash(bare.Commit) || rs[0].Outcome != verify.Missing {
+					t.Errorf("tick %s: no object result in the gate; Object says %s", tr.Commit, rs[0].Outcome)
+				}
+				continue
+			}
+			if len(rs) != 1 || rs[0].Outcome != tr.Object.Outcome || len(rs[0].Reasons) != len(tr.Object.Reasons) {
+				t.Errorf("tick %s: gate %s %v, Object %s %v", tr.Commit, tr.Object.Outcome, tr.Object.Reasons, rs[0].Outcome, rs[0].Reasons)
 			}
 		}
 		var buf bytes.Buffer

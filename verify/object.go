@@ -115,7 +115,7 @@ func (v *Verifier) at() time.Time {
 // git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
 // verdict on the note is in the results.
 func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
-	return v.object(commit, nil)
+	return v.object(commit, nil, v.Notes.Note)
 }
 
 // taskHints are tasks of an object already parsed from its tasks files (by
@@ -126,8 +126,10 @@ type taskHints map[taskHintKey]specfmt.Task
 
 type taskHintKey struct{ dir, id string }
 
-// object is Object with the tasks already parsed for the object (nil: none).
-func (v *Verifier) object(commit gitref.Hash, hints taskHints) ([]ObjectResult, error) {
+// object is Object with the tasks already parsed for the object (nil: none),
+// reading the note with readNote (NotesStore.Note, or a reader of the same
+// notes: see checkObjects).
+func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
 	if v.Trust == nil {
 		return nil, ErrNoTrust
 	}
@@ -135,7 +137,7 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints) ([]ObjectResult, 
 	if err != nil {
 		return nil, err
 	}
-	note, err := v.Notes.Note(commit)
+	note, err := readNote(commit)
 	var noteErr *gitref.NoteError
 	switch {
 	case errors.Is(err, gitref.ErrNoNote):

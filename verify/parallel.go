@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"runtime"
 	"sync"
 
@@ -23,6 +24,10 @@ type checkedObject struct {
 // first error (a git precondition, as Object's) is returned; the work left is
 // then skipped.
 func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
+	readNote, err := v.noteReader(len(commits))
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*checkedObject, len(commits))
 	workers := min(runtime.GOMAXPROCS(0), len(commits))
 	var (
@@ -45,7 +50,7 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 		go func() {
 			defer wg.Done()
 			for i := take(); i >= 0; i = take() {
-				rs, err := v.object(commits[i], hints[commits[i]])
+				rs, err := v.object(commits[i], hints[commits[i]], readNote)
 				if err != nil {
 					mu.Lock()
 					if firstEr == nil {
@@ -73,6 +78,36 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 		m[c] = out[i]
 	}
 	return m, nil
+}
+
+// noteScanMin is the fewest commits for which checkObjects lists the notes
+// tree once (NotesStore.All) instead of looking each commit's note up.
+const noteScanMin = 256
+
+// noteReader returns how checkObjects reads the notes of n commits: for many,
+// the notes tree is listed once and each note read from its entry
+// (NotesStore.ReadEntry: Note's checks), which saves decoding the fan-out
+// trees again for every commit; a commit the listing does not name has no
+// note (an error wrapping gitref.ErrNoNote, as Note's). For few, NotesStore.Note.
+func (v *Verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) {
+	if n < noteScanMin {
+		return v.Notes.Note, nil
+	}
+	entries, err := v.Notes.All()
+	if err != nil {
+		return nil, err
+	}
+	byCommit := make(map[gitref.Hash]gitref.NoteEntry, len(entries))
+	for _, e := range entries {
+		byCommit[e.Commit] = e
+	}
+	return func(c gitref.Hash) ([]byte, error) {
+		e, ok := byCommit[c]
+		if !ok {
+			return nil, fmt.Errorf("commit %s: %w", c, gitref.ErrNoNote)
+		}
+		return v.Notes.ReadEntry(e)
+	}, nil
 }
 
 // parseCache holds tasks files parsed leniently (specfmt.AllowDuplicateIDs),
