@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -344,9 +345,10 @@ type tickCtx struct {
 // its occurrence number for the second and later lines with that ID. The keys
 // are internal: ticks always carry the real task ID.
 type parsedFile struct {
-	tasks []specfmt.Task
-	byKey map[string]int
-	keys  []string
+	content []byte // the file as parsed
+	tasks   []specfmt.Task
+	byKey   map[string]int
+	keys    []string
 	// dups maps each repeated task ID to the error naming its first two lines;
 	// nil when IDs are unique.
 	dups map[string]*specfmt.DuplicateTaskError
@@ -368,7 +370,7 @@ func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	pf := &parsedFile{tasks: f.Tasks, byKey: make(map[string]int, len(f.Tasks)), keys: make([]string, 0, len(f.Tasks))}
+	pf := &parsedFile{content: content, tasks: f.Tasks, byKey: make(map[string]int, len(f.Tasks)), keys: make([]string, 0, len(f.Tasks))}
 	for _, d := range f.Duplicates {
 		if pf.dups == nil {
 			pf.dups = make(map[string]*specfmt.DuplicateTaskError, len(f.Duplicates))
@@ -388,6 +390,66 @@ func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
 	return pf, nil
 }
 
+// reparseBoxes returns the parse of content derived from prev's, when content
+// differs from prev.content only in the inner characters of task boxes (" ",
+// "x", "X", "-"): the usual tick commit. specfmt reads a task line the same
+// whatever its box holds (the box is matched by [ xX-] and read into Task.Box
+// only), and no other line's reading depends on it, so the tasks, their IDs,
+// keys and duplicates are prev's with Box and Line updated
+// (FuzzReparseBoxes checks this against specfmt.ParseTasks). ok is false
+// otherwise: the caller parses content.
+func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
+	if prev == nil || len(prev.content) != len(content) {
+		return nil, false
+	}
+	old := prev.content
+	var diffs []int
+	for i := 0; i < len(old); {
+		n := i + 64
+		if n > len(old) {
+			n = len(old)
+		}
+		if !bytes.Equal(old[i:n], content[i:n]) {
+			for j := i; j < n; j++ {
+				if old[j] != content[j] {
+					diffs = append(diffs, j)
+				}
+			}
+		}
+		i = n
+	}
+	if len(diffs) == 0 || len(diffs) > len(prev.tasks) {
+		return nil, false
+	}
+	// Line starts as specfmt counts lines: after a leading BOM, split on "\n".
+	start := 0
+	if bytes.HasPrefix(old, []byte("\ufeff")) {
+		start = len("\ufeff")
+	}
+	lineStarts := []int{start}
+	for i := start; i < len(old); i++ {
+		if old[i] == '\n' {
+			lineStarts = append(lineStarts, i+1)
+		}
+	}
+	isBox := func(b byte) bool { return b == ' ' || b == 'x' || b == 'X' || b == '-' }
+	tasks := slices.Clone(prev.tasks)
+	for _, d := range diffs {
+		if !isBox(old[d]) || !isBox(content[d]) {
+			return nil, false
+		}
+		line := sort.Search(len(lineStarts), func(i int) bool { return lineStarts[i] > d }) // 1-based line of d
+		j := sort.Search(len(tasks), func(i int) bool { return tasks[i].LineNo >= line })
+		if j == len(tasks) || tasks[j].LineNo != line || lineStarts[line-1]+tasks[j].BoxCol != d {
+			return nil, false
+		}
+		t := &tasks[j]
+		t.Box = content[d]
+		t.Line = t.Line[:t.BoxCol] + string(content[d]) + t.Line[t.BoxCol+1:]
+	}
+	return &parsedFile{content: content, tasks: tasks, byKey: prev.byKey, keys: prev.keys, dups: prev.dups}, true
+}
+
 // tasksFile is one side of a changed tasks file.
 type tasksFile struct {
 	path string
@@ -396,6 +458,12 @@ type tasksFile struct {
 }
 
 func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
+	return tc.parseAfter(f, nil)
+}
+
+// parseAfter parses f, from prev (the same unit's tasks file as the parent
+// has it) when the two differ only in task boxes (reparseBoxes).
+func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error) {
 	k := parseKey{f.blob, f.unit}
 	if p, ok := tc.parsed[k]; ok {
 		return p, nil
@@ -404,9 +472,11 @@ func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := parseTasks(f.unit, b)
-	if err != nil {
-		return nil, err
+	p, ok := reparseBoxes(prev, b)
+	if !ok {
+		if p, err = parseTasks(f.unit, b); err != nil {
+			return nil, err
+		}
 	}
 	if len(tc.parsed) >= parsedMax {
 		clear(tc.parsed) // memory stays bounded over long histories
@@ -445,7 +515,11 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: parsing %s at %s: %w", c.Hash, pr[0].path, p.Hash, err)
 		}
-		nf, err := tc.parse(pr[1])
+		var prev *parsedFile
+		if pr[0].unit == pr[1].unit {
+			prev = of
+		}
+		nf, err := tc.parseAfter(pr[1], prev)
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
 		}

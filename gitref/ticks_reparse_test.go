@@ -1,0 +1,102 @@
+package gitref
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// reparseSeeds are tasks files of each format with what could fool a derived
+// parse: fenced and commented checkboxes, Kiro requirements and "[-]", repeated
+// IDs, ID-less tasks, CRLF endings and a BOM.
+var reparseSeeds = []struct {
+	unit    specfmt.Unit
+	content string
+}{
+	{specfmt.Unit{Format: specfmt.Speckit, Feature: "001-a", Dir: "specs/001-a"},
+		"# Tasks\n\n- [ ] T001 [P] [US1] Add the parser\n- [x] T002 Write tests\n```\n- [ ] T003 in a fence\n```\n<!-- - [ ] T004 commented -->\n- [ ] Add docs\n- [ ] Add docs\n- [ ] T002 again\n"},
+	{specfmt.Unit{Format: specfmt.Kiro, Feature: "b", Dir: ".kiro/specs/b"},
+		"# Implementation Plan\r\n\r\n- [-] 1. Set up\r\n  - [ ] 1.1 Sub task\r\n    - _Requirements: 1.2, 3_\r\n- [x] 2. Build\r\n  _Requirements: 2.1_\r\n"},
+	{specfmt.Unit{Format: specfmt.OpenSpec, Feature: "c", Dir: "openspec/changes/c"},
+		"\ufeff## 1. Setup\n- [ ] 1.1 Create\n- [ ] 1.2 Wire [x] up\n\n## 2. Done\n* [X] 2.1 Ship\n1. [ ] 2.2 Numbered bullet\n"},
+}
+
+// checkReparse compares reparseBoxes(prev of old, new) with parsing new.
+func checkReparse(t *testing.T, u specfmt.Unit, old, new []byte) (derived bool) {
+	t.Helper()
+	prev, err := parseTasks(u, old)
+	if err != nil {
+		return false
+	}
+	got, ok := reparseBoxes(prev, new)
+	if !ok {
+		return false
+	}
+	want, err := parseTasks(u, new)
+	if err != nil {
+		t.Fatalf("reparseBoxes took %q, ParseTasks refuses it: %v", new, err)
+	}
+	if !reflect.DeepEqual(got.tasks, want.tasks) || !reflect.DeepEqual(got.keys, want.keys) ||
+		!reflect.DeepEqual(got.byKey, want.byKey) || !reflect.DeepEqual(got.dups, want.dups) {
+		t.Fatalf("reparseBoxes(%q → %q):\n got %+v\nwant %+v", old, new, got.tasks, want.tasks)
+	}
+	return true
+}
+
+func TestReparseBoxes(t *testing.T) {
+	for _, s := range reparseSeeds {
+		old := []byte(s.content)
+		derived := 0
+		// Every single-byte change to each box character, and to every other byte.
+		for i := range old {
+			for _, c := range []byte{' ', 'x', 'X', '-', 'a'} {
+				if old[i] == c {
+					continue
+				}
+				new := append([]byte(nil), old...)
+				new[i] = c
+				if checkReparse(t, s.unit, old, new) {
+					derived++
+				}
+			}
+		}
+		// Ticking every open box at once (seeds with fenced or commented
+		// boxes excepted: those are not task boxes, so the file is parsed).
+		all := []byte(strings.ReplaceAll(s.content, "[ ]", "[x]"))
+		if ok := checkReparse(t, s.unit, old, all); ok == strings.Contains(s.content, "```") {
+			t.Errorf("%s: ticking every box: derived %v", s.unit.Dir, ok)
+		}
+		if derived == 0 {
+			t.Errorf("%s: no single box change was derived", s.unit.Dir)
+		}
+	}
+	// A change outside the boxes, or of length, is parsed.
+	u := reparseSeeds[0].unit
+	prev, _ := parseTasks(u, []byte(reparseSeeds[0].content))
+	for _, new := range []string{
+		strings.Replace(reparseSeeds[0].content, "T001", "T009", 1),
+		strings.Replace(reparseSeeds[0].content, "T003 in a fence\n```", "T003 in a fence\n`x`", 1),
+		reparseSeeds[0].content + "- [ ] T005 New\n",
+		strings.Replace(reparseSeeds[0].content, "- [ ] T003", "- [x] T003", 1), // in a fence: not a task
+	} {
+		if _, ok := reparseBoxes(prev, []byte(new)); ok {
+			t.Errorf("reparseBoxes derived %q", new)
+		}
+	}
+}
+
+// FuzzReparseBoxes: whenever reparseBoxes derives a parse, it is
+// specfmt.ParseTasks's.
+func FuzzReparseBoxes(f *testing.F) {
+	for i, s := range reparseSeeds {
+		f.Add(i, []byte(s.content), []byte(strings.ReplaceAll(s.content, "[ ]", "[x]")))
+	}
+	f.Fuzz(func(t *testing.T, unit int, old, new []byte) {
+		if unit < 0 {
+			unit = -unit
+		}
+		checkReparse(t, reparseSeeds[unit%len(reparseSeeds)].unit, old, new)
+	})
+}
