@@ -3,36 +3,11 @@ package specfmt
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-)
-
-var (
-	// taskLineRE is a checkbox list item: indentation, a bullet ("-", "*", "+",
-	// "1." or "1)"), white space, a box "[ ]" "[x]" "[X]" "[-]", then white space and
-	// the rest. Group 3 is the box's inner character, group 4 the rest.
-	taskLineRE = regexp.MustCompile(`^([ \t]*)([-*+]|[0-9]{1,9}[.)])[ \t]+\[([ xX-])\](?:[ \t]+(.*))?$`)
-	// speckitIDRE is a spec-kit task ID: "T001" (an optional lowercase letter suffix,
-	// "T012a", is accepted).
-	speckitIDRE = regexp.MustCompile(`^T[0-9]+[a-z]?$`)
-	// numericIDRE is an OpenSpec or Kiro task ID: numeric dotted ("1", "1.2",
-	// "2.3.1"), an optional lowercase letter suffix ("1.2b", seen in real OpenSpec
-	// files), and an optional final "." that is not part of the ID.
-	numericIDRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)*[a-z]?)\.?$`)
-	// markerRE is one leading "[..]" marker after the ID: no spaces or brackets
-	// inside, followed by white space or the end.
-	markerRE = regexp.MustCompile(`^\[([^\[\]\s]+)\](?:[ \t]+|$)`)
-	// storyRE is a spec-kit user story label.
-	storyRE = regexp.MustCompile(`^US[0-9]+$`)
-	// requirementsRE is a Kiro requirements line, optionally a bullet:
-	// "_Requirements: 1.2, 3.4_". Group 1 is the list.
-	requirementsRE = regexp.MustCompile(`^[ \t]*(?:[-*+][ \t]+)?_Requirements:[ \t]*(.*?)[ \t]*_[ \t]*$`)
-	// groupRE is an OpenSpec group heading's text: "1. Setup".
-	groupRE = regexp.MustCompile(`^[0-9]+\.`)
 )
 
 // ParseTasks parses the tasks file of unit u (SPEC §1, §4). content may use LF or
@@ -92,20 +67,20 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			open = open[:0]
 			if u.Format == OpenSpec && l.level <= 2 {
 				group = ""
-				if l.level == 2 && groupRE.MatchString(l.heading) {
+				if l.level == 2 && isGroupHeading(l.heading) {
 					group = l.heading
 				}
 			}
 			continue
 		}
 		if u.Format == Kiro {
-			if m := requirementsRE.FindStringSubmatch(l.text); m != nil {
+			if list, ok := requirementsList(l.text); ok {
 				// The nearest task indented less than the line, else the nearest task.
 				if j := enclosing(open, width(l.text)); j >= 0 {
-					own[j] = append(own[j], splitRefs(m[1])...)
+					own[j] = append(own[j], splitRefs(list)...)
 				} else if len(open) > 0 {
 					j = open[len(open)-1].task
-					own[j] = append(own[j], splitRefs(m[1])...)
+					own[j] = append(own[j], splitRefs(list)...)
 				}
 				continue
 			}
@@ -176,38 +151,34 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 // first token is not a task ID of f gets the derived ID of its title (Derived set;
 // ParseTasks numbers repeats).
 func parseTaskLine(f Format, line string) (Task, bool) {
-	m := taskLineRE.FindStringSubmatchIndex(line)
-	if m == nil {
+	box, rest, ok := checkboxItem(line)
+	if !ok {
 		return Task{}, false
 	}
-	t := Task{Line: line, BoxCol: m[6], Box: line[m[6]]}
-	var rest string
-	if m[8] >= 0 {
-		rest = strings.TrimLeft(line[m[8]:m[9]], " \t")
-	}
+	t := Task{Line: line, BoxCol: box, Box: line[box]}
+	rest = trimBlank(rest)
 	id, after := rest, ""
 	if j := strings.IndexAny(id, " \t"); j >= 0 {
 		id, after = id[:j], id[j:]
 	}
-	switch {
-	case f == Speckit && speckitIDRE.MatchString(id):
+	if f == Speckit && isSpeckitID(id) {
 		t.ID, rest = id, after
-	case f != Speckit && numericIDRE.MatchString(id):
-		t.ID, rest = numericIDRE.FindStringSubmatch(id)[1], after
-	default:
+	} else if n, ok := numericID(id); f != Speckit && ok {
+		t.ID, rest = n, after
+	} else {
 		t.Derived = true
 	}
-	rest = strings.TrimLeft(rest, " \t")
+	rest = trimBlank(rest)
 	for {
-		mm := markerRE.FindStringSubmatch(rest)
-		if mm == nil {
+		label, n, ok := marker(rest)
+		if !ok {
 			break
 		}
-		t.Labels = append(t.Labels, mm[1])
-		if t.Story == "" && storyRE.MatchString(mm[1]) {
-			t.Story = mm[1]
+		t.Labels = append(t.Labels, label)
+		if t.Story == "" && isStory(label) {
+			t.Story = label
 		}
-		rest = rest[len(mm[0]):]
+		rest = rest[n:]
 	}
 	t.Title = strings.TrimSpace(rest)
 	if t.Derived {
@@ -215,6 +186,176 @@ func parseTaskLine(f Format, line string) (Task, bool) {
 	}
 	return t, true
 }
+
+// The scanners below read the line shapes of SPEC §4 byte by byte. They replace
+// regular expressions (a profile put regexp matching at most of ParseTasks' time
+// and allocations); oracle_test.go keeps the expressions, and
+// FuzzScannerDifferential checks that both agree. Each comment gives the
+// expression the function implements. Every byte they look for is ASCII, so
+// they read invalid UTF-8 as the expressions did: as bytes that match only
+// "anything" classes.
+
+// checkboxItem matches a checkbox list item,
+// ^[ \t]*([-*+]|[0-9]{1,9}[.)])[ \t]+\[([ xX-])\](?:[ \t]+(.*))?$:
+// indentation, a bullet ("-", "*", "+", "1." or "1)"), white space, a box "[ ]"
+// "[x]" "[X]" "[-]", then white space and the rest, or the end of the line. It
+// returns the byte offset of the box's inner character and the line after the
+// "]" (empty or starting with a space or tab).
+func checkboxItem(line string) (box int, rest string, ok bool) {
+	i := skipBlank(line, 0)
+	switch {
+	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
+		i++
+	default:
+		d := skipDigits(line, i)
+		if d == i || d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') {
+			return 0, "", false
+		}
+		i = d + 1
+	}
+	j := skipBlank(line, i)
+	if j == i || j+3 > len(line) || line[j] != '[' || line[j+2] != ']' {
+		return 0, "", false
+	}
+	switch line[j+1] {
+	case ' ', 'x', 'X', '-':
+	default:
+		return 0, "", false
+	}
+	rest = line[j+3:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, "", false
+	}
+	return j + 1, rest, true
+}
+
+// isSpeckitID reports whether s is a spec-kit task ID, ^T[0-9]+[a-z]?$: "T001",
+// or with a lowercase letter suffix, "T012a".
+func isSpeckitID(s string) bool {
+	if len(s) < 2 || s[0] != 'T' {
+		return false
+	}
+	d := skipDigits(s, 1)
+	if d == 1 {
+		return false
+	}
+	return d == len(s) || (d == len(s)-1 && isLower(s[d]))
+}
+
+// numericID reads an OpenSpec or Kiro task ID, ^([0-9]+(?:\.[0-9]+)*[a-z]?)\.?$:
+// numeric dotted ("1", "1.2", "2.3.1"), an optional lowercase letter suffix
+// ("1.2b", seen in real OpenSpec files), and an optional final "." that is not
+// part of the ID. It returns the ID without that final ".".
+func numericID(s string) (string, bool) {
+	i := skipDigits(s, 0)
+	if i == 0 {
+		return "", false
+	}
+	for i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+		i = skipDigits(s, i+1)
+	}
+	end := i
+	if end < len(s) && isLower(s[end]) {
+		end++
+	}
+	switch {
+	case end == len(s):
+		return s, true
+	case end == len(s)-1 && s[end] == '.':
+		return s[:end], true
+	}
+	return "", false
+}
+
+// marker reads one leading "[..]" marker after the ID,
+// ^\[([^\[\]\s]+)\](?:[ \t]+|$): no brackets or white space (tab, line feed,
+// form feed, carriage return, space: RE2's \s) inside, followed by spaces and tabs
+// or the end. It returns the marker's text and the length of the marker with the
+// blanks after it.
+func marker(s string) (label string, n int, ok bool) {
+	if s == "" || s[0] != '[' {
+		return "", 0, false
+	}
+	i := 1
+	for i < len(s) {
+		switch s[i] {
+		case '[', ']', ' ', '\t', '\n', '\f', '\r':
+		default:
+			i++
+			continue
+		}
+		break
+	}
+	if i == 1 || i == len(s) || s[i] != ']' {
+		return "", 0, false
+	}
+	label = s[1:i]
+	n = skipBlank(s, i+1)
+	if n == i+1 && n < len(s) {
+		return "", 0, false
+	}
+	return label, n, true
+}
+
+// isStory reports whether label is a spec-kit user story label, ^US[0-9]+$.
+func isStory(label string) bool {
+	return len(label) > 2 && label[0] == 'U' && label[1] == 'S' && skipDigits(label, 2) == len(label)
+}
+
+// requirementsList reads a Kiro requirements line, optionally a bullet,
+// ^[ \t]*(?:[-*+][ \t]+)?_Requirements:[ \t]*(.*?)[ \t]*_[ \t]*$: for
+// "_Requirements: 1.2, 3.4_" it returns "1.2, 3.4" (the text between the colon and
+// the last "_", trimmed of spaces and tabs).
+func requirementsList(line string) (string, bool) {
+	i := skipBlank(line, 0)
+	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
+		j := skipBlank(line, i+1)
+		if j == i+1 {
+			return "", false
+		}
+		i = j
+	}
+	const prefix = "_Requirements:"
+	if !strings.HasPrefix(line[i:], prefix) {
+		return "", false
+	}
+	s := strings.TrimRight(line[i+len(prefix):], " \t")
+	if s == "" || s[len(s)-1] != '_' {
+		return "", false
+	}
+	return trimBlank(strings.TrimRight(s[:len(s)-1], " \t")), true
+}
+
+// isGroupHeading reports whether an OpenSpec level-2 heading's text opens a task
+// group, ^[0-9]+\.: "1. Setup".
+func isGroupHeading(text string) bool {
+	d := skipDigits(text, 0)
+	return d > 0 && d < len(text) && text[d] == '.'
+}
+
+// skipBlank returns the offset of the first byte of s at or after i that is not a
+// space or a tab (len(s) when none).
+func skipBlank(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// skipDigits returns the offset of the first byte of s at or after i that is not
+// an ASCII digit (len(s) when none).
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// trimBlank returns s without its leading spaces and tabs.
+func trimBlank(s string) string { return s[skipBlank(s, 0):] }
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 
 // DeriveID returns the ID of a task line without a written task ID: "h-" and the
 // first 12 lowercase hex digits of the SHA-256 of title (the task's Title: the
