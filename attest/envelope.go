@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/taskproof/taskproof/predicate"
 )
 
 // PayloadType is the DSSE payloadType of every taskproof envelope (SPEC §5).
@@ -139,8 +141,9 @@ func (e *Envelope) MarshalJSON() ([]byte, error) {
 // DecodeEnvelope decodes untrusted envelope bytes (one note line, SPEC §2, §5,
 // §9). It refuses, with an error matching [ErrMalformed]: input over
 // [MaxEnvelopeSize], invalid UTF-8, anything but exactly one JSON object, nesting
-// deeper than [MaxJSONDepth], duplicate keys or keys differing from a DSSE key
-// only by case (at any level), a missing or non-string payload, payloadType or
+// deeper than [MaxJSONDepth], unpaired UTF-16 surrogate escapes, duplicate keys
+// (at any level) or keys differing only by case from the DSSE key of their
+// position ([predicate.EnvelopeKeys]), a missing or non-string payload, payloadType or
 // sig, a keyid that is present but not a string, signatures that is not an array
 // of objects, more than [MaxSignatures] signatures, a payload over
 // [MaxPayloadSize] bytes, an empty sig, and base64 that is not entirely standard
@@ -151,19 +154,27 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	if len(data) > MaxEnvelopeSize {
 		return nil, &MalformedError{Reason: fmt.Sprintf("%d bytes exceeds the limit of %d", len(data), MaxEnvelopeSize)}
 	}
-	if err := checkStrictJSON(data, envelopeKeys); err != nil {
-		return nil, err
+	if !utf8.Valid(data) {
+		return nil, &MalformedError{Reason: "invalid UTF-8"}
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+	// One strict pass builds the tree (duplicate and case-variant keys, depth,
+	// trailing data, unpaired surrogates). Its errors carry a key path; for the
+	// field names of MalformedError the token walk is run again on failure only.
+	tree, err := predicate.DecodeValue(data, predicate.EnvelopeKeys)
+	if err != nil {
+		if serr := checkStrictJSON(data, envelopeKeys); serr != nil {
+			return nil, serr
+		}
+		return nil, &MalformedError{Reason: "invalid JSON: " + err.Error()}
+	}
+	top, ok := tree.(map[string]any)
+	if !ok {
 		return nil, &MalformedError{Reason: "not a JSON object"}
 	}
 	var env Envelope
-	pt, err := stringMember(top, "payloadType", true)
-	if err != nil {
+	if env.PayloadType, err = stringMember(top, "payloadType", true); err != nil {
 		return nil, err
 	}
-	env.PayloadType = pt
 	payload, err := stringMember(top, "payload", true)
 	if err != nil {
 		return nil, err
@@ -178,40 +189,33 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	if !ok {
 		return nil, &MalformedError{Field: "signatures", Reason: "missing"}
 	}
-	if t := firstByte(rawSigs); t != '[' {
+	sigs, ok := rawSigs.([]any)
+	if !ok {
 		return nil, &MalformedError{Field: "signatures", Reason: "not an array"}
-	}
-	var sigs []json.RawMessage
-	if err := json.Unmarshal(rawSigs, &sigs); err != nil {
-		return nil, &MalformedError{Field: "signatures", Reason: err.Error()}
 	}
 	if len(sigs) > MaxSignatures {
 		return nil, &MalformedError{Field: "signatures", Reason: fmt.Sprintf("%d signatures exceeds the limit of %d", len(sigs), MaxSignatures)}
 	}
 	env.Signatures = make([]Signature, 0, len(sigs))
 	for i, raw := range sigs {
-		field := fmt.Sprintf("signatures[%d]", i)
-		if firstByte(raw) != '{' {
-			return nil, &MalformedError{Field: field, Reason: "not an object"}
-		}
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &obj); err != nil {
-			return nil, &MalformedError{Field: field, Reason: err.Error()}
+		obj, ok := raw.(map[string]any)
+		if !ok {
+			return nil, &MalformedError{Field: fmt.Sprintf("signatures[%d]", i), Reason: "not an object"}
 		}
 		keyid, err := stringMember(obj, "keyid", false)
 		if err != nil {
-			return nil, prefixField(err, field)
+			return nil, prefixField(err, fmt.Sprintf("signatures[%d]", i))
 		}
 		sig, err := stringMember(obj, "sig", true)
 		if err != nil {
-			return nil, prefixField(err, field)
+			return nil, prefixField(err, fmt.Sprintf("signatures[%d]", i))
 		}
 		if sig == "" {
-			return nil, &MalformedError{Field: field + ".sig", Reason: "empty"}
+			return nil, &MalformedError{Field: fmt.Sprintf("signatures[%d].sig", i), Reason: "empty"}
 		}
 		b, err := DecodeBase64(sig)
 		if err != nil {
-			return nil, &MalformedError{Field: field + ".sig", Reason: err.Error()}
+			return nil, &MalformedError{Field: fmt.Sprintf("signatures[%d].sig", i), Reason: err.Error()}
 		}
 		env.Signatures = append(env.Signatures, Signature{KeyID: keyid, Sig: b})
 	}
@@ -222,14 +226,6 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 // for case is refused, as encoding/json would match it case-insensitively.
 var envelopeKeys = []string{"payload", "payloadType", "signatures", "keyid", "sig"}
 
-func firstByte(raw json.RawMessage) byte {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return 0
-	}
-	return raw[0]
-}
-
 func prefixField(err error, prefix string) error {
 	var me *MalformedError
 	if errors.As(err, &me) {
@@ -238,22 +234,20 @@ func prefixField(err error, prefix string) error {
 	return err
 }
 
-// stringMember returns obj[name] as a string. A member that is absent (and
-// required), null, or not a string is a *MalformedError.
-func stringMember(obj map[string]json.RawMessage, name string, required bool) (string, error) {
-	raw, ok := obj[name]
+// stringMember returns obj[name] of a strictly decoded tree as a string. A
+// member that is absent (and required), null, or not a string is a
+// *MalformedError.
+func stringMember(obj map[string]any, name string, required bool) (string, error) {
+	v, ok := obj[name]
 	if !ok {
 		if required {
 			return "", &MalformedError{Field: name, Reason: "missing"}
 		}
 		return "", nil
 	}
-	if firstByte(raw) != '"' {
+	s, ok := v.(string)
+	if !ok {
 		return "", &MalformedError{Field: name, Reason: "not a string"}
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", &MalformedError{Field: name, Reason: err.Error()}
 	}
 	return s, nil
 }
