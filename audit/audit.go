@@ -352,6 +352,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 			ticksErr = err
 			return
 		}
+		ticks = all[:0] // filtered in place
 		for _, t := range all {
 			if t.Kind == gitref.KindTick {
 				ticks = append(ticks, t)
@@ -432,20 +433,26 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 
 	match := func(u Unit) bool { return matchUnit(opts.Unit, u) }
 	// Join ticks and statements by (commit, subject name).
-	byKey := map[string][]int{}
+	byKey := make(map[rowKey][]int, len(rd.rows))
 	for i := range rd.rows {
-		k := string(rd.rows[i].Commit) + "\x00" + rd.rows[i].Task
+		k := rowKey{rd.rows[i].Commit, rd.rows[i].Task}
 		byKey[k] = append(byKey[k], i)
 	}
-	unreadable := map[string]bool{}
+	unreadable := make(map[rowKey]bool, len(rd.unreadable))
 	for _, k := range rd.unreadable {
 		unreadable[k] = true
 	}
+	annotated := make(map[gitref.Hash]bool, len(rd.annotated))
+	for _, c := range rd.annotated {
+		annotated[c] = true
+	}
 	commitTimes := map[gitref.Hash]time.Time{}
-	for _, t := range ticks {
+	names := make([]string, len(ticks)) // each tick's subject name
+	for ti, t := range ticks {
 		u := Unit{Format: string(t.Unit.Format), Feature: t.Unit.Feature, Dir: t.Unit.Dir}
 		name := attest.SubjectName(t.Unit.Feature, t.TaskID)
-		k := string(t.Commit) + "\x00" + name
+		names[ti] = name
+		k := rowKey{t.Commit, name}
 		idx := byKey[k]
 		for _, i := range idx {
 			r := &rd.rows[i]
@@ -478,7 +485,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		switch {
 		case unreadable[k]:
 			why = WhyUnreadable
-		case !rd.annotated[t.Commit]:
+		case !annotated[t.Commit]:
 			why = WhyNoNote
 		}
 		rep.WithoutEvidence = append(rep.WithoutEvidence, Unevidenced{Commit: t.Commit, Task: name, TaskID: t.TaskID,
@@ -488,7 +495,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	}
 
 	// Statements in scope.
-	evidenced := map[string]bool{}
+	evidenced := make(map[rowKey]bool, len(rd.rows))
 	for _, r := range rd.rows {
 		if !match(r.Unit) {
 			continue
@@ -496,19 +503,18 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		if !opts.Since.IsZero() && (r.time.IsZero() || r.time.Before(opts.Since)) {
 			continue
 		}
+		if rep.Ticks == nil {
+			rep.Ticks = make([]Row, 0, len(rd.rows)) // stays nil (JSON null) when no row is in scope
+		}
 		rep.Ticks = append(rep.Ticks, r)
 		if r.InHistory {
-			k := string(r.Commit) + "\x00" + r.Task
-			if !evidenced[k] {
-				evidenced[k] = true
-			}
+			evidenced[rowKey{r.Commit, r.Task}] = true
 		}
 	}
 	// Each evidenced tick counts once, however many ticks share its key (a task
 	// ticked twice in one commit) — count the ticks themselves.
-	for _, t := range ticks {
-		k := string(t.Commit) + "\x00" + attest.SubjectName(t.Unit.Feature, t.TaskID)
-		if evidenced[k] {
+	for ti, t := range ticks {
+		if evidenced[rowKey{t.Commit, names[ti]}] {
 			rep.Totals.Ticks++
 			rep.Totals.Evidenced++
 		}

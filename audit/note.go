@@ -14,11 +14,18 @@ import (
 type reader struct {
 	rows     []Row
 	problems []Problem
-	// unreadable are the "<commit>\x00<subject name>" keys of task-verification
+	// unreadable are the commits and subject names of task-verification
 	// statements whose predicate could not be read.
-	unreadable []string
-	// annotated are the commits that have a note.
-	annotated map[gitref.Hash]bool
+	unreadable []rowKey
+	// annotated are the commits that have a note, in reading order.
+	annotated []gitref.Hash
+}
+
+// rowKey joins a statement to a tick: the annotated commit and the subject name
+// ("<feature>/<task id>").
+type rowKey struct {
+	commit gitref.Hash
+	task   string
 }
 
 func (rd *reader) problem(commit gitref.Hash, line int, msg string) {
@@ -30,15 +37,13 @@ func (rd *reader) problem(commit gitref.Hash, line int, msg string) {
 // statements (test-result, VSA, other tools' lines) are skipped; lines that do not
 // decode are problems. Nothing is verified here.
 func (rd *reader) readNote(commit gitref.Hash, note []byte) {
-	if rd.annotated == nil {
-		rd.annotated = map[gitref.Hash]bool{}
-	}
-	rd.annotated[commit] = true
+	rd.annotated = append(rd.annotated, commit)
 	lines := attest.SplitNote(note)
 	if len(lines) > attest.MaxNoteLines {
 		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (SPEC §9); read anyway", len(lines), attest.MaxNoteLines))
 	}
-	seen := map[string]int{} // subject name → row index, for duplicates
+	first := len(rd.rows)   // this note's rows are rd.rows[first:]
+	var seen map[string]int // subject name → row index, for duplicates; made at the note's second row
 	for i, raw := range lines {
 		n := i + 1
 		raw = bytes.TrimSuffix(raw, []byte("\r"))
@@ -66,7 +71,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		p, err := predicate.FromValue(st.Predicate)
 		if err != nil {
 			rd.problem(commit, n, fmt.Sprintf("statement for %s: %v", name, err))
-			rd.unreadable = append(rd.unreadable, string(commit)+"\x00"+name)
+			rd.unreadable = append(rd.unreadable, rowKey{commit, name})
 			continue
 		}
 		row := rowOf(commit, n, name, p)
@@ -83,9 +88,15 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); want != name {
 			row.Problems = append(row.Problems, fmt.Sprintf("subject name %q is not %q", name, want))
 		}
+		if seen == nil && len(rd.rows) > first {
+			seen = make(map[string]int, len(rd.rows)-first+1)
+			for j := len(rd.rows) - 1; j >= first; j-- {
+				seen[rd.rows[j].Task] = j // the first row of each name wins
+			}
+		}
 		if j, dup := seen[name]; dup {
 			row.Problems = append(row.Problems, fmt.Sprintf("second task-verification statement for %s (first at line %d)", name, rd.rows[j].NoteLine))
-		} else {
+		} else if seen != nil {
 			seen[name] = len(rd.rows)
 		}
 		rd.rows = append(rd.rows, row)

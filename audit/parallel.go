@@ -19,6 +19,7 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*n/workers, (w+1)*n/workers
+		rds[w].rows = make([]Row, 0, hi-lo) // most notes hold one statement
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -36,18 +37,21 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 			return nil, err
 		}
 	}
-	out := &reader{}
+	if workers == 1 {
+		return &rds[0], nil
+	}
+	var nrows, nann int
+	for i := range rds {
+		nrows += len(rds[i].rows)
+		nann += len(rds[i].annotated)
+	}
+	out := &reader{rows: make([]Row, 0, nrows), annotated: make([]gitref.Hash, 0, nann)}
 	for i := range rds {
 		rd := &rds[i]
 		out.rows = append(out.rows, rd.rows...)
 		out.problems = append(out.problems, rd.problems...)
 		out.unreadable = append(out.unreadable, rd.unreadable...)
-		for c := range rd.annotated {
-			if out.annotated == nil {
-				out.annotated = map[gitref.Hash]bool{}
-			}
-			out.annotated[c] = true
-		}
+		out.annotated = append(out.annotated, rd.annotated...)
 	}
 	return out, nil
 }
