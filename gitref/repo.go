@@ -102,7 +102,7 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
 // pool of independent go-git storages — at most max(2, runtime.GOMAXPROCS(0)),
 // opened as needed, each with its own pack file descriptors and pack indexes
-// in memory, sharing one object cache (96 MiB) — and every object read borrows
+// in memory, sharing one object cache (objectCacheSize, 16 MiB) — and every object read borrows
 // one for the duration of the read. Readers beyond that many wait for a
 // storage to come free.
 type Repo struct {
@@ -149,6 +149,14 @@ type handle struct {
 	packs packStamp // objects/pack as it was before st last loaded its pack indexes
 }
 
+// objectCacheSize bounds the object cache the pool's storages share (decoded
+// commits, trees and blobs, and pack delta bases). A walk over history reads
+// each object about once, so a small cache does. `verify --branch` over
+// 10,000 ticks (docs/benchmarks.md, issue 5), peak RSS: 500-530 MB at 96 MiB
+// (go-git's default), 470-490 MB at 64, 425-431 MB at 32, 356-367 MB at 16,
+// 311-346 MB at 8; user CPU the same within the noise (7.8-10.4 s).
+const objectCacheSize = 16 * cache.MiByte
+
 // errClosed is returned by a Repo used after Close.
 var errClosed = errors.New("gitref: repository is closed")
 
@@ -175,7 +183,7 @@ func Open(dir string) (*Repo, error) {
 	}
 	r := &Repo{
 		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		dotFS: dotFS, cache: cache.NewObjectLRUDefault(),
+		dotFS: dotFS, cache: cache.NewObjectLRU(objectCacheSize),
 		max: max(2, runtime.GOMAXPROCS(0)),
 	}
 	if workTree != "" {
