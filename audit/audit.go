@@ -574,7 +574,7 @@ func checkSignatures(repo *gitref.Repo, notes *gitref.NotesStore, opts Options, 
 // rep.Ticks, and sorts the lists.
 func summarize(rep *Report) {
 	sort.SliceStable(rep.Ticks, func(i, j int) bool {
-		a, b := rep.Ticks[i], rep.Ticks[j]
+		a, b := &rep.Ticks[i], &rep.Ticks[j] // rows are large: compare in place
 		if !a.time.Equal(b.time) {
 			return a.time.Before(b.time)
 		}
