@@ -312,6 +312,16 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		rep.Ticks = append(rep.Ticks, tr)
 	}
 	v.applyPolicy(rep)
+	// The policy has run: nothing reads the decoded predicates and statements
+	// again, and rendering a report of many ticks needs the memory.
+	for i := range rep.Objects {
+		rep.Objects[i].Predicate, rep.Objects[i].Statement = nil, nil
+	}
+	for i := range rep.Ticks {
+		if o := rep.Ticks[i].Object; o != nil {
+			o.Predicate, o.Statement = nil, nil
+		}
+	}
 	rep.Conclusion = Neutral
 	for _, tr := range rep.Ticks {
 		rep.Summary[tr.Status]++

@@ -68,6 +68,11 @@ type ObjectResult struct {
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
 
+	// Predicate, View and Statement are the decoded task-verification
+	// statement, for the policy's rules; nil when it could not be read. In
+	// the results of Verifier.Branch (Report.Objects, TickResult.Object)
+	// Predicate and Statement are nil (dropped once the policy has run) and
+	// View is kept.
 	Predicate *predicate.Predicate `json:"-"`
 	View      *predicate.View      `json:"-"`
 	Statement *attest.Statement    `json:"-"`

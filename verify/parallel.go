@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -64,6 +65,7 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 					if rs[j].Outcome == OK || rs[j].Outcome == Unsigned {
 						co.stale[j] = v.staleAtHead(&rs[j], head)
 					}
+					rs[j].Statement = statementHeader(rs[j].Statement)
 				}
 				out[i] = co
 			}
@@ -78,6 +80,17 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 		m[c] = out[i]
 	}
 	return m, nil
+}
+
+// statementHeader returns a copy of st without its predicate's JSON tree (nil
+// for nil): what the policy reads of a Statement (policyInput) once the
+// predicate is decoded into ObjectResult.Predicate. The merge gate keeps one
+// result per tick until the policy has run; the tree is most of a statement.
+func statementHeader(st *attest.Statement) *attest.Statement {
+	if st == nil {
+		return nil
+	}
+	return &attest.Statement{Type: st.Type, Subjects: st.Subjects, PredicateType: st.PredicateType}
 }
 
 // noteScanMin is the fewest commits for which checkObjects lists the notes
