@@ -161,6 +161,16 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 	return rs, nil
 }
 
+// mayBeBundle is false for a note line attest.IsBundle is certain to refuse,
+// without decoding it (IsBundle parses the whole line with encoding/json; a
+// DSSE line is most of the notes): one naming no "mediaType" anywhere, not
+// even through a \u escape. IsBundle wants a top-level member named exactly
+// mediaType, or, for a line that is not JSON, the text "mediaType" quoted;
+// only a \u escape can spell a letter of a member name differently.
+func mayBeBundle(line []byte) bool {
+	return bytes.Contains(line, []byte("mediaType")) || bytes.Contains(line, []byte(`\u`))
+}
+
 // verifyNote runs SPEC §7's checks over one note's lines.
 func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
 	lines := attest.SplitNote(note)
@@ -182,7 +192,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		var env *attest.Envelope
 		var sigs *SignaturesResult
 		var err error
-		if attest.IsBundle(raw) {
+		if mayBeBundle(raw) && attest.IsBundle(raw) {
 			env, sigs, err = v.bundleLine(raw)
 		} else {
 			env, err = attest.DecodeEnvelope(raw)
