@@ -102,7 +102,7 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
 // pool of independent go-git storages — at most max(2, runtime.GOMAXPROCS(0)),
 // opened as needed, each with its own pack file descriptors and pack indexes
-// in memory, sharing one object cache (objectCacheSize, 16 MiB) — and every object read borrows
+// in memory, sharing one object cache (DefaultObjectCacheSize, see SetObjectCacheSize) — and every object read borrows
 // one for the duration of the read. Readers beyond that many wait for a
 // storage to come free.
 type Repo struct {
@@ -112,7 +112,7 @@ type Repo struct {
 
 	dotFS   billy.Filesystem // the git dir as go-git sees it (see listFS)
 	wtFS    billy.Filesystem // nil for a bare repository
-	cache   cache.Object     // shared by the pool's storages; go-git locks it
+	cache   *objectCache     // shared by the pool's storages
 	objects *poolStorer      // object access through the pool, for go-git decoders
 
 	// storage.Reindex() makes every storage of the pool re-list the packs
@@ -149,13 +149,43 @@ type handle struct {
 	packs packStamp // objects/pack as it was before st last loaded its pack indexes
 }
 
-// objectCacheSize bounds the object cache the pool's storages share (decoded
-// commits, trees and blobs, and pack delta bases). A walk over history reads
-// each object about once, so a small cache does. `verify --branch` over
-// 10,000 ticks (docs/benchmarks.md, issue 5), peak RSS: 500-530 MB at 96 MiB
-// (go-git's default), 470-490 MB at 64, 425-431 MB at 32, 356-367 MB at 16,
-// 311-346 MB at 8; user CPU the same within the noise (7.8-10.4 s).
-const objectCacheSize = 16 * cache.MiByte
+// DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
+// storages share (decoded commits, trees and blobs, and pack delta bases)
+// until SetObjectCacheSize: go-git's default, 96 MiB. Commands that walk long
+// histories more than once (audit) need it; see SetObjectCacheSize.
+const DefaultObjectCacheSize = int64(cache.DefaultMaxSize)
+
+// objectCache is the Repo's object cache: an LRU that SetObjectCacheSize
+// replaces while the storages keep using the cache. Safe for concurrent use.
+type objectCache struct {
+	lru atomic.Pointer[cache.ObjectLRU]
+}
+
+func newObjectCache(size int64) *objectCache {
+	c := &objectCache{}
+	c.lru.Store(cache.NewObjectLRU(cache.FileSize(size)))
+	return c
+}
+
+func (c *objectCache) Put(o plumbing.EncodedObject) { c.lru.Load().Put(o) }
+
+func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
+	return c.lru.Load().Get(k)
+}
+
+func (c *objectCache) Clear() { c.lru.Load().Clear() }
+
+// SetObjectCacheSize bounds the Repo's object cache to size bytes (at least
+// 1 MiB), dropping what it holds. A single walk over history reads each
+// object about once and needs little: `verify --branch` over 10,000 ticks
+// (docs/benchmarks.md, issue 5) peaks at 500-530 MB RSS with the 96 MiB
+// default, 470-490 MB at 64 MiB, 425-431 MB at 32, 356-367 MB at 16 and
+// 311-346 MB at 8, for the same CPU within the noise; audit, which reads the
+// history again, is about twice as slow at 16 MiB (docs/benchmarks.md, h19).
+// Safe to call concurrently with reads.
+func (r *Repo) SetObjectCacheSize(size int64) {
+	r.cache.lru.Store(cache.NewObjectLRU(cache.FileSize(max(size, 1<<20))))
+}
 
 // errClosed is returned by a Repo used after Close.
 var errClosed = errors.New("gitref: repository is closed")
@@ -183,7 +213,7 @@ func Open(dir string) (*Repo, error) {
 	}
 	r := &Repo{
 		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		dotFS: dotFS, cache: cache.NewObjectLRU(objectCacheSize),
+		dotFS: dotFS, cache: newObjectCache(DefaultObjectCacheSize),
 		max: max(2, runtime.GOMAXPROCS(0)),
 	}
 	if workTree != "" {
