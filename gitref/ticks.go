@@ -196,9 +196,16 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit
 		}
 		return r.commit(fromPlumbing(h))
 	}
+	return orderCommits(head.plumbing(), firstParent, excluded, get)
+}
+
+// orderCommits lists the commits reachable from head and not excluded, parents
+// before children: head's first-parent chain when firstParent, else an
+// iterative post-order depth-first walk (every commit after all of its parents).
+func orderCommits(head plumbing.Hash, firstParent bool, excluded func(plumbing.Hash) bool, get func(plumbing.Hash) (*object.Commit, error)) ([]*object.Commit, error) {
 	if firstParent {
 		var out []*object.Commit
-		for h := head.plumbing(); !h.IsZero() && !excluded(h); {
+		for h := head; !h.IsZero() && !excluded(h); {
 			c, err := get(h)
 			if err != nil {
 				return nil, err
@@ -214,17 +221,16 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit
 		}
 		return out, nil
 	}
-	// Iterative post-order DFS: every commit after all of its parents.
 	type frame struct {
 		c    *object.Commit
 		next int
 	}
 	var out []*object.Commit
 	seen := map[plumbing.Hash]bool{}
-	if excluded(head.plumbing()) {
+	if excluded(head) {
 		return nil, nil
 	}
-	hc, err := get(head.plumbing())
+	hc, err := get(head)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +262,6 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit
 // excluded first. Kept for BenchmarkRangeSet's comparison and as the reference
 // of TestRangeCommitsMatchesFull.
 func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) ([]*object.Commit, error) {
-
 	excluded := map[plumbing.Hash]bool{}
 	if base != "" {
 		stack := []plumbing.Hash{base.plumbing()}
@@ -274,60 +279,8 @@ func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) ([]*object.Co
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
-	if firstParent {
-		var out []*object.Commit
-		for h := head.plumbing(); !h.IsZero() && !excluded[h]; {
-			c, err := r.commit(fromPlumbing(h))
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-			h = plumbing.ZeroHash
-			if len(c.ParentHashes) > 0 {
-				h = c.ParentHashes[0]
-			}
-		}
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-		return out, nil
-	}
-	// Iterative post-order DFS: every commit after all of its parents.
-	type frame struct {
-		c    *object.Commit
-		next int
-	}
-	var out []*object.Commit
-	seen := map[plumbing.Hash]bool{}
-	if excluded[head.plumbing()] {
-		return nil, nil
-	}
-	hc, err := r.commit(head)
-	if err != nil {
-		return nil, err
-	}
-	seen[hc.Hash] = true
-	stack := []frame{{c: hc}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.c.ParentHashes) {
-			p := top.c.ParentHashes[top.next]
-			top.next++
-			if seen[p] || excluded[p] {
-				continue
-			}
-			seen[p] = true
-			pc, err := r.commit(fromPlumbing(p))
-			if err != nil {
-				return nil, err
-			}
-			stack = append(stack, frame{c: pc})
-			continue
-		}
-		out = append(out, top.c)
-		stack = stack[:len(stack)-1]
-	}
-	return out, nil
+	return orderCommits(head.plumbing(), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
+		func(h plumbing.Hash) (*object.Commit, error) { return r.commit(fromPlumbing(h)) })
 }
 
 type parseKey struct {
