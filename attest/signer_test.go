@@ -28,21 +28,6 @@ import (
 
 const testStatement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://speccoder.dev/task-verification/v0","subject":[{"digest":{"gitCommit":"0123"},"name":"f/T001"}]}`
 
-// run runs a real program and returns its combined output, failing on error.
-func run(t *testing.T, stdin []byte, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(testenv.LookPath(t, name), args...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return string(out)
-}
-
 // sshKeygen makes a key pair with the real ssh-keygen and returns the private
 // key path.
 func sshKeygen(t *testing.T, typ, passphrase string) string {
@@ -52,7 +37,7 @@ func sshKeygen(t *testing.T, typ, passphrase string) string {
 	if typ == "rsa" {
 		args = append(args, "-b", "2048")
 	}
-	run(t, nil, nil, "ssh-keygen", args...)
+	testenv.Run(t, nil, nil, "ssh-keygen", args...)
 	return path
 }
 
@@ -72,7 +57,7 @@ func sshKeygenVerify(t *testing.T, env *Envelope, pubFile string) {
 	if err := os.WriteFile(sigFile, env.Signatures[0].Sig, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := run(t, env.PAE(), nil, "ssh-keygen", "-Y", "verify", "-n", "in-toto", "-f", allowed, "-I", "alice@example.com", "-s", sigFile)
+	out := testenv.Run(t, env.PAE(), nil, "ssh-keygen", "-Y", "verify", "-n", "in-toto", "-f", allowed, "-I", "alice@example.com", "-s", sigFile)
 	if !strings.Contains(out, "Good \"in-toto\" signature for alice@example.com") {
 		t.Fatalf("ssh-keygen -Y verify: %s", out)
 	}
@@ -95,7 +80,7 @@ func TestSSHSignerAcceptedBySSHKeygen(t *testing.T) {
 			if s.Kind() != KindSSH {
 				t.Fatalf("Kind = %q", s.Kind())
 			}
-			fp := strings.Fields(run(t, nil, nil, "ssh-keygen", "-l", "-E", "sha256", "-f", key+".pub"))[1]
+			fp := strings.Fields(testenv.Run(t, nil, nil, "ssh-keygen", "-l", "-E", "sha256", "-f", key+".pub"))[1]
 			if s.KeyID() != fp {
 				t.Fatalf("KeyID = %q, ssh-keygen says %q", s.KeyID(), fp)
 			}
@@ -153,7 +138,7 @@ func TestSSHAgentSigner(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Setenv("SSH_AUTH_SOCK", sock)
-	run(t, nil, nil, "ssh-add", "-q", key)
+	testenv.Run(t, nil, nil, "ssh-add", "-q", key)
 
 	pub, err := os.ReadFile(key + ".pub")
 	if err != nil {
@@ -210,9 +195,9 @@ func gpgHome(t *testing.T, passphrase string) (string, string, []byte) {
 		os.RemoveAll(home)
 	})
 	env := []string{"GNUPGHOME=" + home}
-	run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase,
+	testenv.Run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase,
 		"--quick-gen-key", "Alice <alice@example.com>", "ed25519", "sign", "never")
-	out := run(t, nil, env, "gpg", "--batch", "--with-colons", "--list-keys")
+	out := testenv.Run(t, nil, env, "gpg", "--batch", "--with-colons", "--list-keys")
 	var fpr string
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "fpr:") {
@@ -220,7 +205,7 @@ func gpgHome(t *testing.T, passphrase string) (string, string, []byte) {
 			break
 		}
 	}
-	secret := run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase, "--armor", "--export-secret-keys", fpr)
+	secret := testenv.Run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", passphrase, "--armor", "--export-secret-keys", fpr)
 	return home, fpr, []byte(secret)
 }
 
@@ -255,7 +240,7 @@ func TestOpenPGPSignerAcceptedByGPG(t *testing.T) {
 			sigFile, data := filepath.Join(dir, "pae.sig"), filepath.Join(dir, "pae")
 			os.WriteFile(sigFile, env.Signatures[0].Sig, 0o600)
 			os.WriteFile(data, env.PAE(), 0o600)
-			out := run(t, nil, []string{"GNUPGHOME=" + home}, "gpg", "--batch", "--status-fd", "1", "--verify", sigFile, data)
+			out := testenv.Run(t, nil, []string{"GNUPGHOME=" + home}, "gpg", "--batch", "--status-fd", "1", "--verify", sigFile, data)
 			if !strings.Contains(out, "[GNUPG:] VALIDSIG "+fpr) && !strings.Contains(out, " "+fpr+"\n") {
 				t.Fatalf("gpg --verify did not report a valid signature by %s:\n%s", fpr, out)
 			}

@@ -31,20 +31,6 @@ const statement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"verd
 // now is the verifier's clock in these tests.
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
-func run(t testing.TB, stdin []byte, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(testenv.LookPath(t, name), args...)
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
-	}
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
-	}
-	return string(out)
-}
-
 type sshKey struct {
 	path   string // private key file; path+".pub" is the public key
 	pub    ssh.PublicKey
@@ -56,7 +42,7 @@ type sshKey struct {
 func newSSHKey(t testing.TB) sshKey {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "id")
-	run(t, nil, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "c", "-f", path)
+	testenv.Run(t, nil, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "c", "-f", path)
 	pubText, err := os.ReadFile(path + ".pub")
 	if err != nil {
 		t.Fatal(err)
@@ -85,7 +71,7 @@ func sshKeygenSign(t testing.TB, k sshKey, ns string, data []byte) []byte {
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	run(t, nil, nil, "ssh-keygen", "-Y", "sign", "-n", ns, "-f", k.path, file)
+	testenv.Run(t, nil, nil, "ssh-keygen", "-Y", "sign", "-n", ns, "-f", k.path, file)
 	sig, err := os.ReadFile(file + ".sig")
 	if err != nil {
 		t.Fatal(err)
@@ -187,7 +173,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 			t.Fatal(err)
 		}
 		args := append([]string{"-q", "-s", ca.path, "-I", name, "-n", principals, "-V", validity}, extra...)
-		run(t, nil, nil, "ssh-keygen", append(args, pub)...)
+		testenv.Run(t, nil, nil, "ssh-keygen", append(args, pub)...)
 		text, err := os.ReadFile(filepath.Join(dir, name+"-cert.pub"))
 		if err != nil {
 			t.Fatal(err)
@@ -249,7 +235,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 	os.WriteFile(asFile, []byte("*@example.com cert-authority "+ca.line+"\n"), 0o600)
 	sigFile := filepath.Join(dir, "cert.sig")
 	os.WriteFile(sigFile, env.Signatures[0].Sig, 0o600)
-	out := run(t, env.PAE(), nil, "ssh-keygen", "-Y", "verify", "-n", "in-toto", "-f", asFile, "-I", "alice@example.com", "-s", sigFile)
+	out := testenv.Run(t, env.PAE(), nil, "ssh-keygen", "-Y", "verify", "-n", "in-toto", "-f", asFile, "-I", "alice@example.com", "-s", sigFile)
 	if !strings.Contains(out, "Good") {
 		t.Fatalf("ssh-keygen: %s", out)
 	}
@@ -492,9 +478,9 @@ func gpgHome(t *testing.T, expire string) (string, string, []string) {
 		os.RemoveAll(home)
 	})
 	env := []string{"GNUPGHOME=" + home}
-	run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
+	testenv.Run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
 		"--quick-gen-key", "Alice <alice@example.com>", "ed25519", "sign", expire)
-	out := run(t, nil, env, "gpg", "--batch", "--with-colons", "--list-keys")
+	out := testenv.Run(t, nil, env, "gpg", "--batch", "--with-colons", "--list-keys")
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "fpr:") {
 			return home, strings.Split(line, ":")[9], env
@@ -511,7 +497,7 @@ func gpgSign(t *testing.T, env []string, fpr string, data []byte, extra ...strin
 	os.WriteFile(file, data, 0o600)
 	args := append([]string{"--batch", "--yes", "--pinentry-mode", "loopback", "--passphrase", "", "-u", fpr, "--armor"}, extra...)
 	args = append(args, "--detach-sign", "-o", file+".asc", file)
-	run(t, nil, env, "gpg", args...)
+	testenv.Run(t, nil, env, "gpg", args...)
 	sig, err := os.ReadFile(file + ".asc")
 	if err != nil {
 		t.Fatal(err)
@@ -604,7 +590,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 		}
 		revFile := filepath.Join(t.TempDir(), "rev.asc")
 		os.WriteFile(revFile, bytes.Replace(rev, []byte(":-----BEGIN"), []byte("-----BEGIN"), 1), 0o600)
-		run(t, nil, env4, "gpg", "--batch", "--import", revFile)
+		testenv.Run(t, nil, env4, "gpg", "--batch", "--import", revFile)
 		tr4, _ := NewTrust(WithKeyring(gpgKeyring(t, env4, true)))
 		res := mustVerify(t, e, tr4, time.Now().Add(time.Minute))
 		if res.Status != StatusUntrustedSigner || !strings.Contains(res.Signatures[0].Reason, "revoked") {

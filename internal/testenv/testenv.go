@@ -3,6 +3,7 @@
 package testenv
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,4 +111,21 @@ func Binary(t testing.TB) string {
 		t.Fatalf("building taskproof: %v\n%s", err, b)
 	}
 	return out
+}
+
+// Run runs the real program name with stdin (nil: none) and the caller's
+// environment plus env, and returns its combined output; it fails the test on a
+// non-zero exit.
+func Run(t testing.TB, stdin []byte, env []string, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(LookPath(t, name), args...)
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return string(out)
 }
