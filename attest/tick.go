@@ -188,9 +188,10 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 
 // tickTask returns the tick's task as the tick commit has it: the line an
 // attestation binds (SPEC §4 line_hash and title, read as open), which is what
-// a verifier recomputes from the object's tasks file (SPEC §7). The parent's
-// tasks file is read too, unless the task is Born (it has no line there): a
-// task ID that the tasks file repeats at either side is refused with the
+// a verifier recomputes from the object's tasks file (SPEC §7). An unambiguous
+// tick carries its parsed task (gitref.Tick.Task) and is not parsed again; for a
+// tick gitref marked Ambiguous the files are read to name the lines: a task ID
+// that the tasks file repeats at either side is refused with the
 // *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask).
 func tickTask(repo *gitref.Repo, t gitref.Tick) (specfmt.Task, error) {
 	find := func(c gitref.Hash, path string) (specfmt.Task, error) {
@@ -212,6 +213,11 @@ func tickTask(repo *gitref.Repo, t gitref.Tick) (specfmt.Task, error) {
 			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
 		}
 		return task, nil
+	}
+	if t.Ambiguous == "" && t.Task.ID == t.TaskID {
+		// gitref parsed both sides already: the ID is unique at the parent and
+		// at the commit, and t.Task is the commit's task.
+		return t.Task, nil
 	}
 	if !t.Born {
 		if _, err := find(t.Parent, t.OldPath); err != nil {
