@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,6 +115,17 @@ Exit codes:
 		}
 		defer repo.Close()
 		repo.SetObjectCacheSize(verifyObjectCacheSize)
+		tg, err := resolveTargets(repo, branch, base, args)
+		if err != nil {
+			return err
+		}
+		guard, err := notFromHead(repo, map[string]string{"--allowed-signers-rev": src.AllowedSignersRev, "--policy-rev": psrc.Rev})
+		if err != nil {
+			return err
+		}
+		if err := guard(tg.heads()...); err != nil {
+			return err
+		}
 		trust, used, err := verify.LoadTrust(repo, src)
 		if err != nil {
 			return err
@@ -130,7 +142,7 @@ Exit codes:
 		}
 		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
 		opts := verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned}
-		rep, err := runVerify(repo, v, branch, base, args, opts)
+		rep, err := tg.run(v, opts)
 		if err != nil {
 			return err
 		}
@@ -145,56 +157,104 @@ Exit codes:
 	return c
 }
 
-func runVerify(repo *gitref.Repo, v *verify.Verifier, branch bool, base string, args []string, opts verify.GateOptions) (*verify.Report, error) {
-	isRange := len(args) == 1 && containsDots(args[0])
-	switch {
-	case branch || isRange:
-		var b, h gitref.Hash
-		var err error
-		switch {
-		case isRange:
-			if branch {
-				return nil, usageErr("give --branch or a range A..B, not both")
-			}
-			if b, h, err = repo.ResolveRange(args[0]); err != nil {
-				return nil, err
-			}
-		default:
-			if len(args) > 1 {
-				return nil, usageErr("--branch takes at most one HEAD revision")
-			}
-			head := "HEAD"
-			if len(args) == 1 {
-				head = args[0]
-			}
-			if h, err = repo.Resolve(head); err != nil {
-				return nil, err
-			}
-			if base == "" {
-				base = "main"
-				if _, err := repo.Resolve(base); err != nil {
-					base = "master"
-				}
-			}
-			if b, err = repo.Resolve(base); err != nil {
-				return nil, fmt.Errorf("--base: %w", err)
+// notFromHead returns a check that refuses to verify a commit that one of the
+// REV:PATH trust or policy inputs is read from (SPEC §6: trust is the
+// verifier's, never the head's; e.g. --allowed-signers-rev HEAD:… when verifying
+// HEAD). flags maps each flag to its value ("" when not given).
+func notFromHead(repo *gitref.Repo, flags map[string]string) (func(heads ...gitref.Hash) error, error) {
+	from := map[gitref.Hash]string{}
+	for flag, v := range flags {
+		rev, _, ok := strings.Cut(v, ":")
+		if v == "" || !ok {
+			continue
+		}
+		id, err := repo.Resolve(rev)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", flag, err)
+		}
+		from[id] = flag + " " + v
+	}
+	return func(heads ...gitref.Hash) error {
+		for _, h := range heads {
+			if what, ok := from[h]; ok {
+				return withCode(ExitTrust, fmt.Errorf("%s is read from %s, the commit being verified: trust and policy must come from elsewhere (e.g. the base branch, origin/main:PATH)", what, h))
 			}
 		}
-		return v.Branch(b, h, opts)
-	default:
+		return nil
+	}, nil
+}
+
+// targets are what verify checks: a range (branch mode) or objects.
+type targets struct {
+	branch     bool
+	base, head gitref.Hash
+	objects    []gitref.Hash
+}
+
+// heads are the commits being verified whose trees a trust input must not come from.
+func (t *targets) heads() []gitref.Hash {
+	if t.branch {
+		return []gitref.Hash{t.head}
+	}
+	return t.objects
+}
+
+func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Report, error) {
+	if t.branch {
+		return v.Branch(t.base, t.head, opts)
+	}
+	return v.Objects(t.objects, opts)
+}
+
+// resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
+// else main, else master), a range A..B, or objects (default HEAD).
+func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (*targets, error) {
+	isRange := len(args) == 1 && containsDots(args[0])
+	if !branch && !isRange {
 		if len(args) == 0 {
 			args = []string{"HEAD"}
 		}
-		var ids []gitref.Hash
+		t := &targets{}
 		for _, a := range args {
 			id, err := repo.Resolve(a)
 			if err != nil {
 				return nil, err
 			}
-			ids = append(ids, id)
+			t.objects = append(t.objects, id)
 		}
-		return v.Objects(ids, opts)
+		return t, nil
 	}
+	t := &targets{branch: true}
+	var err error
+	if isRange {
+		if branch {
+			return nil, usageErr("give --branch or a range A..B, not both")
+		}
+		if t.base, t.head, err = repo.ResolveRange(args[0]); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if len(args) > 1 {
+		return nil, usageErr("--branch takes at most one HEAD revision")
+	}
+	head := "HEAD"
+	if len(args) == 1 {
+		head = args[0]
+	}
+	if t.head, err = repo.Resolve(head); err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = "main"
+		if _, err := repo.Resolve(base); err != nil {
+			base = "master"
+		}
+	}
+	if t.base, err = repo.Resolve(base); err != nil {
+		return nil, fmt.Errorf("--base: %w", err)
+	}
+	return t, nil
 }
 
 func containsDots(s string) bool {

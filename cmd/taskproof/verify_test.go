@@ -252,6 +252,16 @@ func TestVerifyCLI(t *testing.T) {
 		r.run(t, 3, "verify", r.t2, "--allowed-signers-rev", "main")
 		r.run(t, 3, "verify", r.t2, "--allowed-signers", r.allowed, "--allowed-signers-rev", "main:.github/allowed_signers")
 		r.run(t, 3, "verify", r.t2, "--allowed-signers", filepath.Join(t.TempDir(), "absent"))
+		// Never from the commit being verified, by any name.
+		for _, args := range [][]string{
+			{"verify", r.t2, "--allowed-signers-rev", r.t2 + ":.github/allowed_signers"},
+			{"verify", "--branch", "--base", "main", r.t2, "--allowed-signers-rev", r.t2 + ":.github/allowed_signers"},
+			{"verify", r.t2, "--allowed-signers-rev", "main:.github/allowed_signers", "--policy-rev", r.t2 + ":p.toml"},
+		} {
+			if _, errOut := r.run(t, 3, args...); !strings.Contains(errOut, "the commit being verified") {
+				t.Errorf("%v: stderr %s", args, errOut)
+			}
+		}
 	})
 	t.Run("gpg.ssh.allowedSignersFile", func(t *testing.T) {
 		defer r.git(t, "config", "--unset", "gpg.ssh.allowedSignersFile")
