@@ -289,7 +289,23 @@ func (d *decoder) array(path string, known *KnownKeys, depth int) (any, error) {
 
 func (d *decoder) str(path string) (string, error) {
 	d.pos++ // '"'
+	// Fast path: a run of printable ASCII up to the closing quote (the usual
+	// key, digest or base64 payload) is one copy, with no builder growth.
+	start := d.pos
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		if c == '"' {
+			d.pos++
+			return string(d.data[start : d.pos-1]), nil
+		}
+		if c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
+			break
+		}
+		d.pos++
+	}
 	var b strings.Builder
+	b.Grow(d.pos - start + 16)
+	b.Write(d.data[start:d.pos])
 	for {
 		if d.pos >= len(d.data) {
 			return "", d.fail(path, "unterminated string")

@@ -133,13 +133,22 @@ func (v *Verifier) applyPolicy(rep *Report) {
 			rejectTick(t)
 		}
 		// rep.Objects holds copies of the ticks' objects: give them the results.
+		type objectTask struct {
+			object gitref.Hash
+			task   string
+		}
+		first := make(map[objectTask]*TickResult, len(rep.Ticks))
+		for j := range rep.Ticks {
+			t := &rep.Ticks[j]
+			k := objectTask{t.Evidence, t.Task}
+			if _, ok := first[k]; !ok {
+				first[k] = t
+			}
+		}
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			for j := range rep.Ticks {
-				if t := &rep.Ticks[j]; t.Evidence == o.Object && t.Task == o.Task {
-					o.Policy = t.Policy
-					break
-				}
+			if t, ok := first[objectTask{o.Object, o.Task}]; ok {
+				o.Policy = t.Policy
 			}
 		}
 	default:
