@@ -299,12 +299,20 @@ type tickCtx struct {
 // are internal: ticks always carry the real task ID.
 type parsedFile struct {
 	content []byte // the file as parsed
-	tasks   []specfmt.Task
+	// tasks are the tasks as parsed; a parse derived by reparseBoxes shares
+	// them with the parse it comes from and holds its own boxes: read a task
+	// with task(i), which applies them.
+	tasks []specfmt.Task
+	boxes []byte // nil, or the box of tasks[i] in this version of the file
 	byKey   map[string]int
 	keys    []string
 	// dups maps each repeated task ID to the error naming its first two lines;
 	// nil when IDs are unique.
 	dups map[string]*specfmt.DuplicateTaskError
+	// from and changed are set by reparseBoxes: the file differs from from's
+	// only in the boxes of tasks[changed[i]] (ascending indices).
+	from    *parsedFile
+	changed []int
 }
 
 func (f *parsedFile) find(key string) (specfmt.Task, bool) {
@@ -312,7 +320,17 @@ func (f *parsedFile) find(key string) (specfmt.Task, bool) {
 	if !ok {
 		return specfmt.Task{}, false
 	}
-	return f.tasks[i], true
+	return f.task(i), true
+}
+
+// task is the i-th task of this version of the file.
+func (f *parsedFile) task(i int) specfmt.Task {
+	t := f.tasks[i]
+	if f.boxes != nil && f.boxes[i] != t.Box {
+		t.Box = f.boxes[i]
+		t.Line = t.Line[:t.BoxCol] + string(t.Box) + t.Line[t.BoxCol+1:]
+	}
+	return t
 }
 
 // parseTasks parses content leniently (specfmt.AllowDuplicateIDs): a file that
@@ -386,7 +404,16 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 		}
 	}
 	isBox := func(b byte) bool { return b == ' ' || b == 'x' || b == 'X' || b == '-' }
-	tasks := slices.Clone(prev.tasks)
+	tasks := prev.tasks
+	boxes := make([]byte, len(tasks))
+	if prev.boxes != nil {
+		copy(boxes, prev.boxes)
+	} else {
+		for i := range tasks {
+			boxes[i] = tasks[i].Box
+		}
+	}
+	changed := make([]int, 0, len(diffs))
 	for _, d := range diffs {
 		if !isBox(old[d]) || !isBox(content[d]) {
 			return nil, false
@@ -396,11 +423,10 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 		if j == len(tasks) || tasks[j].LineNo != line || lineStarts[line-1]+tasks[j].BoxCol != d {
 			return nil, false
 		}
-		t := &tasks[j]
-		t.Box = content[d]
-		t.Line = t.Line[:t.BoxCol] + string(content[d]) + t.Line[t.BoxCol+1:]
+		boxes[j] = content[d]
+		changed = append(changed, j) // diffs ascend, one per task at most
 	}
-	return &parsedFile{content: content, tasks: tasks, byKey: prev.byKey, keys: prev.keys, dups: prev.dups}, true
+	return &parsedFile{content: content, tasks: tasks, boxes: boxes, byKey: prev.byKey, keys: prev.keys, dups: prev.dups, from: prev, changed: changed}, true
 }
 
 // tasksFile is one side of a changed tasks file.
@@ -476,7 +502,20 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
 		}
-		for i, nt := range nf.tasks {
+		// A box-only change from of (reparseBoxes) can only tick or untick the
+		// tasks whose box changed; every other task line is of's.
+		idx := func(yield func(int) bool) {
+			for i := range nf.tasks {
+				if !yield(i) {
+					return
+				}
+			}
+		}
+		if nf.from == of {
+			idx = slices.Values(nf.changed)
+		}
+		for i := range idx {
+			nt := nf.task(i)
 			t := base
 			t.Path, t.OldPath, t.Unit = pr[1].path, pr[0].path, pr[1].unit
 			ot, ok := of.find(nf.keys[i])
@@ -509,7 +548,8 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		if err != nil {
 			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, f.path, err)
 		}
-		for _, nt := range nf.tasks {
+		for i := range nf.tasks {
+			nt := nf.task(i)
 			if !nt.Ticked() {
 				continue
 			}
@@ -639,8 +679,8 @@ func similarity(a, b *parsedFile) float64 {
 		return 0
 	}
 	common := 0
-	for i, t := range b.tasks {
-		if o, ok := a.find(b.keys[i]); ok && o.Title == t.Title {
+	for i := range b.tasks {
+		if o, ok := a.find(b.keys[i]); ok && o.Title == b.tasks[i].Title {
 			common++
 		}
 	}

@@ -38,9 +38,24 @@ func checkReparse(t *testing.T, u specfmt.Unit, old, new []byte) (derived bool) 
 	if err != nil {
 		t.Fatalf("reparseBoxes took %q, ParseTasks refuses it: %v", new, err)
 	}
-	if !reflect.DeepEqual(got.tasks, want.tasks) || !reflect.DeepEqual(got.keys, want.keys) ||
+	var gotTasks []specfmt.Task
+	for i := range got.tasks {
+		gotTasks = append(gotTasks, got.task(i))
+	}
+	if !reflect.DeepEqual(gotTasks, want.tasks) || !reflect.DeepEqual(got.keys, want.keys) ||
 		!reflect.DeepEqual(got.byKey, want.byKey) || !reflect.DeepEqual(got.dups, want.dups) {
-		t.Fatalf("reparseBoxes(%q → %q):\n got %+v\nwant %+v", old, new, got.tasks, want.tasks)
+		t.Fatalf("reparseBoxes(%q → %q):\n got %+v\nwant %+v", old, new, gotTasks, want.tasks)
+	}
+	// A parse derived from a derived one (the next tick of the same file):
+	// back to old, it reads as old's own parse.
+	back, ok := reparseBoxes(got, old)
+	if !ok {
+		t.Fatalf("reparseBoxes(%q → %q) refused the way back", new, old)
+	}
+	for i := range back.tasks {
+		if b, w := back.task(i), prev.tasks[i]; !reflect.DeepEqual(b, w) {
+			t.Fatalf("reparseBoxes(%q → %q → back): task %d = %+v, want %+v", old, new, i, b, w)
+		}
 	}
 	return true
 }
