@@ -39,12 +39,18 @@ func (e *DuplicateTaskError) Error() string {
 func (e *DuplicateTaskError) Is(target error) bool { return target == ErrDuplicateTask }
 
 // NotFoundError reports a task ID that no task line of a tasks file carries
-// (TasksFile.Lookup). It matches ErrTaskNotFound.
+// (TasksFile.Lookup), or, with LineHash set, that no task line with that ID
+// reads as open with that line_hash (TasksFile.LookupLine). It matches
+// ErrTaskNotFound.
 type NotFoundError struct {
-	ID string
+	ID       string
+	LineHash string
 }
 
 func (e *NotFoundError) Error() string {
+	if e.LineHash != "" {
+		return fmt.Sprintf("specfmt: no line of task %q in the tasks file has line_hash %s", e.ID, e.LineHash)
+	}
 	return fmt.Sprintf("specfmt: no task %q in the tasks file", e.ID)
 }
 

@@ -5,6 +5,11 @@
 // repository root of one commit.
 package specfmt
 
+import (
+	"crypto/sha256"
+	"encoding/hex"
+)
+
 // Format is a spec format: "speckit", "openspec" or "kiro" (SPEC §1).
 type Format string
 
@@ -96,9 +101,9 @@ type TasksFile struct {
 // Lookup returns the task with the given ID. It tells the three cases apart:
 // found (nil error); a *NotFoundError (ErrTaskNotFound) when no task line carries
 // id; a *DuplicateTaskError (ErrDuplicateTask) naming the first two lines when
-// several do — a repeated ID cannot name one task line, so no attestation may be
-// built or checked for it (README "Choices", item 10), while every other task of
-// the file stays usable. It reads Tasks only (so a file parsed with
+// several do — a repeated ID alone cannot name one task line (README "Choices",
+// item 10: such a task is found by its ID and its line, LookupLine), while every
+// other task of the file stays usable. It reads Tasks only (so a file parsed with
 // AllowDuplicateIDs, or built by hand, is handled alike) in O(len(Tasks)).
 func (f *TasksFile) Lookup(id string) (Task, error) {
 	first := -1
@@ -113,6 +118,35 @@ func (f *TasksFile) Lookup(id string) (Task, error) {
 	}
 	if first < 0 {
 		return Task{}, &NotFoundError{ID: id}
+	}
+	return f.Tasks[first], nil
+}
+
+// LookupLine returns the one task with the given ID whose line, read as open
+// (OpenLine), has the lowercase hex SHA-256 lineHash (SPEC §4 line_hash): a task
+// line is told apart by its text where its ID alone cannot say which line is
+// meant (README "Choices", item 10). It tells the three cases apart: found (nil
+// error); a *NotFoundError (ErrTaskNotFound) with LineHash set when no task line
+// with id has that hash; a *DuplicateTaskError (ErrDuplicateTask) naming the
+// first two lines when several do (the file repeats the line itself, so no
+// attestation can say which of them it is about).
+func (f *TasksFile) LookupLine(id, lineHash string) (Task, error) {
+	first := -1
+	for i, t := range f.Tasks {
+		if t.ID != id {
+			continue
+		}
+		sum := sha256.Sum256([]byte(t.OpenLine()))
+		if hex.EncodeToString(sum[:]) != lineHash {
+			continue
+		}
+		if first >= 0 {
+			return Task{}, &DuplicateTaskError{ID: id, FirstLine: f.Tasks[first].LineNo, SecondLine: t.LineNo}
+		}
+		first = i
+	}
+	if first < 0 {
+		return Task{}, &NotFoundError{ID: id, LineHash: lineHash}
 	}
 	return f.Tasks[first], nil
 }

@@ -380,9 +380,10 @@ type parseConfig struct {
 // same ID more than once. Only the repeated IDs are ambiguous (a subject
 // "<feature>/<id>" cannot say which line it means): TasksFile.Lookup refuses
 // them with their *DuplicateTaskError and Find reports them absent, while every
-// other task of the file is found as in a clean file. Use it wherever tasks are
-// looked up by ID (tick detection, attest, verify) and always look them up with
-// Lookup or Find, never by scanning Tasks for the first match.
+// other task of the file is found as in a clean file (a line of a repeated ID is
+// found by its text with LookupLine). Use it wherever tasks are looked up by ID
+// (tick detection, attest, verify) and always look them up with Lookup, Find or
+// LookupLine, never by scanning Tasks for the first match.
 func AllowDuplicateIDs() ParseOption {
 	return func(c *parseConfig) { c.allowDuplicates = true }
 }
