@@ -143,14 +143,28 @@ func (r *Repo) Commit(id Hash) (*Commit, error) {
 	return out, nil
 }
 
+// commit reads and decodes commit id, through the Repo's decoded-commit cache:
+// a walk reads each commit several times (range, tick detection, its parent's
+// side of the next commit, the gate's checks). The *object.Commit returned is
+// shared: callers must not modify it.
 func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	if _, err := ParseHash(string(id)); err != nil {
 		return nil, err
 	}
-	o, err := r.object(plumbing.CommitObject, id.plumbing())
+	h := id.plumbing()
+	if r.done.Load() {
+		return nil, errClosed
+	}
+	if c, ok := r.commits.get(h); ok {
+		return c, nil
+	}
+	o, err := r.object(plumbing.CommitObject, h)
 	var c *object.Commit
 	if err == nil {
 		c, err = object.DecodeCommit(r.objects, o)
+	}
+	if err == nil {
+		r.commits.put(h, c)
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -640,4 +654,31 @@ func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 		starts = append(starts, c.ParentHashes...)
 	}
 	return out, nil
+}
+
+// commitCache holds decoded commits by id, at most commitCacheMax of them; when
+// full it starts again empty (a walk needs the commits near the one it is at).
+// Safe for concurrent use.
+type commitCache struct {
+	mu sync.Mutex
+	m  map[plumbing.Hash]*object.Commit
+}
+
+// commitCacheMax bounds commitCache: a decoded commit is a few hundred bytes.
+const commitCacheMax = 1 << 14
+
+func (c *commitCache) get(h plumbing.Hash) (*object.Commit, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o, ok := c.m[h]
+	return o, ok
+}
+
+func (c *commitCache) put(h plumbing.Hash, o *object.Commit) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= commitCacheMax {
+		c.m = make(map[plumbing.Hash]*object.Commit, 1024)
+	}
+	c.m[h] = o
 }

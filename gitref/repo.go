@@ -113,6 +113,7 @@ type Repo struct {
 	dotFS   billy.Filesystem // the git dir as go-git sees it (see listFS)
 	wtFS    billy.Filesystem // nil for a bare repository
 	cache   *objectCache     // shared by the pool's storages
+	commits commitCache      // decoded commits (see commit)
 	objects *poolStorer      // object access through the pool, for go-git decoders
 
 	// storage.Reindex() makes every storage of the pool re-list the packs
