@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -175,6 +176,7 @@ func BenchmarkAuditAll(b *testing.B) {
 		head gitref.Hash
 	}{{"all", head}, {"notes-only", ""}} {
 		b.Run(bc.name, func(b *testing.B) {
+			defer benchrepo.ReportCPU(b)()
 			for b.Loop() {
 				rep, err := audit.Run(repo, notes, audit.Options{All: true, Head: bc.head})
 				if err != nil {

@@ -84,6 +84,7 @@ func checkGateReport(b *testing.B, rep *verify.Report, ticks int) {
 func BenchmarkBranch(b *testing.B) {
 	g := newGateBench(b, benchUnits, benchTasks)
 	v := g.verifier(b)
+	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
 		rep, err := v.Branch(gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
 		if err != nil {
@@ -91,6 +92,7 @@ func BenchmarkBranch(b *testing.B) {
 		}
 		checkGateReport(b, rep, benchUnits*benchTasks)
 	}
+	report()
 }
 
 // BenchmarkGate is issue 5's side-by-side comparison, in one run: the taskproof

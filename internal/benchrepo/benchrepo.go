@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -272,4 +273,24 @@ func SSHKey(tb testing.TB, dir string) (keyPath string, signer attest.Signer, al
 		tb.Fatal(err)
 	}
 	return keyPath, signer, allowedSigners
+}
+
+// ReportCPU starts counting the process's CPU time (user and system, all
+// threads) and returns the function that reports it per op as "cpu-s/op":
+// call it after the b.Loop() loop. On a shared machine CPU time varies less
+// than wall time; wall time ≈ cpu-s/op ÷ cores used.
+func ReportCPU(b *testing.B) func() {
+	cpu := func() time.Duration {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			return 0
+		}
+		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	start := cpu()
+	return func() {
+		if b.N > 0 {
+			b.ReportMetric((cpu() - start).Seconds()/float64(b.N), "cpu-s/op")
+		}
+	}
 }
