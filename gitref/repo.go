@@ -513,8 +513,16 @@ func (l listFS) Open(name string) (billy.File, error) {
 	if err != nil || !strings.HasSuffix(name, ".pack") {
 		return f, err
 	}
-	return &preadFile{File: f}, nil
+	pf := &preadFile{File: f}
+	if mmapPacks {
+		pf.mapped = mapFile(filepath.Join(l.Root(), name))
+	}
+	return pf, nil
 }
+
+// mmapPacks makes listFS map pack files into memory (mapFile) where it can.
+// Tests turn it off to exercise the pread window.
+var mmapPacks = true
 
 // preadFile reads a pack file at an offset it keeps itself, through a 64 KiB
 // window: go-git's pack scanner seeks before every object it reads and then
@@ -523,11 +531,16 @@ func (l listFS) Open(name string) (billy.File, error) {
 // mostly near each other in a pack, so most reads are served from the window
 // without a system call. Pack files never change once written (their name is
 // their checksum), so the window cannot go stale.
+//
+// Where the system allows it (mapFile), the whole pack is mapped read-only
+// into memory instead, as git does, and reads are copies from the mapping:
+// no system call at all. The mapping is released by Close.
 type preadFile struct {
 	billy.File
 	off    int64
 	win    []byte // the window's bytes: the file at winOff
 	winOff int64
+	mapped []byte // the whole file, mapped; nil when reading through win
 }
 
 const preadWindow = 64 << 10
@@ -535,6 +548,14 @@ const preadWindow = 64 << 10
 func (f *preadFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if f.mapped != nil {
+		if f.off >= int64(len(f.mapped)) {
+			return 0, io.EOF
+		}
+		n := copy(p, f.mapped[f.off:])
+		f.off += int64(n)
+		return n, nil
 	}
 	if f.off < f.winOff || f.off >= f.winOff+int64(len(f.win)) {
 		if len(p) >= preadWindow {
@@ -570,6 +591,10 @@ func (f *preadFile) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		abs = f.off + offset
 	case io.SeekEnd:
+		if f.mapped != nil {
+			abs = int64(len(f.mapped)) + offset
+			break
+		}
 		end, err := f.File.Seek(0, io.SeekEnd)
 		if err != nil {
 			return f.off, err
@@ -583,6 +608,33 @@ func (f *preadFile) Seek(offset int64, whence int) (int64, error) {
 	}
 	f.off = abs
 	return abs, nil
+}
+
+// ReadAt reads from the mapping when there is one.
+func (f *preadFile) ReadAt(p []byte, off int64) (int, error) {
+	if f.mapped == nil {
+		return f.File.ReadAt(p, off)
+	}
+	if off < 0 {
+		return 0, fmt.Errorf("read %s: negative offset %d", f.Name(), off)
+	}
+	if off >= int64(len(f.mapped)) {
+		return 0, io.EOF
+	}
+	n := copy(p, f.mapped[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Close releases the mapping, then closes the file.
+func (f *preadFile) Close() error {
+	if f.mapped != nil {
+		unmapFile(f.mapped)
+		f.mapped = nil
+	}
+	return f.File.Close()
 }
 
 // Chroot keeps the listing behaviour below the new root.

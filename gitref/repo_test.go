@@ -556,9 +556,20 @@ func FuzzScanTree(f *testing.F) {
 	})
 }
 
-// TestPreadFile compares the pack file reader's Read and Seek with a plain
-// *os.File over a file larger than its window.
+// TestPreadFile compares the pack file reader's Read, Seek and ReadAt with a
+// bytes.Reader over a file larger than its window, read through the pread
+// window and through a mapping.
 func TestPreadFile(t *testing.T) {
+	for _, mapped := range []bool{false, true} {
+		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
+			defer func(old bool) { mmapPacks = old }(mmapPacks)
+			mmapPacks = mapped
+			testPreadFile(t, mapped)
+		})
+	}
+}
+
+func testPreadFile(t *testing.T, mapped bool) {
 	data := make([]byte, 3*preadWindow+123)
 	for i := range data {
 		data[i] = byte(i * 7)
@@ -573,8 +584,12 @@ func TestPreadFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, ok := f.(*preadFile); !ok {
+	pf, ok := f.(*preadFile)
+	if !ok {
 		t.Fatalf("Open(.pack) = %T, want *preadFile", f)
+	}
+	if wantMap := mapped && mapFileSupported; (pf.mapped != nil) != wantMap {
+		t.Fatalf("mapped = %v, want %v", pf.mapped != nil, wantMap)
 	}
 	ref := bytes.NewReader(data)
 	steps := []struct {
@@ -601,6 +616,17 @@ func TestPreadFile(t *testing.T) {
 	}
 	if _, err := f.Seek(-1, io.SeekStart); err == nil {
 		t.Error("Seek(-1) succeeded")
+	}
+	for _, at := range []struct {
+		off int64
+		n   int
+	}{{0, 10}, {preadWindow - 3, 4096}, {int64(len(data)) - 5, 10}, {int64(len(data)) + 1, 3}} {
+		gb, wb := make([]byte, at.n), make([]byte, at.n)
+		gn, gerr := pf.ReadAt(gb, at.off)
+		wn, werr := ref.ReadAt(wb, at.off)
+		if gn != wn || !bytes.Equal(gb[:gn], wb[:wn]) || !errors.Is(gerr, werr) {
+			t.Fatalf("ReadAt(%d, %d) = %d, %v; want %d, %v", at.n, at.off, gn, gerr, wn, werr)
+		}
 	}
 }
 
