@@ -304,8 +304,8 @@ type parsedFile struct {
 	// with task(i), which applies them.
 	tasks []specfmt.Task
 	boxes []byte // nil, or the box of tasks[i] in this version of the file
-	byKey   map[string]int
-	keys    []string
+	byKey map[string]int
+	keys  []string
 	// dups maps each repeated task ID to the error naming its first two lines;
 	// nil when IDs are unique.
 	dups map[string]*specfmt.DuplicateTaskError
