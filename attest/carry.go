@@ -18,28 +18,35 @@ import (
 //   - every local line is kept, byte for byte and in order;
 //   - a remote line taskproof does not own (another tool's, one that does not
 //     decode) is added after them unless the same bytes are already there;
-//   - the owned lines (predicateType in [OwnedTypes]) of a subject only the remote
-//     side has are added;
-//   - for a subject both sides have with different owned lines, the local lines
-//     win (the remote ones are dropped, never mixed in: a subject's statements
+//   - the owned lines (predicateType in [OwnedTypes]) of a tick only the remote
+//     side has are added: a tick is a subject and the task line its statements
+//     are about ([StatementLines]; a tasks file that repeats a task ID has a
+//     tick per line under one subject name, README "Choices", item 10), and
+//     owned lines of no known task line go with a subject only the remote side
+//     has;
+//   - for a tick both sides have with different owned lines, the local lines
+//     win (the remote ones are dropped, never mixed in: a tick's statements
 //     are written together) and the subject is listed in conflicts.
 //
 // The result ends with "\n"; it fails with [ErrNoteLimit] when it would exceed
 // SPEC §9's limits.
 func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
 	llines, rlines := SplitNote(local), SplitNote(remote)
-	localOwned := map[string][][]byte{}
+	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
+	localOwned := map[noteTick][][]byte{}
+	localSubject := map[string]bool{}
 	localAll := map[string]bool{}
-	for _, l := range llines {
+	for i, l := range llines {
 		localAll[string(l)] = true
-		if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
-			localOwned[name] = append(localOwned[name], l)
+		if k := lkeys[i]; k.owned {
+			localOwned[k] = append(localOwned[k], l)
+			localSubject[k.subject] = true
 		}
 	}
-	remoteOwned := map[string][][]byte{}
-	for _, l := range rlines {
-		if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
-			remoteOwned[name] = append(remoteOwned[name], l)
+	remoteOwned := map[noteTick][][]byte{}
+	for i, l := range rlines {
+		if k := rkeys[i]; k.owned {
+			remoteOwned[k] = append(remoteOwned[k], l)
 		}
 	}
 	var out bytes.Buffer
@@ -53,19 +60,19 @@ func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err err
 		add(l)
 	}
 	reported := map[string]bool{}
-	for _, l := range rlines {
-		name, typ, ok := LineSubject(l)
+	for i, l := range rlines {
+		k := rkeys[i]
 		switch {
-		case !ok || !OwnedTypes[typ]:
+		case !k.owned:
 			if !localAll[string(l)] {
 				add(l)
 				localAll[string(l)] = true
 			}
-		case localOwned[name] == nil:
+		case localOwned[k] == nil && (k.line != "" || !localSubject[k.subject]):
 			add(l)
-		case !sameLines(localOwned[name], remoteOwned[name]) && !reported[name]:
-			reported[name] = true
-			conflicts = append(conflicts, name)
+		case !sameLines(localOwned[k], remoteOwned[k]) && !reported[k.subject]:
+			reported[k.subject] = true
+			conflicts = append(conflicts, k.subject)
 		}
 	}
 	if n > MaxNoteLines {
@@ -75,6 +82,47 @@ func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err err
 		return nil, conflicts, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
 	}
 	return out.Bytes(), conflicts, nil
+}
+
+// noteTick is the tick an owned note line belongs to: its subject name and the task
+// line [StatementLines] gives it ("" when none is known). owned is false for a
+// line taskproof does not own.
+type noteTick struct {
+	subject, line string
+	owned         bool
+}
+
+// tickKeys names the tick each line of a note belongs to.
+func tickKeys(lines [][]byte) []noteTick {
+	keys := make([]noteTick, len(lines))
+	type subject struct {
+		at       []int
+		stmts    []*Statement
+		payloads [][]byte
+	}
+	subjects := map[string]*subject{}
+	var names []string
+	for i, l := range lines {
+		st, payload, ok := LineStatement(l)
+		if !ok || !OwnedTypes[st.PredicateType] {
+			continue
+		}
+		name := st.Subjects[0].Name
+		s := subjects[name]
+		if s == nil {
+			s = &subject{}
+			subjects[name] = s
+			names = append(names, name)
+		}
+		s.at, s.stmts, s.payloads = append(s.at, i), append(s.stmts, st), append(s.payloads, payload)
+	}
+	for _, name := range names {
+		s := subjects[name]
+		for j, line := range StatementLines(s.stmts, s.payloads) {
+			keys[s.at[j]] = noteTick{subject: name, line: line, owned: true}
+		}
+	}
+	return keys
 }
 
 // sameLines reports whether a and b hold the same lines, in any order.
@@ -169,7 +217,8 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		p       *predicate.Predicate
 	}
 	var todo []carried
-	seen := map[string]bool{}
+	seen := map[string]int{}         // subject name → statements carried
+	seenLine := map[[2]string]bool{} // subject name, task.line_hash
 	for i, line := range SplitNote(note) {
 		env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
 		if err != nil || env.CheckPayloadType() != nil {
@@ -180,11 +229,15 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			st.Subjects[0].Digest["gitCommit"] != string(from.ID) {
 			continue
 		}
+		// One statement per subject and task line: a tasks file that repeats
+		// a task ID has a tick per line under one subject name.
 		name := st.Subjects[0].Name
-		if seen[name] {
+		k := [2]string{name, TaskLineHash(st)}
+		if seenLine[k] {
 			return nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from.ID, name, i+1)
 		}
-		seen[name] = true
+		seenLine[k] = true
+		seen[name]++
 		if req.CheckFrom != nil {
 			if err := req.CheckFrom(name, env); err != nil {
 				return nil, fmt.Errorf("carrying %s from %s: %w", name, from.ID, err)
@@ -228,20 +281,31 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	for _, c := range todo {
 		var tick *gitref.Tick
 		var ticked []string
+		lines := 0 // the lines of c's task To ticks
 		for i, t := range ticks {
 			if t.Kind != gitref.KindTick {
 				continue
 			}
 			ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
 			if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {
-				tick = &ticks[i]
+				lines++
+				// To ticks several lines of the task's ID: the statement
+				// goes to the line it was about (same text, so same
+				// line_hash), and to none when there is no such line.
+				if lines == 1 || t.LineHash == c.p.Task.LineHash {
+					tick = &ticks[i]
+				}
 			}
 		}
 		if tick == nil {
 			return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
 				ErrTaskNotTicked, to.ID, c.subject, c.p.Unit.Dir, ticked)
 		}
-		task, err := tickTask(repo, *tick)
+		if (lines > 1 || seen[c.subject] > 1) && tick.LineHash != c.p.Task.LineHash {
+			// Several lines on either side: each statement goes to its own.
+			return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to.ID, lines, c.subject, c.p.Unit.Dir, from.ID)
+		}
+		task, repeated, err := tickTask(repo, *tick)
 		if err != nil {
 			return nil, err
 		}
@@ -263,6 +327,9 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		if err != nil {
 			return nil, err
 		}
+		if repeated {
+			pd.line = p.Task.LineHash
+		}
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*tick)...)
 		batch = append(batch, pd)
 	}
@@ -281,7 +348,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	_, err = notes.Update(from.ID, func(old []byte) ([]byte, error) {
 		var out []byte
 		for _, l := range SplitNote(old) {
-			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] && lineAbout(l, from.ID) {
+			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] > 0 && lineAbout(l, from.ID) {
 				continue
 			}
 			out = append(append(out, l...), '\n')

@@ -85,7 +85,12 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 		}
 		ids = append(ids, t.TaskID)
 		if t.TaskID == req.Task && (req.UnitDir == "" || t.Unit.Dir == req.UnitDir) {
-			if tick != nil {
+			switch {
+			case tick != nil && tick.Path == t.Path:
+				// A decision names a task by its ID, which cannot say which of
+				// the lines it accepts.
+				return nil, fmt.Errorf("%w: %s ticks two lines of task %s in %s (lines %d and %d): a decision cannot name one of them (attest tick attests each ticked line)", ErrRequest, commit.ID, req.Task, t.Path, tick.Line, t.Line)
+			case tick != nil:
 				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; pass --unit", ErrRequest, commit.ID, req.Task, tick.Unit.Dir, t.Unit.Dir)
 			}
 			tick = &ticks[i]
@@ -97,9 +102,13 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 		}
 		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
 	}
-	task, err := tickTask(repo, *tick)
+	task, repeated, err := tickTask(repo, *tick)
 	if err != nil {
 		return nil, err
+	}
+	line := ""
+	if repeated {
+		line = predicate.LineHash(task.OpenLine())
 	}
 	policy, err := readOptional(repo, commit.FirstParent(), "speccoder.toml")
 	if err != nil {
@@ -118,7 +127,7 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, notes, commit.ID, tick.Unit, req.Task, p, req.Signers, req.DryRun)
+	return write(ctx, notes, commit.ID, tick.Unit, req.Task, line, p, req.Signers, req.DryRun)
 }
 
 func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {
@@ -156,7 +165,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 		if err != nil {
 			return nil, err
 		}
-		return write(ctx, notes, decision.ID, unit, req.Task, p, req.Signers, true)
+		return write(ctx, notes, decision.ID, unit, req.Task, "", p, req.Signers, true)
 	}
 	record, err := repo.WriteCommit(decision.Tree, decision.ID, msg)
 	if err != nil {
@@ -169,7 +178,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	}
 	// The note first, then the ref: a crash in between leaves an unreferenced
 	// record, never a ref to a record without its statement.
-	w, err := write(ctx, notes, record, unit, req.Task, p, req.Signers, false)
+	w, err := write(ctx, notes, record, unit, req.Task, "", p, req.Signers, false)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -202,4 +203,143 @@ func TestShowNote(t *testing.T) {
 		got[2].Signatures[0].Kind != KindSSH || got[2].Signatures[0].KeyID != "SHA256:abc" {
 		t.Errorf("line 3 = %+v, want the signature summarised and a statement error", got[2])
 	}
+}
+
+// repeatedTick returns the unsigned note lines one regression_only tick with a
+// green test phase writes for subject 001-x/T001 (test-result,
+// task-verification, VSA), its task line being lineHash and its time at: two
+// ticks of one repeated task ID with the same evidence write the same
+// test-result line.
+func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
+	t.Helper()
+	p := testPredicate(t, predicate.RegressionOnly, `{"regression":{"reason":"planning_work"},"trace":[{"phase":"green","test":"TestAdd","result":"pass"}]}`)
+	p.Task.LineHash, p.Time = lineHash, at.UTC().Format(time.RFC3339)
+	stmts, err := TickStatements(Subject{Name: "001-x/T001", GitCommit: testCommit}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for _, s := range stmts {
+		b, err := (&Envelope{PayloadType: PayloadType, Payload: s}).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	if len(out) != 3 {
+		t.Fatalf("%d statements, want test-result, task-verification, VSA", len(out))
+	}
+	return out
+}
+
+// TestMergeNoteRepeatedID: a tasks file that repeats a task ID has a tick per
+// line under one subject name (README "Choices", item 10). Writing one line's
+// statements (mergeNote with its line hash) keeps the other line's — its
+// test-result line too, though it has the same bytes as this line's — and
+// replaces its own; MergeNote (a unique ID) replaces every owned line of the
+// subject. StatementLines pairs the statements, and UnionNote unions two
+// lines' ticks without a conflict.
+func TestMergeNoteRepeatedID(t *testing.T) {
+	hA, hB := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	a, b, a2 := repeatedTick(t, hA, t0), repeatedTick(t, hB, t0), repeatedTick(t, hA, t0.Add(time.Hour))
+	if !bytes.Equal(a[0], b[0]) || bytes.Equal(a[1], b[1]) || bytes.Equal(a[1], a2[1]) {
+		t.Fatal("want the two lines' test-result lines equal, their task-verification lines not")
+	}
+	foreign := envelopeLine(t, "001-x/T001", "https://example.com/other/v1", map[string]any{})
+	join := func(ls ...[]byte) []byte {
+		var buf bytes.Buffer
+		for _, l := range ls {
+			buf.Write(l)
+			buf.WriteByte('\n')
+		}
+		return buf.Bytes()
+	}
+	cat := func(lss ...[][]byte) [][]byte {
+		var out [][]byte
+		for _, ls := range lss {
+			out = append(out, ls...)
+		}
+		return out
+	}
+
+	note, err := mergeNote(join(foreign), "001-x/T001", hA, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if note, err = mergeNote(note, "001-x/T001", hB, b); err != nil {
+		t.Fatal(err)
+	}
+	if want := join(cat([][]byte{foreign}, a, b)...); !bytes.Equal(note, want) {
+		t.Fatalf("second line's tick:\n%s\nwant\n%s", note, want)
+	}
+	lines := func(note []byte) []string {
+		var stmts []*Statement
+		var payloads [][]byte
+		for _, l := range SplitNote(note) {
+			if st, payload, ok := LineStatement(l); ok && OwnedTypes[st.PredicateType] {
+				stmts, payloads = append(stmts, st), append(payloads, payload)
+			}
+		}
+		return StatementLines(stmts, payloads)
+	}
+	if got, want := lines(note), []string{hA, hA, hA, hB, hB, hB}; !reflect.DeepEqual(got, want) {
+		t.Errorf("StatementLines = %v, want %v", got, want)
+	}
+	// Re-attesting line A replaces A's three lines and keeps B's.
+	again, err := mergeNote(note, "001-x/T001", hA, a2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := join(cat([][]byte{foreign}, b, a2)...); !bytes.Equal(again, want) {
+		t.Errorf("re-attesting line A:\n%s\nwant\n%s", again, want)
+	}
+	if got, want := lines(again), []string{hB, hB, hB, hA, hA, hA}; !reflect.DeepEqual(got, want) {
+		t.Errorf("StatementLines after re-attesting = %v, want %v", got, want)
+	}
+	// And again: the same note (no line added twice).
+	if third, err := mergeNote(again, "001-x/T001", hA, a2); err != nil || !bytes.Equal(third, again) {
+		t.Errorf("re-attesting line A twice: %v\n%s", err, third)
+	}
+	// A unique ID's tick replaces every owned line of its subject.
+	if got, err := MergeNote(note, "001-x/T001", a2); err != nil || !bytes.Equal(got, join(cat([][]byte{foreign}, a2)...)) {
+		t.Errorf("MergeNote: %v\n%s", err, got)
+	}
+	// Statements of no known line (a VSA naming both lines' task-verification
+	// statements, a test-result line no VSA claims) are replaced with the
+	// line written.
+	both := repeatedTick(t, hA, t0)
+	vsa := envelopeLine(t, "001-x/T001", VSAType, map[string]any{"inputAttestations": []any{
+		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": SHA256Hex(payloadOf(t, a[1]))}},
+		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": SHA256Hex(payloadOf(t, b[1]))}},
+	}})
+	odd := join(a[1], b[1], vsa, both[0])
+	if got, want := lines(odd), []string{hA, hB, "", ""}; !reflect.DeepEqual(got, want) {
+		t.Errorf("StatementLines of unpaired statements = %q, want %q", got, want)
+	}
+	if got, err := mergeNote(odd, "001-x/T001", hA, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
+		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
+	}
+
+	// UnionNote: the two lines' ticks written on two sides are unioned; one
+	// line's tick written differently on the two sides is a conflict (local
+	// wins).
+	merged, conflicts, err := UnionNote(join(a...), join(b...))
+	if err != nil || len(conflicts) != 0 || !bytes.Equal(merged, join(cat(a, b)...)) {
+		t.Errorf("UnionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
+	}
+	merged, conflicts, err = UnionNote(join(cat(a, b)...), join(cat(b, a2)...))
+	if err != nil || !reflect.DeepEqual(conflicts, []string{"001-x/T001"}) || !bytes.Equal(merged, join(cat(a, b)...)) {
+		t.Errorf("UnionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
+	}
+}
+
+// payloadOf is the payload of an envelope line.
+func payloadOf(t *testing.T, line []byte) []byte {
+	t.Helper()
+	env, err := DecodeEnvelope(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env.Payload
 }

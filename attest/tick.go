@@ -86,7 +86,9 @@ type WrittenSigner struct {
 // also rewrites the task's text binds the new text), the cited spec section at the
 // tick commit, policy_sha256 from the parent's speccoder.toml, builds the
 // predicate (merging the evidence), writes the Statements of SPEC §3, signs them,
-// and replaces the task's owned lines in the commit's note. Errors: [ErrNoTick],
+// and replaces the task's owned lines in the commit's note (for a task ID its
+// tasks file repeats, those of the ticked line: each ticked line is a tick of
+// its own, README "Choices", item 10). Errors: [ErrNoTick],
 // [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
@@ -111,19 +113,25 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; pass --commit the commit that ticks the task)", ErrNoTick, commit.ID)
 	}
 	if len(req.Tasks) > 0 {
-		byID := map[string]gitref.Tick{}
+		// A task ID names every line the commit ticks with it (a tasks file
+		// may repeat an ID: each ticked line is a tick of its own).
+		byID := map[string][]gitref.Tick{}
 		var ids []string
 		for _, t := range ticks {
-			byID[t.TaskID] = t
+			byID[t.TaskID] = append(byID[t.TaskID], t)
 			ids = append(ids, t.TaskID)
 		}
 		var chosen []gitref.Tick
+		named := map[string]bool{}
 		for _, id := range req.Tasks {
-			t, ok := byID[id]
+			ts, ok := byID[id]
 			if !ok {
 				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, id, strings.Join(ids, ", "))
 			}
-			chosen = append(chosen, t)
+			if !named[id] {
+				named[id] = true
+				chosen = append(chosen, ts...)
+			}
 		}
 		ticks = chosen
 	}
@@ -147,7 +155,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	var out []Written
 	var batch []pending
 	for _, t := range ticks {
-		task, err := tickTask(repo, t)
+		task, repeated, err := tickTask(repo, t)
 		if err != nil {
 			if len(req.Tasks) == 0 && errors.Is(err, specfmt.ErrDuplicateTask) {
 				// Nothing is written; the commit's other ticks are not ambiguous.
@@ -170,6 +178,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			return nil, err
 		}
+		if repeated {
+			pd.line = p.Task.LineHash
+		}
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
 	}
@@ -188,43 +199,46 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 
 // tickTask returns the tick's task as the tick commit has it: the line an
 // attestation binds (SPEC §4 line_hash and title, read as open), which is what
-// a verifier recomputes from the object's tasks file (SPEC §7). An unambiguous
-// tick carries its parsed task (gitref.Tick.Task) and is not parsed again; for a
-// tick gitref marked Ambiguous the files are read to name the lines: a task ID
-// that the tasks file repeats at either side is refused with the
-// *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask).
-func tickTask(repo *gitref.Repo, t gitref.Tick) (specfmt.Task, error) {
-	find := func(c gitref.Hash, path string) (specfmt.Task, error) {
-		b, err := repo.File(c, path)
-		if err != nil {
-			return specfmt.Task{}, err
-		}
-		// Parsed leniently: a repeated ID makes only that ID ambiguous (Lookup
-		// refuses it, naming both lines); the file's other tasks attest normally.
-		f, err := specfmt.ParseTasks(t.Unit, b, specfmt.AllowDuplicateIDs())
-		if err != nil {
-			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
-		}
-		task, err := f.Lookup(t.TaskID)
-		if errors.Is(err, specfmt.ErrTaskNotFound) {
-			return specfmt.Task{}, fmt.Errorf("%s at %s: task %s not found", path, c, t.TaskID)
-		}
-		if err != nil {
-			return specfmt.Task{}, fmt.Errorf("%s at %s: %w", path, c, err)
-		}
-		return task, nil
-	}
+// a verifier recomputes from the object's tasks file (SPEC §7). repeated is
+// true when the tasks file repeats the task's ID at the commit. A tick is a
+// line (README "Choices", item 10): an unambiguous tick carries its parsed task
+// (gitref.Tick.Task) and is not parsed again; for a tick gitref marked
+// Ambiguous the commit's tasks file is read, and a repeated ID's task is the
+// ticked line itself, found by its ID and line_hash (TasksFile.LookupLine) —
+// refused with the *specfmt.DuplicateTaskError naming both lines
+// (specfmt.ErrDuplicateTask) when another line with that ID reads the same, as
+// no attestation could say which of the two it binds. (A parent that repeats
+// the ID does not matter: the tick is the commit's line.)
+func tickTask(repo *gitref.Repo, t gitref.Tick) (task specfmt.Task, repeated bool, err error) {
 	if t.Ambiguous == "" && t.Task.ID == t.TaskID {
 		// gitref parsed both sides already: the ID is unique at the parent and
 		// at the commit, and t.Task is the commit's task.
-		return t.Task, nil
+		return t.Task, false, nil
 	}
-	if !t.Born {
-		if _, err := find(t.Parent, t.OldPath); err != nil {
-			return specfmt.Task{}, err
-		}
+	b, err := repo.File(t.Commit, t.Path)
+	if err != nil {
+		return specfmt.Task{}, false, err
 	}
-	return find(t.Commit, t.Path)
+	// Parsed leniently: a repeated ID makes only that ID ambiguous; the file's
+	// other tasks attest normally.
+	f, err := specfmt.ParseTasks(t.Unit, b, specfmt.AllowDuplicateIDs())
+	if err != nil {
+		return specfmt.Task{}, false, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
+	}
+	task, err = f.Lookup(t.TaskID)
+	switch {
+	case err == nil:
+		return task, false, nil
+	case errors.Is(err, specfmt.ErrTaskNotFound):
+		return specfmt.Task{}, false, fmt.Errorf("%s at %s: task %s not found", t.Path, t.Commit, t.TaskID)
+	case !errors.Is(err, specfmt.ErrDuplicateTask):
+		return specfmt.Task{}, false, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
+	}
+	task, err = f.LookupLine(t.TaskID, t.LineHash)
+	if err != nil {
+		return specfmt.Task{}, false, fmt.Errorf("%s at %s: the ticked line %d of task %s: %w", t.Path, t.Commit, t.Line, t.TaskID, err)
+	}
+	return task, true, nil
 }
 
 // tickNotes are the notes [Tick] (and [Carry]) give about a tick that is not
@@ -268,18 +282,24 @@ func readOptional(repo *gitref.Repo, commit gitref.Hash, path string) ([]byte, e
 type pending struct {
 	w     *Written
 	lines [][]byte
+	// line is the task.line_hash of a task whose ID its tasks file repeats, ""
+	// otherwise: the note keeps the statements of the subject's other task
+	// lines (mergeNote).
+	line string
 	// core is the task-verification line alone, and coreStmt its statement: what
 	// is written when the whole set does not fit in the note (see commitNote).
 	core     [][]byte
 	coreStmt []WrittenStmt
 }
 
-// write builds the statements of p for one task, signs them and writes the note.
-func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
+// write builds the statements of p for one task, signs them and writes the note;
+// line is pending.line.
+func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers)
 	if err != nil {
 		return nil, err
 	}
+	pd.line = line
 	nc, err := commitNote(notes, commit, []pending{pd}, dryRun)
 	if err != nil {
 		return nil, err
@@ -342,7 +362,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				lines = pd.core
 			}
 			var err error
-			if note, err = MergeNote(note, pd.w.Subject, lines); err != nil {
+			if note, err = mergeNote(note, pd.w.Subject, pd.line, lines); err != nil {
 				return nil, err
 			}
 		}
