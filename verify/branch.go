@@ -199,11 +199,12 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	// head, on all cores (parallel.go) before the ticks are judged in order.
 	// The task lines Ticks parsed are handed on (an unambiguous tick's task is
 	// the one task of its tasks file at the commit with its ID), so that the
-	// tasks files are not parsed again.
+	// tasks files are not parsed again; a repeated ID's lines are found in the
+	// file by the statements' line hashes.
 	var tickCommits []gitref.Hash
 	hints := map[gitref.Hash]taskHints{}
 	for _, t := range ticks {
-		if t.Kind != gitref.KindTick || t.Ambiguous != "" {
+		if t.Kind != gitref.KindTick {
 			continue
 		}
 		h, queued := hints[t.Commit]
@@ -212,7 +213,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			hints[t.Commit] = h
 			tickCommits = append(tickCommits, t.Commit)
 		}
-		if t.Path == t.Unit.Dir+"/tasks.md" {
+		if t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
 			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
 		}
 	}
@@ -256,30 +257,48 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			}
 		}
 		if t.Ambiguous != "" {
-			// The tasks file names the task's ID twice: no attestation can say which
-			// of the two lines it is about (README "Choices").
-			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
-			tr.Reasons = []Reason{{Code: CodeDuplicateTaskID, Field: t.Path, Message: t.Ambiguous, Outcome: Malformed}}
-			rep.Ticks = append(rep.Ticks, tr)
-			continue
+			// The tasks file repeats the task's ID: the tick is its line, and
+			// its evidence the statement binding that line (README "Choices",
+			// item 10) — unless another line with the ID reads the same, when
+			// no attestation can say which of the two it is about.
+			r, err := v.repeatedLine(t)
+			if err != nil {
+				return nil, err
+			}
+			if r != nil {
+				tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+				tr.Reasons = []Reason{*r}
+				rep.Ticks = append(rep.Ticks, tr)
+				continue
+			}
 		}
 		co := objects[t.Commit]
 		rs := co.results
-		var found *ObjectResult
-		var stale *Reason
+		// The tick's result: the one with its subject name and line hash; for
+		// a task whose ID is not repeated, the one with its subject name (a
+		// statement binding another line then fails its line_hash check).
+		found, byName := -1, -1
 		var noteBroken *ObjectResult
 		for i := range rs {
 			if rs[i].Task == tr.Task {
-				found, stale = &rs[i], co.stale[i]
+				if found < 0 && rs[i].LineHash == t.LineHash {
+					found = i
+				}
+				if byName < 0 {
+					byName = i
+				}
 			}
 			if rs[i].Task == "" && rs[i].Outcome == Malformed {
 				noteBroken = &rs[i]
 			}
 		}
+		if found < 0 && t.Ambiguous == "" {
+			found = byName
+		}
 		switch {
-		case found != nil:
-			judge(&tr, found, stale, opts)
-			rep.Objects = append(rep.Objects, *found)
+		case found >= 0:
+			judge(&tr, &rs[found], co.stale[found], opts)
+			rep.Objects = append(rep.Objects, rs[found])
 		case noteBroken != nil:
 			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
 			tr.Reasons, tr.Evidence = noteBroken.Reasons, t.Commit
@@ -291,7 +310,11 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			}
 			tr.Status, tr.Failing = StatusUnverifiable, true
 			tr.Reason = ReasonTickedWithoutEvidence
-			if cs := elsewhere.commits[tr.Task]; len(cs) > 0 {
+			cs := elsewhere.commits[tr.Task]
+			if t.Ambiguous != "" {
+				cs = elsewhere.lines[[2]string{tr.Task, t.LineHash}]
+			}
+			if len(cs) > 0 {
 				tr.Reason = ReasonCommitUnreachable
 				commit, err := v.Repo.Commit(t.Commit)
 				if err != nil {
@@ -307,6 +330,8 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 					}
 				}
 				tr.Message = fmt.Sprintf("evidence for %s is on %d other commit(s), not on the tick commit", tr.Task, len(cs))
+			} else if byName >= 0 {
+				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 			}
 		}
 		rep.Ticks = append(rep.Ticks, tr)
@@ -369,8 +394,10 @@ func judge(tr *TickResult, o *ObjectResult, stale *Reason, opts GateOptions) {
 // staleAtHead recomputes the cited section at head; a different hash means the
 // requirement changed since the tick. When the unit or task is no longer at head
 // (an archived OpenSpec change), there is nothing newer to compare and the tick
-// is not stale. When head's tasks file repeats the task's ID, the reason is
-// duplicate_task_id (malformed): the task cannot be told apart at head.
+// is not stale. When head's tasks file repeats the task's ID, the task is the
+// line with that ID whose line_hash is the statement's (the tick's: o verified);
+// when no line or two lines read so, the reason is duplicate_task_id
+// (malformed): the task cannot be told apart at head.
 func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	p := o.Predicate
 	if p == nil {
@@ -390,12 +417,18 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	}
 	t, err := f.Lookup(p.Task.ID)
 	var de *specfmt.DuplicateTaskError
-	switch {
-	case errors.As(err, &de):
-		// At head the file names the task twice: its section cannot be
-		// recomputed, and the tick is not known to be current.
-		return &Reason{Code: CodeDuplicateTaskID, Field: unit.Dir + "/tasks.md", Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
-	case err != nil:
+	if errors.As(err, &de) {
+		// At head the file names the task's ID on several lines: the task is
+		// the one that reads as the attested line (README "Choices", item 10).
+		if t, err = f.LookupLine(p.Task.ID, p.Task.LineHash); err != nil {
+			// None does (the line was edited since) or two do: the task cannot
+			// be told apart at head, its section cannot be recomputed, and the
+			// tick is not known to be current.
+			errors.As(err, &de) // two lines read the same: name them
+			return &Reason{Code: CodeDuplicateTaskID, Field: unit.Dir + "/tasks.md", Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
+		}
+	}
+	if err != nil {
 		return nil
 	}
 	fsys, err := v.Repo.FS(head)
@@ -421,16 +454,17 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	return nil
 }
 
-// subjectIndex maps subject names to the commits whose notes hold a
-// task-verification statement for them.
+// subjectIndex maps subject names, and subject names with task lines, to the
+// commits whose notes hold a task-verification statement for them.
 type subjectIndex struct {
 	commits map[string][]gitref.Hash
+	lines   map[[2]string][]gitref.Hash // subject name, task.line_hash
 }
 
 // indexSubjects reads every note of the notes ref once (only when some tick has
 // no evidence on its own commit).
 func (v *Verifier) indexSubjects() (*subjectIndex, error) {
-	idx := &subjectIndex{commits: map[string][]gitref.Hash{}}
+	idx := &subjectIndex{commits: map[string][]gitref.Hash{}, lines: map[[2]string][]gitref.Hash{}}
 	entries, err := v.Notes.All()
 	if err != nil {
 		return nil, err
@@ -441,13 +475,40 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 			continue
 		}
 		for _, line := range attest.SplitNote(note) {
-			if name, typ, ok := attest.LineSubject(line); ok && typ == predicate.PredicateType {
+			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
+				name := st.Subjects[0].Name
+				k := [2]string{name, attest.TaskLineHash(st)}
 				idx.commits[name] = append(idx.commits[name], e.Commit)
+				idx.lines[k] = append(idx.lines[k], e.Commit)
 			}
 		}
 	}
 	for _, cs := range idx.commits {
 		sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
 	}
+	for _, cs := range idx.lines {
+		sort.Slice(cs, func(i, j int) bool { return cs[i] < cs[j] })
+	}
 	return idx, nil
+}
+
+// repeatedLine is, for a tick whose tasks file repeats its task ID
+// (gitref.Tick.Ambiguous), the duplicate_task_id reason (malformed) when
+// another line with the ID reads the same as the ticked line at the tick
+// commit: no attestation can say which of the two it binds. nil otherwise: the
+// tick is its line, evidenced by a statement with its line hash.
+func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
+	b, err := v.Repo.File(t.Commit, t.Path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parseTasksCached(t.Unit, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
+	}
+	var de *specfmt.DuplicateTaskError
+	if _, err := f.LookupLine(t.TaskID, t.LineHash); errors.As(err, &de) {
+		return &Reason{Code: CodeDuplicateTaskID, Field: t.Path, Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: de.Error() + ", which read the same", Outcome: Malformed}, nil
+	}
+	return nil, nil
 }

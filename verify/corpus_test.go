@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // TestCorpora attests every tick of three real projects' histories (the shared
@@ -36,10 +34,10 @@ import (
 // writes nothing, and the gate reports those ticks ticked_without_evidence —
 // and reports it with t.Log. If the limit or the per-tick lines change, the
 // expectations follow from the same arithmetic. A task ID written on two lines
-// of one tasks file (5.3 in one OpenSpec change) cannot be attested: attesting
-// all of its commit's ticks is refused, the commit's other ticks are then
-// attested by name and evidenced, and the gate reports the two 5.3 ticks
-// malformed (duplicate_task_id).
+// of one tasks file (5.3 under two headings of one OpenSpec change, both ticked
+// in 400b361f) is ticked line by line: each line is attested (its own
+// line_hash, title and section) and evidenced by the statement binding it
+// (README "Choices", item 10).
 //
 // A tick that also rewrites the task's text (agent-validator 05e24301: 4.2 and
 // 5.1) is evidenced: attest binds the line as ticked, which is what the object
@@ -47,7 +45,7 @@ import (
 // (gitref.Tick.Born: 18 in agent-validator) are ticks, attested and evidenced;
 // the ticked tasks of tasks files new in their commit are listed in
 // Report.BornTicked (bornTicked below), not judged. So in agent-validator every
-// tick but the two 5.3 ticks is evidenced.
+// tick is evidenced, the two 5.3 ticks included.
 func TestCorpora(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -136,25 +134,6 @@ func corpus(t *testing.T, name string, bornTicked, born int) {
 		case errors.Is(err, attest.ErrNoteLimit) && n > attest.MaxNoteLines:
 			// attest.Tick writes a commit's tasks in one note update: nothing.
 			t.Logf("SPEC §3 vs §9: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, attest.MaxNoteLines, err)
-		case errors.Is(err, specfmt.ErrDuplicateTask):
-			// Two task lines share an ID: "<feature>/<id>" would name both, so
-			// that ID cannot be attested (or verified). Nothing was written;
-			// the commit's other ticks are attested by name.
-			var ids []string
-			for _, tk := range byCommit[c] {
-				if tk.Kind == gitref.KindTick && tk.Ambiguous == "" && !slices.Contains(ids, tk.TaskID) {
-					ids = append(ids, tk.TaskID)
-				}
-			}
-			t.Logf("%s: %d of %d ticks not attestable: %v", c, n-len(ids), n, err)
-			req.Tasks = ids
-			ws, err := attest.Tick(context.Background(), repo, notes, req)
-			if err != nil || len(ws) != len(ids) || len(ids) == 0 {
-				t.Fatalf("attest.Tick(%s) of its %d unambiguous tasks: %d written, %v", c, len(ids), len(ws), err)
-			}
-			for _, w := range ws {
-				attested[key(c, w.Task)] = true
-			}
 		default:
 			t.Fatalf("attest.Tick(%s) with %d ticks: %v", c, n, err)
 		}
@@ -169,9 +148,6 @@ func corpus(t *testing.T, name string, bornTicked, born int) {
 				continue
 			case tk.Kind == gitref.KindEdit:
 				r.Status, r.Reason = StatusEdited, ReasonEditedAfterTick
-			case tk.Ambiguous != "":
-				// The tasks file names this task's ID twice: malformed.
-				r.Status, r.Reason = StatusUnverifiable, string(Malformed)
 			case !attested[key(tk.Commit, tk.TaskID)]:
 				r.Status, r.Reason = StatusUnverifiable, ReasonTickedWithoutEvidence
 			}
@@ -203,15 +179,32 @@ func corpus(t *testing.T, name string, bornTicked, born int) {
 		}
 	}
 	if name == "openspec-agent-validator" {
-		// Every tick but the two 5.3 ticks is evidenced.
+		// Every tick is evidenced, the two 5.3 ticks of 400b361f (two lines
+		// of one tasks file with one ID, under two headings) included: each
+		// by the statement binding its own line.
 		var notEvidenced []string
+		lines := map[int]string{} // the 5.3 ticks' lines → their evidence's line hash
 		for _, r := range rep.Ticks {
 			if r.Status != StatusEvidenced && r.Status != StatusEdited {
 				notEvidenced = append(notEvidenced, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
 			}
+			if strings.HasPrefix(string(r.Commit), "400b361f") && r.TaskID == "5.3" && r.Status == StatusEvidenced {
+				lines[r.Line] = r.Object.LineHash
+			}
 		}
-		if len(notEvidenced) != 2 || !strings.HasSuffix(notEvidenced[0], "/5.3") || !strings.HasSuffix(notEvidenced[1], "/5.3") {
-			t.Errorf("ticks not evidenced: %v, want the two 5.3 ticks", notEvidenced)
+		if len(notEvidenced) != 0 || len(rep.Ticks) != 342 || rep.Summary[StatusEvidenced] != 342 || rep.Conclusion != Success {
+			t.Errorf("%d ticks, %d evidenced, conclusion %s, not evidenced: %v; want all 342 evidenced, success", len(rep.Ticks), rep.Summary[StatusEvidenced], rep.Conclusion, notEvidenced)
+		}
+		for _, tk := range ticks {
+			if strings.HasPrefix(string(tk.Commit), "400b361f") && tk.TaskID == "5.3" {
+				if tk.Ambiguous == "" || lines[tk.Line] != tk.LineHash {
+					t.Errorf("5.3 tick at line %d (ambiguous %q): evidenced by a statement of line_hash %q, want %s", tk.Line, tk.Ambiguous, lines[tk.Line], tk.LineHash)
+				}
+				delete(lines, tk.Line)
+			}
+		}
+		if len(lines) != 0 {
+			t.Errorf("400b361f: 5.3 ticks %v evidenced that gitref does not list", lines)
 		}
 	}
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io/fs"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
@@ -78,6 +80,12 @@ type ObjectResult struct {
 	Statement *attest.Statement    `json:"-"`
 	Unit      specfmt.Unit         `json:"-"`
 	TaskID    string               `json:"-"`
+	// LineHash is the task-verification statement's task.line_hash as written:
+	// the task line it binds. A note holds a result per subject and task line
+	// (a tasks file that repeats a task ID has a tick per line under one
+	// subject name, README "Choices", item 10); the merge gate maps a tick to
+	// the result with its subject name and line hash.
+	LineHash string `json:"-"`
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
@@ -231,25 +239,21 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		g := groups[name]
-		var tv []*entry
-		for _, e := range g {
-			if e.statement.PredicateType == predicate.PredicateType {
-				tv = append(tv, e)
+		// Subjects without a task-verification statement (another tool's
+		// statements, test-result/VSA lines alone) are not task attestations.
+		parts := byTaskLine(groups[name])
+		for _, part := range parts {
+			r := ObjectResult{Object: c.ID, Task: name, Outcome: OK}
+			for _, nr := range noteReasons {
+				r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
 			}
+			tv := part.tv
+			if len(tv) > 1 {
+				r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
+			}
+			v.checkTask(c, &r, tv[0], part.group, hints, len(parts))
+			results = append(results, r)
 		}
-		if len(tv) == 0 {
-			continue // another tool's statements, or test-result/VSA lines alone: not a task attestation
-		}
-		r := ObjectResult{Object: c.ID, Task: name, Outcome: OK}
-		for _, nr := range noteReasons {
-			r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
-		}
-		if len(tv) > 1 {
-			r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
-		}
-		v.checkTask(c, &r, tv[0], g, hints)
-		results = append(results, r)
 	}
 	if len(results) == 0 {
 		// missing stands alone (SPEC §7): a note whose lines could not be
@@ -267,10 +271,82 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 	return results
 }
 
+// taskPart is the statements of one subject about one task line: tv its
+// task-verification statements (one, unless the note repeats it), group every
+// statement of the tick.
+type taskPart struct {
+	tv, group []*entry
+}
+
+// byTaskLine splits one subject's statements (g, in note order) by the task
+// line they are about (attest.StatementLines): a tasks file that repeats a task
+// ID has a tick per line under one subject name (README "Choices", item 10),
+// each with its own statements. When the subject's task-verification statements
+// are about one line (the usual case), the one part holds every statement of
+// the subject; nil when it has no task-verification statement. Otherwise each
+// line's part holds its own statements and those the pairing gives no line
+// (their signatures count for every line); those come first, so that the last
+// VSA of a part (checkVSA's) is the line's own when it has one.
+func byTaskLine(g []*entry) []taskPart {
+	var tv []*entry
+	for _, e := range g {
+		if e.statement.PredicateType == predicate.PredicateType {
+			tv = append(tv, e)
+		}
+	}
+	if len(tv) < 2 {
+		if len(tv) == 0 {
+			return nil
+		}
+		return []taskPart{{tv: tv, group: g}} // the usual case: nothing to pair
+	}
+	var owned []*entry
+	var stmts []*attest.Statement
+	var payloads [][]byte
+	for _, e := range g {
+		if attest.OwnedTypes[e.statement.PredicateType] {
+			owned = append(owned, e)
+			stmts, payloads = append(stmts, e.statement), append(payloads, e.env.Payload)
+		}
+	}
+	lines := attest.StatementLines(stmts, payloads)
+	var order []string // the task lines, in the order of their first statement
+	tvs := map[string][]*entry{}
+	for i, e := range owned {
+		if e.statement.PredicateType != predicate.PredicateType {
+			continue
+		}
+		if tvs[lines[i]] == nil {
+			order = append(order, lines[i])
+		}
+		tvs[lines[i]] = append(tvs[lines[i]], e)
+	}
+	if len(order) == 1 {
+		return []taskPart{{tv: tv, group: g}}
+	}
+	parts := make([]taskPart, 0, len(order))
+	for _, l := range order {
+		p := taskPart{tv: tvs[l]}
+		for i, e := range owned {
+			if l != "" && lines[i] == "" && e.statement.PredicateType != predicate.PredicateType {
+				p.group = append(p.group, e)
+			}
+		}
+		for i, e := range owned {
+			if lines[i] == l {
+				p.group = append(p.group, e)
+			}
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
 // checkTask runs SPEC §7's checks 3 (signatures, credited) and 5 onwards for one
 // task's statements: tv is its task-verification statement, group every statement
-// with the same subject name.
-func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints) {
+// of the tick (byTaskLine); lines is the number of task lines the note's
+// statements for the subject are about.
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
 	// Signatures of every statement of the task (the tick's test-result and VSA
 	// statements are part of its evidence).
 	signers := map[string]bool{}
@@ -309,6 +385,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.Signers = []Signer{}
 	}
 	st := tv.statement
+	r.LineHash = attest.TaskLineHash(st)
 	// 5. Exactly one subject; its gitCommit is the object.
 	if len(st.Subjects) != 1 {
 		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
@@ -352,7 +429,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.fail(Mismatch, CodeTree, "predicate.tree", string(c.Tree), p.Tree, "")
 	}
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
-	v.checkTaskLine(c, r, p, hints)
+	v.checkTaskLine(c, r, p, hints, lines)
 	// 9. policy_sha256 from the first parent's speccoder.toml.
 	v.checkPolicy(c, r, p)
 	// 10. The VSA, when present and written by taskproof, names every other statement.
@@ -361,7 +438,9 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 }
 
-func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints) {
+// checkTaskLine runs SPEC §7's checks 7 (task.line_hash) and 8
+// (spec.section_hash); lines is checkTask's.
+func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints, lines int) {
 	unit, ok := unitFromPredicate(p)
 	if !ok {
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
@@ -369,6 +448,7 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	}
 	path := unit.Dir + "/tasks.md"
 	t, hinted := hints[taskHintKey{unit.Dir, p.Task.ID}]
+	var f *specfmt.TasksFile
 	var err error
 	if !hinted {
 		var b []byte
@@ -379,8 +459,8 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 		}
 		// Parsed leniently: a repeated task ID makes only that ID ambiguous (README
 		// "Choices", item 10); every other task of the file is checked normally.
-		f, perr := specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs())
-		if perr != nil {
+		var perr error
+		if f, perr = specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs()); perr != nil {
 			r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, perr))
 			return
 		}
@@ -388,13 +468,35 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	}
 	switch {
 	case errors.Is(err, specfmt.ErrDuplicateTask):
-		// No attestation can say which of the lines it is about (as Branch
-		// reports an ambiguous tick).
-		r.fail(Malformed, CodeDuplicateTaskID, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, err))
-		return
+		// A repeated ID: a tick is a line, and the task is the one line with
+		// that ID that reads as open as the statement's line_hash says
+		// (README "Choices", item 10).
+		t, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
+		switch {
+		case errors.Is(err, specfmt.ErrTaskNotFound):
+			// As for a unique ID whose line differs.
+			var at []string
+			for _, x := range f.Tasks {
+				if x.ID == p.Task.ID {
+					at = append(at, strconv.Itoa(x.LineNo))
+				}
+			}
+			r.fail(Mismatch, CodeLineHash, "predicate.task.line_hash", "the line_hash of a line of task "+p.Task.ID, p.Task.LineHash,
+				fmt.Sprintf("%s: task %s is on lines %s; none reads so", path, p.Task.ID, strings.Join(at, ", ")))
+			return
+		case err != nil:
+			// Two lines read the same: no attestation can say which of them
+			// it is about.
+			r.fail(Malformed, CodeDuplicateTaskID, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, err))
+			return
+		}
 	case err != nil:
 		r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", path+" has no such task")
 		return
+	case lines > 1:
+		// The note holds statements of several task lines for an ID that
+		// names one line here: at most one of them can be about it.
+		r.fail(Malformed, CodeDuplicate, "predicate.task.line_hash", "one task line's statements", fmt.Sprintf("statements of %d task lines", lines), fmt.Sprintf("%s names task %s once (line %d)", path, p.Task.ID, t.LineNo))
 	}
 	if got := predicate.LineHash(t.OpenLine()); got != p.Task.LineHash {
 		r.fail(Mismatch, CodeLineHash, "predicate.task.line_hash", got, p.Task.LineHash, fmt.Sprintf("%s:%d", path, t.LineNo))
