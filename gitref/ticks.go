@@ -87,8 +87,8 @@ type Tick struct {
 	// specfmt.TasksFile.Lookup error). Only ticks of the repeated ID are marked:
 	// the file's other tasks are named unambiguously and are ordinary ticks.
 	// Repeated lines are still reported, with their real TaskID (paired by order
-	// of occurrence), and a merge gate must treat such a tick as unverifiable
-	// (malformed), never as evidenced.
+	// of occurrence); such a tick is its line, which an attestation names by
+	// LineHash (the ID alone cannot: README "Choices", item 10).
 	Ambiguous string
 	// Task is the task as parsed from Path at Commit (specfmt.ParseTasks with
 	// AllowDuplicateIDs): what a verifier needs of the task line without
