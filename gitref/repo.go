@@ -110,11 +110,12 @@ type Repo struct {
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
 	workTree  string // "" for a bare repository
 
-	dotFS   billy.Filesystem // the git dir as go-git sees it (see listFS)
-	wtFS    billy.Filesystem // nil for a bare repository
-	cache   *objectCache     // shared by the pool's storages
-	commits commitCache      // decoded commits (see commit)
-	objects *poolStorer      // object access through the pool, for go-git decoders
+	dotFS    billy.Filesystem // the git dir as go-git sees it (see listFS)
+	wtFS     billy.Filesystem // nil for a bare repository
+	cache    *objectCache     // shared by the pool's storages
+	mapPacks atomic.Bool      // listFS maps pack files (SetPackMapping)
+	commits  commitCache      // decoded commits (see commit)
+	objects  *poolStorer      // object access through the pool, for go-git decoders
 
 	// storage.Reindex() makes every storage of the pool re-list the packs
 	// before its next read (after running a git command that may add a pack).
@@ -208,14 +209,15 @@ func Open(dir string) (*Repo, error) {
 	if err := checkFormat(commonDir); err != nil {
 		return nil, err
 	}
-	var dotFS billy.Filesystem = listFS{osfs.New(gitDir)}
-	if commonDir != gitDir {
-		dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir)}, listFS{osfs.New(commonDir)})
-	}
 	r := &Repo{
 		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		dotFS: dotFS, cache: newObjectCache(DefaultObjectCacheSize),
-		max: max(2, runtime.GOMAXPROCS(0)),
+		cache: newObjectCache(DefaultObjectCacheSize),
+		max:   max(2, runtime.GOMAXPROCS(0)),
+	}
+	r.mapPacks.Store(true)
+	r.dotFS = listFS{osfs.New(gitDir), &r.mapPacks}
+	if commonDir != gitDir {
+		r.dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir), &r.mapPacks}, listFS{osfs.New(commonDir), &r.mapPacks})
 	}
 	if workTree != "" {
 		r.wtFS = osfs.New(workTree)
@@ -476,7 +478,13 @@ func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 // while another process writes notes. listFS.ReadDir skips entries that vanish
 // instead, and, as git does, lists a pack-*.pack only once its pack-*.idx is in
 // place (git renames the .idx last when it writes a pack).
-type listFS struct{ billy.Filesystem }
+//
+// listFS also opens pack files for reading through preadFile, mapped into
+// memory when *mapPacks is true (nil: never).
+type listFS struct {
+	billy.Filesystem
+	mapPacks *atomic.Bool
+}
 
 // ReadDir lists dir (relative to the filesystem's root), sorted by name.
 func (l listFS) ReadDir(dir string) ([]os.FileInfo, error) {
@@ -514,15 +522,19 @@ func (l listFS) Open(name string) (billy.File, error) {
 		return f, err
 	}
 	pf := &preadFile{File: f}
-	if mmapPacks {
+	if l.mapPacks != nil && l.mapPacks.Load() {
 		pf.mapped = mapFile(filepath.Join(l.Root(), name))
 	}
 	return pf, nil
 }
 
-// mmapPacks makes listFS map pack files into memory (mapFile) where it can.
-// Tests turn it off to exercise the pread window.
-var mmapPacks = true
+// SetPackMapping chooses how pack files opened from now on are read: mapped
+// read-only into memory (the default where the system allows it: no system
+// call per object) or through a 64 KiB pread window. Mapped pages a read
+// touched count in the process's resident set until the Repo is closed
+// (about the size of the packs read), so a command with a memory target reads
+// through the window: call this before the first object read.
+func (r *Repo) SetPackMapping(on bool) { r.mapPacks.Store(on) }
 
 // preadFile reads a pack file at an offset it keeps itself, through a 64 KiB
 // window: go-git's pack scanner seeks before every object it reads and then
@@ -643,7 +655,7 @@ func (l listFS) Chroot(dir string) (billy.Filesystem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listFS{c}, nil
+	return listFS{c, l.mapPacks}, nil
 }
 
 // Chmod forwards to the wrapped filesystem (go-git makes loose objects

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -429,7 +430,7 @@ func TestListFSConcurrentWriters(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-churned }()
-	lfs := listFS{osfs.New(filepath.Join(dir, ".git"))}
+	lfs := listFS{osfs.New(filepath.Join(dir, ".git")), nil}
 	for i := range 300 {
 		fis, err := lfs.ReadDir("objects/pack")
 		if err != nil {
@@ -562,8 +563,6 @@ func FuzzScanTree(f *testing.F) {
 func TestPreadFile(t *testing.T) {
 	for _, mapped := range []bool{false, true} {
 		t.Run(fmt.Sprintf("mapped=%v", mapped), func(t *testing.T) {
-			defer func(old bool) { mmapPacks = old }(mmapPacks)
-			mmapPacks = mapped
 			testPreadFile(t, mapped)
 		})
 	}
@@ -579,7 +578,9 @@ func testPreadFile(t *testing.T, mapped bool) {
 		t.Fatal(err)
 	}
 	bfs := osfs.New(filepath.Dir(p))
-	f, err := listFS{bfs}.Open("pack-x.pack")
+	var on atomic.Bool
+	on.Store(mapped)
+	f, err := listFS{bfs, &on}.Open("pack-x.pack")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,9 @@ Exit codes:
 		}
 		defer repo.Close()
 		repo.SetObjectCacheSize(verifyObjectCacheSize)
+		// Packs read through a window, not mapped: mapped pages would count
+		// in the resident set on top of verifyMemoryLimit.
+		repo.SetPackMapping(false)
 		tg, err := resolveTargets(repo, branch, base, args)
 		if err != nil {
 			return err
