@@ -223,7 +223,8 @@ type Row struct {
 	// subject, a duplicate statement for the task).
 	Problems []string `json:"problems,omitempty"`
 
-	time time.Time // parsed Time; zero when unreadable
+	time     time.Time // parsed Time; zero when unreadable
+	lineHash string    // the predicate's task.line_hash: which line of a repeated task ID
 }
 
 // Reason is a regression_only statement's reason with its details (schema
@@ -454,7 +455,21 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		names[ti] = name
 		k := rowKey{t.Commit, name}
 		idx := byKey[k]
-		for _, i := range idx {
+		// A commit that ticks two lines of one task ID has a statement per
+		// line: each tick locates the rows of its own line (line_hash).
+		own := idx
+		if len(idx) > 1 {
+			own = nil
+			for _, i := range idx {
+				if rd.rows[i].lineHash == t.LineHash {
+					own = append(own, i)
+				}
+			}
+			if own == nil {
+				own = idx
+			}
+		}
+		for _, i := range own {
 			r := &rd.rows[i]
 			if !r.InHistory {
 				r.InHistory, r.Path, r.Line = true, t.Path, t.Line

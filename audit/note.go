@@ -43,7 +43,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (SPEC §9); read anyway", len(lines), attest.MaxNoteLines))
 	}
 	first := len(rd.rows)   // this note's rows are rd.rows[first:]
-	var seen map[string]int // subject name → row index, for duplicates; made at the note's second row
+	var seen map[string]int // subject name and line hash → row index, for duplicates; made at the note's second row
 	for i, raw := range lines {
 		n := i + 1
 		raw = bytes.TrimSuffix(raw, []byte("\r"))
@@ -88,16 +88,19 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); want != name {
 			row.Problems = append(row.Problems, fmt.Sprintf("subject name %q is not %q", name, want))
 		}
+		// A second statement for the same task line is a problem; statements
+		// for two lines of a repeated task ID (their line_hash differs) are not.
+		line := name + "\x00" + row.lineHash
 		if seen == nil && len(rd.rows) > first {
 			seen = make(map[string]int, len(rd.rows)-first+1)
 			for j := len(rd.rows) - 1; j >= first; j-- {
-				seen[rd.rows[j].Task] = j // the first row of each name wins
+				seen[rd.rows[j].Task+"\x00"+rd.rows[j].lineHash] = j // the first row of each line wins
 			}
 		}
-		if j, dup := seen[name]; dup {
+		if j, dup := seen[line]; dup {
 			row.Problems = append(row.Problems, fmt.Sprintf("second task-verification statement for %s (first at line %d)", name, rd.rows[j].NoteLine))
 		} else if seen != nil {
-			seen[name] = len(rd.rows)
+			seen[line] = len(rd.rows)
 		}
 		rd.rows = append(rd.rows, row)
 	}
@@ -111,7 +114,7 @@ func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Ro
 		Commit: commit, NoteLine: line, Task: name, TaskID: p.Task.ID, Title: p.Task.Title,
 		Unit:    Unit{Format: p.Unit.Format, Feature: p.Unit.Feature, Dir: p.Unit.Dir},
 		Verdict: string(p.Verdict), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
-		NewerFields: view.NewerFields,
+		NewerFields: view.NewerFields, lineHash: p.Task.LineHash,
 	}
 	if t, err := time.Parse(time.RFC3339, p.Time); err == nil {
 		r.time = t

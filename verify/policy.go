@@ -133,21 +133,26 @@ func (v *Verifier) applyPolicy(rep *Report) {
 			rejectTick(t)
 		}
 		// rep.Objects holds copies of the ticks' objects: give them the results.
+		// Keyed by task line too: a commit may tick two lines of one task ID.
 		type objectTask struct {
-			object gitref.Hash
-			task   string
+			object   gitref.Hash
+			task     string
+			lineHash string
 		}
 		first := make(map[objectTask]*TickResult, len(rep.Ticks))
 		for j := range rep.Ticks {
 			t := &rep.Ticks[j]
-			k := objectTask{t.Evidence, t.Task}
+			k := objectTask{t.Evidence, t.Task, ""}
+			if t.Object != nil {
+				k.lineHash = t.Object.LineHash
+			}
 			if _, ok := first[k]; !ok {
 				first[k] = t
 			}
 		}
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			if t, ok := first[objectTask{o.Object, o.Task}]; ok {
+			if t, ok := first[objectTask{o.Object, o.Task, o.LineHash}]; ok {
 				o.Policy = t.Policy
 			}
 		}
