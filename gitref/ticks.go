@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -129,33 +130,45 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The commits are compared with their parents on all cores, each worker
-	// taking a contiguous run of commits so that a commit's parent's tasks file
-	// is usually the one the worker parsed for the previous commit.
+	// The commits are compared with their parents on all cores. The range is
+	// cut into contiguous chunks, several per worker, that the workers take in
+	// turn: within a chunk, a commit's parent's tasks file is usually the one
+	// the worker parsed for the previous commit, and a worker slowed by other
+	// work (audit reads the notes alongside) does not hold up the rest.
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(commits)/ticksPerWorkerMin))
+	size := max(ticksPerWorkerMin, (len(commits)+workers*ticksChunksPerWorker-1)/(workers*ticksChunksPerWorker))
+	chunks := (len(commits) + size - 1) / size
 	per := make([][]Tick, len(commits))
-	errs := make([]error, workers)
+	errs := make([]error, chunks)
+	var next atomic.Int64
+	var failed atomic.Bool
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
-		lo, hi := w*len(commits)/workers, (w+1)*len(commits)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}}
-			for i := lo; i < hi; i++ {
-				ticks, err := tc.commitTicks(commits[i])
-				if err != nil {
-					errs[w] = err
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= chunks || failed.Load() {
 					return
 				}
-				per[i] = ticks
+				for i := k * size; i < min(len(commits), (k+1)*size); i++ {
+					ticks, err := tc.commitTicks(commits[i])
+					if err != nil {
+						errs[k] = err
+						failed.Store(true)
+						break
+					}
+					per[i] = ticks
+				}
 			}
 		}()
 	}
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err // the oldest failing commit's error: workers hold contiguous runs
+			return nil, err // the oldest failing commit's error: chunks are contiguous runs in order
 		}
 	}
 	n := 0
@@ -169,8 +182,13 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 	return out, nil
 }
 
-// ticksPerWorkerMin is the fewest commits worth a worker of their own in Ticks.
-const ticksPerWorkerMin = 64
+// ticksPerWorkerMin is the fewest commits worth a worker of their own in Ticks,
+// and the smallest chunk; ticksChunksPerWorker is how many chunks each worker
+// takes in a long range.
+const (
+	ticksPerWorkerMin    = 64
+	ticksChunksPerWorker = 8
+)
 
 // rangeCommits lists the commits of base..head, parents before children. The
 // range is found by rangeSet's bounded walk (base's history is walked only as far
