@@ -2,8 +2,11 @@ package gitref
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
 
 // TestSetObjectCacheSize resizes the object cache while readers run (for
@@ -40,5 +43,40 @@ func TestSetObjectCacheSize(t *testing.T) {
 	r.SetObjectCacheSize(0)
 	if got := r.cache.lru.Load().MaxSize; got != 1<<20 {
 		t.Errorf("cache bound %d after SetObjectCacheSize(0), want the 1 MiB floor", got)
+	}
+}
+
+// TestKeyedObject: the id the object cache computes with crypto/sha1 is git's
+// object id (plumbing.ComputeHash) for every type and size, and an object
+// whose content is shorter than its size keeps plumbing's zero id.
+func TestKeyedObject(t *testing.T) {
+	for _, c := range []struct {
+		typ     plumbing.ObjectType
+		content string
+	}{
+		{plumbing.BlobObject, ""}, {plumbing.BlobObject, "- [x] T001 Done\n"},
+		{plumbing.TreeObject, "100644 tasks.md\x00" + strings.Repeat("\x01", 20)},
+		{plumbing.CommitObject, "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@b> 1 +0000\ncommitter A <a@b> 1 +0000\n\nm\n"},
+		{plumbing.BlobObject, strings.Repeat("x", 100_000)},
+	} {
+		o := &plumbing.MemoryObject{}
+		o.SetType(c.typ)
+		if _, err := o.Write([]byte(c.content)); err != nil {
+			t.Fatal(err)
+		}
+		want := plumbing.ComputeHash(c.typ, []byte(c.content))
+		if got := keyedObject(o).Hash(); got != want {
+			t.Errorf("%s of %d bytes: id %s, want %s", c.typ, len(c.content), got, want)
+		}
+	}
+	short := &plumbing.MemoryObject{}
+	short.SetType(plumbing.BlobObject)
+	short.SetSize(10)
+	if _, err := short.Write([]byte("abc")); err != nil {
+		t.Fatal(err)
+	}
+	short.SetSize(10)
+	if got := keyedObject(short).Hash(); !got.IsZero() {
+		t.Errorf("short object: id %s, want the zero id", got)
 	}
 }

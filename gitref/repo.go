@@ -15,6 +15,7 @@ package gitref
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -169,7 +171,50 @@ func newObjectCache(size int64) *objectCache {
 	return c
 }
 
-func (c *objectCache) Put(o plumbing.EncodedObject) { c.lru.Load().Put(o) }
+// Put stores o. go-git hands its cache every object it inflates (and every
+// delta base it resolves) as a *plumbing.MemoryObject whose id the LRU then
+// asks for: plumbing.ComputeHash, git's SHA-1 with collision detection
+// (sha1cd) over the whole content, about a tenth of the CPU of a cold walk
+// over history. Put computes the id with crypto/sha1 instead (hardware SHA-1,
+// no detection): this id only keys the cache, and an object's content reaches
+// the cache only from a pack whose objects git hashed, with collision
+// detection, when it wrote or indexed the pack (fetch, index-pack, gc), so a
+// colliding pair is refused before any read here.
+func (c *objectCache) Put(o plumbing.EncodedObject) { c.lru.Load().Put(keyedObject(o)) }
+
+// keyedObject returns a memory object with its id computed (see Put); any
+// other object (go-git's FSObject carries its id) is returned as it is.
+func keyedObject(o plumbing.EncodedObject) plumbing.EncodedObject {
+	mo, ok := o.(*plumbing.MemoryObject)
+	if !ok {
+		return o
+	}
+	rd, err := mo.Reader()
+	if err != nil {
+		return o
+	}
+	defer rd.Close()
+	h := sha1.New()
+	h.Write(mo.Type().Bytes())
+	h.Write([]byte(" " + strconv.FormatInt(mo.Size(), 10) + "\x00"))
+	// A MemoryObject reads as a bytes.Reader: WriteTo, no copy. Content
+	// shorter than the size (a failed read go-git caches anyway) is left to
+	// plumbing's Hash, which gives it the zero id.
+	if n, err := io.Copy(h, rd); err != nil || n != mo.Size() {
+		return o
+	}
+	k := hashedObject{EncodedObject: mo}
+	h.Sum(k.id[:0])
+	return k
+}
+
+// hashedObject is an object with its id known.
+type hashedObject struct {
+	plumbing.EncodedObject
+	id plumbing.Hash
+}
+
+func (o hashedObject) Hash() plumbing.Hash { return o.id }
 
 func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
 	return c.lru.Load().Get(k)
