@@ -80,3 +80,28 @@ func TestKeyedObject(t *testing.T) {
 		t.Errorf("short object: id %s, want the zero id", got)
 	}
 }
+
+// TestViewObject: a memory object's content is viewed without a copy (the
+// same bytes), through the object cache's wrapper too; an empty object is not
+// viewed (the caller reads it).
+func TestViewObject(t *testing.T) {
+	o := &plumbing.MemoryObject{}
+	o.SetType(plumbing.TreeObject)
+	if _, err := o.Write([]byte("100644 a\x00" + strings.Repeat("\x02", 20))); err != nil {
+		t.Fatal(err)
+	}
+	for _, obj := range []plumbing.EncodedObject{o, keyedObject(o)} {
+		b, ok := viewObject(obj)
+		if !ok || int64(len(b)) != o.Size() {
+			t.Fatalf("viewObject(%T) = %d bytes, %v", obj, len(b), ok)
+		}
+		rd, _ := o.Reader()
+		want := make([]byte, o.Size())
+		if _, err := rd.Read(want); err != nil || string(want) != string(b) {
+			t.Fatalf("viewObject(%T) = %q, want %q", obj, b, want)
+		}
+	}
+	if _, ok := viewObject(&plumbing.MemoryObject{}); ok {
+		t.Error("viewObject(empty) ok")
+	}
+}

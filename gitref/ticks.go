@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"slices"
 	"sort"
@@ -757,7 +758,8 @@ func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile
 	return nil
 }
 
-// rawTree returns tree id's raw bytes (nil for the zero id).
+// rawTree returns tree id's raw bytes (nil for the zero id). They may be the
+// object cache's own copy (viewObject): read them, never modify or keep them.
 func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
 	if id.IsZero() {
 		return nil, nil
@@ -769,11 +771,48 @@ func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("reading tree %s: %w", id, err)
 	}
+	if b, ok := viewObject(o); ok {
+		return b, nil
+	}
 	b, err := readObject(o, nil)
 	if err != nil {
 		return nil, fmt.Errorf("reading tree %s: %w", id, err)
 	}
 	return b, nil
+}
+
+// viewObject returns the content of an object held in memory without copying
+// it: go-git's memory objects read as a bytes.Reader, whose WriteTo hands its
+// whole remaining slice to one Write. ok is false for any other object (the
+// caller reads it with readObject). The bytes are shared with the object
+// cache: read-only, and not to be kept past the caller's use.
+func viewObject(o plumbing.EncodedObject) (b []byte, ok bool) {
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, false
+	}
+	defer rd.Close()
+	wt, isWT := rd.(io.WriterTo)
+	if !isWT {
+		return nil, false
+	}
+	var v viewer
+	if n, err := wt.WriteTo(&v); err != nil || v.calls != 1 || n != o.Size() || int64(len(v.b)) != n {
+		return nil, false
+	}
+	return v.b, true
+}
+
+// viewer keeps the one slice a bytes.Reader's WriteTo writes (viewObject).
+type viewer struct {
+	b     []byte
+	calls int
+}
+
+func (v *viewer) Write(p []byte) (int, error) {
+	v.b = p
+	v.calls++
+	return len(p), nil
 }
 
 // rawEntry is one entry of a raw tree; name points into the tree's bytes.
