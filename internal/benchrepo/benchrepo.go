@@ -290,7 +290,7 @@ func ReportCPU(b *testing.B) func() {
 	start := cpu()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric((cpu() - start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cpu()-start).Seconds()/float64(b.N), "cpu-s/op")
 		}
 	}
 }
