@@ -38,15 +38,9 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	testenv.Git(t, dir, "commit", "-qam", "both T001 lines")
 	tick := gitref.Hash(strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD")))
 
-	repo, err := gitref.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
-	notes, err := repo.Notes("")
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := &fixture{dir: dir}
+	f.open(t)
+	repo, notes := f.repo, f.notes
 	if _, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: tick, Verdict: predicate.RegressionOnly, Time: when(1),
 		Regression: mustReason(t, "no_story")}); err != nil {
 		t.Fatalf("attest tick: %v", err)
