@@ -142,3 +142,45 @@ func (w *dateWalk) Pop() any {
 	w.q = w.q[:len(w.q)-1]
 	return c
 }
+
+// InRange returns those of ids that are commits of base..head: reachable from
+// head and not from base ("" for base: all of head's history), in the order
+// given. The walk is rangeSet's, which may count a commit reachable from base
+// as in the range when committer dates go backwards, never the reverse: a
+// caller refusing what is in the range errs on the safe side.
+func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	if _, err := ParseHash(string(head)); err != nil {
+		return nil, err
+	}
+	in := map[plumbing.Hash]bool{}
+	if base != "" {
+		if _, err := ParseHash(string(base)); err != nil {
+			return nil, err
+		}
+		set, err := r.rangeSet(base.plumbing(), head.plumbing())
+		if err != nil {
+			return nil, err
+		}
+		for h := range set {
+			in[h] = true
+		}
+	} else {
+		commits, err := r.rangeCommits("", head, false)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range commits {
+			in[c.Hash] = true
+		}
+	}
+	var out []Hash
+	for _, id := range ids {
+		if in[id.plumbing()] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}

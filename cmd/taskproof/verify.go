@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,7 +127,7 @@ Exit codes:
 		if err != nil {
 			return err
 		}
-		if err := guard(tg.heads()...); err != nil {
+		if err := guard(tg); err != nil {
 			return err
 		}
 		trust, used, err := verify.LoadTrust(repo, src)
@@ -163,8 +164,10 @@ Exit codes:
 // notFromHead returns a check that refuses to verify a commit that one of the
 // REV:PATH trust or policy inputs is read from (SPEC §6: trust is the
 // verifier's, never the head's; e.g. --allowed-signers-rev HEAD:… when verifying
-// HEAD). flags maps each flag to its value ("" when not given).
-func notFromHead(repo *gitref.Repo, flags map[string]string) (func(heads ...gitref.Hash) error, error) {
+// HEAD), and, in branch mode, any commit of the range base..head (HEAD~1:… when
+// verifying main..HEAD: whoever wrote the range wrote that file too). flags maps
+// each flag to its value ("" when not given).
+func notFromHead(repo *gitref.Repo, flags map[string]string) (func(tg *targets) error, error) {
 	from := map[gitref.Hash]string{}
 	for flag, v := range flags {
 		rev, _, ok := strings.Cut(v, ":")
@@ -177,11 +180,26 @@ func notFromHead(repo *gitref.Repo, flags map[string]string) (func(heads ...gitr
 		}
 		from[id] = flag + " " + v
 	}
-	return func(heads ...gitref.Hash) error {
-		for _, h := range heads {
+	return func(tg *targets) error {
+		for _, h := range tg.heads() {
 			if what, ok := from[h]; ok {
 				return withCode(ExitTrust, fmt.Errorf("%s is read from %s, the commit being verified: trust and policy must come from elsewhere (e.g. the base branch, origin/main:PATH)", what, h))
 			}
+		}
+		if !tg.branch || len(from) == 0 {
+			return nil
+		}
+		ids := make([]gitref.Hash, 0, len(from))
+		for id := range from {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		in, err := repo.InRange(tg.base, tg.head, ids...)
+		if err != nil {
+			return err
+		}
+		if len(in) > 0 {
+			return withCode(ExitTrust, fmt.Errorf("%s is read from %s, a commit of the range being verified (%s): trust and policy must come from outside it (e.g. the base branch, origin/main:PATH)", from[in[0]], in[0], tg.rangeName()))
 		}
 		return nil
 	}, nil
@@ -200,6 +218,14 @@ func (t *targets) heads() []gitref.Hash {
 		return []gitref.Hash{t.head}
 	}
 	return t.objects
+}
+
+// rangeName is the range of branch mode as git writes it.
+func (t *targets) rangeName() string {
+	if t.base == "" {
+		return "all of " + string(t.head) + "'s history"
+	}
+	return string(t.base) + ".." + string(t.head)
 }
 
 func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Report, error) {

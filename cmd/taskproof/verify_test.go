@@ -262,6 +262,18 @@ func TestVerifyCLI(t *testing.T) {
 				t.Errorf("%v: stderr %s", args, errOut)
 			}
 		}
+		// Nor from another commit of the range a branch gate verifies (T002's,
+		// under T003's head), by a range or by --branch; from the base it is fine.
+		for _, args := range [][]string{
+			{"verify", "--branch", "--base", "main", r.t3, "--allowed-signers-rev", r.t2 + ":.github/allowed_signers"},
+			{"verify", "main.." + r.t3, "--allowed-signers-rev", r.t2 + ":.github/allowed_signers"},
+			{"verify", "--branch", "--base", "main", r.t3, "--allowed-signers-rev", "main:.github/allowed_signers", "--policy-rev", r.t2 + ":p.toml"},
+		} {
+			if _, errOut := r.run(t, 3, args...); !strings.Contains(errOut, "a commit of the range being verified") {
+				t.Errorf("%v: stderr %s", args, errOut)
+			}
+		}
+		r.run(t, 1, "verify", "--branch", "--base", "main", r.t3, "--allowed-signers-rev", "main:.github/allowed_signers")
 	})
 	t.Run("gpg.ssh.allowedSignersFile", func(t *testing.T) {
 		defer r.git(t, "config", "--unset", "gpg.ssh.allowedSignersFile")
