@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -293,4 +294,52 @@ func ReportCPU(b *testing.B) func() {
 			b.ReportMetric((cpu()-start).Seconds()/float64(b.N), "cpu-s/op")
 		}
 	}
+}
+
+// RunMeasured runs cmd (its Stdout, Stderr, Dir and Env set by the caller) and
+// returns its wall time and peak resident set size in KiB. The peak is read by
+// GNU time (/usr/bin/time -f %M), which forks the command from its own small
+// process: the rusage a Go program gets from wait4 for a child it started is
+// at least the parent's own peak, because os/exec starts children with
+// vfork(2), whose shared address space Linux counts in the child's maxrss at
+// exec (a benchmark process that generated a repository first would report its
+// own hundreds of MB). Without /usr/bin/time, wait4's figure is returned with
+// exact false.
+func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool, err error) {
+	gnuTime, lookErr := exec.LookPath("/usr/bin/time")
+	var out string
+	if lookErr == nil {
+		f, err := os.CreateTemp("", "taskproof-rss-*")
+		if err != nil {
+			return 0, 0, false, err
+		}
+		out = f.Name()
+		f.Close()
+		defer os.Remove(out)
+		cmd.Args = append([]string{gnuTime, "-f", "%M", "-o", out, cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = gnuTime
+	}
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		return wall, 0, false, err
+	}
+	if out != "" {
+		b, err := os.ReadFile(out)
+		if err != nil {
+			return wall, 0, false, err
+		}
+		fields := strings.Fields(string(b))
+		if len(fields) > 0 {
+			if kb, err := strconv.ParseInt(fields[len(fields)-1], 10, 64); err == nil {
+				return wall, kb, true, nil
+			}
+		}
+		return wall, 0, false, fmt.Errorf("/usr/bin/time wrote %q, not a size", b)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		return wall, ru.Maxrss, false, nil // KiB on Linux
+	}
+	return wall, 0, false, nil
 }
