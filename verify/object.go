@@ -84,8 +84,9 @@ type ObjectResult struct {
 	// the task line it binds. A note holds a result per subject and task line
 	// (a tasks file that repeats a task ID has a tick per line under one
 	// subject name, README "Choices", item 10); the merge gate maps a tick to
-	// the result with its subject name and line hash.
-	LineHash string `json:"-"`
+	// the result with its subject name and line hash. In JSON: "line_hash",
+	// absent when the object has no readable task-verification statement.
+	LineHash string `json:"line_hash,omitempty"`
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
