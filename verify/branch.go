@@ -295,6 +295,12 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		if found < 0 && t.Ambiguous == "" {
 			found = byName
 		}
+		if found < 0 && noteBroken == nil {
+			// A line of the note that could not be read may be this tick's
+			// statement (a repeated task ID's other line was read): the note's
+			// own reasons make the tick malformed, not unevidenced.
+			noteBroken = noteLevelFailure(rs)
+		}
 		switch {
 		case found >= 0:
 			judge(&tr, &rs[found], co.stale[found], opts)
@@ -511,4 +517,30 @@ func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
 		return &Reason{Code: CodeDuplicateTaskID, Field: t.Path, Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: de.Error() + ", which read the same", Outcome: Malformed}, nil
 	}
 	return nil, nil
+}
+
+// noteLevelFailure returns a copy of a result of rs (one commit's results)
+// holding only the reasons that are about the note's lines rather than a
+// statement (a line that does not parse, a wrong payloadType, an unreadable
+// signature or statement, too many lines), or nil when there are none.
+func noteLevelFailure(rs []ObjectResult) *ObjectResult {
+	for i := range rs {
+		var out *ObjectResult
+		for _, r := range rs[i].Reasons {
+			switch r.Code {
+			case CodeNoteMalformed, CodeLineMalformed, CodePayloadType, CodeSignature, CodeStatement:
+				if r.Outcome != Malformed {
+					continue // a signature that did not verify is its statement's
+				}
+				if out == nil {
+					out = &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed}
+				}
+				out.Reasons = append(out.Reasons, r)
+			}
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return nil
 }

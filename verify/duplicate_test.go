@@ -116,17 +116,8 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	// A statement of one line is not evidence for the other: without the
 	// US2 line's statements, its tick has none (the US1 line's still holds).
 	ls := f.lines(cA)
-	stmts := make([]*attest.Statement, len(ls))
-	payloads := make([][]byte, len(ls))
-	for i, l := range ls {
-		st, payload, ok := attest.LineStatement(l.raw)
-		if !ok {
-			t.Fatalf("note of %s, line %d: not a statement", cA, i+1)
-		}
-		stmts[i], payloads[i] = st, payload
-	}
 	var kept [][]byte
-	for i, line := range attest.StatementLines(stmts, payloads) {
+	for i, line := range attest.StatementLines(lineStatements(t, ls)) {
 		if line == h(dupT007US1) {
 			kept = append(kept, ls[i].raw)
 		}
@@ -146,6 +137,31 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 		t.Errorf("US2 tick message %q, want it to say the note's statements bind other lines", tr.Message)
 	}
 	f.attest(cA, predicate.RegressionOnly, f.signer)
+
+	// The US2 line's task-verification statement made unreadable (its payload
+	// is not JSON): the note is malformed, and so is each tick it is for — the
+	// US2 tick too, although no readable statement names its line.
+	ls = f.lines(cA)
+	var broken, whole [][]byte
+	for i, line := range attest.StatementLines(lineStatements(t, ls)) {
+		raw := ls[i].raw
+		if st, _, _ := attest.LineStatement(raw); line == h(dupT007US2) && st.PredicateType == predicate.PredicateType {
+			raw = []byte(`{"payload":"e25vdCBqc29u","payloadType":"application/vnd.in-toto+json","signatures":[]}`)
+		}
+		broken, whole = append(broken, raw), append(whole, ls[i].raw)
+	}
+	f.setNoteLines(cA, broken)
+	rep = f.branch(c0, cB2, GateOptions{})
+	checkGate(t, rep, Failure, []tickRow{
+		{cA, "T007", StatusUnverifiable, string(Malformed), ""},
+		{cA, "T007", StatusUnverifiable, string(Malformed), ""},
+		{cB1, "T008", StatusEvidenced, "", ""},
+		{cB2, "T008", StatusEvidenced, "", ""},
+	})
+	if got := codes(rep.Ticks[1].Reasons); !slices.Contains(got, CodeStatement) {
+		t.Errorf("US2 tick of a note whose US2 statement does not parse: codes %v, want %s", got, CodeStatement)
+	}
+	f.setNoteLines(cA, whole) // attest keeps a line it cannot read: put the note back
 
 	// A statement whose line_hash is no line of the repeated ID: line_hash
 	// mismatch at the object, and no evidence for the tick it was for.
@@ -264,4 +280,20 @@ func TestRepeatedTaskID(t *testing.T) {
 		{c1, "T002", StatusEvidenced, "", ""},
 		{c3, "T003", StatusUnverifiable, string(Malformed), ""},
 	})
+}
+
+// lineStatements reads each note line's statement and payload, for
+// attest.StatementLines.
+func lineStatements(t *testing.T, ls []noteLine) ([]*attest.Statement, [][]byte) {
+	t.Helper()
+	stmts := make([]*attest.Statement, len(ls))
+	payloads := make([][]byte, len(ls))
+	for i, l := range ls {
+		st, payload, ok := attest.LineStatement(l.raw)
+		if !ok {
+			t.Fatalf("note line %d: not a statement", i+1)
+		}
+		stmts[i], payloads[i] = st, payload
+	}
+	return stmts, payloads
 }
