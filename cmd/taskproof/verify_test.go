@@ -214,6 +214,17 @@ func TestVerifyCLI(t *testing.T) {
 			t.Errorf("--require-signed=false: ticks %v", got)
 		}
 	})
+	t.Run("empty range", func(t *testing.T) {
+		// On the base branch itself (head = base): nothing to check, neutral
+		// and exit 0 (SPEC §10), with a warning saying nothing was verified.
+		out, errOut := r.run(t, 0, append(jsonArgs("verify", "--branch", "--base", r.t3), r.t3)...)
+		if rep := vfParse(t, out); rep.Conclusion != "neutral" || !strings.Contains(errOut, "warning: the range") || !strings.Contains(errOut, "nothing is verified") {
+			t.Errorf("conclusion %s, stderr %q", rep.Conclusion, errOut)
+		}
+		if _, errOut := r.run(t, 1, jsonArgs("verify", "--branch")...); strings.Contains(errOut, "warning: the range") {
+			t.Errorf("a non-empty range warned: %s", errOut)
+		}
+	})
 	t.Run("require verified", func(t *testing.T) {
 		out, _ := r.run(t, 1, append(jsonArgs("verify", "--branch"), "--require-verified", "--require-signed=false")...)
 		// T002 is regression_only; T003 is verified (unsigned, allowed here).
