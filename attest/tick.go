@@ -381,6 +381,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 		if !compact {
 			return
 		}
+		warned := false // the warning is about the commit: given once, with its first task
 		for _, pd := range batch {
 			if len(pd.lines) == len(pd.core) {
 				continue
@@ -390,6 +391,10 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				pd.w.Lines = append(pd.w.Lines, l)
 			}
 			pd.w.Statements = pd.coreStmt
+			if warned {
+				continue
+			}
+			warned = true
 			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (SPEC §9: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
 		}
 	}()
