@@ -157,7 +157,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	for _, t := range ticks {
 		task, repeated, err := tickTask(repo, t)
 		if err != nil {
-			if len(req.Tasks) == 0 && errors.Is(err, specfmt.ErrDuplicateTask) {
+			if len(req.Tasks) == 0 && len(ticks) > 1 && errors.Is(err, specfmt.ErrDuplicateTask) {
 				// Nothing is written; the commit's other ticks are not ambiguous.
 				return nil, fmt.Errorf("%w; attest the commit's other ticks with --task", err)
 			}
@@ -235,6 +235,9 @@ func tickTask(repo *gitref.Repo, t gitref.Tick) (task specfmt.Task, repeated boo
 		return specfmt.Task{}, false, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
 	}
 	task, err = f.LookupLine(t.TaskID, t.LineHash)
+	if errors.Is(err, specfmt.ErrDuplicateTask) {
+		return specfmt.Task{}, false, fmt.Errorf("%s at %s: the ticked line %d of task %s reads the same as another line with that ID, so no attestation can tell them apart (%w); make the lines differ", t.Path, t.Commit, t.Line, t.TaskID, err)
+	}
 	if err != nil {
 		return specfmt.Task{}, false, fmt.Errorf("%s at %s: the ticked line %d of task %s: %w", t.Path, t.Commit, t.Line, t.TaskID, err)
 	}

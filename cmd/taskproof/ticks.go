@@ -55,7 +55,8 @@ of the commit's task line read as open (SPEC §4), what an attestation binds.
 Checkbox items without a task ID are tasks: their ID is derived from the title
 ("h-" + 12 hex digits of its SHA-256). Ticks in a tasks file that repeats a task ID
 are listed with the reason the ID alone is ambiguous: each is a tick of its line,
-attested and verified by its line_hash.
+attested and verified by its line_hash — unless another line with that ID reads the
+same (equal line_hash), which no attestation can tell apart.
 
 Output: text (kind, commit, path:line, task, line_hash prefix, note) or --format json
 {"schema_version":1,"ticks":[{"kind","commit","parent","merge","path","old_path",
