@@ -195,11 +195,16 @@ own.`,
       --red-output red.log --red-kind assertion --signer ssh --key ~/.ssh/id_ed25519
 
   # a planning task with no acceptance test:
-  taskproof attest tick --task T001 --verdict regression_only --regression-reason planning_work`,
+  taskproof attest tick --task T001 --verdict regression_only --regression-reason planning_work
+
+  # one commit per run: every tick commit of a branch, oldest first
+  for c in $(taskproof ticks origin/main..HEAD | awk '$1 == "tick" {print $2}' | uniq); do
+    taskproof attest tick --commit "$c" --verdict regression_only --regression-reason planning_work
+  done`,
 		Args: cobra.NoArgs,
 	}
 	sf.add(c)
-	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit")
+	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
 	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
