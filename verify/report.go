@@ -12,6 +12,17 @@ import (
 // WriteJSON writes the report as indented JSON (README "JSON output"); the
 // schema_version is 1.
 func WriteJSON(w io.Writer, rep *Report) error {
+	// The report's lists are arrays, never null, whatever built them.
+	rep.Objects, rep.Ticks, rep.Unticks, rep.BornTicked = nonNil(rep.Objects), nonNil(rep.Ticks), nonNil(rep.Unticks), nonNil(rep.BornTicked)
+	for _, list := range [][]TickResult{rep.Ticks, rep.Unticks, rep.BornTicked} {
+		for i := range list {
+			list[i].Reasons, list[i].Signers = nonNil(list[i].Reasons), nonNil(list[i].Signers)
+		}
+	}
+	for i := range rep.Objects {
+		o := &rep.Objects[i]
+		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
@@ -161,6 +172,14 @@ func orNone(s string) string {
 func short(s string) string {
 	if len(s) > 12 {
 		return s[:12]
+	}
+	return s
+}
+
+// nonNil is s, or an empty slice when s is nil (JSON [] rather than null).
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
 	}
 	return s
 }

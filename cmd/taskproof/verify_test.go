@@ -209,6 +209,9 @@ func TestVerifyCLI(t *testing.T) {
 		if got := rep.ticks(); strings.Join(got, ",") != strings.Join(want, ",") || rep.Conclusion != "failure" {
 			t.Errorf("ticks %v (%s), want %v failure", got, rep.Conclusion, want)
 		}
+		if strings.Contains(out, ": null") {
+			t.Errorf("JSON report has a null list:\n%s", out)
+		}
 		out, _ = r.run(t, 0, append(jsonArgs("verify", "--branch", "--base", "main"), "--require-signed=false")...)
 		if got := vfParse(t, out).ticks(); strings.Join(got, ",") != "T002 evidenced/,T003 evidenced/" {
 			t.Errorf("--require-signed=false: ticks %v", got)
