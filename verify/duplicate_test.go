@@ -95,6 +95,20 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	if tvs, n = f.tvByLine(cA); n != 4 || len(tvs) != 2 {
 		t.Errorf("re-attested %s: %d lines, %d task lines; want 4, 2", cA, n, len(tvs))
 	}
+	// The text report tells the two objects apart by their line_hash.
+	orep, err := f.verifier().Objects([]gitref.Hash{cA}, GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, orep, false); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{dupT007US1, dupT007US2} {
+		if want := "(line_hash " + h(line)[:12] + ")"; !strings.Contains(text.String(), want) {
+			t.Errorf("text report does not show %s:\n%s", want, text.String())
+		}
+	}
 	rs := f.object(cA)
 	if len(rs) != 2 || rs[0].Outcome != OK || rs[1].Outcome != OK || rs[0].LineHash == rs[1].LineHash {
 		t.Errorf("object %s: %+v", cA, rs)

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 )
 
@@ -86,11 +88,24 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
 		}
 	} else {
+		// Two lines of one repeated task ID are two objects with one task
+		// name: their line_hash tells them apart.
+		type objectTask struct {
+			object gitref.Hash
+			task   string
+		}
+		names := map[objectTask]int{}
+		for _, o := range rep.Objects {
+			names[objectTask{o.Object, o.Task}]++
+		}
 		for _, o := range rep.Objects {
 			failing := o.Outcome != OK || policy.Failing(o.Policy)
 			task := o.Task
 			if task == "" {
 				task = "-"
+			}
+			if names[objectTask{o.Object, o.Task}] > 1 && o.LineHash != "" {
+				task += " (line_hash " + short(o.LineHash) + ")"
 			}
 			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), short(string(o.Object)), task, o.Outcome)
 			if o.Verdict != "" {
@@ -112,6 +127,22 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	}
 	for _, r := range rep.Policy {
 		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), policyText(r))
+	}
+	if len(rep.Summary) > 0 {
+		keys := make([]string, 0, len(rep.Summary))
+		for k, n := range rep.Summary {
+			if n > 0 {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s %d", k, rep.Summary[k])
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(&b, "summary: %s\n", strings.Join(parts, ", "))
+		}
 	}
 	concl := rep.Conclusion
 	switch concl {
