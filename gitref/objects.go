@@ -322,6 +322,27 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	return b, nil
 }
 
+// blobView is blob without a copy where the object cache holds the blob
+// (viewObject): the bytes are shared with the cache, so the caller only reads
+// them. For gitref's own parsing (the tick walk's tasks files).
+func (r *Repo) blobView(id plumbing.Hash) ([]byte, error) {
+	o, err := r.object(plumbing.BlobObject, id)
+	if err != nil {
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return nil, fmt.Errorf("blob %s: %w", id, ErrNotFound)
+		}
+		return nil, fmt.Errorf("reading blob %s: %w", id, err)
+	}
+	if b, ok := viewObject(o); ok {
+		return b, nil
+	}
+	b, err := readObject(o, make([]byte, 0, o.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("reading blob %s: %w", id, err)
+	}
+	return b, nil
+}
+
 // readObject appends o's content to buf, checking that it is exactly o.Size()
 // bytes long.
 func readObject(o plumbing.EncodedObject, buf []byte) ([]byte, error) {

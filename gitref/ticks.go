@@ -466,7 +466,9 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	if p, ok := tc.parsed[k]; ok {
 		return p, nil
 	}
-	b, err := tc.r.blob(f.blob, 0)
+	// Read in place: the parse and reparseBoxes only read the bytes, and ticks
+	// keep copies of their lines (detachTask), not the file.
+	b, err := tc.r.blobView(f.blob)
 	if err != nil {
 		return nil, err
 	}
