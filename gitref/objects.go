@@ -161,7 +161,10 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	o, err := r.object(plumbing.CommitObject, h)
 	var c *object.Commit
 	if err == nil {
-		c, err = object.DecodeCommit(r.objects, o)
+		// DecodeCommit asks the object for its id, which a memory object
+		// would compute (collision-detecting SHA-1 over the content): it is
+		// the id the object was read by.
+		c, err = object.DecodeCommit(r.objects, hashedObject{EncodedObject: o, id: h})
 	}
 	if err == nil {
 		r.commits.put(h, c)
@@ -291,7 +294,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 	o, err := r.object(plumbing.TreeObject, id)
 	var t *object.Tree
 	if err == nil {
-		t, err = object.DecodeTree(r.objects, o)
+		t, err = object.DecodeTree(r.objects, hashedObject{EncodedObject: o, id: id}) // as in commit
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
