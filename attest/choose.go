@@ -29,6 +29,7 @@ type ConfigFunc func(key string) (value string, ok bool, err error)
 // but cannot be used.
 func ChooseSigner(choice SignerChoice, config ConfigFunc) (Signer, string, error) {
 	kind, key := choice.Kind, choice.Key
+	why := "" // how kind was chosen, when not by --signer
 	if kind == "" {
 		format, _, err := config("gpg.format")
 		if err != nil {
@@ -36,9 +37,11 @@ func ChooseSigner(choice SignerChoice, config ConfigFunc) (Signer, string, error
 		}
 		switch strings.ToLower(format) {
 		case "ssh":
-			kind = KindSSH
-		case "", "openpgp":
-			kind = KindOpenPGP
+			kind, why = KindSSH, " (git's gpg.format)"
+		case "":
+			kind, why = KindOpenPGP, " (git's default: gpg.format is unset; --signer ssh for an SSH key)"
+		case "openpgp":
+			kind, why = KindOpenPGP, " (git's gpg.format)"
 		default:
 			return nil, fmt.Sprintf("gpg.format=%s is not a signer taskproof has (ssh, openpgp, raw); pass --signer and --key", format), nil
 		}
@@ -54,7 +57,7 @@ func ChooseSigner(choice SignerChoice, config ConfigFunc) (Signer, string, error
 			return nil, "", err
 		}
 		if !ok || v == "" {
-			return nil, fmt.Sprintf("no signing key: pass --key (or set git's user.signingKey) for the %s signer", kind), nil
+			return nil, fmt.Sprintf("no signing key: pass --key (or set git's user.signingKey) for the %s signer%s", kind, why), nil
 		}
 		if kind == KindOpenPGP && choice.Kind == "" && !looksLikePath(v) {
 			return nil, fmt.Sprintf("user.signingKey %q names a key in gpg's keyring, which taskproof cannot use in-process; pass --signer openpgp --key FILE.asc (an exported armored secret key)", v), nil

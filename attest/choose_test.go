@@ -78,6 +78,11 @@ func TestChooseSigner(t *testing.T) {
 			reason: "no signing key",
 		},
 		{
+			name:   "nothing configured: git's default, OpenPGP, said as such",
+			config: map[string]string{},
+			reason: "openpgp signer (git's default: gpg.format is unset; --signer ssh for an SSH key)",
+		},
+		{
 			name:   "gpg.format=x509",
 			config: map[string]string{"gpg.format": "x509", "user.signingKey": keyA},
 			reason: "gpg.format=x509 is not a signer taskproof has",
