@@ -247,6 +247,9 @@ own.`,
 			}
 			req.Red = &predicate.RedRun{Kind: predicate.RedKind(redKind), Output: out}
 		}
+		if req.Verdict == predicate.Verified && redOutput == "" && evidencePath == "" {
+			fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
+		}
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err
