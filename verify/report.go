@@ -128,21 +128,8 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	for _, r := range rep.Policy {
 		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), policyText(r))
 	}
-	if len(rep.Summary) > 0 {
-		keys := make([]string, 0, len(rep.Summary))
-		for k, n := range rep.Summary {
-			if n > 0 {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s %d", k, rep.Summary[k])
-		}
-		if len(parts) > 0 {
-			fmt.Fprintf(&b, "summary: %s\n", strings.Join(parts, ", "))
-		}
+	if line := summaryText(rep); line != "" {
+		fmt.Fprintf(&b, "summary: %s\n", line)
 	}
 	concl := rep.Conclusion
 	switch concl {
@@ -213,4 +200,70 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// summaryText counts the report's ticks by status, the failing ones by reason
+// too ("2 evidenced, 2 unverifiable (1 bad_signature, 1
+// ticked_without_evidence)"), or its objects by outcome; "" when there are
+// none.
+func summaryText(rep *Report) string {
+	type count struct {
+		key string
+		n   int
+		sub map[string]int
+	}
+	var counts []*count
+	add := func(key, sub string) {
+		var c *count
+		for _, x := range counts {
+			if x.key == key {
+				c = x
+			}
+		}
+		if c == nil {
+			c = &count{key: key, sub: map[string]int{}}
+			counts = append(counts, c)
+		}
+		c.n++
+		if sub != "" {
+			c.sub[sub]++
+		}
+	}
+	if rep.Mode == "branch" {
+		for _, t := range rep.Ticks {
+			sub := ""
+			if t.Failing {
+				sub = t.Reason
+			}
+			add(t.Status, sub)
+		}
+		for range rep.Unticks {
+			add("unticked", "")
+		}
+		for range rep.BornTicked {
+			add(StatusBornTicked, "")
+		}
+	} else {
+		for _, o := range rep.Objects {
+			add(string(o.Outcome), "")
+		}
+	}
+	sort.SliceStable(counts, func(i, j int) bool { return counts[i].key < counts[j].key })
+	parts := make([]string, 0, len(counts))
+	for _, c := range counts {
+		p := fmt.Sprintf("%d %s", c.n, c.key)
+		if len(c.sub) > 0 {
+			subs := make([]string, 0, len(c.sub))
+			for k := range c.sub {
+				subs = append(subs, k)
+			}
+			sort.Strings(subs)
+			for i, k := range subs {
+				subs[i] = fmt.Sprintf("%d %s", c.sub[k], k)
+			}
+			p += " (" + strings.Join(subs, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -243,7 +243,7 @@ func TestVerifyCLI(t *testing.T) {
 	})
 	t.Run("text output", func(t *testing.T) {
 		out, errOut := r.run(t, 0, append([]string{"verify", "--branch", "--require-signed=false"}, trust...)...)
-		if !strings.Contains(out, "summary: evidenced 2\nconclusion: success") || !strings.Contains(errOut, "trust: allowed signers "+r.allowed) {
+		if !strings.Contains(out, "summary: 2 evidenced\nconclusion: success") || !strings.Contains(errOut, "trust: allowed signers "+r.allowed) {
 			t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
 		}
 	})
