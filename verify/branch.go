@@ -47,15 +47,18 @@ type GateOptions struct {
 
 // TickResult is the gate's verdict on one tick of the range (SPEC §8).
 type TickResult struct {
-	Commit  gitref.Hash  `json:"commit"`
-	Path    string       `json:"path"`
-	Line    int          `json:"line"`
-	Unit    specfmt.Unit `json:"unit"`
-	Task    string       `json:"task"`
-	TaskID  string       `json:"task_id"`
-	Status  string       `json:"status"`
-	Reason  string       `json:"reason,omitempty"`
-	Failing bool         `json:"failing"`
+	Commit gitref.Hash  `json:"commit"`
+	Path   string       `json:"path"`
+	Line   int          `json:"line"`
+	Unit   specfmt.Unit `json:"unit"`
+	Task   string       `json:"task"`
+	TaskID string       `json:"task_id"`
+	// LineHash is the ticked line's line_hash (SPEC §4): what its evidence
+	// must bind; it tells apart two lines of one repeated task ID.
+	LineHash string `json:"line_hash,omitempty"`
+	Status   string `json:"status"`
+	Reason   string `json:"reason,omitempty"`
+	Failing  bool   `json:"failing"`
 	// SameTreeAs is a commit with the tick commit's tree that holds the evidence
 	// (a squash or rebase merge).
 	SameTreeAs gitref.Hash `json:"same_tree_as,omitempty"`
@@ -224,7 +227,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	var elsewhere *subjectIndex
 	bornListed := map[string]bool{} // unit dir, task ID, line after
 	for _, t := range ticks {
-		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID,
+		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
 		switch t.Kind {
 		case gitref.KindUntick:
