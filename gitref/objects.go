@@ -325,23 +325,24 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// blobView is blob without a copy where the object cache holds the blob
-// (viewObject): the bytes are shared with the cache, so the caller only reads
-// them. For gitref's own parsing (the tick walk's tasks files).
-func (r *Repo) blobView(id plumbing.Hash) ([]byte, error) {
-	o, err := r.object(plumbing.BlobObject, id)
+// viewOf reads object id of type t without a copy where the object cache
+// holds it (viewObject), copied otherwise: the bytes may be shared with the
+// cache, so the caller only reads them and does not keep them past its use.
+// For gitref's own parsing (the tick walk's trees and tasks files).
+func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
+	o, err := r.object(t, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("blob %s: %w", id, ErrNotFound)
+			return nil, fmt.Errorf("%s %s: %w", t, id, ErrNotFound)
 		}
-		return nil, fmt.Errorf("reading blob %s: %w", id, err)
+		return nil, fmt.Errorf("reading %s %s: %w", t, id, err)
 	}
 	if b, ok := viewObject(o); ok {
 		return b, nil
 	}
 	b, err := readObject(o, make([]byte, 0, o.Size()))
 	if err != nil {
-		return nil, fmt.Errorf("reading blob %s: %w", id, err)
+		return nil, fmt.Errorf("reading %s %s: %w", t, id, err)
 	}
 	return b, nil
 }

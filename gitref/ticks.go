@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -468,7 +467,7 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	}
 	// Read in place: the parse and reparseBoxes only read the bytes, and ticks
 	// keep copies of their lines (detachTask), not the file.
-	b, err := tc.r.blobView(f.blob)
+	b, err := tc.r.viewOf(plumbing.BlobObject, f.blob)
 	if err != nil {
 		return nil, err
 	}
@@ -761,26 +760,12 @@ func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile
 }
 
 // rawTree returns tree id's raw bytes (nil for the zero id). They may be the
-// object cache's own copy (viewObject): read them, never modify or keep them.
+// object cache's own copy (viewOf): read them, never modify or keep them.
 func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
 	if id.IsZero() {
 		return nil, nil
 	}
-	o, err := r.object(plumbing.TreeObject, id)
-	if err != nil {
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("tree %s: %w", id, ErrNotFound)
-		}
-		return nil, fmt.Errorf("reading tree %s: %w", id, err)
-	}
-	if b, ok := viewObject(o); ok {
-		return b, nil
-	}
-	b, err := readObject(o, nil)
-	if err != nil {
-		return nil, fmt.Errorf("reading tree %s: %w", id, err)
-	}
-	return b, nil
+	return r.viewOf(plumbing.TreeObject, id)
 }
 
 // viewObject returns the content of an object held in memory without copying
