@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -281,17 +280,10 @@ func SSHKey(tb testing.TB, dir string) (keyPath string, signer attest.Signer, al
 // call it after the b.Loop() loop. On a shared machine CPU time varies less
 // than wall time; wall time ≈ cpu-s/op ÷ cores used.
 func ReportCPU(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			return 0
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
+	start := processCPU()
 	return func() {
 		if b.N > 0 {
-			b.ReportMetric((cpu()-start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
 		}
 	}
 }
@@ -338,8 +330,5 @@ func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool
 		}
 		return wall, 0, false, fmt.Errorf("/usr/bin/time wrote %q, not a size", b)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		return wall, ru.Maxrss, false, nil // KiB on Linux
-	}
-	return wall, 0, false, nil
+	return wall, childMaxRSS(cmd.ProcessState), false, nil
 }
