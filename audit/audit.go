@@ -225,6 +225,17 @@ type Row struct {
 
 	time     time.Time // parsed Time; zero when unreadable
 	lineHash string    // the predicate's task.line_hash: which line of a repeated task ID
+	repeated bool      // another row has this row's commit and task (two lines of one ID)
+}
+
+// TaskLabel is the row's task ID as the text, Markdown and HTML reports show
+// it: with its tasks file line when another row of the commit has the same
+// task (two lines of one repeated task ID), "5.3 (line 49)".
+func (r Row) TaskLabel() string {
+	if r.repeated && r.Line > 0 {
+		return fmt.Sprintf("%s (line %d)", r.TaskID, r.Line)
+	}
+	return r.TaskID
 }
 
 // Reason is a regression_only statement's reason with its details (schema
@@ -525,6 +536,13 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		if r.InHistory {
 			evidenced[rowKey{r.Commit, r.Task}] = true
 		}
+	}
+	seen := make(map[rowKey]int, len(rep.Ticks))
+	for _, r := range rep.Ticks {
+		seen[rowKey{r.Commit, r.Task}]++
+	}
+	for i := range rep.Ticks {
+		rep.Ticks[i].repeated = seen[rowKey{rep.Ticks[i].Commit, rep.Ticks[i].Task}] > 1
 	}
 	// Each evidenced tick counts once, however many ticks share its key (a task
 	// ticked twice in one commit) — count the ticks themselves.

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,6 +69,20 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	}
 	if len(rep.Problems) != 0 {
 		t.Errorf("problems %v", rep.Problems)
+	}
+	// The text, Markdown and HTML reports tell the two rows apart by line.
+	for name, write := range map[string]func(io.Writer, *audit.Report) error{
+		"text": audit.WriteText, "markdown": audit.WriteMarkdown, "html": audit.WriteHTML,
+	} {
+		var b strings.Builder
+		if err := write(&b, rep); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"T001 (line 5)", "T001 (line 9)"} {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%s report does not show %q", name, want)
+			}
+		}
 	}
 }
 

@@ -302,7 +302,7 @@ h2{font-size:16px;margin:16px 0 4px}
 {{end}}<tr><th>total</th>{{range .Reasons}}<th class="n">{{count $.Rep.Regression.ByReason .}}</th>{{end}}<th class="n">{{.Rep.Totals.RegressionOnly}}</th></tr></table>
 <h2>regression_only ticks</h2>
 <table><tr><th>time</th><th>commit</th><th>unit</th><th>task</th><th>title</th><th>reason</th><th>signature</th><th>details</th></tr>
-{{range .Regression}}<tr><td>{{.Time}}</td><td><code>{{short (printf "%s" .Commit)}}</code></td><td>{{.Unit.Dir}}</td><td>{{.TaskID}}</td><td>{{.Title}}</td><td>{{.Regression.Reason}}</td><td>{{.Signature.Status}}</td><td>{{details .Regression}}</td></tr>
+{{range .Regression}}<tr><td>{{.Time}}</td><td><code>{{short (printf "%s" .Commit)}}</code></td><td>{{.Unit.Dir}}</td><td>{{.TaskLabel}}</td><td>{{.Title}}</td><td>{{.Regression.Reason}}</td><td>{{.Signature.Status}}</td><td>{{details .Regression}}</td></tr>
 {{end}}</table>{{end}}
 {{if .Rep.Weeks}}<h2>Trend per ISO week</h2>
 <table><tr><th>week</th>{{range .Verdicts}}<th class="n">{{.}}</th>{{end}}<th class="n">total</th></tr>

@@ -217,7 +217,7 @@ func WriteText(w io.Writer, rep *Report) error {
 			if r.Regression == nil {
 				continue
 			}
-			p("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clean(r.Time), short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskID),
+			p("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clean(r.Time), short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskLabel()),
 				clean(r.Regression.Reason), clean(r.Signature.Status), clean(r.Regression.Details()))
 		}
 	}
@@ -417,7 +417,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			if n > MaxMarkdownRows {
 				continue
 			}
-			p("| %s | %s | %s | %s | %s | %s | %s |\n", md(r.Time), md(short(string(r.Commit))), md(r.Unit.Dir), md(r.TaskID),
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", md(r.Time), md(short(string(r.Commit))), md(r.Unit.Dir), md(r.TaskLabel()),
 				md(r.Regression.Reason), md(r.Signature.Status), md(r.Regression.Details()))
 		}
 		more(n)
