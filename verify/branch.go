@@ -522,27 +522,13 @@ func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
 	return nil, nil
 }
 
-// noteLevelFailure returns a copy of a result of rs (one commit's results)
-// holding only the reasons that are about the note's lines rather than a
-// statement (a line that does not parse, a wrong payloadType, an unreadable
-// signature or statement, too many lines), or nil when there are none.
+// noteLevelFailure returns a result holding the reasons about the note as a
+// whole (ObjectResult.noteReasons) of rs, one commit's results, or nil when
+// its note has none.
 func noteLevelFailure(rs []ObjectResult) *ObjectResult {
 	for i := range rs {
-		var out *ObjectResult
-		for _, r := range rs[i].Reasons {
-			switch r.Code {
-			case CodeNoteMalformed, CodeLineMalformed, CodePayloadType, CodeSignature, CodeStatement:
-				if r.Outcome != Malformed {
-					continue // a signature that did not verify is its statement's
-				}
-				if out == nil {
-					out = &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed}
-				}
-				out.Reasons = append(out.Reasons, r)
-			}
-		}
-		if out != nil {
-			return out
+		if len(rs[i].noteReasons) > 0 {
+			return &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed, Reasons: rs[i].noteReasons}
 		}
 	}
 	return nil

@@ -87,6 +87,10 @@ type ObjectResult struct {
 	// the result with its subject name and line hash. In JSON: "line_hash",
 	// absent when the object has no readable task-verification statement.
 	LineHash string `json:"line_hash,omitempty"`
+	// noteReasons are the reasons about the note as a whole (a line that does
+	// not parse, too many lines, …), charged to every task of the note and so
+	// also to a tick whose own statement is among the lines not read.
+	noteReasons []Reason
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
@@ -244,7 +248,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		// statements, test-result/VSA lines alone) are not task attestations.
 		parts := byTaskLine(groups[name])
 		for _, part := range parts {
-			r := ObjectResult{Object: c.ID, Task: name, Outcome: OK}
+			r := ObjectResult{Object: c.ID, Task: name, Outcome: OK, noteReasons: noteReasons}
 			for _, nr := range noteReasons {
 				r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
 			}
