@@ -12,6 +12,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/taskproof
 
 test: build
+	@d=$${TASKPROOF_SHARED:-$(CURDIR)/../shared}; test -d "$$d/corpora" || echo "NOTE: $$d/corpora not found: the corpus integration tests skip (set TASKPROOF_SHARED)"
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 25m $(PKGS)
@@ -19,7 +20,7 @@ test: build
 bench: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
 
-# Issue 5's side-by-side run: `verify --branch` over 10,000 SSH-signed ticks and
+# The gate's side-by-side run: `verify --branch` over 10,000 SSH-signed ticks and
 # scripts/bench-baseline.sh (git CLI + ssh-keygen -Y verify per commit) over the
 # same range, wall time and peak RSS of each (docs/benchmarks.md). The baseline
 # takes minutes; BENCH_GATE_BASELINE=0 skips it.
