@@ -7,10 +7,6 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// Version is taskproof's version, written into the VSA's verifier.version.
-// The CLI sets it from its build version.
-var Version = "0.1.0-dev"
-
 // TestPhase is one test phase that ran for a tick (e.g. "red", "green"), as
 // recorded in the evidence's trace rows: the tests that passed and failed.
 type TestPhase struct {

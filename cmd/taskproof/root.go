@@ -5,10 +5,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-)
 
-// version is set by the linker (-X main.version=…) for releases.
-var version = "0.1.0-dev"
+	"github.com/taskproof/taskproof/attest"
+)
 
 func newRootCmd() *cobra.Command {
 	root := &cobra.Command{
@@ -20,7 +19,7 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
 
 Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 3 trust or config error, 4 git precondition, 5 internal error.`,
-		Version: version,
+		Version: attest.Version,
 		Example: `  taskproof init                     # once per clone: fetch notes, carry them across rebases
   taskproof attest tick --verdict verified --evidence evidence.json
   taskproof notes push

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -47,7 +48,7 @@ func ciOptions(c *cobra.Command) (verify.CIOptions, error) {
 		return verify.CIOptions{}, err
 	}
 	return verify.CIOptions{
-		ToolVersion: version,
+		ToolVersion: attest.Version,
 		Gate:        verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned},
 	}, nil
 }

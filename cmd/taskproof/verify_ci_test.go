@@ -177,7 +177,7 @@ func TestVerifyCIFormats(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &doc); err != nil {
 			t.Fatalf("stdout is not SARIF JSON alone: %v\n%s", err, out)
 		}
-		if doc.Version != "2.1.0" || len(doc.Runs) != 1 || doc.Runs[0].Tool.Driver.Name != "taskproof" || doc.Runs[0].Tool.Driver.Version != version {
+		if doc.Version != "2.1.0" || len(doc.Runs) != 1 || doc.Runs[0].Tool.Driver.Name != "taskproof" || doc.Runs[0].Tool.Driver.Version != binaryVersion(t) {
 			t.Fatalf("header: %+v", doc)
 		}
 		res := doc.Runs[0].Results
@@ -313,4 +313,16 @@ func TestVerifyCIFormats(t *testing.T) {
 			t.Errorf("exit %d\n%s", code, out)
 		}
 	})
+}
+
+// binaryVersion is the version the binary under test reports (`taskproof --version`),
+// which its SARIF driver and VSAs carry.
+func binaryVersion(t *testing.T) string {
+	t.Helper()
+	out, _, code := runTaskproof(t, os.Getenv("TASKPROOF_BIN"), "--version")
+	f := strings.Fields(out)
+	if code != 0 || len(f) == 0 {
+		t.Fatalf("taskproof --version: exit %d, %q", code, out)
+	}
+	return f[len(f)-1]
 }
