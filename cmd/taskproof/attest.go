@@ -72,7 +72,7 @@ func (f *signerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
 	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio URL issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")
 	c.Flags().StringVar(&f.rekorURL, "rekor-url", "", "--signer sigstore: Rekor URL logging each signature (e.g. https://rekor.sigstore.dev)")
-	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: name of an environment variable holding the OIDC identity token")
+	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: name of an environment variable holding the OIDC identity token (default in GitHub Actions: the workflow's token, audience sigstore, from ACTIONS_ID_TOKEN_REQUEST_URL/_TOKEN)")
 	c.Flags().StringVar(&f.tokenFile, "identity-token-file", "", "--signer sigstore: file holding the OIDC identity token")
 	c.Flags().DurationVar(&f.timeout, "sigstore-timeout", 30*time.Second, "--signer sigstore: bound on each statement's signing (Fulcio and Rekor requests)")
 }
@@ -103,7 +103,20 @@ func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	default:
-		return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE")
+		// In GitHub Actions the runner hands out the workflow's identity
+		// token, as cosign picks it up.
+		reqURL, reqToken := os.Getenv(attest.ActionsTokenURLEnv), os.Getenv(attest.ActionsTokenEnv)
+		switch {
+		case reqURL == "" && reqToken == "":
+			return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE (in GitHub Actions it is fetched by itself when the job has `permissions: id-token: write`)")
+		case reqURL == "" || reqToken == "":
+			return nil, withCode(ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", attest.ErrSigstore, attest.ActionsTokenURLEnv, attest.ActionsTokenEnv))
+		}
+		t, err := attest.FetchActionsIDToken(context.Background(), reqURL, reqToken, attest.SigstoreAudience, f.timeout)
+		if err != nil {
+			return nil, withCode(ExitTrust, err)
+		}
+		token = t
 	}
 	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
 	if err != nil {
