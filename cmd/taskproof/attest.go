@@ -158,7 +158,11 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 	}
 	s, err := attest.ChooseSigner(choice, config)
 	if errors.Is(err, attest.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
-		fmt.Fprintf(c.ErrOrStderr(), "Enter passphrase for %s: ", strings.Join(f.keys, ", "))
+		label := strings.Join(f.keys, ", ")
+		if label == "" {
+			label = "git's user.signingKey"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "Enter passphrase for %s: ", label)
 		pass, perr := term.ReadPassword(int(os.Stdin.Fd()))
 		fmt.Fprintln(c.ErrOrStderr())
 		if perr != nil {

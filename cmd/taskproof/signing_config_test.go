@@ -277,12 +277,23 @@ func TestSigningKeyKindFromFile(t *testing.T) {
 // TestSigningTwoKeys: `--key A --key B` puts two signatures in every envelope,
 // and verify passes when both keys are trusted; the same key twice is refused.
 func TestSigningTwoKeys(t *testing.T) {
+	testenv.LookPath(t, "gpg")
 	h := newSigningHome(t)
 	a, fpA, lineA := h.sshKey("id_a")
 	b, fpB, lineB := h.sshKey("id_b")
 	allowed := h.write("allowed_signers", lineA+lineB)
 	r := newCLIRepo(t)
 	h.attestAndVerify(r, nil, []string{"--key", a, "--key", b}, []string{"--allowed-signers", allowed}, fpA, fpB)
+
+	// An SSH key and an OpenPGP key: the verifier needs both in its trust.
+	fpr := h.gpgKey("Dave <dave@example.invalid>")
+	keyring := h.write("dave.asc", h.must("", nil, "gpg", "--batch", "--armor", "--export", fpr))
+	secret := h.write("dave-secret.asc", h.must("", nil, "gpg", "--batch", "--armor", "--export-secret-keys", fpr))
+	mixed := newCLIRepo(t)
+	h.attestAndVerify(mixed, nil, []string{"--key", a, "--key", secret}, []string{"--allowed-signers", allowed, "--keyring", keyring}, fpA, fpr)
+	if _, _, code := h.run(mixed.dir, nil, testenv.Binary(t), "verify", mixed.c1, "--allowed-signers", allowed); code != 1 {
+		t.Errorf("verify trusting only the SSH key: exit %d, want 1 (every signature must verify)", code)
+	}
 
 	r2 := newCLIRepo(t)
 	_, stderr, code := h.run(r2.dir, nil, testenv.Binary(t), "attest", "tick", "--commit", r2.c1, "--verdict", "regression_only",
