@@ -217,6 +217,14 @@ func TestSigningWithGitsConfiguration(t *testing.T) {
 		ssh(w, []string{"GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=gpg.format", "GIT_CONFIG_VALUE_0=ssh",
 			"GIT_CONFIG_KEY_1=user.signingKey", "GIT_CONFIG_VALUE_1=" + w.key + ".pub"})
 	})
+	t.Run("git not installed: includeIf and ~ read in-process", func(t *testing.T) {
+		w := setup(t)
+		w.h.write(".gitconfig", "[includeIf \"gitdir:"+filepath.Dir(w.r.dir)+"/\"]\n\tpath = ~/work.gitconfig\n")
+		w.h.write("work.gitconfig", "[gpg]\n\tformat = ssh\n[user]\n\tsigningKey = ~/.ssh/id_ed25519.pub\n")
+		w.h.gitSigns(w.r.dir, nil)
+		noGit := []string{"PATH=" + t.TempDir()} // taskproof finds no git program
+		w.h.attestAndVerify(w.r, noGit, nil, []string{"--allowed-signers", w.allowed}, w.fp)
+	})
 	t.Run("gpg.format openpgp with a key ID in gpg's keyring", func(t *testing.T) {
 		w := setup(t)
 		fpr := w.h.gpgKey("Alice <alice@example.invalid>")
