@@ -137,10 +137,14 @@ func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
 		}
 		return loadSSH(p, "user.signingKey", choice.Passphrase)
 	case KindOpenPGP:
-		if p, err := gitref.ExpandUserPath(v); err == nil && looksLikePath(v) {
-			if _, serr := os.Stat(p); serr == nil {
-				return loadOpenPGPFile(p, choice.Passphrase)
+		if looksLikePath(v) {
+			// A secret key file (git itself would hand this to gpg -u and
+			// fail; taskproof reads the file).
+			p, _, err := config.Path("user.signingKey")
+			if err != nil {
+				return nil, err
 			}
+			return loadOpenPGPFile(p, choice.Passphrase)
 		}
 		return NewGPGProgramSigner(gpgProgram(config), v)
 	default:

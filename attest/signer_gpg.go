@@ -9,7 +9,7 @@ import (
 
 // gpgSigner signs through the gpg program with a key of gpg's keyring, as git
 // does for gpg.format=openpgp: `gpg --status-fd=2 --detach-sign --armor
-// --local-user KEY`, binary mode. The signature is the same armored detached
+// --local-user FINGERPRINT`, binary mode. The signature is the same armored detached
 // binary signature in-process OpenPGP signing makes (docs/format.md#signatures-dsse-v1).
 type gpgSigner struct {
 	program string // the gpg program (gpg.program)
@@ -21,7 +21,9 @@ func (s *gpgSigner) Kind() Kind    { return KindOpenPGP }
 func (s *gpgSigner) KeyID() string { return s.fpr }
 
 func (s *gpgSigner) Sign(pae []byte) ([]byte, error) {
-	cmd := exec.Command(s.program, "--status-fd=2", "--no-textmode", "--detach-sign", "--armor", "--local-user", s.user)
+	// The fingerprint, not the name given: the signature must be by the key
+	// whose fingerprint is the keyid (gpg picks its signing subkey).
+	cmd := exec.Command(s.program, "--status-fd=2", "--no-textmode", "--detach-sign", "--armor", "--local-user", s.fpr)
 	cmd.Stdin = bytes.NewReader(pae)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
