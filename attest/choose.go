@@ -97,7 +97,7 @@ func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
 		}
 	}
 	if len(signers) > MaxSignatures {
-		return nil, fmt.Errorf("%w: %d keys (limit %d)", ErrTooManySignatures, len(signers), MaxSignatures)
+		return nil, fmt.Errorf("%w: %w: %d keys (limit %d)", ErrRequest, ErrTooManySignatures, len(signers), MaxSignatures)
 	}
 	return signers, nil
 }
