@@ -1,76 +1,308 @@
 package attest
 
 import (
+	"bytes"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"os"
 	"strings"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/taskproof/taskproof/gitref"
 )
+
+// ErrNoSigner: no signing key was given or configured, and unsigned statements
+// were not asked for. The CLI maps it to exit code 3.
+var ErrNoSigner = errors.New("no signing key")
 
 // SignerChoice is what the user asked for on the command line; empty fields
 // fall back to git's configuration (see [ChooseSigner]).
 type SignerChoice struct {
-	// Kind is "ssh", "openpgp" or "raw"; "" follows gpg.format.
+	// Kind is "ssh", "openpgp" or "raw"; "" follows gpg.format for a key from
+	// git's configuration and the key file's content for a key in Keys.
 	Kind Kind
-	// Key is a key file, public key, "key::…" literal or fingerprint (LoadSigner's
-	// keyRef); "" follows user.signingKey.
-	Key string
-	// Passphrase decrypts an encrypted key (nil: none).
+	// Keys are key files, public keys, "key::…" literals, fingerprints or gpg
+	// key IDs, one signer each; none follows user.signingKey.
+	Keys []string
+	// Passphrase decrypts encrypted keys (nil: none).
 	Passphrase []byte
+	// Unsigned asks for no signer at all; it excludes Kind and Keys.
+	Unsigned bool
 }
 
-// ConfigFunc reads one git config value (gitref.Repo.ConfigValue's shape).
-type ConfigFunc func(key string) (value string, ok bool, err error)
+// GitConfig is the part of git's configuration the signer choice reads;
+// *gitref.Config has this shape.
+type GitConfig interface {
+	Get(key string) (value string, ok bool)
+	Path(key string) (path string, ok bool, err error)
+}
 
-// ChooseSigner picks the signer as git would for a signed commit, with the
-// choice's fields taking precedence (issue 4): the kind from Kind, else gpg.format
-// ("ssh" → SSH; "openpgp" or unset → OpenPGP); the key from Key, else
-// user.signingKey. gpg.ssh.defaultKeyCommand is never run. It returns a nil
-// Signer and a non-empty reason when there is no key to sign with (the caller
-// writes the statements unsigned and says why); an error when a key was named
-// but cannot be used.
-func ChooseSigner(choice SignerChoice, config ConfigFunc) (Signer, string, error) {
-	kind, key := choice.Kind, choice.Key
-	why := "" // how kind was chosen, when not by --signer
-	if kind == "" {
-		format, _, err := config("gpg.format")
-		if err != nil {
-			return nil, "", err
+// ChooseSigner picks the signers as git would for `git commit -S`
+// (docs/format.md#signing-with-gits-configuration), the choice's fields taking
+// precedence:
+//   - the keys from Keys, else user.signingKey;
+//   - for a configured key, the kind from Kind, else gpg.format ("ssh" → SSH,
+//     "openpgp" or unset → OpenPGP, "x509" refused); for a key in Keys, the
+//     kind from Kind, else from the key file's content ([DetectKeyKind]), a
+//     value that is no file being a gpg key ID;
+//   - an SSH key path has "~" expanded; a public key signs through ssh-agent
+//     when the agent holds it, else with the private key beside it (the path
+//     without ".pub"), as ssh-keygen -Y sign does;
+//   - an OpenPGP key that is no file names a key in gpg's keyring and signs
+//     through the gpg program (gpg.openpgp.program, gpg.program, else "gpg").
+//
+// gpg.ssh.defaultKeyCommand is never run. It returns no signers only for
+// Unsigned; no key anywhere is [ErrNoSigner], a key that cannot be used an
+// error naming it and what to do, two keys with one keyid an error matching
+// [ErrRequest].
+func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
+	if choice.Unsigned {
+		if choice.Kind != "" || len(choice.Keys) > 0 {
+			return nil, fmt.Errorf("%w: unsigned statements take no signer or key", ErrRequest)
 		}
+		return nil, nil
+	}
+	switch choice.Kind {
+	case "", KindSSH, KindOpenPGP, KindRaw:
+	default:
+		return nil, fmt.Errorf("%w: unknown signer %q (want ssh, openpgp or raw)", ErrRequest, choice.Kind)
+	}
+	var signers []Signer
+	if len(choice.Keys) == 0 {
+		s, err := configuredSigner(choice, config)
+		if err != nil {
+			return nil, err
+		}
+		signers = append(signers, s)
+	}
+	for _, ref := range choice.Keys {
+		s, err := givenSigner(choice, ref, config)
+		if err != nil {
+			return nil, err
+		}
+		signers = append(signers, s)
+	}
+	// Two signatures with one keyid would be one key signing twice (and
+	// go-securesystemslib's verifier stumbles on shared keyids): refuse.
+	if len(choice.Keys) > 1 {
+		seen := map[string]string{}
+		for i, s := range signers {
+			id := strings.ToLower(s.KeyID())
+			if prev, dup := seen[id]; dup {
+				return nil, fmt.Errorf("%w: --key %s and --key %s are the same key (keyid %s); an envelope holds one signature per key", ErrRequest, prev, choice.Keys[i], s.KeyID())
+			}
+			seen[id] = choice.Keys[i]
+		}
+	}
+	if len(signers) > MaxSignatures {
+		return nil, fmt.Errorf("%w: %w: %d keys (limit %d)", ErrRequest, ErrTooManySignatures, len(signers), MaxSignatures)
+	}
+	return signers, nil
+}
+
+// noKeyHelp says how to configure a key, for [ErrNoSigner].
+const noKeyHelp = "configure one as for `git commit -S` (git config gpg.format ssh; git config user.signingKey ~/.ssh/id_ed25519.pub), pass --key FILE, or pass --unsigned to write unsigned statements and sign them later with `taskproof attest sign`"
+
+// configuredSigner is the signer of user.signingKey, of gpg.format's kind
+// unless choice.Kind says otherwise.
+func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
+	kind, why := choice.Kind, ""
+	if kind == "" {
+		format, _ := config.Get("gpg.format")
 		switch strings.ToLower(format) {
 		case "ssh":
 			kind, why = KindSSH, " (git's gpg.format)"
 		case "":
-			kind, why = KindOpenPGP, " (git's default: gpg.format is unset; --signer ssh for an SSH key)"
+			kind, why = KindOpenPGP, " (git's default: gpg.format is unset)"
 		case "openpgp":
 			kind, why = KindOpenPGP, " (git's gpg.format)"
 		default:
-			return nil, fmt.Sprintf("gpg.format=%s is not a signer taskproof has (ssh, openpgp, raw); pass --signer and --key", format), nil
+			return nil, fmt.Errorf("%w: gpg.format=%s is not a signer taskproof has (ssh, openpgp); pass --signer and --key", ErrUnsupportedKey, format)
+		}
+	}
+	v, ok := config.Get("user.signingKey")
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil, fmt.Errorf("%w for the %s signer%s: git's user.signingKey is not set; %s", ErrNoSigner, kind, why, noKeyHelp)
+	}
+	switch kind {
+	case KindSSH:
+		if isSSHLiteral(v) {
+			return loadSSH(v, "user.signingKey", choice.Passphrase)
+		}
+		p, _, err := config.Path("user.signingKey")
+		if err != nil {
+			return nil, err
+		}
+		return loadSSH(p, "user.signingKey", choice.Passphrase)
+	case KindOpenPGP:
+		if looksLikePath(v) {
+			// A secret key file (git itself would hand this to gpg -u and
+			// fail; taskproof reads the file).
+			p, _, err := config.Path("user.signingKey")
+			if err != nil {
+				return nil, err
+			}
+			return loadOpenPGPFile(p, choice.Passphrase)
+		}
+		return NewGPGProgramSigner(gpgProgram(config), v)
+	default:
+		p, _, err := config.Path("user.signingKey")
+		if err != nil {
+			return nil, err
+		}
+		return LoadSigner(kind, p, choice.Passphrase)
+	}
+}
+
+// givenSigner is the signer of one --key value.
+func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, error) {
+	kind := choice.Kind
+	if isSSHLiteral(ref) && (kind == "" || kind == KindSSH) {
+		return loadSSH(ref, "--key", choice.Passphrase)
+	}
+	path, err := gitref.ExpandUserPath(ref)
+	if err != nil {
+		return nil, fmt.Errorf("loading signing key %s: %w", ref, err)
+	}
+	data, readErr := os.ReadFile(path)
+	if readErr != nil {
+		if errors.Is(readErr, os.ErrNotExist) && (kind == "" || kind == KindOpenPGP) && !looksLikePath(ref) {
+			// Not a file: a key ID, fingerprint or user ID in gpg's keyring,
+			// as git's user.signingKey names OpenPGP keys.
+			return NewGPGProgramSigner(gpgProgram(config), ref)
+		}
+		return nil, fmt.Errorf("loading signing key: %w", readErr)
+	}
+	if kind == "" {
+		if kind, err = DetectKeyKind(data); err != nil {
+			return nil, fmt.Errorf("--key %s: %w", ref, err)
 		}
 	}
 	switch kind {
-	case KindSSH, KindOpenPGP, KindRaw:
+	case KindSSH:
+		return loadSSH(path, "--key", choice.Passphrase)
+	case KindOpenPGP:
+		return loadOpenPGPFile(path, choice.Passphrase)
 	default:
-		return nil, "", fmt.Errorf("unknown signer %q (want ssh, openpgp or raw)", kind)
+		return LoadSigner(kind, path, choice.Passphrase)
 	}
-	if key == "" {
-		v, ok, err := config("user.signingKey")
+}
+
+// DetectKeyKind names the signer kind of a key file from its content: an
+// OpenSSH private key or an SSH public key (authorized-keys line) → SSH; a PEM
+// private key (PKCS#8, PKCS#1, SEC1) → raw; an armored or binary OpenPGP secret
+// key → OpenPGP. Public keys other than SSH ones cannot sign and, like
+// anything else, give an error matching [ErrNoSigningKey].
+func DetectKeyKind(data []byte) (Kind, error) {
+	trimmed := bytes.TrimSpace(data)
+	switch {
+	case bytes.HasPrefix(trimmed, []byte("-----BEGIN OPENSSH PRIVATE KEY-----")):
+		return KindSSH, nil
+	case isSSHPublicKey(trimmed):
+		return KindSSH, nil
+	case bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP PRIVATE KEY BLOCK-----")):
+		return KindOpenPGP, nil
+	case bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP PUBLIC KEY BLOCK-----")):
+		return "", fmt.Errorf("%w: an OpenPGP public key cannot sign (export the secret key: gpg --export-secret-keys --armor KEYID)", ErrNoSigningKey)
+	}
+	if block, _ := pem.Decode(trimmed); block != nil {
+		switch block.Type {
+		case "PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY":
+			return KindRaw, nil
+		case "ENCRYPTED PRIVATE KEY":
+			return "", fmt.Errorf("%w: encrypted PKCS#8 keys are not read; decrypt it (openssl pkcs8 -in KEY -out PLAIN.pem)", ErrUnsupportedKey)
+		}
+		return "", fmt.Errorf("%w: a PEM %q block is not a private key", ErrNoSigningKey, block.Type)
+	}
+	if len(data) > 0 && data[0]&0x80 != 0 {
+		tag := (data[0] >> 2) & 0x0f // old packet format
+		if data[0]&0x40 != 0 {
+			tag = data[0] & 0x3f // new packet format
+		}
+		switch tag {
+		case 5: // secret-key packet
+			return KindOpenPGP, nil
+		case 6:
+			return "", fmt.Errorf("%w: a binary OpenPGP public key cannot sign (export the secret key: gpg --export-secret-keys KEYID)", ErrNoSigningKey)
+		}
+	}
+	return "", fmt.Errorf("%w: not a key taskproof recognises (an OpenSSH private key, an SSH public key, a PEM private key or an OpenPGP secret key)", ErrNoSigningKey)
+}
+
+// isSSHLiteral reports whether v names an SSH key without a file: git's
+// "key::<public key>" form (and its older bare "ssh-…" form) or a "SHA256:"
+// fingerprint.
+func isSSHLiteral(v string) bool {
+	return strings.HasPrefix(v, "key::") || strings.HasPrefix(v, "ssh-") || strings.HasPrefix(v, "SHA256:")
+}
+
+// loadSSH builds an SSH signer from ref (a literal, a public key file or a
+// private key file, already "~"-expanded). A public key signs through
+// ssh-agent when the agent holds it, else with the private key file beside it.
+func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
+	if isSSHLiteral(ref) {
+		s, err := NewSSHAgentSigner(strings.TrimPrefix(ref, "key::"))
 		if err != nil {
-			return nil, "", err
+			return nil, fmt.Errorf("%s %q is a public key, so its private key must be in ssh-agent: %w (start ssh-agent and ssh-add the key, or name the private key file)", from, ref, err)
 		}
-		if !ok || v == "" {
-			return nil, fmt.Sprintf("no signing key: pass --key (or set git's user.signingKey) for the %s signer%s", kind, why), nil
-		}
-		if kind == KindOpenPGP && choice.Kind == "" && !looksLikePath(v) {
-			return nil, fmt.Sprintf("user.signingKey %q names a key in gpg's keyring, which taskproof cannot use in-process; pass --signer openpgp --key FILE.asc (an exported armored secret key)", v), nil
-		}
-		key = v
+		return s, nil
 	}
-	s, err := LoadSigner(kind, key, choice.Passphrase)
+	data, err := os.ReadFile(ref)
 	if err != nil {
-		return nil, "", err
+		return nil, fmt.Errorf("loading ssh signing key (%s): %w", from, err)
 	}
-	return s, "", nil
+	if !isSSHPublicKey(data) {
+		return newSSHSignerFromBytes(data, ref, passphrase)
+	}
+	agentSigner, agentErr := NewSSHAgentSigner(ref)
+	if agentErr == nil {
+		return agentSigner, nil
+	}
+	private, ok := strings.CutSuffix(ref, ".pub")
+	if !ok {
+		return nil, fmt.Errorf("%s %s is a public key and %w; there is no private key beside it (the path without .pub): ssh-add the key or name the private key file", from, ref, agentErr)
+	}
+	privData, err := os.ReadFile(private)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s is a public key and %w; the private key beside it cannot be read: %v", from, ref, agentErr, err)
+	}
+	s, err := newSSHSignerFromBytes(privData, private, passphrase)
+	if err != nil {
+		return nil, err
+	}
+	want, _, _, _, _ := ssh.ParseAuthorizedKey(data)
+	if want != nil && s.KeyID() != ssh.FingerprintSHA256(want) {
+		return nil, fmt.Errorf("%w: %s is not the private key of %s (%s)", ErrNoSigningKey, private, ref, ssh.FingerprintSHA256(want))
+	}
+	return s, nil
+}
+
+// loadOpenPGPFile reads an armored or binary OpenPGP secret key file.
+func loadOpenPGPFile(path string, passphrase []byte) (Signer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading openpgp signing key: %w", err)
+	}
+	return NewOpenPGPSigner(data, passphrase)
+}
+
+// gpgProgram is the program git signs OpenPGP with: gpg.openpgp.program, else
+// gpg.program, else "gpg".
+func gpgProgram(config GitConfig) string {
+	for _, k := range []string{"gpg.openpgp.program", "gpg.program"} {
+		if v, ok := config.Get(k); ok && v != "" {
+			if p, _, err := config.Path(k); err == nil {
+				return p
+			}
+			return v
+		}
+	}
+	return "gpg"
 }
 
 func looksLikePath(s string) bool {
-	return strings.ContainsAny(s, "/\\") || strings.HasSuffix(s, ".asc") || strings.HasSuffix(s, ".gpg")
+	return strings.ContainsAny(s, "/\\") || strings.HasPrefix(s, "~") || strings.HasSuffix(s, ".asc") ||
+		strings.HasSuffix(s, ".gpg") || strings.HasSuffix(s, ".pub") || strings.HasSuffix(s, ".pem") || strings.HasSuffix(s, ".key")
 }

@@ -1,6 +1,10 @@
 package attest
 
 import (
+	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,14 +12,18 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // fakeConfig is a git config of fixed values.
-func fakeConfig(kv map[string]string) ConfigFunc {
-	return func(key string) (string, bool, error) {
-		v, ok := kv[key]
-		return v, ok, nil
+func fakeConfig(kv map[string]string) GitConfig {
+	var entries []gitref.ConfigEntry
+	for k, v := range kv {
+		entries = append(entries, gitref.ConfigEntry{Key: k, Value: v})
 	}
+	return gitref.NewConfig(entries...)
 }
 
 // sshFingerprint is the SHA256 fingerprint of the public key beside private key file path.
@@ -44,7 +52,7 @@ func TestChooseSigner(t *testing.T) {
 		config    map[string]string
 		wantKind  Kind
 		wantKeyID string
-		reason    string // part of the unsigned reason
+		msg       string // part of the error message
 		err       error  // errors.Is target; errAny for any error
 	}{
 		{
@@ -58,44 +66,55 @@ func TestChooseSigner(t *testing.T) {
 			wantKind: KindSSH, wantKeyID: fpA,
 		},
 		{
-			name:   "user.signingKey naming a gpg keyring key id",
+			name:   "user.signingKey naming a key gpg does not hold",
 			config: map[string]string{"user.signingKey": "0xDEADBEEF12345678"},
-			reason: "names a key in gpg's keyring",
-		},
-		{
-			name:   "gpg.format=openpgp and a keyring fingerprint",
-			config: map[string]string{"gpg.format": "openpgp", "user.signingKey": "ABCDEF0123456789ABCDEF0123456789ABCDEF01"},
-			reason: "names a key in gpg's keyring",
+			err:    ErrNoSigningKey, msg: "gpg has no secret key for \"0xDEADBEEF12345678\"",
 		},
 		{
 			name:   "no key anywhere",
 			config: map[string]string{"gpg.format": "ssh"},
-			reason: "no signing key: pass --key",
+			err:    ErrNoSigner, msg: "--unsigned",
 		},
 		{
 			name:   "empty user.signingKey",
 			config: map[string]string{"user.signingKey": ""},
-			reason: "no signing key",
+			err:    ErrNoSigner, msg: "user.signingKey is not set",
 		},
 		{
 			name:   "nothing configured: git's default, OpenPGP, said as such",
 			config: map[string]string{},
-			reason: "openpgp signer (git's default: gpg.format is unset; --signer ssh for an SSH key)",
+			err:    ErrNoSigner, msg: "openpgp signer (git's default: gpg.format is unset)",
 		},
 		{
 			name:   "gpg.format=x509",
 			config: map[string]string{"gpg.format": "x509", "user.signingKey": keyA},
-			reason: "gpg.format=x509 is not a signer taskproof has",
+			err:    ErrUnsupportedKey, msg: "gpg.format=x509 is not a signer taskproof has",
+		},
+		{
+			name:     "--key without --signer: the kind from the file",
+			choice:   SignerChoice{Keys: []string{keyB}},
+			config:   map[string]string{"gpg.format": "openpgp"},
+			wantKind: KindSSH, wantKeyID: fpB,
+		},
+		{
+			name:   "--unsigned with a key",
+			choice: SignerChoice{Unsigned: true, Keys: []string{keyA}},
+			err:    ErrRequest,
+		},
+		{
+			name:   "the same key twice",
+			choice: SignerChoice{Keys: []string{keyA, keyA + ".pub"}},
+			err:    ErrRequest, msg: "are the same key",
 		},
 		{
 			name:     "flags override config",
-			choice:   SignerChoice{Kind: KindSSH, Key: keyB},
+			choice:   SignerChoice{Kind: KindSSH, Keys: []string{keyB}},
 			config:   map[string]string{"gpg.format": "openpgp", "user.signingKey": "0xDEADBEEF"},
 			wantKind: KindSSH, wantKeyID: fpB,
 		},
 		{
 			name:     "--key overrides user.signingKey",
-			choice:   SignerChoice{Key: keyB},
+			choice:   SignerChoice{Keys: []string{keyB}},
 			config:   map[string]string{"gpg.format": "ssh", "user.signingKey": keyA},
 			wantKind: KindSSH, wantKeyID: fpB,
 		},
@@ -118,47 +137,44 @@ func TestChooseSigner(t *testing.T) {
 		},
 		{
 			name:   "encrypted key with a wrong passphrase",
-			choice: SignerChoice{Kind: KindSSH, Key: encrypted, Passphrase: []byte("nope")},
+			choice: SignerChoice{Kind: KindSSH, Keys: []string{encrypted}, Passphrase: []byte("nope")},
 			err:    ErrBadPassphrase,
 		},
 		{
 			name:   "unknown --signer",
-			choice: SignerChoice{Kind: "x509", Key: keyA},
+			choice: SignerChoice{Kind: "x509", Keys: []string{keyA}},
 			err:    errAny,
 		},
 		{
 			name:   "key file missing",
-			choice: SignerChoice{Kind: KindSSH, Key: filepath.Join(t.TempDir(), "absent")},
+			choice: SignerChoice{Kind: KindSSH, Keys: []string{filepath.Join(t.TempDir(), "absent")}},
 			err:    os.ErrNotExist,
 		},
 		{
 			name:   "ssh key given as an openpgp key",
-			choice: SignerChoice{Kind: KindOpenPGP, Key: keyA},
+			choice: SignerChoice{Kind: KindOpenPGP, Keys: []string{keyA}},
 			err:    errAny,
 		},
 	}
+	t.Setenv("SSH_AUTH_SOCK", "")
+	t.Setenv("GNUPGHOME", t.TempDir())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, reason, err := ChooseSigner(tt.choice, fakeConfig(tt.config))
-			switch {
-			case tt.err != nil:
-				if err == nil || (tt.err != errAny && !errors.Is(err, tt.err)) {
-					t.Fatalf("err = %v, want %v", err, tt.err)
+			signers, err := ChooseSigner(tt.choice, fakeConfig(tt.config))
+			if tt.err != nil {
+				if err == nil || (tt.err != errAny && !errors.Is(err, tt.err)) || !strings.Contains(err.Error(), tt.msg) {
+					t.Fatalf("err = %v, want %v mentioning %q", err, tt.err, tt.msg)
 				}
-				if s != nil {
+				if signers != nil {
 					t.Error("a signer came with the error")
 				}
-			case tt.reason != "":
-				if err != nil || s != nil || !strings.Contains(reason, tt.reason) {
-					t.Fatalf("= %v, %q, %v; want no signer with reason %q", s, reason, err, tt.reason)
-				}
-			default:
-				if err != nil || s == nil || reason != "" {
-					t.Fatalf("= %v, %q, %v; want a signer", s, reason, err)
-				}
-				if s.Kind() != tt.wantKind || s.KeyID() != tt.wantKeyID {
-					t.Errorf("signer %s %s, want %s %s", s.Kind(), s.KeyID(), tt.wantKind, tt.wantKeyID)
-				}
+				return
+			}
+			if err != nil || len(signers) != 1 {
+				t.Fatalf("= %v, %v; want one signer", signers, err)
+			}
+			if s := signers[0]; s.Kind() != tt.wantKind || s.KeyID() != tt.wantKeyID {
+				t.Errorf("signer %s %s, want %s %s", s.Kind(), s.KeyID(), tt.wantKind, tt.wantKeyID)
 			}
 		})
 	}
@@ -174,22 +190,132 @@ func TestChooseSignerOpenPGPFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gpg.format unset means openpgp, as for git.
-	s, reason, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"user.signingKey": path}))
-	if err != nil || s == nil {
-		t.Fatalf("= %v, %q, %v", s, reason, err)
+	signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"user.signingKey": path}))
+	if err != nil || len(signers) != 1 {
+		t.Fatalf("= %v, %v", signers, err)
 	}
-	if s.Kind() != KindOpenPGP || !strings.EqualFold(s.KeyID(), fpr) {
+	if s := signers[0]; s.Kind() != KindOpenPGP || !strings.EqualFold(s.KeyID(), fpr) {
 		t.Errorf("signer %s %s, want openpgp %s", s.Kind(), s.KeyID(), fpr)
 	}
 }
 
-func TestChooseSignerConfigError(t *testing.T) {
-	boom := errors.New("config unreadable")
-	cfg := func(string) (string, bool, error) { return "", false, boom }
-	if _, _, err := ChooseSigner(SignerChoice{}, cfg); !errors.Is(err, boom) {
-		t.Errorf("err = %v, want the config error", err)
+// A public key named by user.signingKey with no ssh-agent signs with the
+// private key beside it (as ssh-keygen -Y sign does); "~" expands to $HOME.
+func TestChooseSignerPublicKeyBesidePrivate(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("SSH_AUTH_SOCK", "")
+	key := sshKeygen(t, "ed25519", "")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := ChooseSigner(SignerChoice{Kind: KindSSH}, cfg); !errors.Is(err, boom) {
-		t.Errorf("err = %v, want the config error", err)
+	for _, ext := range []string{"", ".pub"} {
+		b, _ := os.ReadFile(key + ext)
+		os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519"+ext), b, 0o600)
+	}
+	fp := sshFingerprint(t, key)
+	for _, v := range []string{"~/.ssh/id_ed25519.pub", "~/.ssh/id_ed25519"} {
+		signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": v}))
+		if err != nil || len(signers) != 1 || signers[0].KeyID() != fp {
+			t.Errorf("user.signingKey %s: %v, %v; want the key %s", v, signers, err, fp)
+		}
+	}
+	// A .pub whose neighbour is another key is refused.
+	other := sshKeygen(t, "ed25519", "")
+	b, _ := os.ReadFile(other + ".pub")
+	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519.pub"), b, 0o600)
+	if _, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": "~/.ssh/id_ed25519.pub"})); !errors.Is(err, ErrNoSigningKey) {
+		t.Errorf("mismatched pair: err = %v", err)
+	}
+	// A public key with neither agent nor private key names both.
+	os.Remove(filepath.Join(home, ".ssh", "id_ed25519"))
+	_, err := ChooseSigner(SignerChoice{Keys: []string{"~/.ssh/id_ed25519.pub"}}, fakeConfig(nil))
+	if err == nil || !strings.Contains(err.Error(), "SSH_AUTH_SOCK is not set") || !strings.Contains(err.Error(), "private key beside it") {
+		t.Errorf("lone public key: err = %v", err)
+	}
+}
+
+func TestDetectKeyKind(t *testing.T) {
+	sshKey := sshKeygen(t, "ed25519", "")
+	_, fpr, armored := gpgHome(t, "")
+	home, _, _ := gpgHome(t, "")
+	binary := testenv.Run(t, nil, []string{"GNUPGHOME=" + home}, "gpg", "--batch", "--export-secret-keys")
+	public := testenv.Run(t, nil, []string{"GNUPGHOME=" + home}, "gpg", "--batch", "--armor", "--export")
+	_, priv, _ := ed25519.GenerateKey(nil)
+	der, _ := x509.MarshalPKCS8PrivateKey(priv)
+	pubDER, _ := x509.MarshalPKIXPublicKey(priv.Public())
+	read := func(p string) []byte { b, _ := os.ReadFile(p); return b }
+	tests := []struct {
+		name string
+		data []byte
+		want Kind
+		err  error
+	}{
+		{"OpenSSH private key", read(sshKey), KindSSH, nil},
+		{"SSH public key", read(sshKey + ".pub"), KindSSH, nil},
+		{"armored OpenPGP secret key", armored, KindOpenPGP, nil},
+		{"binary OpenPGP secret key", []byte(binary), KindOpenPGP, nil},
+		{"PKCS#8 PEM", pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), KindRaw, nil},
+		{"armored OpenPGP public key", []byte(public), "", ErrNoSigningKey},
+		{"PEM public key", pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), "", ErrNoSigningKey},
+		{"text", []byte("hello\n"), "", ErrNoSigningKey},
+		{"empty", nil, "", ErrNoSigningKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := DetectKeyKind(tt.data)
+			if got != tt.want || !errors.Is(err, tt.err) {
+				t.Errorf("= %q, %v; want %q, %v", got, err, tt.want, tt.err)
+			}
+		})
+	}
+	// The binary secret key signs in-process like the armored one.
+	s, err := NewOpenPGPSigner([]byte(binary), nil)
+	if err != nil || s.Kind() != KindOpenPGP {
+		t.Fatalf("binary key: %v, %v", s, err)
+	}
+	_ = fpr
+}
+
+// Two --key values give two signers, one signature each in the envelope.
+func TestChooseSignerTwoKeys(t *testing.T) {
+	a, b := sshKeygen(t, "ed25519", ""), sshKeygen(t, "ecdsa", "")
+	signers, err := ChooseSigner(SignerChoice{Keys: []string{a, b}}, fakeConfig(nil))
+	if err != nil || len(signers) != 2 {
+		t.Fatalf("= %v, %v", signers, err)
+	}
+	env, err := Sign(context.Background(), []byte(testStatement), signers...)
+	if err != nil || len(env.Signatures) != 2 || env.Signatures[0].KeyID != sshFingerprint(t, a) || env.Signatures[1].KeyID != sshFingerprint(t, b) {
+		t.Fatalf("envelope %+v, %v", env, err)
+	}
+}
+
+// A key held only in gpg's keyring signs through the gpg program, and gpg
+// verifies the signature over the PAE.
+func TestChooseSignerGPGKeyring(t *testing.T) {
+	home, fpr, _ := gpgHome(t, "")
+	t.Setenv("GNUPGHOME", home)
+	for _, user := range []string{fpr, fpr[24:], "alice@example.com"} {
+		signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "openpgp", "user.signingKey": user}))
+		if err != nil || len(signers) != 1 || signers[0].KeyID() != fpr {
+			t.Fatalf("user.signingKey %s: %v, %v", user, signers, err)
+		}
+		env, err := Sign(context.Background(), []byte(testStatement), signers...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		sigFile, data := filepath.Join(dir, "pae.sig"), filepath.Join(dir, "pae")
+		os.WriteFile(sigFile, env.Signatures[0].Sig, 0o600)
+		os.WriteFile(data, env.PAE(), 0o600)
+		out := testenv.Run(t, nil, nil, "gpg", "--batch", "--status-fd", "1", "--verify", sigFile, data)
+		if !strings.Contains(out, "[GNUPG:] VALIDSIG ") || !strings.Contains(out, fpr) {
+			t.Fatalf("gpg --verify: %s", out)
+		}
+	}
+	// gpg.program that is not installed: say how to export the key.
+	_, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"user.signingKey": fpr, "gpg.program": "/nonexistent/gpg"}))
+	if !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "gpg --export-secret-keys --armor "+fpr) {
+		t.Errorf("gpg absent: err = %v", err)
 	}
 }

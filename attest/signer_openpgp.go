@@ -32,8 +32,9 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// NewOpenPGPSigner returns a [KindOpenPGP] signer for the armored secret key
-// armoredKey (`gpg --export-secret-keys --armor`). The key material must hold
+// NewOpenPGPSigner returns a [KindOpenPGP] signer for the secret key
+// armoredKey, armored (`gpg --export-secret-keys --armor`) or binary
+// (`gpg --export-secret-keys`). The key material must hold
 // exactly one entity with secret keys; its newest valid signing-capable key
 // (a subkey, else the primary key) signs. passphrase decrypts encrypted secret
 // keys: nil with an encrypted key gives [ErrPassphraseRequired], a wrong one
@@ -43,7 +44,15 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 // prints it; verifiers compare keyids case-insensitively, and the keyid is a
 // hint only (SPEC §5).
 func NewOpenPGPSigner(armoredKey []byte, passphrase []byte) (Signer, error) {
-	el, err := openpgp.ReadArmoredKeyRing(bytes.NewReader(armoredKey))
+	var (
+		el  openpgp.EntityList
+		err error
+	)
+	if bytes.HasPrefix(bytes.TrimSpace(armoredKey), []byte("-----BEGIN ")) {
+		el, err = openpgp.ReadArmoredKeyRing(bytes.NewReader(armoredKey))
+	} else {
+		el, err = openpgp.ReadKeyRing(bytes.NewReader(armoredKey))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 	}

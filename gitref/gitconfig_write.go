@@ -12,8 +12,10 @@ import (
 	format "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
-// ErrConfig is wrapped by errors of EnsureConfig: the repository's config file
-// cannot be read, parsed or written, or a wanted key is not a valid config key.
+// ErrConfig is wrapped by errors of EnsureConfig (the repository's config file
+// cannot be read, parsed or written, or a wanted key is not a valid config key)
+// and of reading git's configuration ([Repo.Config]: a file that cannot be read
+// or parsed, a `git config` that fails, an include that cannot be followed).
 var ErrConfig = errors.New("git config")
 
 // ConfigWant is one setting `taskproof init` needs in the repository's config

@@ -31,7 +31,7 @@ func init() {
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
 			errors.Is(err, attest.ErrAgent), errors.Is(err, predicate.ErrPolicy),
-			errors.Is(err, attest.ErrSigstore):
+			errors.Is(err, attest.ErrSigstore), errors.Is(err, attest.ErrNoSigner):
 			return ExitTrust, true
 		}
 		return 0, false
@@ -57,19 +57,22 @@ attested or skipped decision; 'sign' signs unsigned statements later; 'show' pri
 
 // signerFlags are the flags every signing command shares.
 type signerFlags struct {
-	kind, key, passEnv string
+	kind, passEnv string
+	keys          []string
+	unsigned      bool
 	// Sigstore (--signer sigstore).
 	fulcioURL, rekorURL, tokenEnv, tokenFile string
 	timeout                                  time.Duration
 }
 
 func (f *signerFlags) add(c *cobra.Command) {
-	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw|sigstore (default: git's gpg.format)")
-	c.Flags().StringVar(&f.key, "key", "", "signing key: a private key file, an SSH public key or fingerprint held by ssh-agent, an armored OpenPGP secret key, or a PEM key (default: git's user.signingKey)")
+	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw|sigstore (default: git's gpg.format for user.signingKey, the file's kind for --key)")
+	c.Flags().StringArrayVar(&f.keys, "key", nil, "signing key (repeatable: one signature per key): a private key file, an SSH public key (ssh-agent, else the private key beside it) or fingerprint, an OpenPGP secret key file or a key ID in gpg's keyring, or a PEM key; without --signer its kind is read from the file (default: git's user.signingKey)")
+	c.Flags().BoolVar(&f.unsigned, "unsigned", false, "write unsigned statements (sign them later with 'taskproof attest sign'); without it a missing key is an error")
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
 	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio URL issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")
 	c.Flags().StringVar(&f.rekorURL, "rekor-url", "", "--signer sigstore: Rekor URL logging each signature (e.g. https://rekor.sigstore.dev)")
-	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: name of an environment variable holding the OIDC identity token")
+	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: name of an environment variable holding the OIDC identity token (default in GitHub Actions: the workflow's token, audience sigstore, from ACTIONS_ID_TOKEN_REQUEST_URL/_TOKEN)")
 	c.Flags().StringVar(&f.tokenFile, "identity-token-file", "", "--signer sigstore: file holding the OIDC identity token")
 	c.Flags().DurationVar(&f.timeout, "sigstore-timeout", 30*time.Second, "--signer sigstore: bound on each statement's signing (Fulcio and Rekor requests)")
 }
@@ -77,8 +80,8 @@ func (f *signerFlags) add(c *cobra.Command) {
 // sigstoreSigner builds the keyless signer of --signer sigstore; nothing is
 // contacted until the first statement is signed.
 func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
-	if f.key != "" || f.passEnv != "" {
-		return nil, usageErr("--signer sigstore signs keylessly: --key and --key-passphrase-env do not apply")
+	if len(f.keys) > 0 || f.passEnv != "" || f.unsigned {
+		return nil, usageErr("--signer sigstore signs keylessly: --key, --key-passphrase-env and --unsigned do not apply")
 	}
 	if f.fulcioURL == "" || f.rekorURL == "" {
 		return nil, usageErr("--signer sigstore needs --fulcio-url and --rekor-url (e.g. https://fulcio.sigstore.dev and https://rekor.sigstore.dev); taskproof has no built-in default and never signs without a transparency log")
@@ -100,7 +103,20 @@ func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
 		}
 		token = strings.TrimSpace(string(b))
 	default:
-		return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE")
+		// In GitHub Actions the runner hands out the workflow's identity
+		// token, as cosign picks it up.
+		reqURL, reqToken := os.Getenv(attest.ActionsTokenURLEnv), os.Getenv(attest.ActionsTokenEnv)
+		switch {
+		case reqURL == "" && reqToken == "":
+			return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE (in GitHub Actions it is fetched by itself when the job has `permissions: id-token: write`)")
+		case reqURL == "" || reqToken == "":
+			return nil, withCode(ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", attest.ErrSigstore, attest.ActionsTokenURLEnv, attest.ActionsTokenEnv))
+		}
+		t, err := attest.FetchActionsIDToken(context.Background(), reqURL, reqToken, attest.SigstoreAudience, f.timeout)
+		if err != nil {
+			return nil, withCode(ExitTrust, err)
+		}
+		token = t
 	}
 	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
 	if err != nil {
@@ -109,7 +125,7 @@ func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
 	return []attest.Signer{s}, nil
 }
 
-// signers returns the signer to use, or none with the reason printed as a warning.
+// signers returns the signers to use: none only for --unsigned.
 func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Signer, error) {
 	switch attest.Kind(f.kind) {
 	case "", attest.KindSSH, attest.KindOpenPGP, attest.KindRaw:
@@ -121,7 +137,14 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 	default:
 		return nil, usageErr("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
 	}
-	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Key: f.key}
+	if f.unsigned {
+		if f.kind != "" || len(f.keys) > 0 || f.passEnv != "" {
+			return nil, usageErr("--unsigned writes unsigned statements: --signer, --key and --key-passphrase-env do not apply")
+		}
+		fmt.Fprintln(c.ErrOrStderr(), "warning: writing unsigned statements (--unsigned); sign them later with `taskproof attest sign`")
+		return nil, nil
+	}
+	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Keys: f.keys}
 	if f.passEnv != "" {
 		v, ok := os.LookupEnv(f.passEnv)
 		if !ok {
@@ -129,30 +152,37 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 		}
 		choice.Passphrase = []byte(v)
 	}
-	s, reason, err := attest.ChooseSigner(choice, repo.ConfigValue)
+	config, err := repo.Config()
+	if err != nil {
+		return nil, withCode(ExitTrust, err)
+	}
+	s, err := attest.ChooseSigner(choice, config)
 	if errors.Is(err, attest.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
-		fmt.Fprintf(c.ErrOrStderr(), "Enter passphrase for %s: ", f.key)
+		label := strings.Join(f.keys, ", ")
+		if label == "" {
+			label = "git's user.signingKey"
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "Enter passphrase for %s: ", label)
 		pass, perr := term.ReadPassword(int(os.Stdin.Fd()))
 		fmt.Fprintln(c.ErrOrStderr())
 		if perr != nil {
 			return nil, withCode(ExitTrust, fmt.Errorf("reading passphrase: %w", perr))
 		}
 		choice.Passphrase = pass
-		s, reason, err = attest.ChooseSigner(choice, repo.ConfigValue)
+		s, err = attest.ChooseSigner(choice, config)
 	}
 	if err != nil {
-		if errors.Is(err, attest.ErrPassphraseRequired) {
+		switch {
+		case errors.Is(err, attest.ErrPassphraseRequired):
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
+		case errors.Is(err, attest.ErrRequest):
+			return nil, withCode(ExitUsage, err)
 		}
 		// Every other failure is a key or configuration problem: an unreadable
 		// key file, a key of the wrong kind, git config that cannot be read.
 		return nil, withCode(ExitTrust, err)
 	}
-	if s == nil {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: writing unsigned statements: %s; sign them later with `taskproof attest sign`\n", reason)
-		return nil, nil
-	}
-	return []attest.Signer{s}, nil
+	return s, nil
 }
 
 // openRepo opens the repository named by --repo and the notes store of --notes-ref.

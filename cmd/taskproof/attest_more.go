@@ -106,12 +106,12 @@ none, without changing their payloads; every other line is kept byte for byte.`,
 			return err
 		}
 		defer repo.Close()
+		if sf.unsigned {
+			return usageErr("attest sign signs: --unsigned does not apply")
+		}
 		signers, err := sf.signers(c, repo)
 		if err != nil {
 			return err
-		}
-		if len(signers) == 0 {
-			return withCode(ExitTrust, fmt.Errorf("attest sign needs a key: pass --signer and --key"))
 		}
 		notes.Message = "Notes signed by 'taskproof attest sign'\n"
 		var results []*attest.SignResult

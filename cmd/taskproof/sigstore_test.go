@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/taskproof/taskproof/internal/sigstoretest"
@@ -89,7 +93,7 @@ func TestSigstoreAttestOfflineRefusals(t *testing.T) {
 		{"no URLs", []string{"TOK=" + fakeJWT}, []string{"--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
 		{"no Rekor URL", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
 		{"no Fulcio URL", []string{"TOK=" + fakeJWT}, []string{"--rekor-url", down, "--oidc-token-env", "TOK"}, 2, "needs --fulcio-url and --rekor-url"},
-		{"no token flag", nil, []string{"--fulcio-url", down, "--rekor-url", down}, 2, "needs an OIDC identity token"},
+		{"no token flag", []string{"ACTIONS_ID_TOKEN_REQUEST_URL=", "ACTIONS_ID_TOKEN_REQUEST_TOKEN="}, []string{"--fulcio-url", down, "--rekor-url", down}, 2, "needs an OIDC identity token"},
 		{"both token forms", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK", "--identity-token-file", tokenFile}, 2, "not both"},
 		{"key with sigstore", []string{"TOK=" + fakeJWT}, []string{"--fulcio-url", down, "--rekor-url", down, "--oidc-token-env", "TOK", "--key", key}, 2, "--key"},
 		{"sigstore flags without sigstore", nil, []string{"--signer", "ssh", "--key", key, "--fulcio-url", down}, 2, "go with --signer sigstore"},
@@ -175,5 +179,104 @@ func TestSigstoreCarryRefusesBundles(t *testing.T) {
 	}
 	if n := r.note(t, r.c3); n != "" {
 		t.Errorf("TO got a note: %s", n)
+	}
+}
+
+// actionsWorld is a local server standing in for GitHub Actions' OIDC token
+// endpoint and one standing in for Fulcio, each recording what it was sent.
+type actionsWorld struct {
+	mu                  sync.Mutex
+	tokenRequests       int
+	audience, tokenAuth string
+	fulcioAuth          string
+	status              int
+	body                string
+	tokenURL, fulcioURL string
+}
+
+func newActionsWorld(t *testing.T, status int, body string) *actionsWorld {
+	w := &actionsWorld{status: status, body: body}
+	tok := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.tokenRequests++
+		w.audience, w.tokenAuth = r.URL.Query().Get("audience"), r.Header.Get("Authorization")
+		w.mu.Unlock()
+		rw.WriteHeader(w.status)
+		fmt.Fprint(rw, w.body)
+	}))
+	fulcio := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		w.mu.Lock()
+		w.fulcioAuth = r.Header.Get("Authorization")
+		w.mu.Unlock()
+		http.Error(rw, "test Fulcio issues nothing", http.StatusBadRequest)
+	}))
+	t.Cleanup(tok.Close)
+	t.Cleanup(fulcio.Close)
+	w.tokenURL, w.fulcioURL = tok.URL+"/_apis/distributedtask/token?api-version=2.0", fulcio.URL
+	return w
+}
+
+// In GitHub Actions, `--signer sigstore` with no token flag fetches the
+// workflow's OIDC token (audience sigstore, bearer ACTIONS_ID_TOKEN_REQUEST_TOKEN)
+// and sends it to Fulcio; an endpoint that refuses or answers badly is exit 3
+// with what was wrong, and Fulcio is never asked.
+func TestSigstoreAttestActionsToken(t *testing.T) {
+	r := newCLIRepo(t)
+	down := closedURL(t)
+	args := func(w *actionsWorld, extra ...string) []string {
+		return append([]string{"attest", "tick", "--commit", r.c1, "--verdict", "regression_only", "--regression-reason", "planning_work",
+			"--signer", "sigstore", "--fulcio-url", w.fulcioURL, "--rekor-url", down, "--sigstore-timeout", "5s"}, extra...)
+	}
+	env := func(w *actionsWorld) []string {
+		return []string{"ACTIONS_ID_TOKEN_REQUEST_URL=" + w.tokenURL, "ACTIONS_ID_TOKEN_REQUEST_TOKEN=REQ-TOKEN"}
+	}
+
+	w := newActionsWorld(t, 200, `{"count":1,"value":"`+fakeJWT+`"}`)
+	_, stderr, code := r.taskproof(t, env(w), args(w)...)
+	if code != 3 || !strings.Contains(stderr, "getting a signing certificate") {
+		t.Fatalf("exit %d, stderr %q; want exit 3 from the test Fulcio", code, stderr)
+	}
+	if w.tokenRequests != 1 || w.audience != "sigstore" || w.tokenAuth != "bearer REQ-TOKEN" || w.fulcioAuth != "Bearer "+fakeJWT {
+		t.Errorf("token requests %d (audience %q, auth %q), Fulcio auth %q; want the Actions token sent to Fulcio", w.tokenRequests, w.audience, w.tokenAuth, w.fulcioAuth)
+	}
+
+	// An explicit token wins: the endpoint is not asked.
+	w = newActionsWorld(t, 200, `{"value":"`+fakeJWT+`"}`)
+	_, _, code = r.taskproof(t, append(env(w), "TOK="+fakeJWT), args(w, "--oidc-token-env", "TOK")...)
+	if code != 3 || w.tokenRequests != 0 || w.fulcioAuth != "Bearer "+fakeJWT {
+		t.Errorf("--oidc-token-env: exit %d, %d token requests, Fulcio auth %q", code, w.tokenRequests, w.fulcioAuth)
+	}
+
+	for _, tt := range []struct {
+		name   string
+		status int
+		body   string
+		msg    string
+	}{
+		{"no id-token permission", 403, `{"message":"Forbidden"}`, "403 Forbidden"},
+		{"server error", 500, "oops", "500 Internal Server Error"},
+		{"bad JSON", 200, "{", "is not the JSON object"},
+		{"missing value", 200, `{"count":0}`, `has no "value"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := newActionsWorld(t, tt.status, tt.body)
+			stdout, stderr, code := r.taskproof(t, env(w), args(w)...)
+			if code != 3 || !strings.Contains(stderr, tt.msg) || !strings.Contains(stderr, "GitHub Actions OIDC token") || stdout != "" {
+				t.Errorf("exit %d, stderr %q; want exit 3 mentioning %q", code, stderr, tt.msg)
+			}
+			if w.fulcioAuth != "" {
+				t.Errorf("Fulcio was asked after a failed token fetch")
+			}
+		})
+	}
+	t.Run("request URL without its token", func(t *testing.T) {
+		w := newActionsWorld(t, 200, `{"value":"x"}`)
+		_, stderr, code := r.taskproof(t, []string{"ACTIONS_ID_TOKEN_REQUEST_URL=" + w.tokenURL, "ACTIONS_ID_TOKEN_REQUEST_TOKEN="}, args(w)...)
+		if code != 3 || !strings.Contains(stderr, "must both be set") || w.tokenRequests != 0 {
+			t.Errorf("exit %d, stderr %q", code, stderr)
+		}
+	})
+	if ref := r.notesRef(t); ref != "" {
+		t.Errorf("failed sigstore ticks wrote notes: %s", ref)
 	}
 }
