@@ -415,6 +415,11 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 	r.TaskID = p.Task.ID
+	// The schema types verdict as any string: only the four verdicts, spelled
+	// exactly, say what a statement claims (docs/format.md#verdicts).
+	if !p.Verdict.Known() {
+		r.fail(Malformed, CodeVerdict, "predicate.verdict", "verified, regression_only, attested or skipped", strconv.Quote(string(p.Verdict)), "not a verdict")
+	}
 	switch p.Verdict {
 	case predicate.Skipped:
 		r.Kind = KindSkip

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// resignTV replaces the note of commit in r by its task-verification statement
+// alone, rewritten by mutate and signed again with r's trusted key (taskproof's
+// own signing code), written with the real `git notes`. The note then holds
+// one line; a missing VSA is a warning only, so only the mutation decides.
+func (r *vfRepo) resignTV(t *testing.T, commit string, mutate func(pred map[string]any)) {
+	t.Helper()
+	note := r.git(t, "notes", "--ref=refs/notes/speccoder", "show", commit)
+	var line []byte
+	for _, l := range attest.SplitNote([]byte(note)) {
+		st, payload, ok := attest.LineStatement(l)
+		if !ok || st.PredicateType != predicate.PredicateType {
+			continue
+		}
+		v, err := predicate.DecodeValue(payload, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := v.(map[string]any)
+		mutate(m["predicate"].(map[string]any))
+		b, err := predicate.Canonical(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := attest.LoadSigner(attest.KindSSH, r.key, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env, err := attest.Sign(t.Context(), b, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line, err = env.MarshalJSON(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if line == nil {
+		t.Fatalf("no task-verification statement on %s:\n%s", commit, note)
+	}
+	file := filepath.Join(t.TempDir(), "note")
+	if err := os.WriteFile(file, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.git(t, "notes", "--ref=refs/notes/speccoder", "add", "-f", "-F", file, commit)
+}
+
+// TestVerifyVerdictValues: a trusted signer's statement whose verdict is not one
+// of the four (docs/format.md#verdicts) fails the gate as malformed, reason
+// verdict; the same statement re-signed with its own verdict passes.
+func TestVerifyVerdictValues(t *testing.T) {
+	r := newVFRepo(t)
+	rng := r.base + ".." + r.t2 // T002 only: signed with the trusted key
+	args := []string{"verify", rng, "--allowed-signers", r.allowed, "--format", "json"}
+
+	// The honest counterpart first: the re-signing itself changes nothing.
+	r.resignTV(t, r.t2, func(p map[string]any) {})
+	out, _ := r.run(t, 0, args...)
+	if got := vfParse(t, out).ticks(); strings.Join(got, ",") != "T002 evidenced/" {
+		t.Fatalf("honest re-signed statement: ticks %v", got)
+	}
+	for _, verdict := range []string{"failed", "passed", "VERIFIED", "", "Regression_Only", "verified "} {
+		t.Run(verdict, func(t *testing.T) {
+			r.resignTV(t, r.t2, func(p map[string]any) { p["verdict"] = verdict })
+			out, _ := r.run(t, 1, args...)
+			rep := vfParse(t, out)
+			if got := rep.ticks(); strings.Join(got, ",") != "T002 unverifiable/malformed" {
+				t.Fatalf("ticks %v", got)
+			}
+			var codes []string
+			for _, x := range rep.Ticks[0].Reasons {
+				codes = append(codes, x.Code)
+			}
+			if !strings.Contains(","+strings.Join(codes, ",")+",", ",verdict,") {
+				t.Errorf("reasons %v do not name verdict", codes)
+			}
+			text, _ := r.run(t, 1, "verify", rng, "--allowed-signers", r.allowed)
+			if !strings.Contains(text, "verdict predicate.verdict") {
+				t.Errorf("text report does not name the verdict:\n%s", text)
+			}
+		})
+	}
+	r.resignTV(t, r.t2, func(p map[string]any) { p["verdict"] = "regression_only" })
+	r.run(t, 0, args...)
+}
