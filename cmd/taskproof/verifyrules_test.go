@@ -93,3 +93,34 @@ func TestVerifyVerdictValues(t *testing.T) {
 	r.resignTV(t, r.t2, func(p map[string]any) { p["verdict"] = "regression_only" })
 	r.run(t, 0, args...)
 }
+
+// TestVerifyNegatedPrincipals: an allowed signers entry whose principals
+// patterns accept no principal (`!*`) trusts nobody
+// (docs/format.md#principal-patterns); the gate fails untrusted_signer. The
+// same key under a principal, or under `!b,*`, passes.
+func TestVerifyNegatedPrincipals(t *testing.T) {
+	r := newVFRepo(t)
+	pub, err := os.ReadFile(r.key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := r.base + ".." + r.t2
+	for _, c := range []struct {
+		principals string
+		exit       int
+		want       string
+	}{
+		{"!*", 1, "T002 unverifiable/untrusted_signer"},
+		{"!*,dev@example.invalid", 1, "T002 unverifiable/untrusted_signer"},
+		{"!dev*,dev@example.invalid", 1, "T002 unverifiable/untrusted_signer"},
+		{"dev@example.invalid", 0, "T002 evidenced/"},
+		{"!b,*", 0, "T002 evidenced/"},
+	} {
+		as := filepath.Join(t.TempDir(), "allowed_signers")
+		vfWrite(t, as, c.principals+` namespaces="in-toto" `+string(pub))
+		out, _ := r.run(t, c.exit, "verify", rng, "--allowed-signers", as, "--format", "json")
+		if got := strings.Join(vfParse(t, out).ticks(), ","); got != c.want {
+			t.Errorf("principals %q: ticks %s, want %s", c.principals, got, c.want)
+		}
+	}
+}
