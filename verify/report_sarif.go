@@ -132,7 +132,7 @@ func (it *ciItem) details() []string {
 		out = append(out, reasonText(r))
 	}
 	for _, r := range it.policy {
-		out = append(out, policyText(r))
+		out = append(out, Printable(policyText(r)))
 	}
 	return out
 }
@@ -252,6 +252,13 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown mode %q (want branch or objects)", ErrReport, rep.Mode)
+	}
+	// What the repository wrote reaches CI logs and annotations as text:
+	// escaped once here, for every CI format.
+	for i := range items {
+		it := &items[i]
+		it.task, it.taskID, it.unitDir, it.path = Printable(it.task), Printable(it.taskID), Printable(it.unitDir), Printable(it.path)
+		it.message, it.verdict, it.reasons = Printable(it.message), Printable(it.verdict), printableReasons(it.reasons)
 	}
 	return items, nil
 }

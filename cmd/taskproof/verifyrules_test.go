@@ -124,3 +124,61 @@ func TestVerifyNegatedPrincipals(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyControlCharacters: a feature directory whose name holds CR and ESC
+// (`001-x\r\e[32m✓ … evidenced`, made with the real git) cannot repaint the
+// failing line of the text report, nor reach the GitHub workflow commands: both
+// show the characters escaped (docs/format.md#control-characters-in-reports).
+// JSON keeps the name as it is. Once the tick is attested, the gate passes.
+func TestVerifyControlCharacters(t *testing.T) {
+	r := newVFRepo(t)
+	name := "001-x\r\x1b[32m✓ evidenced\x1b[0m\u202e"
+	tasks := "specs/" + name + "/tasks.md"
+	vfWrite(t, filepath.Join(r.dir, tasks), "# Tasks\n\n- [ ] T001 Do \x1b]0;owned\x07it\n")
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "-m", "evil unit")
+	base := r.git(t, "rev-parse", "HEAD")
+	vfWrite(t, filepath.Join(r.dir, tasks), "# Tasks\n\n- [x] T001 Do \x1b]0;owned\x07it\n")
+	r.git(t, "commit", "-q", "-am", "tick")
+	rng := base + "..HEAD"
+	args := []string{"verify", rng, "--allowed-signers", r.allowed}
+
+	clean := func(t *testing.T, what, out string) {
+		t.Helper()
+		if strings.ContainsAny(out, "\x1b\r\x07\u202e") {
+			t.Errorf("%s holds a raw control character: %q", what, out)
+		}
+	}
+	escName := `001-x\r\x1b[32m✓ evidenced\x1b[0m\u202e`
+	text, stderr := r.run(t, 1, args...)
+	clean(t, "text report", text)
+	clean(t, "stderr", stderr)
+	if !strings.Contains(text, "specs/"+escName+"/tasks.md:3") || !strings.Contains(text, "✗") {
+		t.Errorf("text report does not show the escaped path:\n%s", text)
+	}
+	gh, _ := r.run(t, 1, append(args, "--format", "github")...)
+	clean(t, "github report", gh)
+	if !strings.Contains(gh, "::error file=specs/"+escName+"/tasks.md,line=3") {
+		t.Errorf("github report:\n%s", gh)
+	}
+	js, _ := r.run(t, 1, append(args, "--format", "json")...)
+	if !strings.Contains(js, `\u001b[32m`) {
+		t.Errorf("JSON report does not keep the name:\n%s", js)
+	}
+	// The CLI's own error messages escape what they quote.
+	_, stderr = r.run(t, 4, "verify", "no\x1b[2Jsuch-rev", "--allowed-signers", r.allowed)
+	clean(t, "stderr", stderr)
+	if !strings.Contains(stderr, `no\x1b[2Jsuch-rev`) {
+		t.Errorf("stderr: %q", stderr)
+	}
+
+	// The honest counterpart: the tick attested, the gate passes.
+	r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--verdict", "regression_only", "--regression-reason", "planning_work")
+	text, stderr = r.run(t, 0, args...)
+	clean(t, "text report", text+stderr)
+	if !strings.Contains(text, "specs/"+escName+"/tasks.md:3") || !strings.Contains(text, "evidenced") {
+		t.Errorf("text report:\n%s", text)
+	}
+	gh, _ = r.run(t, 0, append(args, "--format", "github")...)
+	clean(t, "github report", gh)
+}
