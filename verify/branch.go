@@ -72,6 +72,9 @@ type TickResult struct {
 	// Policy are the policy rules the tick violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
+	// Via names the sub-tasks (subject names) through whose evidence a Kiro
+	// parent task's tick is evidenced (docs/format.md#kiro-parent-tasks).
+	Via []string `json:"via,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
@@ -345,6 +348,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		rep.Ticks = append(rep.Ticks, tr)
 	}
+	v.evidenceKiroParents(rep)
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.

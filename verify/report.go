@@ -59,6 +59,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			if t.Verdict != "" {
 				fmt.Fprintf(&b, " verdict=%s", Printable(t.Verdict))
 			}
+			if len(t.Via) > 0 {
+				fmt.Fprintf(&b, " via=%s", Printable(strings.Join(t.Via, ",")))
+			}
 			if len(t.Signers) > 0 {
 				var ss []string
 				for _, s := range t.Signers {

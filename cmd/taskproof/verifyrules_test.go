@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -181,4 +182,140 @@ func TestVerifyControlCharacters(t *testing.T) {
 	}
 	gh, _ = r.run(t, 0, append(args, "--format", "github")...)
 	clean(t, "github report", gh)
+}
+
+const kiroTasks = `# Implementation Plan
+
+- [ ] 1. Set up the greeting command
+  - [ ] 1.1 Write the acceptance test for greet Ada
+    - _Requirements: 1.1_
+  - [ ] 1.2 Print Hello, name
+    - _Requirements: 1.1_
+- [ ] 2. Default the name to world
+  - _Requirements: 1.2_
+`
+
+const kiroRequirements = `# Requirements Document
+
+## Requirements
+
+### Requirement 1
+
+**User Story:** As a user, I want a greeting.
+
+#### Acceptance Criteria
+
+1. WHEN the user runs greet Ada THEN the CLI SHALL print Hello, Ada!
+`
+
+// newKiroRepo is a Kiro spec built with the real git: main holds the open
+// tasks; branch feature ticks sub-task 1.1 (attested), then, in one commit,
+// sub-task 1.2 and its parent 1, as Kiro does.
+func newKiroRepo(t *testing.T) (r *vfRepo, t11, last string) {
+	t.Helper()
+	r = newVFRepo(t)
+	tasks := filepath.Join(r.dir, ".kiro/specs/greet/tasks.md")
+	vfWrite(t, tasks, kiroTasks)
+	vfWrite(t, filepath.Join(r.dir, ".kiro/specs/greet/requirements.md"), kiroRequirements)
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "-m", "kiro spec")
+	r.base = r.git(t, "rev-parse", "HEAD")
+	tick := func(ids ...string) string {
+		b, err := os.ReadFile(tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, id := range ids {
+			s = strings.Replace(s, "- [ ] "+id+" ", "- [x] "+id+" ", 1)
+		}
+		vfWrite(t, tasks, s)
+		r.git(t, "commit", "-q", "-am", "tick "+strings.Join(ids, " "))
+		return r.git(t, "rev-parse", "HEAD")
+	}
+	t11 = tick("1.1")
+	r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--verdict", "regression_only", "--regression-reason", "planning_work")
+	last = tick("1.2", "1.")
+	return r, t11, last
+}
+
+// kiroTicks renders the Kiro ticks of a JSON report as "ID status/reason via".
+func kiroTicks(t *testing.T, out string) string {
+	t.Helper()
+	var rep struct {
+		Ticks []struct {
+			TaskID string   `json:"task_id"`
+			Status string   `json:"status"`
+			Reason string   `json:"reason"`
+			Via    []string `json:"via"`
+			Unit   struct {
+				Format string `json:"format"`
+			} `json:"unit"`
+		} `json:"ticks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var parts []string
+	for _, tk := range rep.Ticks {
+		if tk.Unit.Format == "kiro" {
+			parts = append(parts, tk.TaskID+" "+tk.Status+"/"+tk.Reason+" "+strings.Join(tk.Via, "+"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// TestVerifyKiroParentTasks: a Kiro parent task ticked in the commit that
+// ticks its last sub-task is evidenced through its sub-tasks when every one is
+// ticked and evidenced (docs/format.md#kiro-parent-tasks); a sub-task without
+// evidence leaves the parent failing, and so does a parent ticked on its own.
+func TestVerifyKiroParentTasks(t *testing.T) {
+	t.Run("last sub-task attested", func(t *testing.T) {
+		r, _, _ := newKiroRepo(t)
+		r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--task", "1.2", "--verdict", "regression_only", "--regression-reason", "planning_work")
+		args := []string{"verify", "--branch", "--base", r.base, "--allowed-signers", r.allowed}
+		out, _ := r.run(t, 0, append(args, "--format", "json")...)
+		if got, want := kiroTicks(t, out), "1.1 evidenced/ , 1 evidenced/ greet/1.1+greet/1.2, 1.2 evidenced/ "; got != want {
+			t.Errorf("ticks %s, want %s", got, want)
+		}
+		text, _ := r.run(t, 0, args...)
+		if !strings.Contains(text, "greet/1 evidenced via=greet/1.1,greet/1.2") {
+			t.Errorf("text report:\n%s", text)
+		}
+	})
+	t.Run("last sub-task not attested", func(t *testing.T) {
+		r, _, _ := newKiroRepo(t)
+		out, _ := r.run(t, 1, "verify", "--branch", "--base", r.base, "--allowed-signers", r.allowed, "--format", "json")
+		if got, want := kiroTicks(t, out), "1.1 evidenced/ , 1 unverifiable/ticked_without_evidence , 1.2 unverifiable/ticked_without_evidence "; got != want {
+			t.Errorf("ticks %s, want %s", got, want)
+		}
+	})
+	t.Run("earlier sub-task not attested", func(t *testing.T) {
+		r, t11, _ := newKiroRepo(t)
+		r.git(t, "notes", "--ref=refs/notes/speccoder", "remove", t11)
+		r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--task", "1.2", "--verdict", "regression_only", "--regression-reason", "planning_work")
+		out, _ := r.run(t, 1, "verify", "--branch", "--base", r.base, "--allowed-signers", r.allowed, "--format", "json")
+		if got, want := kiroTicks(t, out), "1.1 unverifiable/ticked_without_evidence , 1 unverifiable/ticked_without_evidence , 1.2 evidenced/ "; got != want {
+			t.Errorf("ticks %s, want %s", got, want)
+		}
+	})
+	t.Run("parent ticked on its own", func(t *testing.T) {
+		r := newVFRepo(t)
+		tasks := filepath.Join(r.dir, ".kiro/specs/greet/tasks.md")
+		vfWrite(t, tasks, kiroTasks)
+		vfWrite(t, filepath.Join(r.dir, ".kiro/specs/greet/requirements.md"), kiroRequirements)
+		r.git(t, "add", "-A")
+		r.git(t, "commit", "-q", "-m", "kiro spec")
+		base := r.git(t, "rev-parse", "HEAD")
+		s := strings.Replace(strings.Replace(kiroTasks, "- [ ] 1.1 ", "- [x] 1.1 ", 1), "- [ ] 1.2 ", "- [x] 1.2 ", 1)
+		vfWrite(t, tasks, s)
+		r.git(t, "commit", "-q", "-am", "sub-tasks")
+		r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--verdict", "regression_only", "--regression-reason", "planning_work")
+		vfWrite(t, tasks, strings.Replace(s, "- [ ] 1. ", "- [x] 1. ", 1))
+		r.git(t, "commit", "-q", "-am", "parent")
+		out, _ := r.run(t, 1, "verify", "--branch", "--base", base, "--allowed-signers", r.allowed, "--format", "json")
+		if got, want := kiroTicks(t, out), "1.1 evidenced/ , 1.2 evidenced/ , 1 unverifiable/ticked_without_evidence "; got != want {
+			t.Errorf("ticks %s, want %s", got, want)
+		}
+	})
 }
