@@ -75,6 +75,9 @@ type TickResult struct {
 	// Via names the sub-tasks (subject names) through whose evidence a Kiro
 	// parent task's tick is evidenced (docs/format.md#kiro-parent-tasks).
 	Via []string `json:"via,omitempty"`
+	// Hint says how to fix a failing tick (README "When the gate fails");
+	// "" when it passes.
+	Hint string `json:"hint,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
@@ -126,6 +129,7 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 			rep.Conclusion = Failure
 		}
 	}
+	addHints(rep, opts)
 	return rep, nil
 }
 
@@ -360,6 +364,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			o.Predicate, o.Statement = nil, nil
 		}
 	}
+	addHints(rep, opts)
 	rep.Conclusion = Neutral
 	for _, tr := range rep.Ticks {
 		rep.Summary[tr.Status]++

@@ -69,6 +69,9 @@ type ObjectResult struct {
 	// Policy are the policy rules the object violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
+	// Hint says how to fix a failing object (README "When the gate fails");
+	// "" when it passes.
+	Hint string `json:"hint,omitempty"`
 
 	// Predicate, View and Statement are the decoded task-verification
 	// statement, for the policy's rules; nil when it could not be read. In

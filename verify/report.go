@@ -80,6 +80,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				writeReasons(&b, t.Reasons)
 			}
 			writePolicy(&b, t.Policy)
+			writeHint(&b, t.Hint)
 		}
 		for _, u := range rep.Unticks {
 			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
@@ -120,6 +121,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			b.WriteByte('\n')
 			writeReasons(&b, o.Reasons)
 			writePolicy(&b, o.Policy)
+			writeHint(&b, o.Hint)
 			for _, wr := range o.Warnings {
 				fmt.Fprintf(&b, "    warning: %s %s\n", Printable(wr.Code), Printable(wr.Message))
 			}
@@ -159,6 +161,13 @@ func writeReasons(b *strings.Builder, rs []Reason) {
 			fmt.Fprintf(b, " — %s", r.Message)
 		}
 		b.WriteByte('\n')
+	}
+}
+
+// writeHint writes how to fix a failing tick or object, when there is a hint.
+func writeHint(b *strings.Builder, hint string) {
+	if hint != "" {
+		fmt.Fprintf(b, "    fix: %s\n", Printable(hint))
 	}
 }
 

@@ -319,3 +319,57 @@ func TestVerifyKiroParentTasks(t *testing.T) {
 		}
 	})
 }
+
+// TestVerifyHints: every failing tick says how to fix it — a "fix:" line in
+// the text report, in the GitHub annotation and a JSON hint — and following
+// the hint's command fixes it (README "When the gate fails").
+func TestVerifyHints(t *testing.T) {
+	r := newVFRepo(t)
+	t4 := r.tick(t, "T004") // not attested
+	args := []string{"verify", "--branch", "--base", r.base, "--allowed-signers", r.allowed}
+
+	out, _ := r.run(t, 1, append(args, "--format", "json")...)
+	var rep struct {
+		Ticks []struct {
+			TaskID  string `json:"task_id"`
+			Failing bool   `json:"failing"`
+			Hint    string `json:"hint"`
+		} `json:"ticks"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]string{}
+	for _, tk := range rep.Ticks {
+		if tk.Failing != (tk.Hint != "") {
+			t.Errorf("%s: failing %v, hint %q", tk.TaskID, tk.Failing, tk.Hint)
+		}
+		hints[tk.TaskID] = tk.Hint
+	}
+	signCmd := "taskproof attest sign --signer ssh --key KEY " + r.t3[:12]
+	if !strings.Contains(hints["T003"], signCmd) {
+		t.Errorf("T003 (unsigned) hint %q does not hold %q", hints["T003"], signCmd)
+	}
+	tickCmd := "taskproof attest tick --commit " + t4[:12] + " --task T004 --verdict"
+	if !strings.Contains(hints["T004"], tickCmd) {
+		t.Errorf("T004 (ticked_without_evidence) hint %q does not hold %q", hints["T004"], tickCmd)
+	}
+	text, _ := r.run(t, 1, args...)
+	gh, _ := r.run(t, 1, append(args, "--format", "github")...)
+	for _, want := range []string{signCmd, tickCmd} {
+		if !strings.Contains(text, "    fix: ") || !strings.Contains(text, want) {
+			t.Errorf("text report lacks fix %q:\n%s", want, text)
+		}
+		if !strings.Contains(gh, "%0Afix: ") || !strings.Contains(gh, want) {
+			t.Errorf("github report lacks fix %q:\n%s", want, gh)
+		}
+	}
+
+	// The hints' commands, as written (KEY and the verdict filled in).
+	r.run(t, 0, "attest", "sign", "--signer", "ssh", "--key", r.key, r.t3[:12])
+	r.run(t, 0, "attest", "tick", "--commit", t4[:12], "--task", "T004", "--verdict", "regression_only", "--regression-reason", "planning_work", "--signer", "ssh", "--key", r.key)
+	text, _ = r.run(t, 0, args...)
+	if strings.Contains(text, "fix:") {
+		t.Errorf("a passing report holds a hint:\n%s", text)
+	}
+}
