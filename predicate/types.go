@@ -36,6 +36,17 @@ const (
 	Skipped        Verdict = "skipped"
 )
 
+// Known reports whether v is one of the four verdicts, spelled exactly
+// (docs/format.md#verdicts). The published schema types verdict as any
+// string, so a decoded predicate can hold another; verifiers refuse it.
+func (v Verdict) Known() bool {
+	switch v {
+	case Verified, RegressionOnly, Attested, Skipped:
+		return true
+	}
+	return false
+}
+
 // Predicate is the task-verification predicate, revision 3 (SPEC §4; the schema in
 // predicate/schema). Every struct of the package keeps members it does not know in
 // Extra (JSON value trees as [DecodeValue] returns them), so that decoding and

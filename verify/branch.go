@@ -72,6 +72,12 @@ type TickResult struct {
 	// Policy are the policy rules the tick violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
+	// Via names the sub-tasks (subject names) through whose evidence a Kiro
+	// parent task's tick is evidenced (docs/format.md#kiro-parent-tasks).
+	Via []string `json:"via,omitempty"`
+	// Hint says how to fix a failing tick (README "When the gate fails");
+	// "" when it passes.
+	Hint string `json:"hint,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
@@ -123,6 +129,7 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 			rep.Conclusion = Failure
 		}
 	}
+	addHints(rep, opts)
 	return rep, nil
 }
 
@@ -345,6 +352,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		rep.Ticks = append(rep.Ticks, tr)
 	}
+	v.evidenceKiroParents(rep)
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.
@@ -356,6 +364,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			o.Predicate, o.Statement = nil, nil
 		}
 	}
+	addHints(rep, opts)
 	rep.Conclusion = Neutral
 	for _, tr := range rep.Ticks {
 		rep.Summary[tr.Status]++

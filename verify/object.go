@@ -69,6 +69,9 @@ type ObjectResult struct {
 	// Policy are the policy rules the object violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
+	// Hint says how to fix a failing object (README "When the gate fails");
+	// "" when it passes.
+	Hint string `json:"hint,omitempty"`
 
 	// Predicate, View and Statement are the decoded task-verification
 	// statement, for the policy's rules; nil when it could not be read. In
@@ -415,6 +418,11 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 	r.TaskID = p.Task.ID
+	// The schema types verdict as any string: only the four verdicts, spelled
+	// exactly, say what a statement claims (docs/format.md#verdicts).
+	if !p.Verdict.Known() {
+		r.fail(Malformed, CodeVerdict, "predicate.verdict", "verified, regression_only, attested or skipped", strconv.Quote(string(p.Verdict)), "not a verdict")
+	}
 	switch p.Verdict {
 	case predicate.Skipped:
 		r.Kind = KindSkip

@@ -70,6 +70,7 @@ const (
 	CodeSubjectName      = "subject_name"      // subject name is not <feature>/<task id>
 	CodeSubjectCommit    = "subject_commit"    // gitCommit is not the object
 	CodePredicate        = "predicate"         // the predicate does not match its schema
+	CodeVerdict          = "verdict"           // the verdict is not verified, regression_only, attested or skipped
 	CodeDuplicate        = "duplicate"         // two task-verification statements for one task
 	CodeTree             = "tree"              // predicate.tree is not the object's tree
 	CodeTaskMissing      = "task_missing"      // the task is not in the object's tasks file

@@ -49,15 +49,18 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	}
 	var b strings.Builder
 	if rep.Mode == "branch" {
-		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), rep.NotesRef, len(rep.Ticks))
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), len(rep.Ticks))
 		for _, t := range rep.Ticks {
 			status := t.Status
 			if t.Reason != "" {
 				status += " (" + t.Reason + ")"
 			}
-			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), t.Path, t.Line, t.Task, status)
+			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), Printable(t.Path), t.Line, Printable(t.Task), status)
 			if t.Verdict != "" {
-				fmt.Fprintf(&b, " verdict=%s", t.Verdict)
+				fmt.Fprintf(&b, " verdict=%s", Printable(t.Verdict))
+			}
+			if len(t.Via) > 0 {
+				fmt.Fprintf(&b, " via=%s", Printable(strings.Join(t.Via, ",")))
 			}
 			if len(t.Signers) > 0 {
 				var ss []string
@@ -71,21 +74,22 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				fmt.Fprintf(&b, "    same_tree_as %s holds the evidence\n", t.SameTreeAs)
 			}
 			if t.Message != "" {
-				fmt.Fprintf(&b, "    %s\n", t.Message)
+				fmt.Fprintf(&b, "    %s\n", Printable(t.Message))
 			}
 			if t.Failing {
 				writeReasons(&b, t.Reasons)
 			}
 			writePolicy(&b, t.Policy)
+			writeHint(&b, t.Hint)
 		}
 		for _, u := range rep.Unticks {
-			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
+			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
 		}
 		if len(rep.BornTicked) > 0 {
 			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (not ticks, no evidence required):\n", len(rep.BornTicked))
 		}
 		for _, u := range rep.BornTicked {
-			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
+			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
 		}
 	} else {
 		// Two lines of one repeated task ID are two objects with one task
@@ -100,7 +104,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 		for _, o := range rep.Objects {
 			failing := o.Outcome != OK || policy.Failing(o.Policy)
-			task := o.Task
+			task := Printable(o.Task)
 			if task == "" {
 				task = "-"
 			}
@@ -109,7 +113,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), short(string(o.Object)), task, o.Outcome)
 			if o.Verdict != "" {
-				fmt.Fprintf(&b, " verdict=%s", o.Verdict)
+				fmt.Fprintf(&b, " verdict=%s", Printable(o.Verdict))
 			}
 			for _, s := range o.Signers {
 				fmt.Fprintf(&b, " signed-by=%s", signerText(s))
@@ -117,16 +121,17 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			b.WriteByte('\n')
 			writeReasons(&b, o.Reasons)
 			writePolicy(&b, o.Policy)
+			writeHint(&b, o.Hint)
 			for _, wr := range o.Warnings {
-				fmt.Fprintf(&b, "    warning: %s %s\n", wr.Code, wr.Message)
+				fmt.Fprintf(&b, "    warning: %s %s\n", Printable(wr.Code), Printable(wr.Message))
 			}
 			if len(o.NewerFields) > 0 {
-				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", strings.Join(o.NewerFields, ", "))
+				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", Printable(strings.Join(o.NewerFields, ", ")))
 			}
 		}
 	}
 	for _, r := range rep.Policy {
-		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), policyText(r))
+		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), Printable(policyText(r)))
 	}
 	if line := summaryText(rep); line != "" {
 		fmt.Fprintf(&b, "summary: %s\n", line)
@@ -144,7 +149,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 }
 
 func writeReasons(b *strings.Builder, rs []Reason) {
-	for _, r := range rs {
+	for _, r := range printableReasons(rs) {
 		fmt.Fprintf(b, "    %s", r.Code)
 		if r.Field != "" {
 			fmt.Fprintf(b, " %s", r.Field)
@@ -159,14 +164,23 @@ func writeReasons(b *strings.Builder, rs []Reason) {
 	}
 }
 
-// writePolicy writes the policy results that count against a tick or object.
-func writePolicy(b *strings.Builder, rs []policy.Result) {
-	for _, r := range rs {
-		fmt.Fprintf(b, "    %s\n", policyText(r))
+// writeHint writes how to fix a failing tick or object, when there is a hint.
+func writeHint(b *strings.Builder, hint string) {
+	if hint != "" {
+		fmt.Fprintf(b, "    fix: %s\n", Printable(hint))
 	}
 }
 
-func signerText(s Signer) string {
+// writePolicy writes the policy results that count against a tick or object.
+func writePolicy(b *strings.Builder, rs []policy.Result) {
+	for _, r := range rs {
+		fmt.Fprintf(b, "    %s\n", Printable(policyText(r)))
+	}
+}
+
+func signerText(s Signer) string { return Printable(rawSignerText(s)) }
+
+func rawSignerText(s Signer) string {
 	if s.Kind == "sigstore" { // attest.KindSigstore
 		tlog := "none"
 		if s.TlogIndex != nil {

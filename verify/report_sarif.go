@@ -70,6 +70,7 @@ type ciItem struct {
 	verdict  string
 	policy   []policy.Result
 	signers  []Signer // the credited signers (SPEC §7 "signers")
+	hint     string   // how to fix it, when failing
 }
 
 // statusText is "status" or "status (reason)".
@@ -132,7 +133,10 @@ func (it *ciItem) details() []string {
 		out = append(out, reasonText(r))
 	}
 	for _, r := range it.policy {
-		out = append(out, policyText(r))
+		out = append(out, Printable(policyText(r)))
+	}
+	if it.hint != "" {
+		out = append(out, "fix: "+it.hint)
 	}
 	return out
 }
@@ -209,7 +213,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		for _, t := range rep.Ticks {
 			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
-				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers}
+				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint}
 			if it.failing {
 				it.rule = t.Reason
 				if t.Reason == ReasonPolicy {
@@ -236,6 +240,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 				it.unitDir, it.path = dir, dir+"/tasks.md"
 			}
 			it.failing = objectFails(o, opts.Gate)
+			it.hint = o.Hint
 			if it.failing {
 				it.rule = string(o.Outcome)
 				switch {
@@ -252,6 +257,13 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		}
 	default:
 		return nil, fmt.Errorf("%w: unknown mode %q (want branch or objects)", ErrReport, rep.Mode)
+	}
+	// What the repository wrote reaches CI logs and annotations as text:
+	// escaped once here, for every CI format.
+	for i := range items {
+		it := &items[i]
+		it.task, it.taskID, it.unitDir, it.path = Printable(it.task), Printable(it.taskID), Printable(it.unitDir), Printable(it.path)
+		it.message, it.verdict, it.reasons, it.hint = Printable(it.message), Printable(it.verdict), printableReasons(it.reasons), Printable(it.hint)
 	}
 	return items, nil
 }

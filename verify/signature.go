@@ -281,7 +281,12 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 				if e.CertAuthority || !bytes.Equal(e.keyBlob(), want) {
 					continue
 				}
-				principal = e.Principals
+				names := e.CreditedPrincipals()
+				if len(names) == 0 {
+					reason = fmt.Sprintf("%s:%d: principals %q accept no principal (docs/format.md#principal-patterns)", as.Name, e.Line, e.Principals)
+					continue
+				}
+				principal = strings.Join(names, ",")
 			}
 			if e.Namespaces != "" && !MatchPatternList(attest.SSHNamespace, e.Namespaces) {
 				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, attest.SSHNamespace)

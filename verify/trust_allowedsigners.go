@@ -375,6 +375,31 @@ func checkPatternList(list string) error {
 	return nil
 }
 
+// Accepts reports whether the entry's principals pattern list accepts
+// principal, as `ssh-keygen -Y verify -I principal` does (MatchPatternList:
+// case-sensitive, a matching negated pattern refuses).
+func (e *AllowedSigner) Accepts(principal string) bool {
+	return MatchPatternList(principal, e.Principals)
+}
+
+// CreditedPrincipals are the principals a signature by the entry's own key is
+// credited to, no identity being given at verify time
+// (docs/format.md#principal-patterns): the patterns of the list, in order, that
+// are not negated and that the list accepts when taken as a principal name
+// (each one a name `ssh-keygen -Y find-principals` lists and `ssh-keygen -Y
+// verify -I name` accepts). nil when there is none (`!*`, `!a*,a?c`): the
+// entry then trusts nobody.
+func (e *AllowedSigner) CreditedPrincipals() []string {
+	var out []string
+	for _, p := range strings.Split(e.Principals, ",") {
+		if p == "" || strings.HasPrefix(p, "!") || !e.Accepts(p) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // MatchPatternList reports whether s matches the ssh pattern list (OpenSSH
 // match_pattern_list, case-sensitive): comma-separated patterns with `*` (any
 // run of bytes) and `?` (one byte); a pattern starting with `!` is negated and a
@@ -386,6 +411,9 @@ func MatchPatternList(s, list string) bool {
 		if neg {
 			p = p[1:]
 		}
+		if len(p) >= maxSubpattern {
+			return false // OpenSSH fails the whole list on a subpattern this long
+		}
 		if matchPattern(s, p) {
 			if neg {
 				return false
@@ -395,6 +423,10 @@ func MatchPatternList(s, list string) bool {
 	}
 	return positive
 }
+
+// maxSubpattern is the length at which OpenSSH's match_pattern_list gives up
+// on a list (its buffer for one pattern holds 1,023 bytes and a NUL).
+const maxSubpattern = 1023
 
 // matchPattern is OpenSSH's match_pattern, iterative with backtracking on the
 // last '*' (linear in practice, no recursion on hostile input).

@@ -5,6 +5,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/taskproof/taskproof/verify"
 )
 
 func main() {
@@ -21,7 +23,8 @@ func run(args []string) int {
 	}
 	code := exitCode(err)
 	if !isSilent(err) {
-		fmt.Fprintf(os.Stderr, "taskproof: %v\n", err)
+		// Errors quote paths, refs and note text from the repository.
+		fmt.Fprintf(os.Stderr, "taskproof: %s\n", verify.Printable(err.Error()))
 	}
 	return code
 }

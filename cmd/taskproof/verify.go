@@ -149,7 +149,7 @@ Exit codes:
 			// (verify --branch run on the base branch itself): neutral, exit 0
 			// (SPEC §10), which must not pass for a check.
 			if in, err := repo.InRange(tg.base, tg.head, tg.head); err == nil && len(in) == 0 {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", tg.rangeName(), tg.head, tg.base)
+				fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.rangeName()), verify.Printable(string(tg.head)), verify.Printable(string(tg.base)))
 			}
 		}
 		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}

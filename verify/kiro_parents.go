@@ -1,0 +1,84 @@
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// evidenceKiroParents credits Kiro parent tasks with their sub-tasks' evidence
+// (docs/format.md#kiro-parent-tasks): Kiro ticks a parent task in the commit
+// that ticks its last sub-task, and a writer attests the sub-task it worked on.
+// A tick of rep (branch mode) that is ticked_without_evidence becomes
+// evidenced, Via naming its sub-tasks, when
+//   - its unit is a Kiro spec and its task has sub-tasks in the tasks file at
+//     the tick commit (tasks whose specfmt.Task.Parent is its ID, the ID naming
+//     one line of the file);
+//   - every sub-task is ticked in that file;
+//   - at least one sub-task is ticked by the same commit;
+//   - every sub-task has an evidenced tick in the range and no failing one.
+//
+// A sub-task that is a parent itself may be evidenced through its own
+// sub-tasks first: the pass repeats until nothing changes. Tasks files that
+// cannot be read or parsed leave the tick failing.
+func (v *Verifier) evidenceKiroParents(rep *Report) {
+	type key struct{ dir, id string }
+	type state struct{ evidenced, failing bool }
+	for changed := true; changed; {
+		changed = false
+		subs := map[key]*state{}
+		for _, t := range rep.Ticks {
+			k := key{t.Unit.Dir, t.TaskID}
+			s := subs[k]
+			if s == nil {
+				s = &state{}
+				subs[k] = s
+			}
+			s.failing = s.failing || t.Failing
+			s.evidenced = s.evidenced || t.Status == StatusEvidenced
+		}
+		for i := range rep.Ticks {
+			t := &rep.Ticks[i]
+			if t.Unit.Format != specfmt.Kiro || t.Reason != ReasonTickedWithoutEvidence {
+				continue
+			}
+			b, err := v.Repo.File(t.Commit, t.Path)
+			if err != nil {
+				continue
+			}
+			f, err := parseTasksCached(t.Unit, b)
+			if err != nil {
+				continue
+			}
+			if _, err := f.Lookup(t.TaskID); err != nil {
+				continue // a repeated ID: its sub-tasks cannot be told apart
+			}
+			var via []string
+			ok, sameCommit := true, false
+			for _, x := range f.Tasks {
+				if x.Parent != t.TaskID {
+					continue
+				}
+				s := subs[key{t.Unit.Dir, x.ID}]
+				if x.Box == ' ' || x.Box == '-' || s == nil || !s.evidenced || s.failing {
+					ok = false
+					break
+				}
+				for _, o := range rep.Ticks {
+					if o.Commit == t.Commit && o.Unit.Dir == t.Unit.Dir && o.TaskID == x.ID {
+						sameCommit = true
+					}
+				}
+				via = append(via, attest.SubjectName(t.Unit.Feature, x.ID))
+			}
+			if !ok || !sameCommit || len(via) == 0 {
+				continue
+			}
+			t.Status, t.Reason, t.Failing, t.Via = StatusEvidenced, "", false, via
+			t.Message = fmt.Sprintf("a parent task, evidenced through its sub-tasks %s", strings.Join(via, ", "))
+			changed = true
+		}
+	}
+}
