@@ -37,31 +37,60 @@ var jsTest = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`)
 // goTestFunc finds the top-level tests a Go test file declares.
 var goTestFunc = regexp.MustCompile(`(?m)^func (Test\w*|Example\w*|Fuzz\w*)\(`)
 
-// Collect judges each of files (repository-relative test files the task added
-// or changed) against the report of a green run: a file is collected when at
-// least one case from it ran (passed or failed), not_collected otherwise;
-// decided_by is junit, tests counts its cases that ran, test_ids lists the first
-// [MaxTestIDs] of their ids. read returns a file's content (for Go, whose
-// reports name packages and tests, not files: a case is from a `_test.go` file
-// when the file declares its top-level test and the package's import path ends
-// in the file's directory); a read error leaves that Go file not_collected.
-// How a case is matched to a file is docs/format.md#test-reports.
-func Collect(r *Report, files []string, read func(path string) ([]byte, error)) []predicate.FileCollection {
-	out := make([]predicate.FileCollection, 0, len(files))
-	for _, f := range files {
-		fc := predicate.FileCollection{Path: f, State: predicate.StateNotCollected,
-			DecidedBy: predicate.Some(predicate.DecidedByJUnit), TestIDs: []string{}}
-		var declared map[string]bool
-		if strings.HasSuffix(f, "_test.go") && read != nil {
-			if b, err := read(f); err == nil {
-				declared = map[string]bool{}
+// Files are the test files a task added or changed (repository-relative,
+// '/'-separated), ready to be matched with a report's cases (see [NewFiles]).
+type Files struct {
+	paths []string
+	// goDeclared holds, for each Go test file, the top-level tests it declares.
+	goDeclared map[string]map[string]bool
+}
+
+// NewFiles prepares files for matching. read returns a file's content: Go
+// reports name packages and tests, not files, so a Go case is from a
+// `_test.go` file when the file declares its top-level test and the package's
+// import path ends in the file's directory; a Go file read returns an error
+// for matches no case. How a case is matched to a file is
+// docs/format.md#test-reports.
+func NewFiles(files []string, read func(path string) ([]byte, error)) *Files {
+	f := &Files{paths: files, goDeclared: map[string]map[string]bool{}}
+	for _, p := range files {
+		if !strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		declared := map[string]bool{}
+		if read != nil {
+			if b, err := read(p); err == nil {
 				for _, m := range goTestFunc.FindAllSubmatch(b, -1) {
 					declared[string(m[1])] = true
 				}
 			}
 		}
+		f.goDeclared[p] = declared
+	}
+	return f
+}
+
+// Of returns the first of the files case c is from, "" when none.
+func (f *Files) Of(c Case) string {
+	for _, p := range f.paths {
+		if fromFile(c, p, f.goDeclared[p]) {
+			return p
+		}
+	}
+	return ""
+}
+
+// Collect judges each file against the report of a green run: a file is
+// collected when at least one case from it ran (passed or failed),
+// not_collected otherwise; decided_by is junit, tests counts its cases that
+// ran, test_ids lists the first [MaxTestIDs] of their ids.
+func (f *Files) Collect(r *Report) []predicate.FileCollection {
+	out := make([]predicate.FileCollection, 0, len(f.paths))
+	for _, p := range f.paths {
+		fc := predicate.FileCollection{Path: p, State: predicate.StateNotCollected,
+			DecidedBy: predicate.Some(predicate.DecidedByJUnit), TestIDs: []string{}}
 		for _, c := range r.Cases {
-			if !c.Ran() || !fromFile(c, f, declared) {
+			if !c.Ran() || !fromFile(c, p, f.goDeclared[p]) {
 				continue
 			}
 			fc.Tests++
@@ -77,13 +106,18 @@ func Collect(r *Report, files []string, read func(path string) ([]byte, error)) 
 	return out
 }
 
+// Collect is NewFiles(files, read).Collect(r).
+func Collect(r *Report, files []string, read func(path string) ([]byte, error)) []predicate.FileCollection {
+	return NewFiles(files, read).Collect(r)
+}
+
 // fromFile reports whether case c is from test file f.
 func fromFile(c Case, f string, goDeclared map[string]bool) bool {
 	if c.File != "" {
 		cf := strings.TrimPrefix(strings.ReplaceAll(c.File, "\\", "/"), "./")
 		return cf == f || strings.HasSuffix(cf, "/"+f) || strings.HasSuffix(f, "/"+cf)
 	}
-	if goDeclared != nil {
+	if strings.HasSuffix(f, "_test.go") {
 		top, _, _ := strings.Cut(c.Name, "/")
 		if !goDeclared[top] {
 			return false
