@@ -195,8 +195,16 @@ as open), the cited spec section's hash at the commit, and policy_sha256 from th
 speccoder.toml; merges the evidence file; builds the task-verification statement (with one
 test-result statement per test phase of the evidence's trace and a verification summary); signs
 them; and writes them into the commit's note under --notes-ref, keeping every line it does not
-own.`,
-		Example: `  # after T012's tests pass and its box is ticked in HEAD:
+own.
+
+--test-report red=FILE and green=FILE (JUnit XML or go test -json) give the trace rows, the
+test-result statements, collection.files, red and, without --verdict, the verdict itself
+(docs/format.md#test-reports, docs/format.md#verdict-from-evidence).`,
+		Example: `  # after T012's tests pass and its box is ticked in HEAD, from the runner's reports:
+  taskproof attest tick --test-report red=red.json --test-report green=green.json \
+      --signer ssh --key ~/.ssh/id_ed25519
+
+  # or with a hand-written evidence file and the red run's output:
   taskproof attest tick --verdict verified --evidence evidence.json \
       --red-output red.log --red-kind assertion --signer ssh --key ~/.ssh/id_ed25519
 
