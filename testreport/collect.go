@@ -16,7 +16,8 @@ const MaxTestIDs = 20
 // test file by its toolchain's naming rule: Go `*_test.go`; Python `test_*.py`
 // and `*_test.py`; JavaScript and TypeScript `*.test.*` and `*.spec.*` (js, ts,
 // jsx, tsx, mjs, cjs, mts, cts); Rust `tests/*.rs` (a crate's integration
-// tests, at any depth of the workspace) (docs/format.md#test-reports).
+// tests, at any depth of the workspace); Java and Kotlin by Maven Surefire's
+// default includes, `Test*`, `*Test`, `*Tests`, `*TestCase` (docs/format.md#test-reports).
 func IsTestFile(p string) bool {
 	base := path.Base(p)
 	switch {
@@ -28,6 +29,10 @@ func IsTestFile(p string) bool {
 		return true
 	case strings.HasSuffix(base, ".rs"):
 		return path.Base(path.Dir(p)) == "tests"
+	case strings.HasSuffix(base, ".java") || strings.HasSuffix(base, ".kt"):
+		stem := strings.TrimSuffix(strings.TrimSuffix(base, ".java"), ".kt")
+		return strings.HasPrefix(stem, "Test") || strings.HasSuffix(stem, "Test") ||
+			strings.HasSuffix(stem, "Tests") || strings.HasSuffix(stem, "TestCase")
 	}
 	return false
 }

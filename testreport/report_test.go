@@ -170,8 +170,8 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestIsTestFile(t *testing.T) {
-	yes := []string{"a_test.go", "pkg/x/a_test.go", "tests/test_a.py", "a_test.py", "src/a.test.ts", "src/a.spec.jsx", "src/a.test.mjs", "tests/it.rs", "crates/c/tests/it.rs"}
-	no := []string{"a.go", "test.go", "a.py", "testing.py", "src/a.ts", "src/tests.js", "src/lib.rs", "tests/common/mod.rs", "README.md"}
+	yes := []string{"a_test.go", "pkg/x/a_test.go", "tests/test_a.py", "a_test.py", "src/a.test.ts", "src/a.spec.jsx", "src/a.test.mjs", "tests/it.rs", "crates/c/tests/it.rs", "src/test/java/a/GreetTest.java", "TestGreet.kt", "GreetTests.java"}
+	no := []string{"a.go", "test.go", "a.py", "testing.py", "src/a.ts", "src/tests.js", "src/lib.rs", "tests/common/mod.rs", "README.md", "src/main/java/a/Greet.java", "Testing.md"}
 	for _, p := range yes {
 		if !IsTestFile(p) {
 			t.Errorf("%s: not a test file", p)
