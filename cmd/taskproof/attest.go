@@ -252,7 +252,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 				return usageErr("--test-files goes with --test-report green=FILE")
 			}
 		}
-		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
+		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" && len(req.Reports) == 0 {
 			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
 		}
 		if regression != "" {

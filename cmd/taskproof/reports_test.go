@@ -246,6 +246,15 @@ func TestTickFromReportsVerdicts(t *testing.T) {
 	if out, code := r.verify(t); code != 0 {
 		t.Fatalf("verify --branch: exit %d\n%s", code, out)
 	}
+	stdout, stderr, code := r.taskproof(t, "attest", "tick", "--dry-run", "--format", "json", "--verdict", "regression_only",
+		"--test-report", "red="+r.red, "--test-report", "green="+r.green)
+	if code != 0 || !strings.Contains(compact(t, stdout), `"regression":{"implemented_by":null,"reason":"already_passing"}`) {
+		t.Errorf("--verdict regression_only takes the reports' reason: exit %d\n%s", code, stderr)
+	}
+	if _, stderr, code := r.taskproof(t, "attest", "tick", "--dry-run", "--verdict", "regression_only", "--regression-reason", "planning_work",
+		"--test-report", "red="+r.red, "--test-report", "green="+r.green); code != 2 || !strings.Contains(stderr, "contradicts the test reports") {
+		t.Errorf("a contradicting --regression-reason: exit %d\n%s", code, stderr)
+	}
 	if stderr, code := r.attest(t, "--verdict", "verified", "--force"); code != 0 || !strings.Contains(stderr, "written anyway: --force") {
 		t.Errorf("--force: exit %d\n%s", code, stderr)
 	}
@@ -254,7 +263,7 @@ func TestTickFromReportsVerdicts(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{\"Action\":\"start\",\"Package\":\"m\"}\nok  \tm\t0.1s\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code := r.taskproof(t, "attest", "tick", "--dry-run", "--test-report", "green="+bad)
+	_, stderr, code = r.taskproof(t, "attest", "tick", "--dry-run", "--test-report", "green="+bad)
 	if code != 2 || !strings.Contains(stderr, bad+":2: not a `go test -json` event") {
 		t.Errorf("unreadable report: exit %d\n%s", code, stderr)
 	}
