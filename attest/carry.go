@@ -323,7 +323,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			p.Spec = predicate.Null[predicate.SpecRef]()
 		}
 		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, tick.Unit, task.ID, p, req.Signers)
+		pd, err := prepare(ctx, to.ID, tick.Unit, task.ID, p, req.Signers, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -8,17 +8,41 @@ import (
 )
 
 // TestPhase is one test phase that ran for a tick (e.g. "red", "green"), as
-// recorded in the evidence's trace rows: the tests that passed and failed.
+// recorded in the evidence's trace rows: the tests that passed, failed and
+// were skipped (Warned). URL names the phase's test report ("" without one).
 type TestPhase struct {
 	Name   string
 	Passed []string
 	Failed []string
+	Warned []string
+	URL    string
+}
+
+type result int
+
+const (
+	resultFailed result = iota
+	resultPassed
+	resultWarned
+)
+
+// phaseResult reads a trace row's result (case-insensitive): pass, passed or
+// ok is passed; skip or skipped is warned (skipped); anything else failed.
+func phaseResult(res string) result {
+	switch strings.ToLower(res) {
+	case "pass", "passed", "ok":
+		return resultPassed
+	case "skip", "skipped":
+		return resultWarned
+	}
+	return resultFailed
 }
 
 // PhasesFromTrace reads the test phases of an evidence trace [ours]: trace is an
 // array of row objects; a row with string members "phase" and "test" counts the
-// test in that phase, as passed when its "result" is "pass", "passed" or "ok"
-// (case-insensitive) and as failed otherwise. Phases come in the order of their
+// test in that phase, as passed when its "result" is "pass", "passed" or "ok",
+// as skipped (warned) when it is "skip" or "skipped" (case-insensitive), and as
+// failed otherwise. Phases come in the order of their
 // first row; rows without a phase or test are not test rows and are skipped. A
 // trace that is absent, null or not an array yields no phases.
 func PhasesFromTrace(trace any) []TestPhase {
@@ -44,9 +68,12 @@ func PhasesFromTrace(trace any) []TestPhase {
 			index[phase] = i
 			phases = append(phases, TestPhase{Name: phase})
 		}
-		switch res, _ := row["result"].(string); strings.ToLower(res) {
-		case "pass", "passed", "ok":
+		res, _ := row["result"].(string)
+		switch phaseResult(res) {
+		case resultPassed:
 			phases[i].Passed = append(phases[i].Passed, test)
+		case resultWarned:
+			phases[i].Warned = append(phases[i].Warned, test)
 		default:
 			phases[i].Failed = append(phases[i].Failed, test)
 		}
@@ -55,13 +82,22 @@ func PhasesFromTrace(trace any) []TestPhase {
 }
 
 // TestResultPredicate is the test-result v0.1 predicate of one phase [ours]:
-// result PASSED when no test failed, else FAILED; configuration names the judge's
-// configuration by its policy_sha256; passedTests and failedTests list the tests;
-// url is "phase:<name>" so the phase is recorded.
+// result FAILED when a test failed, else WARNED when one was skipped, else
+// PASSED; configuration names the judge's configuration by its policy_sha256;
+// passedTests, failedTests and warnedTests list the tests; url is the phase's
+// report as given to `attest tick --test-report` (phase.URL), else
+// "phase:<name>" so the phase is recorded (docs/format.md#test-reports).
 func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
 	result := "PASSED"
-	if len(phase.Failed) > 0 {
+	switch {
+	case len(phase.Failed) > 0:
 		result = "FAILED"
+	case len(phase.Warned) > 0:
+		result = "WARNED"
+	}
+	url := phase.URL
+	if url == "" {
+		url = "phase:" + phase.Name
 	}
 	strs := func(s []string) []any {
 		out := make([]any, len(s))
@@ -77,10 +113,10 @@ func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
 			"uri":    JudgePolicyURI,
 			"digest": map[string]any{"sha256": policySHA256},
 		}},
-		"url":         "phase:" + phase.Name,
+		"url":         url,
 		"passedTests": strs(phase.Passed),
 		"failedTests": strs(phase.Failed),
-		"warnedTests": []any{},
+		"warnedTests": strs(phase.Warned),
 	}
 }
 
@@ -129,6 +165,13 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 // then the VSA naming the others; for attested and skipped, the task-verification
 // statement alone.
 func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
+	return TickStatementsWithReports(subject, p, nil)
+}
+
+// TickStatementsWithReports is [TickStatements] with each phase's test-result
+// url naming its test report: urls maps a phase name to the report's name (a
+// phase without one: "phase:<name>").
+func TickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map[string]string) ([][]byte, error) {
 	tv, err := EncodeStatement(subject, predicate.PredicateType, p)
 	if err != nil {
 		return nil, err
@@ -140,6 +183,7 @@ func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
 	var types []string
 	trace, _ := p.Trace.Get()
 	for _, ph := range PhasesFromTrace(trace) {
+		ph.URL = urls[ph.Name]
 		b, err := EncodeStatement(subject, TestResultType, TestResultPredicate(ph, p.PolicySHA256))
 		if err != nil {
 			return nil, err

@@ -31,7 +31,8 @@ type TickRequest struct {
 	Commit gitref.Hash
 	// Tasks are the task IDs to attest; empty: every task the commit ticks.
 	Tasks []string
-	// Verdict is verified or regression_only.
+	// Verdict is verified or regression_only; empty: the verdict follows from
+	// Reports ([VerdictFromEvidence]).
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
 	Evidence []byte
@@ -46,6 +47,19 @@ type TickRequest struct {
 	Time time.Time
 	// DryRun builds and signs the statements without writing the note.
 	DryRun bool
+	// Reports are the tick's test reports, one per phase (`--test-report
+	// PHASE=FILE`): they give the trace rows, test-result statements,
+	// collection, red and (Verdict empty) the verdict (docs/format.md#test-reports).
+	Reports []PhaseReport
+	// TestFiles are the test files the task added or changed, judged against
+	// the green report; nil: [DefaultTestFiles]; empty: none.
+	TestFiles []string
+	// RedKindSet says Red.Kind was chosen by the caller (checked against the
+	// red report), not defaulted.
+	RedKindSet bool
+	// Force writes a Verdict, regression reason or red kind that contradicts
+	// the reports (with a warning) instead of refusing it.
+	Force bool
 }
 
 // Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
@@ -92,7 +106,10 @@ type WrittenSigner struct {
 // [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
-	if req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
+	if req.Verdict == "" && len(req.Reports) == 0 {
+		return nil, fmt.Errorf("%w: no verdict: give --verdict, or test reports (--test-report red=FILE --test-report green=FILE) it follows from", ErrRequest)
+	}
+	if req.Verdict != "" && req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
 		return nil, fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
 	}
 	commit, err := repo.Commit(req.Commit)
@@ -135,6 +152,16 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		ticks = chosen
 	}
+	var urls map[string]string
+	var reportWarnings []string
+	if len(req.Reports) > 0 {
+		o, err := applyReports(repo, commit, req)
+		if err != nil {
+			return nil, err
+		}
+		req.Evidence, req.Red, req.Verdict, req.Regression = o.evidence, o.red, o.verdict, o.regression
+		urls, reportWarnings = o.urls, o.warnings
+	}
 	evidence, err := mergeRegression(req.Evidence, req.Regression)
 	if err != nil {
 		return nil, err
@@ -174,9 +201,12 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
 		}
-		pd, err := prepare(ctx, commit.ID, t.Unit, t.TaskID, p, req.Signers)
+		pd, err := prepare(ctx, commit.ID, t.Unit, t.TaskID, p, req.Signers, urls)
 		if err != nil {
 			return nil, err
+		}
+		if len(batch) == 0 {
+			pd.w.Warnings = append(pd.w.Warnings, reportWarnings...)
 		}
 		if repeated {
 			pd.line = p.Task.LineHash
@@ -298,7 +328,7 @@ type pending struct {
 // write builds the statements of p for one task, signs them and writes the note;
 // line is pending.line.
 func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
-	pd, err := prepare(ctx, commit, unit, taskID, p, signers)
+	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -311,10 +341,11 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 	return pd.w, nil
 }
 
-// prepare builds the statements of p for one task (SPEC §3) and signs them.
-func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer) (pending, error) {
+// prepare builds the statements of p for one task (SPEC §3) and signs them;
+// urls name the phases' test reports (see [TickStatementsWithReports]).
+func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, urls map[string]string) (pending, error) {
 	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
-	stmts, err := TickStatements(subject, p)
+	stmts, err := TickStatementsWithReports(subject, p, urls)
 	if err != nil {
 		return pending{}, err
 	}

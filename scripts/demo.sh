@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make demo: the main job, offline, on a small spec-kit repository built from testdata/demo/.
 #   1. a signing key is generated (ssh-keygen, ed25519) and trusted in an allowed-signers file;
-#   2. three tasks are ticked in three commits and each tick is attested (`taskproof attest tick`);
+#   2. three tasks are ticked in three commits and each tick is attested (`taskproof attest tick`):
+#      T002 and T003 from the reports of real `go test -json` runs, red before the change and green
+#      after (the verdict, red run, trace and collection follow from them);
 #   3. `taskproof verify --branch` succeeds;
 #   4. a task ticked by hand without evidence and a tampered note make it fail, reasons shown.
 # Every step checks the exit code it expects, so the demo itself fails if taskproof misbehaves.
@@ -10,8 +12,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${TASKPROOF_BIN:-$root/bin/taskproof}
 out=${DEMO_OUT:-$root/demo-out}
 
-for tool in git ssh-keygen; do
-  command -v "$tool" >/dev/null || { echo "demo: $tool is needed (apt-get install git openssh-client)" >&2; exit 1; }
+for tool in git ssh-keygen go; do
+  command -v "$tool" >/dev/null || { echo "demo: $tool is needed (apt-get install git openssh-client; Go from go.dev)" >&2; exit 1; }
 done
 [ -x "$bin" ] || { echo "demo: $bin not built (run make build)" >&2; exit 1; }
 
@@ -44,21 +46,93 @@ ssh-keygen -q -t ed25519 -N '' -C demo@example.invalid -f "$out/id_ed25519"
 printf 'demo@example.invalid namespaces="in-toto" %s\n' "$(cat "$out/id_ed25519.pub")" > "$out/allowed_signers"
 cat "$out/allowed_signers"
 
-tick() { # tick TASK: ticks the task's box in tasks.md and commits
+tick() { # tick TASK: ticks the task's box in tasks.md and commits it with the work
   sed -i "s/^- \[ \] $1 /- [x] $1 /" "$repo/specs/001-greeting/tasks.md"
-  git -C "$repo" commit -qam "$1 done"
+  git -C "$repo" add -A && git -C "$repo" commit -qm "$1 done"
+}
+
+# gotest PHASE TASK: runs the repository's tests as `go test -json`, keeping the report (a red
+# run fails: its exit code is the report's to tell).
+gotest() {
+  local report="$out/$2-$1.json"
+  printf '$ go test -json ./... > %s\n' "$report"
+  (cd "$repo" && GOTOOLCHAIN=local GOFLAGS=-mod=mod go test -count=1 -json ./... > "$report") || true
+}
+# greet_code BODY [DECLS]: writes cmd/greet/main.go, whose greeting(name) runs BODY.
+greet_code() {
+  mkdir -p "$repo/cmd/greet"
+  cat > "$repo/cmd/greet/main.go" <<EOF
+// Command greet greets a person by name.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+${2:-}
+func greeting(name string) string {
+	$1
+}
+
+func main() {
+	name := ""
+	if len(os.Args) > 1 {
+		name = os.Args[1]
+	}
+	fmt.Println(greeting(name))
+}
+EOF
 }
 
 step "Three tasks pass their tests; each tick is attested and signed"
+printf 'module example.invalid/greet\n\ngo 1.22\n' > "$repo/go.mod"
+greet_code 'return ""'
 tick T001
 run tp attest tick --signer ssh --key "$out/id_ed25519" --verdict regression_only \
   --regression-reason planning_work
+
+# T002: the acceptance test fails on an assertion (red); the greeting makes it pass (green).
+cat > "$repo/cmd/greet/main_test.go" <<'EOF'
+package main
+
+import "testing"
+
+func TestGreetAda(t *testing.T) {
+	if got := greeting("Ada"); got != "Hello, Ada!" {
+		t.Errorf("got %q, want %q", got, "Hello, Ada!")
+	}
+}
+EOF
+gotest red T002
+greet_code 'return "Hello, " + name + "!"'
+gotest green T002
 tick T002
-run tp attest tick --signer ssh --key "$out/id_ed25519" --verdict verified \
-  --evidence "$root/testdata/demo/evidence.json" --red-output "$root/testdata/demo/red-output.txt" --red-kind assertion
+run tp attest tick --signer ssh --key "$out/id_ed25519" \
+  --test-report red="$out/T002-red.json" --test-report green="$out/T002-green.json"
+
+# T003: the new test names DefaultName, which does not exist yet (red: a missing symbol).
+cat >> "$repo/cmd/greet/main_test.go" <<'EOF'
+
+func TestGreetDefault(t *testing.T) {
+	if got := greeting(""); got != "Hello, "+DefaultName+"!" {
+		t.Errorf("got %q", got)
+	}
+}
+EOF
+gotest red T003
+greet_code 'if name == "" {
+		name = DefaultName
+	}
+	return "Hello, " + name + "!"' '
+// DefaultName is who is greeted when no name is given.
+const DefaultName = "world"
+'
+gotest green T003
 tick T003
-run tp attest tick --signer ssh --key "$out/id_ed25519" --verdict verified \
-  --evidence "$root/testdata/demo/evidence.json" --red-output "$root/testdata/demo/red-output.txt" --red-kind assertion
+run tp attest tick --signer ssh --key "$out/id_ed25519" \
+  --test-report red="$out/T003-red.json" --test-report green="$out/T003-green.json"
+echo "# what the reports gave T003's statements (red kind, collected test file, verdict, report urls):"
+tp attest show HEAD | grep -E '"(url|kind|path|state|verdict)":'
 run git -C "$repo" notes --ref speccoder list
 
 step "The merge gate passes"

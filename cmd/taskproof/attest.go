@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/testreport"
 )
 
 func init() {
@@ -26,7 +28,8 @@ func init() {
 		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
 			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
 			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
-			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask):
+			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask),
+			errors.Is(err, testreport.ErrUnreadable):
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
@@ -209,6 +212,9 @@ func newAttestTickCmd() *cobra.Command {
 		redOutput, redKind, regression   string
 		tasks                            []string
 		dryRun                           bool
+		reportFlags                      []string
+		testFiles                        []string
+		force                            bool
 	)
 	c := &cobra.Command{
 		Use:   "tick",
@@ -219,8 +225,16 @@ as open), the cited spec section's hash at the commit, and policy_sha256 from th
 speccoder.toml; merges the evidence file; builds the task-verification statement (with one
 test-result statement per test phase of the evidence's trace and a verification summary); signs
 them; and writes them into the commit's note under --notes-ref, keeping every line it does not
-own.`,
-		Example: `  # after T012's tests pass and its box is ticked in HEAD:
+own.
+
+--test-report red=FILE and green=FILE (JUnit XML or go test -json) give the trace rows, the
+test-result statements, collection.files, red and, without --verdict, the verdict itself
+(docs/format.md#test-reports, docs/format.md#verdict-from-evidence).`,
+		Example: `  # after T012's tests pass and its box is ticked in HEAD, from the runner's reports:
+  taskproof attest tick --test-report red=red.json --test-report green=green.json \
+      --signer ssh --key ~/.ssh/id_ed25519
+
+  # or with a hand-written evidence file and the red run's output:
   taskproof attest tick --verdict verified --evidence evidence.json \
       --red-output red.log --red-kind assertion --signer ssh --key ~/.ssh/id_ed25519
 
@@ -236,24 +250,43 @@ own.`,
 	sf.add(c)
 	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
-	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
+	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only (with --test-report and no --verdict: the verdict the reports give)")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
 	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
 	c.Flags().StringVar(&redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
 	c.Flags().StringVar(&regression, "regression-reason", "", "why a regression_only tick is one: REASON[:key=value], e.g. no_scenarios:story=US2, not_red:red_class=build_error")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing the note")
+	c.Flags().StringArrayVar(&reportFlags, "test-report", nil, "PHASE=FILE: the red or green run's JUnit XML or `go test -json` output (repeatable; docs/format.md#test-reports)")
+	c.Flags().StringSliceVar(&testFiles, "test-files", nil, "test files the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
+	c.Flags().BoolVar(&force, "force", false, "write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
 		if err != nil {
 			return err
 		}
-		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
-		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
+		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun,
+			Force: force, RedKindSet: c.Flags().Changed("red-kind")}
+		if req.Reports, err = readTestReports(reportFlags); err != nil {
+			return err
+		}
+		if len(req.Reports) > 0 && !c.Flags().Changed("verdict") {
+			req.Verdict = "" // the verdict follows from the reports
+		}
+		switch {
+		case c.Flags().Changed("test-files") && len(testFiles) == 1 && testFiles[0] == "none":
+			req.TestFiles = []string{}
+		case c.Flags().Changed("test-files"):
+			req.TestFiles = testFiles
+			if len(req.Reports) == 0 {
+				return usageErr("--test-files goes with --test-report green=FILE")
+			}
+		}
+		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" && len(req.Reports) == 0 {
 			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
 		}
 		if regression != "" {
-			if req.Verdict != predicate.RegressionOnly {
+			if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
 				return usageErr("--regression-reason goes with --verdict regression_only")
 			}
 			if req.Regression, err = attest.ParseRegressionReason(regression); err != nil {
@@ -277,7 +310,7 @@ own.`,
 			}
 			req.Red = &predicate.RedRun{Kind: predicate.RedKind(redKind), Output: out}
 		}
-		if req.Verdict == predicate.Verified && redOutput == "" && evidencePath == "" {
+		if req.Verdict == predicate.Verified && redOutput == "" && evidencePath == "" && len(req.Reports) == 0 {
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
 		}
 		repo, notes, err := openRepo(c)
@@ -298,6 +331,45 @@ own.`,
 		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, dryRun)
 	}
 	return c
+}
+
+// readTestReports reads each --test-report PHASE=FILE. A report's name (its
+// test-result statement's url) is the path as given, '/'-separated; an
+// absolute path is made relative to the working directory when under it, else
+// reduced to its base name, so that no local path is signed.
+func readTestReports(flags []string) ([]attest.PhaseReport, error) {
+	var out []attest.PhaseReport
+	for _, fl := range flags {
+		phase, file, ok := strings.Cut(fl, "=")
+		if !ok || file == "" {
+			return nil, usageErr("--test-report %q: want PHASE=FILE (PHASE red or green)", fl)
+		}
+		if phase != attest.PhaseRed && phase != attest.PhaseGreen {
+			return nil, usageErr("--test-report %q: phase %q: want red or green", fl, phase)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usageErr("--test-report %s: %v", phase, err)
+		}
+		r, err := testreport.Parse(file, b)
+		if err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		out = append(out, attest.PhaseReport{Phase: phase, Name: reportName(file), Report: r})
+	}
+	return out, nil
+}
+
+func reportName(file string) string {
+	if filepath.IsAbs(file) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, file); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return filepath.Base(file)
+	}
+	return filepath.ToSlash(filepath.Clean(file))
 }
 
 // printWritten reports what attest wrote: text (one line per task) or JSON.

@@ -1,0 +1,456 @@
+package attest
+
+import (
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/testreport"
+)
+
+// The test phases a report can be given for (`attest tick --test-report
+// PHASE=FILE`), as trace rows name them.
+const (
+	PhaseRed   = "red"
+	PhaseGreen = "green"
+)
+
+// PhaseReport is one phase's test report: Phase is red or green, Name the file
+// as the user named it (the test-result statement's url), Report what it says.
+type PhaseReport struct {
+	Phase  string
+	Name   string
+	Report *testreport.Report
+}
+
+// ReportFacts is what a tick's test reports show (docs/format.md#test-reports):
+// the red run's class, whether the green run failed and how many of its tests
+// ran, and the judged test files (nil when none were judged).
+type ReportFacts struct {
+	HasRed     bool
+	RedClass   predicate.RedClass
+	HasGreen   bool
+	GreenRan   int  // green cases that ran
+	GreenFail  bool // a green case or package failed
+	Collection []predicate.FileCollection
+}
+
+// Facts summarises reports and the collection judged from the green one.
+func Facts(reports []PhaseReport, collection []predicate.FileCollection) ReportFacts {
+	var f ReportFacts
+	for _, r := range reports {
+		switch r.Phase {
+		case PhaseRed:
+			f.HasRed, f.RedClass = true, r.Report.RedClass()
+		case PhaseGreen:
+			f.HasGreen = true
+			f.GreenFail = len(r.Report.Failed()) > 0 || len(r.Report.Packages) > 0
+			for _, c := range r.Report.Cases {
+				if c.Ran() {
+					f.GreenRan++
+				}
+			}
+		}
+	}
+	f.Collection = collection
+	return f
+}
+
+// VerdictFromEvidence is the verdict the reports' facts give, with the
+// regression reason of a regression_only one (docs/format.md#verdict-from-evidence):
+//   - no green report, or a green run that failed: an error (ErrRequest) —
+//     nothing supports a tick;
+//   - the green run ran no test, or every judged test file was not collected:
+//     regression_only tests_not_collected;
+//   - no red report: an error (ErrRequest) — a red run is what shows the tests
+//     check the task;
+//   - the red run passed: regression_only already_passing (implemented_by
+//     null: the reports cannot say which tick made them pass);
+//   - the red run failed on an assertion or a missing symbol: verified;
+//   - otherwise: regression_only not_red with the run's red_class.
+func VerdictFromEvidence(f ReportFacts) (predicate.Verdict, map[string]any, error) {
+	switch {
+	case !f.HasGreen:
+		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a green report (--test-report green=FILE); or give --verdict", ErrRequest)
+	case f.GreenFail:
+		return "", nil, fmt.Errorf("%w: the green report shows failing tests: a tick needs its tests to pass", ErrRequest)
+	case f.GreenRan == 0:
+		return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonTestsNotCollected)}, nil
+	}
+	if len(f.Collection) > 0 {
+		collected := false
+		for _, c := range f.Collection {
+			collected = collected || c.State == predicate.StateCollected
+		}
+		if !collected {
+			return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonTestsNotCollected)}, nil
+		}
+	}
+	switch {
+	case !f.HasRed:
+		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a red report (--test-report red=FILE, the tests run before the change); or give --verdict", ErrRequest)
+	case f.RedClass == predicate.ClassPassed:
+		return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonAlreadyPassing), "implemented_by": nil}, nil
+	case f.RedClass == predicate.ClassAssertion || f.RedClass == predicate.ClassAbsent:
+		return predicate.Verified, nil, nil
+	}
+	return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonNotRed), "red_class": string(f.RedClass)}, nil
+}
+
+// citeStory and citeScenario find a user story ("US2") and an acceptance
+// scenario number ("scenario 3", "Scenario_3") in a test's name.
+var (
+	citeStory    = regexp.MustCompile(`(?:^|[^A-Z])(US\d+)(?:$|[^0-9])`)
+	citeScenario = regexp.MustCompile(`(?i)scenario[ _-]?(\d+)`)
+)
+
+// traceRows are the trace rows of reports [ours]: for each case of each report,
+// {test, phase, result (pass, fail or skip), file?, requirement?, scenario?};
+// file is the judged test file the case is from (or the report's file
+// attribute); requirement and scenario come from a row of the evidence's own
+// trace for the same test, else from the test's name. A Go package of the red
+// run that did not build gives a failing red row for each green test of the
+// package (it could not run). Rows the evidence already has for a test and
+// phase are kept and not repeated; one whose result contradicts the report is
+// an error.
+func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) ([]any, error) {
+	type key struct{ test, phase string }
+	have := map[key]string{}
+	cites := map[string]map[string]any{}
+	for _, r := range existing {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		test, _ := row["test"].(string)
+		phase, _ := row["phase"].(string)
+		if test == "" {
+			continue
+		}
+		if phase != "" {
+			res, _ := row["result"].(string)
+			have[key{test, phase}] = resultClass(res)
+		}
+		if _, ok := cites[test]; !ok {
+			c := map[string]any{}
+			for _, k := range []string{"requirement", "scenario"} {
+				if v, ok := row[k]; ok {
+					c[k] = v
+				}
+			}
+			if len(c) > 0 {
+				cites[test] = c
+			}
+		}
+	}
+	out := append([]any{}, existing...)
+	add := func(phase string, c testreport.Case, result string) error {
+		id := c.ID()
+		if old, ok := have[key{id, phase}]; ok {
+			if old != result {
+				return fmt.Errorf("%w: the evidence's trace says %s %s %s, the %s report says %s", ErrRequest, id, phase, old, phase, result)
+			}
+			return nil
+		}
+		have[key{id, phase}] = result
+		row := map[string]any{"test": id, "phase": phase, "result": result}
+		file := c.File
+		if files != nil {
+			if f := files.Of(c); f != "" {
+				file = f
+			}
+		}
+		if file != "" {
+			row["file"] = file
+		}
+		if cite, ok := cites[id]; ok {
+			for k, v := range cite {
+				row[k] = v
+			}
+		} else {
+			if m := citeStory.FindStringSubmatch(c.Name); m != nil {
+				row["requirement"] = m[1]
+			}
+			if m := citeScenario.FindStringSubmatch(c.Name); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				row["scenario"] = n
+			}
+		}
+		out = append(out, row)
+		return nil
+	}
+	var green *testreport.Report
+	for _, r := range reports {
+		if r.Phase == PhaseGreen {
+			green = r.Report
+		}
+	}
+	for _, r := range reports {
+		for _, c := range r.Report.Cases {
+			res := "pass"
+			switch c.Status {
+			case testreport.StatusFailed, testreport.StatusError:
+				res = "fail"
+			case testreport.StatusSkipped:
+				res = "skip"
+			}
+			if err := add(r.Phase, c, res); err != nil {
+				return nil, err
+			}
+		}
+		if r.Phase != PhaseRed || green == nil {
+			continue
+		}
+		for _, p := range r.Report.Packages {
+			if !p.Build {
+				continue
+			}
+			for _, c := range green.Cases {
+				if c.Class == p.Package && r.Report.Format == testreport.FormatGoJSON {
+					if err := add(PhaseRed, c, "fail"); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// resultClass reads a trace row's result as PhasesFromTrace does: pass, skip
+// or fail.
+func resultClass(res string) string {
+	switch phaseResult(res) {
+	case resultPassed:
+		return "pass"
+	case resultWarned:
+		return "skip"
+	}
+	return "fail"
+}
+
+// reportOutcome is what [applyReports] gives [Tick].
+type reportOutcome struct {
+	evidence   []byte
+	red        *predicate.RedRun
+	verdict    predicate.Verdict
+	regression map[string]any
+	urls       map[string]string
+	warnings   []string
+}
+
+// applyReports turns req's test reports into the tick's evidence
+// (docs/format.md#test-reports): trace rows merged into the evidence's,
+// collection.files judged from the green report, red from the red report, the
+// verdict from the evidence when req.Verdict is empty — or req's verdict,
+// regression reason and red kind checked against the reports (refused when
+// they contradict them, unless req.Force).
+func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*reportOutcome, error) {
+	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
+	var red, green *PhaseReport
+	for i := range req.Reports {
+		r := &req.Reports[i]
+		switch r.Phase {
+		case PhaseRed, PhaseGreen:
+		default:
+			return nil, fmt.Errorf("%w: test report phase %q: want red or green", ErrRequest, r.Phase)
+		}
+		if _, dup := out.urls[r.Phase]; dup {
+			return nil, fmt.Errorf("%w: two %s test reports (%s and %s); give one per phase", ErrRequest, r.Phase, out.urls[r.Phase], r.Name)
+		}
+		out.urls[r.Phase] = r.Name
+		if r.Phase == PhaseRed {
+			red = r
+		} else {
+			green = r
+		}
+	}
+	obj := map[string]any{}
+	if len(req.Evidence) > 0 {
+		v, err := predicate.DecodeValue(req.Evidence, predicate.PredicateKeys)
+		if err != nil {
+			return nil, fmt.Errorf("evidence: %w", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
+		}
+		obj = m
+	}
+
+	files := req.TestFiles
+	if files == nil {
+		var err error
+		if files, err = DefaultTestFiles(repo, commit); err != nil {
+			return nil, err
+		}
+	}
+	fsys, err := repo.FS(commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	judged := testreport.NewFiles(files, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
+	var collection []predicate.FileCollection
+	if green != nil && len(files) > 0 {
+		if old, ok := obj["collection"]; ok && old != nil {
+			return nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or --test-files none)", ErrRequest)
+		}
+		collection = judged.Collect(green.Report)
+		var fv []any
+		for _, f := range collection {
+			if f.State == predicate.StateNotCollected {
+				out.warnings = append(out.warnings, fmt.Sprintf("%s: the green report %s runs no test from this changed test file (not_collected)", f.Path, green.Name))
+			}
+			d, _ := f.DecidedBy.Get()
+			ids := make([]any, len(f.TestIDs))
+			for i, id := range f.TestIDs {
+				ids[i] = id
+			}
+			fv = append(fv, map[string]any{"path": f.Path, "state": string(f.State), "decided_by": string(d), "tests": f.Tests, "test_ids": ids})
+		}
+		obj["collection"] = map[string]any{"files": fv}
+	}
+
+	var existing []any
+	switch t := obj["trace"].(type) {
+	case nil:
+	case []any:
+		existing = t
+	default:
+		return nil, fmt.Errorf("%w: the evidence's trace is not an array, so the test reports' rows cannot join it", ErrRequest)
+	}
+	rows, err := traceRows(existing, req.Reports, judged)
+	if err != nil {
+		return nil, err
+	}
+	obj["trace"] = rows
+
+	facts := Facts(req.Reports, collection)
+	derived, reason, derr := VerdictFromEvidence(facts)
+	contradiction := func(what string) error {
+		if req.Force {
+			out.warnings = append(out.warnings, what+" (written anyway: --force)")
+			return nil
+		}
+		return fmt.Errorf("%w: %s; pass --force to write it anyway", ErrRequest, what)
+	}
+	switch {
+	case req.Verdict == "":
+		if derr != nil {
+			return nil, derr
+		}
+		out.verdict = derived
+		switch {
+		case req.Regression == nil:
+			out.regression = reason
+		case reason == nil:
+			if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
+				return nil, err
+			}
+			out.verdict = predicate.RegressionOnly
+		case !sameJSON(req.Regression, reason):
+			if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+				return nil, err
+			}
+		}
+	case facts.GreenFail:
+		if err := contradiction(fmt.Sprintf("--verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
+			return nil, err
+		}
+	case derr != nil:
+		// The reports are too few to give a verdict (no red report): the
+		// explicit one stands.
+	case derived != req.Verdict:
+		if err := contradiction(fmt.Sprintf("--verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
+			return nil, err
+		}
+	case reason != nil && req.Regression != nil && !sameJSON(req.Regression, reason):
+		if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+			return nil, err
+		}
+	case reason != nil && req.Regression == nil:
+		if _, has := obj["regression"]; !has {
+			out.regression = reason
+		}
+	}
+
+	if red != nil {
+		if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
+			switch {
+			case out.red == nil:
+				out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
+			case req.RedKindSet && out.red.Kind != kind:
+				if err := contradiction(fmt.Sprintf("--red-kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
+					return nil, err
+				}
+			default:
+				out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+			}
+		} else if out.red != nil {
+			if err := contradiction(fmt.Sprintf("--red-output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if out.evidence, err = predicate.Canonical(obj); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func canon(v any) string {
+	b, _ := predicate.Canonical(v)
+	return string(b)
+}
+
+func sameJSON(a, b any) bool { return canon(a) == canon(b) }
+
+func reasonSuffix(reason map[string]any) string {
+	if reason == nil {
+		return ""
+	}
+	return " " + canon(reason)
+}
+
+// defaultBranches are the refs tried, in order, for the branch a tick commit
+// leaves (its merge base with the first that resolves and is not the commit's
+// own history).
+var defaultBranches = []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/remotes/origin/main", "refs/remotes/origin/master"}
+
+// DefaultTestFiles are the test files (by [testreport.IsTestFile]) the tick
+// commit and its branch added or changed: the paths changed between the
+// commit's merge base with the default branch (origin/HEAD, main, master,
+// origin/main, origin/master: the first whose merge base with the commit is
+// not the commit itself) and the commit; on the default branch itself, or when
+// none exists, those the commit changed against its first parent.
+func DefaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error) {
+	base := commit.FirstParent()
+	for _, ref := range defaultBranches {
+		h, err := repo.Resolve(ref)
+		if err != nil {
+			continue
+		}
+		mb, err := repo.MergeBase(h, commit.ID)
+		if err != nil {
+			return nil, err
+		}
+		if mb != "" && mb != commit.ID {
+			base = mb
+			break
+		}
+	}
+	paths, err := repo.ChangedPaths(base, commit.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		if testreport.IsTestFile(p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}

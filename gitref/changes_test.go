@@ -1,0 +1,39 @@
+package gitref
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestChangedPathsAndMergeBase: a branch's changed paths since its merge base
+// with main, as `git diff --name-only --diff-filter=d` lists them.
+func TestChangedPathsAndMergeBase(t *testing.T) {
+	dir := newRepo(t)
+	base := commitFiles(t, dir, "base", map[string]string{"a.go": "a", "old_test.go": "x", "gone.txt": "g", "d/keep.txt": "k"})
+	gitOut(t, dir, "switch", "-q", "-c", "topic")
+	commitFiles(t, dir, "one", map[string]string{"d/new_test.go": "n", "gone.txt": ""})
+	gitOut(t, dir, "mv", "old_test.go", "renamed_test.go")
+	head := commitFiles(t, dir, "two", map[string]string{"a.go": "a2"})
+	gitOut(t, dir, "switch", "-q", "main")
+	mainHead := commitFiles(t, dir, "main moves on", map[string]string{"m.txt": "m"})
+	r := open(t, dir)
+	mb, err := r.MergeBase(mainHead, head)
+	if err != nil || mb != base {
+		t.Fatalf("merge base %s, %v; want %s", mb, err, base)
+	}
+	got, err := r.ChangedPaths(mb, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.go", "d/new_test.go", "renamed_test.go"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changed %q, want %q", got, want)
+	}
+	if git := gitOut(t, dir, "diff", "--name-only", "--diff-filter=d", string(mb), string(head)); git != "a.go\nd/new_test.go\nrenamed_test.go" {
+		t.Errorf("git lists %q", git)
+	}
+	all, err := r.ChangedPaths("", base)
+	if err != nil || len(all) != 4 {
+		t.Errorf("against the empty tree: %q, %v", all, err)
+	}
+}

@@ -1,0 +1,8 @@
+// Package testreport reads the reports test runners write — JUnit XML (pytest
+// --junitxml, Maven Surefire, jest-junit, cargo nextest, go-junit-report,
+// vitest) and `go test -json` — into one shape, [Report], and says what a
+// report shows as evidence of a tick: how a red run failed ([Report.RedClass]),
+// the failure output a red excerpt is cut from ([Report.FailureOutput]), and
+// which changed test files a run collected ([Collect]). The mapping from reports
+// to predicate fields is docs/format.md#test-reports.
+package testreport
