@@ -306,8 +306,22 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 }
 
 // blob reads blob id whole, refusing blobs larger than limit bytes (limit ≤ 0:
-// no limit).
+// no limit). With a limit, the size is checked before the content is inflated:
+// a loose object's from its header (looseBlob; go-git would inflate it whole
+// first), a packed one's from its pack entry (go-git reads a large packed
+// object lazily).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
+	if limit > 0 {
+		if r.done.Load() {
+			return nil, errClosed
+		}
+		if _, cached := r.cache.Get(id); !cached {
+			b, err := r.looseBlob(id, limit)
+			if !errors.Is(err, errNotLoose) {
+				return b, err
+			}
+		}
+	}
 	o, err := r.object(plumbing.BlobObject, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
