@@ -27,7 +27,8 @@ var errNotLoose = errors.New("not a loose object")
 // header alone when the header's size is over limit (> 0): git's loose format
 // is zlib("<type> <size>\0" content), so the size is known after inflating a
 // few dozen bytes, and a note that inflates to a gigabyte from a few
-// megabytes on disk costs one small read (docs/format.md#limits). Content is
+// megabytes on disk costs one small read
+// (docs/format.md#note-size-from-the-object-header). Content is
 // inflated through a reader bounded to the header's size plus one byte: an
 // object longer than its header says is refused without reading further.
 // It returns errNotLoose when there is no loose object id in the repository's
