@@ -75,8 +75,10 @@ Exit codes:
   2  usage
   3  trust or config error (no trust input, unreadable trust or policy file)
   4  git precondition (not a repository, unknown revision, notes ref absent — fetch it with
-     git fetch origin refs/notes/speccoder:refs/notes/speccoder)
-  5  internal error`,
+     git fetch origin refs/notes/speccoder:refs/notes/speccoder; a shallow clone missing what
+     the range needs — fetch-depth: 0 / git fetch --unshallow; a missing object; a notes ref
+     that is not a commit; a broken ref: docs/format.md#git-preconditions)
+  5  internal error (a bug in taskproof)`,
 		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
@@ -156,6 +158,10 @@ Exit codes:
 		opts := verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned}
 		rep, err := tg.run(v, opts)
 		if err != nil {
+			return err
+		}
+		if err := repo.Damaged(); err != nil {
+			// Some check read a missing object as a finding: not a verdict.
 			return err
 		}
 		if err := writeReport(c, f, rep); err != nil {
