@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"os"
 	"os/exec"
@@ -230,5 +232,179 @@ func TestVerifyGarbageRef(t *testing.T) {
 		if err := os.WriteFile(p, old, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// prCheckout makes what a CI pull-request checkout holds: a bare remote (a
+// mirror of r's repository whose HEAD, its default branch, is main), and a
+// new repository that fetched the remote's branches into refs/remotes/origin/
+// and its notes, with HEAD detached at the pull request's head — no local
+// branch at all, no origin/HEAD (a fetch does not set it).
+func (r *ciRepo) prCheckout(t *testing.T) (pr *ciRepo, remote string) {
+	t.Helper()
+	tmp := t.TempDir()
+	remote = filepath.Join(tmp, "remote.git")
+	testenv.Git(t, "", "clone", "-q", "--mirror", r.dir, remote)
+	testenv.Git(t, remote, "symbolic-ref", "HEAD", "refs/heads/main")
+	dir := filepath.Join(tmp, "pr")
+	testenv.Git(t, "", "init", "-q", dir)
+	testenv.Git(t, dir, "remote", "add", "origin", "file://"+remote)
+	testenv.Git(t, dir, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "refs/notes/speccoder:refs/notes/speccoder")
+	testenv.Git(t, dir, "checkout", "-q", "--detach", "refs/remotes/origin/001-greeting")
+	c := *r
+	c.dir = dir
+	return &c, remote
+}
+
+// TestVerifyDefaultBase: in a detached pull-request checkout with no local
+// main, `verify --branch` without --base takes origin/main; with origin/HEAD
+// set, the remote's default branch comes first; with none of the defaults,
+// exit 4 naming everything tried.
+func TestVerifyDefaultBase(t *testing.T) {
+	r := attestedCIRepo(t)
+	pr, remote := r.prCheckout(t)
+	if _, err := os.Stat(filepath.Join(pr.dir, ".git", "refs", "heads", "main")); err == nil {
+		t.Fatal("the pull-request checkout has a local main")
+	}
+	out, stderr, code := pr.runFull(t, nil, "verify", "--branch", "--allowed-signers", r.allowed, "--format", "json")
+	if code != 0 || strings.Count(out, `"status": "evidenced"`) != 2 {
+		t.Fatalf("no local main, origin/main: exit %d, want 0 with 2 evidenced ticks\n%s\n%s", code, out, stderr)
+	}
+
+	// The remote's default branch (origin/HEAD) wins over origin/main: here a
+	// branch at T001, so only T004 is in the range.
+	testenv.Git(t, r.dir, "branch", "trunk", r.t001)
+	testenv.Git(t, r.dir, "push", "-q", remote, "trunk")
+	testenv.Git(t, pr.dir, "fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*")
+	testenv.Git(t, pr.dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+	out, stderr, code = pr.runFull(t, nil, "verify", "--branch", "--allowed-signers", r.allowed, "--format", "json")
+	if code != 0 || strings.Count(out, `"status": "evidenced"`) != 1 || !strings.Contains(out, r.t004) {
+		t.Fatalf("origin/HEAD → trunk: exit %d, want 0 with T004 alone evidenced\n%s\n%s", code, out, stderr)
+	}
+
+	// Only the pull request's head fetched: nothing to default to.
+	bare := filepath.Join(t.TempDir(), "bare")
+	testenv.Git(t, "", "init", "-q", bare)
+	testenv.Git(t, bare, "fetch", "-q", "file://"+remote, "refs/heads/001-greeting", "refs/notes/speccoder:refs/notes/speccoder")
+	testenv.Git(t, bare, "checkout", "-q", "--detach", "FETCH_HEAD")
+	none := *r
+	none.dir = bare
+	out, stderr, code = none.runFull(t, nil, "verify", "--branch", "--allowed-signers", r.allowed)
+	wantPrecondition(t, "no default base", out, stderr, code, "refs/remotes/origin/HEAD, origin/main, origin/master, main, master", "--base")
+}
+
+// TestVerifyErrorFormats: a precondition error (exit 4: no base; exit 3: no
+// trust input; exit 2: a bad flag value) in --format json|github|sarif|junit
+// still writes a machine-readable result on stdout.
+func TestVerifyErrorFormats(t *testing.T) {
+	r := attestedCIRepo(t)
+	bare := filepath.Join(t.TempDir(), "bare")
+	testenv.Git(t, "", "init", "-q", bare)
+	testenv.Git(t, bare, "fetch", "-q", "file://"+r.dir, "refs/heads/001-greeting")
+	testenv.Git(t, bare, "checkout", "-q", "--detach", "FETCH_HEAD")
+	nb := *r
+	nb.dir = bare
+	cases := []struct {
+		name string
+		code int
+		kind string
+		args []string
+	}{
+		{"no base", 4, "git_precondition", []string{"verify", "--branch", "--allowed-signers", r.allowed}},
+		{"no trust", 3, "trust_or_config", []string{"verify", "--branch", "--base", "HEAD~1"}},
+		{"bad --at", 2, "usage", []string{"verify", "--branch", "--at", "yesterday", "--allowed-signers", r.allowed}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			args := func(f string) []string { return append(append([]string{}, tc.args...), "--format", f) }
+
+			out, stderr, code := nb.runFull(t, nil, args("json")...)
+			var j struct {
+				Conclusion string `json:"conclusion"`
+				Error      struct {
+					Code     string `json:"code"`
+					ExitCode int    `json:"exit_code"`
+					Message  string `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(out), &j); err != nil || code != tc.code || j.Conclusion != "error" || j.Error.ExitCode != tc.code || j.Error.Code != tc.kind || j.Error.Message == "" || !strings.Contains(stderr, j.Error.Message) {
+				t.Errorf("json: exit %d, %+v (%v), want exit %d, conclusion error, code %s and stderr's message\n%s\n%s", code, j, err, tc.code, tc.kind, out, stderr)
+			}
+
+			summary := filepath.Join(t.TempDir(), "summary.md")
+			out, stderr, code = nb.runFull(t, []string{"GITHUB_STEP_SUMMARY=" + summary}, args("github")...)
+			if code != tc.code || !strings.HasPrefix(out, "::error title=taskproof verify::") || strings.Count(out, "\n") != 1 {
+				t.Errorf("github: exit %d, want %d and one ::error:: line\n%s\n%s", code, tc.code, out, stderr)
+			}
+			if b, err := os.ReadFile(summary); err != nil || !strings.Contains(string(b), "taskproof verify: error") {
+				t.Errorf("github: job summary %q (%v), want the error", b, err)
+			}
+
+			out, stderr, code = nb.runFull(t, nil, args("sarif")...)
+			var s struct {
+				Version string `json:"version"`
+				Runs    []struct {
+					Tool struct {
+						Driver struct {
+							Name string `json:"name"`
+						} `json:"driver"`
+					} `json:"tool"`
+					Invocations []struct {
+						ExecutionSuccessful *bool `json:"executionSuccessful"`
+						ExitCode            int   `json:"exitCode"`
+						Notifications       []struct {
+							Level   string `json:"level"`
+							Message struct {
+								Text string `json:"text"`
+							} `json:"message"`
+						} `json:"toolExecutionNotifications"`
+					} `json:"invocations"`
+					Results []json.RawMessage `json:"results"`
+				} `json:"runs"`
+			}
+			err := json.Unmarshal([]byte(out), &s)
+			ok := err == nil && code == tc.code && s.Version == "2.1.0" && len(s.Runs) == 1 && s.Runs[0].Tool.Driver.Name == "taskproof" &&
+				len(s.Runs[0].Invocations) == 1 && s.Runs[0].Invocations[0].ExecutionSuccessful != nil && !*s.Runs[0].Invocations[0].ExecutionSuccessful &&
+				s.Runs[0].Invocations[0].ExitCode == tc.code && len(s.Runs[0].Invocations[0].Notifications) == 1 &&
+				s.Runs[0].Invocations[0].Notifications[0].Level == "error" && s.Runs[0].Invocations[0].Notifications[0].Message.Text != ""
+			if !ok {
+				t.Errorf("sarif: exit %d (%v), want %d and a failed invocation with an error notification\n%s\n%s", code, err, tc.code, out, stderr)
+			}
+
+			out, stderr, code = nb.runFull(t, nil, args("junit")...)
+			var x struct {
+				Errors int `xml:"errors,attr"`
+				Suites []struct {
+					Errors int `xml:"errors,attr"`
+					Cases  []struct {
+						Error *struct {
+							Type    string `xml:"type,attr"`
+							Message string `xml:"message,attr"`
+						} `xml:"error"`
+					} `xml:"testcase"`
+				} `xml:"testsuite"`
+			}
+			err = xml.Unmarshal([]byte(out), &x)
+			if err != nil || code != tc.code || x.Errors != 1 || len(x.Suites) != 1 || x.Suites[0].Errors != 1 || len(x.Suites[0].Cases) != 1 ||
+				x.Suites[0].Cases[0].Error == nil || x.Suites[0].Cases[0].Error.Type != tc.kind || x.Suites[0].Cases[0].Error.Message == "" {
+				t.Errorf("junit: exit %d (%v), want %d and a suite with one errored case\n%s\n%s", code, err, tc.code, out, stderr)
+			}
+		})
+	}
+}
+
+// TestVerifyUnwritableStepSummary: a $GITHUB_STEP_SUMMARY that cannot be
+// written is a warning; the exit code stays the gate's (0 when it passes, 1
+// when it fails).
+func TestVerifyUnwritableStepSummary(t *testing.T) {
+	r := newCIRepo(t) // T004 ticked without evidence: the gate fails
+	summary := filepath.Join(t.TempDir(), "no-such-dir", "summary.md")
+	out, stderr, code := r.runFull(t, []string{"GITHUB_STEP_SUMMARY=" + summary}, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--format", "github")
+	if code != 1 || !strings.Contains(stderr, "warning:") || !strings.Contains(stderr, "GITHUB_STEP_SUMMARY") || !strings.Contains(out, "::error") {
+		t.Fatalf("failing gate, unwritable summary: exit %d, want 1 with a warning\n%s\n%s", code, out, stderr)
+	}
+	out, stderr, code = r.runFull(t, []string{"GITHUB_STEP_SUMMARY=" + summary}, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--format", "github", r.t001)
+	if code != 0 || !strings.Contains(stderr, "warning:") {
+		t.Fatalf("passing gate, unwritable summary: exit %d, want 0 with a warning\n%s\n%s", code, out, stderr)
 	}
 }

@@ -60,7 +60,8 @@ func newVerifyCmd() *cobra.Command {
   taskproof verify REV…              each object's note (SPEC §7): outcome ok, unsigned,
                                      missing, bad_signature, untrusted_signer, mismatch, malformed
   taskproof verify --branch [HEAD]   the merge gate (SPEC §8): every tick in BASE..HEAD is
-                                     evidenced, stale or unverifiable; --base defaults to main
+                                     evidenced, stale or unverifiable; --base defaults to origin/HEAD,
+                                     else origin/main, origin/master, main, master
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
@@ -88,7 +89,7 @@ Exit codes:
 	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
 	addSigstoreTrustFlags(c, &src)
 	c.Flags().BoolVar(&branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: main, else master)")
+	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
@@ -171,6 +172,14 @@ Exit codes:
 			return failed()
 		}
 		return nil
+	}
+	runE := c.RunE
+	c.RunE = func(c *cobra.Command, args []string) error {
+		err := runE(c, args)
+		if err != nil {
+			writeErrorResult(c, err)
+		}
+		return err
 	}
 	return c
 }
@@ -289,15 +298,36 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		return nil, err
 	}
 	if base == "" {
-		base = "main"
-		if _, err := repo.Resolve(base); err != nil {
-			base = "master"
+		if t.base, err = defaultBase(repo); err != nil {
+			return nil, err
 		}
+		return t, nil
 	}
 	if t.base, err = repo.Resolve(base); err != nil {
 		return nil, fmt.Errorf("--base: %w", err)
 	}
 	return t, nil
+}
+
+// defaultBases are the revisions --base defaults to, the first that exists:
+// the remote's default branch, then the usual names, remote before local (a
+// pull-request checkout is detached and has no local branch but its own).
+var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
+
+// defaultBase resolves the first of defaultBases that names a commit. A
+// candidate whose ref file is broken is an error, not skipped.
+func defaultBase(repo *gitref.Repo) (gitref.Hash, error) {
+	for _, b := range defaultBases {
+		id, err := repo.Resolve(b)
+		if err == nil {
+			return id, nil
+		}
+		if errors.Is(err, gitref.ErrBadRef) {
+			return "", fmt.Errorf("--base (default %s): %w", b, err)
+		}
+	}
+	return "", fmt.Errorf("--base: %w: none of the default bases exists (tried %s); give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)",
+		gitref.ErrUnknownRevision, strings.Join(defaultBases, ", "))
 }
 
 func containsDots(s string) bool {
