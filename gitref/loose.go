@@ -88,8 +88,11 @@ func looseHeader(rd io.Reader) (typ string, size int64, err error) {
 			if _, err := plumbing.ParseObjectType(string(t)); err != nil {
 				return "", 0, fmt.Errorf("malformed header: %w", err)
 			}
-			size, err := strconv.ParseInt(string(n), 10, 64)
-			if err != nil || size < 0 || len(n) == 0 || n[0] == '+' {
+			if len(n) == 0 || bytes.ContainsFunc(n, func(r rune) bool { return r < '0' || r > '9' }) {
+				return "", 0, fmt.Errorf("malformed header: size %q", n)
+			}
+			size, err := strconv.ParseInt(string(n), 10, 64) // decimal digits, as git writes them
+			if err != nil {
 				return "", 0, fmt.Errorf("malformed header: size %q", n)
 			}
 			return string(t), size, nil
