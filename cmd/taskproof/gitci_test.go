@@ -282,6 +282,14 @@ func TestVerifyDefaultBase(t *testing.T) {
 		t.Fatalf("origin/HEAD → trunk: exit %d, want 0 with T004 alone evidenced\n%s\n%s", code, out, stderr)
 	}
 
+	// origin/HEAD naming the branch being verified leaves no range: passed
+	// over for origin/main.
+	testenv.Git(t, pr.dir, "symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/001-greeting")
+	out, stderr, code = pr.runFull(t, nil, "verify", "--branch", "--allowed-signers", r.allowed, "--format", "json")
+	if code != 0 || strings.Count(out, `"status": "evidenced"`) != 2 {
+		t.Fatalf("origin/HEAD → the head's branch: exit %d, want 0 with 2 evidenced ticks (base origin/main)\n%s\n%s", code, out, stderr)
+	}
+
 	// Only the pull request's head fetched: nothing to default to.
 	bare := filepath.Join(t.TempDir(), "bare")
 	testenv.Git(t, "", "init", "-q", bare)

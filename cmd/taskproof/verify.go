@@ -259,7 +259,7 @@ func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Repo
 }
 
 // resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
-// else main, else master), a range A..B, or objects (default HEAD).
+// else defaultBase), a range A..B, or objects (default HEAD).
 func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (*targets, error) {
 	isRange := len(args) == 1 && containsDots(args[0])
 	if !branch && !isRange {
@@ -298,7 +298,7 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		return nil, err
 	}
 	if base == "" {
-		if t.base, err = defaultBase(repo); err != nil {
+		if t.base, err = defaultBase(repo, t.head); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -314,17 +314,35 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 // pull-request checkout is detached and has no local branch but its own).
 var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
 
-// defaultBase resolves the first of defaultBases that names a commit. A
-// candidate whose ref file is broken is an error, not skipped.
-func defaultBase(repo *gitref.Repo) (gitref.Hash, error) {
+// defaultBase resolves the first of defaultBases that names a commit and
+// leaves head a range to check: a candidate that head is (or that has head in
+// its history: origin/HEAD naming the branch being verified) is passed over
+// for the next, and taken only when every candidate is such (the empty range
+// then warns). A candidate whose ref file is broken is an error, not skipped
+// (docs/format.md#default-base).
+func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
+	var first gitref.Hash
 	for _, b := range defaultBases {
 		id, err := repo.Resolve(b)
-		if err == nil {
-			return id, nil
-		}
 		if errors.Is(err, gitref.ErrBadRef) {
 			return "", fmt.Errorf("--base (default %s): %w", b, err)
 		}
+		if err != nil {
+			continue
+		}
+		in, err := repo.InRange(id, head, head)
+		if err != nil {
+			return "", fmt.Errorf("--base (default %s): %w", b, err)
+		}
+		if len(in) > 0 {
+			return id, nil
+		}
+		if first == "" {
+			first = id
+		}
+	}
+	if first != "" {
+		return first, nil
 	}
 	return "", fmt.Errorf("--base: %w: none of the default bases exists (tried %s); give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)",
 		gitref.ErrUnknownRevision, strings.Join(defaultBases, ", "))
