@@ -81,6 +81,12 @@ func TestVerifyNoteBomb(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "malformed") || !strings.Contains(out, "over the limit") {
 		t.Fatalf("verify %s: exit %d, want 1 and a malformed note over the limit\n%s\n%s", r.t004, code, out, stderr)
 	}
+
+	// audit --all reads every note of the ref: the bombs are listed as problems.
+	out, stderr, code = r.runFull(t, nil, "audit", "--all", "--allowed-signers", r.allowed)
+	if code != 0 || strings.Count(out, "over the limit of 4194304") != 2 {
+		t.Fatalf("audit --all: exit %d, want 0 listing both bombs over the limit\n%s\n%s", code, out, stderr)
+	}
 }
 
 // attestedCIRepo is newCIRepo with T004 attested too: every tick of the
