@@ -104,7 +104,7 @@ func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Com
 				oldestHead, haveHead = when, true
 			}
 		}
-		for _, p := range c.ParentHashes {
+		for _, p := range r.walkParents(c) {
 			if err := mark(p, f); err != nil {
 				return nil, err
 			}
@@ -118,6 +118,9 @@ func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Com
 		if f == fromHead {
 			out[h] = w.commits[h]
 		}
+	}
+	if err := r.checkRangeEdge(out, base, head); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

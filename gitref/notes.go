@@ -106,6 +106,12 @@ func (s *NotesStore) Head() (Hash, error) {
 // notesTree returns the root tree of notes commit head.
 func (s *NotesStore) notesTree(head Hash) (plumbing.Hash, error) {
 	c, err := s.repo.commit(head)
+	if errors.Is(err, ErrMissingObject) {
+		// Another type of object, or none: say which, naming the ref.
+		if o, oerr := s.repo.object(plumbing.AnyObject, head.plumbing()); oerr == nil && o.Type() != plumbing.CommitObject {
+			return plumbing.ZeroHash, &NotesRefError{Ref: s.ref, ID: head, Type: o.Type().String()}
+		}
+	}
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("notes ref %s: %w", s.ref, err)
 	}

@@ -58,9 +58,15 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 	h, err := hd.repo.ResolveRevision(plumbing.Revision(rev))
 	r.release(hd)
 	if err != nil || h == nil || h.IsZero() {
+		if bad := r.badRefFor(rev); bad != nil {
+			return "", fmt.Errorf("%w: %q: %w", ErrUnknownRevision, rev, bad)
+		}
 		why := "no such ref or object"
 		if err != nil {
 			why = err.Error()
+		}
+		if r.IsShallow() {
+			return "", fmt.Errorf("%w: %q: %s; the repository is a shallow clone, and the revision may be beyond its edge: %s", ErrUnknownRevision, rev, why, unshallowHint)
 		}
 		return "", fmt.Errorf("%w: %q: %s", ErrUnknownRevision, rev, why)
 	}
@@ -75,6 +81,9 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 	for range 16 {
 		o, err := r.object(plumbing.AnyObject, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return plumbing.ZeroHash, r.missing("object", h)
+		}
 		if err != nil {
 			return plumbing.ZeroHash, fmt.Errorf("object %s: %w", h, err)
 		}
@@ -171,7 +180,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("commit %s: %w (%v)", id, ErrNotFound, err)
+			return nil, r.missing("commit", h)
 		}
 		return nil, fmt.Errorf("reading commit %s: %w", id, err)
 	}
@@ -298,7 +307,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("tree %s: %w", id, ErrNotFound)
+			return nil, r.missing("tree", id)
 		}
 		return nil, fmt.Errorf("reading tree %s: %w", id, err)
 	}
@@ -306,12 +315,26 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 }
 
 // blob reads blob id whole, refusing blobs larger than limit bytes (limit ≤ 0:
-// no limit).
+// no limit). With a limit, the size is checked before the content is inflated:
+// a loose object's from its header (looseBlob; go-git would inflate it whole
+// first), a packed one's from its pack entry (go-git reads a large packed
+// object lazily).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
+	if limit > 0 {
+		if r.done.Load() {
+			return nil, errClosed
+		}
+		if _, cached := r.cache.Get(id); !cached {
+			b, err := r.looseBlob(id, limit)
+			if !errors.Is(err, errNotLoose) {
+				return b, err
+			}
+		}
+	}
 	o, err := r.object(plumbing.BlobObject, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("blob %s: %w", id, ErrNotFound)
+			return nil, r.missing("blob", id)
 		}
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
@@ -333,7 +356,7 @@ func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	o, err := r.object(t, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return nil, fmt.Errorf("%s %s: %w", t, id, ErrNotFound)
+			return nil, r.missing(t.String(), id)
 		}
 		return nil, fmt.Errorf("reading %s %s: %w", t, id, err)
 	}
@@ -427,7 +450,7 @@ func (r *Repo) lookup(id plumbing.Hash, name string, buf *[]byte) (object.TreeEn
 	o, err := r.object(plumbing.TreeObject, id)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return object.TreeEntry{}, false, fmt.Errorf("tree %s: %w", id, ErrNotFound)
+			return object.TreeEntry{}, false, r.missing("tree", id)
 		}
 		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
 	}
@@ -536,7 +559,7 @@ func (r *Repo) commitTree(id Hash) (plumbing.Hash, error) {
 	o, err := r.object(plumbing.CommitObject, id.plumbing())
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return plumbing.ZeroHash, fmt.Errorf("commit %s: %w (%v)", id, ErrNotFound, err)
+			return plumbing.ZeroHash, r.missing("commit", id.plumbing())
 		}
 		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", id, err)
 	}

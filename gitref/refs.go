@@ -105,11 +105,11 @@ func readRef(dir, name string) (Hash, error) {
 	case err == nil:
 		s := strings.TrimRight(string(b), "\n")
 		if strings.HasPrefix(s, "ref:") {
-			return "", fmt.Errorf("ref %s is a symbolic ref (%s); refusing to follow it", name, s)
+			return "", badRef(name, p, s, "a symbolic ref (refusing to follow it)")
 		}
 		h, err := ParseHash(s)
 		if err != nil {
-			return "", fmt.Errorf("ref file %s: %w", p, err)
+			return "", badRef(name, p, s, "not an object id")
 		}
 		return h, nil
 	case errors.Is(err, os.ErrNotExist):
@@ -144,7 +144,7 @@ func readPackedRef(dir, name string) (Hash, error) {
 		if ok && ref == name {
 			h, err := ParseHash(id)
 			if err != nil {
-				return "", fmt.Errorf("packed-refs entry for %s: %w", name, err)
+				return "", badRef(name, filepath.Join(dir, "packed-refs"), id, "not an object id")
 			}
 			return h, nil
 		}

@@ -119,6 +119,11 @@ type Repo struct {
 	commits  commitCache      // decoded commits (see commit)
 	objects  *poolStorer      // object access through the pool, for go-git decoders
 
+	shallowOnce   sync.Once
+	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
+	shallowListed bool                               // .git/shallow lists commits
+	damage        atomic.Pointer[MissingObjectError] // see Damaged
+
 	// storage.Reindex() makes every storage of the pool re-list the packs
 	// before its next read (after running a git command that may add a pack).
 	storage reindexer

@@ -158,6 +158,11 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 	if err != nil {
 		return nil, err
 	}
+	// The checks read the first parent (policy_sha256, the tasks file's line):
+	// a commit at a shallow clone's edge is a git precondition, not a mismatch.
+	if err := v.Repo.CheckParents(commit); err != nil {
+		return nil, err
+	}
 	note, err := readNote(commit)
 	var noteErr *gitref.NoteError
 	switch {

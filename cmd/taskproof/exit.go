@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+
+	"github.com/taskproof/taskproof/gitref"
 )
 
 // Exit codes (SPEC §10).
@@ -70,4 +72,19 @@ func exitCode(err error) int {
 func isSilent(err error) bool {
 	var ee *exitError
 	return errors.As(err, &ee) && ee.silent
+}
+
+// A repository that lacks what the command needs is a git precondition (exit
+// 4), never an internal error: a shallow clone, a missing object, a notes ref
+// that is not a notes commit, a ref file holding no object id
+// (docs/format.md#git-preconditions).
+func init() {
+	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
+		switch {
+		case errors.Is(err, gitref.ErrShallow), errors.Is(err, gitref.ErrMissingObject),
+			errors.Is(err, gitref.ErrNotesRefNotCommit), errors.Is(err, gitref.ErrBadRef):
+			return ExitGit, true
+		}
+		return 0, false
+	})
 }

@@ -60,7 +60,8 @@ func newVerifyCmd() *cobra.Command {
   taskproof verify REV…              each object's note (SPEC §7): outcome ok, unsigned,
                                      missing, bad_signature, untrusted_signer, mismatch, malformed
   taskproof verify --branch [HEAD]   the merge gate (SPEC §8): every tick in BASE..HEAD is
-                                     evidenced, stale or unverifiable; --base defaults to main
+                                     evidenced, stale or unverifiable; --base defaults to origin/HEAD,
+                                     else origin/main, origin/master, main, master
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
@@ -75,8 +76,10 @@ Exit codes:
   2  usage
   3  trust or config error (no trust input, unreadable trust or policy file)
   4  git precondition (not a repository, unknown revision, notes ref absent — fetch it with
-     git fetch origin refs/notes/speccoder:refs/notes/speccoder)
-  5  internal error`,
+     git fetch origin refs/notes/speccoder:refs/notes/speccoder; a shallow clone missing what
+     the range needs — fetch-depth: 0 / git fetch --unshallow; a missing object; a notes ref
+     that is not a commit; a broken ref: docs/format.md#git-preconditions)
+  5  internal error (a bug in taskproof)`,
 		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
@@ -86,7 +89,7 @@ Exit codes:
 	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
 	addSigstoreTrustFlags(c, &src)
 	c.Flags().BoolVar(&branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: main, else master)")
+	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
@@ -158,6 +161,10 @@ Exit codes:
 		if err != nil {
 			return err
 		}
+		if err := repo.Damaged(); err != nil {
+			// Some check read a missing object as a finding: not a verdict.
+			return err
+		}
 		if err := writeReport(c, f, rep); err != nil {
 			return err
 		}
@@ -165,6 +172,14 @@ Exit codes:
 			return failed()
 		}
 		return nil
+	}
+	runE := c.RunE
+	c.RunE = func(c *cobra.Command, args []string) error {
+		err := runE(c, args)
+		if err != nil {
+			writeErrorResult(c, err)
+		}
+		return err
 	}
 	return c
 }
@@ -244,7 +259,7 @@ func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Repo
 }
 
 // resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
-// else main, else master), a range A..B, or objects (default HEAD).
+// else defaultBase), a range A..B, or objects (default HEAD).
 func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (*targets, error) {
 	isRange := len(args) == 1 && containsDots(args[0])
 	if !branch && !isRange {
@@ -283,15 +298,54 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		return nil, err
 	}
 	if base == "" {
-		base = "main"
-		if _, err := repo.Resolve(base); err != nil {
-			base = "master"
+		if t.base, err = defaultBase(repo, t.head); err != nil {
+			return nil, err
 		}
+		return t, nil
 	}
 	if t.base, err = repo.Resolve(base); err != nil {
 		return nil, fmt.Errorf("--base: %w", err)
 	}
 	return t, nil
+}
+
+// defaultBases are the revisions --base defaults to, the first that exists:
+// the remote's default branch, then the usual names, remote before local (a
+// pull-request checkout is detached and has no local branch but its own).
+var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
+
+// defaultBase resolves the first of defaultBases that names a commit and
+// leaves head a range to check: a candidate that head is (or that has head in
+// its history: origin/HEAD naming the branch being verified) is passed over
+// for the next, and taken only when every candidate is such (the empty range
+// then warns). A candidate whose ref file is broken is an error, not skipped
+// (docs/format.md#default-base).
+func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
+	var first gitref.Hash
+	for _, b := range defaultBases {
+		id, err := repo.Resolve(b)
+		if errors.Is(err, gitref.ErrBadRef) {
+			return "", fmt.Errorf("--base (default %s): %w", b, err)
+		}
+		if err != nil {
+			continue
+		}
+		in, err := repo.InRange(id, head, head)
+		if err != nil {
+			return "", fmt.Errorf("--base (default %s): %w", b, err)
+		}
+		if len(in) > 0 {
+			return id, nil
+		}
+		if first == "" {
+			first = id
+		}
+	}
+	if first != "" {
+		return first, nil
+	}
+	return "", fmt.Errorf("--base: %w: none of the default bases exists (tried %s); give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)",
+		gitref.ErrUnknownRevision, strings.Join(defaultBases, ", "))
 }
 
 func containsDots(s string) bool {

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -296,7 +297,8 @@ func ReportCPU(b *testing.B) func() {
 // vfork(2), whose shared address space Linux counts in the child's maxrss at
 // exec (a benchmark process that generated a repository first would report its
 // own hundreds of MB). Without /usr/bin/time, wait4's figure is returned with
-// exact false.
+// exact false. A command that ran and exited non-zero is measured too: err is
+// then its *exec.ExitError.
 func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool, err error) {
 	gnuTime, lookErr := exec.LookPath("/usr/bin/time")
 	var out string
@@ -312,10 +314,11 @@ func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool
 		cmd.Path = gnuTime
 	}
 	start := time.Now()
-	err = cmd.Run()
+	runErr := cmd.Run()
 	wall = time.Since(start)
-	if err != nil {
-		return wall, 0, false, err
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		return wall, 0, false, runErr
 	}
 	if out != "" {
 		b, err := os.ReadFile(out)
@@ -325,10 +328,10 @@ func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool
 		fields := strings.Fields(string(b))
 		if len(fields) > 0 {
 			if kb, err := strconv.ParseInt(fields[len(fields)-1], 10, 64); err == nil {
-				return wall, kb, true, nil
+				return wall, kb, true, runErr
 			}
 		}
 		return wall, 0, false, fmt.Errorf("/usr/bin/time wrote %q, not a size", b)
 	}
-	return wall, childMaxRSS(cmd.ProcessState), false, nil
+	return wall, childMaxRSS(cmd.ProcessState), false, runErr
 }

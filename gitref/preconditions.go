@@ -1,0 +1,310 @@
+package gitref
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// Errors of repositories that lack what a command needs: git preconditions,
+// each with what to do in its message (docs/format.md#git-preconditions).
+var (
+	// ErrShallow: the repository is a shallow clone and what is asked reaches
+	// past its edge (commits whose parents were not fetched).
+	ErrShallow = errors.New("shallow clone")
+	// ErrMissingObject is wrapped by MissingObjectError.
+	ErrMissingObject = errors.New("object missing from the repository")
+	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag.
+	ErrNotesRefNotCommit = errors.New("notes ref does not point at a commit")
+	// ErrBadRef is wrapped by BadRefError.
+	ErrBadRef = errors.New("ref does not hold an object id")
+)
+
+// unshallowHint says how to get a shallow clone's whole history.
+const unshallowHint = "fetch the whole history: `git fetch --unshallow` (GitHub Actions: actions/checkout with `fetch-depth: 0`; GitLab CI: `GIT_DEPTH: 0`)"
+
+// MissingObjectError reports an object the repository's refs or objects name
+// that is not in the repository: a shallow clone's cut history, a partial
+// clone, a damaged repository. It matches ErrMissingObject and ErrNotFound,
+// and ErrShallow when the repository is a shallow clone.
+type MissingObjectError struct {
+	Kind    string // "commit", "tree", "blob", or "object"
+	ID      Hash
+	Shallow bool // the repository is a shallow clone
+}
+
+func (e *MissingObjectError) Error() string {
+	if e.Shallow {
+		return fmt.Sprintf("%s %s: not found: the repository is a shallow clone and the object is beyond its edge; %s", e.Kind, e.ID, unshallowHint)
+	}
+	return fmt.Sprintf("%s %s: not found: the repository lacks an object its history names (`git fsck` lists what is missing); fetch it again (`git fetch --refetch`) or clone the repository again", e.Kind, e.ID)
+}
+
+// Unwrap returns ErrNotFound and ErrMissingObject (and ErrShallow).
+func (e *MissingObjectError) Unwrap() []error {
+	if e.Shallow {
+		return []error{ErrNotFound, ErrMissingObject, ErrShallow}
+	}
+	return []error{ErrNotFound, ErrMissingObject}
+}
+
+// ShallowError reports a commit at the edge of a shallow clone (listed in
+// .git/shallow: its parents were not fetched) that a command needs the
+// parents of. It matches ErrShallow.
+type ShallowError struct {
+	Commit Hash
+	Need   string // what needs the parents, e.g. "it is a commit of the range main..HEAD"
+}
+
+func (e *ShallowError) Error() string {
+	return fmt.Sprintf("the repository is a shallow clone: commit %s is at its edge (its parents were not fetched) and %s; %s", e.Commit, e.Need, unshallowHint)
+}
+
+// Unwrap returns ErrShallow.
+func (e *ShallowError) Unwrap() error { return ErrShallow }
+
+// NotesRefError reports a notes ref that points at an object other than a
+// notes commit. It matches ErrNotesRefNotCommit.
+type NotesRefError struct {
+	Ref  string
+	ID   Hash
+	Type string // "blob", "tree", "tag"
+}
+
+func (e *NotesRefError) Error() string {
+	return fmt.Sprintf("notes ref %s points at a %s (%s), not a notes commit: point it back at its notes commit (`git reflog %s` lists where it was; `git update-ref %s <commit>`), or delete it (`git update-ref -d %s`) and fetch it again",
+		e.Ref, e.Type, e.ID, e.Ref, e.Ref, e.Ref)
+}
+
+// Unwrap returns ErrNotesRefNotCommit.
+func (e *NotesRefError) Unwrap() error { return ErrNotesRefNotCommit }
+
+// BadRefError reports a ref file (or packed-refs entry) that does not hold an
+// object id. It matches ErrBadRef.
+type BadRefError struct {
+	Ref  string // the ref name
+	Path string // the file it was read from
+	Text string // what the file holds, cut to 60 bytes
+	Why  string // e.g. "a symbolic ref (refusing to follow it)"
+}
+
+func (e *BadRefError) Error() string {
+	// git refuses to update or delete a broken ref: the file goes first.
+	return fmt.Sprintf("ref %s (%s) holds %q, %s: remove the file (`rm %s`), then set the ref again (`git update-ref %s <commit>`, or fetch it)",
+		e.Ref, e.Path, e.Text, e.Why, e.Path, e.Ref)
+}
+
+// Unwrap returns ErrBadRef.
+func (e *BadRefError) Unwrap() error { return ErrBadRef }
+
+func badRef(name, path, text, why string) *BadRefError {
+	if len(text) > 60 {
+		text = text[:60] + "…"
+	}
+	return &BadRefError{Ref: name, Path: path, Text: text, Why: why}
+}
+
+// IsShallow reports whether the repository is a shallow clone (its
+// $GIT_COMMON_DIR/shallow file lists commits whose parents were not fetched).
+func (r *Repo) IsShallow() bool {
+	r.shallowSet()
+	return r.shallowListed
+}
+
+// ShallowCommits lists the commits at the edge of a shallow clone: those
+// .git/shallow lists whose parents are not all in the repository (a commit
+// listed there whose parents another branch's fetch brought is not at the
+// edge). None for a full clone.
+func (r *Repo) ShallowCommits() []Hash {
+	var out []Hash
+	for h := range r.shallowSet() {
+		out = append(out, fromPlumbing(h))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// shallowSet is the clone's edge (see ShallowCommits), read from
+// $GIT_COMMON_DIR/shallow once per Repo (a fetch that deepens the clone
+// meanwhile is seen by the next Open). An unreadable file lists nothing: a
+// parent absent is then still reported, as a MissingObjectError.
+func (r *Repo) shallowSet() map[plumbing.Hash]bool {
+	r.shallowOnce.Do(func() {
+		f, err := os.Open(filepath.Join(r.commonDir, "shallow"))
+		if err != nil {
+			return
+		}
+		var listed []plumbing.Hash
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if h, err := ParseHash(strings.TrimSpace(sc.Text())); err == nil {
+				listed = append(listed, h.plumbing())
+			}
+		}
+		f.Close()
+		r.shallowListed = len(listed) > 0
+		set := map[plumbing.Hash]bool{}
+		for _, h := range listed {
+			if !r.parentsPresent(h) {
+				set[h] = true
+			}
+		}
+		r.shallow = set
+	})
+	return r.shallow
+}
+
+// parentsPresent reports whether commit h and all its parents are readable.
+func (r *Repo) parentsPresent(h plumbing.Hash) bool {
+	o, err := r.object(plumbing.CommitObject, h)
+	if err != nil {
+		return false
+	}
+	c, err := object.DecodeCommit(r.objects, hashedObject{EncodedObject: o, id: h})
+	if err != nil {
+		return false
+	}
+	for _, p := range c.ParentHashes {
+		if _, err := r.object(plumbing.CommitObject, p); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// isShallowCommit reports whether h is at the edge of a shallow clone.
+func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] }
+
+// missing is the error for object id of kind not found in the repository. A
+// tree or blob is reached from a commit or tree that is there, so its absence
+// is damage (or a partial clone): the first is kept for Damaged.
+func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
+	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.IsShallow()}
+	if kind == plumbing.TreeObject.String() || kind == plumbing.BlobObject.String() {
+		r.damage.CompareAndSwap(nil, e)
+	}
+	return e
+}
+
+// Damaged returns the first tree or blob a read of this Repo found missing
+// (a *MissingObjectError), nil when none was: a caller whose checks turn read
+// errors into findings (a tasks file "not readable at the object") asks it
+// before trusting them, since a repository missing objects cannot be judged.
+func (r *Repo) Damaged() error {
+	if e := r.damage.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// CheckParents checks that commit's parents are in the repository, as
+// verifying it needs (its first parent's speccoder.toml, SPEC §4
+// policy_sha256, and tasks files): a commit at a shallow clone's edge is a
+// *ShallowError, a parent absent otherwise a *MissingObjectError.
+func (r *Repo) CheckParents(commit Hash) error {
+	c, err := r.commit(commit)
+	if err != nil {
+		return err
+	}
+	if r.isShallowCommit(c.Hash) {
+		return &ShallowError{Commit: commit, Need: "verifying it reads its first parent"}
+	}
+	for _, p := range c.ParentHashes {
+		if _, err := r.commit(fromPlumbing(p)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// walkParents are the parents a history walk follows from c: none for a
+// commit at a shallow clone's edge (as git grafts it), whose parents are not
+// in the repository. Walks that find such a commit in what they must list
+// completely report a *ShallowError.
+func (r *Repo) walkParents(c *object.Commit) []plumbing.Hash {
+	if r.isShallowCommit(c.Hash) {
+		return nil
+	}
+	return c.ParentHashes
+}
+
+// checkRangeEdge refuses a range (rangeSet's result for base..head) holding a
+// commit at a shallow clone's edge: the walk did not follow its parents, so
+// the range may go on past what was fetched.
+func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*object.Commit, base, head plumbing.Hash) error {
+	if !r.IsShallow() {
+		return nil
+	}
+	var edge []string
+	for h := range in {
+		if r.isShallowCommit(h) {
+			edge = append(edge, h.String())
+		}
+	}
+	if len(edge) == 0 {
+		return nil
+	}
+	slices.Sort(edge)
+	return &ShallowError{Commit: Hash(edge[0]), Need: fmt.Sprintf("it is a commit of the range %s..%s", base, head)}
+}
+
+// badRefFor returns the *BadRefError of the ref a revision that go-git could
+// not resolve names, when that ref's file holds something other than an
+// object id (or a symbolic ref to such a file), so that the error names the
+// file instead of saying "reference not found"; nil otherwise. rev's ref
+// part is what comes before any ~, ^ or @ suffix; it is looked up as git
+// does: itself, refs/<rev>, refs/tags/, refs/heads/, refs/remotes/ and
+// refs/remotes/<rev>/HEAD.
+func (r *Repo) badRefFor(rev string) error {
+	name := rev
+	if i := strings.IndexAny(name, "~^@"); i >= 0 {
+		name = name[:i]
+	}
+	if name == "" {
+		name = "HEAD"
+	}
+	candidates := []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
+	for _, c := range candidates {
+		if err := r.checkRefFile(c, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkRefFile follows ref name's file (HEAD and other all-caps names in the
+// git dir, refs/… in theirs) through symbolic refs, and returns a
+// *BadRefError when a file on the way holds neither "ref: …" nor an object id.
+func (r *Repo) checkRefFile(name string, depth int) error {
+	if depth > 5 {
+		return nil
+	}
+	var p string
+	switch {
+	case strings.HasPrefix(name, "refs/") && validRefName(name):
+		p = filepath.Join(r.refDir(name), filepath.FromSlash(name))
+	case name != "" && strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_") == "":
+		p = filepath.Join(r.gitDir, name)
+	default:
+		return nil
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil // absent (or a directory): not this candidate
+	}
+	s := strings.TrimRight(string(b), "\n")
+	if target, ok := strings.CutPrefix(s, "ref:"); ok {
+		return r.checkRefFile(strings.TrimSpace(target), depth+1)
+	}
+	if _, err := ParseHash(s); err != nil {
+		return badRef(name, p, s, "not an object id")
+	}
+	return nil
+}

@@ -1,0 +1,134 @@
+package gitref
+
+import (
+	"bytes"
+	"compress/zlib"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
+)
+
+// TestShallowEdge: in a clone made with the real git's --depth, the commits
+// .git/shallow lists are the edge only while their parents are absent; a
+// range holding an edge commit is a *ShallowError, a range inside what was
+// fetched is listed, and CheckParents refuses an edge commit.
+func TestShallowEdge(t *testing.T) {
+	src := newRepo(t)
+	var ids []Hash
+	for i, c := range []string{"1", "2", "3", "4"} {
+		ids = append(ids, commitFiles(t, src, "c"+c, map[string]string{"f": c + strings.Repeat("x", i)}))
+	}
+	dir := filepath.Join(t.TempDir(), "sh")
+	testenv.Git(t, "", "clone", "-q", "--depth", "2", "file://"+src, dir)
+	r := open(t, dir)
+	if !r.IsShallow() {
+		t.Fatal("IsShallow = false for a --depth 2 clone")
+	}
+	if got := r.ShallowCommits(); len(got) != 1 || got[0] != ids[2] {
+		t.Fatalf("ShallowCommits = %v, want [%s]", got, ids[2])
+	}
+	var se *ShallowError
+	if _, err := r.rangeCommits("", ids[3], false); !errors.Is(err, ErrShallow) || !errors.Is(err, ErrMissingObject) {
+		t.Errorf("all of history: %v, want a missing object in a shallow clone", err)
+	}
+	if _, err := r.rangeCommits(ids[2], ids[3], false); err != nil {
+		t.Errorf("range c3..c4 (fetched): %v", err)
+	}
+	if err := r.CheckParents(ids[3]); err != nil {
+		t.Errorf("CheckParents(c4): %v", err)
+	}
+	if err := r.CheckParents(ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
+		t.Errorf("CheckParents(c3, the edge) = %v, want a ShallowError", err)
+	}
+	if _, err := r.Resolve(string(ids[0])); !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), "--unshallow") {
+		t.Errorf("Resolve(c1, not fetched) = %v, want unknown revision naming --unshallow", err)
+	}
+
+	// Deepening by one brings c2: c3 is no longer the edge.
+	testenv.Git(t, dir, "fetch", "-q", "--deepen", "1")
+	r = open(t, dir)
+	if got := r.ShallowCommits(); len(got) != 1 || got[0] != ids[1] {
+		t.Fatalf("after --deepen 1: ShallowCommits = %v, want [%s]", got, ids[1])
+	}
+	if err := r.CheckParents(ids[2]); err != nil {
+		t.Errorf("after --deepen 1: CheckParents(c3): %v", err)
+	}
+	if _, err := r.rangeCommits(ids[1], ids[3], false); err != nil {
+		t.Errorf("after --deepen 1: range c2..c4: %v", err)
+	}
+	if _, err := r.rangeCommits(ids[0], ids[3], false); !errors.Is(err, ErrShallow) {
+		t.Errorf("after --deepen 1: range c1..c4 (c1 not fetched): %v, want ErrShallow", err)
+	}
+}
+
+// TestNotesRefNotCommitAndBadRef: a notes ref at a blob is a *NotesRefError
+// naming the type; garbage in a ref file is a *BadRefError naming the file,
+// for ReadRef and for Resolve.
+func TestNotesRefNotCommitAndBadRef(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, "one", map[string]string{"a": "1"})
+	testenv.Git(t, dir, "notes", "--ref", "speccoder", "add", "-m", "{}", string(c))
+	blob := hashObject(t, dir, []byte("x\n"))
+	testenv.Git(t, dir, "update-ref", "refs/notes/speccoder", blob)
+	s, err := open(t, dir).Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ne *NotesRefError
+	if _, err := s.Note(c); !errors.As(err, &ne) || ne.Type != "blob" || !errors.Is(err, ErrNotesRefNotCommit) {
+		t.Fatalf("Note with the notes ref at a blob = %v, want a NotesRefError of type blob", err)
+	}
+
+	p := filepath.Join(dir, ".git", "refs", "notes", "speccoder")
+	if err := os.WriteFile(p, []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var be *BadRefError
+	if _, err := s.Head(); !errors.As(err, &be) || be.Path != p || be.Text != "garbage" {
+		t.Errorf("Head with garbage in the ref = %v, want a BadRefError naming %s", err, p)
+	}
+	head := filepath.Join(dir, ".git", "refs", "heads", "main")
+	if err := os.WriteFile(head, []byte("0123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := open(t, dir).Resolve("HEAD~0"); !errors.As(err, &be) || be.Ref != "refs/heads/main" || !errors.Is(err, ErrUnknownRevision) {
+		t.Errorf("Resolve(HEAD~0) with garbage in refs/heads/main = %v, want a BadRefError for refs/heads/main", err)
+	}
+}
+
+// FuzzLooseHeader: looseHeader never reads past looseHeaderMax inflated
+// bytes, and what it accepts is "<object type> <decimal size>\0" read back
+// exactly.
+func FuzzLooseHeader(f *testing.F) {
+	for _, s := range []string{"blob 12\x00hello", "commit 0\x00", "tree -1\x00", "blob +5\x00", "blob 99999999999999999999\x00", "blob", "tag 7 \x00", "ofs-delta 3\x00"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var z bytes.Buffer
+		zw := zlib.NewWriter(&z)
+		zw.Write(raw)
+		zw.Close()
+		zr, err := zlib.NewReader(&z)
+		if err != nil {
+			t.Fatal(err)
+		}
+		typ, size, err := looseHeader(zr)
+		if err != nil {
+			return
+		}
+		nul := bytes.IndexByte(raw, 0)
+		if nul < 0 || nul >= looseHeaderMax {
+			t.Fatalf("accepted %q with no NUL in the first %d bytes", raw, looseHeaderMax)
+		}
+		gotType, digits, _ := strings.Cut(string(raw[:nul]), " ")
+		n, err := strconv.ParseInt(digits, 10, 64)
+		if gotType != typ || err != nil || n != size || size < 0 || strings.Trim(digits, "0123456789") != "" {
+			t.Fatalf("read %q as %q, %d", raw[:nul], typ, size)
+		}
+	})
+}
