@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -140,7 +141,7 @@ func writeErrorSARIF(w io.Writer, code int, kind, msg string) error {
 		Results     []struct{}   `json:"results"`
 	}
 	r := run{Invocations: []invocation{{ExecutionSuccessful: false, ExitCode: code, Notifications: []notification{n}}}, Results: []struct{}{}}
-	r.Tool.Driver = driver{Name: verify.ToolName, Version: version, InformationURI: verify.ToolInformation}
+	r.Tool.Driver = driver{Name: verify.ToolName, Version: attest.Version, InformationURI: verify.ToolInformation}
 	log := struct {
 		Schema  string `json:"$schema"`
 		Version string `json:"version"`
