@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,10 @@ type TickRequest struct {
 	Commit gitref.Hash
 	// Tasks are the task IDs to attest; empty: every task the commit ticks.
 	Tasks []string
+	// Unit, when not "", is the unit directory (predicate unit.dir, e.g.
+	// "specs/001-greeting") whose ticks are attested: two units of one commit
+	// can tick tasks of one subject name (docs/format.md#statements-belong-to-a-unit).
+	Unit string
 	// Verdict is verified or regression_only.
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
@@ -111,6 +116,21 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	}
 	if len(ticks) == 0 {
 		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; pass --commit the commit that ticks the task)", ErrNoTick, commit.ID)
+	}
+	if req.Unit != "" {
+		var inUnit []gitref.Tick
+		var dirs []string
+		for _, t := range ticks {
+			if t.Unit.Dir == req.Unit {
+				inUnit = append(inUnit, t)
+			} else if !slices.Contains(dirs, t.Unit.Dir) {
+				dirs = append(dirs, t.Unit.Dir)
+			}
+		}
+		if len(inUnit) == 0 {
+			return nil, fmt.Errorf("%w: %s ticks no task of unit %s (it ticks tasks of %s)", ErrTaskNotTicked, commit.ID, req.Unit, strings.Join(dirs, ", "))
+		}
+		ticks = inUnit
 	}
 	if len(req.Tasks) > 0 {
 		// A task ID names every line the commit ticks with it (a tasks file
@@ -365,7 +385,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				lines = pd.core
 			}
 			var err error
-			if note, err = mergeNote(note, pd.w.Subject, pd.line, lines); err != nil {
+			if note, err = mergeNote(note, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
 				return nil, err
 			}
 		}

@@ -277,13 +277,17 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		co := objects[t.Commit]
 		rs := co.results
-		// The tick's result: the one with its subject name and line hash; for
-		// a task whose ID is not repeated, the one with its subject name (a
-		// statement binding another line then fails its line_hash check).
+		// The tick's result: the one with its subject name, unit directory
+		// and line hash; for a task whose ID is not repeated, the one with its
+		// subject name and unit directory (a statement binding another line
+		// then fails its line_hash check). A statement about another unit
+		// with the same subject name is never the tick's
+		// (docs/format.md#statements-belong-to-a-unit); one whose unit could
+		// not be read is, so that it fails as what it is.
 		found, byName := -1, -1
 		var noteBroken *ObjectResult
 		for i := range rs {
-			if rs[i].Task == tr.Task {
+			if rs[i].Task == tr.Task && (rs[i].Unit.Dir == t.Unit.Dir || rs[i].Unit.Dir == "") {
 				if found < 0 && rs[i].LineHash == t.LineHash {
 					found = i
 				}
@@ -319,9 +323,9 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			}
 			tr.Status, tr.Failing = StatusUnverifiable, true
 			tr.Reason = ReasonTickedWithoutEvidence
-			cs := elsewhere.commits[tr.Task]
+			cs := elsewhere.commits[[2]string{tr.Task, t.Unit.Dir}]
 			if t.Ambiguous != "" {
-				cs = elsewhere.lines[[2]string{tr.Task, t.LineHash}]
+				cs = elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
 			}
 			if len(cs) > 0 {
 				tr.Reason = ReasonCommitUnreachable
@@ -463,17 +467,17 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	return nil
 }
 
-// subjectIndex maps subject names, and subject names with task lines, to the
-// commits whose notes hold a task-verification statement for them.
+// subjectIndex maps subject names with unit directories, and those with task
+// lines, to the commits whose notes hold a task-verification statement for them.
 type subjectIndex struct {
-	commits map[string][]gitref.Hash
-	lines   map[[2]string][]gitref.Hash // subject name, task.line_hash
+	commits map[[2]string][]gitref.Hash // subject name, unit.dir
+	lines   map[[3]string][]gitref.Hash // subject name, unit.dir, task.line_hash
 }
 
 // indexSubjects reads every note of the notes ref once (only when some tick has
 // no evidence on its own commit).
 func (v *Verifier) indexSubjects() (*subjectIndex, error) {
-	idx := &subjectIndex{commits: map[string][]gitref.Hash{}, lines: map[[2]string][]gitref.Hash{}}
+	idx := &subjectIndex{commits: map[[2]string][]gitref.Hash{}, lines: map[[3]string][]gitref.Hash{}}
 	entries, err := v.Notes.All()
 	if err != nil {
 		return nil, err
@@ -485,9 +489,9 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 		}
 		for _, line := range attest.SplitNote(note) {
 			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
-				name := st.Subjects[0].Name
-				k := [2]string{name, attest.TaskLineHash(st)}
-				idx.commits[name] = append(idx.commits[name], e.Commit)
+				name, dir := st.Subjects[0].Name, attest.TaskUnitDir(st)
+				k := [3]string{name, dir, attest.TaskLineHash(st)}
+				idx.commits[[2]string{name, dir}] = append(idx.commits[[2]string{name, dir}], e.Commit)
 				idx.lines[k] = append(idx.lines[k], e.Commit)
 			}
 		}

@@ -175,7 +175,7 @@ func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 func newAttestTickCmd() *cobra.Command {
 	var (
 		sf                               signerFlags
-		commitRev, verdict, evidencePath string
+		commitRev, verdict, evidencePath, unitDir string
 		redOutput, redKind, regression   string
 		tasks                            []string
 		dryRun                           bool
@@ -206,6 +206,7 @@ own.`,
 	sf.add(c)
 	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
+	c.Flags().StringVar(&unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
 	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
@@ -218,7 +219,7 @@ own.`,
 		if err != nil {
 			return err
 		}
-		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
+		req := attest.TickRequest{Tasks: tasks, Unit: unitDir, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
 		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
 			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
 		}
