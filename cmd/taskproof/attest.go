@@ -174,11 +174,11 @@ func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 
 func newAttestTickCmd() *cobra.Command {
 	var (
-		sf                               signerFlags
+		sf                                        signerFlags
 		commitRev, verdict, evidencePath, unitDir string
-		redOutput, redKind, regression   string
-		tasks                            []string
-		dryRun                           bool
+		redOutput, redKind, regression            string
+		tasks                                     []string
+		dryRun                                    bool
 	)
 	c := &cobra.Command{
 		Use:   "tick",
