@@ -3,6 +3,7 @@ package specfmt
 import (
 	"fmt"
 	"io/fs"
+	pathpkg "path"
 	"strings"
 )
 
@@ -30,9 +31,9 @@ func UnitForTasksPath(path string) (Unit, bool) {
 // directory's last element.
 type Layout struct {
 	Format Format
-	// Tasks is the tasks file's path pattern: '/'-separated elements, each a
-	// literal name, "*" (exactly one element) or "**" (zero or more
-	// elements); the last element is "tasks.md".
+	// Tasks is the tasks file's path pattern: '/'-separated elements, each
+	// "**" (zero or more elements) or a path.Match pattern of one element
+	// ("*", "00?-*", a literal name); the last element is "tasks.md".
 	Tasks string
 	// not is a name the pattern's last "*" may not match (OpenSpec's
 	// "archive" is not a change).
@@ -161,8 +162,8 @@ func (l *Layouts) MayHoldUnits(dir string) bool {
 }
 
 // MatchPath reports whether path matches pattern (elements as Layout.Tasks:
-// literal, "*" one element, "**" zero or more; "dir/**" also matches "dir"'s
-// files at any depth).
+// "**" zero or more elements, else a path.Match pattern of one element; so
+// "docs/**" matches every file under docs/).
 func MatchPath(pattern, path string) bool {
 	return matchLayout(strings.Split(pattern, "/"), strings.Split(path, "/"), "")
 }
@@ -191,11 +192,10 @@ func matchLayout(pat, el []string, not string) bool {
 				if j >= len(el) {
 					return false
 				}
-				if p == "*" {
-					if i == last && not != "" && el[j] == not {
-						return false
-					}
-				} else if p != el[j] {
+				if p == "*" && i == last && not != "" && el[j] == not {
+					return false
+				}
+				if ok, err := pathpkg.Match(p, el[j]); p != el[j] && (err != nil || !ok) {
 					return false
 				}
 			}
@@ -213,14 +213,11 @@ func matchPrefix(pat, el []string) bool {
 		if i >= len(pat) {
 			return false
 		}
-		switch pat[i] {
-		case "**":
+		if pat[i] == "**" {
 			return true
-		case "*":
-		default:
-			if pat[i] != e {
-				return false
-			}
+		}
+		if ok, err := pathpkg.Match(pat[i], e); pat[i] != e && (err != nil || !ok) {
+			return false
 		}
 	}
 	return true
