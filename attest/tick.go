@@ -36,6 +36,10 @@ type TickRequest struct {
 	// "specs/001-greeting") whose ticks are attested: two units of one commit
 	// can tick tasks of one subject name (docs/format.md#statements-belong-to-a-unit).
 	Unit string
+	// Layouts are the unit layouts and ignored paths of the verifier's
+	// policy (nil: the built-in layouts alone), so that a tick in a tasks
+	// file of a policy layout can be attested.
+	Layouts *specfmt.Layouts
 	// Verdict is verified or regression_only.
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
@@ -104,13 +108,17 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
-	all, err := repo.CommitTicks(commit.ID)
+	all, err := repo.CommitTicksIn(commit.ID, req.Layouts)
 	if err != nil {
 		return nil, err
 	}
+	// A task ticked in a tasks file new in the commit (born_ticked) is
+	// attested like a tick: the gate asks for its evidence
+	// (docs/format.md#born-ticked-tasks). A file no unit layout claims has no
+	// unit to attest.
 	var ticks []gitref.Tick
 	for _, t := range all {
-		if t.Kind == gitref.KindTick {
+		if (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) && !t.Unrecognized {
 			ticks = append(ticks, t)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -14,8 +15,9 @@ import (
 // a tick the gate judges (ticked_without_evidence until attested, then
 // evidenced); a tick that also rewrites the task's text is evidenced by the
 // attestation of the text as ticked; the ticked tasks of tasks files new in
-// their commit are listed in born_ticked (a merge's repeat of them once only),
-// never failing. JSON and text reports list them.
+// their commit fail as born_ticked without evidence, and are listed in
+// born_ticked (a merge's repeat of them once only), not failing, where the
+// verifier's policy allows them. JSON and text reports list them.
 func TestBranchBornTicks(t *testing.T) {
 	f := newFixture(t)
 	tasks := fxDir + "/tasks.md"
@@ -35,9 +37,25 @@ func TestBranchBornTicks(t *testing.T) {
 	checkGate(t, rep, Failure, []tickRow{
 		{c1, "T007", StatusUnverifiable, ReasonTickedWithoutEvidence, ""},
 		{c2, "T002", StatusEvidenced, "", ""},
+		{c3, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+		{s1, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
 	})
 
 	f.attest(c1, predicate.RegressionOnly, f.signer)
+	// The ticked tasks of the new tasks files have no evidence: they fail as
+	// born_ticked, unless the verifier's policy allows them there.
+	rep = f.branch(f.base, m, GateOptions{})
+	checkGate(t, rep, Failure, []tickRow{
+		{c1, "T007", StatusEvidenced, "", ""},
+		{c2, "T002", StatusEvidenced, "", ""},
+		{c3, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+		{s1, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+	})
+	pol, err := policy.Parse([]byte("version = 1\n[born_ticked]\nallow = [\"specs/002-import/**\", \"specs/003-*/tasks.md\"]\n"), "test.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.policy = pol
 	rep = f.branch(f.base, m, GateOptions{})
 	checkGate(t, rep, Success, []tickRow{
 		{c1, "T007", StatusEvidenced, "", ""},

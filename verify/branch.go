@@ -33,6 +33,18 @@ const (
 	ReasonCommitUnreachable     = "commit_unreachable"
 	ReasonEditedAfterTick       = "edited_after_tick"
 	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
+
+	// StatusSuperseded: a tick unticked later in the range; the task line is
+	// judged by its latest tick (docs/format.md#superseded-ticks). Not failing.
+	StatusSuperseded = "superseded"
+	// ReasonNotRegular: a tasks file, or a directory on a unit layout's
+	// tasks-file path, is a symbolic link or a submodule at head or at a
+	// commit of the range (docs/format.md#tasks-files-are-regular-files).
+	ReasonNotRegular = "tasks_file_not_regular"
+	// ReasonUnrecognizedTasksFile: a box ticked in a file named tasks.md that
+	// no unit layout claims and the policy does not ignore
+	// (docs/format.md#tasks-files).
+	ReasonUnrecognizedTasksFile = "unrecognized_tasks_file"
 )
 
 // GateOptions tune the merge gate. The zero value is the strictest reading except
@@ -154,10 +166,13 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
-	ticks, err := v.Repo.Ticks(base, head, gitref.TickOptions{})
+	layouts := v.policy().Layouts()
+	ticks, moves, err := v.Repo.Walk(base, head, gitref.TickOptions{Layouts: layouts})
 	if err != nil {
 		return nil, err
 	}
+	units := unitClasses(moves)
+	latest := latestTicks(ticks, units)
 	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
 
 	// A merge's change against its first parent repeats the ticks its other
@@ -184,7 +199,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				return false, err
 			}
 			for _, p := range m.Parents[1:] {
-				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{})
+				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{Layouts: layouts})
 				if err != nil {
 					return false, err
 				}
@@ -207,7 +222,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	var tickCommits []gitref.Hash
 	hints := map[gitref.Hash]taskHints{}
 	for _, t := range ticks {
-		if t.Kind != gitref.KindTick {
+		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
 			continue
 		}
 		h, queued := hints[t.Commit]
@@ -226,9 +241,27 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	}
 	var elsewhere *subjectIndex
 	bornListed := map[string]bool{} // unit dir, task ID, line after
-	for _, t := range ticks {
+	irregular := map[string]bool{}  // paths reported tasks_file_not_regular
+	unrecognized := map[string]bool{}
+	for i, t := range ticks {
 		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
+		switch {
+		case t.Kind == gitref.KindNotRegular:
+			if !irregular[t.Path] {
+				irregular[t.Path] = true
+				rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
+			}
+			continue
+		case t.Unrecognized && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked):
+			if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !unrecognized[k] {
+				unrecognized[k] = true
+				rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+			}
+			continue
+		case t.Unrecognized:
+			continue
+		}
 		switch t.Kind {
 		case gitref.KindUntick:
 			tr.Status = "unticked"
@@ -237,20 +270,25 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		case gitref.KindBornTicked:
 			// Commits come parents first: a merge repeating what a commit of the
 			// range already listed is skipped.
-			if k := tickKey("", t); !t.Merge || !bornListed[k] {
-				bornListed[k] = true
-				tr.Status = StatusBornTicked
-				tr.Message = "ticked in a tasks file new in this commit: not a tick, no evidence required"
-				rep.BornTicked = append(rep.BornTicked, tr)
+			k := tickKey("", t)
+			if t.Merge && bornListed[k] {
+				continue
 			}
-			continue
+			bornListed[k] = true
+			if v.policy().AllowsBornTicked(t.Path) {
+				tr.Status = StatusBornTicked
+				tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
+				rep.BornTicked = append(rep.BornTicked, tr)
+				continue
+			}
+			// Judged as a tick: without evidence it fails as born_ticked.
 		case gitref.KindEdit:
 			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		if t.Merge {
+		if t.Merge && t.Kind == gitref.KindTick {
 			merged, err := mergedIn(t)
 			if err != nil {
 				return nil, err
@@ -347,7 +385,21 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 			}
 		}
+		if t.Kind == gitref.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
+			tr.Status = StatusBornTicked
+			tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
+		}
+		if !latest[i] && tr.Failing {
+			// A later commit unticks the task: the line is judged by its
+			// latest tick (and the state check by what head holds). An
+			// evidenced earlier tick stays evidenced.
+			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+			tr.Message = "unticked later in the range: the task line is judged by its latest tick"
+		}
 		rep.Ticks = append(rep.Ticks, tr)
+	}
+	if err := v.stateCheck(rep, base, head, layouts, units, irregular); err != nil {
+		return nil, err
 	}
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
@@ -416,7 +468,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if p == nil {
 		return nil
 	}
-	unit, ok := unitFromPredicate(p)
+	unit, ok := v.unitFromPredicate(p)
 	if !ok {
 		return nil
 	}
@@ -533,6 +585,165 @@ func noteLevelFailure(rs []ObjectResult) *ObjectResult {
 	for i := range rs {
 		if len(rs[i].noteReasons) > 0 {
 			return &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed, Reasons: rs[i].noteReasons}
+		}
+	}
+	return nil
+}
+
+// notRegular is the failing result of a symbolic link or submodule at a
+// tasks-file position (docs/format.md#tasks-files-are-regular-files).
+func notRegular(commit gitref.Hash, path, kind string) TickResult {
+	return TickResult{Commit: commit, Path: path, Status: StatusUnverifiable, Reason: ReasonNotRegular, Failing: true,
+		Reasons: []Reason{}, Signers: []Signer{},
+		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, short(string(commit)))}
+}
+
+// unrecognizedTick is the failing result of a tick in a tasks file no unit
+// layout claims (docs/format.md#tasks-files).
+func unrecognizedTick(tr TickResult) TickResult {
+	tr.Unit, tr.Task = specfmt.Unit{}, ""
+	tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonUnrecognizedTasksFile, true
+	tr.Message = fmt.Sprintf("%s is named tasks.md but is no unit's tasks file: add its layout to the verifier's policy ([[units]] format, tasks) or ignore its path ([unit_paths] ignore)", tr.Path)
+	return tr
+}
+
+// unitDirs links the unit directories a walk's moves connect (a tasks file
+// followed from one unit directory to another): find gives a directory's
+// class, the same for every directory of one unit's history.
+type unitDirs map[string]string
+
+func unitClasses(moves []gitref.Move) unitDirs {
+	u := unitDirs{}
+	for _, m := range moves {
+		a, b := u.find(m.OldUnit.Dir), u.find(m.Unit.Dir)
+		if a != b {
+			u[a] = b
+		}
+	}
+	return u
+}
+
+func (u unitDirs) find(dir string) string {
+	for {
+		next, ok := u[dir]
+		if !ok || next == dir {
+			return dir
+		}
+		dir = next
+	}
+}
+
+// latestTicks marks, per tick of the walk, whether it is its task line's
+// latest: false for a tick (or born-ticked task) of a unit and task ID that a
+// later commit of the walk unticks (docs/format.md#superseded-ticks). Other
+// kinds are marked true.
+func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
+	out := make([]bool, len(ticks))
+	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
+	key := func(t gitref.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
+	for i, t := range ticks {
+		if t.Kind == gitref.KindUntick {
+			lastUntick[key(t)] = i
+		}
+	}
+	for i, t := range ticks {
+		out[i] = true
+		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+			continue
+		}
+		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {
+			out[i] = false
+		}
+	}
+	return out
+}
+
+// stateCheck compares head's tasks with base's (docs/format.md#the-state-check):
+// every task checked at head and not at base — matched by unit (across the
+// range's moves), task ID and text — must be covered by an evidenced tick of
+// the range (or a born-ticked task the policy allows); otherwise it fails
+// ticked_without_evidence, naming the file and line. Ticks in head's
+// unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
+// submodules at tasks-file positions at head tasks_file_not_regular. What the
+// walk already reported failing is not reported again.
+func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
+	headFiles, err := v.Repo.TasksFiles(head, layouts)
+	if err != nil {
+		return err
+	}
+	var baseFiles []gitref.TasksFileAt
+	if base != "" {
+		if baseFiles, err = v.Repo.TasksFiles(base, layouts); err != nil {
+			return err
+		}
+	}
+	// At base: the checked tasks, by unit class, task ID and line read as open.
+	checkedAtBase := map[string]bool{}
+	for _, f := range baseFiles {
+		if f.Irregular != "" {
+			continue
+		}
+		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			continue
+		}
+		for _, t := range tf.Tasks {
+			if t.Ticked() {
+				checkedAtBase[units.find(f.Unit.Dir)+"\x00"+t.ID+"\x00"+t.OpenLine()] = true
+			}
+		}
+	}
+	covered := map[string]bool{} // unit class, task ID, line_hash
+	failing := map[string]bool{} // unit class, task ID; or path for unrecognized files
+	for _, tr := range rep.Ticks {
+		k := units.find(tr.Unit.Dir) + "\x00" + tr.TaskID
+		switch {
+		case tr.Status == StatusEvidenced:
+			covered[k+"\x00"+tr.LineHash] = true
+		case tr.Failing && tr.Reason == ReasonUnrecognizedTasksFile:
+			failing[tr.Path+"\x00"+tr.LineHash] = true
+		case tr.Failing:
+			failing[k] = true
+		}
+	}
+	for _, tr := range rep.BornTicked {
+		covered[units.find(tr.Unit.Dir)+"\x00"+tr.TaskID+"\x00"+tr.LineHash] = true
+	}
+	for _, f := range headFiles {
+		if f.Irregular != "" {
+			if !irregular[f.Path] {
+				irregular[f.Path] = true
+				rep.Ticks = append(rep.Ticks, notRegular(head, f.Path, f.Irregular))
+			}
+			continue
+		}
+		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			return fmt.Errorf("%s at %s: %w", f.Path, head, err)
+		}
+		class := units.find(f.Unit.Dir)
+		for _, t := range tf.Tasks {
+			if !t.Ticked() || checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()] {
+				continue
+			}
+			lh := predicate.LineHash(t.OpenLine())
+			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
+				Task: attest.SubjectName(f.Unit.Feature, t.ID), Reasons: []Reason{}, Signers: []Signer{}}
+			if f.Unrecognized {
+				if !failing[f.Path+"\x00"+lh] {
+					failing[f.Path+"\x00"+lh] = true
+					rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+				}
+				continue
+			}
+			k := class + "\x00" + t.ID
+			if covered[k+"\x00"+lh] || failing[k] || v.policy().AllowsBornTicked(f.Path) {
+				continue
+			}
+			failing[k] = true
+			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
+			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			rep.Ticks = append(rep.Ticks, tr)
 		}
 	}
 	return nil

@@ -453,7 +453,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 // checkTaskLine runs SPEC §7's checks 7 (task.line_hash) and 8
 // (spec.section_hash); lines is checkTask's.
 func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints, lines int) {
-	unit, ok := unitFromPredicate(p)
+	unit, ok := v.unitFromPredicate(p)
 	if !ok {
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
@@ -620,10 +620,12 @@ func regressionValue(p *predicate.Predicate, view *predicate.View) any {
 	return map[string]any{"reason": string(view.Regression.Reason)}
 }
 
-func unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
+// unitFromPredicate is the predicate's unit when its dir's tasks.md is that
+// unit's tasks file in the verifier's layouts (built-in and policy).
+func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
 	u := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-	got, ok := specfmt.UnitForTasksPath(u.Dir + "/tasks.md")
-	if !ok || got != u {
+	got, kind := v.policy().Layouts().Classify(u.Dir + "/tasks.md")
+	if kind != specfmt.UnitTasksFile || got != u {
 		return u, false
 	}
 	return u, true

@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -174,11 +175,11 @@ func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 
 func newAttestTickCmd() *cobra.Command {
 	var (
-		sf                                        signerFlags
-		commitRev, verdict, evidencePath, unitDir string
-		redOutput, redKind, regression            string
-		tasks                                     []string
-		dryRun                                    bool
+		sf                                                    signerFlags
+		commitRev, verdict, evidencePath, unitDir, policyFile string
+		redOutput, redKind, regression                        string
+		tasks                                                 []string
+		dryRun                                                bool
 	)
 	c := &cobra.Command{
 		Use:   "tick",
@@ -206,6 +207,7 @@ own.`,
 	sf.add(c)
 	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
+	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
 	c.Flags().StringVar(&unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
@@ -220,6 +222,13 @@ own.`,
 			return err
 		}
 		req := attest.TickRequest{Tasks: tasks, Unit: unitDir, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
+		if policyFile != "" {
+			pol, err := policy.Load(policyFile)
+			if err != nil {
+				return err
+			}
+			req.Layouts = pol.Layouts()
+		}
 		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
 			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
 		}

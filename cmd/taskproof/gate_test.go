@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -39,7 +40,9 @@ func newGateRepo(t *testing.T, files map[string]string) *gateRepo {
 	r.allowed = filepath.Join(keys, "allowed_signers")
 	vfWrite(t, r.allowed, `dev@example.invalid namespaces="in-toto" `+string(pub))
 	testenv.Git(t, "", "init", "-q", "-b", "main", r.dir)
-	r.commit(t, "plan", files)
+	plan := r.commit(t, "plan", files)
+	// The notes ref exists (its absence is its own error): another tool's note.
+	r.git(t, "notes", "--ref", "refs/notes/speccoder", "add", "-m", "not a statement", plan)
 	r.git(t, "switch", "-q", "-c", "feature")
 	return r
 }
@@ -205,4 +208,207 @@ func TestGateUnitKey(t *testing.T) {
 	}
 	rep = r.gate(t, 0)
 	checkRows(t, rep, "success", a+":T001 evidenced/", b+":T001 evidenced/")
+}
+
+// failing is the rows of rep that fail, as "PATH reason".
+func (rep gateReport) failing() []string {
+	var out []string
+	for _, tk := range rep.Ticks {
+		if tk.Failing {
+			out = append(out, tk.Path+" "+tk.Reason)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkFails checks that the gate fails (exit 1) with each of want among its
+// failing rows.
+func checkFails(t *testing.T, rep gateReport, want ...string) {
+	t.Helper()
+	got := rep.failing()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("gate failing rows %q lack %q", got, w)
+		}
+	}
+	if rep.Conclusion != "failure" {
+		t.Errorf("conclusion %s", rep.Conclusion)
+	}
+}
+
+const gateUnit = "specs/001-x/tasks.md"
+
+// TestGateSymlinks: a tasks file, or a directory on a unit layout's path,
+// that is a symbolic link at head or at a commit of the range fails the gate
+// as tasks_file_not_regular naming it; `taskproof ticks` lists it. The honest
+// counterpart (the regular file ticked and attested) passes.
+func TestGateSymlinks(t *testing.T) {
+	t.Run("tasks file replaced by a link to a ticked copy", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		ticked := strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")
+		r.write(t, map[string]string{"notes/copy.md": ticked, gateUnit: ""})
+		if err := os.Symlink("../../notes/copy.md", filepath.Join(r.dir, "specs/001-x/tasks.md")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "tick via a link", nil)
+		checkFails(t, r.gate(t, 1), gateUnit+" tasks_file_not_regular")
+		out, _ := r.run(t, 0, "ticks", "main..HEAD")
+		if !strings.Contains(out, "not_regular") || !strings.Contains(out, gateUnit) || !strings.Contains(out, "symlink") {
+			t.Errorf("ticks does not list the link:\n%s", out)
+		}
+	})
+	t.Run("specs directory moved and replaced by a link", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		r.git(t, "mv", "specs", "real-specs")
+		if err := os.Symlink("real-specs", filepath.Join(r.dir, "specs")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "move specs behind a link", nil)
+		r.tick(t, []string{"real-specs/001-x/tasks.md"}, "T001", "T002")
+		rep := r.gate(t, 1)
+		checkFails(t, rep, "specs tasks_file_not_regular", "real-specs/001-x/tasks.md unrecognized_tasks_file")
+	})
+	t.Run("honest counterpart", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		c := r.tick(t, []string{gateUnit}, "T001", "T002")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/", gateUnit+":T002 evidenced/")
+	})
+}
+
+// TestGateUnrecognizedTasksFiles: a tick in a file named tasks.md (any case)
+// outside the unit layouts fails as unrecognized_tasks_file; the verifier's
+// policy adds layouts (then the tick is attested and evidenced) or ignores
+// paths.
+func TestGateUnrecognizedTasksFiles(t *testing.T) {
+	for _, path := range []string{"docs/tasks.md", "openspec/initiatives/x/tasks.md", "specs/tasks.md", "specs/001-x/sub/tasks.md", "specs/002-y/TASKS.md"} {
+		t.Run(path, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: gateTasks, path: gateTasks})
+			r.tick(t, []string{path}, "T001")
+			checkFails(t, r.gate(t, 1), path+" unrecognized_tasks_file")
+			out, _ := r.run(t, 0, "ticks", "main..HEAD")
+			if !strings.Contains(out, path) || !strings.Contains(out, "unrecognized_tasks_file") {
+				t.Errorf("ticks does not list the tick with its reason:\n%s", out)
+			}
+		})
+	}
+	t.Run("policy layout", func(t *testing.T) {
+		path := "openspec/initiatives/x/tasks.md"
+		r := newGateRepo(t, map[string]string{path: "## 1. Work\n\n- [ ] 1.1 Do it\n- [ ] 1.2 Test it\n"})
+		pol := filepath.Join(t.TempDir(), "policy.toml")
+		vfWrite(t, pol, "version = 1\n\n[[units]]\nformat = \"openspec\"\ntasks = \"openspec/initiatives/**/tasks.md\"\n")
+		c := r.tick(t, []string{path}, "1.1")
+		checkFails(t, r.gate(t, 1, "--policy", pol), path+" ticked_without_evidence")
+		r.attest(t, c, "--policy", pol)
+		checkRows(t, r.gate(t, 0, "--policy", pol), "success", path+":1.1 evidenced/")
+	})
+	t.Run("policy ignores", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks, "docs/tasks.md": gateTasks})
+		pol := filepath.Join(t.TempDir(), "policy.toml")
+		vfWrite(t, pol, "version = 1\n\n[unit_paths]\nignore = [\"docs/**\"]\n")
+		r.tick(t, []string{"docs/tasks.md"}, "T001")
+		c := r.tick(t, []string{gateUnit}, "T001")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0, "--policy", pol), "success", gateUnit+":T001 evidenced/")
+	})
+}
+
+// TestGateBornTickedByRenaming: a unit renamed with every title edited and
+// every box ticked in one commit, a unit moved to another layout and ticked,
+// and a tasks file deleted and added back ticked all fail the gate; attested,
+// each passes.
+func TestGateBornTickedByRenaming(t *testing.T) {
+	edited := "# Tasks\n\n## Phase 1: Setup\n\n- [x] T001 Build the frame\n- [x] T002 Check the frame\n"
+	cases := []struct {
+		name string
+		do   func(r *gateRepo) []string // the tick commits
+		path string
+	}{
+		{"git mv, retitle and tick", func(r *gateRepo) []string {
+			r.git(t, "mv", "specs/001-x", "specs/001-x-v2")
+			return []string{r.commit(t, "v2", map[string]string{"specs/001-x-v2/tasks.md": edited})}
+		}, "specs/001-x-v2/tasks.md"},
+		{"moved to kiro and ticked", func(r *gateRepo) []string {
+			r.git(t, "mv", "specs/001-x", ".kiro-tmp")
+			r.write(t, map[string]string{".kiro/specs/001-x/.keep": "x"})
+			r.git(t, "mv", ".kiro-tmp/tasks.md", ".kiro/specs/001-x/tasks.md")
+			return []string{r.commit(t, "to kiro", map[string]string{".kiro/specs/001-x/tasks.md": strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")})}
+		}, ".kiro/specs/001-x/tasks.md"},
+		{"deleted, then added back ticked", func(r *gateRepo) []string {
+			r.commit(t, "drop", map[string]string{gateUnit: ""})
+			return []string{r.commit(t, "back", map[string]string{gateUnit: strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")})}
+		}, gateUnit},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+			commits := tc.do(r)
+			rep := r.gate(t, 1)
+			if len(rep.failing()) == 0 {
+				t.Fatalf("nothing fails: %s", rep.rows())
+			}
+			for _, row := range rep.failing() {
+				if !strings.HasPrefix(row, tc.path+" ") || (!strings.HasSuffix(row, " ticked_without_evidence")) {
+					t.Errorf("failing row %q, want %s ticked_without_evidence (born_ticked or tick)", row, tc.path)
+				}
+			}
+			for _, c := range commits {
+				r.attest(t, c)
+			}
+			rep = r.gate(t, 0)
+			if rep.Conclusion != "success" || len(rep.Ticks) != 2 {
+				t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
+			}
+		})
+	}
+}
+
+// TestGateStateCheck: a tick unticked on a side branch whose merge keeps the
+// tick ("git merge -s ours") is superseded in the walk, but head still has
+// the box checked and base does not: the state check fails it
+// (ticked_without_evidence, naming file and line) unless a tick of the range
+// is evidenced.
+func TestGateStateCheck(t *testing.T) {
+	for _, attested := range []bool{false, true} {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		c1 := r.tick(t, []string{gateUnit}, "T001")
+		r.git(t, "switch", "-q", "-c", "side")
+		r.commit(t, "reopen", map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "feature")
+		r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+		r.git(t, "merge", "-q", "-s", "ours", "-m", "merge side", "side")
+		if !attested {
+			rep := r.gate(t, 1)
+			checkFails(t, rep, gateUnit+" ticked_without_evidence")
+			found := false
+			for _, tk := range rep.Ticks {
+				found = found || (tk.Failing && tk.Line == 5 && strings.Contains(tk.Message, "checked at head"))
+			}
+			if !found {
+				t.Errorf("no state-check row naming %s:5: %s", gateUnit, rep.rows())
+			}
+			continue
+		}
+		r.attest(t, c1)
+		if rep := r.gate(t, 0); rep.Conclusion != "success" {
+			t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
+		}
+	}
+}
+
+// TestGateSupersededTicks: a tick whose attestation is bad is fixed on the
+// branch by unticking, re-ticking and attesting the new tick: the old tick is
+// superseded, the new one evidenced.
+func TestGateSupersededTicks(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.run(t, 0, "attest", "tick", "--commit", c1, "--verdict", "regression_only", "--regression-reason", "planning_work") // unsigned
+	checkFails(t, r.gate(t, 1), gateUnit+" unsigned")
+	r.commit(t, "untick", map[string]string{gateUnit: gateTasks})
+	c3 := r.tick(t, []string{gateUnit}, "T001")
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable") // c1's statement is about the old tick
+	r.attest(t, c3)
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
 }
