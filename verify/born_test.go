@@ -105,7 +105,7 @@ func TestBranchBornTicks(t *testing.T) {
 	}
 	text := buf.String()
 	for _, line := range []string{
-		"2 task(s) ticked in tasks files new in their commit (not ticks, no evidence required):\n",
+		"2 task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n",
 		"  " + short(string(c3)) + " specs/002-import/tasks.md:1 002-import/T001 born ticked\n",
 		"  " + short(string(s1)) + " specs/003-side/tasks.md:1 003-side/T001 born ticked\n",
 		"conclusion: success\n",

@@ -26,7 +26,9 @@ const (
 	StatusUnverifiable = "unverifiable"
 	StatusEdited       = "edited" // a task line edited after its tick
 	// StatusBornTicked: a ticked task of a tasks file new in its commit
-	// (gitref.KindBornTicked): not a tick, listed in Report.BornTicked.
+	// (gitref.KindBornTicked): in Ticks, failing, when it has no evidence;
+	// listed in Report.BornTicked when the policy allows it
+	// (docs/format.md#born-ticked-tasks).
 	StatusBornTicked = "born_ticked"
 
 	ReasonTickedWithoutEvidence = "ticked_without_evidence"
@@ -100,11 +102,12 @@ type Report struct {
 	Ticks         []TickResult   `json:"ticks"`
 	Unticks       []TickResult   `json:"unticks"`
 	// BornTicked lists (branch mode) the ticked tasks of tasks files that are
-	// new in their commit: a merged feature branch or an imported unit brings
-	// its tasks file already ticked. They are not ticks (SPEC §1) and never
-	// fail the gate; they are listed so that a reviewer sees them. A merge's
-	// repeat of a born_ticked task its other parent brought in is not listed
-	// again.
+	// new in their commit where the verifier's policy allows born-ticked
+	// tasks ([born_ticked] allow): a merged feature branch or an imported unit
+	// brings its tasks file already ticked. They do not fail; they are listed
+	// so that a reviewer sees them. Elsewhere a born-ticked task is judged in
+	// Ticks (docs/format.md#born-ticked-tasks). A merge's repeat of a
+	// born_ticked task its other parent brought in is not listed again.
 	BornTicked []TickResult   `json:"born_ticked"`
 	Summary    map[string]int `json:"summary"`
 	// Policy are the range rules' results that count (issue 6).
@@ -156,8 +159,11 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
 // task lines edited after their tick fail too. A task added already ticked to a
 // tasks file its commit's parent has is a tick like any other (gitref.Tick.Born);
-// the ticked tasks of tasks files new in their commit are listed in
-// Report.BornTicked and do not fail. A notes ref absent locally is an
+// the ticked tasks of tasks files new in their commit are judged too (born_ticked
+// without evidence), unless the policy allows them (Report.BornTicked). Ticks in
+// unrecognized tasks files and links or submodules at tasks-file positions fail;
+// a tick unticked later is superseded; and the state check compares head with
+// base (docs/format.md#gate-rules). A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	if v.Trust == nil {
