@@ -269,6 +269,24 @@ func TestGateSymlinks(t *testing.T) {
 		rep := r.gate(t, 1)
 		checkFails(t, rep, "specs tasks_file_not_regular", "real-specs/001-x/tasks.md unrecognized_tasks_file")
 	})
+	t.Run("submodule where a unit is", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		r.git(t, "update-index", "--add", "--cacheinfo", "160000,"+r.git(t, "rev-parse", "HEAD")+",specs/002-sub")
+		r.git(t, "commit", "-q", "-m", "a unit as a submodule")
+		checkFails(t, r.gate(t, 1), "specs/002-sub tasks_file_not_regular")
+	})
+	t.Run("link already at base, seen at head", func(t *testing.T) {
+		r := newGateRepo(t, nil)
+		r.git(t, "switch", "-q", "main")
+		if err := os.Symlink("elsewhere", filepath.Join(r.dir, ".kiro")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "plan with a link", map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "-C", "feature")
+		c := r.tick(t, []string{gateUnit}, "T001")
+		r.attest(t, c)
+		checkFails(t, r.gate(t, 1), ".kiro tasks_file_not_regular")
+	})
 	t.Run("honest counterpart", func(t *testing.T) {
 		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
 		c := r.tick(t, []string{gateUnit}, "T001", "T002")
