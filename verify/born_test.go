@@ -128,3 +128,20 @@ func TestBranchBornTicks(t *testing.T) {
 		t.Errorf("objects report (%s):\n%s", orep.Conclusion, buf.String())
 	}
 }
+
+// TestBranchMergedUnitNotBornAgain: a side branch adds a unit with open tasks
+// and ticks one (attested); the merge sees the unit's file as new against its
+// first parent, with the task ticked. That born_ticked repeat is the side
+// commit's tick, judged there: the gate passes.
+func TestBranchMergedUnitNotBornAgain(t *testing.T) {
+	f := newFixture(t)
+	f.git("switch", "-q", "-c", "side")
+	f.commit("unit 002", map[string]string{"specs/002-side/tasks.md": "- [ ] T001 Side\n- [ ] T002 Other\n"})
+	s2 := f.edit("specs/002-side/tasks.md", "- [ ] T001 Side", "- [x] T001 Side", "T001 done")
+	f.attest(s2, predicate.RegressionOnly, f.signer)
+	f.git("switch", "-q", "main")
+	f.commit("docs", map[string]string{"README.md": "x\n"})
+	f.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	rep := f.branch(f.base, f.head(), GateOptions{})
+	checkGate(t, rep, Success, []tickRow{{s2, "T001", StatusEvidenced, "", ""}})
+}

@@ -191,7 +191,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
 	}
 	for _, t := range ticks {
-		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit) {
+		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
 			inRange[tickKey(t.Commit, t)] = true
 		}
 	}
@@ -294,7 +294,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		if t.Merge && t.Kind == gitref.KindTick {
+		if t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) {
 			merged, err := mergedIn(t)
 			if err != nil {
 				return nil, err
