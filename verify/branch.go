@@ -291,6 +291,10 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		case gitref.KindEdit:
 			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
+			if !latest[i] {
+				tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+				tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
+			}
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
@@ -641,8 +645,8 @@ func (u unitDirs) find(dir string) string {
 
 // latestTicks marks, per tick of the walk, whether it is its task line's
 // latest: false for a tick (or born-ticked task) of a unit and task ID that a
-// later commit of the walk unticks (docs/format.md#superseded-ticks). Other
-// kinds are marked true.
+// later commit of the walk unticks (docs/format.md#superseded-ticks); the same
+// for an edit of a ticked line. Other kinds are marked true.
 func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
 	out := make([]bool, len(ticks))
 	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
@@ -654,7 +658,7 @@ func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
 	}
 	for i, t := range ticks {
 		out[i] = true
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked && t.Kind != gitref.KindEdit {
 			continue
 		}
 		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {

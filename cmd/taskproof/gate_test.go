@@ -430,3 +430,20 @@ func TestGateSupersededTicks(t *testing.T) {
 	rep := r.gate(t, 0)
 	checkRows(t, rep, "success", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
 }
+
+// TestGateSupersededEdit: a ticked line edited after its tick fails the gate
+// (edited_after_tick); unticking it, ticking it again and attesting the new
+// tick fixes the branch without rewriting history.
+func TestGateSupersededEdit(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	edited := strings.Replace(gateTasks, "- [ ] T001 Create the skeleton", "- [x] T001 Create the whole skeleton", 1)
+	r.commit(t, "reword T001", map[string]string{gateUnit: edited})
+	checkFails(t, r.gate(t, 1), gateUnit+" edited_after_tick")
+	r.commit(t, "reopen T001", map[string]string{gateUnit: strings.Replace(edited, "- [x] T001", "- [ ] T001", 1)})
+	c4 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c4)
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", gateUnit+":T001 evidenced/", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
+}
