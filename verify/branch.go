@@ -729,7 +729,11 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 		}
 		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
 		if err != nil {
-			return fmt.Errorf("%s at %s: %w", f.Path, head, err)
+			// What cannot be read cannot be judged: the gate fails, naming it.
+			rep.Ticks = append(rep.Ticks, TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
+				Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
+				Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err)})
+			continue
 		}
 		class := units.find(f.Unit.Dir)
 		for _, t := range tf.Tasks {
