@@ -755,7 +755,7 @@ func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []t
 // similarity is the share of tasks two files have in common: the larger of
 // the share with the same ID and title, and the share with the same written
 // (not derived) ID — a move that also rewrites every title keeps the IDs
-// (docs/format.md#ticks). Files of different formats are compared the same
+// (docs/format.md#units-and-task-lines). Files of different formats are compared the same
 // way: a unit moved to another layout keeps its tasks.
 func similarity(a, b *parsedFile) float64 {
 	n := max(len(a.tasks), len(b.tasks))
