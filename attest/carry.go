@@ -283,8 +283,8 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		var ticked []string
 		lines := 0 // the lines of c's task To ticks
 		for i, t := range ticks {
-			if t.Kind != gitref.KindTick {
-				continue
+			if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+				continue // born-ticked tasks are attested like ticks (docs/format.md#born-ticked-tasks)
 			}
 			ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
 			if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {

@@ -80,8 +80,8 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	var tick *gitref.Tick
 	var ids []string
 	for i, t := range ticks {
-		if t.Kind != gitref.KindTick {
-			continue
+		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+			continue // a born-ticked task is decided like a tick (docs/format.md#born-ticked-tasks)
 		}
 		ids = append(ids, t.TaskID)
 		if t.TaskID == req.Task && (req.UnitDir == "" || t.Unit.Dir == req.UnitDir) {

@@ -84,30 +84,63 @@ func TaskLineHash(st *Statement) string {
 	return h
 }
 
+// TaskKey names the task line a statement is about: its unit's directory
+// (predicate unit.dir) and its task.line_hash. Two units can share a subject
+// name ("001-greeting/T001" in specs/ and in .specify/specs/), and a tasks file
+// that repeats a task ID has a tick per line under one subject name, so a
+// statement belongs to a tick by this key with the subject name, never by the
+// subject name alone (docs/format.md#statements-belong-to-a-unit).
+type TaskKey struct {
+	Dir      string
+	LineHash string
+}
+
+// known reports whether anything is known of the key.
+func (k TaskKey) known() bool { return k.Dir != "" || k.LineHash != "" }
+
+// TaskUnitDir is a task-verification statement's unit.dir, "" when its
+// predicate has none (or it is not a string).
+func TaskUnitDir(st *Statement) string {
+	p, _ := st.Predicate.(map[string]any)
+	unit, _ := p["unit"].(map[string]any)
+	d, _ := unit["dir"].(string)
+	return d
+}
+
 // StatementLines tells which task line each of one subject's statements is
 // about: out[i] is the task.line_hash of the tick that wrote stmts[i] (payloads[i]
-// holds it), "" when that cannot be told. A subject names a task by its ID, and
-// a tasks file that repeats the ID has a tick per line under one subject name
-// (README "Choices", item 10); a tick writes its test-result statements, its
-// task-verification statement and a VSA naming the others by the SHA-256 of
-// their payloads (SPEC §3), which pairs them:
-//   - a task-verification statement: its own task.line_hash;
-//   - a VSA: the line of the task-verification statements it names, when they
-//     are all of one line ("" when it names none of the subject's, or several
-//     lines');
-//   - a test-result statement: the line of a VSA that names it; each VSA, in
+// holds it), "" when that cannot be told. It is [StatementKeys]'s LineHash.
+func StatementLines(stmts []*Statement, payloads [][]byte) []string {
+	keys := StatementKeys(stmts, payloads)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.LineHash
+	}
+	return out
+}
+
+// StatementKeys tells which unit and task line each of one subject's
+// statements is about: out[i] is the [TaskKey] of the tick that wrote stmts[i]
+// (payloads[i] holds it), the zero key when that cannot be told. A tick writes
+// its test-result statements, its task-verification statement and a VSA naming
+// the others by the SHA-256 of their payloads (SPEC §3), which pairs them:
+//   - a task-verification statement: its own unit.dir and task.line_hash;
+//   - a VSA: the key of the task-verification statements it names, when they
+//     are all of one key (zero when it names none of the subject's, or several
+//     keys);
+//   - a test-result statement: the key of a VSA that names it; each VSA, in
 //     note order, claims one statement per digest it names, so the identical
 //     test-result lines of two ticks go one to each;
-//   - anything else: "".
-func StatementLines(stmts []*Statement, payloads [][]byte) []string {
-	out := make([]string, len(stmts))
+//   - anything else: zero.
+func StatementKeys(stmts []*Statement, payloads [][]byte) []TaskKey {
+	out := make([]TaskKey, len(stmts))
 	digests := make([]string, len(stmts))
-	tvLine := map[string]string{} // payload SHA-256 → line_hash, of the task-verification statements
+	tvKey := map[string]TaskKey{} // payload SHA-256 → key, of the task-verification statements
 	for i, st := range stmts {
 		digests[i] = SHA256Hex(payloads[i])
 		if st.PredicateType == predicate.PredicateType {
-			out[i] = TaskLineHash(st)
-			tvLine[digests[i]] = out[i]
+			out[i] = TaskKey{Dir: TaskUnitDir(st), LineHash: TaskLineHash(st)}
+			tvKey[digests[i]] = out[i]
 		}
 	}
 	claimed := make([]bool, len(stmts))
@@ -116,22 +149,22 @@ func StatementLines(stmts []*Statement, payloads [][]byte) []string {
 			continue
 		}
 		named := vsaInputs(st)
-		var line string
+		var key TaskKey
 		found, several := false, false
 		for _, h := range named {
-			if l, ok := tvLine[h]; ok {
-				several = several || (found && l != line)
-				line, found = l, true
+			if k, ok := tvKey[h]; ok {
+				several = several || (found && k != key)
+				key, found = k, true
 			}
 		}
-		if !found || several || line == "" {
+		if !found || several || !key.known() {
 			continue
 		}
-		out[i] = line
+		out[i] = key
 		for _, h := range named {
 			for j := range stmts {
 				if !claimed[j] && stmts[j].PredicateType == TestResultType && digests[j] == h {
-					claimed[j], out[j] = true, line
+					claimed[j], out[j] = true, key
 					break
 				}
 			}
@@ -163,16 +196,23 @@ func vsaInputs(st *Statement) []string {
 // result ends with "\n". It fails with [ErrNoteLimit] when the result would exceed
 // [MaxNoteLines] lines or [MaxNoteSize] bytes, and when a new line contains "\n".
 func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
-	return mergeNote(old, subjectName, "", lines)
+	return mergeNote(old, subjectName, TaskKey{}, lines)
 }
 
-// mergeNote is [MergeNote] for the tick of one task line when line (its
-// task.line_hash) is not "": the task's ID is repeated in its tasks file, so the
-// subject names a tick per line (README "Choices", item 10). Of the subject's
-// owned lines, those [StatementLines] gives another task line are then kept, as
-// another task's would be; the line's own and those of no known line are
-// replaced.
-func mergeNote(old []byte, subjectName, line string, lines [][]byte) ([]byte, error) {
+// MergeNoteFor is [MergeNote] for the tick of one unit's task: the owned lines
+// of subjectName that [StatementKeys] gives another unit directory than key.Dir
+// are kept, as another task's would be (two units can share a subject name,
+// docs/format.md#statements-belong-to-a-unit); so are, when key.LineHash is not
+// "" (the task's ID is repeated in its tasks file, so the subject names a tick
+// per line, README "Choices", item 10), those of another task line of the unit.
+// A line whose key cannot be told is replaced, unless the note holds another
+// unit's statements for the subject (then it may be theirs, and is kept).
+func MergeNoteFor(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
+	return mergeNote(old, subjectName, key, lines)
+}
+
+// mergeNote is [MergeNoteFor]; a zero key.Dir matches every unit.
+func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
 	split := SplitNote(old)
 	keep := make([]bool, len(split))
 	var owned []int
@@ -187,9 +227,21 @@ func mergeNote(old []byte, subjectName, line string, lines [][]byte) ([]byte, er
 		owned = append(owned, i)
 		stmts, payloads = append(stmts, st), append(payloads, payload)
 	}
-	if line != "" {
-		for k, l := range StatementLines(stmts, payloads) {
-			keep[owned[k]] = l != "" && l != line
+	if key.known() {
+		keys := StatementKeys(stmts, payloads)
+		otherUnit := false
+		for _, k := range keys {
+			otherUnit = otherUnit || (key.Dir != "" && k.Dir != "" && k.Dir != key.Dir)
+		}
+		for n, k := range keys {
+			switch {
+			case !k.known():
+				keep[owned[n]] = otherUnit
+			case key.Dir != "" && k.Dir != "" && k.Dir != key.Dir:
+				keep[owned[n]] = true
+			case key.LineHash != "" && k.LineHash != "" && k.LineHash != key.LineHash:
+				keep[owned[n]] = true
+			}
 		}
 	}
 	var out bytes.Buffer

@@ -263,11 +263,11 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		return out
 	}
 
-	note, err := mergeNote(join(foreign), "001-x/T001", hA, a)
+	note, err := mergeNote(join(foreign), "001-x/T001", TaskKey{LineHash: hA}, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if note, err = mergeNote(note, "001-x/T001", hB, b); err != nil {
+	if note, err = mergeNote(note, "001-x/T001", TaskKey{LineHash: hB}, b); err != nil {
 		t.Fatal(err)
 	}
 	if want := join(cat([][]byte{foreign}, a, b)...); !bytes.Equal(note, want) {
@@ -287,7 +287,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("StatementLines = %v, want %v", got, want)
 	}
 	// Re-attesting line A replaces A's three lines and keeps B's.
-	again, err := mergeNote(note, "001-x/T001", hA, a2)
+	again, err := mergeNote(note, "001-x/T001", TaskKey{LineHash: hA}, a2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("StatementLines after re-attesting = %v, want %v", got, want)
 	}
 	// And again: the same note (no line added twice).
-	if third, err := mergeNote(again, "001-x/T001", hA, a2); err != nil || !bytes.Equal(third, again) {
+	if third, err := mergeNote(again, "001-x/T001", TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(third, again) {
 		t.Errorf("re-attesting line A twice: %v\n%s", err, third)
 	}
 	// A unique ID's tick replaces every owned line of its subject.
@@ -317,7 +317,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	if got, want := lines(odd), []string{hA, hB, "", ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("StatementLines of unpaired statements = %q, want %q", got, want)
 	}
-	if got, err := mergeNote(odd, "001-x/T001", hA, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
+	if got, err := mergeNote(odd, "001-x/T001", TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
 		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +32,14 @@ type TickRequest struct {
 	Commit gitref.Hash
 	// Tasks are the task IDs to attest; empty: every task the commit ticks.
 	Tasks []string
+	// Unit, when not "", is the unit directory (predicate unit.dir, e.g.
+	// "specs/001-greeting") whose ticks are attested: two units of one commit
+	// can tick tasks of one subject name (docs/format.md#statements-belong-to-a-unit).
+	Unit string
+	// Layouts are the unit layouts and ignored paths of the verifier's
+	// policy (nil: the built-in layouts alone), so that a tick in a tasks
+	// file of a policy layout can be attested.
+	Layouts *specfmt.Layouts
 	// Verdict is verified or regression_only; empty: the verdict follows from
 	// Reports ([VerdictFromEvidence]).
 	Verdict predicate.Verdict
@@ -116,18 +125,37 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
-	all, err := repo.CommitTicks(commit.ID)
+	all, err := repo.CommitTicksIn(commit.ID, req.Layouts)
 	if err != nil {
 		return nil, err
 	}
+	// A task ticked in a tasks file new in the commit (born_ticked) is
+	// attested like a tick: the gate asks for its evidence
+	// (docs/format.md#born-ticked-tasks). A file no unit layout claims has no
+	// unit to attest.
 	var ticks []gitref.Tick
 	for _, t := range all {
-		if t.Kind == gitref.KindTick {
+		if (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) && !t.Unrecognized {
 			ticks = append(ticks, t)
 		}
 	}
 	if len(ticks) == 0 {
 		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; pass --commit the commit that ticks the task)", ErrNoTick, commit.ID)
+	}
+	if req.Unit != "" {
+		var inUnit []gitref.Tick
+		var dirs []string
+		for _, t := range ticks {
+			if t.Unit.Dir == req.Unit {
+				inUnit = append(inUnit, t)
+			} else if !slices.Contains(dirs, t.Unit.Dir) {
+				dirs = append(dirs, t.Unit.Dir)
+			}
+		}
+		if len(inUnit) == 0 {
+			return nil, fmt.Errorf("%w: %s ticks no task of unit %s (it ticks tasks of %s)", ErrTaskNotTicked, commit.ID, req.Unit, strings.Join(dirs, ", "))
+		}
+		ticks = inUnit
 	}
 	if len(req.Tasks) > 0 {
 		// A task ID names every line the commit ticks with it (a tasks file
@@ -396,7 +424,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				lines = pd.core
 			}
 			var err error
-			if note, err = mergeNote(note, pd.w.Subject, pd.line, lines); err != nil {
+			if note, err = mergeNote(note, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
 				return nil, err
 			}
 		}

@@ -366,7 +366,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		}
 		ticks = all[:0] // filtered in place
 		for _, t := range all {
-			if t.Kind == gitref.KindTick {
+			if t.Kind == gitref.KindTick && !t.Unrecognized {
 				ticks = append(ticks, t)
 			}
 		}

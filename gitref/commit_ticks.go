@@ -1,23 +1,35 @@
 package gitref
 
 import (
+	"bytes"
 	"container/heap"
+	"fmt"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // CommitTicks returns the task box changes of one commit against its first parent
 // (SPEC §1), without walking history: what `attest tick` needs for one commit, at
 // a cost independent of history length. A root commit has none.
 func (r *Repo) CommitTicks(commit Hash) ([]Tick, error) {
+	return r.CommitTicksIn(commit, nil)
+}
+
+// CommitTicksIn is [Repo.CommitTicks] with the unit layouts and ignored paths
+// of layouts (nil: the built-in layouts alone).
+func (r *Repo) CommitTicksIn(commit Hash, layouts *specfmt.Layouts) ([]Tick, error) {
 	c, err := r.commit(commit)
 	if err != nil {
 		return nil, err
 	}
-	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}}
-	return tc.commitTicks(c)
+	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: layouts}
+	ticks, _, err := tc.commitTicks(c)
+	return ticks, err
 }
 
 // rangeSet returns the commits reachable from head and not from base — git's
@@ -184,6 +196,72 @@ func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
 		if in[id.plumbing()] {
 			out = append(out, id)
 		}
+	}
+	return out, nil
+}
+
+// TasksFileAt is a tasks file of one commit's tree ([Repo.TasksFiles]).
+type TasksFileAt struct {
+	Path string
+	// Unit is the file's unit; for an Unrecognized file, what it is parsed
+	// as (a spec-kit unit of its directory).
+	Unit         specfmt.Unit
+	Unrecognized bool
+	// Irregular is "symlink" or "submodule" for an entry that is not a
+	// regular file at a tasks-file position (Content is then nil).
+	Irregular string
+	Content   []byte
+}
+
+// TasksFiles lists the tasks files of commit's tree: every file named
+// tasks.md (any case) that layouts does not ignore, with its content, and the
+// symbolic links and submodules at tasks-file positions (a tasks.md name, or
+// a directory on a unit layout's tasks-file path), in tree order. It reads the
+// whole tree: the gate's state check compares head's tasks with base's
+// (docs/format.md#the-state-check).
+func (r *Repo) TasksFiles(commit Hash, layouts *specfmt.Layouts) ([]TasksFileAt, error) {
+	c, err := r.commit(commit)
+	if err != nil {
+		return nil, err
+	}
+	var out []TasksFileAt
+	var walk func(tree plumbing.Hash, dir string) error
+	walk = func(tree plumbing.Hash, dir string) error {
+		t, err := r.tree(tree)
+		if err != nil {
+			return err
+		}
+		for _, e := range t.Entries {
+			path := e.Name
+			if dir != "" {
+				path = dir + "/" + e.Name
+			}
+			if e.Mode == filemode.Dir {
+				if err := walk(e.Hash, path); err != nil {
+					return err
+				}
+				continue
+			}
+			if k := irregularKind(e.Mode); k != "" {
+				if specfmt.IsTasksFileName(e.Name) || layouts.MayHoldUnits(path) {
+					out = append(out, TasksFileAt{Path: path, Irregular: k})
+				}
+				continue
+			}
+			tf, ok := classifyTasksFile(layouts, path)
+			if !ok || !isRegular(e.Mode) {
+				continue
+			}
+			b, err := r.viewOf(plumbing.BlobObject, e.Hash)
+			if err != nil {
+				return err
+			}
+			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
+		}
+		return nil
+	}
+	if err := walk(c.TreeHash, ""); err != nil {
+		return nil, fmt.Errorf("listing the tasks files of %s: %w", commit, err)
 	}
 	return out, nil
 }

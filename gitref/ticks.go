@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime"
 	"slices"
 	"sort"
@@ -44,6 +45,12 @@ const (
 	// file), but is reported so that a merge gate can list it. Born is set;
 	// Before and OldPath are "" and OldLine is 0.
 	KindBornTicked TickKind = "born_ticked"
+	// KindNotRegular: Path, in Commit, is a symbolic link or a submodule
+	// (gitlink) where a tasks file, or a directory on a unit layout's
+	// tasks-file path, is (docs/format.md#tasks-files-are-regular-files):
+	// what the link stands for is not what git diffs, so the gate cannot see
+	// its ticks. Irregular names the entry's kind; TaskID and lines are "".
+	KindNotRegular TickKind = "not_regular"
 )
 
 // Tick is one task box change of a commit against its first parent.
@@ -91,6 +98,13 @@ type Tick struct {
 	// of occurrence); such a tick is its line, which an attestation names by
 	// LineHash (the ID alone cannot: README "Choices", item 10).
 	Ambiguous string
+	// Unrecognized: Path is a file named tasks.md (any case) that is no
+	// unit layout's and not ignored (specfmt.UnrecognizedTasksFile): its
+	// ticks are listed, and fail the gate (docs/format.md#tasks-files). Unit
+	// is then only what the file was parsed as (speckit, its directory).
+	Unrecognized bool
+	// Irregular is, for KindNotRegular, "symlink" or "submodule".
+	Irregular string
 	// Task is the task as parsed from Path at Commit (specfmt.ParseTasks with
 	// AllowDuplicateIDs): what a verifier needs of the task line without
 	// parsing the file again (its open line, markers and requirements for the
@@ -103,6 +117,17 @@ type Tick struct {
 type TickOptions struct {
 	// FirstParent walks only head's first-parent chain (git log --first-parent).
 	FirstParent bool
+	// Layouts are the unit layouts and ignored paths (nil: the built-in
+	// layouts alone).
+	Layouts *specfmt.Layouts
+}
+
+// Move is a tasks file followed across a rename or move by a commit of a walk
+// (Walk): OldPath at the commit's first parent is Path at Commit.
+type Move struct {
+	Commit        Hash
+	OldPath, Path string
+	OldUnit, Unit specfmt.Unit
 }
 
 // Ticks finds the ticks, unticks and edits of tasks files in the commits
@@ -126,9 +151,16 @@ type TickOptions struct {
 //
 // Results are ordered parents before children, then by path and line.
 func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
+	ticks, _, err := r.Walk(base, head, opts)
+	return ticks, err
+}
+
+// Walk is [Repo.Ticks] that also returns the moves of tasks files it followed,
+// in the same order (parents before children).
+func (r *Repo) Walk(base, head Hash, opts TickOptions) ([]Tick, []Move, error) {
 	commits, err := r.rangeCommits(base, head, opts.FirstParent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// The commits are compared with their parents on all cores. The range is
 	// cut into contiguous chunks, several per worker, that the workers take in
@@ -139,6 +171,7 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 	size := max(ticksPerWorkerMin, (len(commits)+workers*ticksChunksPerWorker-1)/(workers*ticksChunksPerWorker))
 	chunks := (len(commits) + size - 1) / size
 	per := make([][]Tick, len(commits))
+	perMoves := make([][]Move, len(commits))
 	errs := make([]error, chunks)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -147,20 +180,20 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}}
+			tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts}
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= chunks || failed.Load() {
 					return
 				}
 				for i := k * size; i < min(len(commits), (k+1)*size); i++ {
-					ticks, err := tc.commitTicks(commits[i])
+					ticks, moves, err := tc.commitTicks(commits[i])
 					if err != nil {
 						errs[k] = err
 						failed.Store(true)
 						break
 					}
-					per[i] = ticks
+					per[i], perMoves[i] = ticks, moves
 				}
 			}
 		}()
@@ -168,7 +201,7 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return nil, err // the oldest failing commit's error: chunks are contiguous runs in order
+			return nil, nil, err // the oldest failing commit's error: chunks are contiguous runs in order
 		}
 	}
 	n := 0
@@ -179,7 +212,11 @@ func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
 	for _, ts := range per {
 		out = append(out, ts...)
 	}
-	return out, nil
+	var moves []Move
+	for _, ms := range perMoves {
+		moves = append(moves, ms...)
+	}
+	return out, moves, nil
 }
 
 // ticksPerWorkerMin is the fewest commits worth a worker of their own in Ticks,
@@ -307,8 +344,9 @@ type parseKey struct {
 }
 
 type tickCtx struct {
-	r      *Repo
-	parsed map[parseKey]*parsedFile
+	r       *Repo
+	parsed  map[parseKey]*parsedFile
+	layouts *specfmt.Layouts
 }
 
 // parsedFile is a tasks file's tasks, keyed for matching: the task ID, and, only
@@ -452,6 +490,22 @@ type tasksFile struct {
 	path string
 	blob plumbing.Hash
 	unit specfmt.Unit
+	// unrecognized: the file is named tasks.md but no layout's
+	// (specfmt.UnrecognizedTasksFile); unit is what it is parsed as.
+	unrecognized bool
+}
+
+// irregularEntry is a symbolic link or submodule at a tasks-file position
+// (KindNotRegular).
+type irregularEntry struct {
+	path, kind string
+}
+
+// diffOut collects what diffTasks finds.
+type diffOut struct {
+	layouts    *specfmt.Layouts
+	olds, news []tasksFile
+	irregular  []irregularEntry
 }
 
 func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
@@ -488,31 +542,40 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 // mostly the parent's version of a file the previous commit changed.
 const parsedMax = 256
 
-func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
+func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 	if len(c.ParentHashes) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	p, err := tc.r.commit(fromPlumbing(c.ParentHashes[0]))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.TreeHash == c.TreeHash {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var olds, news []tasksFile
-	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", &olds, &news); err != nil {
-		return nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
+	d := &diffOut{layouts: tc.layouts}
+	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", d); err != nil {
+		return nil, nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
 	}
-	pairs, added, err := tc.pair(olds, news)
+	pairs, added, err := tc.pair(d.olds, d.news)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		return nil, nil, fmt.Errorf("commit %s: %w", c.Hash, err)
 	}
 	base := Tick{Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash), Merge: len(c.ParentHashes) > 1}
 	var out []Tick
+	var moves []Move
+	for _, ir := range d.irregular {
+		t := base
+		t.Kind, t.Path, t.OldPath, t.Irregular = KindNotRegular, ir.path, ir.path, ir.kind
+		out = append(out, t)
+	}
 	for _, pr := range pairs {
+		if pr[0].path != pr[1].path {
+			moves = append(moves, Move{Commit: base.Commit, OldPath: pr[0].path, Path: pr[1].path, OldUnit: pr[0].unit, Unit: pr[1].unit})
+		}
 		of, err := tc.parse(pr[0])
 		if err != nil {
-			return nil, fmt.Errorf("commit %s: parsing %s at %s: %w", c.Hash, pr[0].path, p.Hash, err)
+			return nil, nil, fmt.Errorf("commit %s: parsing %s at %s: %w", c.Hash, pr[0].path, p.Hash, err)
 		}
 		var prev *parsedFile
 		if pr[0].unit == pr[1].unit {
@@ -520,7 +583,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		}
 		nf, err := tc.parseAfter(pr[1], prev)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
+			return nil, nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
 		}
 		// A box-only change from of (reparseBoxes) can only tick or untick the
 		// tasks whose box changed; every other task line is of's.
@@ -537,7 +600,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		for i := range idx {
 			nt := nf.task(i)
 			t := base
-			t.Path, t.OldPath, t.Unit = pr[1].path, pr[0].path, pr[1].unit
+			t.Path, t.OldPath, t.Unit, t.Unrecognized = pr[1].path, pr[0].path, pr[1].unit, pr[1].unrecognized
 			ot, ok := of.find(nf.keys[i])
 			switch {
 			case !ok && nt.Ticked():
@@ -566,7 +629,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 	for _, f := range added {
 		nf, err := tc.parse(f)
 		if err != nil {
-			return nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, f.path, err)
+			return nil, nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, f.path, err)
 		}
 		for i := range nf.tasks {
 			nt := nf.task(i)
@@ -574,7 +637,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 				continue
 			}
 			t := base
-			t.Kind, t.Born, t.Path, t.Unit = KindBornTicked, true, f.path, f.unit
+			t.Kind, t.Born, t.Path, t.Unit, t.Unrecognized = KindBornTicked, true, f.path, f.unit, f.unrecognized
 			out = append(out, taskTick(t, nt, nf.dups[nt.ID]))
 		}
 	}
@@ -584,7 +647,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, error) {
 		}
 		return out[i].Line < out[j].Line
 	})
-	return out, nil
+	return out, moves, nil
 }
 
 // taskTick completes t with the commit's task line nt and, when the file
@@ -654,9 +717,6 @@ func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []t
 	var cands []cand
 	for ni, n := range added {
 		for _, oi := range removed {
-			if olds[oi].unit.Format != n.unit.Format {
-				continue
-			}
 			if olds[oi].blob == n.blob {
 				cands = append(cands, cand{oi, ni, 2})
 				continue
@@ -692,48 +752,43 @@ func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []t
 	return pairs, unpaired, nil
 }
 
-// similarity is the share of tasks two files have in common (same ID and title).
+// similarity is the share of tasks two files have in common: the larger of
+// the share with the same ID and title, and the share with the same written
+// (not derived) ID — a move that also rewrites every title keeps the IDs
+// (docs/format.md#units-and-task-lines). Files of different formats are compared the same
+// way: a unit moved to another layout keeps its tasks.
 func similarity(a, b *parsedFile) float64 {
 	n := max(len(a.tasks), len(b.tasks))
 	if n == 0 {
 		return 0
 	}
-	common := 0
+	common, ids := 0, 0
 	for i := range b.tasks {
-		if o, ok := a.find(b.keys[i]); ok && o.Title == b.tasks[i].Title {
-			common++
+		if o, ok := a.find(b.keys[i]); ok {
+			if o.Title == b.tasks[i].Title {
+				common++
+			}
+			if !o.Derived && !b.tasks[i].Derived {
+				ids++
+			}
 		}
 	}
-	return float64(common) / float64(n)
+	return float64(max(common, ids)) / float64(n)
 }
 
-// mayHoldTasks reports whether directory dir ("" for the root) can contain a
-// unit's tasks file (specfmt.UnitForTasksPath), to prune the tree diff.
-func mayHoldTasks(dir string) bool {
-	if dir == "" {
-		return true
-	}
-	el := strings.Split(dir, "/")
-	switch el[0] {
-	case "specs":
-		return len(el) <= 2
-	case ".specify", ".kiro":
-		return len(el) <= 3 && (len(el) < 2 || el[1] == "specs")
-	case "openspec":
-		return len(el) <= 4 && (len(el) < 2 || el[1] == "changes")
-	}
-	return false
-}
-
-// diffTasks appends to olds and news the tasks files that differ between trees
-// a and b (zero: absent), descending only into subtrees whose ids differ.
+// diffTasks appends to d the tasks files that differ between trees a and b
+// (zero: absent), descending only into subtrees whose ids differ: every file
+// named tasks.md (any case) is a tasks file, of a unit or not
+// (specfmt.Layouts.Classify, the one place units are resolved), so every
+// changed directory is read. Symbolic links and submodules at tasks-file
+// positions are collected too (d.irregular).
 //
 // The raw trees are compared entry by entry in git's order (diffRawTrees),
 // without decoding them; a tree that is not in git's order (or repeats a name)
 // is compared by name instead (diffDecoded), as go-git reads it. Either way the
 // entries are visited in a's order, then those only b has, in b's order.
-func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile) error {
-	if a == b || !mayHoldTasks(dir) {
+func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, d *diffOut) error {
+	if a == b {
 		return nil
 	}
 	ra, err := r.rawTree(a)
@@ -749,10 +804,10 @@ func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, olds, news *[]tasksFile
 		return err
 	}
 	if !ok {
-		return r.diffDecoded(a, b, dir, olds, news)
+		return r.diffDecoded(a, b, dir, d)
 	}
 	for _, ch := range changes {
-		if err := r.diffEntry(dir, ch.a, ch.b, olds, news); err != nil {
+		if err := r.diffEntry(dir, ch.a, ch.b, d); err != nil {
 			return err
 		}
 	}
@@ -928,7 +983,7 @@ func diffRawTrees(a, b []byte) (changes []rawChange, ok bool, err error) {
 
 // diffDecoded is diffTasks on go-git's decoding of the trees, pairing entries
 // by name.
-func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, olds, news *[]tasksFile) error {
+func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, d *diffOut) error {
 	var ae, be []object.TreeEntry
 	if !a.IsZero() {
 		t, err := r.tree(a)
@@ -964,7 +1019,7 @@ func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, olds, news *[]tasksFi
 		if p.a != nil && p.b != nil && p.a.Hash == p.b.Hash && p.a.Mode == p.b.Mode {
 			continue
 		}
-		if err := r.diffEntry(dir, p.a, p.b, olds, news); err != nil {
+		if err := r.diffEntry(dir, p.a, p.b, d); err != nil {
 			return err
 		}
 	}
@@ -973,7 +1028,7 @@ func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, olds, news *[]tasksFi
 
 // diffEntry handles one entry of dir that differs between two trees (a or b
 // nil: absent on that side): subtrees are compared, tasks files listed.
-func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, olds, news *[]tasksFile) error {
+func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, d *diffOut) error {
 	name := ""
 	if a != nil {
 		name = a.Name
@@ -992,21 +1047,61 @@ func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, olds, news *[]tasks
 		sb = b.Hash
 	}
 	if !sa.IsZero() || !sb.IsZero() {
-		if err := r.diffTasks(sa, sb, path, olds, news); err != nil {
+		if err := r.diffTasks(sa, sb, path, d); err != nil {
 			return err
 		}
 	}
-	u, ok := specfmt.UnitForTasksPath(path)
+	if b != nil {
+		if k := irregularKind(b.Mode); k != "" && (specfmt.IsTasksFileName(name) || d.layouts.MayHoldUnits(path)) {
+			d.irregular = append(d.irregular, irregularEntry{path: path, kind: k})
+		}
+	}
+	tf, ok := classifyTasksFile(d.layouts, path)
 	if !ok {
 		return nil
 	}
 	if a != nil && isRegular(a.Mode) {
-		*olds = append(*olds, tasksFile{path: path, blob: a.Hash, unit: u})
+		tf.blob = a.Hash
+		d.olds = append(d.olds, tf)
 	}
 	if b != nil && isRegular(b.Mode) {
-		*news = append(*news, tasksFile{path: path, blob: b.Hash, unit: u})
+		tf.blob = b.Hash
+		d.news = append(d.news, tf)
 	}
 	return nil
+}
+
+// classifyTasksFile is path as a tasks file of the walk (no blob): a unit's,
+// or a file named tasks.md no layout claims (parsed as a spec-kit unit of its
+// directory, unrecognized set); ok is false for other paths and ignored ones.
+func classifyTasksFile(l *specfmt.Layouts, path string) (tasksFile, bool) {
+	u, kind := l.Classify(path)
+	switch kind {
+	case specfmt.UnitTasksFile:
+		return tasksFile{path: path, unit: u}, true
+	case specfmt.UnrecognizedTasksFile:
+		dir := "."
+		if i := strings.LastIndexByte(path, '/'); i >= 0 {
+			dir = path[:i]
+		}
+		if !fs.ValidPath(dir) || dir == "." || strings.Contains(dir, `\`) {
+			dir = "_" // the root, or a name specfmt refuses: parsed as some unit
+		}
+		feature := dir[strings.LastIndexByte(dir, '/')+1:]
+		return tasksFile{path: path, unit: specfmt.Unit{Format: specfmt.Speckit, Feature: feature, Dir: dir}, unrecognized: true}, true
+	}
+	return tasksFile{}, false
+}
+
+// irregularKind is "symlink" or "submodule" for those modes, else "".
+func irregularKind(m filemode.FileMode) string {
+	switch m {
+	case filemode.Symlink:
+		return "symlink"
+	case filemode.Submodule:
+		return "submodule"
+	}
+	return ""
 }
 
 func isRegular(m filemode.FileMode) bool {

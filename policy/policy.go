@@ -13,6 +13,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // ErrPolicy is matched by every error loading a policy: unreadable, not TOML, an
@@ -89,6 +90,62 @@ type Policy struct {
 	scopes []verdictScope
 	// sha256 of the policy file's bytes, for reports.
 	digest string
+	// layouts are Layouts().
+	layouts *specfmt.Layouts
+}
+
+// Layouts are the unit layouts and ignored tasks-file paths the policy adds to
+// the built-in layouts (docs/format.md#unit-layouts-in-the-policy); nil when
+// it adds none. The caller must not modify them.
+func (p *Policy) Layouts() *specfmt.Layouts { return p.layouts }
+
+// AllowsBornTicked reports whether the policy allows ticked tasks without
+// evidence in the tasks file at path ([born_ticked] allow).
+func (p *Policy) AllowsBornTicked(path string) bool {
+	if p == nil || p.file.BornTicked == nil {
+		return false
+	}
+	for _, g := range p.file.BornTicked.Allow {
+		if specfmt.MatchPath(g, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadLayouts checks the [[units]], [unit_paths] and [born_ticked] tables and
+// builds Layouts.
+func (p *Policy) loadLayouts() error {
+	f := p.file
+	if len(f.Units) == 0 && f.UnitPaths == nil {
+		p.layouts = nil
+	} else {
+		l := &specfmt.Layouts{}
+		for i, u := range f.Units {
+			lay := specfmt.Layout{Format: specfmt.Format(u.Format), Tasks: u.Tasks}
+			if err := lay.Validate(); err != nil {
+				return fmt.Errorf("units[%d]: %v (format is speckit, openspec or kiro; tasks a pattern like \"openspec/initiatives/**/tasks.md\")", i, err)
+			}
+			l.Extra = append(l.Extra, lay)
+		}
+		if f.UnitPaths != nil {
+			l.Ignore = f.UnitPaths.Ignore
+		}
+		p.layouts = l
+	}
+	var globs []string
+	if f.UnitPaths != nil {
+		globs = append(globs, f.UnitPaths.Ignore...)
+	}
+	if f.BornTicked != nil {
+		globs = append(globs, f.BornTicked.Allow...)
+	}
+	for _, g := range globs {
+		if g == "" || strings.HasPrefix(g, "/") || strings.Contains(g, `\`) {
+			return fmt.Errorf("path pattern %q: want a repository-relative pattern (elements: names, *, **)", g)
+		}
+	}
+	return nil
 }
 
 // Name is the name the policy was loaded under (its file name, or REV:PATH).
@@ -109,6 +166,25 @@ type file struct {
 	PolicySHA256   *policySHAConfig  `toml:"policy_sha256"`
 	Signers        *signersConfig    `toml:"signers"`
 	Rules          []celConfig       `toml:"rule"`
+	// Units are unit layouts added to the built-in ones, UnitPaths the tasks
+	// files that are not units, BornTicked where born-ticked tasks are
+	// allowed (docs/format.md#unit-layouts-in-the-policy).
+	Units      []unitConfig      `toml:"units"`
+	UnitPaths  *unitPathsConfig  `toml:"unit_paths"`
+	BornTicked *bornTickedConfig `toml:"born_ticked"`
+}
+
+type unitConfig struct {
+	Format string `toml:"format"`
+	Tasks  string `toml:"tasks"`
+}
+
+type unitPathsConfig struct {
+	Ignore []string `toml:"ignore"`
+}
+
+type bornTickedConfig struct {
+	Allow []string `toml:"allow"`
 }
 
 type verdictConfig struct {
@@ -231,6 +307,9 @@ func Parse(data []byte, name string) (*Policy, error) {
 	p := &Policy{name: name, file: f, digest: sha256Hex(data)}
 	bad := func(rule, format string, args ...any) error {
 		return &Error{File: name, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	}
+	if err := p.loadLayouts(); err != nil {
+		return nil, bad("", "%v", err)
 	}
 	if f.Version == nil {
 		return nil, bad("", "version is missing (want version = %d)", Version)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -14,8 +15,9 @@ import (
 // a tick the gate judges (ticked_without_evidence until attested, then
 // evidenced); a tick that also rewrites the task's text is evidenced by the
 // attestation of the text as ticked; the ticked tasks of tasks files new in
-// their commit are listed in born_ticked (a merge's repeat of them once only),
-// never failing. JSON and text reports list them.
+// their commit fail as born_ticked without evidence, and are listed in
+// born_ticked (a merge's repeat of them once only), not failing, where the
+// verifier's policy allows them. JSON and text reports list them.
 func TestBranchBornTicks(t *testing.T) {
 	f := newFixture(t)
 	tasks := fxDir + "/tasks.md"
@@ -35,9 +37,25 @@ func TestBranchBornTicks(t *testing.T) {
 	checkGate(t, rep, Failure, []tickRow{
 		{c1, "T007", StatusUnverifiable, ReasonTickedWithoutEvidence, ""},
 		{c2, "T002", StatusEvidenced, "", ""},
+		{c3, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+		{s1, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
 	})
 
 	f.attest(c1, predicate.RegressionOnly, f.signer)
+	// The ticked tasks of the new tasks files have no evidence: they fail as
+	// born_ticked, unless the verifier's policy allows them there.
+	rep = f.branch(f.base, m, GateOptions{})
+	checkGate(t, rep, Failure, []tickRow{
+		{c1, "T007", StatusEvidenced, "", ""},
+		{c2, "T002", StatusEvidenced, "", ""},
+		{c3, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+		{s1, "T001", StatusBornTicked, ReasonTickedWithoutEvidence, ""},
+	})
+	pol, err := policy.Parse([]byte("version = 1\n[born_ticked]\nallow = [\"specs/002-import/**\", \"specs/003-*/tasks.md\"]\n"), "test.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.policy = pol
 	rep = f.branch(f.base, m, GateOptions{})
 	checkGate(t, rep, Success, []tickRow{
 		{c1, "T007", StatusEvidenced, "", ""},
@@ -87,7 +105,7 @@ func TestBranchBornTicks(t *testing.T) {
 	}
 	text := buf.String()
 	for _, line := range []string{
-		"2 task(s) ticked in tasks files new in their commit (not ticks, no evidence required):\n",
+		"2 task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n",
 		"  " + short(string(c3)) + " specs/002-import/tasks.md:1 002-import/T001 born ticked\n",
 		"  " + short(string(s1)) + " specs/003-side/tasks.md:1 003-side/T001 born ticked\n",
 		"conclusion: success\n",
@@ -109,4 +127,21 @@ func TestBranchBornTicks(t *testing.T) {
 	if !strings.Contains(buf.String(), `"born_ticked": []`) || orep.Conclusion != Success {
 		t.Errorf("objects report (%s):\n%s", orep.Conclusion, buf.String())
 	}
+}
+
+// TestBranchMergedUnitNotBornAgain: a side branch adds a unit with open tasks
+// and ticks one (attested); the merge sees the unit's file as new against its
+// first parent, with the task ticked. That born_ticked repeat is the side
+// commit's tick, judged there: the gate passes.
+func TestBranchMergedUnitNotBornAgain(t *testing.T) {
+	f := newFixture(t)
+	f.git("switch", "-q", "-c", "side")
+	f.commit("unit 002", map[string]string{"specs/002-side/tasks.md": "- [ ] T001 Side\n- [ ] T002 Other\n"})
+	s2 := f.edit("specs/002-side/tasks.md", "- [ ] T001 Side", "- [x] T001 Side", "T001 done")
+	f.attest(s2, predicate.RegressionOnly, f.signer)
+	f.git("switch", "-q", "main")
+	f.commit("docs", map[string]string{"README.md": "x\n"})
+	f.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+	rep := f.branch(f.base, f.head(), GateOptions{})
+	checkGate(t, rep, Success, []tickRow{{s2, "T001", StatusEvidenced, "", ""}})
 }

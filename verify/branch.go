@@ -26,13 +26,27 @@ const (
 	StatusUnverifiable = "unverifiable"
 	StatusEdited       = "edited" // a task line edited after its tick
 	// StatusBornTicked: a ticked task of a tasks file new in its commit
-	// (gitref.KindBornTicked): not a tick, listed in Report.BornTicked.
+	// (gitref.KindBornTicked): in Ticks, failing, when it has no evidence;
+	// listed in Report.BornTicked when the policy allows it
+	// (docs/format.md#born-ticked-tasks).
 	StatusBornTicked = "born_ticked"
 
 	ReasonTickedWithoutEvidence = "ticked_without_evidence"
 	ReasonCommitUnreachable     = "commit_unreachable"
 	ReasonEditedAfterTick       = "edited_after_tick"
 	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
+
+	// StatusSuperseded: a tick unticked later in the range; the task line is
+	// judged by its latest tick (docs/format.md#superseded-ticks). Not failing.
+	StatusSuperseded = "superseded"
+	// ReasonNotRegular: a tasks file, or a directory on a unit layout's
+	// tasks-file path, is a symbolic link or a submodule at head or at a
+	// commit of the range (docs/format.md#tasks-files-are-regular-files).
+	ReasonNotRegular = "tasks_file_not_regular"
+	// ReasonUnrecognizedTasksFile: a box ticked in a file named tasks.md that
+	// no unit layout claims and the policy does not ignore
+	// (docs/format.md#tasks-files).
+	ReasonUnrecognizedTasksFile = "unrecognized_tasks_file"
 )
 
 // GateOptions tune the merge gate. The zero value is the strictest reading except
@@ -94,11 +108,12 @@ type Report struct {
 	Ticks         []TickResult   `json:"ticks"`
 	Unticks       []TickResult   `json:"unticks"`
 	// BornTicked lists (branch mode) the ticked tasks of tasks files that are
-	// new in their commit: a merged feature branch or an imported unit brings
-	// its tasks file already ticked. They are not ticks (SPEC §1) and never
-	// fail the gate; they are listed so that a reviewer sees them. A merge's
-	// repeat of a born_ticked task its other parent brought in is not listed
-	// again.
+	// new in their commit where the verifier's policy allows born-ticked
+	// tasks ([born_ticked] allow): a merged feature branch or an imported unit
+	// brings its tasks file already ticked. They do not fail; they are listed
+	// so that a reviewer sees them. Elsewhere a born-ticked task is judged in
+	// Ticks (docs/format.md#born-ticked-tasks). A merge's repeat of a
+	// born_ticked task its other parent brought in is not listed again.
 	BornTicked []TickResult   `json:"born_ticked"`
 	Summary    map[string]int `json:"summary"`
 	// Policy are the range rules' results that count (issue 6).
@@ -151,8 +166,11 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
 // task lines edited after their tick fail too. A task added already ticked to a
 // tasks file its commit's parent has is a tick like any other (gitref.Tick.Born);
-// the ticked tasks of tasks files new in their commit are listed in
-// Report.BornTicked and do not fail. A notes ref absent locally is an
+// the ticked tasks of tasks files new in their commit are judged too (born_ticked
+// without evidence), unless the policy allows them (Report.BornTicked). Ticks in
+// unrecognized tasks files and links or submodules at tasks-file positions fail;
+// a tick unticked later is superseded; and the state check compares head with
+// base (docs/format.md#gate-rules). A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	if v.Trust == nil {
@@ -161,10 +179,13 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
-	ticks, err := v.Repo.Ticks(base, head, gitref.TickOptions{})
+	layouts := v.policy().Layouts()
+	ticks, moves, err := v.Repo.Walk(base, head, gitref.TickOptions{Layouts: layouts})
 	if err != nil {
 		return nil, err
 	}
+	units := unitClasses(moves)
+	latest := latestTicks(ticks, units)
 	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
 
 	// A merge's change against its first parent repeats the ticks its other
@@ -177,7 +198,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
 	}
 	for _, t := range ticks {
-		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit) {
+		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
 			inRange[tickKey(t.Commit, t)] = true
 		}
 	}
@@ -191,7 +212,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				return false, err
 			}
 			for _, p := range m.Parents[1:] {
-				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{})
+				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{Layouts: layouts})
 				if err != nil {
 					return false, err
 				}
@@ -214,7 +235,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	var tickCommits []gitref.Hash
 	hints := map[gitref.Hash]taskHints{}
 	for _, t := range ticks {
-		if t.Kind != gitref.KindTick {
+		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
 			continue
 		}
 		h, queued := hints[t.Commit]
@@ -233,9 +254,27 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	}
 	var elsewhere *subjectIndex
 	bornListed := map[string]bool{} // unit dir, task ID, line after
-	for _, t := range ticks {
+	irregular := map[string]bool{}  // paths reported tasks_file_not_regular
+	unrecognized := map[string]bool{}
+	for i, t := range ticks {
 		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
+		switch {
+		case t.Kind == gitref.KindNotRegular:
+			if !irregular[t.Path] {
+				irregular[t.Path] = true
+				rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
+			}
+			continue
+		case t.Unrecognized && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked):
+			if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !unrecognized[k] {
+				unrecognized[k] = true
+				rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+			}
+			continue
+		case t.Unrecognized:
+			continue
+		}
 		switch t.Kind {
 		case gitref.KindUntick:
 			tr.Status = "unticked"
@@ -244,20 +283,29 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		case gitref.KindBornTicked:
 			// Commits come parents first: a merge repeating what a commit of the
 			// range already listed is skipped.
-			if k := tickKey("", t); !t.Merge || !bornListed[k] {
-				bornListed[k] = true
-				tr.Status = StatusBornTicked
-				tr.Message = "ticked in a tasks file new in this commit: not a tick, no evidence required"
-				rep.BornTicked = append(rep.BornTicked, tr)
+			k := tickKey("", t)
+			if t.Merge && bornListed[k] {
+				continue
 			}
-			continue
+			bornListed[k] = true
+			if v.policy().AllowsBornTicked(t.Path) {
+				tr.Status = StatusBornTicked
+				tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
+				rep.BornTicked = append(rep.BornTicked, tr)
+				continue
+			}
+			// Judged as a tick: without evidence it fails as born_ticked.
 		case gitref.KindEdit:
 			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
+			if !latest[i] {
+				tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+				tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
+			}
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		if t.Merge {
+		if t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) {
 			merged, err := mergedIn(t)
 			if err != nil {
 				return nil, err
@@ -284,13 +332,17 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		co := objects[t.Commit]
 		rs := co.results
-		// The tick's result: the one with its subject name and line hash; for
-		// a task whose ID is not repeated, the one with its subject name (a
-		// statement binding another line then fails its line_hash check).
+		// The tick's result: the one with its subject name, unit directory
+		// and line hash; for a task whose ID is not repeated, the one with its
+		// subject name and unit directory (a statement binding another line
+		// then fails its line_hash check). A statement about another unit
+		// with the same subject name is never the tick's
+		// (docs/format.md#statements-belong-to-a-unit); one whose unit could
+		// not be read is, so that it fails as what it is.
 		found, byName := -1, -1
 		var noteBroken *ObjectResult
 		for i := range rs {
-			if rs[i].Task == tr.Task {
+			if rs[i].Task == tr.Task && (rs[i].Unit.Dir == t.Unit.Dir || rs[i].Unit.Dir == "") {
 				if found < 0 && rs[i].LineHash == t.LineHash {
 					found = i
 				}
@@ -326,9 +378,9 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			}
 			tr.Status, tr.Failing = StatusUnverifiable, true
 			tr.Reason = ReasonTickedWithoutEvidence
-			cs := elsewhere.commits[tr.Task]
+			cs := elsewhere.commits[[2]string{tr.Task, t.Unit.Dir}]
 			if t.Ambiguous != "" {
-				cs = elsewhere.lines[[2]string{tr.Task, t.LineHash}]
+				cs = elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
 			}
 			if len(cs) > 0 {
 				tr.Reason = ReasonCommitUnreachable
@@ -350,9 +402,23 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 			}
 		}
+		if t.Kind == gitref.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
+			tr.Status = StatusBornTicked
+			tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
+		}
+		if !latest[i] && tr.Failing {
+			// A later commit unticks the task: the line is judged by its
+			// latest tick (and the state check by what head holds). An
+			// evidenced earlier tick stays evidenced.
+			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+			tr.Message = "unticked later in the range: the task line is judged by its latest tick"
+		}
 		rep.Ticks = append(rep.Ticks, tr)
 	}
 	v.evidenceKiroParents(rep)
+	if err := v.stateCheck(rep, base, head, layouts, units, irregular); err != nil {
+		return nil, err
+	}
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.
@@ -421,7 +487,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if p == nil {
 		return nil
 	}
-	unit, ok := unitFromPredicate(p)
+	unit, ok := v.unitFromPredicate(p)
 	if !ok {
 		return nil
 	}
@@ -472,17 +538,17 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	return nil
 }
 
-// subjectIndex maps subject names, and subject names with task lines, to the
-// commits whose notes hold a task-verification statement for them.
+// subjectIndex maps subject names with unit directories, and those with task
+// lines, to the commits whose notes hold a task-verification statement for them.
 type subjectIndex struct {
-	commits map[string][]gitref.Hash
-	lines   map[[2]string][]gitref.Hash // subject name, task.line_hash
+	commits map[[2]string][]gitref.Hash // subject name, unit.dir
+	lines   map[[3]string][]gitref.Hash // subject name, unit.dir, task.line_hash
 }
 
 // indexSubjects reads every note of the notes ref once (only when some tick has
 // no evidence on its own commit).
 func (v *Verifier) indexSubjects() (*subjectIndex, error) {
-	idx := &subjectIndex{commits: map[string][]gitref.Hash{}, lines: map[[2]string][]gitref.Hash{}}
+	idx := &subjectIndex{commits: map[[2]string][]gitref.Hash{}, lines: map[[3]string][]gitref.Hash{}}
 	entries, err := v.Notes.All()
 	if err != nil {
 		return nil, err
@@ -494,9 +560,9 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 		}
 		for _, line := range attest.SplitNote(note) {
 			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
-				name := st.Subjects[0].Name
-				k := [2]string{name, attest.TaskLineHash(st)}
-				idx.commits[name] = append(idx.commits[name], e.Commit)
+				name, dir := st.Subjects[0].Name, attest.TaskUnitDir(st)
+				k := [3]string{name, dir, attest.TaskLineHash(st)}
+				idx.commits[[2]string{name, dir}] = append(idx.commits[[2]string{name, dir}], e.Commit)
 				idx.lines[k] = append(idx.lines[k], e.Commit)
 			}
 		}
@@ -538,6 +604,169 @@ func noteLevelFailure(rs []ObjectResult) *ObjectResult {
 	for i := range rs {
 		if len(rs[i].noteReasons) > 0 {
 			return &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed, Reasons: rs[i].noteReasons}
+		}
+	}
+	return nil
+}
+
+// notRegular is the failing result of a symbolic link or submodule at a
+// tasks-file position (docs/format.md#tasks-files-are-regular-files).
+func notRegular(commit gitref.Hash, path, kind string) TickResult {
+	return TickResult{Commit: commit, Path: path, Status: StatusUnverifiable, Reason: ReasonNotRegular, Failing: true,
+		Reasons: []Reason{}, Signers: []Signer{},
+		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, short(string(commit)))}
+}
+
+// unrecognizedTick is the failing result of a tick in a tasks file no unit
+// layout claims (docs/format.md#tasks-files).
+func unrecognizedTick(tr TickResult) TickResult {
+	tr.Unit, tr.Task = specfmt.Unit{}, ""
+	tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonUnrecognizedTasksFile, true
+	tr.Message = fmt.Sprintf("%s is named tasks.md but is no unit's tasks file: add its layout to the verifier's policy ([[units]] format, tasks) or ignore its path ([unit_paths] ignore)", tr.Path)
+	return tr
+}
+
+// unitDirs links the unit directories a walk's moves connect (a tasks file
+// followed from one unit directory to another): find gives a directory's
+// class, the same for every directory of one unit's history.
+type unitDirs map[string]string
+
+func unitClasses(moves []gitref.Move) unitDirs {
+	u := unitDirs{}
+	for _, m := range moves {
+		a, b := u.find(m.OldUnit.Dir), u.find(m.Unit.Dir)
+		if a != b {
+			u[a] = b
+		}
+	}
+	return u
+}
+
+func (u unitDirs) find(dir string) string {
+	for {
+		next, ok := u[dir]
+		if !ok || next == dir {
+			return dir
+		}
+		dir = next
+	}
+}
+
+// latestTicks marks, per tick of the walk, whether it is its task line's
+// latest: false for a tick (or born-ticked task) of a unit and task ID that a
+// later commit of the walk unticks (docs/format.md#superseded-ticks); the same
+// for an edit of a ticked line. Other kinds are marked true.
+func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
+	out := make([]bool, len(ticks))
+	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
+	key := func(t gitref.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
+	for i, t := range ticks {
+		if t.Kind == gitref.KindUntick {
+			lastUntick[key(t)] = i
+		}
+	}
+	for i, t := range ticks {
+		out[i] = true
+		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked && t.Kind != gitref.KindEdit {
+			continue
+		}
+		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {
+			out[i] = false
+		}
+	}
+	return out
+}
+
+// stateCheck compares head's tasks with base's (docs/format.md#the-state-check):
+// every task checked at head and not at base — matched by unit (across the
+// range's moves), task ID and text — must be covered by an evidenced tick of
+// the range (or a born-ticked task the policy allows); otherwise it fails
+// ticked_without_evidence, naming the file and line. Ticks in head's
+// unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
+// submodules at tasks-file positions at head tasks_file_not_regular. What the
+// walk already reported failing is not reported again.
+func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
+	headFiles, err := v.Repo.TasksFiles(head, layouts)
+	if err != nil {
+		return err
+	}
+	var baseFiles []gitref.TasksFileAt
+	if base != "" {
+		if baseFiles, err = v.Repo.TasksFiles(base, layouts); err != nil {
+			return err
+		}
+	}
+	// At base: the checked tasks, by unit class, task ID and line read as open.
+	checkedAtBase := map[string]bool{}
+	for _, f := range baseFiles {
+		if f.Irregular != "" {
+			continue
+		}
+		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			continue
+		}
+		for _, t := range tf.Tasks {
+			if t.Ticked() {
+				checkedAtBase[units.find(f.Unit.Dir)+"\x00"+t.ID+"\x00"+t.OpenLine()] = true
+			}
+		}
+	}
+	covered := map[string]bool{} // unit class, task ID, line_hash
+	failing := map[string]bool{} // unit class, task ID; or path for unrecognized files
+	for _, tr := range rep.Ticks {
+		k := units.find(tr.Unit.Dir) + "\x00" + tr.TaskID
+		switch {
+		case tr.Status == StatusEvidenced:
+			covered[k+"\x00"+tr.LineHash] = true
+		case tr.Failing && tr.Reason == ReasonUnrecognizedTasksFile:
+			failing[tr.Path+"\x00"+tr.LineHash] = true
+		case tr.Failing:
+			failing[k] = true
+		}
+	}
+	for _, tr := range rep.BornTicked {
+		covered[units.find(tr.Unit.Dir)+"\x00"+tr.TaskID+"\x00"+tr.LineHash] = true
+	}
+	for _, f := range headFiles {
+		if f.Irregular != "" {
+			if !irregular[f.Path] {
+				irregular[f.Path] = true
+				rep.Ticks = append(rep.Ticks, notRegular(head, f.Path, f.Irregular))
+			}
+			continue
+		}
+		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			// What cannot be read cannot be judged: the gate fails, naming it.
+			rep.Ticks = append(rep.Ticks, TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
+				Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
+				Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err)})
+			continue
+		}
+		class := units.find(f.Unit.Dir)
+		for _, t := range tf.Tasks {
+			if !t.Ticked() || checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()] {
+				continue
+			}
+			lh := predicate.LineHash(t.OpenLine())
+			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
+				Task: attest.SubjectName(f.Unit.Feature, t.ID), Reasons: []Reason{}, Signers: []Signer{}}
+			if f.Unrecognized {
+				if !failing[f.Path+"\x00"+lh] {
+					failing[f.Path+"\x00"+lh] = true
+					rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+				}
+				continue
+			}
+			k := class + "\x00" + t.ID
+			if covered[k+"\x00"+lh] || failing[k] || v.policy().AllowsBornTicked(f.Path) {
+				continue
+			}
+			failing[k] = true
+			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
+			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			rep.Ticks = append(rep.Ticks, tr)
 		}
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -76,6 +77,7 @@ type fixture struct {
 	signer  attest.Signer
 	signers string // the allowed signers file
 	trust   *Trust
+	policy  *policy.Policy // the verifier's policy; nil: the default
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -214,7 +216,7 @@ func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...at
 func (f *fixture) verifier() *Verifier {
 	f.t.Helper()
 	repo, notes := f.open()
-	return &Verifier{Repo: repo, Notes: notes, Trust: f.trust, At: now}
+	return &Verifier{Repo: repo, Notes: notes, Trust: f.trust, At: now, Policy: f.policy}
 }
 
 func (f *fixture) object(c gitref.Hash) []ObjectResult {

@@ -264,7 +264,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 			if len(tv) > 1 {
 				r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
 			}
-			v.checkTask(c, &r, tv[0], part.group, hints, len(parts))
+			v.checkTask(c, &r, tv[0], part.group, hints, part.lines)
 			results = append(results, r)
 		}
 	}
@@ -286,20 +286,24 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 
 // taskPart is the statements of one subject about one task line: tv its
 // task-verification statements (one, unless the note repeats it), group every
-// statement of the tick.
+// statement of the tick; lines is the number of parts of the subject about
+// lines of the same unit directory.
 type taskPart struct {
 	tv, group []*entry
+	lines     int
 }
 
-// byTaskLine splits one subject's statements (g, in note order) by the task
-// line they are about (attest.StatementLines): a tasks file that repeats a task
-// ID has a tick per line under one subject name (README "Choices", item 10),
-// each with its own statements. When the subject's task-verification statements
-// are about one line (the usual case), the one part holds every statement of
-// the subject; nil when it has no task-verification statement. Otherwise each
-// line's part holds its own statements and those the pairing gives no line
-// (their signatures count for every line); those come first, so that the last
-// VSA of a part (checkVSA's) is the line's own when it has one.
+// byTaskLine splits one subject's statements (g, in note order) by the unit
+// and task line they are about (attest.StatementKeys): two units can share a
+// subject name (docs/format.md#statements-belong-to-a-unit), and a tasks file
+// that repeats a task ID has a tick per line under one subject name (README
+// "Choices", item 10), each with its own statements. When the subject's
+// task-verification statements are about one key (the usual case), the one
+// part holds every statement of the subject; nil when it has no
+// task-verification statement. Otherwise each key's part holds its own
+// statements and those the pairing gives no key (their signatures count for
+// every line); those come first, so that the last VSA of a part (checkVSA's)
+// is the line's own when it has one.
 func byTaskLine(g []*entry) []taskPart {
 	var tv []*entry
 	for _, e := range g {
@@ -311,7 +315,7 @@ func byTaskLine(g []*entry) []taskPart {
 		if len(tv) == 0 {
 			return nil
 		}
-		return []taskPart{{tv: tv, group: g}} // the usual case: nothing to pair
+		return []taskPart{{tv: tv, group: g, lines: 1}} // the usual case: nothing to pair
 	}
 	var owned []*entry
 	var stmts []*attest.Statement
@@ -322,31 +326,34 @@ func byTaskLine(g []*entry) []taskPart {
 			stmts, payloads = append(stmts, e.statement), append(payloads, e.env.Payload)
 		}
 	}
-	lines := attest.StatementLines(stmts, payloads)
-	var order []string // the task lines, in the order of their first statement
-	tvs := map[string][]*entry{}
+	keys := attest.StatementKeys(stmts, payloads)
+	var order []attest.TaskKey // the keys, in the order of their first statement
+	tvs := map[attest.TaskKey][]*entry{}
+	perDir := map[string]int{}
 	for i, e := range owned {
 		if e.statement.PredicateType != predicate.PredicateType {
 			continue
 		}
-		if tvs[lines[i]] == nil {
-			order = append(order, lines[i])
+		if tvs[keys[i]] == nil {
+			order = append(order, keys[i])
+			perDir[keys[i].Dir]++
 		}
-		tvs[lines[i]] = append(tvs[lines[i]], e)
+		tvs[keys[i]] = append(tvs[keys[i]], e)
 	}
 	if len(order) == 1 {
-		return []taskPart{{tv: tv, group: g}}
+		return []taskPart{{tv: tv, group: g, lines: 1}}
 	}
+	zero := attest.TaskKey{}
 	parts := make([]taskPart, 0, len(order))
-	for _, l := range order {
-		p := taskPart{tv: tvs[l]}
+	for _, k := range order {
+		p := taskPart{tv: tvs[k], lines: perDir[k.Dir]}
 		for i, e := range owned {
-			if l != "" && lines[i] == "" && e.statement.PredicateType != predicate.PredicateType {
+			if k != zero && keys[i] == zero && e.statement.PredicateType != predicate.PredicateType {
 				p.group = append(p.group, e)
 			}
 		}
 		for i, e := range owned {
-			if lines[i] == l {
+			if keys[i] == k {
 				p.group = append(p.group, e)
 			}
 		}
@@ -459,7 +466,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 // checkTaskLine runs SPEC §7's checks 7 (task.line_hash) and 8
 // (spec.section_hash); lines is checkTask's.
 func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints, lines int) {
-	unit, ok := unitFromPredicate(p)
+	unit, ok := v.unitFromPredicate(p)
 	if !ok {
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
@@ -626,10 +633,12 @@ func regressionValue(p *predicate.Predicate, view *predicate.View) any {
 	return map[string]any{"reason": string(view.Regression.Reason)}
 }
 
-func unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
+// unitFromPredicate is the predicate's unit when its dir's tasks.md is that
+// unit's tasks file in the verifier's layouts (built-in and policy).
+func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
 	u := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-	got, ok := specfmt.UnitForTasksPath(u.Dir + "/tasks.md")
-	if !ok || got != u {
+	got, kind := v.policy().Layouts().Classify(u.Dir + "/tasks.md")
+	if kind != specfmt.UnitTasksFile || got != u {
 		return u, false
 	}
 	return u, true

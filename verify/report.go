@@ -86,7 +86,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
 		}
 		if len(rep.BornTicked) > 0 {
-			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (not ticks, no evidence required):\n", len(rep.BornTicked))
+			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n", len(rep.BornTicked))
 		}
 		for _, u := range rep.BornTicked {
 			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
@@ -207,14 +208,14 @@ func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 
 func newAttestTickCmd() *cobra.Command {
 	var (
-		sf                               signerFlags
-		commitRev, verdict, evidencePath string
-		redOutput, redKind, regression   string
-		tasks                            []string
-		dryRun                           bool
-		reportFlags                      []string
-		testFiles                        []string
-		force                            bool
+		sf                                                    signerFlags
+		commitRev, verdict, evidencePath, unitDir, policyFile string
+		redOutput, redKind, regression                        string
+		tasks                                                 []string
+		dryRun                                                bool
+		reportFlags                                           []string
+		testFiles                                             []string
+		force                                                 bool
 	)
 	c := &cobra.Command{
 		Use:   "tick",
@@ -250,6 +251,8 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	sf.add(c)
 	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
+	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
+	c.Flags().StringVar(&unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only (with --test-report and no --verdict: the verdict the reports give)")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
 	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
@@ -265,8 +268,15 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		if err != nil {
 			return err
 		}
-		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun,
+		req := attest.TickRequest{Tasks: tasks, Unit: unitDir, Verdict: predicate.Verdict(verdict), DryRun: dryRun,
 			Force: force, RedKindSet: c.Flags().Changed("red-kind")}
+		if policyFile != "" {
+			pol, err := policy.Load(policyFile)
+			if err != nil {
+				return err
+			}
+			req.Layouts = pol.Layouts()
+		}
 		if req.Reports, err = readTestReports(reportFlags); err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -39,6 +40,7 @@ func gitrefExitCode(err error) (int, bool) {
 
 func newTicksCmd() *cobra.Command {
 	var firstParent bool
+	var policyFile string
 	c := &cobra.Command{
 		Use:   "ticks [RANGE]",
 		Short: "List the ticks (and unticks, and edits of ticked lines) of tasks files in a commit range",
@@ -62,11 +64,16 @@ Output: text (kind, commit, path:line, task, line_hash prefix, note) or --format
 {"schema_version":1,"ticks":[{"kind","commit","parent","merge","path","old_path",
 "line","old_line","task_id","unit","line_before","line_after","line_hash",
 "text_changed","born","derived","ambiguous"}]} (kind: tick, untick, edit or
-born_ticked; line_before is "" and old_line 0 when born).
+born_ticked, or not_regular for a symbolic link or submodule where a tasks file or a
+directory holding one is; line_before is "" and old_line 0 when born). Ticks in a
+file named tasks.md (any case) that no unit layout claims are listed with reason
+unrecognized_tasks_file; the gate fails them (docs/format.md#tasks-files). --policy
+adds the unit layouts and ignored paths of the verifier's policy.
 Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
+	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts and ignored paths it adds")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -87,7 +94,15 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 		if err != nil {
 			return err
 		}
-		ticks, err := repo.Ticks(base, head, gitref.TickOptions{FirstParent: firstParent})
+		var layouts *specfmt.Layouts
+		if policyFile != "" {
+			pol, err := policy.Load(policyFile)
+			if err != nil {
+				return err
+			}
+			layouts = pol.Layouts()
+		}
+		ticks, err := repo.Ticks(base, head, gitref.TickOptions{FirstParent: firstParent, Layouts: layouts})
 		if err != nil {
 			return err
 		}
@@ -124,6 +139,22 @@ type tickRecord struct {
 	// Ambiguous is why the task cannot be named unambiguously (its tasks file
 	// repeats a task ID); absent when it can.
 	Ambiguous string `json:"ambiguous,omitempty"`
+	// Reason is why the gate fails the record whatever its evidence:
+	// unrecognized_tasks_file, or tasks_file_not_regular (with Irregular:
+	// "symlink" or "submodule"); absent otherwise.
+	Reason    string `json:"reason,omitempty"`
+	Irregular string `json:"irregular,omitempty"`
+}
+
+// tickReason is tickRecord.Reason.
+func tickReason(t gitref.Tick) string {
+	switch {
+	case t.Kind == gitref.KindNotRegular:
+		return "tasks_file_not_regular"
+	case t.Unrecognized:
+		return "unrecognized_tasks_file"
+	}
+	return ""
 }
 
 func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
@@ -134,6 +165,7 @@ func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
 			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
 			Unit: t.Unit, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
 			TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
+			Reason: tickReason(t), Irregular: t.Irregular,
 		})
 	}
 	enc := json.NewEncoder(w)
@@ -158,8 +190,14 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 		if t.Ambiguous != "" {
 			notes = append(notes, "ambiguous: "+t.Ambiguous)
 		}
+		if r := tickReason(t); r != "" {
+			notes = append(notes, r)
+		}
+		if t.Kind == gitref.KindNotRegular {
+			notes = append(notes, t.Irregular)
+		}
 		note := strings.Join(notes, "; ")
-		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:12], note)
+		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:min(12, len(t.LineHash))], note)
 	}
 	return tw.Flush()
 }

@@ -3,12 +3,14 @@ package specfmt
 import (
 	"fmt"
 	"io/fs"
+	pathpkg "path"
 	"strings"
 )
 
 // UnitForTasksPath returns the unit whose tasks file is at path (repository-relative,
 // '/'-separated, as git names it), and false when path is not a unit's tasks file
-// (SPEC §1). The recognised paths are exactly:
+// of a built-in layout (docs/format.md#units-and-task-lines). The recognised paths
+// are exactly:
 //
 //	specs/<feature>/tasks.md                      speckit, Dir "specs/<feature>"
 //	.specify/specs/<feature>/tasks.md             speckit, Dir ".specify/specs/<feature>"
@@ -18,32 +20,207 @@ import (
 //
 // Feature is Dir's last element. Any other tasks.md (templates, nested copies) is not
 // a unit, nor is a path that is not clean (empty, ".", ".." elements, a leading or
-// doubled '/', a backslash).
+// doubled '/', a backslash). It is [Layouts.Classify] with no layouts added.
 func UnitForTasksPath(path string) (Unit, bool) {
-	if !fs.ValidPath(path) || strings.Contains(path, `\`) {
-		return Unit{}, false
-	}
-	el := strings.Split(path, "/")
-	if el[len(el)-1] != "tasks.md" {
-		return Unit{}, false
-	}
-	dirEl := el[:len(el)-1]
-	var f Format
-	switch {
-	case len(dirEl) == 2 && dirEl[0] == "specs":
-		f = Speckit
-	case len(dirEl) == 3 && dirEl[0] == ".specify" && dirEl[1] == "specs":
-		f = Speckit
-	case len(dirEl) == 3 && dirEl[0] == "openspec" && dirEl[1] == "changes" && dirEl[2] != "archive":
-		f = OpenSpec
-	case len(dirEl) == 4 && dirEl[0] == "openspec" && dirEl[1] == "changes" && dirEl[2] == "archive":
-		f = OpenSpec
-	case len(dirEl) == 3 && dirEl[0] == ".kiro" && dirEl[1] == "specs":
-		f = Kiro
+	u, k := (*Layouts)(nil).Classify(path)
+	return u, k == UnitTasksFile
+}
+
+// Layout is one unit layout: where a unit's tasks file is and the unit's
+// format. The unit's Dir is the tasks file's directory, its Feature that
+// directory's last element.
+type Layout struct {
+	Format Format
+	// Tasks is the tasks file's path pattern: '/'-separated elements, each
+	// "**" (zero or more elements) or a path.Match pattern of one element
+	// ("*", "00?-*", a literal name); the last element is "tasks.md".
+	Tasks string
+	// not is a name the pattern's last "*" may not match (OpenSpec's
+	// "archive" is not a change).
+	not string
+}
+
+// builtinLayouts are the unit layouts every reader knows
+// (docs/format.md#units-and-task-lines); the only list of them.
+var builtinLayouts = []Layout{
+	{Format: Speckit, Tasks: "specs/*/tasks.md"},
+	{Format: Speckit, Tasks: ".specify/specs/*/tasks.md"},
+	{Format: OpenSpec, Tasks: "openspec/changes/*/tasks.md", not: "archive"},
+	{Format: OpenSpec, Tasks: "openspec/changes/archive/*/tasks.md"},
+	{Format: Kiro, Tasks: ".kiro/specs/*/tasks.md"},
+}
+
+// BuiltinLayouts returns a copy of the built-in unit layouts.
+func BuiltinLayouts() []Layout { return append([]Layout(nil), builtinLayouts...) }
+
+// Layouts are the unit layouts a verifier recognises: the built-in ones, then
+// Extra (the verifier's policy, docs/format.md#unit-layouts-in-the-policy).
+// Ignore are path patterns (as Layout.Tasks, any last element) of files named
+// tasks.md that are neither units nor judged. A nil *Layouts is the built-in
+// layouts alone. Safe for concurrent use once built.
+type Layouts struct {
+	Extra  []Layout
+	Ignore []string
+}
+
+// PathKind is what [Layouts.Classify] makes of a path.
+type PathKind int
+
+// The kinds of path.
+const (
+	// NotTasksFile: the file is not named tasks.md (any case).
+	NotTasksFile PathKind = iota
+	// UnitTasksFile: a unit's tasks file (a built-in or policy layout).
+	UnitTasksFile
+	// UnrecognizedTasksFile: named tasks.md (any case), but no layout's and
+	// not ignored: a tick in it cannot be judged and fails the gate.
+	UnrecognizedTasksFile
+	// IgnoredTasksFile: named tasks.md (any case) and ignored by the policy.
+	IgnoredTasksFile
+)
+
+// IsTasksFileName reports whether a path element names a tasks file:
+// "tasks.md" in any case.
+func IsTasksFileName(name string) bool { return strings.EqualFold(name, "tasks.md") }
+
+// Validate checks a layout: a known format and a clean pattern ending in
+// "/tasks.md" with no "." or ".." element.
+func (l Layout) Validate() error {
+	switch l.Format {
+	case Speckit, OpenSpec, Kiro:
 	default:
-		return Unit{}, false
+		return fmt.Errorf("%w %q", ErrUnknownFormat, l.Format)
 	}
-	return Unit{Format: f, Feature: dirEl[len(dirEl)-1], Dir: strings.Join(dirEl, "/")}, true
+	if !fs.ValidPath(l.Tasks) || strings.Contains(l.Tasks, `\`) || !strings.HasSuffix(l.Tasks, "/tasks.md") {
+		return fmt.Errorf("%w: tasks pattern %q is not a clean repository-relative path ending in /tasks.md", ErrInvalidUnit, l.Tasks)
+	}
+	return nil
+}
+
+// Classify tells what path (repository-relative, '/'-separated, as git names
+// it) is: a unit's tasks file (with the unit), a file named tasks.md that no
+// layout claims (ignored or not), or no tasks file. It is the one place units
+// are resolved from paths. Built-in layouts win over Extra; the first
+// matching layout gives the unit. A path that is not clean is never a unit
+// (UnrecognizedTasksFile when its last element is a tasks file's name).
+func (l *Layouts) Classify(path string) (Unit, PathKind) {
+	el := strings.Split(path, "/")
+	if !IsTasksFileName(el[len(el)-1]) {
+		return Unit{}, NotTasksFile
+	}
+	if !fs.ValidPath(path) || strings.Contains(path, `\`) {
+		return Unit{}, UnrecognizedTasksFile
+	}
+	if el[len(el)-1] == "tasks.md" && len(el) > 1 {
+		try := func(ls []Layout) (Unit, bool) {
+			for _, lay := range ls {
+				if matchLayout(strings.Split(lay.Tasks, "/"), el, lay.not) {
+					dir := el[:len(el)-1]
+					return Unit{Format: lay.Format, Feature: dir[len(dir)-1], Dir: strings.Join(dir, "/")}, true
+				}
+			}
+			return Unit{}, false
+		}
+		if u, ok := try(builtinLayouts); ok {
+			return u, UnitTasksFile
+		}
+		if l != nil {
+			if u, ok := try(l.Extra); ok {
+				return u, UnitTasksFile
+			}
+		}
+	}
+	if l != nil {
+		for _, ig := range l.Ignore {
+			if MatchPath(ig, path) {
+				return Unit{}, IgnoredTasksFile
+			}
+		}
+	}
+	return Unit{}, UnrecognizedTasksFile
+}
+
+// MayHoldUnits reports whether dir ("" for the root) is a directory on some
+// layout's tasks-file path: a prefix of a built-in or Extra pattern, so that a
+// symbolic link or submodule there could stand for a unit's tasks file or a
+// directory holding one.
+func (l *Layouts) MayHoldUnits(dir string) bool {
+	if dir == "" {
+		return true
+	}
+	el := strings.Split(dir, "/")
+	check := func(ls []Layout) bool {
+		for _, lay := range ls {
+			pat := strings.Split(lay.Tasks, "/")
+			if matchPrefix(pat[:len(pat)-1], el) {
+				return true
+			}
+		}
+		return false
+	}
+	return check(builtinLayouts) || (l != nil && check(l.Extra))
+}
+
+// MatchPath reports whether path matches pattern (elements as Layout.Tasks:
+// "**" zero or more elements, else a path.Match pattern of one element; so
+// "docs/**" matches every file under docs/).
+func MatchPath(pattern, path string) bool {
+	return matchLayout(strings.Split(pattern, "/"), strings.Split(path, "/"), "")
+}
+
+// matchLayout matches path elements el against pattern elements pat; not, when
+// not "", is a name the last "*" of pat may not match.
+func matchLayout(pat, el []string, not string) bool {
+	last := -1
+	for i, p := range pat {
+		if p == "*" {
+			last = i
+		}
+	}
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		for i < len(pat) {
+			switch p := pat[i]; p {
+			case "**":
+				for k := j; k <= len(el); k++ {
+					if match(i+1, k) {
+						return true
+					}
+				}
+				return false
+			default:
+				if j >= len(el) {
+					return false
+				}
+				if p == "*" && i == last && not != "" && el[j] == not {
+					return false
+				}
+				if ok, err := pathpkg.Match(p, el[j]); p != el[j] && (err != nil || !ok) {
+					return false
+				}
+			}
+			i, j = i+1, j+1
+		}
+		return j == len(el)
+	}
+	return match(0, 0)
+}
+
+// matchPrefix reports whether el (a directory's elements) is a prefix of a
+// path pat could match.
+func matchPrefix(pat, el []string) bool {
+	for i, e := range el {
+		if i >= len(pat) {
+			return false
+		}
+		if pat[i] == "**" {
+			return true
+		}
+		if ok, err := pathpkg.Match(pat[i], e); pat[i] != e && (err != nil || !ok) {
+			return false
+		}
+	}
+	return true
 }
 
 // validate checks that u names a known format and a clean directory.

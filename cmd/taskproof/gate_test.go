@@ -1,0 +1,449 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
+)
+
+// gateRepo is a repository built with the real git for the merge gate's
+// regression tests: main holds what a test plans, branch feature what it
+// ticks; attest runs the real binary with an ed25519 key from the real
+// ssh-keygen, trusted by the verifier's allowed signers file (outside the
+// repository).
+type gateRepo struct {
+	bin, dir, key, allowed string
+}
+
+const gateTasks = "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Create the skeleton\n- [ ] T002 Write the test\n"
+
+func newGateRepo(t *testing.T, files map[string]string) *gateRepo {
+	t.Helper()
+	r := &gateRepo{bin: testenv.Binary(t), dir: filepath.Join(t.TempDir(), "repo")}
+	keys := t.TempDir()
+	r.key = filepath.Join(keys, "id_ed25519")
+	cmd := exec.Command(testenv.LookPath(t, "ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-C", "dev", "-f", r.key)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	pub, err := os.ReadFile(r.key + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.allowed = filepath.Join(keys, "allowed_signers")
+	vfWrite(t, r.allowed, `dev@example.invalid namespaces="in-toto" `+string(pub))
+	testenv.Git(t, "", "init", "-q", "-b", "main", r.dir)
+	plan := r.commit(t, "plan", files)
+	// The notes ref exists (its absence is its own error): another tool's note.
+	r.git(t, "notes", "--ref", "refs/notes/speccoder", "add", "-m", "not a statement", plan)
+	r.git(t, "switch", "-q", "-c", "feature")
+	return r
+}
+
+func (r *gateRepo) git(t *testing.T, args ...string) string {
+	t.Helper()
+	return strings.TrimSpace(testenv.Git(t, r.dir, args...))
+}
+
+// write writes files (path → content; "" removes the path) without committing.
+func (r *gateRepo) write(t *testing.T, files map[string]string) {
+	t.Helper()
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		full := filepath.Join(r.dir, filepath.FromSlash(p))
+		if files[p] == "" {
+			if err := os.RemoveAll(full); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		vfWrite(t, full, files[p])
+	}
+}
+
+// commit writes files and commits everything; it returns HEAD.
+func (r *gateRepo) commit(t *testing.T, msg string, files map[string]string) string {
+	t.Helper()
+	r.write(t, files)
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "--allow-empty", "-m", msg)
+	return r.git(t, "rev-parse", "HEAD")
+}
+
+// tick replaces "- [ ] ID " by "- [x] ID " in each path and commits.
+func (r *gateRepo) tick(t *testing.T, paths []string, ids ...string) string {
+	t.Helper()
+	files := map[string]string{}
+	for _, p := range paths {
+		b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		for _, id := range ids {
+			s = strings.Replace(s, "- [ ] "+id+" ", "- [x] "+id+" ", 1)
+		}
+		files[p] = s
+	}
+	return r.commit(t, strings.Join(ids, ", ")+" done", files)
+}
+
+func (r *gateRepo) run(t *testing.T, want int, args ...string) (string, string) {
+	t.Helper()
+	return vfRunIn(t, r.bin, r.dir, want, args...)
+}
+
+// attest runs `attest tick` on commit c with a signed regression_only verdict.
+func (r *gateRepo) attest(t *testing.T, c string, extra ...string) string {
+	t.Helper()
+	out, _ := r.run(t, 0, append([]string{"attest", "tick", "--commit", c, "--signer", "ssh", "--key", r.key,
+		"--verdict", "regression_only", "--regression-reason", "planning_work"}, extra...)...)
+	return out
+}
+
+type gateReport struct {
+	Conclusion string       `json:"conclusion"`
+	Ticks      []gateTick   `json:"ticks"`
+	Objects    []gateObject `json:"objects"`
+}
+
+type gateTick struct {
+	Commit  string `json:"commit"`
+	Path    string `json:"path"`
+	Line    int    `json:"line"`
+	TaskID  string `json:"task_id"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	Failing bool   `json:"failing"`
+	Message string `json:"message"`
+	Unit    struct {
+		Dir string `json:"dir"`
+	} `json:"unit"`
+	Evidence string `json:"evidence"`
+}
+
+type gateObject struct {
+	Object string `json:"object"`
+	Task   string `json:"task"`
+}
+
+// gate runs `verify --branch --base main` (JSON) and checks its exit code.
+func (r *gateRepo) gate(t *testing.T, want int, extra ...string) gateReport {
+	t.Helper()
+	out, _ := r.run(t, want, append([]string{"verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--format", "json"}, extra...)...)
+	var rep gateReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("verify --format json: %v\n%s", err, out)
+	}
+	return rep
+}
+
+// rows renders the failing and evidenced ticks as "PATH:TASK status/reason".
+func (rep gateReport) rows() string {
+	var out []string
+	for _, tk := range rep.Ticks {
+		out = append(out, tk.Path+":"+tk.TaskID+" "+tk.Status+"/"+tk.Reason)
+	}
+	sort.Strings(out)
+	return strings.Join(out, ", ")
+}
+
+func checkRows(t *testing.T, rep gateReport, conclusion string, want ...string) {
+	t.Helper()
+	sort.Strings(want)
+	if got := rep.rows(); got != strings.Join(want, ", ") || rep.Conclusion != conclusion {
+		t.Errorf("gate: %s (%s)\nwant %s (%s)", got, rep.Conclusion, strings.Join(want, ", "), conclusion)
+	}
+}
+
+// TestGateUnitKey: two units share subject names (specs/001-greeting and
+// .specify/specs/001-greeting both name 001-greeting/T001), and one commit
+// ticks T001 in both. attest tick writes a statement per unit, neither
+// replacing the other's lines; the gate credits each tick with its own
+// unit's statement only — attesting one unit (--unit) leaves the other's tick
+// without evidence.
+func TestGateUnitKey(t *testing.T) {
+	a, b := "specs/001-greeting/tasks.md", ".specify/specs/001-greeting/tasks.md"
+	r := newGateRepo(t, map[string]string{a: gateTasks, b: gateTasks})
+	c := r.tick(t, []string{a, b}, "T001")
+
+	r.attest(t, c, "--unit", "specs/001-greeting")
+	rep := r.gate(t, 1)
+	checkRows(t, rep, "failure", a+":T001 evidenced/", b+":T001 unverifiable/ticked_without_evidence")
+
+	r.attest(t, c)
+	note := r.git(t, "notes", "--ref", "refs/notes/speccoder", "show", c)
+	dirs := map[string]int{}
+	for _, line := range strings.Split(note, "\n") {
+		var env struct{ Payload []byte }
+		if err := json.Unmarshal([]byte(line), &env); err != nil {
+			t.Fatalf("note line %q: %v", line, err)
+		}
+		var st struct {
+			PredicateType string `json:"predicateType"`
+			Predicate     struct {
+				Unit struct{ Dir string }
+			}
+		}
+		if err := json.Unmarshal(env.Payload, &st); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(st.PredicateType, "task-verification") {
+			dirs[st.Predicate.Unit.Dir]++
+		}
+	}
+	if dirs["specs/001-greeting"] != 1 || dirs[".specify/specs/001-greeting"] != 1 || len(dirs) != 2 {
+		t.Errorf("task-verification statements per unit %v, want one each\n%s", dirs, note)
+	}
+	rep = r.gate(t, 0)
+	checkRows(t, rep, "success", a+":T001 evidenced/", b+":T001 evidenced/")
+}
+
+// failing is the rows of rep that fail, as "PATH reason".
+func (rep gateReport) failing() []string {
+	var out []string
+	for _, tk := range rep.Ticks {
+		if tk.Failing {
+			out = append(out, tk.Path+" "+tk.Reason)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkFails checks that the gate fails (exit 1) with each of want among its
+// failing rows.
+func checkFails(t *testing.T, rep gateReport, want ...string) {
+	t.Helper()
+	got := rep.failing()
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			t.Errorf("gate failing rows %q lack %q", got, w)
+		}
+	}
+	if rep.Conclusion != "failure" {
+		t.Errorf("conclusion %s", rep.Conclusion)
+	}
+}
+
+const gateUnit = "specs/001-x/tasks.md"
+
+// TestGateSymlinks: a tasks file, or a directory on a unit layout's path,
+// that is a symbolic link at head or at a commit of the range fails the gate
+// as tasks_file_not_regular naming it; `taskproof ticks` lists it. The honest
+// counterpart (the regular file ticked and attested) passes.
+func TestGateSymlinks(t *testing.T) {
+	t.Run("tasks file replaced by a link to a ticked copy", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		ticked := strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")
+		r.write(t, map[string]string{"notes/copy.md": ticked, gateUnit: ""})
+		if err := os.Symlink("../../notes/copy.md", filepath.Join(r.dir, "specs/001-x/tasks.md")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "tick via a link", nil)
+		checkFails(t, r.gate(t, 1), gateUnit+" tasks_file_not_regular")
+		out, _ := r.run(t, 0, "ticks", "main..HEAD")
+		if !strings.Contains(out, "not_regular") || !strings.Contains(out, gateUnit) || !strings.Contains(out, "symlink") {
+			t.Errorf("ticks does not list the link:\n%s", out)
+		}
+	})
+	t.Run("specs directory moved and replaced by a link", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		r.git(t, "mv", "specs", "real-specs")
+		if err := os.Symlink("real-specs", filepath.Join(r.dir, "specs")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "move specs behind a link", nil)
+		r.tick(t, []string{"real-specs/001-x/tasks.md"}, "T001", "T002")
+		rep := r.gate(t, 1)
+		checkFails(t, rep, "specs tasks_file_not_regular", "real-specs/001-x/tasks.md unrecognized_tasks_file")
+	})
+	t.Run("submodule where a unit is", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		r.git(t, "update-index", "--add", "--cacheinfo", "160000,"+r.git(t, "rev-parse", "HEAD")+",specs/002-sub")
+		r.git(t, "commit", "-q", "-m", "a unit as a submodule")
+		checkFails(t, r.gate(t, 1), "specs/002-sub tasks_file_not_regular")
+	})
+	t.Run("link already at base, seen at head", func(t *testing.T) {
+		r := newGateRepo(t, nil)
+		r.git(t, "switch", "-q", "main")
+		if err := os.Symlink("elsewhere", filepath.Join(r.dir, ".kiro")); err != nil {
+			t.Fatal(err)
+		}
+		r.commit(t, "plan with a link", map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "-C", "feature")
+		c := r.tick(t, []string{gateUnit}, "T001")
+		r.attest(t, c)
+		checkFails(t, r.gate(t, 1), ".kiro tasks_file_not_regular")
+	})
+	t.Run("honest counterpart", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		c := r.tick(t, []string{gateUnit}, "T001", "T002")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/", gateUnit+":T002 evidenced/")
+	})
+}
+
+// TestGateUnrecognizedTasksFiles: a tick in a file named tasks.md (any case)
+// outside the unit layouts fails as unrecognized_tasks_file; the verifier's
+// policy adds layouts (then the tick is attested and evidenced) or ignores
+// paths.
+func TestGateUnrecognizedTasksFiles(t *testing.T) {
+	for _, path := range []string{"docs/tasks.md", "openspec/initiatives/x/tasks.md", "specs/tasks.md", "specs/001-x/sub/tasks.md", "specs/002-y/TASKS.md"} {
+		t.Run(path, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: gateTasks, path: gateTasks})
+			r.tick(t, []string{path}, "T001")
+			checkFails(t, r.gate(t, 1), path+" unrecognized_tasks_file")
+			out, _ := r.run(t, 0, "ticks", "main..HEAD")
+			if !strings.Contains(out, path) || !strings.Contains(out, "unrecognized_tasks_file") {
+				t.Errorf("ticks does not list the tick with its reason:\n%s", out)
+			}
+		})
+	}
+	t.Run("policy layout", func(t *testing.T) {
+		path := "openspec/initiatives/x/tasks.md"
+		r := newGateRepo(t, map[string]string{path: "## 1. Work\n\n- [ ] 1.1 Do it\n- [ ] 1.2 Test it\n"})
+		pol := filepath.Join(t.TempDir(), "policy.toml")
+		vfWrite(t, pol, "version = 1\n\n[[units]]\nformat = \"openspec\"\ntasks = \"openspec/initiatives/**/tasks.md\"\n")
+		c := r.tick(t, []string{path}, "1.1")
+		checkFails(t, r.gate(t, 1, "--policy", pol), path+" ticked_without_evidence")
+		r.attest(t, c, "--policy", pol)
+		checkRows(t, r.gate(t, 0, "--policy", pol), "success", path+":1.1 evidenced/")
+	})
+	t.Run("policy ignores", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks, "docs/tasks.md": gateTasks})
+		pol := filepath.Join(t.TempDir(), "policy.toml")
+		vfWrite(t, pol, "version = 1\n\n[unit_paths]\nignore = [\"docs/**\"]\n")
+		r.tick(t, []string{"docs/tasks.md"}, "T001")
+		c := r.tick(t, []string{gateUnit}, "T001")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0, "--policy", pol), "success", gateUnit+":T001 evidenced/")
+	})
+}
+
+// TestGateBornTickedByRenaming: a unit renamed with every title edited and
+// every box ticked in one commit, a unit moved to another layout and ticked,
+// and a tasks file deleted and added back ticked all fail the gate; attested,
+// each passes.
+func TestGateBornTickedByRenaming(t *testing.T) {
+	edited := "# Tasks\n\n## Phase 1: Setup\n\n- [x] T001 Build the frame\n- [x] T002 Check the frame\n"
+	cases := []struct {
+		name string
+		do   func(r *gateRepo) []string // the tick commits
+		path string
+	}{
+		{"git mv, retitle and tick", func(r *gateRepo) []string {
+			r.git(t, "mv", "specs/001-x", "specs/001-x-v2")
+			return []string{r.commit(t, "v2", map[string]string{"specs/001-x-v2/tasks.md": edited})}
+		}, "specs/001-x-v2/tasks.md"},
+		{"moved to kiro and ticked", func(r *gateRepo) []string {
+			r.git(t, "mv", "specs/001-x", ".kiro-tmp")
+			r.write(t, map[string]string{".kiro/specs/001-x/.keep": "x"})
+			r.git(t, "mv", ".kiro-tmp/tasks.md", ".kiro/specs/001-x/tasks.md")
+			return []string{r.commit(t, "to kiro", map[string]string{".kiro/specs/001-x/tasks.md": strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")})}
+		}, ".kiro/specs/001-x/tasks.md"},
+		{"deleted, then added back ticked", func(r *gateRepo) []string {
+			r.commit(t, "drop", map[string]string{gateUnit: ""})
+			return []string{r.commit(t, "back", map[string]string{gateUnit: strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")})}
+		}, gateUnit},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+			commits := tc.do(r)
+			rep := r.gate(t, 1)
+			if len(rep.failing()) == 0 {
+				t.Fatalf("nothing fails: %s", rep.rows())
+			}
+			for _, row := range rep.failing() {
+				if !strings.HasPrefix(row, tc.path+" ") || (!strings.HasSuffix(row, " ticked_without_evidence")) {
+					t.Errorf("failing row %q, want %s ticked_without_evidence (born_ticked or tick)", row, tc.path)
+				}
+			}
+			for _, c := range commits {
+				r.attest(t, c)
+			}
+			rep = r.gate(t, 0)
+			if rep.Conclusion != "success" || len(rep.Ticks) != 2 {
+				t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
+			}
+		})
+	}
+}
+
+// TestGateStateCheck: a tick unticked on a side branch whose merge keeps the
+// tick ("git merge -s ours") is superseded in the walk, but head still has
+// the box checked and base does not: the state check fails it
+// (ticked_without_evidence, naming file and line) unless a tick of the range
+// is evidenced.
+func TestGateStateCheck(t *testing.T) {
+	for _, attested := range []bool{false, true} {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		c1 := r.tick(t, []string{gateUnit}, "T001")
+		r.git(t, "switch", "-q", "-c", "side")
+		r.commit(t, "reopen", map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "feature")
+		r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+		r.git(t, "merge", "-q", "-s", "ours", "-m", "merge side", "side")
+		if !attested {
+			rep := r.gate(t, 1)
+			checkFails(t, rep, gateUnit+" ticked_without_evidence")
+			found := false
+			for _, tk := range rep.Ticks {
+				found = found || (tk.Failing && tk.Line == 5 && strings.Contains(tk.Message, "checked at head"))
+			}
+			if !found {
+				t.Errorf("no state-check row naming %s:5: %s", gateUnit, rep.rows())
+			}
+			continue
+		}
+		r.attest(t, c1)
+		if rep := r.gate(t, 0); rep.Conclusion != "success" {
+			t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
+		}
+	}
+}
+
+// TestGateSupersededTicks: a tick whose attestation is bad is fixed on the
+// branch by unticking, re-ticking and attesting the new tick: the old tick is
+// superseded, the new one evidenced.
+func TestGateSupersededTicks(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.run(t, 0, "attest", "tick", "--commit", c1, "--verdict", "regression_only", "--regression-reason", "planning_work") // unsigned
+	checkFails(t, r.gate(t, 1), gateUnit+" unsigned")
+	r.commit(t, "untick", map[string]string{gateUnit: gateTasks})
+	c3 := r.tick(t, []string{gateUnit}, "T001")
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable") // c1's statement is about the old tick
+	r.attest(t, c3)
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
+}
+
+// TestGateSupersededEdit: a ticked line edited after its tick fails the gate
+// (edited_after_tick); unticking it, ticking it again and attesting the new
+// tick fixes the branch without rewriting history.
+func TestGateSupersededEdit(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	edited := strings.Replace(gateTasks, "- [ ] T001 Create the skeleton", "- [x] T001 Create the whole skeleton", 1)
+	r.commit(t, "reword T001", map[string]string{gateUnit: edited})
+	checkFails(t, r.gate(t, 1), gateUnit+" edited_after_tick")
+	r.commit(t, "reopen T001", map[string]string{gateUnit: strings.Replace(edited, "- [x] T001", "- [ ] T001", 1)})
+	c4 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c4)
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", gateUnit+":T001 evidenced/", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
+}
