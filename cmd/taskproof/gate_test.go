@@ -421,7 +421,7 @@ func TestGateStateCheck(t *testing.T) {
 func TestGateSupersededTicks(t *testing.T) {
 	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
 	c1 := r.tick(t, []string{gateUnit}, "T001")
-	r.run(t, 0, "attest", "tick", "--commit", c1, "--verdict", "regression_only", "--regression-reason", "planning_work") // unsigned
+	r.run(t, 0, "attest", "tick", "--commit", c1, "--verdict", "regression_only", "--regression-reason", "planning_work", "--unsigned")
 	checkFails(t, r.gate(t, 1), gateUnit+" unsigned")
 	r.commit(t, "untick", map[string]string{gateUnit: gateTasks})
 	c3 := r.tick(t, []string{gateUnit}, "T001")
