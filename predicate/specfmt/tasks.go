@@ -43,7 +43,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	lines := scanMarkdown(content)
+	lines := readGFM(content)
 	f := &TasksFile{Unit: u}
 	var (
 		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
@@ -60,8 +60,8 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		group string
 	)
 	for i, l := range lines {
-		if l.hidden() {
-			continue // fenced code and HTML comments hold neither tasks nor headings here
+		if l.hidden {
+			continue // code and HTML blocks hold neither tasks nor headings nor requirements
 		}
 		if l.level > 0 {
 			open = open[:0]
@@ -71,9 +71,11 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 					group = l.heading
 				}
 			}
-			continue
+			if l.box < 0 {
+				continue
+			}
 		}
-		if u.Format == Kiro {
+		if u.Format == Kiro && l.box < 0 {
 			if list, ok := requirementsList(l.text); ok {
 				// The nearest task indented less than the line, else the nearest task.
 				if j := enclosing(open, width(l.text)); j >= 0 {
@@ -85,10 +87,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 				continue
 			}
 		}
-		t, ok := parseTaskLine(u.Format, l.text)
-		if !ok {
+		if l.box < 0 {
 			continue
 		}
+		t := parseTaskAt(u.Format, l.text, l.box)
 		t.LineNo = i + 1
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
@@ -151,12 +153,19 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 // first token is not a task ID of f gets the derived ID of its title (Derived set;
 // ParseTasks numbers repeats).
 func parseTaskLine(f Format, line string) (Task, bool) {
-	box, rest, ok := checkboxItem(line)
+	box, _, ok := checkboxItem(line)
 	if !ok {
 		return Task{}, false
 	}
+	return parseTaskAt(f, line, box), true
+}
+
+// parseTaskAt reads line as a task line of format f whose box's inner character
+// is at byte offset box ("[" before it, "]" after it): the task's ID, labels and
+// title come from the rest of the line after the "]".
+func parseTaskAt(f Format, line string, box int) Task {
 	t := Task{Line: line, BoxCol: box, Box: line[box]}
-	rest = trimBlank(rest)
+	rest := trimBlank(line[box+2:])
 	id, after := rest, ""
 	if j := strings.IndexAny(id, " \t"); j >= 0 {
 		id, after = id[:j], id[j:]
@@ -184,7 +193,7 @@ func parseTaskLine(f Format, line string) (Task, bool) {
 	if t.Derived {
 		t.ID = DeriveID(t.Title)
 	}
-	return t, true
+	return t
 }
 
 // The scanners below read the line shapes of SPEC §4 byte by byte. They replace
