@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -278,6 +281,21 @@ func TestGFMHidingTricks(t *testing.T) {
 		if len(f.Tasks) != 2 || f.Tasks[0].ID != "T001" || !f.Tasks[0].Ticked() || f.Tasks[1].ID != "T002" || !f.Tasks[1].Open() {
 			t.Errorf("%s: tasks %+v, want T001 ticked and T002 open", tt.name, f.Tasks)
 		}
+	}
+}
+
+// TestGFMTasksVectors compares the two readings on the line_hash vectors.
+func TestGFMTasksVectors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "testdata", "vectors", "line_hash", "*.md"))
+	if err != nil || len(files) < 7 {
+		t.Fatalf("line_hash vectors: %v, %d files", err, len(files))
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareGFM(t, filepath.Base(p), b)
 	}
 }
 
