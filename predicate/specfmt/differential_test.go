@@ -74,3 +74,52 @@ func FuzzScannerDifferential(f *testing.F) {
 		}
 	})
 }
+
+// parseTaskLine and checkboxItem read a line whose task box follows a bullet at
+// the line's start: the line shape the regexp oracle matches. ParseTasks finds
+// boxes with goldmark instead (gfm.go); these let the oracle check parseTaskAt.
+
+// parseTaskLine reads one line as a task line of format f. A checkbox item whose
+// first token is not a task ID of f gets the derived ID of its title (Derived set;
+// ParseTasks numbers repeats).
+func parseTaskLine(f Format, line string) (Task, bool) {
+	box, _, ok := checkboxItem(line)
+	if !ok {
+		return Task{}, false
+	}
+	return parseTaskAt(f, line, box), true
+}
+
+// checkboxItem matches a checkbox list item,
+// ^[ \t]*([-*+]|[0-9]{1,9}[.)])[ \t]+\[([ xX-])\](?:[ \t]+(.*))?$:
+// indentation, a bullet ("-", "*", "+", "1." or "1)"), white space, a box "[ ]"
+// "[x]" "[X]" "[-]", then white space and the rest, or the end of the line. It
+// returns the byte offset of the box's inner character and the line after the
+// "]" (empty or starting with a space or tab).
+func checkboxItem(line string) (box int, rest string, ok bool) {
+	i := skipBlank(line, 0)
+	switch {
+	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
+		i++
+	default:
+		d := skipDigits(line, i)
+		if d == i || d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') {
+			return 0, "", false
+		}
+		i = d + 1
+	}
+	j := skipBlank(line, i)
+	if j == i || j+3 > len(line) || line[j] != '[' || line[j+2] != ']' {
+		return 0, "", false
+	}
+	switch line[j+1] {
+	case ' ', 'x', 'X', '-':
+	default:
+		return 0, "", false
+	}
+	rest = line[j+3:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
+		return 0, "", false
+	}
+	return j + 1, rest, true
+}
