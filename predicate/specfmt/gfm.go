@@ -134,6 +134,9 @@ func readGFM(content []byte) []gfmLine {
 	for i := range starts {
 		out[i] = gfmLine{text: whole[starts[i]:ends[i]], box: -1}
 	}
+	if !mayHoldBox(src) {
+		return out // no task, so neither headings nor code matter
+	}
 	md := src
 	if hasLoneCR(src) {
 		md = bytes.Clone(src)
@@ -210,6 +213,25 @@ func hasLoneCR(src []byte) bool {
 		j := bytes.IndexByte(src[i+1:], '\r')
 		if j < 0 {
 			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// mayHoldBox reports whether src holds a "[", a box character, "]" anywhere:
+// without one no line is a task.
+func mayHoldBox(src []byte) bool {
+	for i := bytes.IndexByte(src, '['); i >= 0 && i+2 < len(src); {
+		if src[i+2] == ']' {
+			switch src[i+1] {
+			case ' ', '\t', '\f', 'x', 'X', '-':
+				return true
+			}
+		}
+		j := bytes.IndexByte(src[i+1:], '[')
+		if j < 0 {
+			break
 		}
 		i += 1 + j
 	}
