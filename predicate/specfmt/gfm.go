@@ -119,14 +119,79 @@ func LineStarts(content []byte) []int {
 	return starts
 }
 
+// MaxContainerPrefix is the widest run of indentation, block quote markers
+// (">") and list markers ("-", "*", "+", "1.", "1)" with the blanks after
+// them) a line of a tasks file may start with, in columns (a tab to the next
+// multiple of four). CommonMark parsers spend time growing with the nesting
+// depth on every line (goldmark: quadratic in a line's markers), and the depth
+// is at most this width; real tasks files stay far below it
+// (docs/format.md#units-and-task-lines).
+const MaxContainerPrefix = 256
+
+// containerPrefix returns the width in columns of line's leading run of
+// blanks, ">" and list markers followed by a blank (counted up to just past
+// MaxContainerPrefix). A run of one bullet character and blanks to the end of
+// the line (a thematic break, "* * *") ends it; a blank line is 0 wide.
+func containerPrefix(line string) int {
+	// line[tail:] is blanks and at most one other character, tc: where a
+	// thematic break can start.
+	tail, tc := len(line), byte(0)
+	for ; tail > 0; tail-- {
+		c := line[tail-1]
+		if c != ' ' && c != '\t' && tc != 0 && c != tc {
+			break
+		}
+		if c != ' ' && c != '\t' {
+			tc = c
+		}
+	}
+	if strings.Trim(line, " \t") == "" {
+		return 0 // a blank line opens nothing
+	}
+	w, i := 0, 0
+	for i < len(line) && w <= MaxContainerPrefix {
+		switch c := line[i]; {
+		case c == ' ':
+			w++
+			i++
+		case c == '\t':
+			w += 4 - w%4
+			i++
+		case c == '>':
+			w++
+			i++
+		case c == '-' || c == '*' || c == '+':
+			if i+1 >= len(line) || (line[i+1] != ' ' && line[i+1] != '\t') ||
+				(i >= tail && c == tc && strings.Count(line[i:], string(c)) >= 3) {
+				return w
+			}
+			w++
+			i++
+		case isDigit(c):
+			d := skipDigits(line, i)
+			if d-i > 9 || d+1 >= len(line) || (line[d] != '.' && line[d] != ')') || (line[d+1] != ' ' && line[d+1] != '\t') {
+				return w
+			}
+			w += d + 1 - i
+			i = d + 1
+		default:
+			return w
+		}
+	}
+	return w
+}
+
 // readGFM reads the lines of a tasks file with their CommonMark block context.
 // A leading UTF-8 BOM is not part of line 1 (CommonMark readers drop it).
 // goldmark splits lines at "\n" only, so it is handed a copy with every lone
 // "\r" replaced by "\n": the same length, so its offsets are the file's.
-func readGFM(content []byte) []gfmLine {
+//
+// A line wider than MaxContainerPrefix before its text fails with a
+// *LineError (ErrNestingTooDeep) before anything is parsed.
+func readGFM(content []byte) ([]gfmLine, error) {
 	src := bytes.TrimPrefix(content, []byte(bom))
 	if len(src) == 0 {
-		return nil
+		return nil, nil
 	}
 	starts, ends := lineBounds(src)
 	whole := string(src)
@@ -135,7 +200,12 @@ func readGFM(content []byte) []gfmLine {
 		out[i] = gfmLine{text: whole[starts[i]:ends[i]], box: -1}
 	}
 	if !mayHoldBox(src) {
-		return out // no task, so neither headings nor code matter
+		return out, nil // no task, so neither headings nor code matter
+	}
+	for i := range out {
+		if containerPrefix(out[i].text) > MaxContainerPrefix {
+			return nil, &LineError{Line: i + 1, Err: ErrNestingTooDeep}
+		}
 	}
 	md := src
 	if hasLoneCR(src) {
@@ -201,7 +271,7 @@ func readGFM(content []byte) []gfmLine {
 		}
 	}
 	walk(doc)
-	return out
+	return out, nil
 }
 
 // hasLoneCR reports whether src holds a "\r" not followed by "\n".

@@ -112,9 +112,12 @@ func compareGFM(t *testing.T, name string, content []byte) {
 					return
 				}
 			}
-			if lines := readGFM(content); le.Line <= len(lines) && lines[le.Line-1].box >= 0 && lines[le.Line-1].text[lines[le.Line-1].box] == '-' {
+			if lines, _ := readGFM(content); le.Line <= len(lines) && lines[le.Line-1].box >= 0 && lines[le.Line-1].text[lines[le.Line-1].box] == '-' {
 				return
 			}
+		}
+		if errors.As(err, &le) && errors.Is(err, ErrNestingTooDeep) && containerPrefix(taskLinesOracle(content)[le.Line-1]) > MaxContainerPrefix {
+			return // refused whole, before parsing
 		}
 		t.Fatalf("%s: ParseTasks: %v", name, err)
 	}
@@ -296,6 +299,33 @@ func TestGFMTasksVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		compareGFM(t, filepath.Base(p), b)
+	}
+}
+
+// TestGFMNestingLimit: a line nested deeper than MaxContainerPrefix columns
+// fails the parse, naming the line, before goldmark spends time on it (goldmark
+// takes tens of seconds on a 100 KB line of ">" or "- "); thematic breaks and
+// text do not count.
+func TestGFMNestingLimit(t *testing.T) {
+	for _, tt := range []struct {
+		content string
+		line    int // 0: parses
+	}{
+		{"- [x] T001 a\n" + strings.Repeat(">", 100000) + " - [x] T002 b\n", 2},
+		{"- [x] T001 a\n\n" + strings.Repeat("- ", 50000) + "[x] T002 b\n", 3},
+		{"- [x] T001 a\n" + strings.Repeat("\t", 65) + "- [x] T002 b\n", 2},
+		{"- [x] T001 a\n" + strings.Repeat("1. ", 86) + "[x] T002 b\n", 2},
+		{"- [x] T001 a\n" + strings.Repeat("* ", 300) + "\n" + strings.Repeat("-", 400) + "\n" + strings.Repeat(" ", 300) + "\n", 0},
+		{"- [x] T001 a\n" + strings.Repeat(">", 250) + " - [x] T002 b\n" + strings.Repeat("x", 1000) + "\n", 0},
+	} {
+		f, err := ParseTasks(skUnit, []byte(tt.content))
+		var le *LineError
+		switch {
+		case tt.line == 0 && err != nil:
+			t.Errorf("%.40q: %v", tt.content, err)
+		case tt.line != 0 && (!errors.As(err, &le) || !errors.Is(err, ErrNestingTooDeep) || le.Line != tt.line || f != nil):
+			t.Errorf("%.40q: %v, want line %d: ErrNestingTooDeep", tt.content, err, tt.line)
+		}
 	}
 }
 

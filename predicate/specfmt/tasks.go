@@ -40,7 +40,8 @@ import (
 // (ErrDuplicateTask) naming both lines when an ID occurs twice (unless
 // AllowDuplicateIDs is given: then the file parses, TasksFile.Duplicates lists
 // the repeated IDs and TasksFile.Lookup refuses only those); a *LineError with ErrInvalidUTF8 when a task
-// line is not valid UTF-8. Bad input never panics.
+// line is not valid UTF-8, with ErrNestingTooDeep when a line starts with more
+// than MaxContainerPrefix columns of indentation and markers. Bad input never panics.
 func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error) {
 	if err := u.validate(); err != nil {
 		return nil, err
@@ -49,7 +50,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	lines := readGFM(content)
+	lines, err := readGFM(content)
+	if err != nil {
+		return nil, err
+	}
 	f := &TasksFile{Unit: u}
 	var (
 		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
