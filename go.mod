@@ -15,6 +15,7 @@ require (
 	github.com/secure-systems-lab/go-securesystemslib v0.11.1
 	github.com/sigstore/sigstore-go v1.3.0
 	github.com/spf13/cobra v1.10.2
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/crypto v0.56.0
 	golang.org/x/term v0.45.0
 	google.golang.org/protobuf v1.36.12

@@ -420,8 +420,9 @@ func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
 // reparseBoxes returns the parse of content derived from prev's, when content
 // differs from prev.content only in the inner characters of task boxes (" ",
 // "x", "X", "-"): the usual tick commit. specfmt reads a task line the same
-// whatever its box holds (the box is matched by [ xX-] and read into Task.Box
-// only), and no other line's reading depends on it, so the tasks, their IDs,
+// whatever its box holds (read into Task.Box only; a box right before ":" is
+// the exception, as "[x]: …" is a link reference definition: then content is
+// parsed), and no other line's reading depends on it, so the tasks, their IDs,
 // keys and duplicates are prev's with Box and Line updated
 // (FuzzReparseBoxes checks this against specfmt.ParseTasks). ok is false
 // otherwise: the caller parses content.
@@ -448,17 +449,8 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 	if len(diffs) == 0 || len(diffs) > len(prev.tasks) {
 		return nil, false
 	}
-	// Line starts as specfmt counts lines: after a leading BOM, split on "\n".
-	start := 0
-	if bytes.HasPrefix(old, []byte("\ufeff")) {
-		start = len("\ufeff")
-	}
-	lineStarts := []int{start}
-	for i := start; i < len(old); i++ {
-		if old[i] == '\n' {
-			lineStarts = append(lineStarts, i+1)
-		}
-	}
+	// Line starts as specfmt counts lines (a lone "\r" ends a line too).
+	lineStarts := specfmt.LineStarts(old)
 	isBox := func(b byte) bool { return b == ' ' || b == 'x' || b == 'X' || b == '-' }
 	tasks := prev.tasks
 	boxes := make([]byte, len(tasks))
@@ -477,6 +469,11 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 		line := sort.Search(len(lineStarts), func(i int) bool { return lineStarts[i] > d }) // 1-based line of d
 		j := sort.Search(len(tasks), func(i int) bool { return tasks[i].LineNo >= line })
 		if j == len(tasks) || tasks[j].LineNo != line || lineStarts[line-1]+tasks[j].BoxCol != d {
+			return nil, false
+		}
+		if strings.HasPrefix(tasks[j].Line[tasks[j].BoxCol+1:], "]:") {
+			// "[x]: …" is a link reference definition, "[ ]: …" a task: this
+			// box decides whether its line is a task at all.
 			return nil, false
 		}
 		boxes[j] = content[d]

@@ -100,6 +100,14 @@ func TestReparseBoxes(t *testing.T) {
 			t.Errorf("reparseBoxes derived %q", new)
 		}
 	}
+	// "- [ ]: /url" is a task, "- [x]: /url" a link reference definition;
+	// with lone "\r" line ends, lines are counted as specfmt counts them.
+	for _, tt := range [][2]string{
+		{"- [ ] T001 a\n- [ ]: /url\n", "- [ ] T001 a\n- [x]: /url\n"},
+		{"a\rb\n- [ ] T001 a\r- [ ] T002 b\n", "a\rb\n- [ ] T001 a\r- [x] T002 b\n"},
+	} {
+		checkReparse(t, u, []byte(tt[0]), []byte(tt[1]))
+	}
 }
 
 // FuzzReparseBoxes: whenever reparseBoxes derives a parse, it is

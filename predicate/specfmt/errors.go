@@ -18,6 +18,10 @@ var (
 	ErrTaskNotFound = errors.New("specfmt: task not found")
 	// ErrInvalidUTF8: a task line is not valid UTF-8.
 	ErrInvalidUTF8 = errors.New("specfmt: task line is not valid UTF-8")
+	// ErrNestingTooDeep: a line of a tasks file opens or continues more
+	// containers (block quotes, list items) than taskproof reads: over
+	// MaxContainerPrefix columns of indentation and markers before its text.
+	ErrNestingTooDeep = errors.New("specfmt: tasks file nested too deep")
 	// ErrSectionNotFound: a task cites a spec section (a user story, a Kiro
 	// requirement) that its unit's spec document does not hold, or the document is absent.
 	ErrSectionNotFound = errors.New("specfmt: cited spec section not found")
@@ -58,7 +62,7 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == ErrTaskNotFound }
 
 // LineError is a failure tied to one line of a tasks file (1-based). Err is the kind
-// (ErrInvalidUTF8).
+// (ErrInvalidUTF8, ErrNestingTooDeep).
 type LineError struct {
 	Line int
 	Err  error

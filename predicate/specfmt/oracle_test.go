@@ -1,15 +1,14 @@
 package specfmt
 
-// The regexp implementation of ParseTasks as it was before the hand-written
-// scanner (tasks.go at 4f8f0c4), kept verbatim but renamed as the oracle of
-// FuzzScannerDifferential and TestScannerMatchesRegexp. Do not change it.
+// The regexp implementation of ParseTasks's line reading as it was before the
+// hand-written scanner (tasks.go at 4f8f0c4), kept verbatim but renamed as the
+// oracle of FuzzScannerDifferential and TestScannerMatchesRegexp. Do not change
+// it. (Its whole-file reading, a line-by-line fence and comment tracker, is gone:
+// which lines are task lines is now CommonMark's decision, held to goldmark.)
 
 import (
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 var (
@@ -35,119 +34,6 @@ var (
 	// oldGroupRE is an OpenSpec group heading's text: "1. Setup".
 	oldGroupRE = regexp.MustCompile(`^[0-9]+\.`)
 )
-
-// parseTasksRE is ParseTasks as it was, with the regexps above.
-func parseTasksRE(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error) {
-	if err := u.validate(); err != nil {
-		return nil, err
-	}
-	var cfg parseConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
-	lines := scanMarkdown(content)
-	f := &TasksFile{Unit: u}
-	var (
-		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
-		first   = map[string]int{} // ID → index in f.Tasks of its first line
-		dupOf   = map[string]bool{}
-		parent  []int              // each task's parent's index in f.Tasks, -1 when none
-		derived = map[string]int{} // derived base ID → ID-less tasks seen with it
-		own     [][]string         // each task's own _Requirements_ items
-		// open is the chain of tasks since the last heading that a later line can
-		// still sit under: indices into f.Tasks with strictly increasing
-		// indentation. Parents and _Requirements_ lines never reach across a
-		// heading.
-		open  []indented
-		group string
-	)
-	for i, l := range lines {
-		if l.hidden() {
-			continue // fenced code and HTML comments hold neither tasks nor headings here
-		}
-		if l.level > 0 {
-			open = open[:0]
-			if u.Format == OpenSpec && l.level <= 2 {
-				group = ""
-				if l.level == 2 && oldGroupRE.MatchString(l.heading) {
-					group = l.heading
-				}
-			}
-			continue
-		}
-		if u.Format == Kiro {
-			if m := oldRequirementsRE.FindStringSubmatch(l.text); m != nil {
-				// The nearest task indented less than the line, else the nearest task.
-				if j := enclosing(open, width(l.text)); j >= 0 {
-					own[j] = append(own[j], splitRefs(m[1])...)
-				} else if len(open) > 0 {
-					j = open[len(open)-1].task
-					own[j] = append(own[j], splitRefs(m[1])...)
-				}
-				continue
-			}
-		}
-		t, ok := parseTaskLineRE(u.Format, l.text)
-		if !ok {
-			continue
-		}
-		t.LineNo = i + 1
-		if !utf8.ValidString(t.Line) {
-			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
-		}
-		if t.Derived {
-			derived[t.ID]++
-			if n := derived[t.ID]; n > 1 {
-				t.ID += "-" + strconv.Itoa(n)
-			}
-		}
-		if j, dup := first[t.ID]; dup {
-			if !cfg.allowDuplicates {
-				return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
-			}
-			if !dupOf[t.ID] {
-				dupOf[t.ID] = true
-				f.Duplicates = append(f.Duplicates, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo})
-			}
-		}
-		t.Group = group
-		w := width(t.Line)
-		pi := enclosing(open, w)
-		if pi < 0 {
-			if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
-				if j, ok := seen[t.ID[:k]]; ok {
-					pi = j // the nearest earlier task with that ID (the only one, unless it repeats)
-				}
-			}
-		}
-		if pi >= 0 {
-			t.Parent = f.Tasks[pi].ID
-		}
-		for len(open) > 0 && open[len(open)-1].width >= w {
-			open = open[:len(open)-1]
-		}
-		open = append(open, indented{task: len(f.Tasks), width: w})
-		if _, ok := first[t.ID]; !ok {
-			first[t.ID] = len(f.Tasks)
-		}
-		seen[t.ID] = len(f.Tasks)
-		f.Tasks = append(f.Tasks, t)
-		own = append(own, nil)
-		parent = append(parent, pi)
-	}
-	if u.Format == Kiro {
-		// Parents precede their sub-tasks, so one pass in file order inherits
-		// transitively.
-		for i := range f.Tasks {
-			if len(own[i]) > 0 {
-				f.Tasks[i].Requirements = own[i]
-			} else if p := parent[i]; p >= 0 {
-				f.Tasks[i].Requirements = slices.Clone(f.Tasks[p].Requirements)
-			}
-		}
-	}
-	return f, nil
-}
 
 // parseTaskLineRE reads one line as a task line of format f. A checkbox item whose
 // first token is not a task ID of f gets the derived ID of its title (Derived set;

@@ -40,12 +40,13 @@ type Task struct {
 	Derived bool
 	// LineNo is the 1-based line number in the file.
 	LineNo int
-	// Line is the line's bytes without its line ending ("\n", and a "\r" before it);
-	// a UTF-8 BOM at the start of line 1 is not part of it.
+	// Line is the line's bytes without its line ending ("\n", "\r\n" or a lone
+	// "\r"); a UTF-8 BOM at the start of line 1 is not part of it.
 	Line string
 	// BoxCol is the byte offset in Line of the box's inner character.
 	BoxCol int
-	// Box is the box's inner character: ' ', 'x', 'X' or '-'.
+	// Box is the box's inner character: ' ', 'x', 'X', '-', or a tab or form
+	// feed (GFM's unchecked box too).
 	Box byte
 	// Title is the text after the box, the ID and the [..] markers, trimmed (SPEC §4);
 	// "" when the line ends after them.
@@ -74,10 +75,11 @@ type Task struct {
 	Parent string
 }
 
-// Open reports whether the task's box reads as open: "[ ]" or "[-]" (Kiro's "in
-// progress", SPEC §1). "[-]" is read as open in every format, so that a
+// Open reports whether the task's box reads as open: "[ ]" (GFM also renders a
+// tab or a form feed between the brackets as an unchecked box) or "[-]" (Kiro's
+// "in progress", SPEC §1). "[-]" is read as open in every format, so that a
 // "[-]"→"[x]" change is a tick the merge gate checks wherever it occurs.
-func (t Task) Open() bool { return t.Box == ' ' || t.Box == '-' }
+func (t Task) Open() bool { return t.Box == ' ' || t.Box == '-' || t.Box == '\t' || t.Box == '\f' }
 
 // Ticked reports whether the box is "[x]" or "[X]".
 func (t Task) Ticked() bool { return t.Box == 'x' || t.Box == 'X' }

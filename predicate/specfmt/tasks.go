@@ -10,14 +10,19 @@ import (
 	"unicode/utf8"
 )
 
-// ParseTasks parses the tasks file of unit u (SPEC §1, §4). content may use LF or
-// CRLF line endings and may start with a UTF-8 BOM.
+// ParseTasks parses the tasks file of unit u (SPEC §4) as GitHub renders it:
+// CommonMark with GFM task list items, as github.com/yuin/goldmark reads it
+// (gfm.go; docs/format.md#units-and-task-lines). Lines end at "\n", "\r\n" or a
+// lone "\r"; a leading UTF-8 BOM is not part of line 1.
 //
-// A task line is a list item, at any indentation, with bullet "-", "*", "+", "N." or
-// "N)", white space, a box "[ ]", "[x]", "[X]" or "[-]", then white space and the
-// rest of the line, or the end of the line. When the rest starts with a task ID —
-// "T001" for spec-kit; "1", "1.2", "2.3.1" (a trailing "." is dropped, a lowercase
-// letter suffix kept: "1.2b") for OpenSpec and Kiro — that is the task's ID.
+// A task is a list item, at any depth (nested lists, block quotes), whose first
+// block starts with a box "[ ]", "[x]", "[X]" (a tab or form feed between the
+// brackets is GFM's unchecked box too) or "[-]". Nothing in code (fenced or
+// indented blocks, code spans) or raw HTML (blocks, comments) is a task. The ID,
+// labels and title come from the line after the box's "]": when it starts with
+// a task ID — "T001" for spec-kit; "1", "1.2", "2.3.1" (a trailing "." is
+// dropped, a lowercase letter suffix kept: "1.2b") for OpenSpec and Kiro — that
+// is the task's ID.
 //
 // Checkbox items without a task ID are tasks too (a merge gate that ignored
 // "- [x] Add the parser" would let any ID-less tick through unchecked). Their ID
@@ -27,14 +32,16 @@ import (
 // appended, the third "-3", in file order. Derived IDs are ref-safe and never
 // collide with written IDs (which never start with "h-").
 //
-// Items in fenced code blocks or HTML comments, and items whose bracket is not a
-// box ("- [P] tasks = …"), are not tasks and are skipped.
+// Items whose bracket is not a box ("- [P] tasks = …") are not tasks. Headings
+// (ATX and setext) end a task's parent chain and OpenSpec's groups; Kiro's
+// _Requirements_ lines in code or HTML blocks are ignored.
 //
 // Errors: ErrUnknownFormat / ErrInvalidUnit for a bad u; a *DuplicateTaskError
 // (ErrDuplicateTask) naming both lines when an ID occurs twice (unless
 // AllowDuplicateIDs is given: then the file parses, TasksFile.Duplicates lists
 // the repeated IDs and TasksFile.Lookup refuses only those); a *LineError with ErrInvalidUTF8 when a task
-// line is not valid UTF-8. Bad input never panics.
+// line is not valid UTF-8, with ErrNestingTooDeep when a line starts with more
+// than MaxContainerPrefix columns of indentation and markers. Bad input never panics.
 func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error) {
 	if err := u.validate(); err != nil {
 		return nil, err
@@ -43,7 +50,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	for _, o := range opts {
 		o(&cfg)
 	}
-	lines := scanMarkdown(content)
+	lines, err := readGFM(content)
+	if err != nil {
+		return nil, err
+	}
 	f := &TasksFile{Unit: u}
 	var (
 		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
@@ -60,8 +70,8 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		group string
 	)
 	for i, l := range lines {
-		if l.hidden() {
-			continue // fenced code and HTML comments hold neither tasks nor headings here
+		if l.hidden {
+			continue // code and HTML blocks hold neither tasks nor headings nor requirements
 		}
 		if l.level > 0 {
 			open = open[:0]
@@ -71,9 +81,11 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 					group = l.heading
 				}
 			}
-			continue
+			if l.box < 0 {
+				continue
+			}
 		}
-		if u.Format == Kiro {
+		if u.Format == Kiro && l.box < 0 {
 			if list, ok := requirementsList(l.text); ok {
 				// The nearest task indented less than the line, else the nearest task.
 				if j := enclosing(open, width(l.text)); j >= 0 {
@@ -85,10 +97,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 				continue
 			}
 		}
-		t, ok := parseTaskLine(u.Format, l.text)
-		if !ok {
+		if l.box < 0 {
 			continue
 		}
+		t := parseTaskAt(u.Format, l.text, l.box)
 		t.LineNo = i + 1
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
@@ -147,16 +159,12 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	return f, nil
 }
 
-// parseTaskLine reads one line as a task line of format f. A checkbox item whose
-// first token is not a task ID of f gets the derived ID of its title (Derived set;
-// ParseTasks numbers repeats).
-func parseTaskLine(f Format, line string) (Task, bool) {
-	box, rest, ok := checkboxItem(line)
-	if !ok {
-		return Task{}, false
-	}
+// parseTaskAt reads line as a task line of format f whose box's inner character
+// is at byte offset box ("[" before it, "]" after it): the task's ID, labels and
+// title come from the rest of the line after the "]".
+func parseTaskAt(f Format, line string, box int) Task {
 	t := Task{Line: line, BoxCol: box, Box: line[box]}
-	rest = trimBlank(rest)
+	rest := trimBlank(line[box+2:])
 	id, after := rest, ""
 	if j := strings.IndexAny(id, " \t"); j >= 0 {
 		id, after = id[:j], id[j:]
@@ -184,50 +192,16 @@ func parseTaskLine(f Format, line string) (Task, bool) {
 	if t.Derived {
 		t.ID = DeriveID(t.Title)
 	}
-	return t, true
+	return t
 }
 
 // The scanners below read the line shapes of SPEC §4 byte by byte. They replace
 // regular expressions (a profile put regexp matching at most of ParseTasks' time
 // and allocations); oracle_test.go keeps the expressions, and
-// FuzzScannerDifferential checks that both agree. Each comment gives the
+// FuzzScannerDifferential checks that both agree (through parseTaskLine there). Each comment gives the
 // expression the function implements. Every byte they look for is ASCII, so
 // they read invalid UTF-8 as the expressions did: as bytes that match only
 // "anything" classes.
-
-// checkboxItem matches a checkbox list item,
-// ^[ \t]*([-*+]|[0-9]{1,9}[.)])[ \t]+\[([ xX-])\](?:[ \t]+(.*))?$:
-// indentation, a bullet ("-", "*", "+", "1." or "1)"), white space, a box "[ ]"
-// "[x]" "[X]" "[-]", then white space and the rest, or the end of the line. It
-// returns the byte offset of the box's inner character and the line after the
-// "]" (empty or starting with a space or tab).
-func checkboxItem(line string) (box int, rest string, ok bool) {
-	i := skipBlank(line, 0)
-	switch {
-	case i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+'):
-		i++
-	default:
-		d := skipDigits(line, i)
-		if d == i || d-i > 9 || d >= len(line) || (line[d] != '.' && line[d] != ')') {
-			return 0, "", false
-		}
-		i = d + 1
-	}
-	j := skipBlank(line, i)
-	if j == i || j+3 > len(line) || line[j] != '[' || line[j+2] != ']' {
-		return 0, "", false
-	}
-	switch line[j+1] {
-	case ' ', 'x', 'X', '-':
-	default:
-		return 0, "", false
-	}
-	rest = line[j+3:]
-	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
-		return 0, "", false
-	}
-	return j + 1, rest, true
-}
 
 // isSpeckitID reports whether s is a spec-kit task ID, ^T[0-9]+[a-z]?$: "T001",
 // or with a lowercase letter suffix, "T012a".

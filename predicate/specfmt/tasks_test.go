@@ -140,10 +140,14 @@ func TestParseTasks(t *testing.T) {
 				"- [ ] T009 real",
 			want: []taskSummary{
 				{"h-f0665eca8b8a", 2, ' ', "Do something without ID", nil, "", nil, "", "", "- [ ] Do something without ID"},
+				// GFM (goldmark) renders a box glued to the text as a checkbox.
+				{"T001", 3, ' ', "no space", nil, "", nil, "", "", "- [ ]T001 no space"},
 				{"h-a06a13fe3835", 6, ' ', "t004 lower case", nil, "", nil, "", "", "- [ ] t004 lower case"},
 				{"h-164fcd78ae56", 7, ' ', "T005: colon glued", nil, "", nil, "", "", "- [ ] T005: colon glued"},
 				{"h-e68b4f01baa5", 8, ' ', "1.1 numeric in speckit", nil, "", nil, "", "", "- [ ] 1.1 numeric in speckit"},
 				{"h-bd854d528432", 10, 'x', "**T007** bold", nil, "", nil, "", "", "- [ ] **T007** bold"},
+				// A task list item in a block quote is a task list item.
+				{"T008", 11, ' ', "quoted", nil, "", nil, "", "", "> - [ ] T008 quoted"},
 				{"T009", 12, ' ', "real", nil, "", nil, "", "", "- [ ] T009 real"},
 			},
 		},
@@ -164,6 +168,12 @@ func TestParseTasks(t *testing.T) {
 				{"T005", 13, ' ', "after a non-fence (backtick in info)", nil, "", nil, "", "", "- [ ] T005 after a non-fence (backtick in info)"},
 				{"T008", 18, ' ', "trailing comment <!-- note -->", nil, "", nil, "", "", "- [ ] T008 trailing comment <!-- note -->"},
 				{"T009", 19, ' ', "opens a comment <!--", nil, "", nil, "", "", "- [ ] T009 opens a comment <!--"},
+				// "<!--" inside a paragraph is inline HTML that cannot span blocks:
+				// the next item is a task.
+				{"T010", 20, ' ', "inside", nil, "", nil, "", "", "- [ ] T010 inside"},
+				// An HTML comment block ends at the first line holding "-->",
+				// the line that opens it included.
+				{"T012", 23, ' ', "inside second", nil, "", nil, "", "", "- [ ] T012 inside second"},
 				{"T013", 25, ' ', "last", nil, "", nil, "", "", "- [ ] T013 last"},
 			},
 		},

@@ -3,15 +3,15 @@
 NAME.expect.json (every task of the file, listed by hand, with its line_hash).
 
 The expected hashes are computed here, independently of the Go code (SPEC §4
-line_hash): take line N of the file split on b"\\n", drop one b"\\r" at its end and a
-UTF-8 BOM at the start of line 1, replace the byte just after the box's "[" (found
+line_hash): take line N of the file, lines ending at b"\\n", b"\\r\\n" or a lone
+b"\\r" (CommonMark's line endings), drop a UTF-8 BOM at the start of line 1, replace the byte just after the box's "[" (found
 by hand: the column is listed below) with a space, sha256, lowercase hex.
 A task line without a written task ID has the derived ID "h-" + the first 12 hex
 digits of sha256 of its title (the text after the box and [..] markers, trimmed,
 written out by hand below).
 Run: python3 gen.py (from this directory).
 """
-import hashlib, json
+import hashlib, json, re
 
 BOM = "\ufeff"
 
@@ -63,13 +63,58 @@ VECTORS = {
         "~~~\n"
         "- [x] 1.7 \"quotes\" and \\backslash\\ and a tab\there",
         [("1.1", 2, 2), ("1.2", 3, 2), ("1.3", 4, 3), ("1.4", 5, 5), ("1.7", 12, 2)]),
+    # Lone "\r" line endings (classic Mac OS): GitHub renders every box.
+    "speckit_cr_only": ("speckit",
+        BOM + "# Tasks: CR only\r"
+        "\r"
+        "- [x] T001 Ticked on line three\r"
+        "- [ ] T002 [P] Open\r"
+        "  - [X] T003 Nested\r"
+        "```\r"
+        "- [x] T004 In a fence\r"
+        "```\r"
+        "- [ ] T005 Last, no line ending",
+        [("T001", 3, 2), ("T002", 4, 2), ("T003", 5, 4), ("T005", 9, 2)]),
+    # "\r\r\n" is a line ending then an empty line; endings mixed in one file.
+    "openspec_mixed_endings": ("openspec",
+        "## 1. Setup\r\n"
+        "- [x] 1.1 Lone CR after me\r"
+        "- [ ] 1.2 CR CR LF after me\r\r\n"
+        "- [X] 1.3 LF after me\n"
+        "\r"
+        "- [ ] 1.4 Last\r",
+        [("1.1", 2, 2), ("1.2", 3, 2), ("1.3", 5, 2), ("1.4", 7, 2)]),
+    # Lines that hid the tasks below them from a line-by-line reader, and a
+    # task in a block quote: line_hash is of the whole source line.
+    "kiro_gfm_contexts": ("kiro",
+        "# Tasks\n"
+        "\n"
+        "Comments look like `<!--`.\n"
+        "\n"
+        "- [x] 1. After a code span\n"
+        "\n"
+        "## Two\n"
+        "\n"
+        "    ```\n"
+        "\n"
+        "- [ ] 2. After a four-space \"fence\"\n"
+        "\n"
+        "## Three\n"
+        "\n"
+        "\t```\n"
+        "\n"
+        "- [x] 3. After a tab \"fence\"\n"
+        "> - [ ] 4. Quoted\n"
+        "\n"
+        "## Five\n"
+        "\n"
+        "    - [x] 5. Indented code, not a task\n",
+        [("1", 5, 2), ("2", 11, 2), ("3", 17, 2), ("4", 18, 4)]),
 }
 
 
 def line_hash(data: bytes, n: int, col: int) -> (str, str):
-    line = data.split(b"\n")[n - 1]
-    if line.endswith(b"\r"):
-        line = line[:-1]
+    line = re.split(b"\r\n|\r|\n", data)[n - 1]
     if n == 1 and line.startswith(BOM.encode()):
         line = line[3:]
     assert line[col:col + 1] == b"[" and line[col + 2:col + 3] == b"]", (n, line)

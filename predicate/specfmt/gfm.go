@@ -1,0 +1,309 @@
+package specfmt
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// A tasks file is read the way GitHub renders it: CommonMark with GFM task
+// list items, github.com/yuin/goldmark with its TaskList extension being the
+// reference reading (docs/format.md#units-and-task-lines). goldmark decides
+// the block structure — lists, block quotes, fenced and indented code, HTML
+// blocks, headings, lazy continuation — and taskproof reads each task's ID,
+// labels and title from its source line.
+
+// gfmLine is one line of a tasks file as CommonMark reads it.
+type gfmLine struct {
+	text string // the line without its ending
+	// box is the byte offset in text of the inner character of the task
+	// checkbox that starts on this line, -1 when none.
+	box int
+	// level is the level (1-6) of the ATX or setext heading that starts on
+	// this line, else 0; heading is its text, trimmed.
+	level   int
+	heading string
+	// hidden: the line lies in a code block (fenced or indented) or an HTML
+	// block (comments included).
+	hidden bool
+}
+
+// boxesKey holds, during one parse, the source offsets of the boxes found.
+var boxesKey = parser.NewContextKey()
+
+// gfmParser is goldmark's CommonMark block parsing and paragraph transforms
+// (link reference definitions) with one inline parser, boxParser. Other inline
+// parsers cannot matter: a task checkbox is the first inline of its block, and
+// goldmark tries the parsers of "[" before any other at a block's start. The
+// parser holds configuration only; each Parse has its own context.
+var gfmParser = parser.NewParser(
+	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
+)
+
+// boxParser recognises a task checkbox exactly where goldmark's TaskList
+// extension (v1.8) does — "[", one of space, tab, form feed, "x" or "X", "]"
+// at the start of the first block of a list item — and also "[-]", Kiro's "in
+// progress" box (docs/format.md#units-and-task-lines). It records the source
+// offset of the box's inner character in the parse context.
+type boxParser struct{}
+
+func (boxParser) Trigger() []byte { return []byte{'['} }
+
+func (boxParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) ast.Node {
+	item := parent.Parent()
+	if item == nil || item.FirstChild() != parent || parent.HasChildren() {
+		return nil
+	}
+	if _, ok := item.(*ast.ListItem); !ok {
+		return nil
+	}
+	line, seg := block.PeekLine()
+	if len(line) < 3 || line[0] != '[' || line[2] != ']' || seg.Padding != 0 {
+		return nil
+	}
+	switch line[1] {
+	case ' ', '\t', '\f', 'x', 'X', '-':
+	default:
+		return nil
+	}
+	if boxes, ok := pc.Get(boxesKey).(*[]int); ok {
+		*boxes = append(*boxes, seg.Start+1)
+	}
+	block.Advance(3)
+	return extast.NewTaskCheckBox(line[1] == 'x' || line[1] == 'X')
+}
+
+// lineBounds returns the start and end (excluding the line ending) of each line
+// of src: lines end at "\n", "\r\n" or a lone "\r"; a final line ending does not
+// make an empty last line.
+func lineBounds(src []byte) (starts, ends []int) {
+	n := bytes.Count(src, []byte{'\n'}) + bytes.Count(src, []byte{'\r'}) + 1
+	starts, ends = make([]int, 0, n), make([]int, 0, n)
+	for i := 0; i < len(src); {
+		j := bytes.IndexAny(src[i:], "\r\n")
+		if j < 0 {
+			starts, ends = append(starts, i), append(ends, len(src))
+			break
+		}
+		e := i + j
+		next := e + 1
+		if src[e] == '\r' && next < len(src) && src[next] == '\n' {
+			next++
+		}
+		starts, ends = append(starts, i), append(ends, e)
+		i = next
+	}
+	return starts, ends
+}
+
+// LineStarts returns the byte offset in content of the start of each line as
+// ParseTasks numbers lines (Task.LineNo is the index plus one): after a leading
+// UTF-8 BOM, lines end at "\n", "\r\n" or a lone "\r".
+func LineStarts(content []byte) []int {
+	off := 0
+	if bytes.HasPrefix(content, []byte(bom)) {
+		off = len(bom)
+	}
+	starts, _ := lineBounds(content[off:])
+	for i := range starts {
+		starts[i] += off
+	}
+	return starts
+}
+
+// MaxContainerPrefix is the widest run of indentation, block quote markers
+// (">") and list markers ("-", "*", "+", "1.", "1)" with the blanks after
+// them) a line of a tasks file may start with, in columns (a tab to the next
+// multiple of four). CommonMark parsers spend time growing with the nesting
+// depth on every line (goldmark: quadratic in a line's markers), and the depth
+// is at most this width; real tasks files stay far below it
+// (docs/format.md#units-and-task-lines).
+const MaxContainerPrefix = 256
+
+// containerPrefix returns the width in columns of line's leading run of
+// blanks, ">" and list markers followed by a blank (counted up to just past
+// MaxContainerPrefix). A run of one bullet character and blanks to the end of
+// the line (a thematic break, "* * *") ends it; a blank line is 0 wide.
+func containerPrefix(line string) int {
+	// line[tail:] is blanks and at most one other character, tc: where a
+	// thematic break can start.
+	tail, tc := len(line), byte(0)
+	for ; tail > 0; tail-- {
+		c := line[tail-1]
+		if c != ' ' && c != '\t' && tc != 0 && c != tc {
+			break
+		}
+		if c != ' ' && c != '\t' {
+			tc = c
+		}
+	}
+	if strings.Trim(line, " \t") == "" {
+		return 0 // a blank line opens nothing
+	}
+	w, i := 0, 0
+	for i < len(line) && w <= MaxContainerPrefix {
+		switch c := line[i]; {
+		case c == ' ':
+			w++
+			i++
+		case c == '\t':
+			w += 4 - w%4
+			i++
+		case c == '>':
+			w++
+			i++
+		case c == '-' || c == '*' || c == '+':
+			if i+1 >= len(line) || (line[i+1] != ' ' && line[i+1] != '\t') ||
+				(i >= tail && c == tc && strings.Count(line[i:], string(c)) >= 3) {
+				return w
+			}
+			w++
+			i++
+		case isDigit(c):
+			d := skipDigits(line, i)
+			if d-i > 9 || d+1 >= len(line) || (line[d] != '.' && line[d] != ')') || (line[d+1] != ' ' && line[d+1] != '\t') {
+				return w
+			}
+			w += d + 1 - i
+			i = d + 1
+		default:
+			return w
+		}
+	}
+	return w
+}
+
+// readGFM reads the lines of a tasks file with their CommonMark block context.
+// A leading UTF-8 BOM is not part of line 1 (CommonMark readers drop it).
+// goldmark splits lines at "\n" only, so it is handed a copy with every lone
+// "\r" replaced by "\n": the same length, so its offsets are the file's.
+//
+// A line wider than MaxContainerPrefix before its text fails with a
+// *LineError (ErrNestingTooDeep) before anything is parsed.
+func readGFM(content []byte) ([]gfmLine, error) {
+	src := bytes.TrimPrefix(content, []byte(bom))
+	if len(src) == 0 {
+		return nil, nil
+	}
+	starts, ends := lineBounds(src)
+	whole := string(src)
+	out := make([]gfmLine, len(starts))
+	for i := range starts {
+		out[i] = gfmLine{text: whole[starts[i]:ends[i]], box: -1}
+	}
+	if !mayHoldBox(src) {
+		return out, nil // no task, so neither headings nor code matter
+	}
+	for i := range out {
+		if containerPrefix(out[i].text) > MaxContainerPrefix {
+			return nil, &LineError{Line: i + 1, Err: ErrNestingTooDeep}
+		}
+	}
+	md := src
+	if hasLoneCR(src) {
+		md = bytes.Clone(src)
+		for i, c := range md {
+			if c == '\r' && (i+1 == len(md) || md[i+1] != '\n') {
+				md[i] = '\n'
+			}
+		}
+	}
+	lineOf := func(off int) int {
+		return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
+	}
+	var boxes []int
+	pc := parser.NewContext()
+	pc.Set(boxesKey, &boxes)
+	doc := gfmParser.Parse(text.NewReader(md), parser.WithContext(pc))
+	for _, b := range boxes {
+		if i := lineOf(b); i >= 0 && out[i].box < 0 {
+			out[i].box = b - starts[i]
+		}
+	}
+	hideSeg := func(s text.Segment) {
+		for i := max(lineOf(s.Start), 0); i < len(out) && starts[i] < max(s.Stop, s.Start+1); i++ {
+			out[i].hidden = true
+		}
+	}
+	hide := func(lines *text.Segments) {
+		for k := 0; k < lines.Len(); k++ {
+			hideSeg(lines.At(k))
+		}
+	}
+	var walk func(n ast.Node)
+	walk = func(n ast.Node) {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			switch c := c.(type) {
+			case *ast.Heading:
+				var sb strings.Builder
+				for k := 0; k < c.Lines().Len(); k++ {
+					s := c.Lines().At(k)
+					sb.Write(s.Value(md))
+				}
+				if i := lineOf(c.Pos()); c.Pos() >= 0 && i >= 0 && out[i].level == 0 {
+					out[i].level, out[i].heading = c.Level, strings.Trim(strings.TrimRight(sb.String(), "\r\n"), " \t")
+				}
+			case *ast.FencedCodeBlock, *ast.CodeBlock:
+				if i := lineOf(c.Pos()); c.Pos() >= 0 && i >= 0 {
+					out[i].hidden = true
+				}
+				hide(c.Lines())
+			case *ast.HTMLBlock:
+				hide(c.Lines())
+				if c.HasClosure() {
+					hideSeg(c.ClosureLine)
+				}
+			case *ast.Paragraph, *ast.TextBlock:
+				// inline content only
+			default:
+				if c.Type() == ast.TypeBlock {
+					walk(c)
+				}
+			}
+		}
+	}
+	walk(doc)
+	return out, nil
+}
+
+// hasLoneCR reports whether src holds a "\r" not followed by "\n".
+func hasLoneCR(src []byte) bool {
+	for i := bytes.IndexByte(src, '\r'); i >= 0; {
+		if i+1 == len(src) || src[i+1] != '\n' {
+			return true
+		}
+		j := bytes.IndexByte(src[i+1:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// mayHoldBox reports whether src holds a "[", a box character, "]" anywhere:
+// without one no line is a task.
+func mayHoldBox(src []byte) bool {
+	for i := bytes.IndexByte(src, '['); i >= 0 && i+2 < len(src); {
+		if src[i+2] == ']' {
+			switch src[i+1] {
+			case ' ', '\t', '\f', 'x', 'X', '-':
+				return true
+			}
+		}
+		j := bytes.IndexByte(src[i+1:], '[')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}

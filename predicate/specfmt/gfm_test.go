@@ -1,0 +1,375 @@
+package specfmt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/text"
+)
+
+// The differential tests hold ParseTasks to goldmark (v1.8, CommonMark with the
+// GFM TaskList extension, default options), the reference reading of a tasks
+// file (docs/format.md#units-and-task-lines): every checkbox goldmark renders is
+// a task at the same line and column, ticked when goldmark checks it, open
+// otherwise; every task is such a checkbox (a "[-]" box is one once its "-" is a
+// space); and no task's box lies in code (fenced or indented blocks, code spans)
+// or raw HTML (blocks, inline HTML and comments) as goldmark reads them.
+
+// gfmReference is goldmark as GitHub-flavoured task lists are read with it.
+var gfmReference = goldmark.New(goldmark.WithExtensions(extension.TaskList))
+
+// refBox is a checkbox of goldmark's reading: its source offset ("[") in the
+// file without a leading BOM.
+type refBox struct {
+	off     int
+	checked bool
+}
+
+// gfmReading is goldmark's reading of content: its checkboxes, and the source
+// ranges of code and raw HTML.
+type gfmReading struct {
+	src    []byte // content without a BOM: offsets are into it
+	boxes  []refBox
+	hidden [][2]int // [start, stop) of code and raw HTML text
+}
+
+// readReference parses content with gfmReference. CommonMark ends lines at a
+// lone "\r" too and readers drop a leading BOM; goldmark does neither, so it is
+// handed the file without its BOM and with each lone "\r" as "\n" (same length).
+func readReference(content []byte) gfmReading {
+	src := bytes.TrimPrefix(content, []byte(bom))
+	md := bytes.Clone(src)
+	for i, c := range md {
+		if c == '\r' && (i+1 == len(md) || md[i+1] != '\n') {
+			md[i] = '\n'
+		}
+	}
+	r := gfmReading{src: src}
+	doc := gfmReference.Parser().Parse(text.NewReader(md))
+	addLines := func(l *text.Segments) {
+		for k := 0; k < l.Len(); k++ {
+			r.hidden = append(r.hidden, [2]int{l.At(k).Start, l.At(k).Stop})
+		}
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *extast.TaskCheckBox:
+			r.boxes = append(r.boxes, refBox{off: n.Pos(), checked: n.IsChecked})
+		case *ast.FencedCodeBlock:
+			addLines(n.Lines())
+		case *ast.CodeBlock:
+			addLines(n.Lines())
+		case *ast.HTMLBlock:
+			addLines(n.Lines())
+			if n.HasClosure() {
+				r.hidden = append(r.hidden, [2]int{n.ClosureLine.Start, n.ClosureLine.Stop})
+			}
+		case *ast.RawHTML:
+			addLines(n.Segments)
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					r.hidden = append(r.hidden, [2]int{t.Segment.Start, t.Segment.Stop})
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return r
+}
+
+// compareGFM fails t unless ParseTasks's reading of content agrees with
+// goldmark's (see the comment at the top of this file).
+func compareGFM(t *testing.T, name string, content []byte) {
+	t.Helper()
+	ref := readReference(content)
+	starts, _ := lineBounds(ref.src)
+	lineOf := func(off int) int { return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) }
+	f, err := ParseTasks(skUnit, content, AllowDuplicateIDs())
+	if err != nil {
+		var le *LineError
+		if errors.As(err, &le) && errors.Is(err, ErrInvalidUTF8) {
+			// A task line that is not UTF-8: the file is refused whole. The line
+			// must be a checkbox of goldmark's (or a "[-]" box).
+			for _, b := range ref.boxes {
+				if lineOf(b.off) == le.Line {
+					return
+				}
+			}
+			if lines, _ := readGFM(content); le.Line <= len(lines) && lines[le.Line-1].box >= 0 && lines[le.Line-1].text[lines[le.Line-1].box] == '-' {
+				return
+			}
+		}
+		if errors.As(err, &le) && errors.Is(err, ErrNestingTooDeep) && containerPrefix(taskLinesOracle(content)[le.Line-1]) > MaxContainerPrefix {
+			return // refused whole, before parsing
+		}
+		t.Fatalf("%s: ParseTasks: %v", name, err)
+	}
+	type pos struct{ line, col int }
+	tasks := map[pos]Task{}
+	for _, tk := range f.Tasks {
+		tasks[pos{tk.LineNo, tk.BoxCol - 1}] = tk
+	}
+	for _, b := range ref.boxes {
+		l := lineOf(b.off)
+		p := pos{l, b.off - starts[l-1]}
+		tk, ok := tasks[p]
+		switch {
+		case !ok:
+			t.Fatalf("%s: goldmark renders a checkbox (checked %v) at line %d column %d that is not a task\n%q", name, b.checked, p.line, p.col, content)
+		case b.checked != tk.Ticked() || b.checked == tk.Open():
+			t.Fatalf("%s: line %d: goldmark checked %v, task box %q", name, p.line, b.checked, tk.Box)
+		}
+		delete(tasks, p)
+	}
+	for p, tk := range tasks {
+		if tk.Box != '-' {
+			t.Fatalf("%s: task %s at line %d column %d is no checkbox of goldmark's\n%q", name, tk.ID, p.line, p.col, content)
+		}
+		// A "[-]" box: goldmark must read it as a checkbox once it is "[ ]".
+		off := starts[p.line-1] + p.col
+		alt := bytes.Clone(ref.src)
+		alt[off+1] = ' '
+		found := false
+		for _, b := range readReference(alt).boxes {
+			found = found || b.off == off
+		}
+		if !found {
+			t.Fatalf("%s: task %s at line %d: \"[-]\" is no checkbox of goldmark's as \"[ ]\"\n%q", name, tk.ID, p.line, content)
+		}
+	}
+	for _, tk := range f.Tasks {
+		off := starts[tk.LineNo-1] + tk.BoxCol
+		for _, h := range ref.hidden {
+			if h[0] <= off && off < h[1] {
+				t.Fatalf("%s: task %s at line %d lies in code or raw HTML [%d,%d)\n%q", name, tk.ID, tk.LineNo, h[0], h[1], content)
+			}
+		}
+	}
+}
+
+// gfmFragments are the pieces generated files are made of: every kind of block
+// that can hold, hide or look like a task line. "%d" becomes a fresh task number.
+var gfmFragments = []string{
+	"```\n- [x] T%d in a fence\n```\n",
+	"~~~\n- [x] T%d in a tilde fence\n~~~\n",
+	"```` \n```\n- [x] T%d still fenced\n````\n",
+	"   ```\n- [x] T%d three-space fence\n   ```\n",
+	"    ```\n- [x] T%d after a four-space \"fence\"\n",
+	"\t```\n- [x] T%d after a tab \"fence\"\n",
+	"\t~~~\n- [X] T%d after a tab tilde \"fence\"\n",
+	"```js ```\n- [x] T%d after a non-fence\n",
+	"```\n- [x] T%d unclosed fence\n",
+	"    - [x] T%d indented code\n",
+	"\t- [x] T%d tab-indented code\n",
+	"<!--\n- [x] T%d in a comment\n-->\n",
+	"<!-- a --> <!-- b\n- [x] T%d after a closed comment block\n-->\n",
+	"Comments look like `<!--`.\n",
+	"Comments look like `<!--`.\n- [x] T%d under a code span\n",
+	"`` `<!--` ``\n",
+	"text <!--\n- [x] T%d interrupts\n-->\n",
+	"<div>\n- [x] T%d in an HTML block\n</div>\n",
+	"<div>\n\n- [x] T%d after an HTML block\n",
+	"<script>\n- [x] T%d in a script\n</script>\n",
+	"<?\n- [x] T%d processing instruction\n?>\n",
+	"<![CDATA[\n- [x] T%d\n]]>\n",
+	"> - [x] T%d quoted\n> - [ ] T%d quoted open\n",
+	"> quote\n- [x] T%d after a quote\n",
+	"> - [x] T%d\nlazy [x] continuation\n",
+	"- [ ] T%d parent\n  - [x] T%d child\n    - [X] T%d grandchild\n",
+	"- item\n\n      - [x] T%d deep\n",
+	"1. [x] T%d ordered\n2) [ ] T%d\n",
+	"- [x] T%d\n  lazy continuation\n",
+	"para\n    - [x] T%d lazy paragraph continuation\n",
+	"\t- [x]\tT%d tab\n",
+	"-\t[x] T%d tab after the bullet\n",
+	"- [-] T%d in progress\n",
+	"- [x]: /url\n",
+	"- [ ]: /url\n",
+	"* [x]T%d glued\n",
+	"- \\[x] T%d escaped\n",
+	"- `[x]` T%d code\n",
+	"- [\t] T%d tab box\n",
+	"- [  ] T%d wide box\n",
+	"- [x]\n",
+	"- # [x] T%d heading item\n",
+	"# Heading\n",
+	"## 1. Group\n",
+	"Setext\n---\n",
+	"- [x] T%d setext item\n  ===\n",
+	"| a | b |\n|---|---|\n| - [x] T%d | c |\n",
+	"- a\n- - [x] T%d nested on one line\n",
+	"1. - [x] T%d\n",
+	"-\n  - [x] T%d under an empty item\n",
+	"\n",
+	"  \n",
+	"plain text\n",
+	"- [x] T%d `<!--`\n- [ ] T%d after it\n",
+	"  - _Requirements: 1.2_\n",
+}
+
+// genGFM builds a file of n random fragments with random line endings and, now
+// and then, the fragment indented or quoted.
+func genGFM(rng *rand.Rand, n int, next *int) []byte {
+	var b strings.Builder
+	endings := []string{"\n", "\r\n", "\r"}
+	eol := endings[rng.IntN(3)]
+	for range n {
+		frag := gfmFragments[rng.IntN(len(gfmFragments))]
+		for strings.Contains(frag, "%d") {
+			*next++
+			frag = strings.Replace(frag, "%d", fmt.Sprint(*next), 1)
+		}
+		prefix := []string{"", "", "", " ", "  ", "   ", "> ", "\t", "- "}[rng.IntN(9)]
+		for _, line := range strings.SplitAfter(frag, "\n") {
+			if line == "" {
+				continue
+			}
+			if rng.IntN(8) == 0 {
+				eol = endings[rng.IntN(3)] // files mixing endings too
+			}
+			b.WriteString(prefix + strings.TrimSuffix(line, "\n") + eol)
+		}
+	}
+	return []byte(b.String())
+}
+
+// TestGFMTasksGenerated compares the two readings on generated files mixing
+// fences, indented code, HTML blocks and comments, code spans, block quotes,
+// nested lists, tabs and LF, CRLF and CR line endings.
+func TestGFMTasksGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 2))
+	next := 0
+	tasks := 0
+	for i := range 3000 {
+		content := genGFM(rng, 1+rng.IntN(10), &next)
+		compareGFM(t, fmt.Sprintf("generated file %d", i), content)
+		tasks += len(readReference(content).boxes)
+	}
+	if tasks < 3000 {
+		t.Fatalf("generated files hold only %d checkboxes", tasks)
+	}
+}
+
+// TestGFMHidingTricks: one line above the tasks hid every tick below it from a
+// line-by-line reader, while GitHub shows the boxes checked.
+func TestGFMHidingTricks(t *testing.T) {
+	for _, tt := range []struct{ name, content string }{
+		{"code span holding <!--", "# Tasks\n\nComments look like `<!--`.\n\n- [x] T001 Ticked\n- [ ] T002 Open\n"},
+		{"four-space fence", "# Tasks\n\n    ```\n\n- [x] T001 Ticked\n- [ ] T002 Open\n"},
+		{"tab fence", "# Tasks\n\n\t```\n\n- [x] T001 Ticked\n- [ ] T002 Open\n"},
+		{"CR-only line endings", "# Tasks\r\r- [x] T001 Ticked\r- [ ] T002 Open\r"},
+	} {
+		compareGFM(t, tt.name, []byte(tt.content))
+		f, err := ParseTasks(skUnit, []byte(tt.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Tasks) != 2 || f.Tasks[0].ID != "T001" || !f.Tasks[0].Ticked() || f.Tasks[1].ID != "T002" || !f.Tasks[1].Open() {
+			t.Errorf("%s: tasks %+v, want T001 ticked and T002 open", tt.name, f.Tasks)
+		}
+	}
+}
+
+// TestGFMTasksVectors compares the two readings on the line_hash vectors.
+func TestGFMTasksVectors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(testenv.RepoRoot(t), "testdata", "vectors", "line_hash", "*.md"))
+	if err != nil || len(files) < 7 {
+		t.Fatalf("line_hash vectors: %v, %d files", err, len(files))
+	}
+	for _, p := range files {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compareGFM(t, filepath.Base(p), b)
+	}
+}
+
+// TestGFMNestingLimit: a line nested deeper than MaxContainerPrefix columns
+// fails the parse, naming the line, before goldmark spends time on it (goldmark
+// takes tens of seconds on a 100 KB line of ">" or "- "); thematic breaks and
+// text do not count.
+func TestGFMNestingLimit(t *testing.T) {
+	for _, tt := range []struct {
+		content string
+		line    int // 0: parses
+	}{
+		{"- [x] T001 a\n" + strings.Repeat(">", 100000) + " - [x] T002 b\n", 2},
+		{"- [x] T001 a\n\n" + strings.Repeat("- ", 50000) + "[x] T002 b\n", 3},
+		{"- [x] T001 a\n" + strings.Repeat("\t", 65) + "- [x] T002 b\n", 2},
+		{"- [x] T001 a\n" + strings.Repeat("1. ", 86) + "[x] T002 b\n", 2},
+		{"- [x] T001 a\n" + strings.Repeat("* ", 300) + "\n" + strings.Repeat("-", 400) + "\n" + strings.Repeat(" ", 300) + "\n", 0},
+		{"- [x] T001 a\n" + strings.Repeat(">", 250) + " - [x] T002 b\n" + strings.Repeat("x", 1000) + "\n", 0},
+	} {
+		f, err := ParseTasks(skUnit, []byte(tt.content))
+		var le *LineError
+		switch {
+		case tt.line == 0 && err != nil:
+			t.Errorf("%.40q: %v", tt.content, err)
+		case tt.line != 0 && (!errors.As(err, &le) || !errors.Is(err, ErrNestingTooDeep) || le.Line != tt.line || f != nil):
+			t.Errorf("%.40q: %v, want line %d: ErrNestingTooDeep", tt.content, err, tt.line)
+		}
+	}
+}
+
+// TestGFMTasksCorpora compares the two readings on every file named tasks.md
+// (any case) at every commit of every shared corpus.
+func TestGFMTasksCorpora(t *testing.T) {
+	for _, bundle := range []string{"speckit-youbencha", "openspec-agent-validator", "kiro-task-orchestrator", "kiro-task-orchestrator-maxspec"} {
+		t.Run(bundle, func(t *testing.T) {
+			r := loadCorpus(t, bundle)
+			files, boxes := 0, 0
+			done := map[string]bool{}
+			for _, c := range r.commits {
+				for p, id := range r.trees[c] {
+					if !strings.EqualFold(path.Base(p), "tasks.md") || done[id] {
+						continue
+					}
+					done[id] = true
+					compareGFM(t, c+":"+p, r.blobs[id])
+					files++
+					boxes += len(readReference(r.blobs[id]).boxes)
+				}
+			}
+			if files == 0 || boxes == 0 {
+				t.Fatalf("no tasks files or checkboxes in %s (%d files)", bundle, files)
+			}
+			t.Logf("%d distinct tasks file versions, %d checkboxes", files, boxes)
+		})
+	}
+}
+
+// FuzzGFMTasks compares ParseTasks's reading of any file with goldmark's.
+func FuzzGFMTasks(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range gfmFragments {
+		f.Add([]byte(strings.ReplaceAll(s, "%d", "1")))
+	}
+	rng := rand.New(rand.NewPCG(1, 3))
+	next := 0
+	for range 20 {
+		f.Add(genGFM(rng, 6, &next))
+	}
+	f.Fuzz(func(t *testing.T, content []byte) {
+		compareGFM(t, "fuzz input", content)
+	})
+}
