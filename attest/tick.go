@@ -46,6 +46,10 @@ type TickRequest struct {
 	Time time.Time
 	// DryRun builds and signs the statements without writing the note.
 	DryRun bool
+	// Force replaces statements the note already holds for the ticks; without
+	// it Tick fails with an *AttestedError naming them
+	// (docs/format.md#attesting-safely).
+	Force bool
 }
 
 // Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
@@ -183,6 +187,11 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
+	}
+	if !req.Force {
+		if err := refuseReplacing(notes, commit.ID, batch); err != nil {
+			return nil, err
+		}
 	}
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over SPEC §9's limits leaves the note as it was).

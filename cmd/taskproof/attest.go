@@ -26,7 +26,8 @@ func init() {
 		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
 			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
 			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
-			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask):
+			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask),
+			errors.Is(err, attest.ErrAlreadyAttested):
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
@@ -178,7 +179,7 @@ func newAttestTickCmd() *cobra.Command {
 		commitRev, verdict, evidencePath string
 		redOutput, redKind, regression   string
 		tasks                            []string
-		dryRun                           bool
+		dryRun, force                    bool
 	)
 	c := &cobra.Command{
 		Use:   "tick",
@@ -206,7 +207,8 @@ own.`,
 	sf.add(c)
 	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
-	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only")
+	c.Flags().StringVar(&verdict, "verdict", "", "verified|regression_only (required: a bare attest tick claims nothing)")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements the commit's note already holds for the task (as `git notes add -f`)")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
 	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
 	c.Flags().StringVar(&redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
@@ -218,7 +220,10 @@ own.`,
 		if err != nil {
 			return err
 		}
-		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun}
+		if err := checkVerdictGiven(verdict, false); err != nil {
+			return err
+		}
+		req := attest.TickRequest{Tasks: tasks, Verdict: predicate.Verdict(verdict), DryRun: dryRun, Force: force}
 		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" {
 			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
 		}
@@ -262,6 +267,11 @@ own.`,
 			return err
 		}
 		written, err := attest.Tick(context.Background(), repo, notes, req)
+		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
+			if pending, werr := repo.UncommittedTicks(req.Commit); werr == nil && len(pending) > 0 {
+				return fmt.Errorf("%w\nthe work tree ticks these boxes, not committed yet (commit them, then attest the commit):\n  %s", err, strings.Join(pending, "\n  "))
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -311,4 +321,19 @@ func short(h gitref.Hash) string {
 		return string(h[:12])
 	}
 	return string(h)
+}
+
+// checkVerdictGiven refuses an `attest tick` that names no verdict: a bare
+// command must not claim `verified` (docs/format.md#attesting-safely).
+// verdictFromEvidence is true when another input (test reports) decides the
+// verdict; then no --verdict is needed.
+func checkVerdictGiven(verdict string, verdictFromEvidence bool) error {
+	if verdict != "" || verdictFromEvidence {
+		return nil
+	}
+	return usageErr("attest tick needs --verdict, one of:\n"+
+		"  verified          a failing-then-passing acceptance test (give --red-output and/or --evidence)\n"+
+		"  regression_only   no such test, with --regression-reason REASON (%s)\n"+
+		"(attested and skipped decisions: taskproof attest decide)", "planning_work, tests_not_collected, no_story, no_scenarios:story=US1, "+
+		"acceptance_off, author_wrote_none, author_failed:detail=TEXT, already_passing, not_red:red_class=CLASS")
 }
