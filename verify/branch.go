@@ -66,17 +66,17 @@ type TickResult struct {
 	// Evidence is the commit whose note was checked; for commit_unreachable,
 	// the commit holding the evidence (SameTreeAs when there is one).
 	Evidence gitref.Hash `json:"evidence,omitempty"`
-	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
-	// task-verification statement for the tick (its task line's first).
-	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
-	Verdict    string        `json:"verdict,omitempty"`
-	Outcome    Outcome       `json:"outcome,omitempty"`
-	Reasons    []Reason      `json:"reasons"`
-	Signers    []Signer      `json:"signers"`
-	Message    string        `json:"message,omitempty"`
+	Verdict  string      `json:"verdict,omitempty"`
+	Outcome  Outcome     `json:"outcome,omitempty"`
+	Reasons  []Reason    `json:"reasons"`
+	Signers  []Signer    `json:"signers"`
+	Message  string      `json:"message,omitempty"`
 	// Policy are the policy rules the tick violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
+	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
+	// task-verification statement for the tick (its task line's first).
+	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
