@@ -176,6 +176,8 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			fmt.Fprintf(c.OutOrStdout(), "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
 		case "merged":
 			fmt.Fprintf(c.OutOrStdout(), "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, short(res.After), len(res.Merged))
+		case "pushed":
+			fmt.Fprintf(c.OutOrStdout(), "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
 		default:
 			fmt.Fprintf(c.OutOrStdout(), "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, short(res.Before), short(res.After))
 		}
