@@ -151,7 +151,16 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			}
 			cl = append(cl, x)
 		}
-		arrived := displacedElsewhere(res.Arrived)
+		arrived := []displacedStatement{}
+		for _, a := range displacedElsewhere(res.Arrived) {
+			own := false // displaced by this very merge: reported with the conflict
+			for _, x := range cl {
+				own = own || (x.Commit == a.Commit && x.Displaced.PayloadSHA256 == a.Displaced.PayloadSHA256)
+			}
+			if !own {
+				arrived = append(arrived, a)
+			}
+		}
 		for _, r := range res.Rejected {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: not moved: %s\n", r)
 		}
