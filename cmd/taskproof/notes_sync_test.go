@@ -318,3 +318,52 @@ func TestNotesSyncConflictBothTold(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesSyncPushTellsPusher: bob pushes without fetching first; notes push
+// fetches and merges before pushing, so he is told of the conflict on T001 then.
+func TestNotesSyncPushTellsPusher(t *testing.T) {
+	f := newSyncFixture(t)
+	g := f.copyTo(t)
+	w := *g.w
+	w.t = t
+	w.run(g.clone("alice"), 0, "notes", "push")
+	out, stderr := w.run(g.clone("bob"), 0, "notes", "push", "--format", "json")
+	if !strings.Contains(stderr, "001-greeting/T001") || !strings.Contains(stderr, "refs/notes/speccoder-conflicts") ||
+		!strings.Contains(out, `"conflicts"`) || !strings.Contains(out, `"kept_side"`) {
+		t.Errorf("bob's notes push does not report the conflict:\nstdout\n%s\nstderr\n%s", out, stderr)
+	}
+}
+
+// TestNotesSyncSkipRecords: skip records travel through their tracking refs:
+// `git fetch` mirrors them, `notes fetch` creates the local record; two
+// different records for one task are both kept (each side's), reported, and
+// the commands still succeed.
+func TestNotesSyncSkipRecords(t *testing.T) {
+	f := newSyncFixture(t)
+	g := f.copyTo(t)
+	w := *g.w
+	w.t = t
+	alice, bob, carol := g.clone("alice"), g.clone("bob"), g.clone("carol")
+	skip := func(d, by string) {
+		w.run(d, 0, "attest", "decide", "--commit", g.y, "--task", "T004", "--verdict", "skipped", "--by", by, "--reason", "not this release")
+	}
+	skip(alice, "alice")
+	w.run(alice, 0, "notes", "push")
+	testenv.Git(t, bob, "fetch", "-q")
+	ref := "refs/speccoder/skipped/001-greeting/T004"
+	tracked := strings.TrimSpace(testenv.Git(t, bob, "rev-parse", "refs/speccoder/remotes/origin/skipped/001-greeting/T004"))
+	w.run(bob, 0, "notes", "fetch")
+	if got := strings.TrimSpace(testenv.Git(t, bob, "rev-parse", ref)); got != tracked {
+		t.Fatalf("bob's %s is %s, the remote's %s", ref, got, tracked)
+	}
+	skip(carol, "carol")
+	mine := strings.TrimSpace(testenv.Git(t, carol, "rev-parse", ref))
+	testenv.Git(t, carol, "fetch", "-q")
+	_, stderr := w.run(carol, 0, "notes", "fetch")
+	if !strings.Contains(stderr, ref) || !strings.Contains(stderr, "differs") {
+		t.Errorf("carol is not told her skip record differs from the remote's:\n%s", stderr)
+	}
+	if got := strings.TrimSpace(testenv.Git(t, carol, "rev-parse", ref)); got != mine {
+		t.Errorf("carol's skip record was overwritten: %s, hers %s", got, mine)
+	}
+}
