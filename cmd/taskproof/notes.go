@@ -166,9 +166,9 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		}
 		cref := strings.TrimPrefix(opts.ConflictsRef, "refs/notes/")
 		for _, x := range cl {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: your notes and %s's attest this task differently; kept the %s statements (%s); "+
-				"the %s ones (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(x.Commit)), x.Subject, remote, x.KeptSide, x.Kept, otherSide(x.KeptSide), x.Displaced, opts.ConflictsRef, cref, x.Commit)
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
+				"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+				short(gitref.Hash(x.Commit)), x.Subject, remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, opts.ConflictsRef, cref, x.Commit)
 		}
 		for _, x := range arrived {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
@@ -201,6 +201,14 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 // conflictsRef is the notes ref that keeps the statements a notes merge
 // displaced (docs/format.md#conflicting-statements-of-one-tick).
 func conflictsRef(notesRef string) string { return notesRef + "-conflicts" }
+
+// whose names a merge side for a person: "your" or "<remote>'s".
+func whose(side, remote string) string {
+	if side == "local" {
+		return "your"
+	}
+	return remote + "'s"
+}
 
 func otherSide(side string) string {
 	if side == "local" {

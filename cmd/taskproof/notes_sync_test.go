@@ -299,7 +299,7 @@ func TestNotesSyncConflictBothTold(t *testing.T) {
 	alice, bob := g.clone("alice"), g.clone("bob")
 	w.run(alice, 0, "notes", "push")
 	_, bobErr := w.run(bob, 0, "notes", "fetch")
-	for _, want := range []string{g.x[:12] + " 001-greeting/T001", "attest this task differently", "kept the ",
+	for _, want := range []string{g.x[:12] + " 001-greeting/T001", "attest this task differently", "statements (verdict ",
 		"refs/notes/speccoder-conflicts", "git notes --ref speccoder-conflicts show " + g.x, "verdict regression_only", "signed by "} {
 		if !strings.Contains(bobErr, want) {
 			t.Errorf("bob's notes fetch does not say %q:\n%s", want, bobErr)
@@ -345,7 +345,7 @@ func TestNotesSyncSkipRecords(t *testing.T) {
 	w.t = t
 	alice, bob, carol := g.clone("alice"), g.clone("bob"), g.clone("carol")
 	skip := func(d, by string) {
-		w.run(d, 0, "attest", "decide", "--commit", g.y, "--task", "T004", "--verdict", "skipped", "--by", by, "--reason", "not this release")
+		w.run(d, 0, "attest", "decide", "--commit", g.y, "--task", "T004", "--verdict", "skipped", "--by", by, "--reason", "not this release, says "+by)
 	}
 	skip(alice, "alice")
 	w.run(alice, 0, "notes", "push")
