@@ -11,77 +11,22 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// UnionNote merges two versions of one commit's note — the local one and the
-// remote one, met when `taskproof notes push|fetch` finds both sides changed the
-// notes ref (issue 9) — line by line, with SPEC §2's ownership rule:
-//
-//   - every local line is kept, byte for byte and in order;
-//   - a remote line taskproof does not own (another tool's, one that does not
-//     decode) is added after them unless the same bytes are already there;
-//   - the owned lines (predicateType in [OwnedTypes]) of a tick only the remote
-//     side has are added: a tick is a subject and the task line its statements
-//     are about ([StatementLines]; a tasks file that repeats a task ID has a
-//     tick per line under one subject name, README "Choices", item 10), and
-//     owned lines of no known task line go with a subject only the remote side
-//     has;
-//   - for a tick both sides have with different owned lines, the local lines
-//     win (the remote ones are dropped, never mixed in: a tick's statements
-//     are written together) and the subject is listed in conflicts.
-//
-// The result ends with "\n"; it fails with [ErrNoteLimit] when it would exceed
-// SPEC §9's limits.
+// UnionNote is [MergeNotes] for callers that only need the merged note and the
+// subjects whose ticks conflicted (the displaced lines are not returned: use
+// MergeNotes to keep them).
 func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
-	llines, rlines := SplitNote(local), SplitNote(remote)
-	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
-	localOwned := map[noteTick][][]byte{}
-	localSubject := map[string]bool{}
-	localAll := map[string]bool{}
-	for i, l := range llines {
-		localAll[string(l)] = true
-		if k := lkeys[i]; k.owned {
-			localOwned[k] = append(localOwned[k], l)
-			localSubject[k.subject] = true
+	m, err := MergeNotes(local, remote)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range m.Conflicts {
+		if !seen[c.Subject] {
+			seen[c.Subject] = true
+			conflicts = append(conflicts, c.Subject)
 		}
 	}
-	remoteOwned := map[noteTick][][]byte{}
-	for i, l := range rlines {
-		if k := rkeys[i]; k.owned {
-			remoteOwned[k] = append(remoteOwned[k], l)
-		}
-	}
-	var out bytes.Buffer
-	n := 0
-	add := func(l []byte) {
-		out.Write(l)
-		out.WriteByte('\n')
-		n++
-	}
-	for _, l := range llines {
-		add(l)
-	}
-	reported := map[string]bool{}
-	for i, l := range rlines {
-		k := rkeys[i]
-		switch {
-		case !k.owned:
-			if !localAll[string(l)] {
-				add(l)
-				localAll[string(l)] = true
-			}
-		case localOwned[k] == nil && (k.line != "" || !localSubject[k.subject]):
-			add(l)
-		case !sameLines(localOwned[k], remoteOwned[k]) && !reported[k.subject]:
-			reported[k.subject] = true
-			conflicts = append(conflicts, k.subject)
-		}
-	}
-	if n > MaxNoteLines {
-		return nil, conflicts, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
-	}
-	if out.Len() > MaxNoteSize {
-		return nil, conflicts, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
-	}
-	return out.Bytes(), conflicts, nil
+	return m.Merged, conflicts, nil
 }
 
 // noteTick is the tick an owned note line belongs to: its subject name and the task

@@ -26,6 +26,22 @@ func TestUnionNote(t *testing.T) {
 	r1 := envLine(t, "f/T1", tv, "remote")
 	r2 := envLine(t, "f/T2", tv, "remote")
 	r2vsa := envLine(t, "f/T2", VSAType, "remote")
+	timed := func(marker, at string) string {
+		st, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: strings.Repeat("a", 40)}, tv, map[string]any{"m": marker, "time": at})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	e1, l1late := timed("early", "2026-01-01T00:00:00Z"), timed("late", "2026-01-02T00:00:00Z")
+	small, big := timed("x", "2026-01-01T00:00:00Z"), timed("y", "2026-01-01T00:00:00Z")
+	if groupDigest([][]byte{[]byte(small)}) > groupDigest([][]byte{[]byte(big)}) {
+		small, big = big, small
+	}
 	other := `{"tool":"x"}`
 	foreign := envLine(t, "f/T1", "https://example.com/other/v1", "x")
 	for _, tc := range []struct {
@@ -35,7 +51,9 @@ func TestUnionNote(t *testing.T) {
 		conflicts     []string
 	}{
 		{"remote-only subject added", []string{l1}, []string{r2, r2vsa}, []string{l1, r2, r2vsa}, nil},
-		{"same subject differs: local wins", []string{l1}, []string{r1, r2}, []string{l1, r2}, []string{"f/T1"}},
+		{"same subject differs: the later statement wins (remote)", []string{e1}, []string{l1late, r2}, []string{l1late, r2}, []string{"f/T1"}},
+		{"same subject differs: the later statement wins (local)", []string{l1late}, []string{e1, r2}, []string{l1late, r2}, []string{"f/T1"}},
+		{"same subject, same time: the smaller digest wins", []string{small}, []string{big}, []string{small}, []string{"f/T1"}},
 		{"same lines: no conflict", []string{l1, r2}, []string{r2, l1}, []string{l1, r2}, nil},
 		{"other lines unioned once", []string{other, l1}, []string{other, foreign}, []string{other, l1, foreign}, nil},
 		{"empty local", nil, []string{r1}, []string{r1}, nil},

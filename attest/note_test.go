@@ -322,14 +322,14 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	}
 
 	// UnionNote: the two lines' ticks written on two sides are unioned; one
-	// line's tick written differently on the two sides is a conflict (local
-	// wins).
+	// line's tick written differently on the two sides is a conflict (the
+	// later statement wins, whichever side it is on).
 	merged, conflicts, err := UnionNote(join(a...), join(b...))
 	if err != nil || len(conflicts) != 0 || !bytes.Equal(merged, join(cat(a, b)...)) {
 		t.Errorf("UnionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
 	}
 	merged, conflicts, err = UnionNote(join(cat(a, b)...), join(cat(b, a2)...))
-	if err != nil || !reflect.DeepEqual(conflicts, []string{"001-x/T001"}) || !bytes.Equal(merged, join(cat(a, b)...)) {
+	if err != nil || !reflect.DeepEqual(conflicts, []string{"001-x/T001"}) || !bytes.Equal(merged, join(cat(b, a2)...)) {
 		t.Errorf("UnionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
 	}
 }

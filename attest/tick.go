@@ -67,7 +67,9 @@ type TickRequest struct {
 	// red report), not defaulted.
 	RedKindSet bool
 	// Force writes a Verdict, regression reason or red kind that contradicts
-	// the reports (with a warning) instead of refusing it.
+	// the reports (with a warning) instead of refusing it, and replaces
+	// statements the note already holds for the ticks; without it Tick fails
+	// with an *AttestedError naming them (docs/format.md#attesting-safely).
 	Force bool
 }
 
@@ -241,6 +243,11 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
+	}
+	if !req.Force {
+		if err := refuseReplacing(notes, commit.ID, batch); err != nil {
+			return nil, err
+		}
 	}
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over SPEC §9's limits leaves the note as it was).

@@ -318,7 +318,7 @@ func TestTickNoteOwnership(t *testing.T) {
 		t.Helper()
 		if _, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
 			Commit: r.c1, Tasks: []string{id}, Verdict: predicate.RegressionOnly,
-			Regression: map[string]any{"reason": "planning_work"}, Time: when,
+			Regression: map[string]any{"reason": "planning_work"}, Time: when, Force: true,
 		}); err != nil {
 			t.Fatal(err)
 		}

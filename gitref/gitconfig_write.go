@@ -35,6 +35,10 @@ type ConfigWant struct {
 	// Satisfied, when not nil, decides whether the key's current values (in file
 	// order, nil when none) already give what is wanted.
 	Satisfied func(values []string) bool
+	// Replaces lists values of a multi-valued key that Value supersedes (what an
+	// earlier version of the tool wrote): each line holding one of them is
+	// removed, and Value added unless already Satisfied.
+	Replaces []string
 }
 
 // ConfigChange is one change EnsureConfig made (or would make, on a dry run).
@@ -46,6 +50,9 @@ type ConfigChange struct {
 	Old string `json:"old,omitempty"`
 	// Added is true for a value added to a multi-valued key.
 	Added bool `json:"added"`
+	// Replaced is the superseded value (ConfigWant.Replaces) removed ("" when
+	// none; several are joined by " ").
+	Replaced string `json:"replaced,omitempty"`
 }
 
 // EnsureConfig makes the repository's own config file ($GIT_COMMON_DIR/config)
@@ -81,7 +88,31 @@ func (r *Repo) EnsureConfig(wants []ConfigWant, dryRun bool) ([]ConfigChange, er
 			return nil, fmt.Errorf("%w: parsing %s: %v", ErrConfig, path, err)
 		}
 		ch := ConfigChange{Key: w.Key, Value: w.Value, Added: w.Multi}
+		var replaced []string
+		if w.Multi {
+			for _, old := range w.Replaces {
+				if contains(values, old) {
+					text = removeConfigValue(text, section, sub, name, old)
+					replaced = append(replaced, old)
+				}
+			}
+			if len(replaced) > 0 {
+				if values, err = configValues(text, section, sub, name); err != nil {
+					return nil, fmt.Errorf("%w: parsing %s: %v", ErrConfig, path, err)
+				}
+				for _, old := range replaced {
+					if contains(values, old) {
+						return nil, fmt.Errorf("%w: %s: cannot remove the superseded value %q (edit %s by hand)", ErrConfig, w.Key, old, path)
+					}
+				}
+				ch.Replaced = strings.Join(replaced, " ")
+			}
+		}
 		switch {
+		case ch.Replaced != "" && ((w.Satisfied != nil && w.Satisfied(values)) || (w.Satisfied == nil && contains(values, w.Value))):
+			ch.Added = false
+			changes = append(changes, ch)
+			continue
 		case w.Satisfied != nil && w.Satisfied(values):
 			continue
 		case w.Satisfied == nil && w.Multi && contains(values, w.Value):
@@ -298,6 +329,33 @@ func addConfigValue(text []byte, section, sub, name, value string) []byte {
 	return []byte(strings.Join(out, ""))
 }
 
+// removeConfigValue returns text without the lines of the sections named
+// section[.sub] that set name to value (plain or double-quoted, on one line).
+func removeConfigValue(text []byte, section, sub, name, value string) []byte {
+	lines := splitLines(text)
+	in := false
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		if s, ss, ok := parseHeader(l); ok {
+			in = strings.EqualFold(s, section) && ss == sub
+			out = append(out, l)
+			continue
+		}
+		if in {
+			k, v, ok := strings.Cut(strings.TrimSpace(l), "=")
+			v = strings.TrimSpace(v)
+			if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && !strings.ContainsAny(v[1:len(v)-1], `"\`) {
+				v = v[1 : len(v)-1]
+			}
+			if ok && strings.EqualFold(strings.TrimSpace(k), name) && v == value {
+				continue
+			}
+		}
+		out = append(out, l)
+	}
+	return []byte(strings.Join(out, ""))
+}
+
 // quoteConfigValue writes v so git reads it back unchanged: quoted when it has
 // leading or trailing spaces or a comment character, with '"' and '\' escaped.
 func quoteConfigValue(v string) string {
@@ -337,4 +395,27 @@ func writeFileLocked(path string, data []byte) error {
 		return fmt.Errorf("%w: writing %s: %v", ErrConfig, path, werr)
 	}
 	return nil
+}
+
+// LocalConfigValues returns every value of key in the repository's own config
+// file ($GIT_COMMON_DIR/config, the one EnsureConfig edits), in file order.
+// Errors wrap ErrConfig.
+func (r *Repo) LocalConfigValues(key string) ([]string, error) {
+	section, sub, name, err := splitConfigKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: bad key %q", ErrConfig, key)
+	}
+	path := filepath.Join(r.commonDir, "config")
+	text, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: reading %s: %v", ErrConfig, path, err)
+	}
+	vs, err := configValues(text, section, sub, name)
+	if err != nil {
+		return nil, fmt.Errorf("%w: parsing %s: %v", ErrConfig, path, err)
+	}
+	return vs, nil
 }

@@ -120,3 +120,43 @@ func TestParseHeader(t *testing.T) {
 		}
 	}
 }
+
+// TestEnsureConfigReplaces: a superseded value is removed (its line only,
+// comments and other values kept), the new one added, and git reads the result.
+func TestEnsureConfigReplaces(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, ".git", "config")
+	orig, _ := os.ReadFile(cfg)
+	extra := "[remote \"origin\"]\n\turl = /x.git\n\t# mine\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\tfetch = refs/notes/x*:refs/notes/x*\n"
+	if err := os.WriteFile(cfg, append(orig, extra...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	want := []ConfigWant{{Key: "remote.origin.fetch", Value: "+refs/notes/x*:refs/notes/remotes/origin/x*", Multi: true,
+		Replaces: []string{"refs/notes/x*:refs/notes/x*"}}}
+	ch, err := r.EnsureConfig(want, false)
+	if err != nil || len(ch) != 1 || ch[0].Replaced != "refs/notes/x*:refs/notes/x*" || !ch[0].Added {
+		t.Fatalf("changes %+v, %v", ch, err)
+	}
+	got, err := r.LocalConfigValues("remote.origin.fetch")
+	if err != nil || strings.Join(got, " ") != "+refs/heads/*:refs/remotes/origin/* +refs/notes/x*:refs/notes/remotes/origin/x*" {
+		t.Fatalf("fetch values %q, %v", got, err)
+	}
+	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "# mine") {
+		t.Errorf("comment lost:\n%s", b)
+	}
+	if ch, err := r.EnsureConfig(want, false); err != nil || len(ch) != 0 {
+		t.Errorf("second run: %+v, %v", ch, err)
+	}
+	gitConfigList(t, dir) // git parses it
+}

@@ -63,6 +63,10 @@ type NotesStore struct {
 	// Message of the notes commits Update writes. Default
 	// "Notes added by 'taskproof attest'\n" (removals: "Notes removed by 'taskproof'\n").
 	Message string
+
+	// pinned, when set, is the notes commit a read-only view (WithTracking)
+	// reads instead of the ref.
+	pinned Hash
 }
 
 // Notes returns the notes store of ref (DefaultNotesRef when ref is ""). ref
@@ -93,12 +97,15 @@ func (s *NotesStore) maxSize() int64 {
 // Head returns the notes ref's commit id; the error wraps ErrNotesRefAbsent
 // when the ref does not exist.
 func (s *NotesStore) Head() (Hash, error) {
+	if s.pinned != "" {
+		return s.pinned, nil
+	}
 	h, err := s.repo.ReadRef(s.ref)
 	if err != nil {
 		return "", err
 	}
 	if h == "" {
-		return "", fmt.Errorf("%w: %s (fetch it with `git fetch origin %s:%s`)", ErrNotesRefAbsent, s.ref, s.ref, s.ref)
+		return "", fmt.Errorf("%w: %s (fetch and merge the remote's with `taskproof notes fetch`; or, with no notes of your own, `git fetch origin %s:%s`)", ErrNotesRefAbsent, s.ref, s.ref, s.ref)
 	}
 	return h, nil
 }
@@ -306,6 +313,9 @@ func (s *NotesStore) Update(commit Hash, merge MergeFunc) (Hash, error) {
 }
 
 func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
+	if s.pinned != "" {
+		return "", fmt.Errorf("notes ref %s: a read-only view merged with tracking refs cannot be written", s.ref)
+	}
 	if _, err := ParseHash(string(commit)); err != nil {
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +16,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
-// Remote notes synchronisation (SPEC §2 "Users move notes…", issue 9).
+// Remote notes synchronisation (docs/format.md#sharing-notes-between-clones).
 //
 // The transport is the git program, not go-git's: pushing and fetching must
 // reach the remote exactly as `git push` and `git fetch` do for the user, and
@@ -53,18 +54,33 @@ func (e *GitError) Error() string {
 func (e *GitError) Unwrap() error { return ErrGitProgram }
 
 // NoteMergeFunc merges two versions of one commit's note, the local and the
-// remote one, into the note to keep. It may be called more than once for a
-// commit (on a retry) and must not have side effects beyond recording what it
-// did.
-type NoteMergeFunc func(commit Hash, local, remote []byte) (merged []byte, err error)
+// remote one, into the note to keep, and returns the lines it did not keep
+// (displaced, to be kept in SyncOptions.ConflictsRef; nil when none). It may
+// be called more than once for a commit (on a retry) and must not have side
+// effects beyond recording what it did.
+type NoteMergeFunc func(commit Hash, local, remote []byte) (merged, displaced []byte, err error)
+
+// LineSetMergeFunc merges versions of one commit's note in the conflicts ref,
+// plus lines just displaced, into the note to keep. It must be commutative and
+// associative (a set union), so that clones merging in any order converge.
+type LineSetMergeFunc func(notes ...[]byte) []byte
 
 // SyncOptions configure NotesStore.Fetch and NotesStore.Push.
 type SyncOptions struct {
-	// Remote is a remote name or URL; default "origin".
+	// Remote is a remote name or URL; default "origin". For a remote name, the
+	// remote's refs are fetched into its tracking refs (TrackingRef,
+	// SkipTrackingPrefix), as `git fetch` does with the refspecs `taskproof
+	// init` writes; for a URL, into temporary refs removed afterwards.
 	Remote string
 	// Merge merges a commit's note when both sides changed it (required).
 	Merge NoteMergeFunc
-	// SkipRefs also moves the skip records, refs/speccoder/skipped/* (SPEC §2),
+	// ConflictsRef, when set, is the notes ref that keeps the lines Merge
+	// displaced (docs/format.md#conflicting-statements-of-one-tick); it is
+	// fetched, merged with MergeConflicts and pushed beside the notes ref.
+	ConflictsRef string
+	// MergeConflicts merges the conflicts ref's notes (required with ConflictsRef).
+	MergeConflicts LineSetMergeFunc
+	// SkipRefs also moves the skip records, refs/speccoder/skipped/* (docs/format.md#storage),
 	// without force: a skip ref that differs on the two sides is reported in
 	// SyncResult.Rejected, never overwritten.
 	SkipRefs bool
@@ -78,6 +94,8 @@ type SyncOptions struct {
 type SyncResult struct {
 	Remote string `json:"remote"`
 	Ref    string `json:"ref"`
+	// Tracking is the ref the remote's notes were fetched into ("" for a URL).
+	Tracking string `json:"tracking,omitempty"`
 	// Before and After are the local notes ref before and after ("" when absent).
 	Before Hash `json:"before"`
 	After  Hash `json:"after"`
@@ -88,6 +106,9 @@ type SyncResult struct {
 	Action string `json:"action"`
 	// Merged lists the commits whose notes were merged line by line.
 	Merged []Hash `json:"merged"`
+	// Arrived maps each commit whose note in the conflicts ref gained lines from
+	// the remote to those lines (statements displaced by someone else's merge).
+	Arrived map[Hash][]byte `json:"-"`
 	// Attempts is how many pushes were tried.
 	Attempts int `json:"attempts,omitempty"`
 	// Rejected lists refs the remote or the local side refused to move (skip refs
@@ -110,6 +131,9 @@ func (o *SyncOptions) defaults() error {
 	}
 	if o.Merge == nil {
 		return errors.New("notes sync: nil merge func")
+	}
+	if o.ConflictsRef != "" && (o.MergeConflicts == nil || !validRefName(o.ConflictsRef)) {
+		return fmt.Errorf("notes sync: conflicts ref %q needs a valid name and a merge func", o.ConflictsRef)
 	}
 	return nil
 }
@@ -135,65 +159,163 @@ func (s *NotesStore) git(ctx context.Context, o SyncOptions, args ...string) (st
 	return stdout.String(), nil
 }
 
-// tmpRef is the temporary ref a fetch writes the remote's notes commit to.
-func (s *NotesStore) tmpRef() string {
-	return fmt.Sprintf("refs/taskproof/fetch/%d-%d", os.Getpid(), time.Now().UnixNano())
+// TrackingRef is the ref that holds remote's copy of notes ref ref
+// (docs/format.md#sharing-notes-between-clones): refs/notes/<name> is tracked
+// in refs/notes/remotes/<remote>/<name>, as refs/heads/<b> is in
+// refs/remotes/<remote>/<b>. A forced fetch into it loses nothing: it only
+// mirrors the remote, and `taskproof notes fetch` merges it into ref.
+func TrackingRef(ref, remote string) string {
+	name := strings.TrimPrefix(ref, "refs/notes/")
+	if name == ref {
+		name = strings.TrimPrefix(ref, "refs/")
+	}
+	return "refs/notes/remotes/" + remote + "/" + name
 }
 
-// Fetch fetches the remote's notes ref and integrates it into the local one:
-// created when absent locally, fast-forwarded when the local ref is behind, left
-// alone when it is ahead, and otherwise merged — a notes commit whose parents
-// are the local and the remote notes commits and whose tree holds every note of
-// both, o.Merge deciding the notes both sides changed. The local ref moves by
-// compare-and-swap; after a lost race the integration is redone (bounded). With
-// o.SkipRefs the skip records are fetched too, never forced. The error wraps
+// SkipRefPrefix is where skip records live (docs/format.md#storage).
+const SkipRefPrefix = "refs/speccoder/skipped/"
+
+// SkipTrackingPrefix is where remote's skip records are fetched:
+// refs/speccoder/remotes/<remote>/skipped/.
+func SkipTrackingPrefix(remote string) string {
+	return "refs/speccoder/remotes/" + remote + "/skipped/"
+}
+
+// remoteNames are the refs one fetch writes the remote's refs into.
+type remoteNames struct {
+	notes, conflicts, skip string // tracking ref, tracking ref, tracking prefix
+	temporary              bool   // a URL: the refs are removed after the sync
+}
+
+// remoteNames returns the tracking refs of o.Remote: its tracking refs when it
+// is a configured remote with a name git accepts in a ref, else temporary ones.
+func (s *NotesStore) remoteNames(o SyncOptions) (remoteNames, error) {
+	_, named, err := s.repo.ConfigValue("remote." + o.Remote + ".url")
+	if err != nil {
+		return remoteNames{}, err
+	}
+	remote := o.Remote
+	tmp := false
+	if !named || !validRefName("refs/remotes/"+remote) || strings.Contains(remote, "/") {
+		remote = fmt.Sprintf("taskproof-fetch-%d-%d", os.Getpid(), time.Now().UnixNano())
+		tmp = true
+	}
+	n := remoteNames{notes: TrackingRef(s.ref, remote), skip: SkipTrackingPrefix(remote), temporary: tmp}
+	if o.ConflictsRef != "" {
+		n.conflicts = TrackingRef(o.ConflictsRef, remote)
+	}
+	return n, nil
+}
+
+// fetchRefs runs one `git fetch` that mirrors the remote's notes ref (and
+// conflicts ref, and skip records with o.SkipRefs) into the tracking refs,
+// forced and pruned as git does for remote-tracking branches. The refspecs are
+// patterns (<ref>*), so a remote that has none of them is not an error; the
+// configured refspecs are ignored (--refmap=), so a remote.<name>.fetch that
+// maps the notes ref onto itself cannot make this fetch fail.
+func (s *NotesStore) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames) error {
+	args := []string{"fetch", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--", o.Remote,
+		"+" + s.ref + "*:" + n.notes + "*"}
+	if o.ConflictsRef != "" && !strings.HasPrefix(o.ConflictsRef, s.ref) {
+		args = append(args, "+"+o.ConflictsRef+"*:"+n.conflicts+"*")
+	}
+	if o.SkipRefs {
+		args = append(args, "+"+SkipRefPrefix+"*:"+n.skip+"*")
+	}
+	if _, err := s.git(ctx, o, args...); err != nil {
+		return err
+	}
+	// git may have written a new pack file: make go-git list the packs again.
+	s.repo.storage.Reindex()
+	return nil
+}
+
+// dropTemporary removes the temporary refs a fetch from a URL wrote.
+func (s *NotesStore) dropTemporary(o SyncOptions, n remoteNames) {
+	if !n.temporary {
+		return
+	}
+	refs := []string{n.notes}
+	if n.conflicts != "" {
+		refs = append(refs, n.conflicts)
+	}
+	out, _ := s.git(context.Background(), o, "for-each-ref", "--format=%(refname)", n.notes+"*", n.skip)
+	refs = append(refs, strings.Fields(out)...)
+	for _, r := range refs {
+		s.git(context.Background(), o, "update-ref", "-d", r)
+	}
+}
+
+// Fetch fetches the remote's notes ref into its tracking ref (TrackingRef) and
+// integrates it into the local one: created when absent locally,
+// fast-forwarded when the local ref is behind, left alone when it is ahead,
+// and otherwise merged — a notes commit whose parents are the local and the
+// remote notes commits and whose tree holds every note of both, o.Merge
+// deciding the notes both sides changed. Lines o.Merge displaces go to
+// o.ConflictsRef, which is merged with the remote's the same way (written
+// before the notes ref moves, so a crash loses nothing). Refs move by
+// compare-and-swap; after a lost race the integration is redone (bounded).
+// Neither side is ever overwritten. With o.SkipRefs the skip records are
+// fetched into SkipTrackingPrefix and each is created or fast-forwarded
+// locally; one that differs is listed in Rejected. The error wraps
 // ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
 // when git fails.
 func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	res := &SyncResult{Remote: o.Remote, Ref: s.ref, Merged: []Hash{}, Rejected: []string{}}
+	res := newSyncResult(o, s.ref)
 	before, err := s.repo.ReadRef(s.ref)
 	if err != nil {
 		return nil, err
 	}
-	res.Before = before
-	if err := s.fetchAndIntegrate(ctx, o, res); err != nil {
+	res.Before, res.After = before, before
+	n, err := s.remoteNames(o)
+	if err != nil {
 		return nil, err
 	}
+	defer s.dropTemporary(o, n)
+	if !n.temporary {
+		res.Tracking = n.notes
+	}
+	if err := s.fetchRefs(ctx, o, n); err != nil {
+		return nil, err
+	}
+	if err := s.integrateTracking(o, n, res); err != nil {
+		return nil, err
+	}
+	if res.RemoteHead == "" {
+		return nil, fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.ref, o.Remote)
+	}
 	if o.SkipRefs {
-		if err := s.fetchSkipRefs(ctx, o, res); err != nil {
+		if err := s.integrateSkipRefs(o, n, res); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
 }
 
-// fetchAndIntegrate fetches the remote notes into a temporary ref and integrates them.
-func (s *NotesStore) fetchAndIntegrate(ctx context.Context, o SyncOptions, res *SyncResult) error {
-	tmp := s.tmpRef()
-	_, err := s.git(ctx, o, "fetch", "--no-tags", "--no-write-fetch-head", "--", o.Remote, "+"+s.ref+":"+tmp)
-	defer s.git(context.Background(), o, "update-ref", "-d", tmp)
-	var ge *GitError
-	if errors.As(err, &ge) && strings.Contains(ge.Stderr, "couldn't find remote ref") {
-		return fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.ref, o.Remote)
-	}
+func newSyncResult(o SyncOptions, ref string) *SyncResult {
+	return &SyncResult{Remote: o.Remote, Ref: ref, Merged: []Hash{}, Rejected: []string{}, Arrived: map[Hash][]byte{}}
+}
+
+// integrateTracking integrates the fetched tracking refs into the local notes
+// ref and conflicts ref, retrying after a lost race. A remote without a notes
+// ref leaves res.RemoteHead "".
+func (s *NotesStore) integrateTracking(o SyncOptions, n remoteNames, res *SyncResult) error {
+	remote, err := s.repo.ReadRef(n.notes)
 	if err != nil {
 		return err
 	}
-	// git may have written a new pack file: make go-git list the packs again.
-	s.repo.storage.Reindex()
-	remote, err := s.repo.ReadRef(tmp)
-	if err != nil {
-		return err
-	}
-	if remote == "" {
-		return fmt.Errorf("%w: fetching %s from %s wrote no ref", ErrGitProgram, s.ref, o.Remote)
+	var remoteConflicts Hash
+	if n.conflicts != "" {
+		if remoteConflicts, err = s.repo.ReadRef(n.conflicts); err != nil {
+			return err
+		}
 	}
 	res.RemoteHead = remote
 	for attempt := 0; ; attempt++ {
-		err := s.integrate(remote, o.Merge, res)
+		err := s.integrate(remote, remoteConflicts, o, res)
 		if errors.Is(err, ErrRefChanged) && attempt < o.MaxAttempts {
 			continue
 		}
@@ -201,39 +323,226 @@ func (s *NotesStore) fetchAndIntegrate(ctx context.Context, o SyncOptions, res *
 	}
 }
 
-// integrate brings notes commit remote into the local ref (see Fetch).
-func (s *NotesStore) integrate(remote Hash, merge NoteMergeFunc, res *SyncResult) error {
+// integrate brings notes commit remote (and conflicts commit remoteConflicts,
+// either "" when the remote has none) into the local refs (see Fetch).
+func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res *SyncResult) error {
 	local, err := s.repo.ReadRef(s.ref)
 	if err != nil {
 		return err
 	}
 	res.Merged = res.Merged[:0]
+	displaced := map[Hash][]byte{}
+	next, action := local, "up-to-date"
 	switch {
+	case remote == "" || local == remote:
 	case local == "":
-		res.Action, res.After = "created", remote
-		return s.repo.SetRef(s.ref, "", remote, s.Lock)
-	case local == remote:
-		res.Action, res.After = "up-to-date", local
-		return nil
+		next, action = remote, "created"
+	default:
+		remoteOld, err := s.isAncestor(remote, local)
+		if err != nil {
+			return err
+		}
+		localOld, err := s.isAncestor(local, remote)
+		if err != nil {
+			return err
+		}
+		switch {
+		case remoteOld:
+		case localOld:
+			next, action = remote, "fast-forward"
+		default:
+			merged, commits, err := s.mergeNotesCommits(local, remote, func(id Hash, l, r []byte) ([]byte, error) {
+				m, d, err := o.Merge(id, l, r)
+				if len(d) > 0 {
+					displaced[id] = d
+				}
+				return m, err
+			})
+			if err != nil {
+				return err
+			}
+			next, action, res.Merged = merged, "merged", commits
+		}
 	}
-	if ok, err := s.isAncestor(remote, local); err != nil {
-		return err
-	} else if ok {
-		res.Action, res.After = "up-to-date", local
-		return nil
+	if len(displaced) > 0 && o.ConflictsRef == "" {
+		return fmt.Errorf("notes sync: merging displaced lines of %d notes and no conflicts ref to keep them", len(displaced))
 	}
-	if ok, err := s.isAncestor(local, remote); err != nil {
-		return err
-	} else if ok {
-		res.Action, res.After = "fast-forward", remote
-		return s.repo.SetRef(s.ref, local, remote, s.Lock)
+	if o.ConflictsRef != "" {
+		// The displaced lines land before the notes ref moves: a crash in
+		// between leaves them in both places, never in neither.
+		if err := s.integrateConflicts(remoteConflicts, displaced, o, res); err != nil {
+			return err
+		}
 	}
-	merged, commits, err := s.mergeNotesCommits(local, remote, merge)
+	if next != local {
+		if err := s.repo.SetRef(s.ref, local, next, s.Lock); err != nil {
+			return err
+		}
+	}
+	res.Action, res.After = action, next
+	return nil
+}
+
+// integrateConflicts merges the remote's conflicts commit and the displaced
+// lines into the local conflicts ref, recording in res.Arrived the lines the
+// remote brought.
+func (s *NotesStore) integrateConflicts(remote Hash, displaced map[Hash][]byte, o SyncOptions, res *SyncResult) error {
+	cs := &NotesStore{repo: s.repo, ref: o.ConflictsRef, Lock: s.Lock, MaxNoteSize: s.MaxNoteSize,
+		Message: "Statements displaced by 'taskproof notes' merges\n"}
+	local, err := s.repo.ReadRef(cs.ref)
 	if err != nil {
 		return err
 	}
-	res.Action, res.After, res.Merged = "merged", merged, commits
-	return s.repo.SetRef(s.ref, local, merged, s.Lock)
+	next := local
+	for k := range res.Arrived {
+		delete(res.Arrived, k)
+	}
+	if remote != "" && remote != local {
+		remoteOld := false
+		if local != "" {
+			if remoteOld, err = cs.isAncestor(remote, local); err != nil {
+				return err
+			}
+		}
+		if !remoteOld {
+			before := map[Hash][]byte{}
+			if local != "" {
+				if before, err = cs.notesOf(local); err != nil {
+					return err
+				}
+			}
+			if local == "" {
+				next = remote
+			} else if localOld, err := cs.isAncestor(local, remote); err != nil {
+				return err
+			} else if localOld {
+				next = remote
+			} else if next, _, err = cs.mergeNotesCommits(local, remote, func(_ Hash, l, r []byte) ([]byte, error) {
+				return o.MergeConflicts(l, r), nil
+			}); err != nil {
+				return err
+			}
+			after, err := cs.notesOf(next)
+			if err != nil {
+				return err
+			}
+			for id, note := range after {
+				if extra := newLines(before[id], note); len(extra) > 0 {
+					res.Arrived[id] = extra
+				}
+			}
+		}
+	}
+	ids := make([]string, 0, len(displaced))
+	for id := range displaced {
+		ids = append(ids, string(id))
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		d := displaced[Hash(id)]
+		n, _, err := cs.prepare(Hash(id), next, func(old []byte) ([]byte, error) {
+			return o.MergeConflicts(old, d), nil
+		})
+		if err != nil {
+			return err
+		}
+		next = n
+	}
+	if next == local {
+		return nil
+	}
+	return s.repo.SetRef(cs.ref, local, next, s.Lock)
+}
+
+// notesOf reads every note of notes commit head.
+func (s *NotesStore) notesOf(head Hash) (map[Hash][]byte, error) {
+	tree, err := s.notesTree(head)
+	if err != nil {
+		return nil, err
+	}
+	blobs, err := s.noteBlobs(tree)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[Hash][]byte, len(blobs))
+	for id, paths := range blobs {
+		if out[id], err = s.readNote(id, paths); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// newLines returns the lines of after that before does not hold ("\n"-ended).
+func newLines(before, after []byte) []byte {
+	have := map[string]bool{}
+	for _, l := range bytes.Split(before, []byte("\n")) {
+		have[string(l)] = true
+	}
+	var out []byte
+	for _, l := range bytes.Split(after, []byte("\n")) {
+		if len(l) > 0 && !have[string(l)] {
+			out = append(append(out, l...), '\n')
+		}
+	}
+	return out
+}
+
+// integrateSkipRefs creates or fast-forwards each local skip record from its
+// tracking ref; one that differs (neither side behind) is kept as it is and
+// listed in res.Rejected.
+func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncResult) error {
+	out, err := s.git(context.Background(), o, "for-each-ref", "--format=%(refname) %(objectname)", n.skip)
+	if err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		name, id, ok := strings.Cut(sc.Text(), " ")
+		if !ok {
+			continue
+		}
+		localName := SkipRefPrefix + strings.TrimPrefix(name, n.skip)
+		remote := Hash(id)
+		local, err := s.repo.ReadRef(localName)
+		if err != nil {
+			return err
+		}
+		switch {
+		case local == remote:
+			continue
+		case local == "":
+			err = s.repo.SetRef(localName, "", remote, s.Lock)
+		default:
+			behind, aerr := s.isAncestor(local, remote)
+			if aerr != nil {
+				return aerr
+			}
+			ahead, aerr := s.isAncestor(remote, local)
+			if aerr != nil {
+				return aerr
+			}
+			switch {
+			case ahead:
+			case behind:
+				err = s.repo.SetRef(localName, local, remote, s.Lock)
+			default:
+				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: %s's record %s differs from yours %s (kept yours; theirs is %s)",
+					localName, o.Remote, short(remote), short(local), name))
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func short(h Hash) string {
+	if len(h) > 12 {
+		return string(h[:12])
+	}
+	return string(h)
 }
 
 // isAncestor reports whether commit a is reachable from commit b (a == b included).
@@ -264,7 +573,7 @@ func (s *NotesStore) noteBlobs(tree plumbing.Hash) (map[Hash][]notePath, error) 
 // remote note; one annotated on both sides with different blobs gets
 // merge(local note, remote note). Entries that are not notes stay as local has
 // them. It returns the new commit and the commits whose notes were merged.
-func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge NoteMergeFunc) (Hash, []Hash, error) {
+func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Hash, local, remote []byte) ([]byte, error)) (Hash, []Hash, error) {
 	lt, err := s.notesTree(local)
 	if err != nil {
 		return "", nil, err
@@ -346,19 +655,6 @@ func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge NoteMergeFunc) 
 	return c, merged, nil
 }
 
-// fetchSkipRefs fetches refs/speccoder/skipped/* without force; refs git
-// rejects are listed in res.Rejected.
-func (s *NotesStore) fetchSkipRefs(ctx context.Context, o SyncOptions, res *SyncResult) error {
-	const spec = "refs/speccoder/skipped/*:refs/speccoder/skipped/*"
-	_, err := s.git(ctx, o, "fetch", "--no-tags", "--no-write-fetch-head", "--", o.Remote, spec)
-	var ge *GitError
-	if errors.As(err, &ge) && ge.Code == 1 {
-		res.Rejected = append(res.Rejected, rejectedLines(ge.Stderr)...)
-		return nil
-	}
-	return err
-}
-
 // rejectedLines picks git's "! [rejected] …" lines out of its output.
 func rejectedLines(out string) []string {
 	var r []string
@@ -372,44 +668,82 @@ func rejectedLines(out string) []string {
 	return r
 }
 
-// Push pushes the local notes ref to the remote without force. When the remote
-// refuses it as not a fast-forward (someone else pushed notes), Push fetches the
-// remote's notes, merges them into the local ref as Fetch does, and pushes again,
-// up to o.MaxAttempts times (then the error wraps ErrPushRetries). With
-// o.SkipRefs the skip records are pushed afterwards, never forced; those the
-// remote refuses are listed in SyncResult.Rejected. The error wraps
-// ErrNotesRefAbsent when there is no local notes ref, and is a *GitError when git
-// fails for another reason.
+// Push fetches the remote's notes and integrates them as Fetch does (so a
+// conflict is decided, and reported, before anything is pushed), then pushes
+// the local notes ref — and o.ConflictsRef when it exists — to the remote
+// without force. When the remote refuses it as not a fast-forward (someone
+// else pushed in between), Push fetches, merges and pushes again, up to
+// o.MaxAttempts times (then the error wraps ErrPushRetries). With o.SkipRefs
+// the skip records are integrated and pushed afterwards, never forced; those
+// the remote refuses are listed in SyncResult.Rejected. The error wraps
+// ErrNotesRefAbsent when there is no notes ref on either side, and is a
+// *GitError when git fails for another reason.
 func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	if err := o.defaults(); err != nil {
 		return nil, err
 	}
-	before, err := s.Head()
+	before, err := s.repo.ReadRef(s.ref)
 	if err != nil {
 		return nil, err
 	}
-	res := &SyncResult{Remote: o.Remote, Ref: s.ref, Before: before, After: before, Merged: []Hash{}, Rejected: []string{}}
+	res := newSyncResult(o, s.ref)
+	res.Before, res.After = before, before
+	n, err := s.remoteNames(o)
+	if err != nil {
+		return nil, err
+	}
+	defer s.dropTemporary(o, n)
+	if !n.temporary {
+		res.Tracking = n.notes
+	}
 	var merged []Hash
+	arrived := map[Hash][]byte{}
 	for res.Attempts < o.MaxAttempts {
 		res.Attempts++
-		out, err := s.git(ctx, o, "push", "--porcelain", "--", o.Remote, s.ref+":"+s.ref)
-		status, summary := porcelainStatus(out, s.ref)
-		var ge *GitError
-		if err != nil && !(errors.As(err, &ge) && ge.Code == 1 && status == "!") {
+		if err := s.fetchRefs(ctx, o, n); err != nil {
 			return nil, err
 		}
-		if status != "!" {
-			if res.After, err = s.repo.ReadRef(s.ref); err != nil {
+		if err := s.integrateTracking(o, n, res); err != nil {
+			return nil, err
+		}
+		merged = append(merged, res.Merged...)
+		for id, l := range res.Arrived {
+			arrived[id] = append(arrived[id], l...)
+		}
+		if o.SkipRefs {
+			if err := s.integrateSkipRefs(o, n, res); err != nil {
 				return nil, err
 			}
-			res.RemoteHead = res.After
-			res.Merged = merged
-			if status == "=" {
-				res.Action = "up-to-date"
-			} else {
-				res.Action = "pushed"
+		}
+		local, err := s.Head()
+		if err != nil {
+			return nil, err
+		}
+		specs := []string{s.ref + ":" + s.ref}
+		if o.ConflictsRef != "" {
+			if c, err := s.repo.ReadRef(o.ConflictsRef); err != nil {
+				return nil, err
+			} else if c != "" {
+				specs = append(specs, o.ConflictsRef+":"+o.ConflictsRef)
 			}
-			if res.After != res.Before && res.Action == "up-to-date" {
+		}
+		out, err := s.git(ctx, o, append([]string{"push", "--porcelain", "--", o.Remote}, specs...)...)
+		status, summary := porcelainStatus(out, s.ref)
+		cstatus, csummary := "", ""
+		if len(specs) > 1 {
+			cstatus, csummary = porcelainStatus(out, o.ConflictsRef)
+		}
+		var ge *GitError
+		if err != nil && !(errors.As(err, &ge) && ge.Code == 1 && (status == "!" || cstatus == "!")) {
+			return nil, err
+		}
+		if status != "!" && cstatus != "!" {
+			res.After, res.RemoteHead = local, local
+			res.Merged, res.Arrived = merged, arrived
+			switch {
+			case status == "=" && local == before:
+				res.Action = "up-to-date"
+			default:
 				res.Action = "pushed"
 			}
 			if o.SkipRefs {
@@ -419,18 +753,16 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 			}
 			return res, nil
 		}
-		if !retryablePush(summary) {
+		if status == "!" && !retryablePush(summary) {
 			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, s.ref, o.Remote, summary)
 		}
-		if strings.Contains(summary, "remote rejected") {
+		if cstatus == "!" && !retryablePush(csummary) {
+			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, o.ConflictsRef, o.Remote, csummary)
+		}
+		if strings.Contains(summary+csummary, "remote rejected") {
 			// Another push held the remote's ref lock: give it a moment.
 			time.Sleep(time.Duration(res.Attempts) * 100 * time.Millisecond)
 		}
-		// Someone else pushed notes: fetch them, merge, try again.
-		if err := s.fetchAndIntegrate(ctx, o, res); err != nil {
-			return nil, err
-		}
-		merged = append(merged, res.Merged...)
 	}
 	return nil, fmt.Errorf("%w: %s to %s after %d attempts", ErrPushRetries, s.ref, o.Remote, res.Attempts)
 }
@@ -479,4 +811,87 @@ func porcelainStatus(out, ref string) (flag, summary string) {
 		}
 	}
 	return "", ""
+}
+
+// TrackingRefs lists the tracking refs of the notes ref that exist
+// (refs/notes/remotes/<remote>/<name>, one per remote fetched), sorted.
+func (s *NotesStore) TrackingRefs() ([]string, error) {
+	name := strings.TrimPrefix(TrackingRef(s.ref, "x"), "refs/notes/remotes/x/")
+	found := map[string]bool{}
+	dir := filepath.Join(s.repo.refDir("refs/notes/remotes"), "refs", "notes", "remotes")
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", dir, err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			found["refs/notes/remotes/"+e.Name()+"/"+name] = true
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(s.repo.refDir("refs/notes/remotes"), "packed-refs")); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if _, ref, ok := strings.Cut(l, " "); ok && strings.HasPrefix(ref, "refs/notes/remotes/") && strings.HasSuffix(ref, "/"+name) {
+				found[ref] = true
+			}
+		}
+	}
+	var out []string
+	for ref := range found {
+		if !validRefName(ref) {
+			continue
+		}
+		if h, err := s.repo.ReadRef(ref); err != nil {
+			return nil, err
+		} else if h != "" {
+			out = append(out, ref)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// WithTracking returns a read-only view of the notes ref merged with the
+// given tracking refs (TrackingRefs), as `taskproof notes fetch` would merge
+// them, without moving any ref: the merged notes commits are written as
+// objects only. merge decides the notes both sides hold differently (the
+// lines it displaces are not part of the view). Absent refs are skipped; with
+// none present the error wraps ErrNotesRefAbsent.
+func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*NotesStore, error) {
+	head, err := s.repo.ReadRef(s.ref)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range tracking {
+		remote, err := s.repo.ReadRef(t)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case remote == "" || remote == head:
+			continue
+		case head == "":
+			head = remote
+			continue
+		}
+		if old, err := s.isAncestor(remote, head); err != nil {
+			return nil, err
+		} else if old {
+			continue
+		}
+		if behind, err := s.isAncestor(head, remote); err != nil {
+			return nil, err
+		} else if behind {
+			head = remote
+			continue
+		}
+		if head, _, err = s.mergeNotesCommits(head, remote, merge); err != nil {
+			return nil, err
+		}
+	}
+	if head == "" {
+		return nil, fmt.Errorf("%w: %s, nor any of %v (run `git fetch` after `taskproof init`)", ErrNotesRefAbsent, s.ref, tracking)
+	}
+	v := *s
+	v.pinned = head
+	return &v, nil
 }

@@ -6,6 +6,9 @@
 #      after (the verdict, red run, trace and collection follow from them);
 #   3. `taskproof verify --branch` succeeds;
 #   4. a task ticked by hand without evidence and a tampered note make it fail, reasons shown.
+# Second act, a team: alice and bob share notes through a bare remote (`taskproof init`,
+# `notes push`, `git fetch`, `notes fetch`); alice rebases her branch, the copied notes fail the
+# gate, one `attest carry` over the two ranges re-attests it, and the gate passes for both.
 # Every step checks the exit code it expects, so the demo itself fails if taskproof misbehaves.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -161,3 +164,57 @@ git -C "$repo" notes --ref speccoder add -f -F "$out/tampered" "$t2"
 expect 1 tp verify --branch --base main --allowed-signers "$out/allowed_signers"
 
 step "Done: the repository is in $repo (try: taskproof -C $repo verify --branch --base main --allowed-signers $out/allowed_signers --format json)"
+
+# ---- Second act: two clones share notes through a bare remote; one rebases and carries ----
+remote=$out/remote.git alice=$out/alice bob=$out/bob
+tpa() { "$bin" -C "$alice" "$@"; }
+tpb() { "$bin" -C "$bob" "$@"; }
+
+step "Act 2: a bare remote, and two clones (alice, bob), each with 'taskproof init'"
+git init -q --bare -b main "$remote"
+git clone -q "$remote" "$alice" 2>/dev/null
+cp -R "$root/testdata/demo/specs" "$root/testdata/demo/speccoder.toml" "$alice/"
+git -C "$alice" add -A && git -C "$alice" commit -qm "spec: 001-greeting" && git -C "$alice" push -q origin main
+git clone -q "$remote" "$bob"
+run tpa init
+run tpb init
+for who in alice bob; do ssh-keygen -q -t ed25519 -N '' -C "$who@example.invalid" -f "$out/$who.key"; done
+{ for who in alice bob; do printf '%s@example.invalid namespaces="in-toto" %s\n' "$who" "$(cat "$out/$who.key.pub")"; done; } > "$out/team_signers"
+
+step "alice ticks and attests T001 and T002 on a branch, pushes it and her notes"
+git -C "$alice" switch -q -c 002-team
+for t in T001 T002; do
+  sed -i "s/^- \[ \] $t /- [x] $t /" "$alice/specs/001-greeting/tasks.md"
+  git -C "$alice" commit -qam "$t done"
+  run tpa attest tick --signer ssh --key "$out/alice.key" --verdict regression_only --regression-reason planning_work
+done
+git -C "$alice" push -q origin 002-team
+run tpa notes push
+
+step "bob fetches (git fetch mirrors the notes into refs/notes/remotes/origin/speccoder), merges them, and the gate passes"
+run git -C "$bob" fetch -q
+git -C "$bob" switch -q 002-team
+run tpb notes fetch
+expect 0 tpb verify --branch --base origin/main --allowed-signers "$out/team_signers"
+
+step "main moves on; alice rebases her branch onto it (init made git copy the notes)"
+printf 'news\n' > "$bob/NEWS"
+git -C "$bob" switch -q main && git -C "$bob" add NEWS && git -C "$bob" commit -qm "news" && git -C "$bob" push -q origin main
+run git -C "$alice" pull -q --rebase origin main
+echo "the copied statements name the old commits:"
+expect 1 tpa verify --branch --base origin/main --allowed-signers "$out/team_signers"
+
+step "alice re-attests the rebased branch in one command, pairing commits by the tasks they tick"
+run tpa attest carry ORIG_HEAD~2..ORIG_HEAD HEAD~2..HEAD --allowed-signers "$out/team_signers" \
+  --signer ssh --key "$out/alice.key"
+expect 0 tpa verify --branch --base origin/main --allowed-signers "$out/team_signers"
+run git -C "$alice" push -q --force-with-lease origin 002-team
+run tpa notes push
+
+step "bob fetches the rebased branch and the notes: the gate passes for him too"
+run git -C "$bob" fetch -q
+git -C "$bob" switch -q 002-team && git -C "$bob" reset -q --hard origin/002-team
+run tpb notes fetch
+expect 0 tpb verify --branch --base origin/main --allowed-signers "$out/team_signers"
+
+step "Act 2 done: the clones are $alice and $bob, the remote $remote"

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
@@ -76,7 +77,8 @@ type TickResult struct {
 	// SameTreeAs is a commit with the tick commit's tree that holds the evidence
 	// (a squash or rebase merge).
 	SameTreeAs gitref.Hash `json:"same_tree_as,omitempty"`
-	// Evidence is the commit whose note was checked.
+	// Evidence is the commit whose note was checked; for commit_unreachable,
+	// the commit holding the evidence (SameTreeAs when there is one).
 	Evidence gitref.Hash `json:"evidence,omitempty"`
 	Verdict  string      `json:"verdict,omitempty"`
 	Outcome  Outcome     `json:"outcome,omitempty"`
@@ -92,6 +94,9 @@ type TickResult struct {
 	// Hint says how to fix a failing tick (README "When the gate fails");
 	// "" when it passes.
 	Hint string `json:"hint,omitempty"`
+	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
+	// task-verification statement for the tick (its task line's first).
+	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 }
@@ -388,16 +393,14 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				if err != nil {
 					return nil, err
 				}
-				for _, c := range cs {
-					if c == t.Commit {
-						continue
-					}
+				tr.EvidenceOn = unreachableEvidence(cs, elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}], t.Commit)
+				for _, c := range tr.EvidenceOn {
 					if oc, err := v.Repo.Commit(c); err == nil && oc.Tree == commit.Tree {
 						tr.SameTreeAs = c
 						break
 					}
 				}
-				tr.Message = fmt.Sprintf("evidence for %s is on %d other commit(s), not on the tick commit", tr.Task, len(cs))
+				tr.Message = unreachableMessage(&tr, t.Commit)
 			} else if byName >= 0 {
 				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 			}
@@ -677,6 +680,23 @@ func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
 	return out
 }
 
+// unreachableEvidence orders the commits holding a tick's evidence elsewhere:
+// those whose statement binds the tick's task line first, each once, without
+// the tick commit itself.
+func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref.Hash {
+	seen := map[gitref.Hash]bool{tick: true}
+	var out []gitref.Hash
+	for _, cs := range [][]gitref.Hash{sameLine, all} {
+		for _, c := range cs {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
 // stateCheck compares head's tasks with base's (docs/format.md#the-state-check):
 // every task checked at head and not at base — matched by unit (across the
 // range's moves), task ID and text — must be covered by an evidenced tick of
@@ -770,4 +790,22 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 		}
 	}
 	return nil
+}
+
+// unreachableMessage names where a commit_unreachable tick's evidence is and
+// how to re-issue it on the tick commit (sets tr.Evidence).
+func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
+	if len(tr.EvidenceOn) == 0 {
+		return fmt.Sprintf("evidence for %s is on other commits, not on the tick commit", tr.Task)
+	}
+	tr.Evidence = tr.EvidenceOn[0]
+	if tr.SameTreeAs != "" {
+		tr.Evidence = tr.SameTreeAs
+	}
+	names := make([]string, len(tr.EvidenceOn))
+	for i, c := range tr.EvidenceOn {
+		names[i] = string(c)
+	}
+	return fmt.Sprintf("evidence for %s is on %s, not on the tick commit (rewritten by a rebase or squash?); re-issue it here: taskproof attest carry %s %s",
+		tr.Task, strings.Join(names, ", "), tr.Evidence, tick)
 }

@@ -201,7 +201,7 @@ func (f *fixture) open() (*gitref.Repo, *gitref.NotesStore) {
 func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...attest.Signer) []attest.Written {
 	f.t.Helper()
 	repo, notes := f.open()
-	req := attest.TickRequest{Commit: c, Verdict: verdict, Signers: signers, Time: fxTime}
+	req := attest.TickRequest{Commit: c, Verdict: verdict, Signers: signers, Time: fxTime, Force: true}
 	if verdict == predicate.RegressionOnly {
 		req.Regression = map[string]any{"reason": "planning_work"}
 	}

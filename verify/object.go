@@ -411,7 +411,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
 	}
 	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
-		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, "the statement is about another commit")
+		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
 	}
 	// The predicate (schema, revision-aware view).
 	p, err := predicate.FromValue(st.Predicate)
@@ -642,4 +642,14 @@ func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool
 		return u, false
 	}
 	return u, true
+}
+
+// subjectCommitMessage explains a statement about another commit: usually a
+// note `git rebase` or `git commit --amend` copied (notes.rewriteRef) from the
+// commit it names, whose statements can be re-issued for this one.
+func subjectCommitMessage(about string, object gitref.Hash) string {
+	if _, err := gitref.ParseHash(about); err != nil {
+		return "the statement is about another commit"
+	}
+	return fmt.Sprintf("the statement is about another commit (%s): a note copied by a rebase or amend? re-issue it for this commit: taskproof attest carry %s %s", about, about, object)
 }

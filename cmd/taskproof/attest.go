@@ -30,7 +30,7 @@ func init() {
 			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
 			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
 			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask),
-			errors.Is(err, testreport.ErrUnreadable):
+			errors.Is(err, testreport.ErrUnreadable), errors.Is(err, attest.ErrAlreadyAttested):
 			return ExitUsage, true
 		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
 			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
@@ -253,7 +253,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
 	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
 	c.Flags().StringVar(&unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
-	c.Flags().StringVar(&verdict, "verdict", "verified", "verified|regression_only (with --test-report and no --verdict: the verdict the reports give)")
+	c.Flags().StringVar(&verdict, "verdict", "", "verified|regression_only (required unless --test-report gives the verdict: a bare attest tick claims nothing)")
 	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
 	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
 	c.Flags().StringVar(&redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
@@ -261,7 +261,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing the note")
 	c.Flags().StringArrayVar(&reportFlags, "test-report", nil, "PHASE=FILE: the red or green run's JUnit XML or `go test -json` output (repeatable; docs/format.md#test-reports)")
 	c.Flags().StringSliceVar(&testFiles, "test-files", nil, "test files the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
-	c.Flags().BoolVar(&force, "force", false, "write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements the commit's note already holds for the task (as `git notes add -f`), or write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -282,6 +282,9 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		}
 		if len(req.Reports) > 0 && !c.Flags().Changed("verdict") {
 			req.Verdict = "" // the verdict follows from the reports
+		}
+		if err := checkVerdictGiven(verdict, len(req.Reports) > 0); err != nil {
+			return err
 		}
 		switch {
 		case c.Flags().Changed("test-files") && len(testFiles) == 1 && testFiles[0] == "none":
@@ -339,6 +342,11 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
 		}
 		written, err := attest.Tick(context.Background(), repo, notes, req)
+		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
+			if pending, werr := repo.UncommittedTicks(req.Commit); werr == nil && len(pending) > 0 {
+				return fmt.Errorf("%w\nthe work tree ticks these boxes, not committed yet (commit them, then attest the commit):\n  %s", err, strings.Join(pending, "\n  "))
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -427,4 +435,19 @@ func short(h gitref.Hash) string {
 		return string(h[:12])
 	}
 	return string(h)
+}
+
+// checkVerdictGiven refuses an `attest tick` that names no verdict: a bare
+// command must not claim `verified` (docs/format.md#attesting-safely).
+// verdictFromEvidence is true when another input (test reports) decides the
+// verdict; then no --verdict is needed.
+func checkVerdictGiven(verdict string, verdictFromEvidence bool) error {
+	if verdict != "" || verdictFromEvidence {
+		return nil
+	}
+	return usageErr("attest tick needs --verdict, one of:\n"+
+		"  verified          a failing-then-passing acceptance test (give --red-output and/or --evidence)\n"+
+		"  regression_only   no such test, with --regression-reason REASON (%s)\n"+
+		"(attested and skipped decisions: taskproof attest decide)", "planning_work, tests_not_collected, no_story, no_scenarios:story=US1, "+
+		"acceptance_off, author_wrote_none, author_failed:detail=TEXT, already_passing, not_red:red_class=CLASS")
 }

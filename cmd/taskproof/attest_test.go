@@ -125,6 +125,17 @@ func (r *cliRepo) notesRef(t *testing.T) string {
 	return strings.TrimSpace(testenv.Git(t, r.dir, "for-each-ref", "refs/notes/"))
 }
 
+// withVerdict adds `--verdict verified` to attest tick arguments that name no
+// verdict (attest tick requires one).
+func withVerdict(args []string) []string {
+	for _, a := range args {
+		if a == "--verdict" || strings.HasPrefix(a, "--verdict=") {
+			return args
+		}
+	}
+	return append(args, "--verdict", "verified")
+}
+
 // sshKeyFile makes an ed25519 key with the real ssh-keygen and returns its path
 // and SHA256 fingerprint.
 func sshKeyFile(t *testing.T, passphrase string) (string, string) {
@@ -210,7 +221,7 @@ func TestAttestTickRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append([]string{"attest", "tick"}, tt.args...)
+			args := withVerdict(append([]string{"attest", "tick"}, tt.args...))
 			if !strings.Contains(strings.Join(tt.args, " "), "--signer") {
 				args = append(args, "--unsigned")
 			}
@@ -234,14 +245,14 @@ func TestAttestTickRefusals(t *testing.T) {
 // them in place later without changing their payloads.
 func TestAttestTickUnsignedThenSign(t *testing.T) {
 	r := newCLIRepo(t)
-	_, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1)
+	_, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--verdict", "verified")
 	if code != 3 || !strings.Contains(stderr, "no signing key") || !strings.Contains(stderr, "user.signingKey") || !strings.Contains(stderr, "--unsigned") {
 		t.Fatalf("no key: exit %d, stderr %q; want exit 3 naming user.signingKey and --unsigned", code, stderr)
 	}
 	if n := r.note(t, r.c1); n != "" {
 		t.Fatalf("no key wrote a note: %s", n)
 	}
-	stdout, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--unsigned")
+	stdout, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--verdict", "verified", "--unsigned")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -327,7 +338,7 @@ func TestAttestTickUnsignedThenSign(t *testing.T) {
 func TestAttestTickDryRun(t *testing.T) {
 	r := newCLIRepo(t)
 	key, _ := sshKeyFile(t, "")
-	stdout, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--dry-run", "--signer", "ssh", "--key", key)
+	stdout, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--verdict", "verified", "--dry-run", "--signer", "ssh", "--key", key)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -445,7 +456,7 @@ func TestAttestSignerFromConfig(t *testing.T) {
 			for k, v := range tt.config {
 				testenv.Git(t, r.dir, "config", k, v)
 			}
-			_, stderr, code := r.taskproof(t, tt.env, append([]string{"attest", "tick", "--commit", r.c1, "--task", "T001"}, tt.args...)...)
+			_, stderr, code := r.taskproof(t, tt.env, withVerdict(append([]string{"attest", "tick", "--commit", r.c1, "--task", "T001"}, tt.args...))...)
 			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
 				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, tt.code, tt.stderr)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,7 +22,7 @@ func newAttestCarryCmd() *cobra.Command {
 		unverifiedInsecure bool
 	)
 	c := &cobra.Command{
-		Use:   "carry FROM TO",
+		Use:   "carry FROM TO | carry FROM-RANGE TO-RANGE",
 		Short: "Re-issue FROM's task statements on TO (after a cherry-pick, rebase or squash merge), re-signed",
 		Long: `attest carry moves attestations to the commit that now carries the work: the commit a
 cherry-pick, rebase or amend made, or a squash merge (the gate reports the original as
@@ -37,13 +38,22 @@ everything is signed with your key, and written into TO's note (its other lines 
 then are the carried lines removed from FROM's note (--keep-from leaves them).
 
 FROM's signatures are checked first against your trust (the same flags as verify), so a carry
-never re-signs statements nobody trusted; --unverified-from-insecure skips that check.`,
+never re-signs statements nobody trusted; --unverified-from-insecure skips that check.
+
+With two ranges (A..B), a rebased branch is re-attested in one command: each tick commit of
+FROM-RANGE whose note holds statements about it is paired with the commit of TO-RANGE that
+ticks the same tasks (same unit dir and task ID; the latest tick when a task is ticked twice),
+every pair is checked first, then each pair is carried as above. A FROM commit whose tasks are
+ticked by several TO commits is refused: carry those pairs one at a time.`,
 		Example: `  # after a squash merge of feature branch commit abc123 into main:
   taskproof attest carry abc123 main --allowed-signers ~/.config/taskproof/allowed_signers \
       --signer ssh --key ~/.ssh/id_ed25519
 
   # after 'git rebase' (with 'taskproof init', the note was copied to the new commit too):
-  taskproof attest carry ORIG_HEAD HEAD --dry-run`,
+  taskproof attest carry ORIG_HEAD HEAD --dry-run
+
+  # after rebasing a branch of three commits onto a new main:
+  taskproof attest carry ORIG_HEAD~3..ORIG_HEAD HEAD~3..HEAD --allowed-signers ~/.config/taskproof/allowed_signers`,
 		Args: cobra.ExactArgs(2),
 	}
 	sf.add(c)
@@ -66,14 +76,14 @@ never re-signs statements nobody trusted; --unverified-from-insecure skips that 
 		}
 		defer repo.Close()
 		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun}
-		if req.From, err = repo.Resolve(args[0]); err != nil {
+		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
+		if err != nil {
 			return err
 		}
-		if req.To, err = repo.Resolve(args[1]); err != nil {
-			return err
-		}
-		if err := refuseBundles(notes, req.From, args[0], args[1]); err != nil {
-			return err
+		for _, p := range pairs {
+			if err := refuseBundles(notes, p.From, string(p.From), string(p.To)); err != nil {
+				return err
+			}
 		}
 		if !unverifiedInsecure {
 			trust, used, err := verify.LoadTrust(repo, src)
@@ -98,6 +108,10 @@ never re-signs statements nobody trusted; --unverified-from-insecure skips that 
 		if req.Signers, err = sf.signers(c, repo); err != nil {
 			return err
 		}
+		if len(pairs) != 1 || pairs[0].Tasks != nil {
+			return carryRange(c, repo, notes, req, pairs, f, dryRun)
+		}
+		req.From, req.To = pairs[0].From, pairs[0].To
 		res, err := attest.Carry(context.Background(), repo, notes, req)
 		if err != nil {
 			return err
@@ -137,6 +151,90 @@ func refuseBundles(notes *gitref.NotesStore, from gitref.Hash, fromArg, toArg st
 	for i, line := range attest.SplitNote(note) {
 		if attest.IsBundle(line) {
 			return usageErr("the note of %s holds a Sigstore bundle (line %d): attest carry cannot re-issue Sigstore bundles; attest %s again instead (taskproof attest tick --commit %s --signer sigstore …)", fromArg, i+1, toArg, toArg)
+		}
+	}
+	return nil
+}
+
+// carryPairs resolves attest carry's two arguments: two revisions (one pair,
+// Tasks nil) or two ranges, paired by the tasks they tick (attest.PairCarries).
+func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) ([]attest.CarryPair, error) {
+	fromRange, toRange := strings.Contains(fromArg, ".."), strings.Contains(toArg, "..")
+	if !fromRange && !toRange {
+		from, err := repo.Resolve(fromArg)
+		if err != nil {
+			return nil, err
+		}
+		to, err := repo.Resolve(toArg)
+		if err != nil {
+			return nil, err
+		}
+		return []attest.CarryPair{{From: from, To: to}}, nil
+	}
+	if !fromRange || !toRange {
+		return nil, usageErr("attest carry takes two revisions or two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), not %q and %q", fromArg, toArg)
+	}
+	fb, fh, err := repo.ResolveRange(fromArg)
+	if err != nil {
+		return nil, err
+	}
+	tb, th, err := repo.ResolveRange(toArg)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := attest.PairCarries(repo, notes, fb, fh, tb, th)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range plan.Unattested {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", short(u))
+	}
+	if len(plan.Pairs) == 0 {
+		return nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", attest.ErrNothingToCarry, fromArg, toArg)
+	}
+	return plan.Pairs, nil
+}
+
+// carryRange carries every pair of a range carry; all pairs were checked by
+// PairCarries before the first is written. A failure names the pairs done.
+func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs []attest.CarryPair, f string, dryRun bool) error {
+	var done []*attest.CarryResult
+	for _, p := range pairs {
+		r := req
+		r.From, r.To = p.From, p.To
+		res, err := attest.Carry(context.Background(), repo, notes, r)
+		if err != nil {
+			var names []string
+			for _, d := range done {
+				names = append(names, short(d.From)+"->"+short(d.To))
+			}
+			if len(names) == 0 {
+				names = []string{"none"}
+			}
+			return fmt.Errorf("carrying %s to %s (%s): %w (pairs carried already: %s)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), err, strings.Join(names, ", "))
+		}
+		done = append(done, res)
+	}
+	if f == "json" {
+		for _, res := range done {
+			for _, w := range res.Written {
+				for _, warn := range w.Warnings {
+					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", warn)
+				}
+			}
+		}
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": done})
+	}
+	for _, res := range done {
+		fmt.Fprintf(c.OutOrStdout(), "%s -> %s:\n", short(res.From), short(res.To))
+		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
+			return err
+		}
+		if res.RemovedFrom {
+			fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
 		}
 	}
 	return nil

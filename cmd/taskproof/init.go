@@ -16,45 +16,58 @@ func init() {
 }
 
 // refspecMaps reports whether fetch refspec spec (as in remote.<name>.fetch)
-// brings remote ref ref into the same local ref: exact ("[+]ref:ref") or by a
+// brings remote ref ref into local ref dst: exact ("[+]ref:dst") or by a
 // pattern with one '*' on both sides ("refs/notes/*:refs/notes/*").
-func refspecMaps(spec, ref string) bool {
-	src, dst, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
-	if !ok || src != dst {
+func refspecMaps(spec, ref, dst string) bool {
+	src, to, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok {
 		return false
 	}
-	if pre, suf, glob := strings.Cut(src, "*"); glob {
-		return strings.HasPrefix(ref, pre) && strings.HasSuffix(ref[len(pre):], suf) && len(ref) >= len(pre)+len(suf)
+	spre, ssuf, sglob := strings.Cut(src, "*")
+	if !sglob {
+		return src == ref && to == dst
 	}
-	return src == ref
+	dpre, dsuf, dglob := strings.Cut(to, "*")
+	if !dglob || !strings.HasPrefix(ref, spre) || !strings.HasSuffix(ref, ssuf) || len(ref) < len(spre)+len(ssuf) {
+		return false
+	}
+	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
 }
 
-// initWants are the config settings `taskproof init` makes (issue 9).
+// initWants are the config settings `taskproof init` makes
+// (docs/format.md#sharing-notes-between-clones).
 //
-// The notes refspec is "<ref>*:<ref>*", without '+': a pattern, because git fetch
-// fails outright on a configured exact refspec whose ref the remote does not have
-// yet ("couldn't find remote ref"), which would break every `git fetch` of a
-// project that has not pushed notes; and not forced, because a forced fetch would
-// silently replace local notes not yet pushed — git instead reports the notes ref
-// as rejected when both sides moved, and `taskproof notes fetch` merges them.
+// The fetch refspecs mirror the remote's notes into tracking refs, as git does
+// for branches: forced, because a tracking ref only ever holds the remote's
+// value, and never into the local notes ref or skip records — a refspec that
+// updates those makes `git fetch` and `git pull` fail ("non-fast-forward") as
+// soon as both sides attested; `taskproof notes fetch` merges the tracking refs
+// in. The notes refspec is a pattern (<ref>*): git fetch fails outright on a
+// configured exact refspec whose ref the remote does not have yet, and the
+// pattern also tracks the conflicts ref (<ref>-conflicts). The refspecs an
+// earlier init wrote (into the local refs) are replaced.
 func initWants(remote, notesRef string) []gitref.ConfigWant {
 	var w []gitref.ConfigWant
 	if remote != "" {
 		fetch := "remote." + remote + ".fetch"
+		track := gitref.TrackingRef(notesRef, remote)
+		skipTrack := gitref.SkipTrackingPrefix(remote)
 		w = append(w,
-			gitref.ConfigWant{Key: fetch, Value: notesRef + "*:" + notesRef + "*", Multi: true,
+			gitref.ConfigWant{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
+				Replaces: []string{notesRef + "*:" + notesRef + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if refspecMaps(v, notesRef) {
+						if refspecMaps(v, notesRef, track) && refspecMaps(v, conflictsRef(notesRef), gitref.TrackingRef(conflictsRef(notesRef), remote)) {
 							return true
 						}
 					}
 					return false
 				}},
-			gitref.ConfigWant{Key: fetch, Value: attest.SkipRefPrefix + "*:" + attest.SkipRefPrefix + "*", Multi: true,
+			gitref.ConfigWant{Key: fetch, Value: "+" + attest.SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
+				Replaces: []string{attest.SkipRefPrefix + "*:" + attest.SkipRefPrefix + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if refspecMaps(v, attest.SkipRefPrefix+"x") {
+						if refspecMaps(v, attest.SkipRefPrefix+"x", skipTrack+"x") {
 							return true
 						}
 					}
@@ -69,6 +82,26 @@ func initWants(remote, notesRef string) []gitref.ConfigWant {
 	)
 }
 
+// selfMappingRefspecs returns the remote's fetch refspecs (other than the ones
+// init replaces) that make git fetch write the local notes ref or skip records
+// directly: they make `git fetch` fail once both sides moved.
+func selfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
+	vs, err := repo.LocalConfigValues("remote." + remote + ".fetch")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range vs {
+		if v == notesRef+"*:"+notesRef+"*" || v == attest.SkipRefPrefix+"*:"+attest.SkipRefPrefix+"*" {
+			continue
+		}
+		if refspecMaps(v, notesRef, notesRef) || refspecMaps(v, attest.SkipRefPrefix+"x", attest.SkipRefPrefix+"x") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 func newInitCmd() *cobra.Command {
 	var (
 		remote string
@@ -80,25 +113,28 @@ func newInitCmd() *cobra.Command {
 		Long: `init configures the repository (its own .git/config, nothing global) so attestations
 travel with the work:
 
-  remote.<NAME>.fetch  += <notes-ref>*:<notes-ref>*
-                          refs/speccoder/skipped/*:refs/speccoder/skipped/*
+  remote.<NAME>.fetch  += +<notes-ref>*:refs/notes/remotes/<NAME>/<name>*
+                          +refs/speccoder/skipped/*:refs/speccoder/remotes/<NAME>/skipped/*
   notes.rewriteRef     += <notes-ref>
   notes.rewrite.rebase  = true
   notes.rewrite.amend   = true
 
-After it, a plain 'git fetch' brings the notes and skip records, and 'git commit --amend'
-and 'git rebase' copy a commit's note to the rewritten commit (re-issue the statements for
-the new commit with 'taskproof attest carry OLD NEW'). The fetch refspecs are not forced: when
-your local notes and the remote's both moved, git reports the notes ref as rejected instead
-of dropping your notes — run 'taskproof notes fetch' to merge them. The pattern form
-(<ref>*) keeps 'git fetch' working while the remote has no notes yet.
+After it, a plain 'git fetch' or 'git pull' mirrors the remote's notes, conflicts ref and
+skip records into tracking refs (as it does refs/remotes/<NAME>/* for branches) and never
+touches your own notes, so it cannot fail because you and the remote both attested. Run
+'taskproof notes fetch' to merge them into your notes ref, and 'taskproof notes push' to
+publish yours. 'git commit --amend' and 'git rebase' copy a commit's note to the rewritten
+commit (re-issue the statements for the new commit with 'taskproof attest carry').
 
-init is idempotent: it prints each setting it adds, and nothing when all are in place. The
-file is edited in place, keeping its comments and every other line. Without a remote of that
-name, only the notes.* settings are made.`,
+Run again, init replaces the refspecs an earlier init wrote into your own notes ref
+(<notes-ref>*:<notes-ref>*, refs/speccoder/skipped/*:…) and says so. It warns about other
+refspecs that write your notes ref directly. It prints each setting it adds, and nothing
+when all are in place. The file is edited in place, keeping its comments and every other
+line. Without a remote of that name, only the notes.* settings are made.
+See docs/format.md#sharing-notes-between-clones.`,
 		Example: `  taskproof init                     # remote origin
   taskproof init --remote upstream --dry-run
-  git fetch                          # now also fetches refs/notes/speccoder`,
+  git fetch                          # now also mirrors refs/notes/speccoder into refs/notes/remotes/origin/speccoder`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&remote, "remote", "origin", "the remote whose fetch refspecs get the notes ref")
@@ -129,6 +165,11 @@ name, only the notes.* settings are made.`,
 		if err != nil {
 			return withCode(ExitTrust, err)
 		}
+		if target != "" {
+			for _, v := range selfMappingRefspecs(repo, target, notes.Ref()) {
+				warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
+			}
+		}
 		for _, w := range warnings {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 		}
@@ -148,7 +189,11 @@ name, only the notes.* settings are made.`,
 			fmt.Fprintln(c.OutOrStdout(), "already configured: nothing to change")
 		}
 		for _, ch := range changes {
+			if ch.Replaced != "" {
+				fmt.Fprintf(c.OutOrStdout(), "%s %s -= %s (migrated: the refspec an earlier init wrote updates your notes directly, so `git fetch` failed once both sides attested)\n", verb, ch.Key, ch.Replaced)
+			}
 			switch {
+			case ch.Replaced != "" && !ch.Added:
 			case ch.Added:
 				fmt.Fprintf(c.OutOrStdout(), "%s %s += %s\n", verb, ch.Key, ch.Value)
 			case ch.Old != "":

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -37,13 +38,15 @@ func newNotesCmd() *cobra.Command {
 fetch' move the notes ref (--notes-ref, default refs/notes/speccoder) and the skip records
 (refs/speccoder/skipped/*) to and from a remote, never by force.
 
-When both sides added notes, the two notes histories are merged: a notes commit with both
-sides as parents, holding every note of both. Where both sides wrote a note for the same
-commit, the lines are merged (SPEC §2 ownership): every line of the local note is kept; the
-remote's lines for tasks the local note does not attest, and other tools' lines, are added;
-for a task both sides attest differently, the local lines win and the task is reported as a
-conflict (re-run 'taskproof attest tick' or 'attest carry' if the remote's were the ones to
-keep). A push rejected because the remote moved is retried after such a merge (5 attempts).
+Fetching goes into tracking refs (refs/notes/remotes/<REMOTE>/<name>, as 'git fetch' does
+after 'taskproof init'), then merges into your notes ref. When both sides added notes, the two
+notes histories are merged: a notes commit with both sides as parents, holding every note of both.
+Where both sides wrote a note for the same commit, the lines are merged: other tools' lines and
+every tick only one side attests are kept; for a task both sides attest differently, one side's
+statements are kept whole — the later 'time', the same choice on every clone — and the others move
+to <notes-ref>-conflicts (refs/notes/speccoder-conflicts), which is pushed and fetched too. Both
+people are told (stderr; JSON 'conflicts' and 'displaced_elsewhere'): the commit, the task, the
+kept and the displaced statements. See docs/format.md#conflicting-statements-of-one-tick.
 
 The transport is the git program, so your credential helpers, SSH configuration and
 url.*.insteadOf rules apply as for 'git push' and 'git fetch'.`,
@@ -66,10 +69,10 @@ func newNotesSyncCmd(op string) *cobra.Command {
 	switch op {
 	case "push":
 		c.Short = "Push the notes ref and skip records to REMOTE (default origin), merging on a non-fast-forward"
-		c.Long = `notes push pushes the notes ref and the skip records to REMOTE (default origin) without force.
-If the remote's notes moved since you last fetched, it fetches them, merges them with yours
-line by line (see 'taskproof notes --help') and pushes again, up to --attempts times, so that
-two clones pushing at once both land. Skip records the remote already holds with other values
+		c.Long = `notes push first fetches REMOTE's notes (default origin) and merges them into yours as
+'notes fetch' does, then pushes the notes ref, the conflicts ref and the skip records without
+force. If the remote moved in between, it fetches, merges and pushes again, up to --attempts
+times, so that two clones pushing at once both land. Skip records the remote already holds with other values
 are reported, not overwritten.
 
 Exit codes: 0 pushed or up to date; 4 git failed (no local notes ref, unknown remote, network,
@@ -78,10 +81,11 @@ authentication, still rejected after every attempt).`
   taskproof notes push upstream --format json`
 	case "fetch":
 		c.Short = "Fetch the notes ref and skip records from REMOTE (default origin) and merge them into yours"
-		c.Long = `notes fetch fetches REMOTE's notes ref (default origin) into a temporary ref and brings it
-into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
+		c.Long = `notes fetch fetches REMOTE's notes ref (default origin) into its tracking ref
+(refs/notes/remotes/REMOTE/<name>; a temporary ref for a URL) and brings it into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
 ahead, and otherwise merged line by line (see 'taskproof notes --help'). Skip records are
-fetched too, never forced.
+fetched into refs/speccoder/remotes/REMOTE/skipped/* and created or fast-forwarded locally,
+never forced; one that differs is reported.
 
 Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		c.Example = `  taskproof notes fetch
@@ -107,17 +111,26 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			return err
 		}
 		defer repo.Close()
-		conflicts := map[string]map[string]bool{} // commit → subjects
+		type conflict struct {
+			Commit string `json:"commit"`
+			attest.NoteConflict
+		}
+		var conflicts []conflict
 		opts := gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts,
-			Merge: func(commit gitref.Hash, local, remoteNote []byte) ([]byte, error) {
-				merged, cs, err := attest.UnionNote(local, remoteNote)
-				for _, s := range cs {
-					if conflicts[string(commit)] == nil {
-						conflicts[string(commit)] = map[string]bool{}
-					}
-					conflicts[string(commit)][s] = true
+			ConflictsRef: conflictsRef(notes.Ref()), MergeConflicts: attest.UnionLines,
+			Merge: func(commit gitref.Hash, local, remoteNote []byte) ([]byte, []byte, error) {
+				m, err := attest.MergeNotes(local, remoteNote)
+				if err != nil {
+					return nil, nil, err
 				}
-				return merged, err
+				for _, c := range m.Conflicts {
+					conflicts = append(conflicts, conflict{string(commit), c})
+				}
+				var displaced []byte
+				for _, l := range m.Displaced {
+					displaced = append(append(displaced, l...), '\n')
+				}
+				return m.Merged, displaced, nil
 			}}
 		var res *gitref.SyncResult
 		if op == "push" {
@@ -128,36 +141,52 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		if err != nil {
 			return err
 		}
-		type conflict struct {
-			Commit   string   `json:"commit"`
-			Subjects []string `json:"subjects"`
-		}
+		// A merge may run again after a lost race: keep each conflict once.
+		sort.SliceStable(conflicts, func(i, j int) bool { return conflicts[i].Commit < conflicts[j].Commit })
 		cl := []conflict{}
-		for commit, subs := range conflicts {
-			var names []string
-			for s := range subs {
-				names = append(names, s)
+		for i, x := range conflicts {
+			if i > 0 && x.Commit == conflicts[i-1].Commit && x.Subject == conflicts[i-1].Subject &&
+				x.LineHash == conflicts[i-1].LineHash && x.Displaced.PayloadSHA256 == conflicts[i-1].Displaced.PayloadSHA256 {
+				continue
 			}
-			sort.Strings(names)
-			cl = append(cl, conflict{commit, names})
+			cl = append(cl, x)
 		}
-		sort.Slice(cl, func(i, j int) bool { return cl[i].Commit < cl[j].Commit })
+		arrived := []displacedStatement{}
+		for _, a := range displacedElsewhere(res.Arrived) {
+			own := false // displaced by this very merge: reported with the conflict
+			for _, x := range cl {
+				own = own || (x.Commit == a.Commit && x.Displaced.PayloadSHA256 == a.Displaced.PayloadSHA256)
+			}
+			if !own {
+				arrived = append(arrived, a)
+			}
+		}
 		for _, r := range res.Rejected {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: not moved: %s\n", r)
 		}
+		cref := strings.TrimPrefix(opts.ConflictsRef, "refs/notes/")
 		for _, x := range cl {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: local and remote attest %v differently; kept the local statements\n", short(gitref.Hash(x.Commit)), x.Subjects)
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
+				"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+				short(gitref.Hash(x.Commit)), x.Subject, remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, opts.ConflictsRef, cref, x.Commit)
+		}
+		for _, x := range arrived {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
+				"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
+				short(gitref.Hash(x.Commit)), x.Subject, x.Displaced, opts.ConflictsRef, cref, x.Commit)
 		}
 		if f == "json" {
 			enc := json.NewEncoder(c.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res, "conflicts": cl})
+			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res, "conflicts": cl, "displaced_elsewhere": arrived})
 		}
 		switch res.Action {
 		case "up-to-date":
 			fmt.Fprintf(c.OutOrStdout(), "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
 		case "merged":
 			fmt.Fprintf(c.OutOrStdout(), "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, short(res.After), len(res.Merged))
+		case "pushed":
+			fmt.Fprintf(c.OutOrStdout(), "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
 		default:
 			fmt.Fprintf(c.OutOrStdout(), "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, short(res.Before), short(res.After))
 		}
@@ -167,4 +196,89 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		return nil
 	}
 	return c
+}
+
+// conflictsRef is the notes ref that keeps the statements a notes merge
+// displaced (docs/format.md#conflicting-statements-of-one-tick).
+func conflictsRef(notesRef string) string { return notesRef + "-conflicts" }
+
+// whose names a merge side for a person: "your" or "<remote>'s".
+func whose(side, remote string) string {
+	if side == "local" {
+		return "your"
+	}
+	return remote + "'s"
+}
+
+func otherSide(side string) string {
+	if side == "local" {
+		return "remote"
+	}
+	return "local"
+}
+
+// displacedStatement is a task-verification statement that reached the local
+// conflicts ref from the remote: someone else's merge displaced it.
+type displacedStatement struct {
+	Commit    string                   `json:"commit"`
+	Subject   string                   `json:"subject"`
+	Displaced attest.StatementsSummary `json:"displaced"`
+}
+
+// displacedElsewhere names each task-verification statement among lines that
+// arrived in the conflicts ref, by commit.
+func displacedElsewhere(arrived map[gitref.Hash][]byte) []displacedStatement {
+	out := []displacedStatement{}
+	for commit, lines := range arrived {
+		for _, l := range attest.SplitNote(lines) {
+			for _, t := range attest.SummarizeNote(append(append([]byte{}, l...), '\n')) {
+				if t.PayloadSHA256 != "" {
+					out = append(out, displacedStatement{string(commit), t.Subject, t.StatementsSummary})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Commit != out[j].Commit {
+			return out[i].Commit < out[j].Commit
+		}
+		return out[i].Displaced.PayloadSHA256 < out[j].Displaced.PayloadSHA256
+	})
+	return out
+}
+
+// notesFromRemotesFlag adds --notes-from-remotes to a reading command and
+// returns the function that turns its notes store into the view it asks for:
+// the local notes ref merged, read-only, with every remote's tracking ref
+// (what `git fetch` mirrors after `taskproof init`), as `taskproof notes
+// fetch` would merge them (docs/format.md#sharing-notes-between-clones).
+func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesStore) (*gitref.NotesStore, error) {
+	var on bool
+	c.Flags().BoolVar(&on, "notes-from-remotes", false, "read the local notes merged with every remote's tracking notes ref (refs/notes/remotes/*/…, fetched by `git fetch` after `taskproof init`), without writing them")
+	return func(c *cobra.Command, notes *gitref.NotesStore) (*gitref.NotesStore, error) {
+		if !on {
+			return notes, nil
+		}
+		tracking, err := notes.TrackingRefs()
+		if err != nil {
+			return nil, err
+		}
+		view, err := notes.WithTracking(tracking, func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
+			m, err := attest.MergeNotes(local, remote)
+			if err != nil {
+				return nil, err
+			}
+			for _, x := range m.Conflicts {
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", x.Subject, x.KeptSide, x.Kept)
+			}
+			return m.Merged, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(tracking) > 0 {
+			fmt.Fprintf(c.ErrOrStderr(), "notes: %s merged with %s (read-only)\n", notes.Ref(), strings.Join(tracking, ", "))
+		}
+		return view, nil
+	}
 }

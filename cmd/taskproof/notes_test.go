@@ -131,18 +131,72 @@ func TestNotesFetchAfterInitAndAcceptance(t *testing.T) {
 	b := w.clone("b")
 	testenv.Git(t, b, "switch", "-q", "feature")
 	_, stderr := w.run(b, 4, "verify", "--branch", "--base", "origin/main", "HEAD", "--allowed-signers", w.signers)
-	if !strings.Contains(stderr, "git fetch origin refs/notes/speccoder:refs/notes/speccoder") {
+	if !strings.Contains(stderr, "taskproof notes fetch") {
 		t.Errorf("no fetch hint in %q", stderr)
 	}
 	out, _ := w.run(b, 0, "init")
-	for _, want := range []string{"remote.origin.fetch += refs/notes/speccoder*:refs/notes/speccoder*",
+	for _, want := range []string{"remote.origin.fetch += +refs/notes/speccoder*:refs/notes/remotes/origin/speccoder*",
+		"remote.origin.fetch += +refs/speccoder/skipped/*:refs/speccoder/remotes/origin/skipped/*",
 		"notes.rewriteRef += refs/notes/speccoder", "notes.rewrite.rebase = true", "notes.rewrite.amend = true"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("init output lacks %q:\n%s", want, out)
 		}
 	}
+	// git fetch mirrors the remote's notes into the tracking ref only.
 	testenv.Git(t, b, "fetch", "-q")
+	testenv.Git(t, b, "rev-parse", "--verify", "-q", "refs/notes/remotes/origin/speccoder")
+	w.run(b, 0, "verify", "--branch", "--base", "origin/main", "HEAD", "--allowed-signers", w.signers, "--notes-from-remotes")
+	w.run(b, 0, "notes", "fetch")
 	w.verifyBranch(b, 0)
+}
+
+// TestInitMigratesOldRefspec: a repository configured by the earlier init
+// (notes fetched straight into refs/notes/speccoder) fails `git fetch` once
+// both sides attested; init run again replaces those refspecs, says so, and
+// `git fetch`, `git pull` and `taskproof notes fetch` then succeed.
+func TestInitMigratesOldRefspec(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	t1 := w.tick(a, "T001")
+	t2 := w.tick(a, "T002")
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:main")
+	b := w.clone("b")
+	for _, d := range []string{a, b} {
+		testenv.Git(t, d, "config", "--add", "remote.origin.fetch", "refs/notes/speccoder*:refs/notes/speccoder*")
+		testenv.Git(t, d, "config", "--add", "remote.origin.fetch", "refs/speccoder/skipped/*:refs/speccoder/skipped/*")
+	}
+	w.attest(a, t1)
+	w.run(a, 0, "notes", "push")
+	w.attest(b, t2)
+	cmd := exec.Command("git", "fetch")
+	cmd.Dir, cmd.Env = b, testenv.GitEnv()
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "rejected") {
+		t.Fatalf("with the old refspec, git fetch: %v\n%s (want the non-fast-forward rejection this test is about)", err, out)
+	}
+	out, _ := w.run(b, 0, "init")
+	for _, want := range []string{"remote.origin.fetch -= refs/notes/speccoder*:refs/notes/speccoder*", "migrated",
+		"remote.origin.fetch += +refs/notes/speccoder*:refs/notes/remotes/origin/speccoder*",
+		"remote.origin.fetch -= refs/speccoder/skipped/*:refs/speccoder/skipped/*"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("init output lacks %q:\n%s", want, out)
+		}
+	}
+	got := testenv.Git(t, b, "config", "--get-all", "remote.origin.fetch")
+	if strings.Contains(got, "refs/notes/speccoder*:refs/notes/speccoder*") {
+		t.Errorf("old refspec still configured:\n%s", got)
+	}
+	testenv.Git(t, b, "fetch", "-q")
+	testenv.Git(t, b, "pull", "-q", "--rebase")
+	w.run(b, 0, "notes", "fetch")
+	w.run(b, 0, "notes", "push")
+	if out, _ := w.run(b, 0, "init"); !strings.Contains(out, "nothing to change") {
+		t.Errorf("second init: %s", out)
+	}
+	for _, c := range []string{t1, t2} {
+		if note := testenv.Git(t, b, "notes", "--ref", "speccoder", "show", c); !strings.Contains(note, "payload") {
+			t.Errorf("no statements on %s:\n%s", c, note)
+		}
+	}
 }
 
 func TestNotesConcurrentPushesBothLand(t *testing.T) {

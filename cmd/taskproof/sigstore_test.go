@@ -82,7 +82,7 @@ func TestSigstoreAttestOfflineRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := sshKeyFile(t, "")
-	base := []string{"attest", "tick", "--commit", r.c1, "--signer", "sigstore", "--sigstore-timeout", "2s"}
+	base := []string{"attest", "tick", "--commit", r.c1, "--verdict", "verified", "--signer", "sigstore", "--sigstore-timeout", "2s"}
 	tests := []struct {
 		name string
 		env  []string

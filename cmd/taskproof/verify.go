@@ -94,6 +94,7 @@ Exit codes:
 	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
 	addPolicyFlags(c, &psrc)
+	fromRemotes := notesFromRemotesFlag(c)
 	format := formatFlag(c, "text", "text", "json", "sarif", "github", "junit")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -118,6 +119,9 @@ Exit codes:
 			return err
 		}
 		defer repo.Close()
+		if notes, err = fromRemotes(c, notes); err != nil {
+			return err
+		}
 		repo.SetObjectCacheSize(verifyObjectCacheSize)
 		// Packs read through a window, not mapped: mapped pages would count
 		// in the resident set on top of verifyMemoryLimit.

@@ -1,0 +1,90 @@
+package attest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+)
+
+// ErrAlreadyAttested: the commit's note already holds statements for a tick
+// being attested, and the request does not ask to replace them (Force). The
+// error is an *AttestedError naming them.
+var ErrAlreadyAttested = errors.New("already attested")
+
+// AttestedError names the statements a commit's note already holds for the
+// ticks an `attest tick` would replace (docs/format.md#attesting-safely).
+type AttestedError struct {
+	Commit   gitref.Hash
+	Existing []TickSummary
+}
+
+func (e *AttestedError) Error() string {
+	var parts []string
+	for _, s := range e.Existing {
+		parts = append(parts, fmt.Sprintf("%s (%s)", s.Subject, s.StatementsSummary))
+	}
+	return fmt.Sprintf("%v: the note of %s already holds statements for %s; pass --force to replace them (as `git notes add -f` does)",
+		ErrAlreadyAttested, e.Commit, strings.Join(parts, "; "))
+}
+
+// Unwrap returns ErrAlreadyAttested.
+func (e *AttestedError) Unwrap() error { return ErrAlreadyAttested }
+
+// replacedStatements returns the owned statements about commit that writing
+// batch into note old would replace: the lines of old about commit that the
+// merged note no longer holds, summarized per tick. Lines about other commits
+// (copied by `git rebase` with notes.rewriteRef) are not the commit's
+// attestations and are not counted.
+func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]TickSummary, error) {
+	if len(old) == 0 {
+		return nil, nil
+	}
+	note := old
+	for _, pd := range batch {
+		var err error
+		if note, err = mergeNote(note, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, pd.lines); err != nil {
+			return nil, err
+		}
+	}
+	kept := map[string]bool{}
+	for _, l := range SplitNote(note) {
+		kept[string(l)] = true
+	}
+	var gone bytes.Buffer
+	for _, l := range SplitNote(old) {
+		if kept[string(l)] || !lineAbout(l, commit) {
+			continue
+		}
+		if _, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
+			gone.Write(l)
+			gone.WriteByte('\n')
+		}
+	}
+	var out []TickSummary
+	for _, s := range SummarizeNote(gone.Bytes()) {
+		if s.PayloadSHA256 != "" || s.Verdict != "" {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// refuseReplacing fails with an *AttestedError when writing batch would replace
+// statements commit's note holds about commit.
+func refuseReplacing(notes *gitref.NotesStore, commit gitref.Hash, batch []pending) error {
+	old, err := notes.Note(commit)
+	if errors.Is(err, gitref.ErrNotesRefAbsent) || errors.Is(err, gitref.ErrNoNote) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	existing, err := replacedStatements(old, commit, batch)
+	if err != nil || len(existing) == 0 {
+		return err
+	}
+	return &AttestedError{Commit: commit, Existing: existing}
+}

@@ -1,0 +1,129 @@
+package attest
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// CarryPair is one FROM → TO carry of a range carry: the commit whose note
+// holds the statements and the commit of the other range that ticks the same
+// tasks.
+type CarryPair struct {
+	From gitref.Hash `json:"from"`
+	To   gitref.Hash `json:"to"`
+	// Tasks are the subject names carried.
+	Tasks []string `json:"tasks"`
+}
+
+// CarryPlan is what [PairCarries] found.
+type CarryPlan struct {
+	Pairs []CarryPair `json:"pairs"`
+	// Unattested lists the tick commits of the FROM range whose notes hold no
+	// task-verification statement about them (nothing to carry).
+	Unattested []gitref.Hash `json:"unattested"`
+}
+
+// PairCarries pairs the tick commits of range FROM (fromBase..fromHead, the
+// commits before a rebase: ORIG_HEAD~3..ORIG_HEAD) with those of range TO
+// (toBase..toHead, after it: HEAD~3..HEAD) by the tasks they tick: each FROM
+// commit whose note holds task-verification statements about it is paired with
+// the TO commit that ticks those tasks (same unit dir and task ID; the latest
+// tick in TO when a task is ticked more than once). Nothing is written. It
+// fails with [ErrTaskNotTicked] when a task has no tick in TO, and with
+// [ErrRequest] when one FROM commit's tasks are ticked by several TO commits
+// (carry those with `attest carry FROM TO` one at a time) or two FROM commits
+// pair with one TO commit for the same task.
+func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead, toBase, toHead gitref.Hash) (*CarryPlan, error) {
+	from, err := repo.Ticks(fromBase, fromHead, gitref.TickOptions{FirstParent: true})
+	if err != nil {
+		return nil, err
+	}
+	to, err := repo.Ticks(toBase, toHead, gitref.TickOptions{FirstParent: true})
+	if err != nil {
+		return nil, err
+	}
+	type task struct{ dir, id string }
+	latest := map[task]gitref.Hash{} // TO: task → its latest tick commit
+	for _, t := range to {
+		if t.Kind == gitref.KindTick {
+			latest[task{t.Unit.Dir, t.TaskID}] = t.Commit
+		}
+	}
+	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}}
+	seen := map[gitref.Hash]bool{}
+	claimed := map[task]gitref.Hash{} // task → the FROM commit carried to its TO tick
+	for _, t := range from {
+		if t.Kind != gitref.KindTick || seen[t.Commit] {
+			continue
+		}
+		seen[t.Commit] = true
+		tasks, names, err := statementTasks(notes, t.Commit)
+		if err != nil {
+			return nil, err
+		}
+		if len(tasks) == 0 {
+			plan.Unattested = append(plan.Unattested, t.Commit)
+			continue
+		}
+		var target gitref.Hash
+		for i, k := range tasks {
+			c, ok := latest[task{k[0], k[1]}]
+			if !ok {
+				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range", ErrTaskNotTicked, names[i], k[0], t.Commit)
+			}
+			if target != "" && c != target {
+				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s): carry them one pair at a time (taskproof attest carry FROM TO)", ErrRequest, t.Commit, target, c)
+			}
+			target = c
+			if prev, dup := claimed[task{k[0], k[1]}]; dup && prev != t.Commit {
+				return nil, fmt.Errorf("%w: %s is attested on both %s and %s of the FROM range; carry the one to keep with `taskproof attest carry FROM %s`", ErrRequest, names[i], prev, t.Commit, c)
+			}
+			claimed[task{k[0], k[1]}] = t.Commit
+		}
+		if target == t.Commit {
+			continue // the same commit in both ranges: nothing to carry
+		}
+		plan.Pairs = append(plan.Pairs, CarryPair{From: t.Commit, To: target, Tasks: names})
+	}
+	return plan, nil
+}
+
+// statementTasks returns the (unit dir, task ID) and subject name of each
+// task-verification statement commit's note holds about commit, once each.
+func statementTasks(notes *gitref.NotesStore, commit gitref.Hash) ([][2]string, []string, error) {
+	note, err := notes.Note(commit)
+	if err != nil {
+		if isNoNote(err) {
+			return nil, nil, nil
+		}
+		return nil, nil, err
+	}
+	var tasks [][2]string
+	var names []string
+	seen := map[[2]string]bool{}
+	for _, l := range SplitNote(note) {
+		st, _, ok := LineStatement(l)
+		if !ok || st.PredicateType != predicate.PredicateType || st.Subjects[0].Digest["gitCommit"] != string(commit) {
+			continue
+		}
+		p, _ := st.Predicate.(map[string]any)
+		unit, _ := p["unit"].(map[string]any)
+		tk, _ := p["task"].(map[string]any)
+		dir, _ := unit["dir"].(string)
+		id, _ := tk["id"].(string)
+		k := [2]string{dir, id}
+		if id == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		tasks, names = append(tasks, k), append(names, st.Subjects[0].Name)
+	}
+	return tasks, names, nil
+}
+
+func isNoNote(err error) bool {
+	return errors.Is(err, gitref.ErrNoNote) || errors.Is(err, gitref.ErrNotesRefAbsent)
+}

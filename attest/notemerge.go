@@ -1,0 +1,302 @@
+package attest
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// NoteMerge is what [MergeNotes] made of two versions of one commit's note.
+type NoteMerge struct {
+	// Merged is the note to keep (ends with "\n").
+	Merged []byte
+	// Displaced are the owned lines of the ticks that lost a conflict, to be kept
+	// in the conflicts notes ref (docs/format.md#conflicting-statements-of-one-tick).
+	Displaced [][]byte
+	// Conflicts lists each tick both sides attested differently, in subject order.
+	Conflicts []NoteConflict
+}
+
+// NoteConflict is one tick (subject and task line) whose statements differ on
+// the two sides of a notes merge.
+type NoteConflict struct {
+	Subject string `json:"subject"`
+	// LineHash is the task.line_hash of the tick ("" when the statements do not
+	// name one).
+	LineHash string `json:"line_hash,omitempty"`
+	// Kept is the winning side's statements; Displaced the losing side's, moved
+	// to the conflicts notes ref.
+	Kept      StatementsSummary `json:"kept"`
+	Displaced StatementsSummary `json:"displaced"`
+	// KeptSide is "local" or "remote".
+	KeptSide string `json:"kept_side"`
+}
+
+// StatementsSummary names one tick's statements for a person: the verdict and
+// time of its task-verification statement, the keyids its envelopes name (a
+// hint, never trusted) and the SHA-256 of its payload, which names the signed
+// statement exactly.
+type StatementsSummary struct {
+	Verdict       string   `json:"verdict"`
+	Time          string   `json:"time"`
+	Signers       []string `json:"signers"`
+	PayloadSHA256 string   `json:"payload_sha256"`
+	Lines         int      `json:"lines"`
+}
+
+// String is "verdict V, time T, signed by K, statement sha256:D".
+func (s StatementsSummary) String() string {
+	signers := "unsigned"
+	if len(s.Signers) > 0 {
+		signers = "signed by " + strings.Join(s.Signers, ", ")
+	}
+	d := s.PayloadSHA256
+	if len(d) > 12 {
+		d = d[:12]
+	}
+	return fmt.Sprintf("verdict %s, time %s, %s, statement sha256:%s", orNone(s.Verdict), orNone(s.Time), signers, orNone(d))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+// MergeNotes merges two versions of one commit's note — the local one and the
+// remote one, met when `taskproof notes fetch|push` finds both sides changed
+// the notes ref — line by line (docs/format.md#merging-notes-between-clones):
+//
+//   - every local line taskproof does not own is kept, byte for byte and in
+//     order; a remote one is added after them unless the same bytes are there;
+//   - the owned lines ([OwnedTypes]) of a tick only one side has are kept: a
+//     tick is a subject and the task line its statements are about
+//     ([StatementLines]); owned lines of no known task line go with a subject
+//     only the remote side has;
+//   - for a tick both sides have with different owned lines, one side's lines
+//     are kept whole (a tick's statements are written together, never mixed)
+//     and the other's are returned in Displaced: the kept side is the one whose
+//     task-verification statement has the later `time`, and on equal times the
+//     one whose sorted lines have the smaller SHA-256. Every clone computes the
+//     same winner from the same two sides, so merges in any order converge.
+//
+// The result fails with [ErrNoteLimit] when it would exceed the note limits.
+func MergeNotes(local, remote []byte) (*NoteMerge, error) {
+	llines, rlines := SplitNote(local), SplitNote(remote)
+	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
+	localOwned := map[noteTick][][]byte{}
+	localSubject := map[string]bool{}
+	localAll := map[string]bool{}
+	for i, l := range llines {
+		localAll[string(l)] = true
+		if k := lkeys[i]; k.owned {
+			localOwned[k] = append(localOwned[k], l)
+			localSubject[k.subject] = true
+		}
+	}
+	remoteOwned := map[noteTick][][]byte{}
+	var remoteOrder []noteTick
+	for i, l := range rlines {
+		if k := rkeys[i]; k.owned {
+			if remoteOwned[k] == nil {
+				remoteOrder = append(remoteOrder, k)
+			}
+			remoteOwned[k] = append(remoteOwned[k], l)
+		}
+	}
+	res := &NoteMerge{}
+	// Decide every tick both sides hold differently.
+	remoteWins := map[noteTick]bool{}
+	for _, k := range remoteOrder {
+		lo, ro := localOwned[k], remoteOwned[k]
+		if lo == nil || sameLines(lo, ro) {
+			continue
+		}
+		c := NoteConflict{Subject: k.subject, LineHash: k.line}
+		if groupBefore(ro, lo) {
+			remoteWins[k] = true
+			c.KeptSide, c.Kept, c.Displaced = "remote", summarize(ro), summarize(lo)
+			res.Displaced = append(res.Displaced, lo...)
+		} else {
+			c.KeptSide, c.Kept, c.Displaced = "local", summarize(lo), summarize(ro)
+			res.Displaced = append(res.Displaced, ro...)
+		}
+		res.Conflicts = append(res.Conflicts, c)
+	}
+	sort.SliceStable(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Subject < res.Conflicts[j].Subject })
+
+	var out bytes.Buffer
+	n := 0
+	add := func(l []byte) {
+		out.Write(l)
+		out.WriteByte('\n')
+		n++
+	}
+	for i, l := range llines {
+		if k := lkeys[i]; k.owned && remoteWins[k] {
+			continue
+		}
+		add(l)
+	}
+	for i, l := range rlines {
+		k := rkeys[i]
+		switch {
+		case !k.owned:
+			if !localAll[string(l)] {
+				add(l)
+				localAll[string(l)] = true
+			}
+		case remoteWins[k]:
+			add(l)
+		case localOwned[k] == nil && (k.line != "" || !localSubject[k.subject]):
+			add(l)
+		}
+	}
+	if n > MaxNoteLines {
+		return nil, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	}
+	if out.Len() > MaxNoteSize {
+		return nil, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	}
+	res.Merged = out.Bytes()
+	return res, nil
+}
+
+// groupBefore reports whether tick statements a win over b
+// (docs/format.md#conflicting-statements-of-one-tick): the later
+// task-verification time first, then the smaller SHA-256 of the sorted lines.
+// It is a strict total order on distinct groups, so every clone picks the same.
+func groupBefore(a, b [][]byte) bool {
+	ta, tb := groupTime(a), groupTime(b)
+	if !ta.Equal(tb) {
+		return ta.After(tb)
+	}
+	return groupDigest(a) < groupDigest(b)
+}
+
+// groupTime is the latest task-verification `time` of a group (zero when none
+// parses).
+func groupTime(lines [][]byte) time.Time {
+	var best time.Time
+	for _, l := range lines {
+		st, _, ok := LineStatement(l)
+		if !ok || st.PredicateType != predicate.PredicateType {
+			continue
+		}
+		p, _ := st.Predicate.(map[string]any)
+		s, _ := p["time"].(string)
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(best) {
+			best = t
+		}
+	}
+	return best
+}
+
+// groupDigest is the SHA-256 of a group's lines sorted and joined by "\n".
+func groupDigest(lines [][]byte) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = string(l)
+	}
+	sort.Strings(s)
+	return SHA256Hex([]byte(strings.Join(s, "\n")))
+}
+
+// summarize names a tick's statements (see [StatementsSummary]).
+func summarize(lines [][]byte) StatementsSummary {
+	s := StatementsSummary{Lines: len(lines), Signers: []string{}}
+	seen := map[string]bool{}
+	for _, l := range lines {
+		l = bytes.TrimSuffix(l, []byte("\r"))
+		st, payload, ok := LineStatement(l)
+		if !ok {
+			continue
+		}
+		if IsBundle(l) {
+			if !seen["sigstore bundle"] {
+				seen["sigstore bundle"] = true
+				s.Signers = append(s.Signers, "sigstore bundle")
+			}
+		} else if env, err := DecodeEnvelope(l); err == nil {
+			for _, sig := range env.Signatures {
+				id := sig.KeyID
+				if id == "" {
+					id = "(no keyid)"
+				}
+				if !seen[id] {
+					seen[id] = true
+					s.Signers = append(s.Signers, id)
+				}
+			}
+		}
+		if st.PredicateType != predicate.PredicateType {
+			continue
+		}
+		p, _ := st.Predicate.(map[string]any)
+		s.Verdict, _ = p["verdict"].(string)
+		s.Time, _ = p["time"].(string)
+		s.PayloadSHA256 = SHA256Hex(payload)
+	}
+	return s
+}
+
+// UnionLines merges two versions of a conflicts note (a set of lines): every
+// distinct non-empty line of both, sorted by bytes, so that every clone writes
+// the same note from the same lines whatever the order of merges. Extra lines
+// (displaced by a merge) are added the same way.
+func UnionLines(notes ...[]byte) []byte {
+	set := map[string]bool{}
+	for _, n := range notes {
+		for _, l := range SplitNote(n) {
+			if len(bytes.TrimSpace(l)) > 0 {
+				set[string(l)] = true
+			}
+		}
+	}
+	lines := make([]string, 0, len(set))
+	for l := range set {
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	var out bytes.Buffer
+	for _, l := range lines {
+		out.WriteString(l)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+// TickSummary names the statements of one tick held in a note.
+type TickSummary struct {
+	Subject  string `json:"subject"`
+	LineHash string `json:"line_hash,omitempty"`
+	StatementsSummary
+}
+
+// SummarizeNote names the owned statements of each tick of a note (lines
+// taskproof does not own are left out), in subject order.
+func SummarizeNote(note []byte) []TickSummary {
+	lines := SplitNote(note)
+	keys := tickKeys(lines)
+	groups := map[noteTick][][]byte{}
+	var order []noteTick
+	for i, l := range lines {
+		if k := keys[i]; k.owned {
+			if groups[k] == nil {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], l)
+		}
+	}
+	out := make([]TickSummary, 0, len(order))
+	for _, k := range order {
+		out = append(out, TickSummary{Subject: k.subject, LineHash: k.line, StatementsSummary: summarize(groups[k])})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Subject < out[j].Subject })
+	return out
+}
