@@ -572,7 +572,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 		}
 		of, err := tc.parse(pr[0])
 		if err != nil {
-			return nil, nil, fmt.Errorf("commit %s: parsing %s at %s: %w", c.Hash, pr[0].path, p.Hash, err)
+			return nil, nil, tasksFileErr(Hash(c.Hash.String()), pr[0].path+" (at the parent "+p.Hash.String()+")", err)
 		}
 		var prev *parsedFile
 		if pr[0].unit == pr[1].unit {
@@ -580,7 +580,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 		}
 		nf, err := tc.parseAfter(pr[1], prev)
 		if err != nil {
-			return nil, nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, pr[1].path, err)
+			return nil, nil, tasksFileErr(Hash(c.Hash.String()), pr[1].path, err)
 		}
 		// A box-only change from of (reparseBoxes) can only tick or untick the
 		// tasks whose box changed; every other task line is of's.
@@ -626,7 +626,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 	for _, f := range added {
 		nf, err := tc.parse(f)
 		if err != nil {
-			return nil, nil, fmt.Errorf("commit %s: parsing %s: %w", c.Hash, f.path, err)
+			return nil, nil, tasksFileErr(Hash(c.Hash.String()), f.path, err)
 		}
 		for i := range nf.tasks {
 			nt := nf.task(i)
@@ -720,11 +720,11 @@ func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []t
 			}
 			of, err := tc.parse(olds[oi])
 			if err != nil {
-				return nil, nil, fmt.Errorf("parsing %s: %w", olds[oi].path, err)
+				return nil, nil, tasksFileErr("", olds[oi].path, err)
 			}
 			nf, err := tc.parse(n)
 			if err != nil {
-				return nil, nil, fmt.Errorf("parsing %s: %w", n.path, err)
+				return nil, nil, tasksFileErr("", n.path, err)
 			}
 			if s := similarity(of, nf); s >= 0.5 {
 				cands = append(cands, cand{oi, ni, s})

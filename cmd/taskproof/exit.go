@@ -88,3 +88,16 @@ func init() {
 		return 0, false
 	})
 }
+
+// A tasks file that cannot be read is bad input (exit 2) for the commands that
+// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what the
+// gate cannot judge fails it.
+func init() {
+	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
+		var tf *gitref.TasksFileError
+		if errors.As(err, &tf) {
+			return ExitUsage, true
+		}
+		return 0, false
+	})
+}

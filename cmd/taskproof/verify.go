@@ -180,6 +180,10 @@ Exit codes:
 	runE := c.RunE
 	c.RunE = func(c *cobra.Command, args []string) error {
 		err := runE(c, args)
+		var tf *gitref.TasksFileError
+		if errors.As(err, &tf) {
+			err = withCode(ExitFailure, fmt.Errorf("the gate fails: %w", err))
+		}
 		if err != nil {
 			writeErrorResult(c, err)
 		}

@@ -17,6 +17,8 @@ import (
 // errorKind names an exit code's class in machine-readable error results.
 func errorKind(code int) string {
 	switch code {
+	case ExitFailure:
+		return "unjudgeable_input"
 	case ExitUsage:
 		return "usage"
 	case ExitTrust:
@@ -37,7 +39,7 @@ func errorKind(code int) string {
 // exit code stays err's.
 func writeErrorResult(c *cobra.Command, err error) {
 	code := exitCode(err)
-	if isSilent(err) || code < ExitUsage || code > ExitGit {
+	if isSilent(err) || code < ExitFailure || code > ExitGit {
 		return
 	}
 	format, _ := c.Flags().GetString("format")
@@ -77,7 +79,7 @@ func writeErrorJSON(w io.Writer, code int, kind, msg string) error {
 		SchemaVersion int       `json:"schema_version"`
 		Conclusion    string    `json:"conclusion"`
 		Error         jsonError `json:"error"`
-	}{1, "error", jsonError{kind, code, msg}}
+	}{1, conclusionOf(code), jsonError{kind, code, msg}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
@@ -208,4 +210,14 @@ func appendText(path, s string) error {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}
 	return nil
+}
+
+// conclusionOf is the conclusion of a run that ended in an error with exit
+// code: "failure" for a gate that failed because it could not judge its input
+// (exit 1), "error" for the preconditions (exit 2–4).
+func conclusionOf(code int) string {
+	if code == ExitFailure {
+		return "failure"
+	}
+	return "error"
 }
