@@ -119,7 +119,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		if f == "json" {
 			for _, w := range res.Written {
 				for _, warn := range w.Warnings {
-					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", warn)
+					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
 				}
 			}
 			enc := json.NewEncoder(c.OutOrStdout())
@@ -219,7 +219,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		for _, res := range done {
 			for _, w := range res.Written {
 				for _, warn := range w.Warnings {
-					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", warn)
+					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
 				}
 			}
 		}

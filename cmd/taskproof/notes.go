@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/verify"
 )
 
 func init() {
@@ -168,12 +169,12 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		for _, x := range cl {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
 				"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(x.Commit)), x.Subject, remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, opts.ConflictsRef, cref, x.Commit)
+				short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, opts.ConflictsRef, cref, x.Commit)
 		}
 		for _, x := range arrived {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
 				"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(x.Commit)), x.Subject, x.Displaced, opts.ConflictsRef, cref, x.Commit)
+				short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), x.Displaced, opts.ConflictsRef, cref, x.Commit)
 		}
 		if f == "json" {
 			enc := json.NewEncoder(c.OutOrStdout())
@@ -269,7 +270,7 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 				return nil, err
 			}
 			for _, x := range m.Conflicts {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", x.Subject, x.KeptSide, x.Kept)
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", verify.Printable(x.Subject), x.KeptSide, x.Kept)
 			}
 			return m.Merged, nil
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/verify"
 )
 
 func init() {
@@ -197,7 +198,9 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 			notes = append(notes, t.Irregular)
 		}
 		note := strings.Join(notes, "; ")
-		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], path, t.Line, t.TaskID, t.LineHash[:min(12, len(t.LineHash))], note)
+		// Paths, IDs and notes come from the repository: escaped as in every text report
+		// (docs/format.md#control-characters-in-reports).
+		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], verify.Printable(path), t.Line, verify.Printable(t.TaskID), t.LineHash[:min(12, len(t.LineHash))], verify.Printable(note))
 	}
 	return tw.Flush()
 }
