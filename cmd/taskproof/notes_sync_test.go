@@ -345,7 +345,7 @@ func TestNotesSyncSkipRecords(t *testing.T) {
 	w.t = t
 	alice, bob, carol := g.clone("alice"), g.clone("bob"), g.clone("carol")
 	skip := func(d, by string) {
-		w.run(d, 0, "attest", "decide", "--commit", g.y, "--task", "T004", "--verdict", "skipped", "--by", by, "--reason", "not this release, says "+by)
+		w.run(d, 0, "attest", "decide", "--commit", g.y, "--task", "T004", "--verdict", "skipped", "--by", by, "--reason", "not this release, says "+by, "--unsigned")
 	}
 	skip(alice, "alice")
 	w.run(alice, 0, "notes", "push")

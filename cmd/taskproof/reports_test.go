@@ -246,7 +246,7 @@ func TestTickFromReportsVerdicts(t *testing.T) {
 	if out, code := r.verify(t); code != 0 {
 		t.Fatalf("verify --branch: exit %d\n%s", code, out)
 	}
-	stdout, stderr, code := r.taskproof(t, "attest", "tick", "--dry-run", "--format", "json", "--verdict", "regression_only",
+	stdout, stderr, code := r.taskproof(t, "attest", "tick", "--dry-run", "--force", "--format", "json", "--verdict", "regression_only",
 		"--test-report", "red="+r.red, "--test-report", "green="+r.green)
 	if code != 0 || !strings.Contains(compact(t, stdout), `"regression":{"implemented_by":null,"reason":"already_passing"}`) {
 		t.Errorf("--verdict regression_only takes the reports' reason: exit %d\n%s", code, stderr)
