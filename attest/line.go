@@ -5,7 +5,7 @@ import "bytes"
 // LineKind is what one note line holds, as [DecodeLine] reads it.
 type LineKind int
 
-// The kinds of note line (docs/format.md#storage, docs/format.md#limits).
+// The kinds of note line (docs/format.md#note-lines).
 const (
 	// LineMalformed is a line that is neither a DSSE envelope nor a Sigstore
 	// bundle within the limits: Line.Err says why.
@@ -21,7 +21,7 @@ const (
 	LineBundle
 	// LineForeign is a well-formed DSSE envelope, or Sigstore bundle, with
 	// another payloadType: another tool's line. Writers keep it byte for byte;
-	// the verifier reports it (docs/format.md#choices-where-the-brief-leaves-room).
+	// the verifier reports it (docs/format.md#note-lines).
 	// Line.Err is its [*PayloadTypeError].
 	LineForeign
 )
@@ -57,7 +57,7 @@ type Line struct {
 	Err error
 }
 
-// DecodeLine decodes one untrusted note line (docs/format.md#storage): a
+// DecodeLine decodes one untrusted note line (docs/format.md#note-lines): a
 // Sigstore bundle when [IsBundle] says it claims to be one (read with
 // [DecodeBundle]), else a DSSE envelope ([DecodeEnvelope]), both within the
 // limits of docs/format.md#limits; then the payloadType is checked
