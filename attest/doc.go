@@ -7,6 +7,10 @@
 // §9, standard or URL-safe base64 with or without padding); [Envelope.MarshalJSON]
 // writes the SPEC §5 form. Every decoding failure matches [ErrMalformed].
 //
+// Note lines (line.go): [DecodeLine] reads one note line as every reader
+// should — a DSSE envelope, a Sigstore bundle holding one, another tool's
+// (foreign) line, a blank or a malformed one (docs/format.md#note-lines).
+//
 // Signers (signer*.go): a [Signer] signs the DSSE pre-authentication encoding
 // (PAE) of a payload in-process, never by running ssh-keygen or gpg. Three kinds
 // exist, as SPEC §5 lists them: SSH ([NewSSHSigner], [NewSSHAgentSigner]),

@@ -57,24 +57,18 @@ func ShowNote(note []byte) []ShownLine {
 	var out []ShownLine
 	for i, raw := range SplitNote(note) {
 		l := ShownLine{Line: i + 1, Signatures: []ShownSignature{}}
-		raw = bytes.TrimSuffix(raw, []byte("\r"))
-		var env *Envelope
-		var err error
-		if IsBundle(raw) {
-			var b *Bundle
-			if b, err = DecodeBundle(raw); err == nil {
-				env = b.Envelope
-				l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer}
-				if b.TlogIndex >= 0 {
-					i := b.TlogIndex
-					l.Bundle.TlogIndex = &i
-				}
+		dl := DecodeLine(raw)
+		if b := dl.Bundle; b != nil {
+			l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer}
+			if b.TlogIndex >= 0 {
+				i := b.TlogIndex
+				l.Bundle.TlogIndex = &i
 			}
-		} else {
-			env, err = DecodeEnvelope(raw)
 		}
-		if err != nil {
-			l.Error = err.Error()
+		// A foreign line (another payloadType) is shown as far as it decodes.
+		env := dl.Envelope
+		if env == nil {
+			l.Error = dl.Err.Error()
 			out = append(out, l)
 			continue
 		}

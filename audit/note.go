@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"bytes"
 	"fmt"
 	"time"
 
@@ -32,10 +31,12 @@ func (rd *reader) problem(commit gitref.Hash, line int, msg string) {
 	rd.problems = append(rd.problems, Problem{Commit: commit, NoteLine: line, Message: msg})
 }
 
-// readNote reads every line of commit's note (SPEC §2: JSON Lines of DSSE
-// envelopes, order not significant). Lines that are not task-verification
-// statements (test-result, VSA, other tools' lines) are skipped; lines that do not
-// decode are problems. Nothing is verified here.
+// readNote reads every line of commit's note (docs/format.md#storage: JSON
+// Lines of DSSE envelopes, or Sigstore bundles holding one, order not
+// significant; each read by attest.DecodeLine). Lines that are not
+// task-verification statements (test-result, VSA, other tools' statements) are
+// skipped; lines that do not decode, or have another payloadType, are problems.
+// Nothing is verified here.
 func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 	rd.annotated = append(rd.annotated, commit)
 	lines := attest.SplitNote(note)
@@ -46,19 +47,17 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 	var seen map[string]int // subject name and line hash → row index, for duplicates; made at the note's second row
 	for i, raw := range lines {
 		n := i + 1
-		raw = bytes.TrimSuffix(raw, []byte("\r"))
-		if len(bytes.TrimSpace(raw)) == 0 {
+		// A DSSE envelope or a Sigstore bundle holding one; a blank line is
+		// no line, a malformed or foreign one a problem.
+		dl := attest.DecodeLine(raw)
+		switch dl.Kind {
+		case attest.LineBlank:
+			continue
+		case attest.LineMalformed, attest.LineForeign:
+			rd.problem(commit, n, dl.Err.Error())
 			continue
 		}
-		env, err := attest.DecodeEnvelope(raw)
-		if err != nil {
-			rd.problem(commit, n, err.Error())
-			continue
-		}
-		if err := env.CheckPayloadType(); err != nil {
-			rd.problem(commit, n, err.Error())
-			continue
-		}
+		env := dl.Envelope
 		st, err := attest.DecodeStatement(env.Payload)
 		if err != nil {
 			rd.problem(commit, n, err.Error())

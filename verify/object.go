@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -182,16 +181,6 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 	return rs, nil
 }
 
-// mayBeBundle is false for a note line attest.IsBundle is certain to refuse,
-// without decoding it (IsBundle parses the whole line with encoding/json; a
-// DSSE line is most of the notes): one naming no "mediaType" anywhere, not
-// even through a \u escape. IsBundle wants a top-level member named exactly
-// mediaType, or, for a line that is not JSON, the text "mediaType" quoted;
-// only a \u escape can spell a letter of a member name differently.
-func mayBeBundle(line []byte) bool {
-	return bytes.Contains(line, []byte("mediaType")) || bytes.Contains(line, []byte(`\u`))
-}
-
 // verifyNote runs SPEC §7's checks over one note's lines.
 func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
 	lines := attest.SplitNote(note)
@@ -203,21 +192,23 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 	groups := map[string][]*entry{}
 	at := v.at()
 	for i, raw := range lines {
-		raw = bytes.TrimSuffix(raw, []byte("\r"))
-		if len(bytes.TrimSpace(raw)) == 0 {
+		dl := attest.DecodeLine(raw)
+		if dl.Kind == attest.LineBlank {
 			continue
 		}
 		field := fmt.Sprintf("line %d", i+1)
-		// 1. The line parses (limits, strict JSON); a Sigstore bundle line is
-		//    decoded and its signature checked by sigstore.go (SPEC §5 item 4).
-		var env *attest.Envelope
+		// 1. The line parses (limits, strict JSON); a Sigstore bundle line's
+		//    signature is checked by sigstore.go (SPEC §5 item 4), and a
+		//    bundle it refuses is malformed.
 		var sigs *SignaturesResult
 		var err error
-		if mayBeBundle(raw) && attest.IsBundle(raw) {
-			env, sigs, err = v.bundleLine(raw)
-		} else {
-			env, err = attest.DecodeEnvelope(raw)
+		switch {
+		case dl.Kind == attest.LineMalformed:
+			err = dl.Err
+		case dl.Bundle != nil:
+			sigs, err = VerifyBundle(dl.Bundle, v.Trust)
 		}
+		env := dl.Envelope
 		if err != nil {
 			noteReasons = append(noteReasons, Reason{Code: CodeLineMalformed, Field: field, Message: err.Error(), Outcome: Malformed})
 			continue

@@ -304,21 +304,6 @@ func describe(b *attest.Bundle) string {
 // bundle never needs.
 type emptyMaterial struct{ root.BaseTrustedMaterial }
 
-// bundleLine decodes a Sigstore bundle note line and checks its signature: the
-// DSSE envelope it holds then goes through SPEC §7's checks like a DSSE line's.
-// The error (a malformed bundle) matches [attest.ErrMalformed].
-func (v *Verifier) bundleLine(raw []byte) (*attest.Envelope, *SignaturesResult, error) {
-	b, err := attest.DecodeBundle(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	sigs, err := VerifyBundle(b, v.Trust)
-	if err != nil {
-		return nil, nil, err
-	}
-	return b.Envelope, sigs, nil
-}
-
 func hasTimestamps(b *attest.Bundle) bool {
 	ts, err := b.Parsed.Timestamps()
 	return err == nil && len(ts) > 0

@@ -1,12 +1,8 @@
-package verify
+package attest
 
-import (
-	"testing"
+import "testing"
 
-	"github.com/taskproof/taskproof/attest"
-)
-
-// mayBeBundleCases are note lines with what attest.IsBundle says of them.
+// mayBeBundleCases are note lines with what IsBundle says of them.
 var mayBeBundleCases = []struct {
 	name   string
 	line   string
@@ -29,7 +25,7 @@ var mayBeBundleCases = []struct {
 func TestMayBeBundle(t *testing.T) {
 	for _, tt := range mayBeBundleCases {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := attest.IsBundle([]byte(tt.line)); got != tt.bundle {
+			if got := IsBundle([]byte(tt.line)); got != tt.bundle {
 				t.Fatalf("IsBundle = %v, want %v (the table is out of date)", got, tt.bundle)
 			}
 			if tt.bundle && !mayBeBundle([]byte(tt.line)) {
@@ -42,13 +38,13 @@ func TestMayBeBundle(t *testing.T) {
 	}
 }
 
-// FuzzMayBeBundle: mayBeBundle is false only where attest.IsBundle is false.
+// FuzzMayBeBundle: mayBeBundle is false only where IsBundle is false.
 func FuzzMayBeBundle(f *testing.F) {
 	for _, tt := range mayBeBundleCases {
 		f.Add([]byte(tt.line))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		if !mayBeBundle(line) && attest.IsBundle(line) {
+		if !mayBeBundle(line) && IsBundle(line) {
 			t.Fatalf("mayBeBundle refuses %q, which IsBundle takes for a bundle", line)
 		}
 	})

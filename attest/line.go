@@ -1,0 +1,101 @@
+package attest
+
+import "bytes"
+
+// LineKind is what one note line holds, as [DecodeLine] reads it.
+type LineKind int
+
+// The kinds of note line (docs/format.md#note-lines).
+const (
+	// LineMalformed is a line that is neither a DSSE envelope nor a Sigstore
+	// bundle within the limits: Line.Err says why.
+	LineMalformed LineKind = iota
+	// LineBlank is a line of whitespace only. Readers of statements skip it;
+	// Line.Err is what decoding it as an envelope says, for displays that
+	// show every line.
+	LineBlank
+	// LineEnvelope is a DSSE envelope whose payloadType is [PayloadType].
+	LineEnvelope
+	// LineBundle is a Sigstore bundle whose dsseEnvelope has payloadType
+	// [PayloadType].
+	LineBundle
+	// LineForeign is a well-formed DSSE envelope, or Sigstore bundle, with
+	// another payloadType: another tool's line. Writers keep it byte for byte;
+	// the verifier reports it (docs/format.md#note-lines).
+	// Line.Err is its [*PayloadTypeError].
+	LineForeign
+)
+
+// String returns the kind's name: "malformed", "blank", "envelope", "bundle"
+// or "foreign".
+func (k LineKind) String() string {
+	switch k {
+	case LineBlank:
+		return "blank"
+	case LineEnvelope:
+		return "envelope"
+	case LineBundle:
+		return "bundle"
+	case LineForeign:
+		return "foreign"
+	}
+	return "malformed"
+}
+
+// Line is one decoded note line. Nothing in it is verified.
+type Line struct {
+	Kind LineKind
+	// Envelope is the DSSE envelope the line holds (a bundle's dsseEnvelope);
+	// nil for a malformed or blank line.
+	Envelope *Envelope
+	// Bundle is the Sigstore bundle, for a bundle line (of kind LineBundle,
+	// or LineForeign when its payloadType is another); nil otherwise.
+	Bundle *Bundle
+	// Err is why the line is not taskproof's to read: it matches
+	// [ErrMalformed] for every kind but LineEnvelope and LineBundle (nil
+	// there), and also [ErrPayloadType] for LineForeign.
+	Err error
+}
+
+// DecodeLine decodes one untrusted note line (docs/format.md#note-lines): a
+// Sigstore bundle when [IsBundle] says it claims to be one (read with
+// [DecodeBundle]), else a DSSE envelope ([DecodeEnvelope]), both within the
+// limits of docs/format.md#limits; then the payloadType is checked
+// ([Envelope.CheckPayloadType]). One "\r" at the end (a CRLF note) is not part
+// of the line. Nothing is verified, no statement is decoded: see
+// [DecodeStatement] for the envelope's payload.
+func DecodeLine(line []byte) Line {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	if len(bytes.TrimSpace(line)) == 0 {
+		_, err := DecodeEnvelope(line)
+		return Line{Kind: LineBlank, Err: err}
+	}
+	var l Line
+	if mayBeBundle(line) && IsBundle(line) {
+		b, err := DecodeBundle(line)
+		if err != nil {
+			return Line{Err: err}
+		}
+		l = Line{Kind: LineBundle, Envelope: b.Envelope, Bundle: b}
+	} else {
+		env, err := DecodeEnvelope(line)
+		if err != nil {
+			return Line{Err: err}
+		}
+		l = Line{Kind: LineEnvelope, Envelope: env}
+	}
+	if err := l.Envelope.CheckPayloadType(); err != nil {
+		l.Kind, l.Err = LineForeign, err
+	}
+	return l
+}
+
+// mayBeBundle is false for a note line IsBundle is certain to refuse, without
+// decoding it (IsBundle parses the whole line with encoding/json; a DSSE line
+// is most of the notes): one naming no "mediaType" anywhere, not even through
+// a \u escape. IsBundle wants a top-level member named exactly mediaType, or,
+// for a line that is not JSON, the text "mediaType" quoted; only a \u escape
+// can spell a letter of a member name differently.
+func mayBeBundle(line []byte) bool {
+	return bytes.Contains(line, []byte("mediaType")) || bytes.Contains(line, []byte(`\u`))
+}
