@@ -30,7 +30,7 @@ func TestAttestTickSafely(t *testing.T) {
 		t.Fatalf("first attest: exit %d: %s", code, stderr)
 	}
 	before := r.note(t, r.c1)
-	_, stderr, code = r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T001", "--verdict", "verified")
+	_, stderr, code = r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T001", "--verdict", "verified", "--signer", "ssh", "--key", key)
 	for _, want := range []string{"already holds statements for 001-cli/T001", "verdict regression_only", "signed by ", "--force"} {
 		if code != 2 || !strings.Contains(stderr, want) {
 			t.Errorf("second attest: exit %d, stderr %q; want exit 2 mentioning %q", code, stderr, want)
@@ -43,11 +43,11 @@ func TestAttestTickSafely(t *testing.T) {
 		t.Fatal("a refused attest tick changed the note")
 	}
 	// Another task of the same commit is not refused.
-	if _, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T002", "--verdict", "verified"); code != 0 {
+	if _, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T002", "--verdict", "verified", "--signer", "ssh", "--key", key); code != 0 {
 		t.Fatalf("other task: exit %d: %s", code, stderr)
 	}
 	mid := r.note(t, r.c1)
-	if _, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T001", "--verdict", "verified", "--force"); code != 0 {
+	if _, stderr, code := r.taskproof(t, nil, "attest", "tick", "--commit", r.c1, "--task", "T001", "--verdict", "verified", "--force", "--signer", "ssh", "--key", key); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}
 	if after := r.note(t, r.c1); after == mid || strings.Count(after, "\n") != strings.Count(mid, "\n") || strings.Contains(after, strings.SplitN(before, "\n", 2)[0]) {
@@ -64,7 +64,7 @@ func TestAttestTickSafely(t *testing.T) {
 		t.Fatal(err)
 	}
 	testenv.Git(t, r.dir, "commit", "-q", "--allow-empty", "-m", "nothing ticked")
-	_, stderr, code = r.taskproof(t, nil, "attest", "tick", "--verdict", "verified")
+	_, stderr, code = r.taskproof(t, nil, "attest", "tick", "--verdict", "verified", "--signer", "ssh", "--key", key)
 	if code != 2 || !strings.Contains(stderr, "not committed") || !strings.Contains(stderr, "specs/001-cli/tasks.md:") || !strings.Contains(stderr, "T004") {
 		t.Errorf("uncommitted tick: exit %d, stderr %q; want exit 2 naming the work tree's tick", code, stderr)
 	}
