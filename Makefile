@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test bench bench-gate fuzz demo vet fmt lint clean
+.PHONY: all build test bench bench-gate bench-scaling fuzz demo vet fmt lint clean
 
 all: build
 
@@ -28,6 +28,12 @@ bench: build
 # takes minutes; BENCH_GATE_BASELINE=0 skips it.
 bench-gate: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench 'Gate|Branch$$' -benchtime 1x -benchmem -timeout 60m ./verify/
+
+# The scaling benchmark alone (docs/benchmarks.md#scaling-before): 1k, 10k and
+# 50k generated ticks; TASKPROOF_BENCH_50K=0 leaves 50k out, TASKPROOF_BENCH_100K=1
+# adds 100k.
+bench-scaling: build
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench Scaling -benchtime 1x -timeout 60m ./verify/
 
 # Runs every fuzz target for FUZZTIME each (go test allows one target per run).
 fuzz:

@@ -82,11 +82,36 @@ func fiData(w *bufio.Writer, s string) { fmt.Fprintf(w, "data %d\n%s\n", len(s),
 // exported (mark number → object id).
 func fastImport(tb testing.TB, dir string, stream []byte, args ...string) map[int]string {
 	tb.Helper()
+	return fastImportStream(tb, dir, func(w *bufio.Writer) error {
+		_, err := w.Write(stream)
+		return err
+	}, args...)
+}
+
+// fastImportStream runs `git fast-import` in dir on what write writes to its
+// standard input (through a pipe: a 50,000-commit stream is never held in
+// memory whole) and returns the marks it exported (mark number → object id).
+func fastImportStream(tb testing.TB, dir string, write func(w *bufio.Writer) error, args ...string) map[int]string {
+	tb.Helper()
 	marks := filepath.Join(dir, ".git", "benchrepo-marks")
 	cmd := exec.Command(testenv.LookPath(tb, "git"), append([]string{"fast-import", "--quiet", "--export-marks=" + marks}, args...)...)
-	cmd.Dir, cmd.Env, cmd.Stdin = dir, testenv.GitEnv(), bytes.NewReader(stream)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("benchrepo: git fast-import: %v\n%s", err, out)
+	var out bytes.Buffer
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = dir, testenv.GitEnv(), &out, &out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatalf("benchrepo: git fast-import: %v", err)
+	}
+	w := bufio.NewWriterSize(stdin, 1<<20)
+	werr := write(w)
+	if werr == nil {
+		werr = w.Flush()
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil || werr != nil {
+		tb.Fatalf("benchrepo: git fast-import: %v (writing the stream: %v)\n%s", err, werr, out.Bytes())
 	}
 	mb, err := os.ReadFile(marks)
 	if err != nil {
@@ -109,43 +134,50 @@ func fastImport(tb testing.TB, dir string, stream []byte, args ...string) map[in
 
 // NewHistory creates, in the new directory dir, a repository of units spec-kit
 // units (specs/NNN-u/tasks.md) of tasks tasks each, every task ticked in its own
-// commit, units one after another. It takes about a second for 10,000 ticks.
+// commit, units one after another. It takes 1–6 s for 10,000 ticks (100 or 500
+// tasks a unit; more on a loaded machine);
+// the fast-import stream is written through a pipe, each unit's tasks file
+// built once and its boxes ticked in place, so 50,000 ticks of 500-task files
+// (750 MB of stream) need no more memory than one file.
 func NewHistory(tb testing.TB, dir string, units, tasks int) *History {
 	tb.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
 	testenv.Git(tb, dir, "init", "-q", "-b", "main")
-	var buf bytes.Buffer
-	w := bufio.NewWriter(&buf)
 	when := Epoch.Unix()
-	fmt.Fprintf(w, "commit refs/heads/main\nmark :1\ncommitter Dev <dev@example.invalid> %d +0000\n", when)
-	fiData(w, "spec")
-	for u := 0; u < units; u++ {
-		fmt.Fprintf(w, "M 100644 inline specs/%s/tasks.md\n", Feature(u))
-		fiData(w, TasksFile(u, tasks, 0))
-	}
 	mark := 1
-	for u := 0; u < units; u++ {
-		for i := 1; i <= tasks; i++ {
-			mark++
-			fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Dev <dev@example.invalid> %d +0000\n", mark, when+int64(mark))
-			fiData(w, fmt.Sprintf("T%03d of %d", i, u))
-			fmt.Fprintf(w, "from :%d\nM 100644 inline specs/%s/tasks.md\n", mark-1, Feature(u))
-			fiData(w, TasksFile(u, tasks, i))
+	ids := fastImportStream(tb, dir, func(w *bufio.Writer) error {
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :1\ncommitter Dev <dev@example.invalid> %d +0000\n", when)
+		fiData(w, "spec")
+		for u := 0; u < units; u++ {
+			fmt.Fprintf(w, "M 100644 inline specs/%s/tasks.md\n", Feature(u))
+			fiData(w, TasksFile(u, tasks, 0))
 		}
-	}
-	if err := w.Flush(); err != nil {
-		tb.Fatal(err)
-	}
-	ids := fastImport(tb, dir, buf.Bytes())
-	trees := map[string]string{}
+		for u := 0; u < units; u++ {
+			file, boxes := openTasksFile(u, tasks)
+			for i := 1; i <= tasks; i++ {
+				mark++
+				file[boxes[i-1]] = 'x' // now TasksFile(u, tasks, i)
+				fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Dev <dev@example.invalid> %d +0000\n", mark, when+int64(mark))
+				fiData(w, fmt.Sprintf("T%03d of %d", i, u))
+				fmt.Fprintf(w, "from :%d\nM 100644 inline specs/%s/tasks.md\n", mark-1, Feature(u))
+				fmt.Fprintf(w, "data %d\n", len(file))
+				w.Write(file)
+				if err := w.WriteByte('\n'); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	trees := make(map[string]string, units*tasks)
 	for _, line := range strings.Split(testenv.Git(tb, dir, "log", "--format=%H %T", "main"), "\n") {
 		if c, t, ok := strings.Cut(strings.TrimSpace(line), " "); ok {
 			trees[c] = t
 		}
 	}
-	h := &History{Dir: dir, Units: units, Tasks: tasks, Root: ids[1], Head: ids[mark]}
+	h := &History{Dir: dir, Units: units, Tasks: tasks, Root: ids[1], Head: ids[mark], Ticks: make([]Tick, 0, units*tasks)}
 	mark = 1
 	for u := 0; u < units; u++ {
 		for i := 1; i <= tasks; i++ {
@@ -157,6 +189,22 @@ func NewHistory(tb testing.TB, dir string, units, tasks int) *History {
 		}
 	}
 	return h
+}
+
+// openTasksFile is TasksFile(u, tasks, 0) and the offset of each task's box
+// character (the space between the brackets), task 1 first.
+func openTasksFile(u, tasks int) ([]byte, []int) {
+	file := []byte(TasksFile(u, tasks, 0))
+	boxes := make([]int, 0, tasks)
+	for off := 0; ; {
+		i := bytes.Index(file[off:], []byte("\n- [ ] "))
+		if i < 0 {
+			break
+		}
+		boxes = append(boxes, off+i+4)
+		off += i + 1
+	}
+	return file, boxes
 }
 
 // WriteNotes writes notes (commit id → note text) as the one commit of ref
@@ -178,6 +226,48 @@ func (h *History) WriteNotes(tb testing.TB, notes map[string][]byte) {
 		tb.Fatal(err)
 	}
 	fastImport(tb, h.Dir, buf.Bytes(), "--force") // replaces the ref's history
+}
+
+// WriteSignedNotes writes, as WriteNotes does, the notes SignedNotes returns,
+// without holding them all: ticks are signed a batch at a time (on all cores)
+// and each batch is streamed to fast-import before the next is signed, so a
+// 100,000-tick history needs the memory of one batch.
+func (h *History) WriteSignedNotes(tb testing.TB, signer attest.Signer) {
+	tb.Helper()
+	const batch = 1024
+	notes := make([][]byte, batch)
+	errs := make([]error, batch)
+	n := runtime.GOMAXPROCS(0)
+	fastImportStream(tb, h.Dir, func(w *bufio.Writer) error {
+		fmt.Fprintf(w, "commit %s\nmark :1\ncommitter taskproof <taskproof@users.noreply.invalid> %d +0000\n", NotesRef, Epoch.Unix())
+		fiData(w, "notes")
+		w.WriteString("deleteall\n")
+		for start := 0; start < len(h.Ticks); start += batch {
+			ticks := h.Ticks[start:min(start+batch, len(h.Ticks))]
+			var wg sync.WaitGroup
+			for k := 0; k < n; k++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := k; i < len(ticks); i += n {
+						notes[i], errs[i] = ticks[i].signedNote(signer)
+					}
+				}()
+			}
+			wg.Wait()
+			for i, t := range ticks {
+				if errs[i] != nil {
+					return fmt.Errorf("note of %s: %w", t.Commit, errs[i])
+				}
+				fmt.Fprintf(w, "N inline %s\ndata %d\n", t.Commit, len(notes[i]))
+				w.Write(notes[i])
+				if err := w.WriteByte('\n'); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}, "--force")
 }
 
 // Predicate builds tick t's revision 3 regression_only predicate with
@@ -289,6 +379,70 @@ func ReportCPU(b *testing.B) func() {
 	}
 }
 
+// Measurement is what Measure reads of one finished command.
+type Measurement struct {
+	Wall time.Duration
+	// CPU is the child's user plus system time (GNU time's %U + %S, 10 ms
+	// resolution; without /usr/bin/time, wait4's, which is the child's own).
+	CPU time.Duration
+	// MaxRSSKiB is the child's peak resident set size in KiB; Exact is false
+	// when it is wait4's figure (see RunMeasured).
+	MaxRSSKiB int64
+	Exact     bool
+}
+
+// Measure runs cmd (its Stdout, Stderr, Dir and Env set by the caller), as
+// RunMeasured does, and returns its wall time, CPU time and peak RSS.
+func Measure(cmd *exec.Cmd) (Measurement, error) {
+	var m Measurement
+	gnuTime, lookErr := exec.LookPath("/usr/bin/time")
+	var out string
+	if lookErr == nil {
+		f, err := os.CreateTemp("", "taskproof-rss-*")
+		if err != nil {
+			return m, err
+		}
+		out = f.Name()
+		f.Close()
+		defer os.Remove(out)
+		cmd.Args = append([]string{gnuTime, "-f", "%M %U %S", "-o", out, cmd.Path}, cmd.Args[1:]...)
+		cmd.Path = gnuTime
+	}
+	start := time.Now()
+	runErr := cmd.Run()
+	m.Wall = time.Since(start)
+	// A command that ran and exited non-zero (a failing gate) is measured too;
+	// its *exec.ExitError is returned with the figures.
+	var exit *exec.ExitError
+	if runErr != nil && !errors.As(runErr, &exit) {
+		return m, runErr
+	}
+	if out == "" {
+		m.MaxRSSKiB = childMaxRSS(cmd.ProcessState)
+		m.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+		return m, runErr
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		return m, err
+	}
+	// The last line is ours; GNU time writes "Command exited …" lines before it.
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	fields := strings.Fields(lines[len(lines)-1])
+	if len(fields) != 3 {
+		return m, fmt.Errorf("/usr/bin/time wrote %q, not \"maxrss user sys\"", b)
+	}
+	kb, err1 := strconv.ParseInt(fields[0], 10, 64)
+	user, err2 := strconv.ParseFloat(fields[1], 64)
+	sys, err3 := strconv.ParseFloat(fields[2], 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return m, fmt.Errorf("/usr/bin/time wrote %q, not \"maxrss user sys\"", b)
+	}
+	m.MaxRSSKiB, m.Exact = kb, true
+	m.CPU = time.Duration((user + sys) * float64(time.Second))
+	return m, runErr
+}
+
 // RunMeasured runs cmd (its Stdout, Stderr, Dir and Env set by the caller) and
 // returns its wall time and peak resident set size in KiB. The peak is read by
 // GNU time (/usr/bin/time -f %M), which forks the command from its own small
@@ -300,38 +454,30 @@ func ReportCPU(b *testing.B) func() {
 // exact false. A command that ran and exited non-zero is measured too: err is
 // then its *exec.ExitError.
 func RunMeasured(cmd *exec.Cmd) (wall time.Duration, maxrssKiB int64, exact bool, err error) {
-	gnuTime, lookErr := exec.LookPath("/usr/bin/time")
-	var out string
-	if lookErr == nil {
-		f, err := os.CreateTemp("", "taskproof-rss-*")
-		if err != nil {
-			return 0, 0, false, err
-		}
-		out = f.Name()
-		f.Close()
-		defer os.Remove(out)
-		cmd.Args = append([]string{gnuTime, "-f", "%M", "-o", out, cmd.Path}, cmd.Args[1:]...)
-		cmd.Path = gnuTime
-	}
-	start := time.Now()
-	runErr := cmd.Run()
-	wall = time.Since(start)
-	var exit *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &exit) {
-		return wall, 0, false, runErr
-	}
-	if out != "" {
-		b, err := os.ReadFile(out)
-		if err != nil {
-			return wall, 0, false, err
-		}
-		fields := strings.Fields(string(b))
-		if len(fields) > 0 {
-			if kb, err := strconv.ParseInt(fields[len(fields)-1], 10, 64); err == nil {
-				return wall, kb, true, runErr
+	m, err := Measure(cmd)
+	return m.Wall, m.MaxRSSKiB, m.Exact, err
+}
+
+// AddTickBranch writes, on branch (created from Head), two commits: one adding
+// specs/999-attest/tasks.md with one open task T001, and the tick commit
+// ticking it, which it returns: a tick for `attest tick` at the tip of the
+// whole history.
+func (h *History) AddTickBranch(tb testing.TB, branch string) string {
+	tb.Helper()
+	when := Epoch.Unix() + int64(len(h.Ticks)) + 10
+	ids := fastImportStream(tb, h.Dir, func(w *bufio.Writer) error {
+		for i, box := range []string{" ", "x"} {
+			fmt.Fprintf(w, "commit refs/heads/%s\nmark :%d\ncommitter Dev <dev@example.invalid> %d +0000\n", branch, i+1, when+int64(i))
+			fiData(w, "attest "+box)
+			if i == 0 {
+				fmt.Fprintf(w, "from %s\n", h.Head)
+			} else {
+				w.WriteString("from :1\n")
 			}
+			w.WriteString("M 100644 inline specs/999-attest/tasks.md\n")
+			fiData(w, fmt.Sprintf("# Tasks\n\n## Phase 1\n\n- [%s] T001 Attested at the tip\n", box))
 		}
-		return wall, 0, false, fmt.Errorf("/usr/bin/time wrote %q, not a size", b)
-	}
-	return wall, childMaxRSS(cmd.ProcessState), false, runErr
+		return nil
+	})
+	return ids[2]
 }
