@@ -77,6 +77,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				writeReasons(&b, t.Reasons)
 			}
 			writePolicy(&b, t.Policy)
+			for _, wr := range t.Warnings {
+				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
+			}
 		}
 		for _, u := range rep.Unticks {
 			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), u.Path, u.Line, u.Task)
@@ -118,7 +121,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			writeReasons(&b, o.Reasons)
 			writePolicy(&b, o.Policy)
 			for _, wr := range o.Warnings {
-				fmt.Fprintf(&b, "    warning: %s %s\n", wr.Code, wr.Message)
+				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
 			}
 			if len(o.NewerFields) > 0 {
 				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", strings.Join(o.NewerFields, ", "))
@@ -128,7 +131,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	for _, r := range rep.Policy {
 		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), policyText(r))
 	}
-	if line := summaryText(rep); line != "" {
+	if line := strings.Trim(summaryText(rep)+", "+warningSummary(rep), ", "); line != "" {
 		fmt.Fprintf(&b, "summary: %s\n", line)
 	}
 	concl := rep.Conclusion
