@@ -349,6 +349,9 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		rep.Ticks = append(rep.Ticks, tr)
 	}
+	if err := v.bugTicks(rep, base, head, opts); err != nil {
+		return nil, err
+	}
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.

@@ -171,6 +171,7 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 		return nil, err
 	}
 	rs := v.verifyNote(c, note, hints)
+	checkTrailers(c, rs)
 	v.pinPolicySHA256(rs)
 	return rs, nil
 }
