@@ -9,8 +9,8 @@ import (
 var trailerMessages = []string{
 	"tick T001\n\nSpec-Task: 001-greet/T001\nVerdict: verified\n",
 	"tick T001\n\nbody text\n\nSpec-Task: 001-greet/T001\nVerdict: verified",
-	"Spec-Task: 001-greet/T001\n",                              // the title is never trailers
-	"tick\n\nSpec-Task: a/T1\nnot a trailer\n",                  // a block with a non-trailer line
+	"Spec-Task: 001-greet/T001\n",                                  // the title is never trailers
+	"tick\n\nSpec-Task: a/T1\nnot a trailer\n",                     // a block with a non-trailer line
 	"tick\n\nSpec-Task: a/T1\nSigned-off-by: A <a@b>\nfree text\n", // git's own trailer: a quarter suffices
 	"tick\n\nSpec-Task:   a/T1  \nRegression-Only: planning_work\n  key=value more\n",
 	"tick\n\nSpec-Task : a/T1\n",

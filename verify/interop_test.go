@@ -123,7 +123,7 @@ var (
 	// The sections as the recipes cut them, written out here rather than
 	// computed with taskproof's own code: through the line before the next
 	// heading, so the blank line before it ends the text with "\n".
-	interopUS1 = "### User Story 1 - Greet a person by name (Priority: P1)\n\nA user runs greet Ada and sees a friendly greeting.\n\n1. **Given** the CLI, **When** the user runs greet Ada, **Then** it prints Hello, Ada!\n"
+	interopUS1  = "### User Story 1 - Greet a person by name (Priority: P1)\n\nA user runs greet Ada and sees a friendly greeting.\n\n1. **Given** the CLI, **When** the user runs greet Ada, **Then** it prints Hello, Ada!\n"
 	interopReq1 = "### Requirement 1\n\n**User Story:** As a user, I want to log in, so that I see my account.\n\n#### Acceptance Criteria\n\n1. WHEN the user submits valid credentials THEN the system SHALL show the account page\n"
 )
 
