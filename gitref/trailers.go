@@ -11,6 +11,10 @@ type Trailer struct {
 	Key, Value string
 }
 
+// scissors is the line below which git drops the rest of a commit message
+// (commit --cleanup=scissors, commit -v).
+const scissors = "# ------------------------ >8 ------------------------"
+
 // recognizedPrefixes are the trailer lines git itself writes; a block holding
 // one of them is a trailer block when at least a quarter of its lines are
 // trailers (git's trailer.c).
@@ -19,7 +23,8 @@ var recognizedPrefixes = []string{"Signed-off-by: ", "(cherry picked from commit
 // ParseTrailers returns the trailers of a commit message by the rules of `git
 // interpret-trailers --parse` with git's default configuration (separator ':',
 // comment character '#'):
-//   - the message ends before a line starting with "---" followed by
+//   - the message ends before git's scissors line ("# " + 24 '-' + " >8 " +
+//     24 '-'), and before a line starting with "---" followed by
 //     whitespace or the line's end (a patch), and trailing blank and comment
 //     lines do not count;
 //   - the trailer block is the last paragraph (lines after the last blank
@@ -43,6 +48,12 @@ func ParseTrailers(message string) []Trailer {
 	// trailing blank and comment lines.
 	end := len(lines)
 	for i, l := range lines {
+		if l == scissors {
+			end = i
+			break
+		}
+	}
+	for i, l := range lines[:end] {
 		if rest, ok := strings.CutPrefix(l, "---"); ok && (rest == "" || isSpace(rest[0])) {
 			end = i
 			break

@@ -18,6 +18,7 @@ var trailerMessages = []string{
 	"tick\n\nSpec-Task: a/T1\n# a comment\nVerdict: skipped\n\n# trailing comment\n",
 	"tick\n\nSpec-Task: a/T1\n---\n diff --git a b\n",
 	"tick\n\nSpec-Task: a/T1\n\n\n",
+	"tick\n\nSpec-Task: a/T1\n# c\n# ------------------------ >8 ------------------------\ndiff\n\nX: y\n",
 	"tick\n\nSpec Task: a/T1\n",
 	"tick\n\n  Spec-Task: a/T1\n",
 	"tick\n\nSpec-Task: a/bug:crash-on-empty\nVerdict: verified\n",
