@@ -348,7 +348,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("case-variant evidence key: %v", err)
 	}
 	in = buildInput()
-	in.Policy = []byte("attest = 1")
+	in.Policy = []byte("[attest\n") // not TOML
 	if _, err := Build(in); !errors.Is(err, ErrPolicy) {
 		t.Errorf("bad policy: %v", err)
 	}

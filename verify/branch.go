@@ -425,7 +425,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if !ok {
 		return nil
 	}
-	b, err := v.Repo.File(head, unit.Dir+"/tasks.md")
+	b, err := v.Repo.File(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"))
 	if err != nil {
 		return nil
 	}
@@ -450,6 +450,9 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 		return nil
 	}
 	fsys, err := v.Repo.FS(head)
+	if err == nil {
+		fsys, err = subFS(fsys, o.root)
+	}
 	if err != nil {
 		return nil
 	}

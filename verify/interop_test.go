@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -366,4 +367,50 @@ func TestInteropTrailers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInteropProjectRoot: a repository holding two projects (each directory
+// with its own speccoder.toml; unit.dir is project-relative, and both
+// projects have a unit specs/001-x) verifies both by `verify REV`: the tasks
+// file, the cited section and the speccoder.toml of policy_sha256 are read
+// under each statement's project root.
+func TestInteropProjectRoot(t *testing.T) {
+	f := &fixture{t: t, dir: filepath.Join(t.TempDir(), "repo")}
+	testenv.Git(t, "", "init", "-q", "-b", "main", f.dir)
+	files := map[string]string{}
+	for _, proj := range []string{"svc/api", "web"} {
+		files[proj+"/speccoder.toml"] = "[tests]\ncommand = \"make test-" + path.Base(proj) + "\"\n"
+		files[proj+"/specs/001-x/spec.md"] = strings.Replace(string(mustRead(t, "specs/001-greet/spec.md")), "greet Ada", "greet "+proj, -1)
+		files[proj+"/specs/001-x/tasks.md"] = "# Tasks\n\n- [ ] T001 [US1] Build " + proj + "\n"
+	}
+	f.base = f.commit("plan", files)
+	f.key = newSSHKey(t)
+	f.signers = filepath.Join(t.TempDir(), "allowed_signers")
+	f.setAllowed(`speccoder@example.invalid namespaces="in-toto" ` + f.key.line + "\n")
+	r := &interopRepo{fixture: f, start: f.base, ticks: map[string]gitref.Hash{}}
+	for _, proj := range []string{"svc/api", "web"} {
+		c := r.edit(proj+"/specs/001-x/tasks.md", "- [ ] T001", "- [x] T001", "T001 in "+proj+"\n\nSpec-Task: 001-x/T001\nVerdict: verified\n")
+		policySHA, err := predicate.PolicySHA256([]byte(files[proj+"/speccoder.toml"]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		section := strings.Replace(interopUS1, "greet Ada", "greet "+proj, -1)
+		p := r.predicate(c, "verified", map[string]any{"format": "speckit", "feature": "001-x", "dir": "specs/001-x"}, "T001",
+			"- [ ] T001 [US1] Build "+proj, "Build "+proj, map[string]any{"section": "US1", "section_hash": predicate.SectionHash([]byte(section))}, "2026-05-01T09:30:00Z")
+		p["policy_sha256"] = policySHA // the project's own speccoder.toml: recomputable
+		r.speccoderTick(c, "001-x/T001", p)
+		rs := r.object(c)
+		if len(rs) != 1 || rs[0].Outcome != OK || len(rs[0].Warnings) != 0 || rs[0].root != proj {
+			t.Errorf("%s: %+v, want ok without warnings under root %s", proj, rs, proj)
+		}
+	}
+}
+
+func mustRead(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "interop", "speccoder", "repo", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -92,6 +92,9 @@ type ObjectResult struct {
 	// not parse, too many lines, …), charged to every task of the note and so
 	// also to a tick whose own statement is among the lines not read.
 	noteReasons []Reason
+	// root is the project root the statement's unit was found under ("" the
+	// repository's root; docs/format.md#project-root).
+	root string
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
@@ -439,6 +442,20 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if p.Tree != string(c.Tree) {
 		r.fail(Mismatch, CodeTree, "predicate.tree", string(c.Tree), p.Tree, "")
 	}
+	// The unit's project root: unit.dir is relative to it, and so is the
+	// speccoder.toml policy_sha256 is recomputed from.
+	r.root = v.projectRoot(c.ID, p.Unit.Dir, func(root string) bool {
+		b, err := v.Repo.File(c.ID, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"))
+		if err != nil {
+			return false
+		}
+		f, err := specfmt.ParseTasks(specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}, b, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			return false
+		}
+		_, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
+		return err == nil
+	})
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
 	//    A bug task is no line of a tasks file: its subject, tree, signature
 	//    and policy_sha256 are what can be checked (docs/format.md#bug-tasks).
@@ -461,8 +478,8 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
 	}
-	path := unit.Dir + "/tasks.md"
-	t, hinted := hints[taskHintKey{unit.Dir, p.Task.ID}]
+	path := specfmt.ProjectPath(r.root, unit.Dir+"/tasks.md")
+	t, hinted := hints[taskHintKey{specfmt.ProjectPath(r.root, unit.Dir), p.Task.ID}]
 	var f *specfmt.TasksFile
 	var err error
 	if !hinted {
@@ -518,6 +535,9 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	}
 	// 8. spec.section_hash.
 	fsys, err := v.Repo.FS(c.ID)
+	if err == nil {
+		fsys, err = subFS(fsys, r.root)
+	}
 	if err != nil {
 		r.fail(Mismatch, CodeSectionHash, "predicate.spec", "", "", err.Error())
 		return
@@ -558,7 +578,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
 			return
 		}
-		b, err := fs.ReadFile(fsys, "speccoder.toml")
+		b, err := fs.ReadFile(fsys, specfmt.ProjectPath(r.root, specfmt.ProjectConfig))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
