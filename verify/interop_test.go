@@ -414,3 +414,54 @@ func mustRead(t *testing.T, rel string) []byte {
 	}
 	return b
 }
+
+// TestInteropWarningsEveryFormat: policy_sha256_unverified is reported by
+// every report format, and the gate still concludes success (objects mode
+// included).
+func TestInteropWarningsEveryFormat(t *testing.T) {
+	r := newInteropRepo(t)
+	branch := r.branch(r.start, r.ticks["speckit"], GateOptions{})
+	objects, err := r.verifier().Objects([]gitref.Hash{r.ticks["speckit"]}, GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rep := range []*Report{branch, objects} {
+		if rep.Conclusion != Success {
+			t.Fatalf("%s: conclusion %s", rep.Mode, rep.Conclusion)
+		}
+		for name, write := range map[string]func(*bytes.Buffer) error{
+			"json":   func(b *bytes.Buffer) error { return WriteJSON(b, rep) },
+			"text":   func(b *bytes.Buffer) error { return WriteText(b, rep, false) },
+			"github": func(b *bytes.Buffer) error { return WriteGitHub(b, rep, CIOptions{}) },
+			"sarif":  func(b *bytes.Buffer) error { return WriteSARIF(b, rep, CIOptions{}) },
+			"junit":  func(b *bytes.Buffer) error { return WriteJUnit(b, rep, CIOptions{}) },
+		} {
+			var b bytes.Buffer
+			if err := write(&b); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if !strings.Contains(out, CodePolicySHA256Unverified) {
+				t.Errorf("%s %s: no %s:\n%s", rep.Mode, name, CodePolicySHA256Unverified, out)
+			}
+			switch name {
+			case "github":
+				if !strings.Contains(out, "::warning ") || strings.Contains(out, "::error") {
+					t.Errorf("%s github:\n%s", rep.Mode, out)
+				}
+			case "sarif":
+				if !strings.Contains(out, `"level": "warning"`) || strings.Contains(out, `"level": "error"`) {
+					t.Errorf("%s sarif:\n%s", rep.Mode, out)
+				}
+			case "junit":
+				if strings.Contains(out, "<failure") {
+					t.Errorf("%s junit:\n%s", rep.Mode, out)
+				}
+			case "json":
+				if !strings.Contains(out, `"`+CodePolicySHA256Unverified+`": 1`) {
+					t.Errorf("%s json summary:\n%s", rep.Mode, out)
+				}
+			}
+		}
+	}
+}
