@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -462,6 +463,50 @@ func TestInteropWarningsEveryFormat(t *testing.T) {
 					t.Errorf("%s json summary:\n%s", rep.Mode, out)
 				}
 			}
+		}
+	}
+}
+
+// TestInteropCLI: the same notes pass the taskproof binary's `verify REV…`
+// and `verify --branch` (exit 0), and its JSON names the warnings.
+func TestInteropCLI(t *testing.T) {
+	bin := testenv.Binary(t)
+	r := newInteropRepo(t)
+	run := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append([]string{"verify", "--allowed-signers", r.signers, "--format", "json"}, args...)...)
+		cmd.Dir, cmd.Env = r.dir, testenv.GitEnv()
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("taskproof verify %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	var revs []string
+	for _, c := range r.ticks {
+		revs = append(revs, string(c))
+	}
+	// The branch ranges leave out the Kiro commit: its parent task has no
+	// statement of its own, and whether it is evidenced through its sub-task
+	// is the gate's parent rule (TestInteropSpeccoderNotes checks the
+	// sub-task there).
+	for _, tc := range []struct {
+		out                string
+		unverified, absent int
+	}{
+		{run(revs...), 4, 1},
+		{run("--branch", "--base", string(r.start), string(r.ticks["decision"])), 2, 1},
+		{run("--branch", "--base", string(r.ticks["kiro"]), string(r.ticks["bug"])), 1, 0},
+	} {
+		var rep struct {
+			Conclusion string         `json:"conclusion"`
+			Summary    map[string]int `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(tc.out), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Conclusion != string(Success) || rep.Summary[CodePolicySHA256Unverified] != tc.unverified || rep.Summary[CodeSpecAbsent] != tc.absent {
+			t.Errorf("conclusion %s, summary %v; want success, %d %s, %d %s", rep.Conclusion, rep.Summary, tc.unverified, CodePolicySHA256Unverified, tc.absent, CodeSpecAbsent)
 		}
 	}
 }
