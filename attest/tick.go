@@ -464,7 +464,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				continue
 			}
 			warned = true
-			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (SPEC §9: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (docs/format.md#limits: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
 		}
 	}()
 	wrap := func(err error) error {

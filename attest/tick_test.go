@@ -408,22 +408,20 @@ func TestTickDryRunWritesNothing(t *testing.T) {
 	}
 }
 
-// TestTickAtomicOverLimit checks that a tick whose statements do not fit in one
-// note (SPEC §9: 64 lines) writes nothing, and that the tasks that fit can be
-// attested with --task.
 // TestTickOverLimit: a commit ticking more tasks than one note holds with every
-// statement (SPEC §3 vs §9) gets the task-verification statements alone, with a
-// warning; one ticking more than 64 tasks is refused and nothing is written.
+// statement (docs/format.md#limits: 1,024 lines) gets the task-verification
+// statements alone, with a warning; one ticking more than 1,024 tasks is refused
+// and nothing is written. A commit ticking 70 tasks keeps every statement.
 func TestTickOverLimit(t *testing.T) {
 	for _, tc := range []struct {
 		tasks     int
 		wantLines int // 0: refused
 		compact   bool
 	}{
-		{tasks: 32, wantLines: 64},
-		{tasks: 33, wantLines: 33, compact: true},
-		{tasks: 64, wantLines: 64, compact: true},
-		{tasks: 65},
+		{tasks: 70, wantLines: 140},
+		{tasks: attest.MaxNoteLines / 2, wantLines: attest.MaxNoteLines},
+		{tasks: attest.MaxNoteLines/2 + 1, wantLines: attest.MaxNoteLines/2 + 1, compact: true},
+		{tasks: attest.MaxNoteLines + 1},
 	} {
 		t.Run(fmt.Sprint(tc.tasks), func(t *testing.T) {
 			dir := t.TempDir()

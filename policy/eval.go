@@ -165,6 +165,15 @@ func (p *Policy) PinnedPolicySHA256(value string) bool {
 	return false
 }
 
+// RequireRecomputedPolicySHA256 reports whether the policy sets
+// [policy_sha256] require_recomputed: a policy_sha256 that differs from the
+// recomputed value fails even on a statement another tool wrote, instead of
+// the warning policy_sha256_unverified
+// (docs/format.md#policy_sha256-of-other-writers).
+func (p *Policy) RequireRecomputedPolicySHA256() bool {
+	return p.file.PolicySHA256 != nil && p.file.PolicySHA256.RequireRecomputed
+}
+
 // HasRangeRules reports whether the policy has rules over a whole range.
 func (p *Policy) HasRangeRules() bool {
 	r := p.file.RegressionOnly

@@ -239,7 +239,10 @@ type executorConfig struct {
 type policySHAConfig struct {
 	Pinned           []string `toml:"pinned"`
 	AcceptRecomputed bool     `toml:"accept_recomputed"`
-	Level            Level    `toml:"level"`
+	// RequireRecomputed fails another writer's policy_sha256 that differs from
+	// the recomputed value (docs/format.md#policy_sha256-of-other-writers).
+	RequireRecomputed bool  `toml:"require_recomputed"`
+	Level             Level `toml:"level"`
 }
 
 type signersConfig struct {

@@ -135,3 +135,26 @@ func TestExample(t *testing.T) {
 		t.Error("the pinned value is not pinned")
 	}
 }
+
+// TestRequireRecomputedPolicySHA256: [policy_sha256] require_recomputed is
+// read alone (no pinned list needed) and is off by default and in the
+// embedded default policy.
+func TestRequireRecomputedPolicySHA256(t *testing.T) {
+	for text, want := range map[string]bool{
+		"version = 1\n": false,
+		"version = 1\n[policy_sha256]\nrequire_recomputed = true\n":                                                 true,
+		"version = 1\n[policy_sha256]\nrequire_recomputed = false\n":                                                false,
+		"version = 1\n[policy_sha256]\nrequire_recomputed = true\npinned = [\"" + strings.Repeat("a", 64) + "\"]\n": true,
+	} {
+		p, err := Parse([]byte(text), "p.toml")
+		if err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got := p.RequireRecomputedPolicySHA256(); got != want {
+			t.Errorf("%q: %v, want %v", text, got, want)
+		}
+	}
+	if Default().RequireRecomputedPolicySHA256() {
+		t.Error("the default policy requires the recomputed value")
+	}
+}

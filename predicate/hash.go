@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -164,15 +165,20 @@ var withheldRegexps = func() []struct {
 }()
 
 // ErrPolicy is the kind of error [PolicySHA256] returns for a speccoder.toml it
-// cannot hash: not TOML, a non-table [attest] or [model], or a value with no JSON
-// form (NaN, ±Inf).
+// cannot hash: a file that is not TOML.
 var ErrPolicy = errors.New("speccoder.toml cannot be hashed")
 
 // PolicyTables are the speccoder.toml tables copied whole into the policy JSON
-// (SPEC §4 policy_sha256).
+// (docs/format.md#policy_sha256).
 var PolicyTables = []string{"acceptance", "checks", "executor", "monitor", "mutation", "sandbox", "tests"}
 
-// PolicyJSON returns the canonical JSON whose SHA-256 is policy_sha256 (SPEC §4):
+// TOMLDatetimeKey is the one member of the JSON object a TOML date-time becomes
+// under serde_json::to_value of a toml::Value (the toml crate's private
+// serialization of its Datetime type, which speccoder hashes).
+const TOMLDatetimeKey = "$__toml_private_datetime"
+
+// PolicyJSON returns the canonical JSON whose SHA-256 is policy_sha256
+// (docs/format.md#policy_sha256):
 //
 //	{"judge":{"acceptance":…,"attest":{"signer":…},"checks":…,"executor":…,
 //	 "model":{"model":…,"provider":…},"monitor":…,"mutation":…,"sandbox":…,"tests":…}}
@@ -181,14 +187,18 @@ var PolicyTables = []string{"acceptance", "checks", "executor", "monitor", "muta
 // means there is no such file (every value null). Each of [PolicyTables] is the
 // whole top-level TOML value of that name as JSON (a table, or whatever value the
 // key holds), null when absent; attest and model are always objects holding only
-// signer, resp. model and provider, each null when absent. TOML strings → JSON
-// strings, booleans → booleans, integers → JSON integers, floats → [FormatFloat],
-// arrays → arrays, tables → objects; an offset date-time → RFC 3339
-// "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)" (offset zero written "Z"), a local
-// date-time → "YYYY-MM-DDTHH:MM:SS[.fraction]", a local date → "YYYY-MM-DD", a local
-// time → "HH:MM:SS[.fraction]"; the fraction is the nanoseconds with trailing zeros
-// dropped, absent when zero. Comments, key order, formatting and other tables do not
-// change it. Errors match [ErrPolicy].
+// signer, resp. model and provider: the member's string, null when absent or not
+// a string, all null when [attest] or [model] is not a table. The values follow
+// Rust's serde_json::to_value of the toml crate's Value, which speccoder hashes:
+// strings → strings, booleans → booleans, integers → JSON integers, finite floats
+// → [FormatFloat], NaN and ±Inf → null, arrays → arrays, tables → objects, and a
+// date-time of any kind → {"$__toml_private_datetime": text} with text the toml
+// crate's form of it: "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)" for an offset
+// date-time (offset zero written "Z"), "YYYY-MM-DDTHH:MM:SS[.fraction]" local,
+// "YYYY-MM-DD" a local date, "HH:MM:SS[.fraction]" a local time; the fraction is
+// the first nine digits with trailing zeros dropped, absent when zero. Comments,
+// key order, formatting and other tables do not change it. Errors match
+// [ErrPolicy].
 func PolicyJSON(toml []byte) ([]byte, error) {
 	judge := map[string]any{
 		"attest": map[string]any{"signer": nil},
@@ -210,20 +220,16 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 			}
 		}
 		for name, members := range map[string][]string{"attest": {"signer"}, "model": {"model", "provider"}} {
-			raw, ok := doc[name]
+			// speccoder reads these with as_table and as_str: a value of
+			// another kind reads as absent.
+			tbl, ok := doc[name].(map[string]any)
 			if !ok {
 				continue
 			}
-			tbl, ok := raw.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%w: %s is a %s, want a table", ErrPolicy, name, jsonKind(raw))
-			}
 			obj := judge[name].(map[string]any)
 			for _, m := range members {
-				if v, ok := tbl[m]; ok {
-					if obj[m], err = tomlToJSON(name+"."+m, v); err != nil {
-						return nil, err
-					}
+				if v, ok := tbl[m].(string); ok {
+					obj[m] = v
 				}
 			}
 		}
@@ -263,19 +269,22 @@ func tomlToJSON(path string, v any) (any, error) {
 	case uint64:
 		return json.Number(strconv.FormatUint(v, 10)), nil
 	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, nil // serde_json's Value has no non-finite number
+		}
 		s, err := FormatFloat(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %v", ErrPolicy, pathOrTop(path), err)
 		}
 		return json.Number(s), nil
 	case time.Time:
-		return formatOffsetDateTime(v), nil
+		return tomlDatetime(formatOffsetDateTime(v)), nil
 	case toml.LocalDateTime:
-		return formatDate(v.Year, int(v.Month), v.Day) + "T" + formatClock(v.Hour, v.Minute, v.Second, v.Nanosecond), nil
+		return tomlDatetime(formatDate(v.Year, int(v.Month), v.Day) + "T" + formatClock(v.Hour, v.Minute, v.Second, v.Nanosecond)), nil
 	case toml.LocalDate:
-		return formatDate(v.Year, int(v.Month), v.Day), nil
+		return tomlDatetime(formatDate(v.Year, int(v.Month), v.Day)), nil
 	case toml.LocalTime:
-		return formatClock(v.Hour, v.Minute, v.Second, v.Nanosecond), nil
+		return tomlDatetime(formatClock(v.Hour, v.Minute, v.Second, v.Nanosecond)), nil
 	case []any:
 		out := make([]any, len(v))
 		for i, item := range v {
@@ -300,6 +309,8 @@ func tomlToJSON(path string, v any) (any, error) {
 		return nil, fmt.Errorf("%w: %s: unexpected TOML value of Go type %T", ErrPolicy, pathOrTop(path), v)
 	}
 }
+
+func tomlDatetime(text string) map[string]any { return map[string]any{TOMLDatetimeKey: text} }
 
 func formatDate(y, m, d int) string { return fmt.Sprintf("%04d-%02d-%02d", y, m, d) }
 

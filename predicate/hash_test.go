@@ -78,8 +78,9 @@ func TestOutputSHA256Vectors(t *testing.T) {
 }
 
 // TestPolicyVectors checks testdata/vectors/policy_sha256/NAME.toml (absent for
-// no_file: no speccoder.toml) against NAME.json (hand-written canonical JSON) and
-// NAME.sha256 (sha256sum of NAME.json).
+// no_file: no speccoder.toml) against NAME.json and NAME.sha256 (sha256sum of
+// NAME.json). NAME.json is what Rust's toml (0.5.11) + serde_json (1.0.87) give
+// for the recipe's outer layout, see testdata/vectors/policy_sha256/README.md.
 func TestPolicyVectors(t *testing.T) {
 	jsons, _ := filepath.Glob(filepath.Join(vectorDir(t, "policy_sha256"), "*.json"))
 	if len(jsons) < 5 {
@@ -114,22 +115,47 @@ func TestPolicyVectors(t *testing.T) {
 	}
 }
 
+// TestPolicyErrors: only a file that is not TOML cannot be hashed; the values
+// serde_json::to_value gives no number (NaN, ±Inf) are null and a non-table
+// [attest]/[model] reads as absent (docs/format.md#policy_sha256), as speccoder
+// reads them.
 func TestPolicyErrors(t *testing.T) {
 	for name, toml := range map[string]string{
-		"not toml":        "[acceptance\n",
-		"duplicate key":   "[tests]\na = 1\na = 2\n",
-		"attest scalar":   "attest = 5\n",
-		"model array":     "model = [1]\n",
-		"nan in a table":  "[tests]\nx = nan\n",
-		"inf in an array": "[checks]\nx = [1.0, inf]\n",
+		"not toml":      "[acceptance\n",
+		"duplicate key": "[tests]\na = 1\na = 2\n",
 	} {
 		if _, err := PolicySHA256([]byte(toml)); !errors.Is(err, ErrPolicy) {
 			t.Errorf("%s: err = %v, want ErrPolicy", name, err)
 		}
 	}
-	// nan outside the hashed tables is not hashed, so it is no error.
-	if _, err := PolicySHA256([]byte("[other]\nx = nan\n")); err != nil {
-		t.Errorf("nan in another table: %v", err)
+	absent, err := PolicySHA256(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct{ toml, want string }{
+		"attest scalar":    {"attest = 5\n", absent},
+		"model array":      {"model = [1]\n", absent},
+		"signer not str":   {"[attest]\nsigner = 1\n", absent},
+		"provider not str": {"[model]\nprovider = true\nmodel = 1979-05-27\n", absent},
+		"nan in a table":   {"[tests]\nx = nan\n", `"tests":{"x":null}`},
+		"inf in an array":  {"[checks]\nx = [1.0, -inf]\n", `"checks":{"x":[1.0,null]}`},
+		"datetime":         {"[tests]\nx = 2026-01-02T03:04:05.60Z\n", `"tests":{"x":{"$__toml_private_datetime":"2026-01-02T03:04:05.6Z"}}`},
+	} {
+		h, err := PolicySHA256([]byte(tc.toml))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(tc.want) == 64 {
+			if h != tc.want {
+				t.Errorf("%s: %s, want the hash of no file", name, h)
+			}
+			continue
+		}
+		b, _ := PolicyJSON([]byte(tc.toml))
+		if !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s: %s, want it to hold %s", name, b, tc.want)
+		}
 	}
 }
 
@@ -322,7 +348,7 @@ func TestBuildErrors(t *testing.T) {
 		t.Errorf("case-variant evidence key: %v", err)
 	}
 	in = buildInput()
-	in.Policy = []byte("attest = 1")
+	in.Policy = []byte("[attest\n") // not TOML
 	if _, err := Build(in); !errors.Is(err, ErrPolicy) {
 		t.Errorf("bad policy: %v", err)
 	}

@@ -83,8 +83,11 @@ type TickResult struct {
 	Verdict  string      `json:"verdict,omitempty"`
 	Outcome  Outcome     `json:"outcome,omitempty"`
 	Reasons  []Reason    `json:"reasons"`
-	Signers  []Signer    `json:"signers"`
-	Message  string      `json:"message,omitempty"`
+	// Warnings are the evidence's warnings: reported, counted in the summary,
+	// deciding nothing.
+	Warnings []Reason `json:"warnings,omitempty"`
+	Signers  []Signer `json:"signers"`
+	Message  string   `json:"message,omitempty"`
 	// Policy are the policy rules the tick violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
@@ -149,6 +152,7 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 			rep.Conclusion = Failure
 		}
 	}
+	countWarnings(rep)
 	addHints(rep, opts)
 	return rep, nil
 }
@@ -419,6 +423,9 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		rep.Ticks = append(rep.Ticks, tr)
 	}
 	v.evidenceKiroParents(rep)
+	if err := v.bugTicks(rep, base, head, opts); err != nil {
+		return nil, err
+	}
 	if err := v.stateCheck(rep, base, head, layouts, units, irregular); err != nil {
 		return nil, err
 	}
@@ -449,6 +456,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	}
 	rep.Summary["unticked"] = len(rep.Unticks)
 	rep.Summary[StatusBornTicked] = len(rep.BornTicked)
+	countWarnings(rep)
 	return rep, nil
 }
 
@@ -456,6 +464,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // staleAtHead for it (nil: the cited section is the same at head).
 func judge(tr *TickResult, o *ObjectResult, stale *Reason, opts GateOptions) {
 	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
+	tr.Warnings = o.Warnings
 	tr.Object = o
 	switch {
 	case o.Outcome == OK || (o.Outcome == Unsigned && opts.AllowUnsigned):
@@ -494,7 +503,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if !ok {
 		return nil
 	}
-	b, err := v.Repo.File(head, unit.Dir+"/tasks.md")
+	b, err := v.Repo.File(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"))
 	if err != nil {
 		return nil
 	}
@@ -519,6 +528,9 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 		return nil
 	}
 	fsys, err := v.Repo.FS(head)
+	if err == nil {
+		fsys, err = subFS(fsys, o.root)
+	}
 	if err != nil {
 		return nil
 	}
@@ -532,6 +544,8 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 		return nil
 	case sec == nil:
 		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: "null", Found: old.SectionHash, Message: "at head the task cites no section", Outcome: Mismatch}
+	case !had && decisionWithoutSpec(p):
+		return nil // reported at the object (spec_absent)
 	case !had:
 		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: predicate.SectionHash(sec.Text), Found: "null", Message: "at head the task cites " + sec.Name, Outcome: Mismatch}
 	}

@@ -47,6 +47,7 @@ const (
 	KindTick     = "tick"     // a commit ticking the task, with verified/regression_only
 	KindDecision = "decision" // a commit ticking the task, with an attested decision
 	KindSkip     = "skip"     // a skip record commit (SPEC §2)
+	KindBug      = "bug"      // a bug fix attested as <unit>/bug:<slug> (docs/format.md#bug-tasks)
 )
 
 // ObjectResult is the verdict on one task's attestation on one object (SPEC §7):
@@ -93,6 +94,9 @@ type ObjectResult struct {
 	// not parse, too many lines, …), charged to every task of the note and so
 	// also to a tick whose own statement is among the lines not read.
 	noteReasons []Reason
+	// root is the project root the statement's unit was found under ("" the
+	// repository's root; docs/format.md#project-root).
+	root string
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
@@ -177,6 +181,7 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 		return nil, err
 	}
 	rs := v.verifyNote(c, note, hints)
+	checkTrailers(c, rs)
 	v.pinPolicySHA256(rs)
 	return rs, nil
 }
@@ -434,6 +439,10 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	default:
 		r.Kind = KindTick
 	}
+	bug := isBugTask(p)
+	if bug {
+		r.Kind = KindBug
+	}
 	if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); st.Subjects[0].Name != want {
 		r.fail(Mismatch, CodeSubjectName, "subject[0].name", want, st.Subjects[0].Name, "")
 	}
@@ -444,10 +453,28 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if p.Tree != string(c.Tree) {
 		r.fail(Mismatch, CodeTree, "predicate.tree", string(c.Tree), p.Tree, "")
 	}
+	// The unit's project root: unit.dir is relative to it, and so is the
+	// speccoder.toml policy_sha256 is recomputed from.
+	r.root = v.projectRoot(c.ID, p.Unit.Dir, func(root string) bool {
+		b, err := v.Repo.File(c.ID, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"))
+		if err != nil {
+			return false
+		}
+		f, err := specfmt.ParseTasks(specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}, b, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			return false
+		}
+		_, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
+		return err == nil
+	})
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
-	v.checkTaskLine(c, r, p, hints, lines)
+	//    A bug task is no line of a tasks file: its subject, tree, signature
+	//    and policy_sha256 are what can be checked (docs/format.md#bug-tasks).
+	if !bug {
+		v.checkTaskLine(c, r, p, hints, lines)
+	}
 	// 9. policy_sha256 from the first parent's speccoder.toml.
-	v.checkPolicy(c, r, p)
+	v.checkPolicy(c, r, p, writtenByTaskproof(tv, group))
 	// 10. The VSA, when present and written by taskproof, names every other statement.
 	if p.Verdict == predicate.Verified || p.Verdict == predicate.RegressionOnly {
 		checkVSA(r, tv, group)
@@ -462,8 +489,8 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
 	}
-	path := unit.Dir + "/tasks.md"
-	t, hinted := hints[taskHintKey{unit.Dir, p.Task.ID}]
+	path := specfmt.ProjectPath(r.root, unit.Dir+"/tasks.md")
+	t, hinted := hints[taskHintKey{specfmt.ProjectPath(r.root, unit.Dir), p.Task.ID}]
 	var f *specfmt.TasksFile
 	var err error
 	if !hinted {
@@ -519,6 +546,9 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	}
 	// 8. spec.section_hash.
 	fsys, err := v.Repo.FS(c.ID)
+	if err == nil {
+		fsys, err = subFS(fsys, r.root)
+	}
 	if err != nil {
 		r.fail(Mismatch, CodeSectionHash, "predicate.spec", "", "", err.Error())
 		return
@@ -534,15 +564,22 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	default:
 		want := predicate.SectionHash(sec.Text)
 		s, ok := p.Spec.Get()
-		if !ok {
+		switch {
+		case !ok && decisionWithoutSpec(p):
+			r.Warnings = append(r.Warnings, Reason{Code: CodeSpecAbsent, Field: "predicate.spec", Expected: want, Message: "a " + string(p.Verdict) + " decision without spec: the task cites " + sec.Name + " (docs/format.md#decisions-without-spec)"})
+		case !ok:
 			r.fail(Mismatch, CodeSectionHash, "predicate.spec.section_hash", want, "null", "the task cites "+sec.Name)
-		} else if s.SectionHash != want {
+		case s.SectionHash != want:
 			r.fail(Mismatch, CodeSectionHash, "predicate.spec.section_hash", want, s.SectionHash, "section "+sec.Name)
 		}
 	}
 }
 
-func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate) {
+// checkPolicy recomputes policy_sha256 (docs/format.md#policy_sha256). ours
+// tells whether taskproof wrote the statement: another writer's value that
+// differs cannot be decided and is a warning, unless the verifier's policy
+// requires the recomputed value (docs/format.md#policy_sha256-of-other-writers).
+func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, ours bool) {
 	// The file is read as attest.Tick reads it: through the parent's tree as an
 	// fs.FS, absent (fs.ErrNotExist) meaning no file.
 	var toml []byte
@@ -552,7 +589,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
 			return
 		}
-		b, err := fs.ReadFile(fsys, "speccoder.toml")
+		b, err := fs.ReadFile(fsys, specfmt.ProjectPath(r.root, specfmt.ProjectConfig))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -567,8 +604,13 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
 		return
 	}
-	if want != p.PolicySHA256 {
+	switch {
+	case want == p.PolicySHA256:
+	case ours || v.policy().RequireRecomputedPolicySHA256():
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", want, p.PolicySHA256, "")
+	default:
+		r.Warnings = append(r.Warnings, Reason{Code: CodePolicySHA256Unverified, Field: "predicate.policy_sha256", Expected: want, Found: p.PolicySHA256,
+			Message: "written by another tool, whose recipe includes its own version: the judge configuration cannot be recomputed (docs/format.md#policy_sha256-of-other-writers)"})
 	}
 }
 

@@ -421,7 +421,7 @@ func TestObjectOutcomes(t *testing.T) {
 			status: StatusUnverifiable, reason: string(Malformed),
 		},
 		{
-			name: "note of 65 lines",
+			name: "note of 1,025 lines",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
 				var lines [][]byte
 				for _, l := range f.lines(c) {
@@ -429,7 +429,7 @@ func TestObjectOutcomes(t *testing.T) {
 				}
 				other := signLine(t, canon(t, map[string]any{"_type": attest.StatementType, "predicateType": "https://example.com/other/v1",
 					"subject": []any{map[string]any{"name": "x", "digest": map[string]any{"gitCommit": string(c)}}}, "predicate": map[string]any{}}), f.signer)
-				for len(lines) < 65 {
+				for len(lines) < attest.MaxNoteLines+1 {
 					lines = append(lines, other)
 				}
 				f.setNoteLines(c, lines)

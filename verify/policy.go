@@ -53,6 +53,13 @@ func (v *Verifier) pinPolicySHA256(results []ObjectResult) {
 			}
 			kept = append(kept, x)
 		}
+		warnings := r.Warnings[:0:0]
+		for _, w := range r.Warnings {
+			if w.Code != CodePolicySHA256Unverified {
+				warnings = append(warnings, w)
+			}
+		}
+		r.Warnings = warnings
 		if !dropped {
 			continue
 		}

@@ -81,6 +81,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			writePolicy(&b, t.Policy)
 			writeHint(&b, t.Hint)
+			for _, wr := range t.Warnings {
+				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
+			}
 		}
 		for _, u := range rep.Unticks {
 			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
@@ -123,7 +126,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			writePolicy(&b, o.Policy)
 			writeHint(&b, o.Hint)
 			for _, wr := range o.Warnings {
-				fmt.Fprintf(&b, "    warning: %s %s\n", Printable(wr.Code), Printable(wr.Message))
+				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
 			}
 			if len(o.NewerFields) > 0 {
 				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", Printable(strings.Join(o.NewerFields, ", ")))
@@ -133,7 +136,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	for _, r := range rep.Policy {
 		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), Printable(policyText(r)))
 	}
-	if line := summaryText(rep); line != "" {
+	if line := strings.Trim(summaryText(rep)+", "+warningSummary(rep), ", "); line != "" {
 		fmt.Fprintf(&b, "summary: %s\n", line)
 	}
 	concl := rep.Conclusion

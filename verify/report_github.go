@@ -38,6 +38,7 @@ func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
 		props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+it.statusText()))
 		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), escapeData(it.text()))
 	}
+	writeGitHubWarnings(&b, items)
 	cmd := "notice"
 	if rep.Conclusion != Success && rep.Conclusion != Neutral {
 		cmd = "error"

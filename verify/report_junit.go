@@ -90,7 +90,7 @@ func WriteJUnit(w io.Writer, rep *Report, opts CIOptions) error {
 			classname = ToolName
 		}
 		tc := junitTestcase{Classname: classname, Name: it.taskText() + " @ " + short(string(it.commit)), File: it.path, Line: it.line,
-			Properties: junitSigners(it.signers)}
+			Properties: junitWarnings(junitSigners(it.signers), it.warnings)}
 		switch {
 		case it.unticked:
 			tc.Name += " (unticked)"

@@ -71,6 +71,7 @@ type ciItem struct {
 	policy   []policy.Result
 	signers  []Signer // the credited signers (SPEC §7 "signers")
 	hint     string   // how to fix it, when failing
+	warnings []Reason // reported at level warning, deciding nothing
 }
 
 // statusText is "status" or "status (reason)".
@@ -213,7 +214,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		for _, t := range rep.Ticks {
 			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
-				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint}
+				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint, warnings: t.Warnings}
 			if it.failing {
 				it.rule = t.Reason
 				if t.Reason == ReasonPolicy {
@@ -235,7 +236,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	case "objects":
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers}
+			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers, warnings: o.Warnings}
 			if dir, ok := safeUnitDir(o.Unit); ok {
 				it.unitDir, it.path = dir, dir+"/tasks.md"
 			}
@@ -290,6 +291,9 @@ type ruleInfo struct {
 // rules describe every status and reason code a failing tick or object can
 // carry (SPEC §7, §8).
 var rules = map[string]ruleInfo{
+	CodePolicySHA256Unverified:  {"PolicySHA256Unverified", "Another writer's policy hash cannot be recomputed", "The attestation was written by another tool (speccoder hashes its own version into policy_sha256): its judge-configuration hash differs from taskproof's recomputation and cannot decide the tick. The signature, subject, tree and task line verified (docs/format.md#policy_sha256-of-other-writers)."},
+	CodeSpecAbsent:              {"DecisionWithoutSpec", "A decision does not record the cited section", "An attested or skipped decision omits spec on a task that cites a spec section; spec belongs to ticks, so the decision is not stale (docs/format.md#decisions-without-spec)."},
+	CodeVSAMissing:              {"VerificationSummaryMissing", "The tick has no verification summary", "The tick's note holds no VSA; a missing VSA is reported, not failed."},
 	StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (SPEC §8 stale)."},
 	StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (SPEC §8 unverifiable)."},
 	ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (SPEC §8)."},
@@ -421,6 +425,9 @@ func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
 		if it.failing {
 			used[it.rule] = true
 		}
+		for _, w := range it.warnings {
+			used[w.Code] = true
+		}
 	}
 	ids := make([]string, 0, len(used))
 	for id := range used {
@@ -433,9 +440,13 @@ func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
 		r := sarifRule{ID: id, Name: info.name, ShortDescription: sarifMessage{info.short},
 			FullDescription: sarifMessage{info.full}, Help: sarifMessage{info.full}}
 		r.DefaultConfiguration.Level = "error"
+		if warningCodes[id] {
+			r.DefaultConfiguration.Level = "warning"
+		}
 		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, r)
 		index[id] = i
 	}
+	run.Results = append(run.Results, sarifWarnings(rep, items, index)...)
 	for _, it := range items {
 		if !it.failing {
 			continue

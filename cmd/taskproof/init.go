@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -106,9 +107,10 @@ func newInitCmd() *cobra.Command {
 	var (
 		remote string
 		dryRun bool
+		hooks  bool
 	)
 	c := &cobra.Command{
-		Use:   "init [--remote NAME] [--dry-run]",
+		Use:   "init [--remote NAME] [--hooks] [--dry-run]",
 		Short: "Configure the repository so git fetches notes and carries them across amend and rebase",
 		Long: `init configures the repository (its own .git/config, nothing global) so attestations
 travel with the work:
@@ -131,14 +133,21 @@ Run again, init replaces the refspecs an earlier init wrote into your own notes 
 refspecs that write your notes ref directly. It prints each setting it adds, and nothing
 when all are in place. The file is edited in place, keeping its comments and every other
 line. Without a remote of that name, only the notes.* settings are made.
-See docs/format.md#sharing-notes-between-clones.`,
+See docs/format.md#sharing-notes-between-clones.
+
+--hooks also installs a prepare-commit-msg hook (in core.hooksPath, else .git/hooks) that adds a
+'Spec-Task: <feature>/<task>' trailer for each task the staged change ticks, so that tools finding
+tick commits by their trailers (speccoder) find taskproof's too (docs/format.md#commit-trailers).
+A prepare-commit-msg hook that is not taskproof's is kept and reported, never replaced.`,
 		Example: `  taskproof init                     # remote origin
+  taskproof init --hooks --dry-run   # also the prepare-commit-msg hook
   taskproof init --remote upstream --dry-run
   git fetch                          # now also mirrors refs/notes/speccoder into refs/notes/remotes/origin/speccoder`,
 		Args: cobra.NoArgs,
 	}
 	c.Flags().StringVar(&remote, "remote", "origin", "the remote whose fetch refspecs get the notes ref")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change without writing")
+	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -170,6 +179,17 @@ See docs/format.md#sharing-notes-between-clones.`,
 				warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
 			}
 		}
+		hookChanges := []hookChange{}
+		if hooks {
+			h, err := installHook(repo, dryRun)
+			if err != nil {
+				return withCode(ExitGit, fmt.Errorf("installing the prepare-commit-msg hook: %w", err))
+			}
+			if h.Action == "kept" {
+				warnings = append(warnings, fmt.Sprintf("%s is not taskproof's hook: kept; add the line 'taskproof hook prepare-commit-msg \"$@\"' to it", h.Path))
+			}
+			hookChanges = append(hookChanges, h)
+		}
 		for _, w := range warnings {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
 		}
@@ -179,14 +199,19 @@ See docs/format.md#sharing-notes-between-clones.`,
 			if changes == nil {
 				changes = []gitref.ConfigChange{}
 			}
-			return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "changes": changes})
+			return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "changes": changes, "hooks": hookChanges})
 		}
 		verb := "set"
 		if dryRun {
 			verb = "would set"
 		}
-		if len(changes) == 0 {
+		if len(changes) == 0 && !slices.ContainsFunc(hookChanges, func(h hookChange) bool { return h.Action == "install" }) {
 			fmt.Fprintln(c.OutOrStdout(), "already configured: nothing to change")
+		}
+		for _, h := range hookChanges {
+			if h.Action == "install" {
+				fmt.Fprintf(c.OutOrStdout(), "%s hook prepare-commit-msg: %s\n", map[bool]string{true: "would install", false: "installed"}[dryRun], h.Path)
+			}
 		}
 		for _, ch := range changes {
 			if ch.Replaced != "" {

@@ -1,0 +1,77 @@
+package gitref
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// StagedFile is one entry of the index (stage 0: no conflict).
+type StagedFile struct {
+	Path string // repo-relative, '/'-separated
+	Blob Hash
+}
+
+// Staged returns the entries of the index (<git dir>/index) at stage 0 whose
+// path keep accepts, in index order; none for a repository without an index.
+func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
+	f, err := os.Open(filepath.Join(r.gitDir, "index"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the index: %w", err)
+	}
+	defer f.Close()
+	var idx index.Index
+	if err := index.NewDecoder(f).Decode(&idx); err != nil {
+		return nil, fmt.Errorf("reading the index %s: %w", f.Name(), err)
+	}
+	var out []StagedFile
+	for _, e := range idx.Entries {
+		// go-git names stage 1 "Merged"; an entry without conflict has stage 0.
+		if e.Stage != 0 || !keep(e.Name) {
+			continue
+		}
+		out = append(out, StagedFile{Path: e.Name, Blob: fromPlumbing(e.Hash)})
+	}
+	return out, nil
+}
+
+// Blob returns blob id's content, refusing one over limit bytes (limit ≤ 0:
+// no limit) with a *TooLargeError.
+func (r *Repo) Blob(id Hash, limit int64) ([]byte, error) {
+	return r.blob(id.plumbing(), limit)
+}
+
+// HooksDir returns the directory git runs hooks from: core.hooksPath (a
+// relative value is relative to the work tree, as git reads it; "~/" is the
+// home directory), else <git common dir>/hooks.
+func (r *Repo) HooksDir() (string, error) {
+	v, ok, err := r.ConfigValue("core.hooksPath")
+	if err != nil {
+		return "", err
+	}
+	if !ok || v == "" {
+		return filepath.Join(r.commonDir, "hooks"), nil
+	}
+	if rest, ok := strings.CutPrefix(v, "~/"); ok {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, rest), nil
+	}
+	if filepath.IsAbs(v) {
+		return v, nil
+	}
+	base := r.workTree
+	if base == "" {
+		base = r.gitDir
+	}
+	return filepath.Join(base, v), nil
+}

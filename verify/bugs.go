@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+)
+
+// bugTicks adds to rep a tick per bug task that a commit of base..head names
+// in a Spec-Task trailer (<unit>/bug:<slug>, docs/format.md#bug-tasks): bug
+// tasks are no lines of a tasks file, so the tick walk cannot see them. Each
+// is judged on its commit's note like a tick; a named bug task without a
+// statement is ticked_without_evidence.
+func (v *Verifier) bugTicks(rep *Report, base, head gitref.Hash, opts GateOptions) error {
+	commits, err := v.Repo.CommitsWithTrailer(base, head, TrailerSpecTask)
+	if err != nil {
+		return err
+	}
+	for _, c := range commits {
+		var bugs []string
+		for _, task := range gitref.TrailerValues(c.Trailers, TrailerSpecTask) {
+			if i := strings.Index(task, "/"+BugTaskPrefix); i > 0 && len(task) > i+1+len(BugTaskPrefix) {
+				bugs = append(bugs, task)
+			}
+		}
+		if len(bugs) == 0 {
+			continue
+		}
+		rs, err := v.Object(c.ID)
+		if err != nil {
+			return err
+		}
+		rep.Objects = append(rep.Objects, rs...)
+		for _, task := range bugs {
+			tr := TickResult{Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
+			var o *ObjectResult
+			for i := range rs {
+				if rs[i].Task == task && rs[i].Kind == KindBug {
+					o = &rs[i]
+					break
+				}
+			}
+			if o == nil {
+				tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
+				tr.Message = "the commit names bug task " + task + " in a " + TrailerSpecTask + " trailer; its note has no statement for it"
+				tr.Reasons, tr.Signers = []Reason{}, []Signer{}
+				for i := range rs {
+					if rs[i].Outcome == Missing {
+						tr.Reasons = rs[i].Reasons
+					}
+				}
+			} else {
+				tr.Unit = o.Unit
+				judge(&tr, o, nil, opts)
+			}
+			rep.Ticks = append(rep.Ticks, tr)
+		}
+	}
+	return nil
+}
