@@ -249,10 +249,10 @@ func TestInteropSpeccoderNotes(t *testing.T) {
 		}
 	}
 	// The Kiro parent ticked with its last sub-task carries no statement of
-	// its own; whether it is evidenced through its sub-tasks is the merge
-	// gate's parent rule (docs/format.md), not this suite's.
-	if _, ok := byTask["login/1"]; !ok {
-		t.Errorf("the Kiro parent's tick is not reported: %+v", rep.Ticks)
+	// its own: it is evidenced through its sub-task
+	// (docs/format.md#kiro-parent-tasks).
+	if tr, ok := byTask["login/1"]; !ok || tr.Status != StatusEvidenced || !slices.Equal(tr.Via, []string{"login/1.1"}) {
+		t.Errorf("the Kiro parent's tick: %+v; want evidenced via login/1.1", tr)
 	}
 	if rep.Summary[CodePolicySHA256Unverified] != 4 {
 		t.Errorf("summary %v, want 4 %s", rep.Summary, CodePolicySHA256Unverified)
