@@ -99,7 +99,7 @@ type CarryRequest struct {
 	From gitref.Hash
 	// To is the commit that now carries the task's work; it must tick every task
 	// carried (against its first parent), as the merge gate will look for the
-	// evidence there (SPEC §8).
+	// evidence there (docs/format.md#gate-rules).
 	To gitref.Hash
 	// Signers sign the re-issued statements; none: they are written unsigned.
 	Signers []Signer
@@ -126,21 +126,22 @@ type CarryResult struct {
 }
 
 // Carry re-issues on To the task-verification statements From's note holds
-// about From (issue 9: a cherry-pick, a rebase, or a squash merge with the same
-// tree). For each such statement it keeps the predicate's evidence (verdict,
-// trace, red, decider, time, every other member) and recomputes, as [Tick] does,
-// what depends on the commit: the subject's gitCommit (To), tree (To's tree),
-// task.line_hash and title (To's task line, read as open),
-// spec (the cited section at To) and policy_sha256 (To's first parent's
-// speccoder.toml). The task must be ticked by To (else [ErrTaskNotTicked]). The
-// statements of SPEC §3 (test results and VSA for verified and regression_only
-// ticks) are rebuilt from the predicate, signed with req.Signers and written
-// into To's note in one update (SPEC §2: To's other lines are kept); only then,
-// unless req.KeepFrom, are the carried subjects' owned lines removed from From's
-// note, so a crash never loses the evidence. Lines of From's note about other
-// commits (copied there by `git rebase` with notes.rewriteRef) are neither
-// carried nor removed. Errors: [ErrNothingToCarry], [ErrTaskNotTicked],
-// CheckFrom's error, gitref's errors, signing errors.
+// about From (docs/format.md#after-a-rebase-or-squash: a cherry-pick, a rebase,
+// or a squash merge with the same tree). For each such statement it keeps the
+// predicate's evidence (verdict, trace, red, decider, time, every other member)
+// and recomputes, as [Tick] does, what depends on the commit: the subject's
+// gitCommit (To), tree (To's tree), task.line_hash and title (To's task line,
+// read as open), spec (the cited section at To) and policy_sha256 (To's first
+// parent's speccoder.toml). The task must be ticked by To (else
+// [ErrTaskNotTicked]). The statements of docs/format.md#statements (test
+// results and VSA for verified and regression_only ticks) are rebuilt from the
+// predicate, signed with req.Signers and written into To's note in one update
+// (docs/format.md#storage: To's other lines are kept); only then, unless
+// req.KeepFrom, are the carried subjects' owned lines removed from From's note,
+// so a crash never loses the evidence. Lines of From's note about other commits
+// (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
+// removed. Errors: [ErrNothingToCarry], [ErrTaskNotTicked], CheckFrom's error,
+// gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
 	from, err := repo.Commit(req.From)
 	if err != nil {

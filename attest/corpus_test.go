@@ -58,12 +58,12 @@ func runBinary(t testing.TB, bin, dir string, args ...string) (string, string, i
 }
 
 // maxTasksPerNote is how many regression_only ticks fit in one note with every
-// statement (task-verification + VSA: two lines each; SPEC §9: 64 lines). Beyond
+// statement (task-verification + VSA: two lines each; docs/format.md#limits: 64 lines). Beyond
 // it, attest writes the task-verification statements alone.
 const maxTasksPerNote = attest.MaxNoteLines / 2
 
 // TestCorpusAttestTick attests every tick commit of three real projects' histories
-// (issue 4) and checks every written statement: it decodes strictly, its predicate
+// and checks every written statement: it decodes strictly, its predicate
 // validates against the schema, its subject is <feature>/<task> at the commit, and
 // its line_hash, tree and section_hash are the ones `taskproof ticks`, `git
 // rev-parse C^{tree}` and specfmt.Section + predicate.SectionHash give; every
@@ -77,13 +77,15 @@ const maxTasksPerNote = attest.MaxNoteLines / 2
 // A tick of a task ID that its tasks file repeats (openspec-agent-validator's
 // fix-gauntlet-iteration-tracking writes 5.3 under two headings, and 400b361f
 // ticks both lines) is a tick of its line: each line's statements bind it (its
-// own line_hash and section) and verify ok, side by side in one note (README
-// "Choices", item 10). Only a line that another line with its ID reads the
-// same as would be refused (exit code 2, the lines named; none of the corpora
-// has one); the test requires agent-validator's two 5.3 ticks to be attested.
+// own line_hash and section) and verify ok, side by side in one note
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats"). Only a line that another line with its ID reads
+// the same as would be refused (exit code 2, the lines named; none of the
+// corpora has one); the test requires agent-validator's two 5.3 ticks to be
+// attested.
 //
 // A commit ticking more than 32 tasks cannot hold their statements in one note
-// (64 lines, SPEC §9): the test checks that attesting all of them is refused with
+// (64 lines, docs/format.md#limits): the test checks that attesting all of them is refused with
 // exit code 2 and writes nothing, then attests the first 32 with --task.
 //
 // Every attested tick verifies ok (verify.Verifier.Object), including the ticks
@@ -228,7 +230,7 @@ func TestCorpusAttestTick(t *testing.T) {
 
 				// All the commit's ticks at once: written whole (with the
 				// task-verification statements alone when the whole set does not
-				// fit, SPEC §9), or refused with nothing written.
+				// fit, docs/format.md#limits), or refused with nothing written.
 				var wantErr error
 				switch {
 				case anyTrue(dup):
@@ -316,7 +318,7 @@ func taskLines(t *testing.T, repo *gitref.Repo, commit gitref.Hash, path string,
 }
 
 // checkCorpusNote checks the note of tick commit c holds, for each of ticks, a
-// task-verification statement and a VSA with the facts of SPEC §4 recomputed
+// task-verification statement and a VSA with the facts of docs/format.md#hash-recipes recomputed
 // independently; it returns the number of task-verification statements checked.
 func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir string, c gitref.Hash, ticks []tickRecord) int {
 	t.Helper()
@@ -327,7 +329,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 	}
 	perTick := 2
 	if len(ticks) > maxTasksPerNote {
-		perTick = 1 // the task-verification statements alone (attest's SPEC §9 fallback)
+		perTick = 1 // the task-verification statements alone (attest's fallback for bulk ticks, docs/format.md#statements)
 	}
 	if len(stmts) != perTick*len(ticks) {
 		t.Errorf("%s: %d statements for %d ticks, want %d each", c, len(stmts), len(ticks), perTick)

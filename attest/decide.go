@@ -14,17 +14,18 @@ import (
 )
 
 // SkipRefPrefix is where skip records live: refs/speccoder/skipped/<feature>/<task>
-// (SPEC §2).
+// (docs/format.md#storage).
 const SkipRefPrefix = "refs/speccoder/skipped/"
 
-// tasksGlobs are the tasks files of units (SPEC §1), for finding a task by ID.
+// tasksGlobs are the tasks files of units
+// (docs/format.md#units-and-task-lines), for finding a task by ID.
 var tasksGlobs = []string{
 	"specs/*/tasks.md", ".specify/specs/*/tasks.md",
 	"openspec/changes/*/tasks.md", "openspec/changes/archive/*/tasks.md",
 	".kiro/specs/*/tasks.md",
 }
 
-// DecideRequest is what `taskproof attest decide` asks for (SPEC §1 "decision").
+// DecideRequest is what `taskproof attest decide` asks for (docs/format.md#units-and-task-lines).
 type DecideRequest struct {
 	// Commit is, for attested, the commit that ticks the task; for skipped, the
 	// commit where the skip was decided (the task is open there).
@@ -41,12 +42,13 @@ type DecideRequest struct {
 	DryRun     bool
 }
 
-// Decide writes a decision statement (SPEC §2, §3): `attested` goes into the note
-// of the commit that ticks the task (a person accepts it without test evidence);
-// `skipped` writes a skip record commit (tree = the decision commit's tree,
-// parent = the decision commit, message "skip <feature>/<task>: <reason>"),
-// points refs/speccoder/skipped/<feature>/<task> at it, and puts the statement in
-// the record's note. The predicate carries the decider and no test evidence; the
+// Decide writes a decision statement (docs/format.md#storage,
+// docs/format.md#statements): `attested` goes into the note of the commit that
+// ticks the task (a person accepts it without test evidence); `skipped` writes
+// a skip record commit (tree = the decision commit's tree, parent = the
+// decision commit, message "skip <feature>/<task>: <reason>"), points
+// refs/speccoder/skipped/<feature>/<task> at it, and puts the statement in the
+// record's note. The predicate carries the decider and no test evidence; the
 // decision writes the task-verification statement alone. Errors: [ErrRequest]
 // (missing by/reason, a task that is not open for a skip), [ErrTaskNotTicked],
 // gitref's errors.
@@ -193,11 +195,12 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	return w, nil
 }
 
-// FindTask finds task id among the units' tasks files of a tree (SPEC §1 unit
-// paths). unitDir, when not empty, picks the unit. A task ID found in several
-// units without unitDir is an error naming them (ErrRequest); a task ID that a
-// tasks file repeats is a *specfmt.DuplicateTaskError naming both lines
-// (specfmt.ErrDuplicateTask) — only that ID: the file's other tasks are found.
+// FindTask finds task id among the units' tasks files of a tree
+// (docs/format.md#units-and-task-lines unit paths). unitDir, when not empty,
+// picks the unit. A task ID found in several units without unitDir is an error
+// naming them (ErrRequest); a task ID that a tasks file repeats is a
+// *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask) —
+// only that ID: the file's other tasks are found.
 func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
 	type hit struct {
 		u specfmt.Unit

@@ -15,16 +15,17 @@ import (
 )
 
 // TestTickRepeatedTaskID: a task ID written on two lines of one tasks file is
-// ticked line by line (README "Choices", item 10). Attesting a tick of one of
+// ticked line by line (docs/format.md#choices-where-the-brief-leaves-room, "A
+// tick is a line, also when its task ID repeats"). Attesting a tick of one of
 // them binds the ticked line (its line_hash, title and section); a commit
 // ticking both writes a statement set per line under the one subject name, and
 // re-attesting replaces each line's own set; carrying them keeps them apart. A
-// decision on a commit that ticks one line of the ID is about that line.
-// Two lines that read the same (same line_hash) cannot be told apart: a tick of
-// one is refused with the error naming both lines and nothing is written,
-// while the file's other tasks attest normally. A decision (which names a task
-// by ID alone) is refused for a commit ticking two lines of one ID. Looking a
-// task up by its ID alone (FindTask) still refuses a repeated ID.
+// decision on a commit that ticks one line of the ID is about that line. Two
+// lines that read the same (same line_hash) cannot be told apart: a tick of one
+// is refused with the error naming both lines and nothing is written, while the
+// file's other tasks attest normally. A decision (which names a task by ID
+// alone) is refused for a commit ticking two lines of one ID. Looking a task up
+// by its ID alone (FindTask) still refuses a repeated ID.
 func TestTickRepeatedTaskID(t *testing.T) {
 	r := &tickRepo{dir: t.TempDir()}
 	testenv.Git(t, r.dir, "init", "-q", "-b", "main")

@@ -15,10 +15,11 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// PayloadType is the DSSE payloadType of every taskproof envelope (SPEC §5).
+// PayloadType is the DSSE payloadType of every taskproof envelope
+// (docs/format.md#signatures-dsse-v1).
 const PayloadType = "application/vnd.in-toto+json"
 
-// Limits of SPEC §9 that apply to one envelope.
+// Limits of docs/format.md#limits that apply to one envelope.
 const (
 	// MaxPayloadSize is the largest decoded payload, in bytes (1 MiB).
 	MaxPayloadSize = 1 << 20
@@ -32,13 +33,13 @@ const (
 )
 
 // ErrMalformed is matched (errors.Is) by every error [DecodeEnvelope] returns:
-// the bytes are not a well-formed DSSE envelope within SPEC §9's limits.
+// the bytes are not a well-formed DSSE envelope within the limits of docs/format.md#limits.
 var ErrMalformed = errors.New("malformed envelope")
 
-// ErrPayloadType is matched by the error of [Envelope.CheckPayloadType] when the
-// payloadType is not [PayloadType]. The same error also matches [ErrMalformed]:
-// SPEC §7 checks payloadType right after parsing, and an envelope taskproof
-// cannot interpret is malformed.
+// ErrPayloadType is matched by the error of [Envelope.CheckPayloadType] when
+// the payloadType is not [PayloadType]. The same error also matches
+// [ErrMalformed]: docs/format.md#verification-rules checks payloadType right
+// after parsing, and an envelope taskproof cannot interpret is malformed.
 var ErrPayloadType = errors.New("unexpected payloadType")
 
 // MalformedError describes why envelope bytes were refused. Field names the
@@ -74,7 +75,7 @@ func (e *PayloadTypeError) Is(target error) bool {
 	return target == ErrPayloadType || target == ErrMalformed
 }
 
-// Envelope is a decoded DSSE v1 envelope (SPEC §5). Payload and each
+// Envelope is a decoded DSSE v1 envelope (docs/format.md#signatures-dsse-v1). Payload and each
 // Signature.Sig hold decoded bytes; base64 exists only on the wire.
 type Envelope struct {
 	PayloadType string
@@ -83,9 +84,10 @@ type Envelope struct {
 }
 
 // Signature is one DSSE signature. KeyID is the signer's hint as written (it is
-// never trusted: a signature is credited to the key that verifies it); Sig is the
-// decoded signature bytes, whose shape depends on the signer kind (SPEC §5):
-// armored SSHSIG text, an armored OpenPGP detached signature, or raw bytes.
+// never trusted: a signature is credited to the key that verifies it); Sig is
+// the decoded signature bytes, whose shape depends on the signer kind
+// (docs/format.md#signatures-dsse-v1): armored SSHSIG text, an armored OpenPGP
+// detached signature, or raw bytes.
 type Signature struct {
 	KeyID string
 	Sig   []byte
@@ -98,7 +100,8 @@ func (e *Envelope) PAE() []byte {
 }
 
 // CheckPayloadType returns a [*PayloadTypeError] unless the envelope's
-// payloadType is exactly [PayloadType] (SPEC §5, §7 step 2).
+// payloadType is exactly [PayloadType] (docs/format.md#signatures-dsse-v1,
+// docs/format.md#verification-rules).
 func (e *Envelope) CheckPayloadType() error {
 	if e.PayloadType != PayloadType {
 		return &PayloadTypeError{Found: e.PayloadType}
@@ -117,9 +120,10 @@ type wireEnvelope struct {
 	Signatures  []wireSignature `json:"signatures"`
 }
 
-// MarshalJSON writes the envelope as SPEC §5 shows it, keys in byte order and no
-// whitespace: {"payload":…,"payloadType":…,"signatures":[{"keyid":…,"sig":…}]},
-// payload and sig in standard padded base64. Zero signatures are written as [].
+// MarshalJSON writes the envelope as docs/format.md#signatures-dsse-v1 shows
+// it, keys in byte order and no whitespace:
+// {"payload":…,"payloadType":…,"signatures":[{"keyid":…,"sig":…}]}, payload and
+// sig in standard padded base64. Zero signatures are written as [].
 func (e *Envelope) MarshalJSON() ([]byte, error) {
 	w := wireEnvelope{
 		Payload:     base64.StdEncoding.EncodeToString(e.Payload),
@@ -138,18 +142,20 @@ func (e *Envelope) MarshalJSON() ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// DecodeEnvelope decodes untrusted envelope bytes (one note line, SPEC §2, §5,
-// §9). It refuses, with an error matching [ErrMalformed]: input over
-// [MaxEnvelopeSize], invalid UTF-8, anything but exactly one JSON object, nesting
-// deeper than [MaxJSONDepth], unpaired UTF-16 surrogate escapes, duplicate keys
-// (at any level) or keys differing only by case from the DSSE key of their
-// position ([predicate.EnvelopeKeys]), a missing or non-string payload, payloadType or
-// sig, a keyid that is present but not a string, signatures that is not an array
-// of objects, more than [MaxSignatures] signatures, a payload over
-// [MaxPayloadSize] bytes, an empty sig, and base64 that is not entirely standard
-// or entirely URL-safe (padding optional, see [DecodeBase64]). Unknown keys are
-// ignored. The payloadType is not checked here: see [Envelope.CheckPayloadType].
-// An empty signatures array is accepted (SPEC §7 reports it as unsigned).
+// DecodeEnvelope decodes untrusted envelope bytes (one note line,
+// docs/format.md#note-lines, docs/format.md#signatures-dsse-v1,
+// docs/format.md#limits). It refuses, with an error matching [ErrMalformed]:
+// input over [MaxEnvelopeSize], invalid UTF-8, anything but exactly one JSON
+// object, nesting deeper than [MaxJSONDepth], unpaired UTF-16 surrogate
+// escapes, duplicate keys (at any level) or keys differing only by case from
+// the DSSE key of their position ([predicate.EnvelopeKeys]), a missing or
+// non-string payload, payloadType or sig, a keyid that is present but not a
+// string, signatures that is not an array of objects, more than [MaxSignatures]
+// signatures, a payload over [MaxPayloadSize] bytes, an empty sig, and base64
+// that is not entirely standard or entirely URL-safe (padding optional, see
+// [DecodeBase64]). Unknown keys are ignored. The payloadType is not checked
+// here: see [Envelope.CheckPayloadType]. An empty signatures array is accepted
+// (docs/format.md#verification-rules reports it as unsigned).
 func DecodeEnvelope(data []byte) (*Envelope, error) {
 	if len(data) > MaxEnvelopeSize {
 		return nil, &MalformedError{Reason: fmt.Sprintf("%d bytes exceeds the limit of %d", len(data), MaxEnvelopeSize)}
@@ -253,7 +259,7 @@ func stringMember(obj map[string]any, name string, required bool) (string, error
 }
 
 // DecodeBase64 decodes s written in one base64 alphabet, standard (+/) or
-// URL-safe (-_), with correct padding or none (SPEC §5). It refuses mixed
+// URL-safe (-_), with correct padding or none (docs/format.md#signatures-dsse-v1). It refuses mixed
 // alphabets, misplaced or partial padding, whitespace and line breaks (which
 // encoding/base64 would otherwise skip), and non-zero trailing bits, so each
 // byte string has exactly one accepted spelling per alphabet and padding choice.

@@ -78,7 +78,7 @@ func TestLineSubject(t *testing.T) {
 	}
 }
 
-// TestMergeNoteOwnership checks SPEC §2: writing a subject's lines replaces
+// TestMergeNoteOwnership checks docs/format.md#storage: writing a subject's lines replaces
 // exactly the lines taskproof owns for that subject and keeps every other line
 // byte for byte and in order.
 func TestMergeNoteOwnership(t *testing.T) {
@@ -233,12 +233,13 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 }
 
 // TestMergeNoteRepeatedID: a tasks file that repeats a task ID has a tick per
-// line under one subject name (README "Choices", item 10). Writing one line's
-// statements (mergeNote with its line hash) keeps the other line's — its
-// test-result line too, though it has the same bytes as this line's — and
-// replaces its own; MergeNote (a unique ID) replaces every owned line of the
-// subject. StatementLines pairs the statements, and UnionNote unions two
-// lines' ticks without a conflict.
+// line under one subject name
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats"). Writing one line's statements (mergeNote with its
+// line hash) keeps the other line's — its test-result line too, though it has
+// the same bytes as this line's — and replaces its own; MergeNote (a unique ID)
+// replaces every owned line of the subject. StatementLines pairs the
+// statements, and UnionNote unions two lines' ticks without a conflict.
 func TestMergeNoteRepeatedID(t *testing.T) {
 	hA, hB := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)

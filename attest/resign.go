@@ -17,10 +17,11 @@ type SignResult struct {
 }
 
 // SignNote signs, in place, every envelope of commit's note that taskproof owns
-// ([OwnedTypes]) and that has no signature (SPEC §5): the payload bytes are kept
-// as they are, so the statements do not change; every other line is kept byte
-// for byte. A note with nothing to sign is left alone. Errors are gitref's
-// (gitref.ErrNoNote when the commit has no note) and the signers'.
+// ([OwnedTypes]) and that has no signature (docs/format.md#signatures-dsse-v1):
+// the payload bytes are kept as they are, so the statements do not change;
+// every other line is kept byte for byte. A note with nothing to sign is left
+// alone. Errors are gitref's (gitref.ErrNoNote when the commit has no note) and
+// the signers'.
 func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, signers []Signer, dryRun bool) (*SignResult, error) {
 	if len(signers) == 0 {
 		return nil, fmt.Errorf("%w: no signer to sign with", ErrRequest)

@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 )
 
-// SignatureKind tells a signature's kind from its bytes (SPEC §5): armored
-// SSHSIG text is ssh, an armored OpenPGP signature is openpgp, anything else raw.
-// It says nothing about validity.
+// SignatureKind tells a signature's kind from its bytes
+// (docs/format.md#signatures-dsse-v1): armored SSHSIG text is ssh, an armored
+// OpenPGP signature is openpgp, anything else raw. It says nothing about
+// validity.
 func SignatureKind(sig []byte) Kind {
 	t := bytes.TrimLeft(sig, " \t\r\n")
 	switch {

@@ -10,10 +10,10 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 )
 
-// Kind names a signer kind of SPEC §5, as it appears in reports.
+// Kind names a signer kind of docs/format.md#signatures-dsse-v1, as it appears in reports.
 type Kind string
 
-// Signer kinds (SPEC §5 items 1–3).
+// Signer kinds (docs/format.md#signatures-dsse-v1).
 const (
 	KindSSH     Kind = "ssh"
 	KindOpenPGP Kind = "openpgp"
@@ -30,24 +30,25 @@ var (
 	ErrPassphraseRequired = errors.New("key is encrypted: passphrase required")
 	// ErrBadPassphrase: the passphrase does not decrypt the key.
 	ErrBadPassphrase = errors.New("incorrect passphrase")
-	// ErrUnsupportedKey: the key's type, curve or size is not one SPEC §5 allows.
+	// ErrUnsupportedKey: the key's type, curve or size is not one
+	// docs/format.md#signatures-dsse-v1 allows.
 	ErrUnsupportedKey = errors.New("unsupported key")
 	// ErrNoSigningKey: the key material holds no usable signing key (no secret
 	// key, no signing-capable key, or more than one candidate).
 	ErrNoSigningKey = errors.New("no usable signing key")
 	// ErrAgent: ssh-agent is unreachable or does not hold the requested key.
 	ErrAgent = errors.New("ssh-agent")
-	// ErrTooManySignatures: more signers than an envelope may carry (SPEC §9).
+	// ErrTooManySignatures: more signers than an envelope may carry (docs/format.md#limits).
 	ErrTooManySignatures = errors.New("too many signatures")
-	// ErrPayloadTooLarge: the statement exceeds MaxPayloadSize (SPEC §9).
+	// ErrPayloadTooLarge: the statement exceeds MaxPayloadSize (docs/format.md#limits).
 	ErrPayloadTooLarge = errors.New("payload too large")
 )
 
-// Signer signs DSSE pre-authentication encodings in-process (SPEC §5). Sign
-// receives the PAE bytes and returns the bytes that become the envelope's sig
-// before base64: armored SSHSIG text (KindSSH), an armored OpenPGP detached
-// signature (KindOpenPGP) or the raw signature (KindRaw). KeyID is the keyid
-// hint written beside it.
+// Signer signs DSSE pre-authentication encodings in-process
+// (docs/format.md#signatures-dsse-v1). Sign receives the PAE bytes and returns
+// the bytes that become the envelope's sig before base64: armored SSHSIG text
+// (KindSSH), an armored OpenPGP detached signature (KindOpenPGP) or the raw
+// signature (KindRaw). KeyID is the keyid hint written beside it.
 type Signer interface {
 	Kind() Kind
 	KeyID() string
@@ -60,11 +61,12 @@ type dsseSigner struct{ s Signer }
 func (d dsseSigner) Sign(_ context.Context, data []byte) ([]byte, error) { return d.s.Sign(data) }
 func (d dsseSigner) KeyID() (string, error)                              { return d.s.KeyID(), nil }
 
-// Sign wraps statement (the canonical Statement bytes, SPEC §3) in a DSSE v1
-// envelope with payloadType [PayloadType] and one signature per signer, in the
-// order given, each over PAE(payloadType, statement) (SPEC §5). It fails for no
-// signers, more than [MaxSignatures] signers, a statement over [MaxPayloadSize]
-// bytes, or any signer's error.
+// Sign wraps statement (the canonical Statement bytes,
+// docs/format.md#statements) in a DSSE v1 envelope with payloadType
+// [PayloadType] and one signature per signer, in the order given, each over
+// PAE(payloadType, statement) (docs/format.md#signatures-dsse-v1). It fails for
+// no signers, more than [MaxSignatures] signers, a statement over
+// [MaxPayloadSize] bytes, or any signer's error.
 func Sign(ctx context.Context, statement []byte, signers ...Signer) (*Envelope, error) {
 	if len(statement) > MaxPayloadSize {
 		return nil, fmt.Errorf("signing statement of %d bytes: %w (limit %d)", len(statement), ErrPayloadTooLarge, MaxPayloadSize)

@@ -42,7 +42,7 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 //
 // The keyid is the primary key's v4/v6 fingerprint in upper-case hex, as gpg
 // prints it; verifiers compare keyids case-insensitively, and the keyid is a
-// hint only (SPEC §5).
+// hint only (docs/format.md#signatures-dsse-v1).
 func NewOpenPGPSigner(armoredKey []byte, passphrase []byte) (Signer, error) {
 	var (
 		el  openpgp.EntityList

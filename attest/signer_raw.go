@@ -37,7 +37,7 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 }
 
 // NewRawSigner returns a [KindRaw] signer for an unencrypted PEM private key
-// (PKCS#8, PKCS#1 or SEC1) of one of the types SPEC §5 item 3 allows. The
+// (PKCS#8, PKCS#1 or SEC1) of one of the types docs/format.md#signatures-dsse-v1 allows. The
 // signature schemes are go-securesystemslib's:
 //   - ed25519: pure Ed25519 over the PAE (64 bytes);
 //   - ECDSA P-256: ECDSA over SHA-256(PAE), ASN.1 DER encoded;
@@ -66,7 +66,7 @@ type RawSignerVerifier interface {
 
 // LoadRawKey reads a PEM key (private or public) with go-securesystemslib and
 // returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
-// the key types SPEC §5 item 3 allows ([CheckRawPublicKey]); other types give an
+// the key types docs/format.md#signatures-dsse-v1 allows ([CheckRawPublicKey]); other types give an
 // error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
 // [NewRawSigner] describes.
 func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
@@ -98,7 +98,7 @@ func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, s
 	return sv, key, id, nil
 }
 
-// CheckRawPublicKey returns nil for the raw key types SPEC §5 item 3 allows:
+// CheckRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
 // ed25519, ECDSA on P-256, RSA of at least [MinRSABits] bits; otherwise an error
 // matching [ErrUnsupportedKey].
 func CheckRawPublicKey(pub crypto.PublicKey) error {
@@ -121,7 +121,7 @@ func CheckRawPublicKey(pub crypto.PublicKey) error {
 	return nil
 }
 
-// RawKeyID returns the keyid of a raw public key (SPEC §5 item 3): lowercase hex
+// RawKeyID returns the keyid of a raw public key (docs/format.md#signatures-dsse-v1): lowercase hex
 // SHA-256 of its DER SubjectPublicKeyInfo (64 characters).
 func RawKeyID(pub crypto.PublicKey) (string, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)

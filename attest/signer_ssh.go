@@ -26,7 +26,7 @@ func (s *sshSigner) Sign(pae []byte) ([]byte, error) {
 }
 
 // sshSign returns the armored SSHSIG of message: namespace in-toto, hash
-// sha512, RSA keys with rsa-sha2-512 (SPEC §5 item 1).
+// sha512, RSA keys with rsa-sha2-512 (docs/format.md#signatures-dsse-v1).
 func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
 	sig, err := sshsig.Sign(bytes.NewReader(message), signer, sshsig.HashSHA512, SSHNamespace)
 	if err != nil {

@@ -19,11 +19,11 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/sign"
 )
 
-// KindSigstore is the kind of a Sigstore bundle's signature (SPEC §5 item 4):
+// KindSigstore is the kind of a Sigstore bundle's signature (docs/format.md#note-lines):
 // a keyless signature by a short-lived Fulcio certificate, logged in Rekor.
 const KindSigstore Kind = "sigstore"
 
-// Sigstore bundle media types taskproof reads (SPEC §5 item 4): v0.1 to v0.3,
+// Sigstore bundle media types taskproof reads (docs/format.md#note-lines): v0.1 to v0.3,
 // each in both spellings sigstore has used. Any other media type, including a
 // later version, is malformed.
 const (
@@ -63,7 +63,7 @@ var bundleKeys = []string{
 // code 3 (a trust or configuration error).
 var ErrSigstore = errors.New("sigstore signing")
 
-// Bundle is a decoded Sigstore bundle note line (SPEC §2, §5 item 4). Nothing
+// Bundle is a decoded Sigstore bundle note line (docs/format.md#note-lines). Nothing
 // in it is verified: Identity, Issuer and TlogIndex are read from the bundle as
 // written, for display (`attest show`) and line ownership; package verify checks
 // them against the verifier's trust.
@@ -111,18 +111,18 @@ func IsBundle(line []byte) bool {
 	return strings.HasPrefix(mt, bundleMediaTypeStart)
 }
 
-// DecodeBundle decodes untrusted Sigstore bundle bytes (one note line, SPEC §2,
-// §5 item 4, §9). It refuses, with an error matching [ErrMalformed]: input over
-// [MaxEnvelopeSize] bytes; invalid UTF-8, duplicate keys, keys differing from a
-// bundle member name only by case, nesting deeper than [MaxJSONDepth]; a
-// mediaType other than the six BundleMediaType* constants; anything
-// sigstore-go's bundle parser refuses (unknown members, a v0.1 bundle whose tlog
-// entries lack inclusion promises, a v0.2+ bundle whose entries lack inclusion
-// proofs, a certificate chain in a v0.3 bundle); content other than a
-// dsseEnvelope (a messageSignature bundle signs a blob, not a Statement); more
-// than [MaxSignatures] signatures; a payload over [MaxPayloadSize] bytes; a leaf
-// certificate that does not parse. The DSSE payloadType is not checked here (see
-// [Envelope.CheckPayloadType]).
+// DecodeBundle decodes untrusted Sigstore bundle bytes (one note line,
+// docs/format.md#note-lines, docs/format.md#limits). It refuses, with an error
+// matching [ErrMalformed]: input over [MaxEnvelopeSize] bytes; invalid UTF-8,
+// duplicate keys, keys differing from a bundle member name only by case,
+// nesting deeper than [MaxJSONDepth]; a mediaType other than the six
+// BundleMediaType* constants; anything sigstore-go's bundle parser refuses
+// (unknown members, a v0.1 bundle whose tlog entries lack inclusion promises, a
+// v0.2+ bundle whose entries lack inclusion proofs, a certificate chain in a
+// v0.3 bundle); content other than a dsseEnvelope (a messageSignature bundle
+// signs a blob, not a Statement); more than [MaxSignatures] signatures; a
+// payload over [MaxPayloadSize] bytes; a leaf certificate that does not parse.
+// The DSSE payloadType is not checked here (see [Envelope.CheckPayloadType]).
 func DecodeBundle(data []byte) (*Bundle, error) {
 	if len(data) > MaxEnvelopeSize {
 		return nil, &MalformedError{Field: "bundle", Reason: fmt.Sprintf("%d bytes exceeds the limit of %d", len(data), MaxEnvelopeSize)}
@@ -249,7 +249,7 @@ type SigstoreOptions struct {
 	TrustedRoot root.TrustedMaterial
 }
 
-// SigstoreSigner signs statements keylessly (SPEC §5 item 4): an ephemeral
+// SigstoreSigner signs statements keylessly (docs/format.md#note-lines): an ephemeral
 // ECDSA P-256 key, a Fulcio certificate for the OIDC identity (requested once
 // and reused for every statement the signer signs), one Rekor entry per
 // statement; each statement becomes a Sigstore bundle v0.3 whose dsseEnvelope
@@ -314,7 +314,7 @@ func (s *SigstoreSigner) Sign([]byte) ([]byte, error) {
 	return nil, fmt.Errorf("%w: the sigstore signer writes bundles, not DSSE signatures (it cannot re-sign an existing envelope)", ErrSigstore)
 }
 
-// SignLine signs statement (canonical Statement bytes, SPEC §3) and returns the
+// SignLine signs statement (canonical Statement bytes, docs/format.md#statements) and returns the
 // Sigstore bundle v0.3 JSON, one line, whose dsseEnvelope (payloadType
 // [PayloadType]) holds it. Every request is bounded by the signer's timeout.
 // Errors match [ErrSigstore] (or [ErrPayloadTooLarge]).

@@ -79,7 +79,7 @@ func rewriteBundle(t *testing.T, line []byte, mut func(m map[string]any)) []byte
 	return b
 }
 
-// Issue 8's cross-implementation check: the bundles taskproof writes as note
+// The cross-implementation check: the bundles taskproof writes as note
 // lines verify with the npm reference verifier @sigstore/verify against the
 // same trusted root, identity and issuer; tampered bundles, another identity
 // or issuer and another CA's trusted root fail there too (so the check can

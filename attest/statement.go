@@ -13,25 +13,25 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// Statement and predicate types (SPEC §3).
+// Statement and predicate types (docs/format.md#statements).
 const (
 	// StatementType is the in-toto Statement v1 _type; v0.1 and anything else are
-	// refused when reading (SPEC §7).
+	// refused when reading (docs/format.md#verification-rules).
 	StatementType = "https://in-toto.io/Statement/v1"
 	// TestResultType is the predicateType of one test phase's result.
 	TestResultType = "https://in-toto.io/attestation/test-result/v0.1"
 	// VSAType is the predicateType of the verification summary naming a tick's
 	// other statements.
 	VSAType = "https://slsa.dev/verification_summary/v1"
-	// VerifierID is the VSA's verifier.id (SPEC §3).
+	// VerifierID is the VSA's verifier.id (docs/format.md#statements).
 	VerifierID = "https://github.com/taskproof/taskproof"
-	// JudgePolicyURI is the VSA's policy.uri (SPEC §3).
+	// JudgePolicyURI is the VSA's policy.uri (docs/format.md#statements).
 	JudgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
 )
 
-// ErrStatement is matched (errors.Is) by every error [DecodeStatement] returns for
-// a payload that is not an in-toto Statement v1 taskproof can read (SPEC §7:
-// malformed).
+// ErrStatement is matched (errors.Is) by every error [DecodeStatement] returns
+// for a payload that is not an in-toto Statement v1 taskproof can read
+// (docs/format.md#verification-rules: malformed).
 var ErrStatement = errors.New("malformed statement")
 
 // StatementError says why a payload is not a readable Statement. Field is the JSON
@@ -55,7 +55,7 @@ func (e *StatementError) Is(target error) bool { return target == ErrStatement }
 func (e *StatementError) Unwrap() error { return e.Err }
 
 // Subject is a Statement subject as taskproof writes it: Name is
-// "<feature>/<task id>", GitCommit the commit's lowercase hex id (SPEC §3).
+// "<feature>/<task id>", GitCommit the commit's lowercase hex id (docs/format.md#statements).
 type Subject struct {
 	Name      string
 	GitCommit string
@@ -82,11 +82,12 @@ type StatementSubject struct {
 
 var hexID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
-// EncodeStatement returns the canonical JSON bytes (SPEC §3) of the Statement v1
-// with one subject and the given predicate (a JSON value tree or a type with a
-// Value() method such as *predicate.Predicate). The bytes are checked with
-// in-toto/attestation's Statement v1 validation before they are returned, so a
-// subject without a well-formed gitCommit digest is an error.
+// EncodeStatement returns the canonical JSON bytes
+// (docs/format.md#canonical-json) of the Statement v1 with one subject and the
+// given predicate (a JSON value tree or a type with a Value() method such as
+// *predicate.Predicate). The bytes are checked with in-toto/attestation's
+// Statement v1 validation before they are returned, so a subject without a
+// well-formed gitCommit digest is an error.
 func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, error) {
 	if !hexID.MatchString(subject.GitCommit) {
 		return nil, fmt.Errorf("statement subject %q: gitCommit %q is not a lowercase hex commit id", subject.Name, subject.GitCommit)
@@ -145,12 +146,13 @@ func validateInToto(b []byte, sha1Repo bool) error {
 	return nil
 }
 
-// DecodeStatement strictly decodes a DSSE payload as an in-toto Statement (SPEC
-// §7, §9): strict JSON (duplicate keys, case-variant known keys, invalid UTF-8 and
-// depth beyond 64 refused), `_type` exactly [StatementType] (v0.1, unknown or
-// absent: malformed), a non-empty predicateType, subjects with string names and
-// string digests, and a JSON object predicate. Errors match [ErrStatement].
-// Whether the subject and predicateType are the expected ones is the verifier's
+// DecodeStatement strictly decodes a DSSE payload as an in-toto Statement
+// (docs/format.md#verification-rules, docs/format.md#canonical-json): strict
+// JSON (duplicate keys, case-variant known keys, invalid UTF-8 and depth beyond
+// 64 refused), `_type` exactly [StatementType] (v0.1, unknown or absent:
+// malformed), a non-empty predicateType, subjects with string names and string
+// digests, and a JSON object predicate. Errors match [ErrStatement]. Whether
+// the subject and predicateType are the expected ones is the verifier's
 // business, not the decoder's.
 func DecodeStatement(payload []byte) (*Statement, error) {
 	v, err := predicate.DecodeValue(payload, predicate.StatementKeys)

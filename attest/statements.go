@@ -120,10 +120,10 @@ func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
 	}
 }
 
-// VSAPredicate is the verification summary of a tick (SPEC §3 "VSA fields"),
+// VSAPredicate is the verification summary of a tick (docs/format.md#statements "VSA fields"),
 // naming every other statement of the tick by predicateType and the SHA-256 of its
 // canonical payload. verdict decides verifiedLevels: TASK_VERIFIED for verified,
-// TASK_REGRESSION_ONLY for regression_only; other verdicts get no VSA (SPEC §3:
+// TASK_REGRESSION_ONLY for regression_only; other verdicts get no VSA (docs/format.md#statements:
 // decisions write the task-verification statement alone).
 func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVerified string, others [][]byte, otherTypes []string) (map[string]any, error) {
 	var level string
@@ -159,11 +159,11 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 	}, nil
 }
 
-// TickStatements returns, in SPEC §3's order, the canonical Statements one tick or
-// decision writes for subject: for verified and regression_only, one test-result
-// statement per phase of the predicate's trace, the task-verification statement,
-// then the VSA naming the others; for attested and skipped, the task-verification
-// statement alone.
+// TickStatements returns, in the order of docs/format.md#statements, the
+// canonical Statements one tick or decision writes for subject: for verified
+// and regression_only, one test-result statement per phase of the predicate's
+// trace, the task-verification statement, then the VSA naming the others; for
+// attested and skipped, the task-verification statement alone.
 func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
 	return TickStatementsWithReports(subject, p, nil)
 }

@@ -116,9 +116,10 @@ func TestTestResultPredicate(t *testing.T) {
 	}
 }
 
-// TestTickStatementsOrderAndVSA checks SPEC §3: test-result statements per phase,
-// then the task-verification statement, then the VSA naming the others by the
-// SHA-256 of their canonical payloads, with every VSA field as SPEC §3 defines it.
+// TestTickStatementsOrderAndVSA checks docs/format.md#statements: test-result
+// statements per phase, then the task-verification statement, then the VSA
+// naming the others by the SHA-256 of their canonical payloads, with every VSA
+// field as docs/format.md#statements defines it.
 func TestTickStatementsOrderAndVSA(t *testing.T) {
 	const trace = `{"trace":[{"phase":"red","test":"t1","result":"fail"},{"phase":"green","test":"t1","result":"pass"}]}`
 	tests := []struct {

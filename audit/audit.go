@@ -1,14 +1,15 @@
-// Package audit explains why ticks are regression_only, across a commit range or
-// a whole repository (issue 7): it reads every task-verification statement of the
-// notes ref (SPEC §2–§4), revision-aware (a regression_only tick without a
-// recorded reason reads as "unrecorded"), and aggregates them into a Report:
+// Package audit explains why ticks are regression_only, across a commit range
+// or a whole repository: it reads every task-verification statement of the
+// notes ref (docs/format.md#storage, docs/format.md#statements,
+// docs/format.md#hash-recipes), revision-aware (a regression_only tick without
+// a recorded reason reads as "unrecorded"), and aggregates them into a Report:
 // counts per verdict, regression reasons per unit, one row per tick with its
 // reason details, a trend per ISO week, and the ticks that carry no evidence.
 //
 // Signatures are shown, never required: without a verifier's Trust every
 // statement is read and its signature status is "not_checked" (or "unsigned"
 // when its envelope carries no signature); with one, each statement carries the
-// SPEC §7 outcome of verify.Verifier.Object for its task.
+// docs/format.md#verification-rules outcome of verify.Verifier.Object for its task.
 //
 // The renderers (WriteText, WriteJSON, WriteCSV, WriteMarkdown, WriteHTML) and the
 // soft gate (Gate) work on a Report and do no git I/O.
@@ -38,9 +39,10 @@ const (
 	ModeRange = "range" // the ticks of a commit range and their evidence
 )
 
-// Signature statuses a Row carries besides the SPEC §7 outcomes (ok, unsigned,
-// missing, bad_signature, untrusted_signer, mismatch, malformed), which are used
-// when a Trust is given.
+// Signature statuses a Row carries besides the
+// docs/format.md#verification-rules outcomes (ok, unsigned, missing,
+// bad_signature, untrusted_signer, mismatch, malformed), which are used when a
+// Trust is given.
 const (
 	SigNotChecked = "not_checked" // no trust given: the signatures were not checked
 	SigUnsigned   = "unsigned"    // the envelope carries no signature (known without trust)
@@ -55,7 +57,7 @@ const (
 
 // Reasons lists the regression reasons in the order reports show them: the nine
 // reasons of revision 3 (schema $defs/RegressionReason), then "unrecorded"
-// (read side only, SPEC §4).
+// (read side only, docs/format.md#hash-recipes).
 var Reasons = []predicate.Reason{
 	predicate.ReasonNoStory, predicate.ReasonNoScenarios, predicate.ReasonAcceptanceOff,
 	predicate.ReasonAuthorWroteNone, predicate.ReasonAuthorFailed, predicate.ReasonAlreadyPassing,
@@ -63,7 +65,7 @@ var Reasons = []predicate.Reason{
 	predicate.ReasonUnrecorded,
 }
 
-// Verdicts lists the verdicts in the order reports show them (SPEC §4).
+// Verdicts lists the verdicts in the order reports show them (docs/format.md#verdicts).
 var Verdicts = []predicate.Verdict{predicate.Verified, predicate.RegressionOnly, predicate.Attested, predicate.Skipped}
 
 // ErrOptions is matched by the errors of ParseSince, ParseReasons and Options
@@ -86,9 +88,9 @@ type Options struct {
 	// ticks without evidence whose commit was committed at or after it (zero:
 	// no bound).
 	Since time.Time
-	// Trust, when not nil, checks every statement's object with verify (SPEC
-	// §7) and reports its outcome and credited signers; nil reports the
-	// signature status as not_checked.
+	// Trust, when not nil, checks every statement's object with verify
+	// (docs/format.md#verification-rules) and reports its outcome and credited
+	// signers; nil reports the signature status as not_checked.
 	Trust *verify.Trust
 	// At is the verifier's clock for key validity windows (zero: now).
 	At time.Time
@@ -106,7 +108,7 @@ type Report struct {
 	// Signatures is "checked" when a Trust was given, else "not_checked".
 	Signatures string `json:"signatures"`
 	Totals     Totals `json:"totals"`
-	// Verdicts counts the statements by verdict; the four verdicts of SPEC §4
+	// Verdicts counts the statements by verdict; the four verdicts of docs/format.md#verdicts
 	// are always present, unknown verdicts are counted under their own name.
 	Verdicts map[string]int `json:"verdicts"`
 	// Regression counts regression_only statements per reason and per unit.
@@ -175,7 +177,7 @@ type UnitReasons struct {
 	Reasons map[string]int `json:"reasons"` // only reasons with a count
 }
 
-// Unit is a spec unit (SPEC §1) as the predicate names it.
+// Unit is a spec unit (docs/format.md#units-and-task-lines) as the predicate names it.
 type Unit struct {
 	Format  string `json:"format"`
 	Feature string `json:"feature"`
@@ -217,7 +219,7 @@ type Row struct {
 	// Decider is the decision's maker (attested, skipped).
 	Decider   *Decider  `json:"decider,omitempty"`
 	Signature Signature `json:"signature"`
-	// NewerFields are members this version does not know (SPEC §4).
+	// NewerFields are members this version does not know (docs/format.md#hash-recipes).
 	NewerFields []string `json:"newer_fields,omitempty"`
 	// Problems say what is odd about this statement (another commit in its
 	// subject, a duplicate statement for the task).
@@ -292,9 +294,10 @@ type Decider struct {
 
 // Signature is a statement's signature status.
 type Signature struct {
-	// Status is not_checked or unsigned without trust; with trust, the SPEC §7
-	// outcome of the object's check for this task (ok, unsigned, bad_signature,
-	// untrusted_signer, mismatch, malformed).
+	// Status is not_checked or unsigned without trust; with trust, the
+	// docs/format.md#verification-rules outcome of the object's check for this
+	// task (ok, unsigned, bad_signature, untrusted_signer, mismatch,
+	// malformed).
 	Status string `json:"status"`
 	// Count is the number of signatures of the envelope.
 	Count int `json:"count"`
@@ -571,8 +574,9 @@ func matchUnit(glob string, u Unit) bool {
 	return ok
 }
 
-// checkSignatures verifies each annotated object of rows with verify (SPEC §7)
-// and records, per row, its task's outcome and credited signers.
+// checkSignatures verifies each annotated object of rows with verify
+// (docs/format.md#verification-rules) and records, per row, its task's outcome
+// and credited signers.
 func checkSignatures(repo *gitref.Repo, notes *gitref.NotesStore, opts Options, rows []Row) error {
 	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: opts.Trust, At: opts.At}
 	results := map[gitref.Hash]map[string]*verify.ObjectResult{}

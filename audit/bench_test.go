@@ -151,7 +151,7 @@ func toValue(v any) any {
 	return v
 }
 
-// BenchmarkAuditAll is `audit --all` on 10,000 ticks (issue 7: ≤ 2 s): every
+// BenchmarkAuditAll is `audit --all` on 10,000 ticks (target: docs/benchmarks.md): every
 // note read and decoded, all history walked for ticks, report built and
 // rendered as JSON. Each op opens the repository afresh, as a run of the
 // command does, so that no op finds the objects a previous one decoded in the

@@ -75,9 +75,9 @@ func TestCorpora(t *testing.T) {
 			unevidenced := 0
 			for i, c := range commits {
 				if ticks := byCommit[c]; len(ticks) > 30 {
-					// A tick writes two or more note lines per task (SPEC §3); a
+					// A tick writes two or more note lines per task (docs/format.md#statements); a
 					// commit ticking many tasks at once gets attested decisions
-					// (one line each), at most 64 (SPEC §9), the rest none.
+					// (one line each), at most 64 (docs/format.md#limits), the rest none.
 					for j, tk := range ticks {
 						if j >= attest.MaxNoteLines {
 							unevidenced++

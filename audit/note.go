@@ -41,7 +41,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 	rd.annotated = append(rd.annotated, commit)
 	lines := attest.SplitNote(note)
 	if len(lines) > attest.MaxNoteLines {
-		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (SPEC §9); read anyway", len(lines), attest.MaxNoteLines))
+		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (docs/format.md#limits); read anyway", len(lines), attest.MaxNoteLines))
 	}
 	first := len(rd.rows)   // this note's rows are rd.rows[first:]
 	var seen map[string]int // subject name and line hash → row index, for duplicates; made at the note's second row
@@ -106,7 +106,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 }
 
 // rowOf is the row of one readable task-verification statement, read
-// revision-aware (SPEC §4).
+// revision-aware (docs/format.md#hash-recipes).
 func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Row {
 	view := p.Read()
 	r := Row{

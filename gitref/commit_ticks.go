@@ -13,9 +13,10 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// CommitTicks returns the task box changes of one commit against its first parent
-// (SPEC §1), without walking history: what `attest tick` needs for one commit, at
-// a cost independent of history length. A root commit has none.
+// CommitTicks returns the task box changes of one commit against its first
+// parent (docs/format.md#units-and-task-lines), without walking history: what
+// `attest tick` needs for one commit, at a cost independent of history length.
+// A root commit has none.
 func (r *Repo) CommitTicks(commit Hash) ([]Tick, error) {
 	return r.CommitTicksIn(commit, nil)
 }

@@ -14,16 +14,16 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
-// DefaultNotesRef is the notes ref attestations are kept under (SPEC §2).
+// DefaultNotesRef is the notes ref attestations are kept under (docs/format.md#storage).
 const DefaultNotesRef = "refs/notes/speccoder"
 
-// DefaultMaxNoteSize is the largest note read or written: 4 MiB (SPEC §9).
+// DefaultMaxNoteSize is the largest note read or written: 4 MiB (docs/format.md#limits).
 const DefaultMaxNoteSize = 4 << 20
 
 // Notes errors.
 var (
-	// ErrNotesRefAbsent: the notes ref does not exist in the repository (SPEC §8:
-	// its own error, exit 4, never a pass).
+	// ErrNotesRefAbsent: the notes ref does not exist in the repository
+	// (docs/format.md#git-preconditions: its own error, exit 4, never a pass).
 	ErrNotesRefAbsent = errors.New("notes ref absent")
 	// ErrNoNote: the notes ref exists but holds no note for the commit.
 	ErrNoNote = errors.New("no note for commit")
@@ -254,7 +254,7 @@ func (s *NotesStore) All() ([]NoteEntry, error) {
 }
 
 // walkNotes calls fn for every note of a notes tree, flat or fanned out at any
-// depth (SPEC §2): id is the annotated object, path the note's path in the tree.
+// depth (docs/format.md#storage): id is the annotated object, path the note's path in the tree.
 // Entries whose names do not spell an object id are skipped.
 func (s *NotesStore) walkNotes(tree plumbing.Hash, fn func(id Hash, path string, blob plumbing.Hash)) error {
 	var walk func(t plumbing.Hash, prefix, hex string) error
@@ -297,7 +297,7 @@ func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) {
 type MergeFunc func(old []byte) (new []byte, err error)
 
 // Update replaces commit's note with merge(old note) and moves the notes ref by
-// compare-and-swap (SPEC §2). The caller owns the line merging; Update owns
+// compare-and-swap (docs/format.md#storage). The caller owns the line merging; Update owns
 // atomicity: objects are written before the ref moves (a crash leaves the old or
 // the new notes commit), the ref moves under $GIT_COMMON_DIR/<ref>.lock, and
 // when another writer moved the ref first, Update re-reads the note and calls

@@ -29,8 +29,8 @@ type Signature struct {
 // Commit is a commit object's fields.
 type Commit struct {
 	ID        Hash
-	Tree      Hash   // the root tree's id (SPEC §4 "tree")
-	Parents   []Hash // in order; Parents[0] is the first parent (SPEC §1)
+	Tree      Hash   // the root tree's id (the predicate's "tree")
+	Parents   []Hash // in order; Parents[0] is the first parent (docs/format.md#units-and-task-lines)
 	Author    Signature
 	Committer Signature
 	Message   string
@@ -403,7 +403,8 @@ func readObject(o plumbing.EncodedObject, buf []byte) ([]byte, error) {
 // ErrTooLarge is wrapped by TooLargeError.
 var ErrTooLarge = errors.New("object too large")
 
-// TooLargeError reports a blob over a size limit (SPEC §9 limits notes to 4 MiB).
+// TooLargeError reports a blob over a size limit (notes are limited to 4 MiB:
+// docs/format.md#limits).
 type TooLargeError struct {
 	Object Hash
 	Size   int64 // bytes
@@ -609,8 +610,8 @@ func validPath(p string) bool {
 
 // WriteCommit writes a commit object with the given tree and parent (parent ""
 // for a root commit) and message, authored and committed by taskproof
-// (SPEC §2) at the current time, and returns its id. It moves no ref: use
-// SetRef. Used for the skip records of SPEC §2.
+// (docs/format.md#storage) at the current time, and returns its id. It moves no ref: use
+// SetRef. Used for the skip records of docs/format.md#storage.
 func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 	if _, err := ParseHash(string(tree)); err != nil {
 		return "", err
@@ -628,7 +629,7 @@ func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 	return r.writeCommit(tree.plumbing(), parents, message, time.Now())
 }
 
-// Identity is the author and committer of the commits taskproof writes (SPEC §2).
+// Identity is the author and committer of the commits taskproof writes (docs/format.md#storage).
 var Identity = Signature{Name: "taskproof", Email: "taskproof@users.noreply.invalid"}
 
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message string, when time.Time) (Hash, error) {
@@ -647,7 +648,7 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message 
 
 // CommitsWithTree returns the commits whose root tree is tree, among the
 // commits reachable from heads (from every ref outside refs/notes/ when heads
-// is empty), in no particular order. Used to report same_tree_as (SPEC §8).
+// is empty), in no particular order. Used to report same_tree_as (docs/format.md#gate-rules).
 func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 	if _, err := ParseHash(string(tree)); err != nil {
 		return nil, err

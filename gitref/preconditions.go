@@ -207,7 +207,7 @@ func (r *Repo) Damaged() error {
 }
 
 // CheckParents checks that commit's parents are in the repository, as
-// verifying it needs (its first parent's speccoder.toml, SPEC §4
+// verifying it needs (its first parent's speccoder.toml, docs/format.md#hash-recipes
 // policy_sha256, and tasks files): a commit at a shallow clone's edge is a
 // *ShallowError, a parent absent otherwise a *MissingObjectError.
 func (r *Repo) CheckParents(commit Hash) error {

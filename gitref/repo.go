@@ -1,7 +1,7 @@
 // Package gitref is taskproof's git layer: it opens repositories, resolves
 // revisions, reads commits, trees and files, keeps the notes store that holds
-// attestations (SPEC §2) and finds the ticks of tasks files in a commit range
-// (SPEC §1, §8).
+// attestations (docs/format.md#storage) and finds the ticks of tasks files in a commit range
+// (docs/format.md#units-and-task-lines, docs/format.md#gate-rules).
 //
 // gitref is the only taskproof package that imports go-git. It exposes a small
 // porcelain built on go-git's plumbing: object ids are lowercase hex strings
@@ -229,11 +229,9 @@ func (c *objectCache) Clear() { c.lru.Load().Clear() }
 
 // SetObjectCacheSize bounds the Repo's object cache to size bytes (at least
 // 1 MiB), dropping what it holds. A single walk over history reads each
-// object about once and needs little: `verify --branch` over 10,000 ticks
-// (docs/benchmarks.md, issue 5) peaks at 500-530 MB RSS with the 96 MiB
-// default, 470-490 MB at 64 MiB, 425-431 MB at 32, 356-367 MB at 16 and
-// 311-346 MB at 8, for the same CPU within the noise; audit, which reads the
-// history again, is about twice as slow at 16 MiB (docs/benchmarks.md, h19).
+// object about once and needs little; audit, which reads the history again,
+// gains from a larger cache. Measured memory and time per size: see
+// docs/benchmarks.md.
 // Safe to call concurrently with reads.
 func (r *Repo) SetObjectCacheSize(size int64) {
 	r.cache.lru.Store(cache.NewObjectLRU(cache.FileSize(max(size, 1<<20))))

@@ -29,21 +29,21 @@ type TickKind string
 // The kinds of Tick.
 const (
 	// KindTick: the parent's line is open ("[ ]", Kiro also "[-]") and the
-	// commit's is ticked ("[x]"/"[X]") — a tick (SPEC §1); or the task is
-	// ticked in the commit and has no line in the parent's version of the
-	// tasks file (Born).
+	// commit's is ticked ("[x]"/"[X]") — a tick
+	// (docs/format.md#units-and-task-lines); or the task is ticked in the
+	// commit and has no line in the parent's version of the tasks file (Born).
 	KindTick TickKind = "tick"
 	// KindUntick: ticked in the parent, open in the commit.
 	KindUntick TickKind = "untick"
 	// KindEdit: ticked in both, but the line's text (read as open) changed: a
-	// task line edited after its tick (SPEC §8).
+	// task line edited after its tick (docs/format.md#gate-rules).
 	KindEdit TickKind = "edit"
 	// KindBornTicked: a ticked task in a tasks file that is new in the commit
 	// (absent at the parent and not a rename or move of one of the parent's
-	// tasks files). It is not a tick (SPEC §1: nothing goes from open to
-	// ticked; a merged feature branch or an imported unit brings its ticked
-	// file), but is reported so that a merge gate can list it. Born is set;
-	// Before and OldPath are "" and OldLine is 0.
+	// tasks files). It is not a tick (docs/format.md#units-and-task-lines:
+	// nothing goes from open to ticked; a merged feature branch or an imported
+	// unit brings its ticked file), but is reported so that a merge gate can
+	// list it. Born is set; Before and OldPath are "" and OldLine is 0.
 	KindBornTicked TickKind = "born_ticked"
 	// KindNotRegular: Path, in Commit, is a symbolic link or a submodule
 	// (gitlink) where a tasks file, or a directory on a unit layout's
@@ -68,9 +68,9 @@ type Tick struct {
 	Before  string // the task line at Parent, without line ending ("" when Born)
 	After   string // the task line at Commit, without line ending
 	// LineHash is the lowercase hex SHA-256 of After read as open
-	// (Task.OpenLine, SPEC §4 line_hash): the task line as the tick commit has
+	// (Task.OpenLine, docs/format.md#hash-recipes line_hash): the task line as the tick commit has
 	// it, which is what a verifier recomputes from the object's tasks file
-	// (SPEC §7) and what an attestation of the tick binds.
+	// (docs/format.md#verification-rules) and what an attestation of the tick binds.
 	LineHash string
 	// TextChanged: the line read as open differs between Parent and Commit (for
 	// a tick, the tick commit also edited the task's text; LineHash covers the
@@ -92,11 +92,13 @@ type Tick struct {
 	// Ambiguous, when not "", is why the task cannot be named unambiguously:
 	// the tasks file (at Commit, else at Parent) repeats this tick's TaskID
 	// ("specfmt: duplicate task id "5.3" on lines 45 and 49", the
-	// specfmt.TasksFile.Lookup error). Only ticks of the repeated ID are marked:
-	// the file's other tasks are named unambiguously and are ordinary ticks.
-	// Repeated lines are still reported, with their real TaskID (paired by order
-	// of occurrence); such a tick is its line, which an attestation names by
-	// LineHash (the ID alone cannot: README "Choices", item 10).
+	// specfmt.TasksFile.Lookup error). Only ticks of the repeated ID are
+	// marked: the file's other tasks are named unambiguously and are ordinary
+	// ticks. Repeated lines are still reported, with their real TaskID (paired
+	// by order of occurrence); such a tick is its line, which an attestation
+	// names by LineHash (the ID alone cannot:
+	// docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line,
+	// also when its task ID repeats").
 	Ambiguous string
 	// Unrecognized: Path is a file named tasks.md (any case) that is no
 	// unit layout's and not ignored (specfmt.UnrecognizedTasksFile): its
@@ -132,11 +134,12 @@ type Move struct {
 
 // Ticks finds the ticks, unticks and edits of tasks files in the commits
 // reachable from head and not from base (base "" : all of head's history),
-// merges included. Each commit is compared with its FIRST parent only (SPEC §1):
-// a merge's ticks are the lines the merge changes relative to the branch it was
-// merged into — so, in a walk that is not first-parent, a tick made on a side
-// branch is reported at the branch commit and again at the merge that brings it
-// in (with Merge set). A root commit has no ticks.
+// merges included. Each commit is compared with its FIRST parent only
+// (docs/format.md#units-and-task-lines): a merge's ticks are the lines the
+// merge changes relative to the branch it was merged into — so, in a walk that
+// is not first-parent, a tick made on a side branch is reported at the branch
+// commit and again at the merge that brings it in (with Merge set). A root
+// commit has no ticks.
 //
 // Only trees and blobs whose ids differ are read. Tasks files are followed
 // across renames and moves (OpenSpec's changes/<id>/ → changes/archive/<date>-<id>/):

@@ -57,14 +57,15 @@ func count(ticks []Tick) (map[TickKind]int, int) {
 // The issue's 322 ticks in 15 commits is 20 fewer: the 18 Born ticks, and
 // commit 05e24301, which ticks 4.2 and 5.1 and rewords both lines in the same
 // commit ("- [ ] 5.1 Dogfood: run gauntlet…" → "- [x] 5.1 All 145 tests pass").
-// A count that requires "the same line" with the box ticked (SPEC §1 read
-// literally) excludes them; taskproof matches tasks by ID and reports them as
-// ticks with TextChanged set (their line_hash is the line as ticked).
-// The 24 ticks of commit 400b361f in fix-gauntlet-iteration-tracking/tasks.md,
-// which repeats task ID 5.3, are counted, both 5.3 lines included; only those
-// two are marked Ambiguous (the other 22 tasks of the file are named once).
-// `git show 400b361f -- '*/fix-gauntlet-iteration-tracking/tasks.md'` has 24
-// added "[x]" lines, two of them "5.3".
+// A count that requires "the same line" with the box ticked
+// (docs/format.md#units-and-task-lines read literally) excludes them; taskproof
+// matches tasks by ID and reports them as ticks with TextChanged set (their
+// line_hash is the line as ticked). The 24 ticks of commit 400b361f in
+// fix-gauntlet-iteration-tracking/tasks.md, which repeats task ID 5.3, are
+// counted, both 5.3 lines included; only those two are marked Ambiguous (the
+// other 22 tasks of the file are named once). `git show 400b361f --
+// '*/fix-gauntlet-iteration-tracking/tasks.md'` has 24 added "[x]" lines, two
+// of them "5.3".
 func TestTicksCorpora(t *testing.T) {
 	tests := []struct {
 		bundle      string
@@ -142,7 +143,7 @@ func TestTicksCorpora(t *testing.T) {
 	}
 }
 
-// openLine is the SPEC §4 line_hash input, written here independently of
+// openLine is the docs/format.md#hash-recipes line_hash input, written here independently of
 // specfmt: the first "[x]", "[X]" or "[-]" box read as "[ ]".
 func openLine(line string) string {
 	for _, box := range []string{"[x]", "[X]", "[-]"} {
@@ -251,7 +252,8 @@ func TestTicksSynthetic(t *testing.T) {
 		{KindUntick, c1, "specs/001-a/tasks.md", "specs/001-a/tasks.md", "T002", 2},
 		{KindTick, c2, "openspec/changes/archive/2026-01-01-add-x/tasks.md", "openspec/changes/add-x/tasks.md", "1.1", 2},
 		{KindEdit, c2, "openspec/changes/archive/2026-01-01-add-x/tasks.md", "openspec/changes/add-x/tasks.md", "1.3", 4},
-		// A new tasks file is not a tick (SPEC §1): its ticked task is born_ticked.
+		// A new tasks file is not a tick (docs/format.md#units-and-task-lines):
+		// its ticked task is born_ticked.
 		{KindBornTicked, c2, "specs/002-new/tasks.md", "", "T001", 1},
 	}
 	if len(ticks) != len(want) {

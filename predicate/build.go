@@ -32,7 +32,7 @@ type RedRun struct {
 	Output []byte
 }
 
-// Input is what [Build] makes a predicate from (SPEC §4).
+// Input is what [Build] makes a predicate from (docs/format.md#hash-recipes).
 type Input struct {
 	// Unit is the task's spec unit.
 	Unit specfmt.Unit
@@ -77,10 +77,10 @@ var objectEvidence = map[string]bool{
 	"model": true, "strength": true, "acceptance": true,
 }
 
-// Build makes a revision 3 predicate (SPEC §4) that validates against the schema.
-// Errors are a [*BuildError] naming the input field (errors.Is [ErrBuild]), or the
-// evidence's strict-decoding error ([ErrMalformed]), or the [ErrPolicy] error of the
-// parent's speccoder.toml.
+// Build makes a revision 3 predicate (docs/format.md#hash-recipes) that
+// validates against the schema. Errors are a [*BuildError] naming the input
+// field (errors.Is [ErrBuild]), or the evidence's strict-decoding error
+// ([ErrMalformed]), or the [ErrPolicy] error of the parent's speccoder.toml.
 func Build(in Input) (*Predicate, error) {
 	p := &Predicate{Revision: Some(Revision), Verdict: in.Verdict}
 	switch in.Verdict {

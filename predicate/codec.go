@@ -81,10 +81,11 @@ func (p *Predicate) UnmarshalJSON(data []byte) error {
 // MarshalJSON returns the predicate's canonical JSON ([Predicate.Canonical]).
 func (p *Predicate) MarshalJSON() ([]byte, error) { return p.Canonical() }
 
-// Canonical returns the predicate's canonical JSON (SPEC §3), the bytes that are
-// signed inside the Statement. It does not validate against the schema (see
-// [Validate]); it fails when an Extra map names a known member (or a case variant of
-// one), or holds a value [Canonical] cannot encode.
+// Canonical returns the predicate's canonical JSON
+// (docs/format.md#canonical-json), the bytes that are signed inside the
+// Statement. It does not validate against the schema (see [Validate]); it fails
+// when an Extra map names a known member (or a case variant of one), or holds a
+// value [Canonical] cannot encode.
 func (p *Predicate) Canonical() ([]byte, error) {
 	v, err := p.Value()
 	if err != nil {

@@ -1,20 +1,22 @@
 // Package predicate is speccoder's task-verification predicate
-// (https://speccoder.dev/task-verification/v0, revision 3) as Go types, with the
-// JSON machinery taskproof signs and verifies it with (SPEC §3, §4, §9):
+// (https://speccoder.dev/task-verification/v0, revision 3) as Go types, with
+// the JSON machinery taskproof signs and verifies it with
+// (docs/format.md#statements, docs/format.md#canonical-json,
+// docs/format.md#hash-recipes):
 //
 //   - [Decode] and [DecodeValue]: a strict decoder for untrusted bytes. It rejects
 //     duplicate keys at any depth, case-variant spellings of known keys, invalid
 //     UTF-8, unpaired surrogate escapes and nesting deeper than [MaxDepth]; every
 //     error is a [*DecodeError] naming the key path and matches [ErrMalformed].
 //     Numbers are kept as written ([json.Number]).
-//   - [Canonical]: the canonical JSON encoding signed bytes use (SPEC §3): keys
+//   - [Canonical]: the canonical JSON encoding signed bytes use (docs/format.md#canonical-json): keys
 //     sorted by byte order at every level, no insignificant whitespace, strings
 //     escaped as serde_json does, numbers as written.
 //   - [Validate]: validation against the published JSON Schema, embedded.
 //   - [Predicate] and its parts: typed fields that keep unknown members and keep
 //     null distinct from absent, so decode→encode gives back the same canonical
-//     bytes; [Predicate.Read] gives the revision-aware view (SPEC §4).
-//   - The hash recipes of SPEC §4: [LineHash], [SectionHash], [NewRed] (the red
+//     bytes; [Predicate.Read] gives the revision-aware view (docs/format.md#hash-recipes).
+//   - The hash recipes of docs/format.md#hash-recipes: [LineHash], [SectionHash], [NewRed] (the red
 //     excerpt and its withholding rules), [OutputSHA256], [PolicySHA256].
 //   - [Build]: a revision 3 predicate from a tick's or decision's facts and the
 //     evidence object.

@@ -13,18 +13,20 @@ import (
 )
 
 // MaxDepth is the deepest nesting of JSON arrays and objects [DecodeValue] accepts
-// (SPEC §9): a top-level object is depth 1.
+// (docs/format.md#limits): a top-level object is depth 1.
 const MaxDepth = 64
 
-// ErrMalformed is the kind of every error the strict decoder returns (SPEC §9):
-// errors.Is(err, ErrMalformed) holds for any [*DecodeError].
+// ErrMalformed is the kind of every error the strict decoder returns
+// (docs/format.md#canonical-json): errors.Is(err, ErrMalformed) holds for any
+// [*DecodeError].
 var ErrMalformed = errors.New("malformed json")
 
-// DecodeError is a strict-decoding failure (SPEC §9). Path is the key path of the
-// offending member, dot-separated with array indices in brackets
-// ("predicate.task.line_hash", "subject[0].digest", "" for the top level); Offset is
-// the byte offset in the input where the problem was found (-1 when the problem is
-// in a decoded tree's shape, not in the bytes); Reason says why.
+// DecodeError is a strict-decoding failure (docs/format.md#canonical-json).
+// Path is the key path of the offending member, dot-separated with array
+// indices in brackets ("predicate.task.line_hash", "subject[0].digest", "" for
+// the top level); Offset is the byte offset in the input where the problem was
+// found (-1 when the problem is in a decoded tree's shape, not in the bytes);
+// Reason says why.
 type DecodeError struct {
 	Path   string
 	Offset int
@@ -45,12 +47,13 @@ func (e *DecodeError) Error() string {
 // Is reports whether target is [ErrMalformed].
 func (e *DecodeError) Is(target error) bool { return target == ErrMalformed }
 
-// KnownKeys describes the known keys at one position of a JSON document, for the
-// case-variant check of the strict decoder (SPEC §9): when the value there is an
-// object, a member whose name is not in Members but equals one of them under Unicode
-// case folding (strings.EqualFold, the folding encoding/json matches with) is
-// rejected. Members maps each known name to the description of its value (nil: no
-// known keys below it); Elem describes every item when the value is an array.
+// KnownKeys describes the known keys at one position of a JSON document, for
+// the case-variant check of the strict decoder (docs/format.md#canonical-json):
+// when the value there is an object, a member whose name is not in Members but
+// equals one of them under Unicode case folding (strings.EqualFold, the folding
+// encoding/json matches with) is rejected. Members maps each known name to the
+// description of its value (nil: no known keys below it); Elem describes every
+// item when the value is an array.
 type KnownKeys struct {
 	Members map[string]*KnownKeys
 	Elem    *KnownKeys
@@ -111,12 +114,13 @@ func predicateKeys() *KnownKeys {
 	return p
 }
 
-// DecodeValue strictly decodes one JSON value from untrusted bytes (SPEC §9) into a
-// tree of nil (null), bool, [json.Number] (the number as written), string, []any and
-// map[string]any. Leading and trailing JSON whitespace is allowed; anything else
-// after the value is not. It rejects invalid UTF-8, unpaired UTF-16 surrogate
-// escapes, duplicate keys at any depth, nesting deeper than [MaxDepth] and, where
-// known is not nil, case-variant spellings of known keys. Every error is a
+// DecodeValue strictly decodes one JSON value from untrusted bytes
+// (docs/format.md#canonical-json) into a tree of nil (null), bool,
+// [json.Number] (the number as written), string, []any and map[string]any.
+// Leading and trailing JSON whitespace is allowed; anything else after the
+// value is not. It rejects invalid UTF-8, unpaired UTF-16 surrogate escapes,
+// duplicate keys at any depth, nesting deeper than [MaxDepth] and, where known
+// is not nil, case-variant spellings of known keys. Every error is a
 // [*DecodeError] (errors.Is(err, [ErrMalformed])).
 func DecodeValue(data []byte, known *KnownKeys) (any, error) {
 	d := decoder{data: data}
@@ -457,11 +461,12 @@ func joinKey(path, key string) string {
 
 func joinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
-// Canonical returns the canonical JSON encoding of v (SPEC §3): object keys sorted
-// by byte order at every level, no insignificant whitespace, strings escaped as
-// serde_json does (`\"` `\\` `\b` `\f` `\n` `\r` `\t`, other controls below U+0020
-// as `\u00xx` with lowercase hex, nothing else escaped: not `/`, `<`, `>`, `&`,
-// U+2028/U+2029, DEL or non-ASCII), numbers as written.
+// Canonical returns the canonical JSON encoding of v
+// (docs/format.md#canonical-json): object keys sorted by byte order at every
+// level, no insignificant whitespace, strings escaped as serde_json does (`\"`
+// `\\` `\b` `\f` `\n` `\r` `\t`, other controls below U+0020 as `\u00xx` with
+// lowercase hex, nothing else escaped: not `/`, `<`, `>`, `&`, U+2028/U+2029,
+// DEL or non-ASCII), numbers as written.
 //
 // v is a tree as [DecodeValue] returns it; int, int64, uint64 and float64 (written
 // as [FormatFloat] does) and []string are accepted too. An error is returned for
@@ -581,7 +586,7 @@ func appendString(buf []byte, s, path string) ([]byte, error) {
 }
 
 // FormatFloat writes a finite float64 in the shortest form that reads back as the
-// same value, laid out as Rust's ryu crate (and so serde_json) does (SPEC §4
+// same value, laid out as Rust's ryu crate (and so serde_json) does (docs/format.md#hash-recipes
 // policy_sha256): integral values in [1, 1e16) as "1.0", "12340000000.0"; other
 // values whose decimal point falls within 16 digits as "12.34", "0.001234" (down to
 // 1e-5 inclusive); the rest in scientific form with no '+' and no padding: "1e16",

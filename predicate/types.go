@@ -1,13 +1,14 @@
 package predicate
 
-// PredicateType is the predicate type URI of a task-verification Statement (SPEC §3).
+// PredicateType is the predicate type URI of a task-verification Statement
+// (docs/format.md#statements).
 const PredicateType = "https://speccoder.dev/task-verification/v0"
 
-// Revision is the revision of the predicate this package writes (SPEC §4).
+// Revision is the revision of the predicate this package writes (docs/format.md#hash-recipes).
 const Revision uint32 = 3
 
-// Opt is a member of a JSON object that may be absent, null or set (SPEC §4: "null
-// and absent stay distinct"). Set reports whether the member is present at all; Null
+// Opt is a member of a JSON object that may be absent, null or set (null and absent
+// stay distinct). Set reports whether the member is present at all; Null
 // whether it is present as null; V is the value when Set and not Null (the zero
 // value otherwise).
 type Opt[T any] struct {
@@ -25,7 +26,7 @@ func Null[T any]() Opt[T] { return Opt[T]{Set: true, Null: true} }
 // Get returns the value and true when the member is present and not null.
 func (o Opt[T]) Get() (T, bool) { return o.V, o.Set && !o.Null }
 
-// Verdict is the predicate's verdict (SPEC §4).
+// Verdict is the predicate's verdict (docs/format.md#verdicts).
 type Verdict string
 
 // The verdicts.
@@ -47,11 +48,12 @@ func (v Verdict) Known() bool {
 	return false
 }
 
-// Predicate is the task-verification predicate, revision 3 (SPEC §4; the schema in
-// predicate/schema). Every struct of the package keeps members it does not know in
-// Extra (JSON value trees as [DecodeValue] returns them), so that decoding and
-// encoding a valid predicate gives back the same canonical bytes. The opaque
-// evidence members (Trace … Dependencies) hold value trees too.
+// Predicate is the task-verification predicate, revision 3
+// (docs/format.md#hash-recipes; the schema in predicate/schema). Every struct
+// of the package keeps members it does not know in Extra (JSON value trees as
+// [DecodeValue] returns them), so that decoding and encoding a valid predicate
+// gives back the same canonical bytes. The opaque evidence members (Trace …
+// Dependencies) hold value trees too.
 type Predicate struct {
 	// Revision is the additive revision within v0; absent reads as 1 (see [Predicate.Read]).
 	Revision Opt[uint32]
@@ -97,8 +99,9 @@ type Predicate struct {
 	Extra map[string]any
 }
 
-// Unit is the spec unit the task belongs to (SPEC §1): format "speckit", "openspec"
-// or "kiro"; feature = dir's last path element; dir repository-relative, '/'
+// Unit is the spec unit the task belongs to
+// (docs/format.md#units-and-task-lines): format "speckit", "openspec" or
+// "kiro"; feature = dir's last path element; dir repository-relative, '/'
 // separated, no trailing slash.
 type Unit struct {
 	Format  string
@@ -107,8 +110,8 @@ type Unit struct {
 	Extra   map[string]any
 }
 
-// TaskRef is the task (SPEC §4): its ID ("T012", "1.3"), the [LineHash] of its line
-// read as open, and its title.
+// TaskRef is the task (docs/format.md#hash-recipes): its ID ("T012", "1.3"),
+// the [LineHash] of its line read as open, and its title.
 type TaskRef struct {
 	ID       string
 	LineHash string
@@ -116,8 +119,9 @@ type TaskRef struct {
 	Extra    map[string]any
 }
 
-// SpecRef is the requirement the task cites (SPEC §4 "spec"): Section is its name
-// ("US1", a requirement name, "1,3") or null; SectionHash the [SectionHash] of its text.
+// SpecRef is the requirement the task cites (docs/format.md#hash-recipes
+// "spec"): Section is its name ("US1", a requirement name, "1,3") or null;
+// SectionHash the [SectionHash] of its text.
 type SpecRef struct {
 	Section     Opt[string]
 	SectionHash string
@@ -140,8 +144,9 @@ const (
 	RedMissingSymbol RedKind = "missing_symbol"
 )
 
-// Red is the red run's output, bounded and checked clean (SPEC §4 "red", revision ≥ 2;
-// see [NewRed]). Excerpt and ExcerptSHA256 are null when Withheld.
+// Red is the red run's output, bounded and checked clean
+// (docs/format.md#hash-recipes "red", revision ≥ 2; see [NewRed]). Excerpt and
+// ExcerptSHA256 are null when Withheld.
 type Red struct {
 	Kind          RedKind
 	Excerpt       Opt[string]

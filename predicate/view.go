@@ -2,8 +2,8 @@ package predicate
 
 import "sort"
 
-// View is the revision-aware reading of a predicate (SPEC §4 "Revision-aware
-// reading"): what a verifier may decide on.
+// View is the revision-aware reading of a predicate (the revision rules
+// at the end of docs/format.md#hash-recipes): what a verifier may decide on.
 type View struct {
 	// Revision is the predicate's revision; absent (or null) reads as 1.
 	Revision uint32
@@ -24,7 +24,7 @@ type View struct {
 	NewerFields []string
 }
 
-// Read returns the revision-aware view of p (SPEC §4).
+// Read returns the revision-aware view of p (docs/format.md#hash-recipes).
 func (p *Predicate) Read() View {
 	v := View{Revision: 1}
 	if n, ok := p.Revision.Get(); ok {

@@ -10,8 +10,8 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
-// BenchmarkBranchPolicy is BenchmarkBranch with a policy (issue 6: policy
-// evaluation adds ≤ 10 % to verify --branch on 10,000 ticks): "default" is the
+// BenchmarkBranchPolicy is BenchmarkBranch with a policy (its target:
+// docs/benchmarks.md): "default" is the
 // embedded default policy, "example" testdata/policy/example.toml (every built-in
 // rule, CEL rules, range rules). Compare the two sub-benchmarks' ns/op.
 func BenchmarkBranchPolicy(b *testing.B) {

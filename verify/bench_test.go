@@ -17,7 +17,7 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
-// The merge gate benchmark's repository (issue 5): benchUnits spec-kit units of
+// The merge gate benchmark's repository: benchUnits spec-kit units of
 // benchTasks tasks, every task ticked in its own commit and attested as
 // `attest tick` does (task-verification statement and VSA, each signed with an
 // ed25519 SSH key): 10,000 ticks, 20,000 signatures.
@@ -94,7 +94,7 @@ func BenchmarkBranch(b *testing.B) {
 	report()
 }
 
-// BenchmarkGate is issue 5's side-by-side comparison, in one run: the taskproof
+// BenchmarkGate is the side-by-side comparison, in one run: the taskproof
 // binary's `verify --branch --format json` over the 10,000 ticks, and
 // scripts/bench-baseline.sh (git CLI and `ssh-keygen -Y verify` per commit) over
 // the same range. Each reports its wall time (ns/op) and the child's peak RSS

@@ -28,18 +28,19 @@ import (
 //   - ticking one more task by hand makes exactly that tick
 //     ticked_without_evidence.
 //
-// SPEC §3 has a tick write a task-verification statement and a VSA (two note
-// lines for a regression_only tick without test phases), and SPEC §9 caps a
-// note at 64 lines: a commit ticking more than 32 tasks cannot hold all its
-// evidence. Two corpora have such commits (55 ticks in one commit); the test
-// pins what happens there — attest.Tick refuses with attest.ErrNoteLimit and
-// writes nothing, and the gate reports those ticks ticked_without_evidence —
-// and reports it with t.Log. If the limit or the per-tick lines change, the
-// expectations follow from the same arithmetic. A task ID written on two lines
-// of one tasks file (5.3 under two headings of one OpenSpec change, both ticked
-// in 400b361f) is ticked line by line: each line is attested (its own
-// line_hash, title and section) and evidenced by the statement binding it
-// (README "Choices", item 10).
+// docs/format.md#statements has a tick write a task-verification statement and
+// a VSA (two note lines for a regression_only tick without test phases), and
+// docs/format.md#limits caps a note at 64 lines: a commit ticking more than 32
+// tasks cannot hold all its evidence. Two corpora have such commits (55 ticks
+// in one commit); the test pins what happens there — attest.Tick refuses with
+// attest.ErrNoteLimit and writes nothing, and the gate reports those ticks
+// ticked_without_evidence — and reports it with t.Log. If the limit or the
+// per-tick lines change, the expectations follow from the same arithmetic. A
+// task ID written on two lines of one tasks file (5.3 under two headings of one
+// OpenSpec change, both ticked in 400b361f) is ticked line by line: each line
+// is attested (its own line_hash, title and section) and evidenced by the
+// statement binding it (docs/format.md#choices-where-the-brief-leaves-room, "A
+// tick is a line, also when its task ID repeats").
 //
 // A tick that also rewrites the task's text (agent-validator 05e24301: 4.2 and
 // 5.1) is evidenced: attest binds the line as ticked, which is what the object
@@ -206,7 +207,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 			lines := linesPerTick
 			if n > budget {
 				lines = 1
-				t.Logf("SPEC §3 vs §9: %s ticks %d tasks = %d note lines > %d; written without VSAs", c, n, n*linesPerTick, attest.MaxNoteLines)
+				t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; written without VSAs", c, n, n*linesPerTick, attest.MaxNoteLines)
 			}
 			for _, w := range ws {
 				if len(w.Lines) != lines {
@@ -216,7 +217,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 			}
 		case errors.Is(err, attest.ErrNoteLimit) && n > attest.MaxNoteLines:
 			// attest.Tick writes a commit's tasks in one note update: nothing.
-			t.Logf("SPEC §3 vs §9: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, attest.MaxNoteLines, err)
+			t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, attest.MaxNoteLines, err)
 		default:
 			t.Fatalf("attest.Tick(%s) with %d ticks: %v", c, n, err)
 		}

@@ -1,6 +1,8 @@
 // Package verify checks taskproof attestations against the verifier's trust
-// (SPEC §6) and reports per-object outcomes (SPEC §7) and merge-gate
-// conclusions (SPEC §8).
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified") and reports per-object outcomes
+// (docs/format.md#verification-rules) and merge-gate conclusions
+// (docs/format.md#gate-rules).
 //
 // Trust (trust*.go) is the verifier's, never the project's: git's allowed
 // signers file ([ParseAllowedSigners]), an OpenPGP keyring ([ParseKeyring]) and

@@ -57,8 +57,9 @@ func (f *fixture) tvByLine(c gitref.Hash) (map[string]map[string]any, int) {
 }
 
 // TestRepeatedTaskIDLines: a task ID written on two lines of one tasks file
-// (README "Choices", item 10) is ticked line by line: each ticked line is a
-// tick of its own, attested with that line's line_hash, title and section, and
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats") is ticked line by line: each ticked line is a tick
+// of its own, attested with that line's line_hash, title and section, and
 // evidenced by the statement binding it — ticked in one commit or in two, and
 // re-attested without losing the other line's statements. A statement maps to
 // its tick by subject name and line hash, never by name alone.
@@ -212,7 +213,8 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 }
 
 // TestRepeatedTaskID: where a repeated ID cannot name one line, the tick fails
-// (README "Choices", item 10). A tick stays evidenced when a second line with
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats"). A tick stays evidenced when a second line with
 // its ID comes at head and its own line is unchanged; it is unverifiable
 // (malformed, duplicate_task_id) when head adds a line that reads the same as
 // the ticked one, and its statement copied to that commit is malformed at the

@@ -20,8 +20,8 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// The spec-kit unit the object and branch tests build (SPEC §1): two user
-// stories, six open tasks.
+// The spec-kit unit the object and branch tests build
+// (docs/format.md#units-and-task-lines): two user stories, six open tasks.
 const (
 	fxFeature = "001-greeting"
 	fxDir     = "specs/" + fxFeature

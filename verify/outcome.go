@@ -1,10 +1,10 @@
 package verify
 
-// Outcome is the verdict on one object (SPEC §7): ok, unsigned, missing,
+// Outcome is the verdict on one object (docs/format.md#verification-rules): ok, unsigned, missing,
 // bad_signature, untrusted_signer, mismatch or malformed.
 type Outcome string
 
-// The outcomes of SPEC §7.
+// The outcomes of docs/format.md#verification-rules.
 const (
 	OK              Outcome = "ok"
 	Unsigned        Outcome = "unsigned"
@@ -15,7 +15,7 @@ const (
 	Malformed       Outcome = "malformed"
 )
 
-// rank orders outcomes by SPEC §7 precedence: malformed > bad_signature >
+// rank orders outcomes by docs/format.md#verification-rules precedence: malformed > bad_signature >
 // mismatch > untrusted_signer > unsigned > ok. missing stands alone (it is only
 // ever the outcome of an object with no statement to check).
 func (o Outcome) rank() int {
@@ -44,7 +44,7 @@ func worse(a, b Outcome) Outcome {
 	return a
 }
 
-// Reason is one failed check (SPEC §7): Code names the check
+// Reason is one failed check (docs/format.md#verification-rules): Code names the check
 // ("line_hash", "tree", "subject_commit", "bad_signature", …), Field the member
 // at fault ("predicate.tree"), Expected what the verifier computed and Found what
 // the attestation says.

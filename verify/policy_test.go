@@ -169,7 +169,7 @@ func TestPolicyObjects(t *testing.T) {
 	}
 }
 
-// TestPolicyPinned: a pinned policy_sha256 removes the mismatch (SPEC §7
+// TestPolicyPinned: a pinned policy_sha256 removes the mismatch (docs/format.md#verification-rules
 // precedence recomputed); without accept_recomputed a value not pinned fails.
 func TestPolicyPinned(t *testing.T) {
 	f := newFixture(t)
@@ -283,7 +283,7 @@ func TestPolicyCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	// One attest.Tick per task, verdicts and reasons taking turns; at most 30
-	// tasks per commit (SPEC §9: 64 note lines, two per regression_only tick).
+	// tasks per commit (docs/format.md#limits: 64 note lines, two per regression_only tick).
 	reasons := []string{"planning_work", "no_story", "already_passing"}
 	perCommit := map[gitref.Hash]int{}
 	attested := 0

@@ -22,10 +22,10 @@ import (
 )
 
 // SignatureStatus is the verdict on one signature, or on all of an envelope's
-// signatures together; the values are SPEC §7's outcome names.
+// signatures together; the values are outcome names of docs/format.md#verification-rules.
 type SignatureStatus string
 
-// Signature statuses, most severe first (SPEC §7 precedence).
+// Signature statuses, most severe first (docs/format.md#verification-rules precedence).
 const (
 	// StatusMalformed: the signature cannot be parsed (bad armor, bad SSHSIG or
 	// OpenPGP packets).
@@ -48,7 +48,7 @@ const (
 	StatusOK SignatureStatus = "ok"
 )
 
-// rank orders statuses by SPEC §7 precedence (malformed > bad_signature >
+// rank orders statuses by docs/format.md#verification-rules precedence (malformed > bad_signature >
 // mismatch > untrusted_signer > unsigned > ok); higher is more severe.
 func (s SignatureStatus) rank() int {
 	switch s {
@@ -104,11 +104,12 @@ type TrustedSigner struct {
 
 // SignaturesResult is the verdict on all signatures of one envelope.
 type SignaturesResult struct {
-	// Status is the most severe of the per-signature statuses by SPEC §7
-	// precedence, or [StatusUnsigned] for zero signatures. It is [StatusOK] only
-	// when every signature verified with a trusted key: SPEC §7 checks "every
-	// signature against trust", so one bad or untrusted signature beside good
-	// ones fails the envelope (the good ones are still listed).
+	// Status is the most severe of the per-signature statuses by
+	// docs/format.md#verification-rules precedence, or [StatusUnsigned] for
+	// zero signatures. It is [StatusOK] only when every signature verified with
+	// a trusted key: docs/format.md#verification-rules checks "every signature
+	// against trust", so one bad or untrusted signature beside good ones fails
+	// the envelope (the good ones are still listed).
 	Status     SignatureStatus
 	Signatures []SignatureResult
 	// Signers are the distinct trusted keys with an ok signature, in order of
@@ -117,7 +118,8 @@ type SignaturesResult struct {
 }
 
 // VerifySignatures checks every signature of env against trust at the
-// verifier's time at (SPEC §5, §6, §7 step 3). Each signature covers
+// verifier's time at (docs/format.md#signatures-dsse-v1,
+// docs/format.md#verification-rules). Each signature covers
 // PAE(env.PayloadType, env.Payload); it is decoded and checked here, never by
 // go-securesystemslib's EnvelopeVerifier. Validity windows (allowed signers
 // valid-after/valid-before, certificate windows, OpenPGP key expiry and
@@ -204,7 +206,7 @@ func singlePEM(text []byte, typ string) (*pem.Block, error) {
 	return block, nil
 }
 
-// verifySSH checks an armored SSHSIG (SPEC §5 item 1).
+// verifySSH checks an armored SSHSIG (docs/format.md#signatures-dsse-v1).
 func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	const kind = attest.KindSSH
 	block, err := singlePEM(text, sshsig.PEMType)
@@ -337,7 +339,7 @@ var acceptedPGPHashes = map[crypto.Hash]bool{
 	crypto.SHA3_256: true, crypto.SHA3_512: true,
 }
 
-// verifyOpenPGP checks an armored detached OpenPGP signature (SPEC §5 item 2).
+// verifyOpenPGP checks an armored detached OpenPGP signature (docs/format.md#signatures-dsse-v1).
 func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	const kind = attest.KindOpenPGP
 	trimmed := bytes.TrimSpace(text)
@@ -407,7 +409,7 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: StatusOK}
 }
 
-// verifyRaw checks a raw signature (SPEC §5 item 3) against every trusted raw
+// verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw
 // key. A signature no trusted key verifies is bad when its keyid names a
 // trusted raw key, else untrusted (it cannot be checked).
 func verifyRaw(pae []byte, s attest.Signature, trust *Trust) SignatureResult {

@@ -79,8 +79,8 @@ func sshKeygenSign(t testing.TB, k sshKey, ns string, data []byte) []byte {
 	return sig
 }
 
-// wrap builds the envelope JSON of SPEC §5 around sigs and decodes it back, as
-// a verifier reading a note line does.
+// wrap builds the envelope JSON of docs/format.md#signatures-dsse-v1 around
+// sigs and decodes it back, as a verifier reading a note line does.
 func wrap(t testing.TB, payload []byte, sigs ...attest.Signature) *attest.Envelope {
 	t.Helper()
 	b, err := (&attest.Envelope{PayloadType: attest.PayloadType, Payload: payload, Signatures: sigs}).MarshalJSON()

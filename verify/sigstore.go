@@ -15,7 +15,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 )
 
-// SigstoreOptions are the verifier's Sigstore trust (SPEC §5 item 4, §6): a
+// SigstoreOptions are the verifier's Sigstore trust (docs/format.md#note-lines): a
 // trusted root, the certificate identity expected (exact, or a regular
 // expression matched against the whole identity) and its OIDC issuer (exact),
 // and how many transparency log entries and signed timestamps a bundle must
@@ -119,13 +119,14 @@ func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 	}
 	t.verifier = v
 	// sigstore-go cannot check a gitCommit subject: the artifact check is off
-	// here and SPEC §7's subject check (the statement's gitCommit is the
-	// object) is applied by checkTask, as for every DSSE line.
+	// here and the subject check of docs/format.md#verification-rules (the
+	// statement's gitCommit is the object) is applied by checkTask, as for
+	// every DSSE line.
 	t.policy = sgverify.NewPolicy(sgverify.WithoutArtifactUnsafe(), sgverify.WithCertificateIdentity(id))
 	return t, nil
 }
 
-// WithSigstore trusts Sigstore bundles as st says (SPEC §6). One Sigstore
+// WithSigstore trusts Sigstore bundles as st says. One Sigstore
 // trust per [Trust]: a second is an error.
 func WithSigstore(st *SigstoreTrust) TrustOption {
 	return func(t *Trust) error {
@@ -190,7 +191,7 @@ func PublicGoodTrustedRoot(timeout time.Duration) (*root.TrustedRoot, error) {
 var errNoSigstoreTrust = errors.New("no sigstore trust (--trusted-root and --certificate-identity[-regexp] with --certificate-oidc-issuer)")
 
 // VerifyBundle checks a Sigstore bundle note line's signature against trust
-// (SPEC §5 item 4, §6, §7 step 3) and returns the same shape as
+// (docs/format.md#note-lines, docs/format.md#verification-rules) and returns the same shape as
 // [VerifySignatures] does for a DSSE line, with one signature of kind
 // [attest.KindSigstore]. In order:
 //
@@ -207,7 +208,7 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (--trusted-root and --cer
 //     thresholds, certificate validity at the verified time, the identity
 //     policy again) with its artifact check disabled: otherwise
 //     untrusted_signer with sigstore-go's reason. The subject (gitCommit) is
-//     checked afterwards by SPEC §7's subject check, as for DSSE lines.
+//     checked afterwards by the subject check of docs/format.md#verification-rules, as for DSSE lines.
 //
 // The error is non-nil only for a nil bundle or a trust without input.
 func VerifyBundle(b *attest.Bundle, trust *Trust) (*SignaturesResult, error) {

@@ -204,7 +204,8 @@ func TestSigstoreUnanchoredWouldMatch(t *testing.T) {
 }
 
 // A bundle for another commit, stored in this commit's note, is a mismatch
-// (SPEC §7): sigstore-go's artifact check is off, taskproof's subject check is not.
+// (docs/format.md#verification-rules): sigstore-go's artifact check is off,
+// taskproof's subject check is not.
 func TestSigstoreBundleForAnotherCommit(t *testing.T) {
 	f := newFixture(t)
 	env := sigstoretest.New(t)

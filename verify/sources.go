@@ -10,9 +10,11 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// TrustSources name where the verifier's trust comes from (SPEC §6): files the
-// caller gives, a file read from a revision the caller names (e.g. the base
-// branch), or git's gpg.ssh.allowedSignersFile — never the head being verified.
+// TrustSources name where the verifier's trust comes from
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified"): files the caller gives, a file read from a
+// revision the caller names (e.g. the base branch), or git's
+// gpg.ssh.allowedSignersFile — never the head being verified.
 type TrustSources struct {
 	// AllowedSigners is an allowed signers file (git's format).
 	AllowedSigners string
@@ -24,7 +26,7 @@ type TrustSources struct {
 	RawKeys []string
 	// NoGitConfig skips git's gpg.ssh.allowedSignersFile fallback.
 	NoGitConfig bool
-	// Sigstore trust (SPEC §5 item 4, §6), used when TrustedRoot or
+	// Sigstore trust (docs/format.md#note-lines), used when TrustedRoot or
 	// SigstorePublicGood is set: see [SigstoreOptions].
 	TrustedRoot        string // --trusted-root FILE
 	SigstorePublicGood bool   // --sigstore-public-good (TUF: network on first use)

@@ -19,17 +19,18 @@ import (
 var (
 	// ErrTrust is matched by every error reading or parsing trust input (an
 	// unreadable or invalid allowed signers file, keyring or PEM key): a trust or
-	// config error, SPEC §10 exit code 3.
+	// config error, docs/format.md#exit-codes exit code 3.
 	ErrTrust = errors.New("invalid trust input")
-	// ErrNoTrust is returned by [NewTrust] when no trust input was given: SPEC §6
-	// "no trust input → error, not a pass". It also matches [ErrTrust].
+	// ErrNoTrust is returned by [NewTrust] when no trust input was given: no
+	// trust input is an error, never a pass. It also matches [ErrTrust].
 	ErrNoTrust = fmt.Errorf("%w: no trust input (allowed signers, keyring or key)", ErrTrust)
 )
 
-// Trust is the verifier's set of trusted keys (SPEC §6): an allowed signers
-// file for SSH signatures, an OpenPGP keyring, raw public keys. Build it with
-// [NewTrust]; the zero value trusts nothing and is refused by
-// [VerifySignatures].
+// Trust is the verifier's set of trusted keys
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified"): an allowed signers file for SSH signatures,
+// an OpenPGP keyring, raw public keys. Build it with [NewTrust]; the zero value
+// trusts nothing and is refused by [VerifySignatures].
 type Trust struct {
 	allowed []*AllowedSigners
 	keyring *Keyring
@@ -113,7 +114,7 @@ func (t *Trust) empty() bool {
 	return n == 0
 }
 
-// Keyring is a set of trusted OpenPGP public keys (SPEC §6 --keyring).
+// Keyring is a set of trusted OpenPGP public keys (verify --keyring).
 type Keyring struct {
 	Entities openpgp.EntityList
 }
@@ -176,7 +177,7 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 	return &Keyring{Entities: el}, nil
 }
 
-// RawKey is a trusted raw public key (SPEC §5 item 3, §6 --key FILE.pem).
+// RawKey is a trusted raw public key (docs/format.md#signatures-dsse-v1; verify --key FILE.pem).
 type RawKey struct {
 	// KeyID is [attest.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
 	KeyID string

@@ -12,7 +12,7 @@ import (
 )
 
 // AllowedSigner is one entry of an allowed signers file (ssh-keygen(1) "ALLOWED
-// SIGNERS"; git's gpg.ssh.allowedSignersFile), SPEC §6.
+// SIGNERS"; git's gpg.ssh.allowedSignersFile).
 type AllowedSigner struct {
 	// Line is the 1-based line number of the entry in its file.
 	Line int

@@ -425,7 +425,8 @@ func TestAttestTickJSON(t *testing.T) {
 	}
 }
 
-// TestAttestSignerFromConfig checks the signer choice of issue 4 through the CLI.
+// TestAttestSignerFromConfig checks the signer choice of
+// docs/format.md#signing-with-gits-configuration through the CLI.
 func TestAttestSignerFromConfig(t *testing.T) {
 	keyA, fpA := sshKeyFile(t, "")
 	keyB, fpB := sshKeyFile(t, "")

@@ -32,8 +32,8 @@ func newAuditCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "audit [RANGE | --all]",
 		Short: "Report why ticks are regression_only, across a range or the whole repository",
-		Long: `audit reads every task-verification statement (SPEC §4, revision-aware: a
-regression_only tick without a recorded reason reads as "unrecorded") and reports
+		Long: `audit reads every task-verification statement (revision-aware: a regression_only
+tick without a recorded reason reads as "unrecorded", docs/format.md#hash-recipes) and reports
 counts per verdict, regression reasons per unit, one row per regression_only tick with
 its reason details, a trend per ISO week, and the ticks that carry no evidence.
 
@@ -44,7 +44,7 @@ its reason details, a trend per ISO week, and the ticks that carry no evidence.
 
 Signatures are shown, not required: without trust flags their status is "not_checked"
 (or "unsigned"); with --allowed-signers, --allowed-signers-rev, --keyring or --key each
-statement carries its SPEC §7 outcome from verify.
+statement carries its docs/format.md#verification-rules outcome from verify.
 
 Soft gate: --fail-on REASON[,…] exits 1 when any regression_only statement has one of
 the reasons; --max-share S exits 1 when the gated regression_only statements (those of

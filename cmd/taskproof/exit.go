@@ -7,7 +7,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// Exit codes (SPEC §10).
+// Exit codes (docs/format.md#exit-codes).
 const (
 	ExitOK       = 0 // success or neutral
 	ExitFailure  = 1 // verification or policy failure

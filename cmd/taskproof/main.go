@@ -1,5 +1,5 @@
 // Command taskproof signs and verifies task-verification attestations for
-// spec-driven development. See README.md and SPEC §10 for exit codes.
+// spec-driven development. See README.md and docs/format.md#exit-codes for exit codes.
 package main
 
 import (
@@ -13,7 +13,7 @@ func main() {
 	os.Exit(run(os.Args[1:]))
 }
 
-// run executes the CLI with args and returns the process exit code (SPEC §10).
+// run executes the CLI with args and returns the process exit code (docs/format.md#exit-codes).
 func run(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)

@@ -123,7 +123,7 @@ func TestSigstoreAttestOfflineRefusals(t *testing.T) {
 }
 
 // `verify` refuses contradictory or incomplete Sigstore trust with exit 3
-// (SPEC §10: a trust or config error), before looking at any note.
+// (docs/format.md#exit-codes: a trust or config error), before looking at any note.
 func TestSigstoreVerifyTrustRefusals(t *testing.T) {
 	r := newCLIRepo(t)
 	dir := t.TempDir()

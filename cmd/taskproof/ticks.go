@@ -21,7 +21,7 @@ func init() {
 	codeClassifiers = append(codeClassifiers, gitrefExitCode)
 }
 
-// gitrefExitCode maps gitref's errors to SPEC §10 exit codes: git
+// gitrefExitCode maps gitref's errors to docs/format.md#exit-codes exit codes: git
 // preconditions (not a repository, unsupported repository format, unknown
 // revision or bad range, notes ref absent) exit 4; a note that is not text or
 // is over the size limit is a malformed note, a verification failure: exit 1.
@@ -48,13 +48,15 @@ func newTicksCmd() *cobra.Command {
 		Example: `  taskproof ticks                   # all of HEAD's history
   taskproof ticks origin/main..HEAD --format json`,
 		Long: `ticks lists, per commit, the task lines whose box went from open to ticked against
-the commit's first parent (SPEC §1), following tasks files across renames and moves.
+the commit's first parent, following tasks files across renames and moves
+(docs/format.md#units-and-task-lines).
 RANGE is "A..B" or a revision (all of its history); the default is HEAD.
 Unticks (ticked → open) and edits of a ticked line's text are listed as their own kinds.
 A task added already ticked to a tasks file the parent has (or ticked under a new
 derived ID) is a tick with "born" set; the ticked tasks of a tasks file new in the
 commit are not ticks and are listed as kind born_ticked. line_hash is the SHA-256
-of the commit's task line read as open (SPEC §4), what an attestation binds.
+of the commit's task line read as open, what an attestation binds
+(docs/format.md#hash-recipes).
 Checkbox items without a task ID are tasks: their ID is derived from the title
 ("h-" + 12 hex digits of its SHA-256). Ticks in a tasks file that repeats a task ID
 are listed with the reason the ID alone is ambiguous: each is a tick of its line,

@@ -29,11 +29,10 @@ func init() {
 // verifyMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit, in
 // bytes) verify sets unless GOMEMLIMIT is in the environment: 150 MiB. Under it
 // the garbage collector runs as usual; near it, more often rather than letting
-// the heap double (GOGC's headroom). `verify --branch` over 10,000 ticks
-// (docs/benchmarks.md, issue 5): peak RSS 256-297 MB without the limit,
-// 175-177 MB with it; user CPU 8.1-8.4 s without, 7.8-9.1 s with (shared
-// machine, runs interleaved). A larger live heap only makes the collector work harder (the runtime
-// caps that at about half the CPU); it never fails a verification.
+// the heap double (GOGC's headroom). For the peak RSS and CPU of `verify
+// --branch` with and without the limit, see docs/benchmarks.md. A larger live
+// heap only makes the collector work harder (the runtime caps that at about
+// half the CPU); it never fails a verification.
 const verifyMemoryLimit = 150 << 20
 
 // verifyObjectCacheSize is the object cache verify gives its Repo, in bytes:
@@ -57,11 +56,12 @@ func newVerifyCmd() *cobra.Command {
 		Short: "Verify task attestations: objects, or every tick of a branch (the merge gate)",
 		Long: `verify checks attestations against the verifier's own trust (never the project's).
 
-  taskproof verify REV…              each object's note (SPEC §7): outcome ok, unsigned,
+  taskproof verify REV…              each object's note: outcome ok, unsigned,
                                      missing, bad_signature, untrusted_signer, mismatch, malformed
-  taskproof verify --branch [HEAD]   the merge gate (SPEC §8): every tick in BASE..HEAD is
+                                     (docs/format.md#verification-rules)
+  taskproof verify --branch [HEAD]   the merge gate: every tick in BASE..HEAD is
                                      evidenced, stale or unverifiable; --base defaults to origin/HEAD,
-                                     else origin/main, origin/master, main, master
+                                     else origin/main, origin/master, main, master (docs/format.md#gate-rules)
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
@@ -154,7 +154,7 @@ Exit codes:
 		if tg.branch && tg.base != "" {
 			// base..head is empty when head is base or one of its ancestors
 			// (verify --branch run on the base branch itself): neutral, exit 0
-			// (SPEC §10), which must not pass for a check.
+			// (docs/format.md#exit-codes), which must not pass for a check.
 			if in, err := repo.InRange(tg.base, tg.head, tg.head); err == nil && len(in) == 0 {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.rangeName()), verify.Printable(string(tg.head)), verify.Printable(string(tg.base)))
 			}
@@ -193,11 +193,13 @@ Exit codes:
 }
 
 // notFromHead returns a check that refuses to verify a commit that one of the
-// REV:PATH trust or policy inputs is read from (SPEC §6: trust is the
-// verifier's, never the head's; e.g. --allowed-signers-rev HEAD:… when verifying
-// HEAD), and, in branch mode, any commit of the range base..head (HEAD~1:… when
-// verifying main..HEAD: whoever wrote the range wrote that file too). flags maps
-// each flag to its value ("" when not given).
+// REV:PATH trust or policy inputs is read from
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified": trust is the verifier's, never the head's;
+// e.g. --allowed-signers-rev HEAD:… when verifying HEAD), and, in branch mode,
+// any commit of the range base..head (HEAD~1:… when verifying main..HEAD:
+// whoever wrote the range wrote that file too). flags maps each flag to its
+// value ("" when not given).
 func notFromHead(repo *gitref.Repo, flags map[string]string) (func(tg *targets) error, error) {
 	from := map[gitref.Hash]string{}
 	for flag, v := range flags {
@@ -381,7 +383,7 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 	return writeCIReport(c, format, rep)
 }
 
-// addSigstoreTrustFlags adds the Sigstore trust flags (SPEC §6) to a command
+// addSigstoreTrustFlags adds the Sigstore trust flags to a command
 // that verifies; the thresholds are recorded only when given.
 func addSigstoreTrustFlags(c *cobra.Command, src *verify.TrustSources) {
 	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON file (Fulcio CAs, Rekor logs, timestamp authorities)")

@@ -219,7 +219,7 @@ func TestVerifyCLI(t *testing.T) {
 	})
 	t.Run("empty range", func(t *testing.T) {
 		// On the base branch itself (head = base): nothing to check, neutral
-		// and exit 0 (SPEC §10), with a warning saying nothing was verified.
+		// and exit 0 (docs/format.md#exit-codes), with a warning saying nothing was verified.
 		out, errOut := r.run(t, 0, append(jsonArgs("verify", "--branch", "--base", r.t3), r.t3)...)
 		if rep := vfParse(t, out); rep.Conclusion != "neutral" || !strings.Contains(errOut, "warning: the range") || !strings.Contains(errOut, "nothing is verified") {
 			t.Errorf("conclusion %s, stderr %q", rep.Conclusion, errOut)
@@ -248,7 +248,8 @@ func TestVerifyCLI(t *testing.T) {
 		}
 	})
 
-	// Trust (SPEC §6, exit 3).
+	// Trust (docs/format.md#choices-where-the-brief-leaves-room, "Trust and
+	// policy come from outside what is verified", exit 3).
 	t.Run("no trust input", func(t *testing.T) {
 		_, errOut := r.run(t, 3, "verify", "--branch")
 		for _, flag := range []string{"--allowed-signers", "--allowed-signers-rev", "--keyring", "--key"} {

@@ -1,5 +1,5 @@
 // Package testenv finds what taskproof's tests need outside the module: the shared
-// corpora (../shared beside the repository) and the real git, ssh-keygen and gpg.
+// corpora (the directory shared beside the repository) and the real git, ssh-keygen and gpg.
 package testenv
 
 import (
@@ -21,7 +21,7 @@ func RepoRoot(t testing.TB) string {
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// SharedDir returns ../shared beside the repository (or $TASKPROOF_SHARED), and skips
+// SharedDir returns the directory shared beside the repository (or $TASKPROOF_SHARED), and skips
 // the test with a clear message when it is absent.
 func SharedDir(t testing.TB) string {
 	t.Helper()
@@ -35,7 +35,7 @@ func SharedDir(t testing.TB) string {
 	return dir
 }
 
-// Bundle returns the path of ../shared/corpora/<name>.bundle, skipping when absent.
+// Bundle returns the path of corpora/<name>.bundle in [SharedDir], skipping when absent.
 func Bundle(t testing.TB, name string) string {
 	t.Helper()
 	p := filepath.Join(SharedDir(t), "corpora", name+".bundle")

@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestLookupLine: a task line is found by its ID and its line_hash (SPEC §4, the
-// line read as open), whether the file repeats the ID or not; no line with that
-// hash is ErrTaskNotFound; two lines that read the same are ErrDuplicateTask
-// naming them. The hashes are sha256sum of the open lines (printf '%s' LINE).
+// TestLookupLine: a task line is found by its ID and its line_hash
+// (docs/format.md#hash-recipes, the line read as open), whether the file
+// repeats the ID or not; no line with that hash is ErrTaskNotFound; two lines
+// that read the same are ErrDuplicateTask naming them. The hashes are sha256sum
+// of the open lines (printf '%s' LINE).
 func TestLookupLine(t *testing.T) {
 	const (
 		one   = "1443f1a0cde67fe5e48b62e4e08bd6987661ca01da9c20e3a99589738bdbff7d" // "- [ ] 5.3 One"

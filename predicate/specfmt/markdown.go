@@ -5,9 +5,10 @@ import "strings"
 // bom is the UTF-8 byte order mark; at the start of a file it is not part of line 1.
 const bom = "\ufeff"
 
-// splitLines splits content into lines as Rust's str::lines does (SPEC §4): on "\n",
-// one "\r" before it dropped, a final "\n" not making an empty last line. A leading
-// UTF-8 BOM is removed first. A lone "\r" is not a line break.
+// splitLines splits content into lines as Rust's str::lines does
+// (docs/format.md#hash-recipes): on "\n", one "\r" before it dropped, a final
+// "\n" not making an empty last line. A leading UTF-8 BOM is removed first. A
+// lone "\r" is not a line break.
 func splitLines(content []byte) []string {
 	s := strings.TrimPrefix(string(content), bom)
 	if s == "" {
@@ -34,7 +35,7 @@ type mdLine struct {
 	// any code fence and HTML comment, else 0; heading is the heading's text,
 	// trimmed. A heading inside an HTML comment is hidden like a task inside one:
 	// a commented-out example heading must neither open nor end a section nor
-	// bind a task to the wrong text (the most secure reading of SPEC §4, which
+	// bind a task to the wrong text (the most secure reading of docs/format.md#hash-recipes, which
 	// names only code fences).
 	level   int
 	heading string
@@ -142,8 +143,9 @@ func atxHeading(line string) (int, string) {
 	return n, strings.Trim(rest, " \t")
 }
 
-// block returns the lines from index start through the line before the next heading
-// of level ≤ maxLevel (or the end), joined with "\n" and no trailing newline (SPEC §4).
+// block returns the lines from index start through the line before the next
+// heading of level ≤ maxLevel (or the end), joined with "\n" and no trailing
+// newline (docs/format.md#hash-recipes).
 func block(lines []mdLine, start, maxLevel int) string {
 	end := len(lines)
 	for j := start + 1; j < len(lines); j++ {

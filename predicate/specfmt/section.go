@@ -9,17 +9,18 @@ import (
 	"strings"
 )
 
-// Section returns the spec section task t of unit u cites (SPEC §4 "spec"), reading
-// the unit's spec documents from fsys, which is rooted at the repository root of one
-// commit. It returns nil, nil when the predicate's spec is null. Documents are split
-// into lines as Rust's str::lines does (a leading UTF-8 BOM removed); the section's
-// lines are joined with "\n", no trailing newline. Headings are ATX headings (up to
-// three spaces, one to six '#', then a space, a tab or the end of the line) outside
+// Section returns the spec section task t of unit u cites
+// (docs/format.md#hash-recipes "spec"), reading the unit's spec documents from
+// fsys, which is rooted at the repository root of one commit. It returns nil,
+// nil when the predicate's spec is null. Documents are split into lines as
+// Rust's str::lines does (a leading UTF-8 BOM removed); the section's lines are
+// joined with "\n", no trailing newline. Headings are ATX headings (up to three
+// spaces, one to six '#', then a space, a tab or the end of the line) outside
 // fenced code blocks (``` or ~~~, any indentation) and HTML comments (a line
-// inside a comment, or starting one, is never a heading: a commented-out example
-// heading neither opens nor ends a section; SPEC §4 names only code fences, this
-// is the more secure reading). The section's text still includes the comment's
-// lines that lie inside it.
+// inside a comment, or starting one, is never a heading: a commented-out
+// example heading neither opens nor ends a section; docs/format.md#hash-recipes
+// names only code fences, this is the more secure reading). The section's text
+// still includes the comment's lines that lie inside it.
 //
 //   - speckit: t.Story "USn" → Name "USn"; Text runs from the first heading of
 //     <dir>/spec.md whose text, trimmed and lower-cased, starts with "user story n"
@@ -190,7 +191,7 @@ var kiroRefRE = regexp.MustCompile(`^(?i:requirements?[ \t]*)?([0-9]+)`)
 // RequirementNumbers returns the distinct requirement numbers cited by Kiro
 // _Requirements_ items, in citation order: each item's leading number, optionally
 // after the word "Requirement" ("3.4" → "3", "Requirement 2" → "2"). Items without
-// a leading number (free text) cite none (SPEC §4, Kiro).
+// a leading number (free text) cite none (docs/format.md#hash-recipes, Kiro).
 func RequirementNumbers(refs []string) []string {
 	var out []string
 	seen := map[string]bool{}

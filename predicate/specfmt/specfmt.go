@@ -1,5 +1,6 @@
-// Package specfmt reads the task lists and spec documents of the three spec formats
-// taskproof knows: GitHub spec-kit, OpenSpec and Kiro (SPEC §1, §4).
+// Package specfmt reads the task lists and spec documents of the three spec
+// formats taskproof knows: GitHub spec-kit, OpenSpec and Kiro
+// (docs/format.md#units-and-task-lines, docs/format.md#hash-recipes).
 //
 // It has no git in it: callers hand it file contents, or an fs.FS rooted at the
 // repository root of one commit.
@@ -10,7 +11,7 @@ import (
 	"encoding/hex"
 )
 
-// Format is a spec format: "speckit", "openspec" or "kiro" (SPEC §1).
+// Format is a spec format: "speckit", "openspec" or "kiro" (docs/format.md#units-and-task-lines).
 type Format string
 
 // The spec formats.
@@ -20,8 +21,9 @@ const (
 	Kiro     Format = "kiro"
 )
 
-// Unit is a spec unit (SPEC §1): Feature is Dir's last path element; Dir is
-// repository-relative with '/' separators and no trailing slash.
+// Unit is a spec unit (docs/format.md#units-and-task-lines): Feature is Dir's
+// last path element; Dir is repository-relative with '/' separators and no
+// trailing slash.
 type Unit struct {
 	Format  Format `json:"format"`
 	Feature string `json:"feature"`
@@ -48,8 +50,8 @@ type Task struct {
 	// Box is the box's inner character: ' ', 'x', 'X', '-', or a tab or form
 	// feed (GFM's unchecked box too).
 	Box byte
-	// Title is the text after the box, the ID and the [..] markers, trimmed (SPEC §4);
-	// "" when the line ends after them.
+	// Title is the text after the box, the ID and the [..] markers, trimmed
+	// (docs/format.md#units-and-task-lines); "" when the line ends after them.
 	Title string
 	// Labels are the bracketed markers directly after the ID (after the box when
 	// there is no written ID), without brackets:
@@ -77,15 +79,16 @@ type Task struct {
 
 // Open reports whether the task's box reads as open: "[ ]" (GFM also renders a
 // tab or a form feed between the brackets as an unchecked box) or "[-]" (Kiro's
-// "in progress", SPEC §1). "[-]" is read as open in every format, so that a
-// "[-]"→"[x]" change is a tick the merge gate checks wherever it occurs.
+// "in progress", docs/format.md#units-and-task-lines). "[-]" is read as open in
+// every format, so that a "[-]"→"[x]" change is a tick the merge gate checks
+// wherever it occurs.
 func (t Task) Open() bool { return t.Box == ' ' || t.Box == '-' || t.Box == '\t' || t.Box == '\f' }
 
 // Ticked reports whether the box is "[x]" or "[X]".
 func (t Task) Ticked() bool { return t.Box == 'x' || t.Box == 'X' }
 
 // OpenLine is Line with the box's inner character replaced by a space: the bytes
-// line_hash is computed over (SPEC §4).
+// line_hash is computed over (docs/format.md#hash-recipes).
 func (t Task) OpenLine() string { return t.Line[:t.BoxCol] + " " + t.Line[t.BoxCol+1:] }
 
 // TasksFile is a parsed tasks file.
@@ -101,12 +104,14 @@ type TasksFile struct {
 }
 
 // Lookup returns the task with the given ID. It tells the three cases apart:
-// found (nil error); a *NotFoundError (ErrTaskNotFound) when no task line carries
-// id; a *DuplicateTaskError (ErrDuplicateTask) naming the first two lines when
-// several do — a repeated ID alone cannot name one task line (README "Choices",
-// item 10: such a task is found by its ID and its line, LookupLine), while every
-// other task of the file stays usable. It reads Tasks only (so a file parsed with
-// AllowDuplicateIDs, or built by hand, is handled alike) in O(len(Tasks)).
+// found (nil error); a *NotFoundError (ErrTaskNotFound) when no task line
+// carries id; a *DuplicateTaskError (ErrDuplicateTask) naming the first two
+// lines when several do — a repeated ID alone cannot name one task line
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats": such a task is found by its ID and its line,
+// LookupLine), while every other task of the file stays usable. It reads Tasks
+// only (so a file parsed with AllowDuplicateIDs, or built by hand, is handled
+// alike) in O(len(Tasks)).
 func (f *TasksFile) Lookup(id string) (Task, error) {
 	first := -1
 	for i, t := range f.Tasks {
@@ -125,12 +130,14 @@ func (f *TasksFile) Lookup(id string) (Task, error) {
 }
 
 // LookupLine returns the one task with the given ID whose line, read as open
-// (OpenLine), has the lowercase hex SHA-256 lineHash (SPEC §4 line_hash): a task
-// line is told apart by its text where its ID alone cannot say which line is
-// meant (README "Choices", item 10). It tells the three cases apart: found (nil
-// error); a *NotFoundError (ErrTaskNotFound) with LineHash set when no task line
-// with id has that hash; a *DuplicateTaskError (ErrDuplicateTask) naming the
-// first two lines when several do (the file repeats the line itself, so no
+// (OpenLine), has the lowercase hex SHA-256 lineHash
+// (docs/format.md#hash-recipes line_hash): a task line is told apart by its
+// text where its ID alone cannot say which line is meant
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats"). It tells the three cases apart: found (nil
+// error); a *NotFoundError (ErrTaskNotFound) with LineHash set when no task
+// line with id has that hash; a *DuplicateTaskError (ErrDuplicateTask) naming
+// the first two lines when several do (the file repeats the line itself, so no
 // attestation can say which of them it is about).
 func (f *TasksFile) LookupLine(id, lineHash string) (Task, error) {
 	first := -1
@@ -160,7 +167,7 @@ func (f *TasksFile) Find(id string) (Task, bool) {
 	return t, err == nil
 }
 
-// SectionText is the spec section a task cites (SPEC §4 "spec"): Name is the
+// SectionText is the spec section a task cites (docs/format.md#hash-recipes "spec"): Name is the
 // predicate's spec.section ("US1", a requirement name, "1,3"); Text is the bytes
 // section_hash is computed over.
 type SectionText struct {

@@ -10,10 +10,11 @@ import (
 	"unicode/utf8"
 )
 
-// ParseTasks parses the tasks file of unit u (SPEC §4) as GitHub renders it:
-// CommonMark with GFM task list items, as github.com/yuin/goldmark reads it
-// (gfm.go; docs/format.md#units-and-task-lines). Lines end at "\n", "\r\n" or a
-// lone "\r"; a leading UTF-8 BOM is not part of line 1.
+// ParseTasks parses the tasks file of unit u
+// (docs/format.md#units-and-task-lines) as GitHub renders it: CommonMark with
+// GFM task list items, as github.com/yuin/goldmark reads it (gfm.go;
+// docs/format.md#units-and-task-lines). Lines end at "\n", "\r\n" or a lone
+// "\r"; a leading UTF-8 BOM is not part of line 1.
 //
 // A task is a list item, at any depth (nested lists, block quotes), whose first
 // block starts with a box "[ ]", "[x]", "[X]" (a tab or form feed between the
@@ -195,13 +196,14 @@ func parseTaskAt(f Format, line string, box int) Task {
 	return t
 }
 
-// The scanners below read the line shapes of SPEC §4 byte by byte. They replace
-// regular expressions (a profile put regexp matching at most of ParseTasks' time
-// and allocations); oracle_test.go keeps the expressions, and
-// FuzzScannerDifferential checks that both agree (through parseTaskLine there). Each comment gives the
-// expression the function implements. Every byte they look for is ASCII, so
-// they read invalid UTF-8 as the expressions did: as bytes that match only
-// "anything" classes.
+// The scanners below read the line shapes of
+// docs/format.md#units-and-task-lines byte by byte. They replace regular
+// expressions (a profile put regexp matching at most of ParseTasks' time and
+// allocations); oracle_test.go keeps the expressions, and
+// FuzzScannerDifferential checks that both agree (through parseTaskLine there).
+// Each comment gives the expression the function implements. Every byte they
+// look for is ASCII, so they read invalid UTF-8 as the expressions did: as
+// bytes that match only "anything" classes.
 
 // isSpeckitID reports whether s is a spec-kit task ID, ^T[0-9]+[a-z]?$: "T001",
 // or with a lowercase letter suffix, "T012a".

@@ -406,8 +406,10 @@ func TestParseTasksCommentedHeading(t *testing.T) {
 	}
 }
 
-// TestParseTasksAllowDuplicateIDs: a repeated ID is ambiguous on its own;
-// every other task of the file is found (README "Choices", item 10).
+// TestParseTasksAllowDuplicateIDs: a repeated ID is ambiguous on its own; every
+// other task of the file is found
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
+// when its task ID repeats").
 func TestParseTasksAllowDuplicateIDs(t *testing.T) {
 	content := "## 5. Tests\n- [x] 5.3 One\n- [ ] 5.4 Other\n### More\n- [ ] 5.3 Two\n- [x] 5.3 Three\n- [ ] T1 x\n- [ ] 5.4 Again\n"
 	if _, err := ParseTasks(osUnit, []byte(content)); err == nil || err.Error() != `specfmt: duplicate task id "5.3" on lines 2 and 5` {

@@ -13,7 +13,7 @@ import (
 // TestLineHashVectors checks every testdata/vectors/line_hash/NAME.md against
 // NAME.expect.json (written by gen.py there, hashes computed in Python): the parsed
 // tasks are exactly the listed ones, on the listed lines, with the listed open line
-// and line_hash (SPEC §4).
+// and line_hash (docs/format.md#hash-recipes).
 func TestLineHashVectors(t *testing.T) {
 	dir := filepath.Join(testenv.RepoRoot(t), "testdata", "vectors", "line_hash")
 	expects, err := filepath.Glob(filepath.Join(dir, "*.expect.json"))
@@ -60,7 +60,7 @@ func TestLineHashVectors(t *testing.T) {
 // TestSectionHashVectors checks every testdata/vectors/section_hash/NAME/ tree
 // against NAME/expect.json (written by gen.py there from hand-chosen line ranges,
 // hashes computed in Python): each listed task's section name and section_hash,
-// or spec null (SPEC §4 "spec").
+// or spec null (docs/format.md#hash-recipes "spec").
 func TestSectionHashVectors(t *testing.T) {
 	dir := filepath.Join(testenv.RepoRoot(t), "testdata", "vectors", "section_hash")
 	expects, err := filepath.Glob(filepath.Join(dir, "*", "expect.json"))

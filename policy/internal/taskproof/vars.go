@@ -1,5 +1,5 @@
 // Package taskproof holds the Go types behind the CEL variables of policy
-// rules (issue 6). It is named so that CEL reports the types as
+// rules. It is named so that CEL reports the types as
 // taskproof.Predicate, taskproof.Signer, …: CEL's native type provider names a
 // Go struct by its package's name and its own. Fields are exposed under their
 // `cel` tags; there is no other field, so a misspelled member is a type-check
@@ -8,11 +8,11 @@ package taskproof
 
 import "time"
 
-// Predicate is the revision-aware view of a task-verification predicate (SPEC
-// §4): revision absent reads as 1; regression of a regression_only tick below
-// revision 3 reads as {"reason":"unrecorded"}; red is null below revision 2.
-// The evidence members taskproof does not interpret are dynamic values (JSON
-// numbers are int when integral, else double).
+// Predicate is the revision-aware view of a task-verification predicate
+// (docs/format.md#hash-recipes): revision absent reads as 1; regression of a
+// regression_only tick below revision 3 reads as {"reason":"unrecorded"}; red
+// is null below revision 2. The evidence members taskproof does not interpret
+// are dynamic values (JSON numbers are int when integral, else double).
 type Predicate struct {
 	Revision     int64     `cel:"revision"`
 	Verdict      string    `cel:"verdict"`
@@ -60,7 +60,7 @@ var NullableMembers = map[string]any{
 	"decider":    Decider{},
 }
 
-// Unit is a spec unit (SPEC §1).
+// Unit is a spec unit (docs/format.md#units-and-task-lines).
 type Unit struct {
 	Format  string `cel:"format"`
 	Feature string `cel:"feature"`
