@@ -301,7 +301,7 @@ func TestTickWritesAndVerifies(t *testing.T) {
 	}
 }
 
-// TestTickNoteOwnership checks SPEC §2 on a real notes ref: a second tick on the
+// TestTickNoteOwnership checks docs/format.md#storage on a real notes ref: a second tick on the
 // same commit keeps the first's lines; another tool's lines (plain text, a DSSE
 // envelope of another predicateType for the same subject) are kept byte for
 // byte; re-attesting a task replaces only its own lines.
@@ -694,7 +694,7 @@ func TestFindTask(t *testing.T) {
 
 // TestTickRewordedAndBorn: a tick commit that also rewrites the task's text is
 // attested on the text as ticked (line_hash and title of the commit's line,
-// SPEC §7's recomputation), a task added already ticked to an existing tasks
+// the recomputation of docs/format.md#checks-in-order), a task added already ticked to an existing tasks
 // file (gitref.Tick.Born) is attested like any tick, and the ticked task of a
 // tasks file new in the commit is attestable (selected by unit). attest decide and attest carry
 // bind the same line; every statement verifies ok.

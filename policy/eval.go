@@ -80,7 +80,7 @@ func Failing(rs []Result) bool {
 	return false
 }
 
-// Input is what the per-object rules see of one object (SPEC §7): the
+// Input is what the per-object rules see of one object (docs/format.md#checks-in-order): the
 // predicate (whose revision-aware View is taken when View is nil), the
 // Statement, the trusted signers, the commit and the tick.
 type Input struct {
@@ -102,7 +102,7 @@ type Statement struct {
 	GitCommit     string
 }
 
-// Signer is a trusted key credited with the statement's signature (SPEC §5):
+// Signer is a trusted key credited with the statement's signature (docs/format.md#signatures-dsse-v1):
 // Kind is ssh, openpgp, raw or sigstore.
 type Signer struct {
 	Kind, KeyID, Principal string

@@ -18,7 +18,7 @@ import (
 
 // ErrPolicy is matched by every error loading a policy: unreadable, not TOML, an
 // unknown key, a value out of range, a CEL rule that does not compile or
-// type-check. It is a config error: SPEC §10 exit code 3.
+// type-check. It is a config error (exit code 3, docs/format.md#exit-codes).
 var ErrPolicy = errors.New("invalid policy")
 
 // Error is a policy load error. Line and Column are 1-based positions in File
@@ -67,7 +67,7 @@ const (
 var defaultPolicy []byte
 
 // DefaultText returns the embedded default policy's text (`taskproof policy
-// default`): no built-in rule but the policy_sha256 check of SPEC §7 (the
+// default`): no built-in rule but the policy_sha256 check of docs/format.md#checks-in-order (the
 // predicate's value equals the one recomputed from the first parent's
 // speccoder.toml), and no CEL rule.
 func DefaultText() []byte { return bytes.Clone(defaultPolicy) }

@@ -8,7 +8,7 @@ import (
 )
 
 // TestParseErrors: a policy that cannot be trusted to mean what it says does
-// not load (issue 6: a rule can never fail open). Each error matches
+// not load (a rule can never fail open). Each error matches
 // ErrPolicy, names the file, and names the rule or the position.
 func TestParseErrors(t *testing.T) {
 	tests := []struct {
@@ -96,7 +96,7 @@ func TestLoad(t *testing.T) {
 }
 
 // TestDefault: the embedded default loads and holds no rule (today's
-// behaviour: SPEC §7's policy_sha256 check alone, made by verify).
+// behaviour: the policy_sha256 check of docs/format.md#checks-in-order alone, made by verify).
 func TestDefault(t *testing.T) {
 	p := Default()
 	if names := p.RuleNames(); len(names) != 0 {

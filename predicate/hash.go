@@ -21,25 +21,25 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// LineHash is task.line_hash (SPEC §4): the lowercase hex SHA-256 of the task line's
+// LineHash is task.line_hash (docs/format.md#hash-recipes): the lowercase hex SHA-256 of the task line's
 // bytes as open, i.e. without its line ending, without a leading BOM, indentation and
 // bullet kept, the box's inner character replaced by a space. The format-aware part
 // (finding the line and opening the box) is specfmt's: pass [specfmt.Task.OpenLine].
 func LineHash(openLine string) string { return sha256Hex([]byte(openLine)) }
 
-// SectionHash is spec.section_hash (SPEC §4): the lowercase hex SHA-256 of the
+// SectionHash is spec.section_hash (docs/format.md#hash-recipes): the lowercase hex SHA-256 of the
 // section's text as specfmt's Section joins it ('\n'-joined lines, no trailing
 // newline).
 func SectionHash(text []byte) string { return sha256Hex(text) }
 
-// OutputSHA256 is red.output_sha256 (SPEC §4): the lowercase hex SHA-256 of the whole
+// OutputSHA256 is red.output_sha256 (docs/format.md#hash-recipes): the lowercase hex SHA-256 of the whole
 // captured output of the red run, exactly as captured.
 func OutputSHA256(output []byte) string { return sha256Hex(output) }
 
-// MaxExcerpt is the most bytes a red excerpt holds (SPEC §4).
+// MaxExcerpt is the most bytes a red excerpt holds (docs/format.md#hash-recipes).
 const MaxExcerpt = 2048
 
-// Excerpt returns the red excerpt of output (SPEC §4): its last ≤ [MaxExcerpt] bytes,
+// Excerpt returns the red excerpt of output (docs/format.md#hash-recipes): its last ≤ [MaxExcerpt] bytes,
 // the start moved forward past UTF-8 continuation bytes (0x80–0xBF) to a character
 // boundary, and whether it must be withheld. It is withheld when it is not valid UTF-8
 // as a whole (a JSON string cannot carry it byte for byte) or when it matches one of
@@ -75,7 +75,7 @@ func WithheldReason(excerpt string) string {
 	return ""
 }
 
-// NewRed builds the predicate's red object (SPEC §4, revision ≥ 2) for a red run of
+// NewRed builds the predicate's red object (docs/format.md#hash-recipes, revision ≥ 2) for a red run of
 // kind with the given captured output: output_sha256 over the whole output, the
 // [Excerpt] and its excerpt_sha256 (SHA-256 of the excerpt's bytes), or, when the
 // excerpt is withheld, excerpt and excerpt_sha256 null and withheld true.
@@ -93,7 +93,7 @@ func NewRed(kind RedKind, output []byte) Red {
 	return r
 }
 
-// WithheldPatterns are the rules that withhold a red excerpt (SPEC §4 [ours]), as
+// WithheldPatterns are the rules that withhold a red excerpt (docs/format.md#hash-recipes), as
 // name → Go regular expression (RE2 syntax). "Boundary" below is the start of the
 // text or a byte that is not an ASCII letter or digit. An excerpt is withheld when
 // any of them matches anywhere in it:
@@ -241,7 +241,7 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 	return b, nil
 }
 
-// PolicySHA256 is policy_sha256 (SPEC §4): the lowercase hex SHA-256 of
+// PolicySHA256 is policy_sha256 (docs/format.md#hash-recipes): the lowercase hex SHA-256 of
 // [PolicyJSON](toml). nil toml means no speccoder.toml at the parent.
 func PolicySHA256(toml []byte) (string, error) {
 	b, err := PolicyJSON(toml)

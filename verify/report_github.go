@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// WriteGitHub writes the report as GitHub Actions workflow commands (issue 5):
+// WriteGitHub writes the report as GitHub Actions workflow commands:
 // one `::error file=PATH,line=N,title=TITLE::MESSAGE` per failing tick (branch
 // mode) or failing object (objects mode; file is the unit's tasks.md when known,
 // line omitted), then one `::notice::` (success, neutral) or `::error::`

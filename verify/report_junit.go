@@ -56,7 +56,7 @@ type (
 	}
 )
 
-// WriteJUnit writes the report as JUnit XML (issue 5): <testsuites> holding one
+// WriteJUnit writes the report as JUnit XML: <testsuites> holding one
 // <testsuite name="taskproof verify"> with one <testcase classname="<unit dir>"
 // name="<task> @ <short commit>"> per tick (branch mode) or object (objects
 // mode). A failing one holds <failure message="<status (reason)>" type="<rule>">

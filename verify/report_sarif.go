@@ -69,7 +69,7 @@ type ciItem struct {
 	evidence gitref.Hash
 	verdict  string
 	policy   []policy.Result
-	signers  []Signer // the credited signers (SPEC §7 "signers")
+	signers  []Signer // the credited signers (docs/format.md#checks-in-order "signers")
 	hint     string   // how to fix it, when failing
 	warnings []Reason // reported at level warning, deciding nothing
 }
@@ -289,25 +289,25 @@ type ruleInfo struct {
 }
 
 // rules describe every status and reason code a failing tick or object can
-// carry (SPEC §7, §8).
+// carry (docs/format.md#checks-in-order).
 var rules = map[string]ruleInfo{
 	CodePolicySHA256Unverified:  {"PolicySHA256Unverified", "Another writer's policy hash cannot be recomputed", "The attestation was written by another tool (speccoder hashes its own version into policy_sha256): its judge-configuration hash differs from taskproof's recomputation and cannot decide the tick. The signature, subject, tree and task line verified (docs/format.md#policy_sha256-of-other-writers)."},
 	CodeSpecAbsent:              {"DecisionWithoutSpec", "A decision does not record the cited section", "An attested or skipped decision omits spec on a task that cites a spec section; spec belongs to ticks, so the decision is not stale (docs/format.md#decisions-without-spec)."},
 	CodeVSAMissing:              {"VerificationSummaryMissing", "The tick has no verification summary", "The tick's note holds no VSA; a missing VSA is reported, not failed."},
-	StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (SPEC §8 stale)."},
-	StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (SPEC §8 unverifiable)."},
-	ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (SPEC §8)."},
-	ReasonCommitUnreachable:     {"CommitUnreachable", "The tick's evidence is on another commit", "An attestation for the task exists, but on a commit other than the tick commit (a rebase or squash rewrote it); same_tree_as names a commit with the same tree when there is one (SPEC §8)."},
-	ReasonEditedAfterTick:       {"EditedAfterTick", "A ticked task line was edited after its tick", "The task line changed after the commit that ticked it, so the attestation's line_hash no longer describes the task as it reads now (SPEC §8)."},
+	StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (docs/format.md#gate-rules)."},
+	StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (docs/format.md#gate-rules)."},
+	ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (docs/format.md#gate-rules)."},
+	ReasonCommitUnreachable:     {"CommitUnreachable", "The tick's evidence is on another commit", "An attestation for the task exists, but on a commit other than the tick commit (a rebase or squash rewrote it); same_tree_as names a commit with the same tree when there is one (docs/format.md#gate-rules)."},
+	ReasonEditedAfterTick:       {"EditedAfterTick", "A ticked task line was edited after its tick", "The task line changed after the commit that ticked it, so the attestation's line_hash no longer describes the task as it reads now (docs/format.md#gate-rules)."},
 	ReasonNotRegular:            {"TasksFileNotRegular", "A tasks file path is a symbolic link or a submodule", "A tasks file, or a directory on a unit layout's tasks-file path, is a symbolic link or a submodule at head or in a commit of the range: git diffs the link, not its target, so the ticks behind it cannot be seen (docs/format.md#tasks-files-are-regular-files)."},
 	ReasonUnrecognizedTasksFile: {"UnrecognizedTasksFile", "A box was ticked in a tasks file of no unit layout", "A file named tasks.md that no unit layout claims and the verifier's policy does not ignore has a ticked box: add its layout to the policy ([[units]]) or ignore its path ([unit_paths] ignore) (docs/format.md#tasks-files)."},
-	ReasonNotVerified:           {"NotVerified", "The verdict is not verified", "--require-verified fails ticks whose verdict is regression_only or attested (SPEC §8)."},
-	string(Missing):             {"MissingAttestation", "The object's note holds no task-verification statement", "The commit has no note under the notes ref, or its note holds no task-verification statement (SPEC §7 missing)."},
-	string(Malformed):           {"MalformedAttestation", "The attestation cannot be read", "The note, an envelope, the Statement or the predicate is malformed: limits, strict JSON, payloadType, Statement type or schema (SPEC §7 malformed)."},
-	string(BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (SPEC §7 bad_signature)."},
-	string(Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (SPEC §7 mismatch)."},
-	string(UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (SPEC §7 untrusted_signer)."},
-	string(Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (SPEC §7 unsigned; --require-signed=false accepts it)."},
+	ReasonNotVerified:           {"NotVerified", "The verdict is not verified", "--require-verified fails ticks whose verdict is regression_only or attested (docs/format.md#gate-rules)."},
+	string(Missing):             {"MissingAttestation", "The object's note holds no task-verification statement", "The commit has no note under the notes ref, or its note holds no task-verification statement (docs/format.md#checks-in-order missing)."},
+	string(Malformed):           {"MalformedAttestation", "The attestation cannot be read", "The note, an envelope, the Statement or the predicate is malformed: limits, strict JSON, payloadType, Statement type or schema (docs/format.md#checks-in-order malformed)."},
+	string(BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (docs/format.md#checks-in-order bad_signature)."},
+	string(Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (docs/format.md#checks-in-order mismatch)."},
+	string(UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (docs/format.md#checks-in-order untrusted_signer)."},
+	string(Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (docs/format.md#checks-in-order unsigned; --require-signed=false accepts it)."},
 }
 
 // ruleFor describes rule id, with a generic description for an id this
@@ -322,7 +322,7 @@ func ruleFor(id string) ruleInfo {
 				return r
 			}
 			return '_'
-		}, name), "Policy rule " + name + " is violated", "The tick passed every verification check, but the verifier's policy rule " + name + " (level error) refuses it, or the rule failed to evaluate (issue 6)."}
+		}, name), "Policy rule " + name + " is violated", "The tick passed every verification check, but the verifier's policy rule " + name + " (level error) refuses it, or the rule failed to evaluate."}
 	}
 	return ruleInfo{"Taskproof_" + strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
@@ -390,8 +390,8 @@ type (
 	}
 )
 
-// WriteSARIF writes the report as a SARIF 2.1.0 log for GitHub code scanning
-// (issue 5): one run of tool "taskproof", a rule per status or reason code the
+// WriteSARIF writes the report as a SARIF 2.1.0 log for GitHub code scanning:
+// one run of tool "taskproof", a rule per status or reason code the
 // results use, and one result of level "error" per failing tick (branch mode)
 // or failing object (objects mode), located at the tasks file and line (an
 // object: at its unit's tasks.md, without a region; an object of no known unit:
