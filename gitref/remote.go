@@ -338,11 +338,7 @@ func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res 
 	case local == "":
 		next, action = remote, "created"
 	default:
-		remoteOld, err := s.isAncestor(remote, local)
-		if err != nil {
-			return err
-		}
-		localOld, err := s.isAncestor(local, remote)
+		remoteOld, localOld, err := s.relation(local, remote)
 		if err != nil {
 			return err
 		}
@@ -514,11 +510,7 @@ func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncRe
 		case local == "":
 			err = s.repo.SetRef(localName, "", remote, s.Lock)
 		default:
-			behind, aerr := s.isAncestor(local, remote)
-			if aerr != nil {
-				return aerr
-			}
-			ahead, aerr := s.isAncestor(remote, local)
+			ahead, behind, aerr := s.relation(local, remote)
 			if aerr != nil {
 				return aerr
 			}
@@ -894,4 +886,14 @@ func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, loc
 	v := *s
 	v.pinned = head
 	return &v, nil
+}
+
+// relation says whether local is ahead of remote (remote is an ancestor of
+// local, or equal) and whether it is behind (local is an ancestor of remote).
+func (s *NotesStore) relation(local, remote Hash) (ahead, behind bool, err error) {
+	if ahead, err = s.isAncestor(remote, local); err != nil {
+		return false, false, err
+	}
+	behind, err = s.isAncestor(local, remote)
+	return ahead, behind, err
 }

@@ -24,19 +24,7 @@ func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
 		if !it.failing {
 			continue
 		}
-		var props []string
-		if it.path != "" {
-			props = append(props, "file="+escapeProperty(it.path))
-			if it.line > 0 {
-				props = append(props, fmt.Sprintf("line=%d", it.line))
-			}
-		}
-		subject := it.task
-		if subject == "" {
-			subject = "commit " + short(string(it.commit))
-		}
-		props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+it.statusText()))
-		fmt.Fprintf(&b, "::error %s::%s\n", strings.Join(props, ","), escapeData(it.text()))
+		fmt.Fprintf(&b, "::error %s::%s\n", githubProperties(it, it.statusText()), escapeData(it.text()))
 	}
 	writeGitHubWarnings(&b, items)
 	cmd := "notice"
@@ -208,4 +196,22 @@ func mdCode(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// githubProperties are a workflow command's properties for item: its file and
+// line, and a title naming its task (else its commit) and what is said of it.
+func githubProperties(it ciItem, what string) string {
+	var props []string
+	if it.path != "" {
+		props = append(props, "file="+escapeProperty(it.path))
+		if it.line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", it.line))
+		}
+	}
+	subject := it.task
+	if subject == "" {
+		subject = "commit " + short(string(it.commit))
+	}
+	props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+what))
+	return strings.Join(props, ",")
 }

@@ -116,19 +116,7 @@ var warningCodes = map[string]bool{CodePolicySHA256Unverified: true, CodeSpecAbs
 func writeGitHubWarnings(b *strings.Builder, items []ciItem) {
 	for _, it := range items {
 		for _, w := range it.warnings {
-			var props []string
-			if it.path != "" {
-				props = append(props, "file="+escapeProperty(it.path))
-				if it.line > 0 {
-					props = append(props, fmt.Sprintf("line=%d", it.line))
-				}
-			}
-			subject := it.task
-			if subject == "" {
-				subject = "commit " + short(string(it.commit))
-			}
-			props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+w.Code))
-			fmt.Fprintf(b, "::warning %s::%s\n", strings.Join(props, ","), escapeData(warningText(w)))
+			fmt.Fprintf(b, "::warning %s::%s\n", githubProperties(it, w.Code), escapeData(warningText(w)))
 		}
 	}
 }
