@@ -28,7 +28,7 @@ var Hints = map[string]string{
 	StatusBornTicked:            "the task is ticked in a tasks file new in the range, with no evidence: attest it on the commit that ticks it (taskproof attest tick --commit {commit} --task {task} --verdict …), or allow born-ticked tasks for this path in the verifier's policy",
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
-	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([units] ignore = [\"…\"]), on the base branch",
+	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
 	"trailer":                   "the commit's Spec-Task/Verdict trailers disagree with its statements: re-attest with the verdict the trailer names (taskproof attest tick --commit {commit} --task {task} --verdict …), or fix the trailers (git commit --amend) and carry the statements (taskproof attest carry OLD NEW)",
 
 	// Outcomes (objects mode, and the sub-reason of an unverifiable tick);

@@ -14,12 +14,31 @@ import (
 // the file, commit and line) instead of an internal error; `ticks` refuses it
 // as bad input (exit 2).
 func TestVerifyUnreadableTasksFile(t *testing.T) {
+	for _, c := range []struct{ name, ticked, why string }{
+		{"invalid UTF-8", "# Tasks\n\n- [x] T001 do it \xff\xfe\n- [ ] T002 other\n", "line 3"},
+		// UTF-16 with its BOM: read as UTF-8 it holds no task line at all, so
+		// the tick would vanish (a fail-open) if the file were not refused.
+		{"UTF-16", utf16LE("\ufeff# Tasks\n\n- [x] T001 do it\n- [ ] T002 other\n"), "line 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) { checkUnreadableTasksFile(t, c.ticked, c.why) })
+	}
+}
+
+func utf16LE(s string) string {
+	var b []byte
+	for _, r := range s {
+		b = append(b, byte(r), byte(r>>8))
+	}
+	return string(b)
+}
+
+func checkUnreadableTasksFile(t *testing.T, ticked, why string) {
 	bin := os.Getenv("TASKPROOF_BIN")
 	dir := t.TempDir()
 	testenv.Git(t, dir, "init", "-q", "-b", "main")
 	writeCommit(t, dir, "plan", map[string]string{"specs/001-x/tasks.md": "# Tasks\n\n- [ ] T001 do it\n- [ ] T002 other\n"})
 	testenv.Git(t, dir, "checkout", "-q", "-b", "feature")
-	tick := writeCommit(t, dir, "tick", map[string]string{"specs/001-x/tasks.md": "# Tasks\n\n- [x] T001 do it \xff\xfe\n- [ ] T002 other\n"})
+	tick := writeCommit(t, dir, "tick", map[string]string{"specs/001-x/tasks.md": ticked})
 	empty := strings.TrimSpace(testenv.Git(t, dir, "commit-tree", "-m", "notes", strings.TrimSpace(testenv.Git(t, dir, "hash-object", "-t", "tree", "-w", "/dev/null"))))
 	testenv.Git(t, dir, "update-ref", "refs/notes/speccoder", empty)
 	allowed := dir + "/../allowed_signers"
@@ -28,7 +47,7 @@ func TestVerifyUnreadableTasksFile(t *testing.T) {
 	}
 	gate := []string{"-C", dir, "verify", "--branch", "--base", "main", "--allowed-signers", allowed}
 	_, stderr, code := runTaskproof(t, bin, gate...)
-	if code != ExitFailure || !strings.Contains(stderr, "specs/001-x/tasks.md at commit "+tick) || !strings.Contains(stderr, "line 3") || !strings.Contains(stderr, "UTF-8") {
+	if code != ExitFailure || !strings.Contains(stderr, "specs/001-x/tasks.md at commit "+tick) || !strings.Contains(stderr, why) || !strings.Contains(stderr, "UTF-8") {
 		t.Errorf("text: exit %d, want 1 naming the file, commit and line:\n%s", code, stderr)
 	}
 	stdout, _, code := runTaskproof(t, bin, append(gate, "--format", "json")...)

@@ -18,6 +18,11 @@ var (
 	ErrTaskNotFound = errors.New("specfmt: task not found")
 	// ErrInvalidUTF8: a task line is not valid UTF-8.
 	ErrInvalidUTF8 = errors.New("specfmt: task line is not valid UTF-8")
+	// ErrNotText: a tasks file is not UTF-8 text: it holds a NUL byte or a byte
+	// sequence that is not UTF-8 (a UTF-16 file, a binary), or is larger than
+	// MaxTasksFileSize. Such a file cannot be read as GitHub shows it, so its
+	// ticks cannot be judged (docs/format.md#tasks-files).
+	ErrNotText = errors.New("specfmt: tasks file is not UTF-8 text")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.

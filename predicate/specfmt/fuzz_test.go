@@ -1,12 +1,14 @@
 package specfmt
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
+	"unicode/utf8"
 )
 
 var fuzzSeeds = []string{
@@ -27,7 +29,7 @@ var fuzzSeeds = []string{
 func checkTasks(t *testing.T, u Unit, content []byte, f *TasksFile, err error) {
 	t.Helper()
 	if err != nil {
-		if f != nil || !(errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNestingTooDeep)) {
+		if f != nil || !(errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNestingTooDeep) || (errors.Is(err, ErrNotText) && !isText(content))) {
 			t.Fatalf("ParseTasks = %v, %v", f, err)
 		}
 		return
@@ -195,4 +197,9 @@ func FuzzSection(f *testing.F) {
 			}
 		}
 	})
+}
+
+// isText is the oracle of checkText: UTF-8 with no NUL byte, within the size limit.
+func isText(content []byte) bool {
+	return len(content) <= MaxTasksFileSize && utf8.Valid(content) && !bytes.Contains(content, []byte{0})
 }

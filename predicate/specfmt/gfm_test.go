@@ -116,6 +116,9 @@ func compareGFM(t *testing.T, name string, content []byte) {
 				return
 			}
 		}
+		if errors.Is(err, ErrNotText) && !isText(content) {
+			return // not UTF-8 text (a NUL, invalid UTF-8): refused whole
+		}
 		if errors.As(err, &le) && errors.Is(err, ErrNestingTooDeep) && containerPrefix(taskLinesOracle(content)[le.Line-1]) > MaxContainerPrefix {
 			return // refused whole, before parsing
 		}

@@ -1,8 +1,10 @@
 package specfmt
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"sort"
 	"strconv"
@@ -50,6 +52,9 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	var cfg parseConfig
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if err := checkText(content); err != nil {
+		return nil, err
 	}
 	lines, err := readGFM(content)
 	if err != nil {
@@ -407,4 +412,52 @@ func splitRefs(s string) []string {
 		}
 	}
 	return out
+}
+
+// MaxTasksFileSize is the largest tasks file read: 4 MiB, the note limit; real
+// tasks files are a few kilobytes.
+const MaxTasksFileSize = 4 << 20
+
+// checkText refuses a tasks file that is not UTF-8 text (ErrNotText, naming the
+// first offending line): over MaxTasksFileSize, or holding a NUL byte or bytes
+// that are not UTF-8. A UTF-16 file is one: read as UTF-8 it holds no task
+// lines, while an editor or agent reading it sees the ticks.
+func checkText(content []byte) error {
+	if len(content) > MaxTasksFileSize {
+		return fmt.Errorf("%w: %d bytes (at most %d)", ErrNotText, len(content), MaxTasksFileSize)
+	}
+	bad := bytes.IndexByte(content, 0)
+	if utf8.Valid(content) {
+		if bad < 0 {
+			return nil
+		}
+	} else {
+		for i := 0; i < len(content); {
+			r, n := utf8.DecodeRune(content[i:])
+			if r == utf8.RuneError && n <= 1 {
+				if bad < 0 || i < bad {
+					bad = i
+				}
+				break
+			}
+			i += n
+		}
+	}
+	return &LineError{Line: lineOf(content, bad), Err: ErrNotText}
+}
+
+// lineOf is the 1-based line (lines end at \n, \r\n or a lone \r) holding byte off.
+func lineOf(content []byte, off int) int {
+	line := 1
+	for i := 0; i < off && i < len(content); i++ {
+		switch content[i] {
+		case '\n':
+			line++
+		case '\r':
+			if i+1 >= len(content) || content[i+1] != '\n' {
+				line++
+			}
+		}
+	}
+	return line
 }

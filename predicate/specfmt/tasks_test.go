@@ -337,7 +337,7 @@ func TestParseTasksErrors(t *testing.T) {
 		},
 		{
 			name: "invalid UTF-8 task line", unit: skUnit,
-			content: "ok\n- [ ] T001 bad \xff byte\n", kind: ErrInvalidUTF8,
+			content: "ok\n- [ ] T001 bad \xff byte\n", kind: ErrNotText,
 			check: func(t *testing.T, err error) {
 				var le *LineError
 				if !errors.As(err, &le) || le.Line != 2 {
@@ -345,6 +345,21 @@ func TestParseTasksErrors(t *testing.T) {
 				}
 			},
 		},
+		{
+			// UTF-16 (here LE with its BOM): read as UTF-8 it would hold no task
+			// line, while an editor shows the ticks.
+			name: "UTF-16 file", unit: skUnit,
+			content: "\xff\xfe-\x00 \x00[\x00x\x00]\x00 \x00T\x000\x000\x001\x00\n\x00", kind: ErrNotText,
+		},
+		{name: "UTF-16 without a BOM", unit: skUnit, content: "-\x00 \x00[\x00x\x00]\x00 \x00T\x001\x00\n\x00", kind: ErrNotText,
+			check: func(t *testing.T, err error) {
+				var le *LineError
+				if !errors.As(err, &le) || le.Line != 1 {
+					t.Errorf("err = %#v", err)
+				}
+			},
+		},
+		{name: "over the size limit", unit: skUnit, content: strings.Repeat("x\n", MaxTasksFileSize/2+1), kind: ErrNotText},
 		{name: "unknown format", unit: Unit{Format: "jira", Dir: "x"}, content: "", kind: ErrUnknownFormat},
 		{name: "unclean dir", unit: Unit{Format: Speckit, Dir: "../x"}, content: "", kind: ErrInvalidUnit},
 		{name: "dot dir", unit: Unit{Format: Speckit, Dir: "."}, content: "", kind: ErrInvalidUnit},
