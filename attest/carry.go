@@ -140,7 +140,9 @@ type CarryResult struct {
 // req.KeepFrom, are the carried subjects' owned lines removed from From's note,
 // so a crash never loses the evidence. Lines of From's note about other commits
 // (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
-// removed. Errors: [ErrNothingToCarry], [ErrTaskNotTicked], CheckFrom's error,
+// removed. A From note holding a Sigstore bundle is refused before anything is
+// read or written ([CheckNoBundles]). Errors: [ErrNothingToCarry],
+// [ErrTaskNotTicked], [ErrRequest], CheckFrom's error,
 // gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
 	from, err := repo.Commit(req.From)
@@ -156,6 +158,9 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	}
 	note, err := notes.Note(from.ID)
 	if err != nil {
+		return nil, err
+	}
+	if err := noBundles(note, from.ID, to.ID); err != nil {
 		return nil, err
 	}
 	type carried struct {
@@ -306,6 +311,29 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	}
 	res.RemovedFrom = true
 	return res, nil
+}
+
+// CheckNoBundles returns an error wrapping [ErrRequest] when the note of from
+// holds a Sigstore bundle (a line [IsBundle] reports): a carry re-signs
+// statements with its own signers and cannot re-issue a bundle, whose
+// signature and transparency-log entry are bound to from, so the tick of to
+// must be attested again. [Carry] makes this check itself; a caller carrying
+// several pairs calls it first to refuse before anything is written.
+func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
+	note, err := notes.Note(from)
+	if err != nil {
+		return err
+	}
+	return noBundles(note, from, to)
+}
+
+func noBundles(note []byte, from, to gitref.Hash) error {
+	for i, line := range SplitNote(note) {
+		if IsBundle(line) {
+			return fmt.Errorf("%w: the note of %s holds a Sigstore bundle (line %d): a carry cannot re-issue Sigstore bundles; attest %s again instead", ErrRequest, from, i+1, to)
+		}
+	}
+	return nil
 }
 
 // lineAbout reports whether a note line's single subject names commit.

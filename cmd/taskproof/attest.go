@@ -18,28 +18,11 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
 )
 
 func init() {
 	subcommands = append(subcommands, newAttestCmd)
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		switch {
-		case errors.Is(err, attest.ErrNoTick), errors.Is(err, attest.ErrTaskNotTicked),
-			errors.Is(err, attest.ErrRequest), errors.Is(err, predicate.ErrBuild),
-			errors.Is(err, predicate.ErrSchema), errors.Is(err, predicate.ErrMalformed),
-			errors.Is(err, attest.ErrNoteLimit), errors.Is(err, specfmt.ErrDuplicateTask),
-			errors.Is(err, testreport.ErrUnreadable), errors.Is(err, attest.ErrAlreadyAttested):
-			return ExitUsage, true
-		case errors.Is(err, attest.ErrPassphraseRequired), errors.Is(err, attest.ErrBadPassphrase),
-			errors.Is(err, attest.ErrUnsupportedKey), errors.Is(err, attest.ErrNoSigningKey),
-			errors.Is(err, attest.ErrAgent), errors.Is(err, predicate.ErrPolicy),
-			errors.Is(err, attest.ErrSigstore), errors.Is(err, attest.ErrNoSigner):
-			return ExitTrust, true
-		}
-		return 0, false
-	})
 }
 
 func newAttestCmd() *cobra.Command {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -13,12 +12,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newAuditCmd)
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		if errors.Is(err, audit.ErrOptions) {
-			return ExitUsage, true
-		}
-		return 0, false
-	})
 }
 
 func newAuditCmd() *cobra.Command {

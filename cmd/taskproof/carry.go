@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -81,7 +82,11 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			return err
 		}
 		for _, p := range pairs {
-			if err := refuseBundles(notes, p.From, string(p.From), string(p.To)); err != nil {
+			// Refused before any trust is read or note written.
+			if err := attest.CheckNoBundles(notes, p.From, p.To); err != nil {
+				if errors.Is(err, attest.ErrRequest) {
+					return fmt.Errorf("%w (taskproof attest tick --commit %s --signer sigstore …)", err, p.To)
+				}
 				return err
 			}
 		}
@@ -136,24 +141,6 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		return nil
 	}
 	return c
-}
-
-// refuseBundles refuses (exit 2) to carry from a commit whose note holds a
-// Sigstore bundle line: carry re-issues statements after checking FROM's DSSE
-// signatures and cannot check or re-issue a bundle (its certificate identity
-// is not a key carry could re-sign with), and skipping those lines would
-// silently leave their tasks behind.
-func refuseBundles(notes *gitref.NotesStore, from gitref.Hash, fromArg, toArg string) error {
-	note, err := notes.Note(from)
-	if err != nil {
-		return err
-	}
-	for i, line := range attest.SplitNote(note) {
-		if attest.IsBundle(line) {
-			return usageErr("the note of %s holds a Sigstore bundle (line %d): attest carry cannot re-issue Sigstore bundles; attest %s again instead (taskproof attest tick --commit %s --signer sigstore …)", fromArg, i+1, toArg, toArg)
-		}
-	}
-	return nil
 }
 
 // carryPairs resolves attest carry's two arguments: two revisions (one pair,

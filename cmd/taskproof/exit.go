@@ -3,8 +3,18 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // Exit codes (docs/format.md#exit-codes).
@@ -49,19 +59,112 @@ func usageErr(format string, a ...any) error {
 // further message).
 func failed() error { return &exitError{code: ExitFailure, silent: true} }
 
-// codeClassifiers map library errors to exit codes; packages' sentinel errors are
-// registered here, in one place (STYLE: cmd maps errors to exit codes).
-var codeClassifiers []func(error) (int, bool)
+// exitCodes maps the libraries' sentinel and typed errors to exit codes, in
+// one ordered table: [exitCode] returns the code of the first row whose error
+// the chain matches (errors.Is for a sentinel, errors.As for a type; typed
+// errors that match a sentinel through Is or Unwrap are listed by it).
+//
+// The rows keep the order the exit codes have always been looked up in. One
+// error in the libraries matches two rows with different codes, and the
+// earlier row must win:
+//   - gitref.ErrLocked (4) before gitref.ErrConfig (3): writing a config file
+//     that another git process holds locked wraps both, and a lock is a git
+//     precondition to wait out or clear, not a configuration to fix.
+//
+// Other errors that match several rows match rows of one code: a
+// *gitref.MissingObjectError is ErrMissingObject and, in a shallow clone,
+// ErrShallow (4); ErrUnknownRevision may wrap a *gitref.BadRefError (4);
+// a *predicate.SchemaError is ErrSchema and ErrMalformed (2). A new row whose
+// error can wrap (or be wrapped by) another row's must be placed by the same
+// rule and named here.
+//
+// Errors marked by [withCode] (and [flagError]) win over every row.
+var exitCodes = []struct {
+	is   error            // a sentinel, matched with errors.Is
+	as   func(error) bool // or a type, matched with errors.As
+	code int
+}{
+	// attest tick / decide / sign: what the request asks cannot be done.
+	{is: attest.ErrNoTick, code: ExitUsage},
+	{is: attest.ErrTaskNotTicked, code: ExitUsage},
+	{is: attest.ErrRequest, code: ExitUsage},
+	{is: predicate.ErrBuild, code: ExitUsage},
+	{is: predicate.ErrSchema, code: ExitUsage},
+	{is: predicate.ErrMalformed, code: ExitUsage},
+	{is: attest.ErrNoteLimit, code: ExitUsage},
+	{is: specfmt.ErrDuplicateTask, code: ExitUsage},
+	{is: testreport.ErrUnreadable, code: ExitUsage},
+	{is: attest.ErrAlreadyAttested, code: ExitUsage},
+	// Signing keys and what is hashed into the statement: trust or config.
+	{is: attest.ErrPassphraseRequired, code: ExitTrust},
+	{is: attest.ErrBadPassphrase, code: ExitTrust},
+	{is: attest.ErrUnsupportedKey, code: ExitTrust},
+	{is: attest.ErrNoSigningKey, code: ExitTrust},
+	{is: attest.ErrAgent, code: ExitTrust},
+	{is: predicate.ErrPolicy, code: ExitTrust},
+	{is: attest.ErrSigstore, code: ExitTrust},
+	{is: attest.ErrNoSigner, code: ExitTrust},
+	{is: audit.ErrOptions, code: ExitUsage},
+	// A repository that lacks what the command needs is a git precondition,
+	// never an internal error: a shallow clone, a missing object, a notes ref
+	// that is not a notes commit, a ref file holding no object id
+	// (docs/format.md#git-preconditions).
+	{is: gitref.ErrShallow, code: ExitGit},
+	{is: gitref.ErrMissingObject, code: ExitGit},
+	{is: gitref.ErrNotesRefNotCommit, code: ExitGit},
+	{is: gitref.ErrBadRef, code: ExitGit},
+	// A tasks file that cannot be read is bad input for the commands that
+	// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what
+	// the gate cannot judge fails it.
+	{as: isType[*gitref.TasksFileError], code: ExitUsage},
+	// notes push / pull / sync and carry.
+	{is: gitref.ErrRemoteNotesAbsent, code: ExitGit},
+	{is: gitref.ErrGitProgram, code: ExitGit},
+	{is: gitref.ErrPushRetries, code: ExitGit},
+	{is: gitref.ErrLocked, code: ExitGit},
+	{is: gitref.ErrRefChanged, code: ExitGit},
+	{is: gitref.ErrConfig, code: ExitTrust},
+	{is: attest.ErrNothingToCarry, code: ExitUsage},
+	{is: policy.ErrPolicy, code: ExitTrust},
+	// Git preconditions: not a repository, unsupported repository format,
+	// unknown revision or bad range, notes ref absent, bad ref name.
+	{is: gitref.ErrNotRepository, code: ExitGit},
+	{is: gitref.ErrUnsupportedRepository, code: ExitGit},
+	{is: gitref.ErrUnknownRevision, code: ExitGit},
+	{is: gitref.ErrBadRange, code: ExitGit},
+	{is: gitref.ErrNotesRefAbsent, code: ExitGit},
+	{is: gitref.ErrBadRefName, code: ExitGit},
+	// A note that is not text or is over the size limit is a malformed note:
+	// a verification failure.
+	{is: gitref.ErrNoteNotText, code: ExitFailure},
+	{is: gitref.ErrTooLarge, code: ExitFailure},
+	{is: verify.ErrTrust, code: ExitTrust},
 
+	// Rows for hook and init (taskproof hook, taskproof init) go here, above
+	// this line; say in the comment above the table if one must win over an
+	// earlier row.
+}
+
+// isType reports whether err's chain holds an error of type T.
+func isType[T error](err error) bool {
+	var t T
+	return errors.As(err, &t)
+}
+
+// exitCode returns the process exit code for err (docs/format.md#exit-codes):
+// the code [withCode] or [flagError] gave it, else the first matching row of
+// [exitCodes], else 2 for the few usage errors cobra returns untyped (see
+// [isCobraUsage]), else 5: an error no row names is taskproof's own bug.
 func exitCode(err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	for _, c := range codeClassifiers {
-		if code, ok := c(err); ok {
-			return code
-		}
+	if isType[*flagError](err) {
+		return ExitUsage
+	}
+	if i := exitRow(err); i >= 0 {
+		return exitCodes[i].code
 	}
 	if isCobraUsage(err) {
 		return ExitUsage
@@ -69,35 +172,64 @@ func exitCode(err error) int {
 	return ExitInternal
 }
 
+// exitRow returns the index of the first row of [exitCodes] err matches, or -1.
+func exitRow(err error) int {
+	for i, row := range exitCodes {
+		if row.is != nil && errors.Is(err, row.is) || row.as != nil && row.as(err) {
+			return i
+		}
+	}
+	return -1
+}
+
+// flagError is a command-line usage error cobra found before the command ran:
+// a flag it cannot parse (root's SetFlagErrorFunc) or a wrong number of
+// arguments (the commands' Args, wrapped by [typedArgs]). Exit 2, as gh's
+// FlagError.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// typedArgs wraps the Args validator of c and of its subcommands so that
+// their errors are *flagError.
+func typedArgs(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return &flagError{err: err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		typedArgs(sub)
+	}
+}
+
+// isCobraUsage recognises the usage errors cobra returns as plain errors
+// that taskproof cannot type: an unknown command of the root (cobra finds it
+// before any hook runs), an Args error of a command cobra adds itself after
+// [typedArgs] ran (completion, __complete), a required flag or a flag group
+// left unsatisfied. It matches
+// only an error that wraps nothing and starts with cobra's own text.
+func isCobraUsage(err error) bool {
+	if errors.Unwrap(err) != nil {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command ", // root's legacyArgs, NoArgs
+		"accepts ", "requires at least ", "requires at most ", "requires exactly ", // *Args
+		"invalid argument ", // OnlyValidArgs
+		"required flag(s) ", "if any flags in the group ", "at least one of the flags in the group "} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
 func isSilent(err error) bool {
 	var ee *exitError
 	return errors.As(err, &ee) && ee.silent
-}
-
-// A repository that lacks what the command needs is a git precondition (exit
-// 4), never an internal error: a shallow clone, a missing object, a notes ref
-// that is not a notes commit, a ref file holding no object id
-// (docs/format.md#git-preconditions).
-func init() {
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		switch {
-		case errors.Is(err, gitref.ErrShallow), errors.Is(err, gitref.ErrMissingObject),
-			errors.Is(err, gitref.ErrNotesRefNotCommit), errors.Is(err, gitref.ErrBadRef):
-			return ExitGit, true
-		}
-		return 0, false
-	})
-}
-
-// A tasks file that cannot be read is bad input (exit 2) for the commands that
-// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what the
-// gate cannot judge fails it.
-func init() {
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		var tf *gitref.TasksFileError
-		if errors.As(err, &tf) {
-			return ExitUsage, true
-		}
-		return 0, false
-	})
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -17,18 +16,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newNotesCmd)
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		switch {
-		case errors.Is(err, gitref.ErrRemoteNotesAbsent), errors.Is(err, gitref.ErrGitProgram),
-			errors.Is(err, gitref.ErrPushRetries), errors.Is(err, gitref.ErrLocked), errors.Is(err, gitref.ErrRefChanged):
-			return ExitGit, true
-		case errors.Is(err, gitref.ErrConfig):
-			return ExitTrust, true
-		case errors.Is(err, attest.ErrNothingToCarry):
-			return ExitUsage, true
-		}
-		return 0, false
-	})
 }
 
 func newNotesCmd() *cobra.Command {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -16,12 +15,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newPolicyCmd)
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		if errors.Is(err, policy.ErrPolicy) {
-			return ExitTrust, true
-		}
-		return 0, false
-	})
 }
 
 // addPolicyFlags adds --policy and --policy-rev (verify, policy explain).

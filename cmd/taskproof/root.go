@@ -29,32 +29,19 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return withCode(ExitUsage, fmt.Errorf("%w (see '%s --help')", err, c.CommandPath()))
+		return &flagError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in this directory")
 	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes ref attestations are stored under")
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
+	typedArgs(root)
 	return root
 }
 
 // subcommands are registered by each command's file in init.
 var subcommands []func() *cobra.Command
-
-// isCobraUsage recognises cobra's own argument errors (unknown command, wrong
-// argument count), which it returns as plain errors.
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag",
-		"accepts ", "requires at least", "requires at most", "requires exactly",
-		"invalid argument", "flag needs an argument", "required flag"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
-}
 
 // formatFlag adds --format with the allowed values and returns a getter that
 // validates the choice (exit 2 on an unknown value).

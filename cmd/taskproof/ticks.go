@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -18,25 +17,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newTicksCmd)
-	codeClassifiers = append(codeClassifiers, gitrefExitCode)
-}
-
-// gitrefExitCode maps gitref's errors to docs/format.md#exit-codes exit codes: git
-// preconditions (not a repository, unsupported repository format, unknown
-// revision or bad range, notes ref absent) exit 4; a note that is not text or
-// is over the size limit is a malformed note, a verification failure: exit 1.
-func gitrefExitCode(err error) (int, bool) {
-	switch {
-	case errors.Is(err, gitref.ErrNotRepository), errors.Is(err, gitref.ErrUnsupportedRepository),
-		errors.Is(err, gitref.ErrUnknownRevision), errors.Is(err, gitref.ErrBadRange),
-		errors.Is(err, gitref.ErrNotesRefAbsent), errors.Is(err, gitref.ErrBadRefName):
-		return ExitGit, true
-	case errors.Is(err, gitref.ErrNoteNotText), errors.Is(err, gitref.ErrTooLarge):
-		return ExitFailure, true
-	case errors.Is(err, gitref.ErrLocked):
-		return ExitGit, true
-	}
-	return 0, false
 }
 
 func newTicksCmd() *cobra.Command {

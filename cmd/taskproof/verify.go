@@ -18,12 +18,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newVerifyCmd)
-	codeClassifiers = append(codeClassifiers, func(err error) (int, bool) {
-		if errors.Is(err, verify.ErrTrust) {
-			return ExitTrust, true
-		}
-		return 0, false
-	})
 }
 
 // verifyMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit, in

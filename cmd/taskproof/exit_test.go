@@ -1,0 +1,191 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/audit"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/verify"
+)
+
+// wrapped is err as a command returns it: with context, wrapped once more.
+func wrapped(err error) error { return fmt.Errorf("attest tick: %w", fmt.Errorf("reading: %w", err)) }
+
+// TestExitCode maps every library sentinel and typed error that has an exit
+// code, the precedence rows, the marked errors and the fallbacks; every row
+// of exitCodes must be the first match of some case.
+func TestExitCode(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want int
+	}{
+		// attest, predicate, specfmt, testreport: bad requests.
+		{"attest.ErrNoTick", attest.ErrNoTick, ExitUsage},
+		{"attest.ErrTaskNotTicked", attest.ErrTaskNotTicked, ExitUsage},
+		{"attest.ErrRequest", attest.ErrRequest, ExitUsage},
+		{"attest.ErrRequest+ErrTooManySignatures", fmt.Errorf("%w: %w", attest.ErrRequest, attest.ErrTooManySignatures), ExitUsage},
+		{"predicate.ErrBuild", predicate.ErrBuild, ExitUsage},
+		{"*predicate.BuildError", &predicate.BuildError{Field: "f", Reason: "r"}, ExitUsage},
+		{"predicate.ErrSchema", predicate.ErrSchema, ExitUsage},
+		{"*predicate.SchemaError", &predicate.SchemaError{Path: "/x", Reason: "r"}, ExitUsage},
+		{"predicate.ErrMalformed", predicate.ErrMalformed, ExitUsage},
+		{"*predicate.DecodeError", &predicate.DecodeError{Reason: "r"}, ExitUsage},
+		{"attest.ErrNoteLimit", attest.ErrNoteLimit, ExitUsage},
+		{"specfmt.ErrDuplicateTask", specfmt.ErrDuplicateTask, ExitUsage},
+		{"*specfmt.DuplicateTaskError", &specfmt.DuplicateTaskError{ID: "T1", FirstLine: 1, SecondLine: 2}, ExitUsage},
+		{"testreport.ErrUnreadable", testreport.ErrUnreadable, ExitUsage},
+		{"*testreport.ParseError", &testreport.ParseError{File: "r.xml", Reason: "r"}, ExitUsage},
+		{"attest.ErrAlreadyAttested", attest.ErrAlreadyAttested, ExitUsage},
+		{"*attest.AttestedError", &attest.AttestedError{}, ExitUsage},
+		// Signing keys, the hashed policy: trust or config.
+		{"attest.ErrPassphraseRequired", attest.ErrPassphraseRequired, ExitTrust},
+		{"attest.ErrBadPassphrase", attest.ErrBadPassphrase, ExitTrust},
+		{"attest.ErrUnsupportedKey", attest.ErrUnsupportedKey, ExitTrust},
+		{"attest.ErrNoSigningKey", attest.ErrNoSigningKey, ExitTrust},
+		{"attest.ErrAgent", attest.ErrAgent, ExitTrust},
+		{"predicate.ErrPolicy", predicate.ErrPolicy, ExitTrust},
+		{"attest.ErrSigstore", attest.ErrSigstore, ExitTrust},
+		{"attest.ErrNoSigner", attest.ErrNoSigner, ExitTrust},
+		{"audit.ErrOptions", audit.ErrOptions, ExitUsage},
+		// Git preconditions.
+		{"gitref.ErrShallow", gitref.ErrShallow, ExitGit},
+		{"*gitref.ShallowError", &gitref.ShallowError{Commit: "c"}, ExitGit},
+		{"gitref.ErrMissingObject", gitref.ErrMissingObject, ExitGit},
+		{"*gitref.MissingObjectError", &gitref.MissingObjectError{Kind: "blob"}, ExitGit},
+		{"*gitref.MissingObjectError shallow", &gitref.MissingObjectError{Kind: "commit", Shallow: true}, ExitGit},
+		{"gitref.ErrNotesRefNotCommit", gitref.ErrNotesRefNotCommit, ExitGit},
+		{"*gitref.NotesRefError", &gitref.NotesRefError{Ref: "refs/notes/speccoder", Type: "blob"}, ExitGit},
+		{"gitref.ErrBadRef", gitref.ErrBadRef, ExitGit},
+		{"*gitref.BadRefError", &gitref.BadRefError{Ref: "refs/heads/x"}, ExitGit},
+		// A tasks file that cannot be read: bad input (verify makes it exit 1
+		// with withCode, below).
+		{"*gitref.TasksFileError", &gitref.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
+		// notes push / pull / sync, config, carry.
+		{"gitref.ErrRemoteNotesAbsent", gitref.ErrRemoteNotesAbsent, ExitGit},
+		{"gitref.ErrGitProgram", gitref.ErrGitProgram, ExitGit},
+		{"*gitref.GitError", &gitref.GitError{Args: []string{"push"}, Code: 1}, ExitGit},
+		{"gitref.ErrPushRetries", gitref.ErrPushRetries, ExitGit},
+		{"gitref.ErrLocked", gitref.ErrLocked, ExitGit},
+		{"*gitref.LockError", &gitref.LockError{Path: "x.lock"}, ExitGit},
+		{"gitref.ErrRefChanged", gitref.ErrRefChanged, ExitGit},
+		{"gitref.ErrConfig", gitref.ErrConfig, ExitTrust},
+		// The precedence row: a locked config file is a git precondition.
+		{"gitref.ErrConfig+ErrLocked", fmt.Errorf("%w: config.lock exists: %w", gitref.ErrConfig, gitref.ErrLocked), ExitGit},
+		{"attest.ErrNothingToCarry", attest.ErrNothingToCarry, ExitUsage},
+		{"policy.ErrPolicy", policy.ErrPolicy, ExitTrust},
+		{"*policy.Error", &policy.Error{File: "p.toml", Msg: "m"}, ExitTrust},
+		{"gitref.ErrNotRepository", gitref.ErrNotRepository, ExitGit},
+		{"gitref.ErrUnsupportedRepository", gitref.ErrUnsupportedRepository, ExitGit},
+		{"gitref.ErrUnknownRevision", gitref.ErrUnknownRevision, ExitGit},
+		{"gitref.ErrUnknownRevision+*BadRefError", fmt.Errorf("%w: %q: %w", gitref.ErrUnknownRevision, "x", &gitref.BadRefError{Ref: "x"}), ExitGit},
+		{"gitref.ErrBadRange", gitref.ErrBadRange, ExitGit},
+		{"gitref.ErrNotesRefAbsent", gitref.ErrNotesRefAbsent, ExitGit},
+		{"gitref.ErrBadRefName", gitref.ErrBadRefName, ExitGit},
+		// A malformed note: a verification failure.
+		{"gitref.ErrNoteNotText", gitref.ErrNoteNotText, ExitFailure},
+		{"*gitref.NoteError not text", &gitref.NoteError{Err: gitref.ErrNoteNotText}, ExitFailure},
+		{"gitref.ErrTooLarge", gitref.ErrTooLarge, ExitFailure},
+		{"*gitref.NoteError too large", &gitref.NoteError{Err: &gitref.TooLargeError{Size: 2, Limit: 1}}, ExitFailure},
+		{"verify.ErrTrust", verify.ErrTrust, ExitTrust},
+		{"*verify.AllowedSignersError", &verify.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
+		// A row's error wrapped in an error no row names keeps the row's code.
+		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: &gitref.MissingObjectError{Kind: "blob"}}, ExitGit},
+
+		// Marked errors win over every row.
+		{"withCode over a row", withCode(ExitFailure, fmt.Errorf("the gate fails: %w", &gitref.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
+		{"usageErr", usageErr("bad %s", "flag"), ExitUsage},
+		{"failed", failed(), ExitFailure},
+		{"flagError", &flagError{err: errors.New(`unknown flag: --x`)}, ExitUsage},
+		{"flagError over a row", &flagError{err: fmt.Errorf("invalid argument: %w", gitref.ErrBadRefName)}, ExitUsage},
+		// cobra's untyped usage errors: only its own text, wrapping nothing.
+		{"cobra unknown command", errors.New(`unknown command "bogus" for "taskproof"`), ExitUsage},
+		{"cobra required flag", errors.New(`required flag(s) "key" not set`), ExitUsage},
+		{"cobra flag group", errors.New(`if any flags in the group [a b] are set none of the others can be; [a b] were all set`), ExitUsage},
+		// Anything else is taskproof's own bug.
+		{"plain error", errors.New("boom"), ExitInternal},
+		{"os error quoting cobra's text", &fs.PathError{Op: "open", Path: "x", Err: errors.New("invalid argument")}, ExitInternal},
+		{"cobra's text inside another error", fmt.Errorf("hook: %w", errors.New(`unknown command "x"`)), ExitInternal},
+		{"unmapped sentinel", specfmt.ErrSectionNotFound, ExitInternal},
+	}
+	hit := make([]bool, len(exitCodes))
+	for _, tc := range cases {
+		errs := []error{tc.err, wrapped(tc.err)}
+		if isCobraUsage(tc.err) {
+			errs = errs[:1] // cobra's text counts only unwrapped (see the last cases)
+		}
+		for _, err := range errs {
+			if got := exitCode(err); got != tc.want {
+				t.Errorf("%s: exitCode(%q) = %d, want %d", tc.name, err, got, tc.want)
+			}
+		}
+		if i := exitRow(tc.err); i >= 0 {
+			hit[i] = true
+		}
+	}
+	for i, h := range hit {
+		if !h {
+			t.Errorf("exitCodes row %d (is %v, code %d) has no case in TestExitCode", i, exitCodes[i].is, exitCodes[i].code)
+		}
+	}
+}
+
+// TestExitCodeCobraUsage runs the command line's own usage errors in process:
+// cobra's flag and argument errors exit 2 as typed errors, an unknown command
+// through the narrow fallback.
+func TestExitCodeCobraUsage(t *testing.T) {
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	stderr := os.Stderr
+	os.Stderr = devnull
+	defer func() { os.Stderr = stderr }()
+	for _, args := range [][]string{
+		{"bogus"},
+		{"ticks", "--bogus-flag"},
+		{"ticks", "a..b", "c..d"},
+		{"carry", "onlyone"},
+		{"init", "extra"},
+		{"completion", "bash", "extra"},
+		{"attest", "tick", "--verdict"},
+	} {
+		if got := run(args); got != ExitUsage {
+			t.Errorf("run(%q) = %d, want %d", args, got, ExitUsage)
+		}
+	}
+}
+
+// TestTypedArgs: after newRootCmd every Args validator of taskproof's own
+// commands returns a *flagError.
+func TestTypedArgs(t *testing.T) {
+	var walk func(c *cobra.Command)
+	n := 0
+	walk = func(c *cobra.Command) {
+		if c.Args != nil {
+			n++
+			if err := c.Args(c, []string{"a", "b", "c", "d"}); err != nil && !isType[*flagError](err) {
+				t.Errorf("%s: Args error %T %q is not a *flagError", c.CommandPath(), err, err)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+	if n == 0 {
+		t.Fatal("no command has an Args validator")
+	}
+}
