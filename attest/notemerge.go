@@ -81,8 +81,10 @@ func orNone(s string) string {
 //   - for a tick both sides have with different owned lines, one side's lines
 //     are kept whole (a tick's statements are written together, never mixed)
 //     and the other's are returned in Displaced: the kept side is the one whose
-//     task-verification statement has the later `time`, and on equal times the
-//     one whose sorted lines have the smaller SHA-256. Every clone computes the
+//     lines are all signed when the other's are not (an unsigned statement,
+//     whose time anyone can write, never displaces a signed one), then the one
+//     whose task-verification statement has the later `time`, and on equal
+//     times the one whose sorted lines have the smaller SHA-256. Every clone computes the
 //     same winner from the same two sides, so merges in any order converge.
 //
 // The result fails with [ErrNoteLimit] when it would exceed the note limits.
@@ -168,10 +170,14 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 }
 
 // groupBefore reports whether tick statements a win over b
-// (docs/format.md#conflicting-statements-of-one-tick): the later
-// task-verification time first, then the smaller SHA-256 of the sorted lines.
-// It is a strict total order on distinct groups, so every clone picks the same.
+// (docs/format.md#conflicting-statements-of-one-tick): a group whose lines are
+// all signed first, then the later task-verification time, then the smaller
+// SHA-256 of the sorted lines. It is a strict total order on distinct groups,
+// so every clone picks the same.
 func groupBefore(a, b [][]byte) bool {
+	if sa, sb := groupSigned(a), groupSigned(b); sa != sb {
+		return sa
+	}
 	ta, tb := groupTime(a), groupTime(b)
 	if !ta.Equal(tb) {
 		return ta.After(tb)
@@ -299,4 +305,21 @@ func SummarizeNote(note []byte) []TickSummary {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Subject < out[j].Subject })
 	return out
+}
+
+// groupSigned reports whether every line of a group is a signed envelope or a
+// Sigstore bundle. Signatures are not verified here (the merge has no trust):
+// this only keeps a statement anyone could write without a key from winning by
+// its time.
+func groupSigned(lines [][]byte) bool {
+	for _, l := range lines {
+		dl := DecodeLine(l)
+		if dl.Kind == LineBundle {
+			continue
+		}
+		if dl.Kind != LineEnvelope || len(dl.Envelope.Signatures) == 0 {
+			return false
+		}
+	}
+	return len(lines) > 0
 }
