@@ -387,10 +387,11 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			}
 			tr.Status, tr.Failing = StatusUnverifiable, true
 			tr.Reason = ReasonTickedWithoutEvidence
-			cs := elsewhere.commits[[2]string{tr.Task, t.Unit.Dir}]
-			if t.Ambiguous != "" {
-				cs = elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
-			}
+			// Only a statement about this very task line (same unit, ID and
+			// line_hash: what a rebase, cherry-pick or squash keeps) is this
+			// tick's evidence on another commit, worth an `attest carry`; one
+			// about other text of the task is not.
+			cs := elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
 			if len(cs) > 0 {
 				tr.Reason = ReasonCommitUnreachable
 				commit, err := v.Repo.Commit(t.Commit)

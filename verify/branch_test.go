@@ -242,9 +242,9 @@ func TestBranchMergeRetick(t *testing.T) {
 	rep := f.branch(f.base, m, GateOptions{})
 	checkGate(t, rep, Failure, []tickRow{
 		{c1, "T002", StatusEvidenced, "", ""},
-		// The gate finds T002's subject on c1 and calls it unreachable
-		// evidence; either way the merge's own tick fails.
-		{m, "T002", StatusUnverifiable, ReasonCommitUnreachable, ""},
+		// c1's statement is about T002's old wording, not this line: it is
+		// not this tick's evidence elsewhere (no carry to suggest).
+		{m, "T002", StatusUnverifiable, ReasonTickedWithoutEvidence, ""},
 	})
 	if len(rep.Unticks) != 1 || rep.Unticks[0].Commit != c2 {
 		t.Errorf("unticks %+v", rep.Unticks)
