@@ -776,8 +776,18 @@ func TestTickRewordedAndBorn(t *testing.T) {
 		t.Errorf("verify decided T005 = %v", got)
 	}
 
+	// Carry without a check of FROM's signatures and without the Unsafe
+	// opt-out is refused before anything is read or written.
+	before := note(t, r.dir, c4b)
+	if _, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers}); !errors.Is(err, attest.ErrUncheckedFrom) || !errors.Is(err, attest.ErrRequest) {
+		t.Fatalf("carry with neither CheckFrom nor UnverifiedFromUnsafe: %v, want ErrUncheckedFrom", err)
+	}
+	if after := note(t, r.dir, c4b); after != before {
+		t.Fatalf("the refused carry wrote %s's note: %q", c4b, after)
+	}
+
 	// attest carry to the picked commit recomputes the same lines there.
-	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers})
+	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers, UnverifiedFromUnsafe: true})
 	if err != nil {
 		t.Fatal(err)
 	}

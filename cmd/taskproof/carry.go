@@ -75,7 +75,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			return err
 		}
 		defer repo.Close()
-		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun}
+		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure}
 		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
