@@ -48,6 +48,7 @@ type TrustSources struct {
 func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	var opts []TrustOption
 	var used []string
+	var revs []SourceRev
 	switch {
 	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
 		return nil, nil, fmt.Errorf("%w: give --allowed-signers or --allowed-signers-rev, not both", ErrTrust)
@@ -77,6 +78,7 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		}
 		opts = append(opts, WithAllowedSigners(as))
 		used = append(used, "allowed signers "+src.AllowedSignersRev+" ("+string(c)+")")
+		revs = append(revs, SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c})
 	case !src.NoGitConfig:
 		p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
 		if err != nil {
@@ -132,6 +134,7 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	t.revs = revs
 	return t, used, nil
 }
 
