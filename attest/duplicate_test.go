@@ -194,7 +194,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 		tasks []string
 		msg   []string // substrings of the error
 	}{
-		{"every tick of the commit", nil, []string{dupMsg, path, "with --task"}},
+		{"every tick of the commit", nil, []string{dupMsg, path, "other ticks by task"}},
 		{"the repeated ID", []string{"T005"}, []string{dupMsg, "line 8"}},
 		{"the repeated ID among others", []string{"T006", "T005"}, []string{dupMsg}},
 	} {

@@ -601,7 +601,7 @@ func TestDecide(t *testing.T) {
 		{"skipping a ticked task", attest.DecideRequest{Commit: r.c1, Task: "T001", Verdict: predicate.Skipped, By: "a", Reason: "r"}, attest.ErrRequest, "not open"},
 		{"attested on a commit that ticks nothing", attest.DecideRequest{Commit: r.c2, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "r"}, attest.ErrNoTick, ""},
 		{"attested on a commit that ticks another task", attest.DecideRequest{Commit: r.c1, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "r"}, attest.ErrTaskNotTicked, "it ticks T001, T002"},
-		{"no reason", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "  "}, attest.ErrRequest, "--reason"},
+		{"no reason", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "  "}, attest.ErrRequest, "non-empty reason"},
 		{"tick verdict", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Verified, By: "a", Reason: "r"}, attest.ErrRequest, "attested or skipped"},
 		{"unknown task", attest.DecideRequest{Commit: r.c1, Task: "T999", Verdict: predicate.Skipped, By: "a", Reason: "r"}, attest.ErrRequest, "not found"},
 	} {
@@ -679,7 +679,7 @@ func TestFindTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := attest.FindTask(fsys, "T001", ""); !errors.Is(err, attest.ErrRequest) || !strings.Contains(err.Error(), "pass --unit") {
+	if _, _, err := attest.FindTask(fsys, "T001", ""); !errors.Is(err, attest.ErrRequest) || !strings.Contains(err.Error(), "name the unit") {
 		t.Errorf("ambiguous: err = %v", err)
 	}
 	u, task, err := attest.FindTask(fsys, "T001", "specs/002-other")
