@@ -98,7 +98,7 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	}
 	if tick == nil {
 		if len(ids) == 0 {
-			return nil, fmt.Errorf("%w: %s ticks no task; `attest decide --verdict attested` goes on the commit that ticks the task", ErrNoTick, commit.ID)
+			return nil, fmt.Errorf("%w: %s ticks no task; a decision goes on the commit that ticks the task", ErrNoTick, commit.ID)
 		}
 		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
 	}
