@@ -26,7 +26,7 @@ func (e *AttestedError) Error() string {
 	for _, s := range e.Existing {
 		parts = append(parts, fmt.Sprintf("%s (%s)", s.Subject, s.StatementsSummary))
 	}
-	return fmt.Sprintf("%v: the note of %s already holds statements for %s; pass --force to replace them (as `git notes add -f` does)",
+	return fmt.Sprintf("%v: the note of %s already holds statements for %s; replacing them must be forced (as `git notes add -f` is)",
 		ErrAlreadyAttested, e.Commit, strings.Join(parts, "; "))
 }
 

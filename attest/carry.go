@@ -92,6 +92,10 @@ func sameLines(a, b [][]byte) bool {
 // about FROM.
 var ErrNothingToCarry = errors.New("nothing to carry")
 
+// ErrUncheckedFrom: a [CarryRequest] with neither CheckFrom nor
+// UnverifiedFromUnsafe, which would re-sign statements nobody checked.
+var ErrUncheckedFrom = errors.New("FROM's signatures are not checked")
+
 // CarryRequest is what `taskproof attest carry FROM TO` asks for.
 type CarryRequest struct {
 	// From is the commit whose note holds the statements (the original tick
@@ -108,6 +112,11 @@ type CarryRequest struct {
 	// uses it to verify From's signatures against the verifier's trust, so that a
 	// carry never re-signs statements nobody trusted.
 	CheckFrom func(subject string, env *Envelope) error
+	// UnverifiedFromUnsafe re-signs From's statements without any check: Carry
+	// refuses a request with neither CheckFrom nor UnverifiedFromUnsafe
+	// ([ErrUncheckedFrom]), so that unverified statements are never re-signed
+	// by default.
+	UnverifiedFromUnsafe bool
 	// KeepFrom keeps From's lines; otherwise they are removed from From's note once
 	// To's note is written.
 	KeepFrom bool
@@ -142,9 +151,12 @@ type CarryResult struct {
 // (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
 // removed. A From note holding a Sigstore bundle is refused before anything is
 // read or written ([CheckNoBundles]). Errors: [ErrNothingToCarry],
-// [ErrTaskNotTicked], [ErrRequest], CheckFrom's error,
-// gitref's errors, signing errors.
+// [ErrTaskNotTicked], [ErrRequest], [ErrUncheckedFrom] (neither CheckFrom nor
+// UnverifiedFromUnsafe), CheckFrom's error, gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
+	if req.CheckFrom == nil && !req.UnverifiedFromUnsafe {
+		return nil, fmt.Errorf("%w: %w: give a check of FROM's signatures against the verifier's trust (CheckFrom), or ask for re-signing them unverified (UnverifiedFromUnsafe)", ErrRequest, ErrUncheckedFrom)
+	}
 	from, err := repo.Commit(req.From)
 	if err != nil {
 		return nil, err

@@ -91,7 +91,7 @@ func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
 		for i, s := range signers {
 			id := strings.ToLower(s.KeyID())
 			if prev, dup := seen[id]; dup {
-				return nil, fmt.Errorf("%w: --key %s and --key %s are the same key (keyid %s); an envelope holds one signature per key", ErrRequest, prev, choice.Keys[i], s.KeyID())
+				return nil, fmt.Errorf("%w: keys %s and %s are the same key (keyid %s); an envelope holds one signature per key", ErrRequest, prev, choice.Keys[i], s.KeyID())
 			}
 			seen[id] = choice.Keys[i]
 		}
@@ -103,7 +103,7 @@ func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
 }
 
 // noKeyHelp says how to configure a key, for [ErrNoSigner].
-const noKeyHelp = "configure one as for `git commit -S` (git config gpg.format ssh; git config user.signingKey ~/.ssh/id_ed25519.pub), pass --key FILE, or pass --unsigned to write unsigned statements and sign them later with `taskproof attest sign`"
+const noKeyHelp = "configure one as for `git commit -S` (git config gpg.format ssh; git config user.signingKey ~/.ssh/id_ed25519.pub), give a key file, or write unsigned statements and sign them later with `taskproof attest sign`"
 
 // configuredSigner is the signer of user.signingKey, of gpg.format's kind
 // unless choice.Kind says otherwise.
@@ -119,7 +119,7 @@ func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
 		case "openpgp":
 			kind, why = KindOpenPGP, " (git's gpg.format)"
 		default:
-			return nil, fmt.Errorf("%w: gpg.format=%s is not a signer taskproof has (ssh, openpgp); pass --signer and --key", ErrUnsupportedKey, format)
+			return nil, fmt.Errorf("%w: gpg.format=%s is not a signer taskproof has (ssh, openpgp); choose the signer kind and its key", ErrUnsupportedKey, format)
 		}
 	}
 	v, ok := config.Get("user.signingKey")
@@ -160,7 +160,7 @@ func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
 func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, error) {
 	kind := choice.Kind
 	if isSSHLiteral(ref) && (kind == "" || kind == KindSSH) {
-		return loadSSH(ref, "--key", choice.Passphrase)
+		return loadSSH(ref, "key file", choice.Passphrase)
 	}
 	path, err := gitref.ExpandUserPath(ref)
 	if err != nil {
@@ -177,12 +177,12 @@ func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, err
 	}
 	if kind == "" {
 		if kind, err = DetectKeyKind(data); err != nil {
-			return nil, fmt.Errorf("--key %s: %w", ref, err)
+			return nil, fmt.Errorf("key %s: %w", ref, err)
 		}
 	}
 	switch kind {
 	case KindSSH:
-		return loadSSH(path, "--key", choice.Passphrase)
+		return loadSSH(path, "key file", choice.Passphrase)
 	case KindOpenPGP:
 		return loadOpenPGPFile(path, choice.Passphrase)
 	default:

@@ -73,7 +73,7 @@ func TestChooseSigner(t *testing.T) {
 		{
 			name:   "no key anywhere",
 			config: map[string]string{"gpg.format": "ssh"},
-			err:    ErrNoSigner, msg: "--unsigned",
+			err:    ErrNoSigner, msg: "write unsigned statements",
 		},
 		{
 			name:   "empty user.signingKey",

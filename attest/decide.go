@@ -54,7 +54,7 @@ type DecideRequest struct {
 // gitref's errors.
 func Decide(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest) (*Written, error) {
 	if strings.TrimSpace(req.By) == "" || strings.TrimSpace(req.Reason) == "" {
-		return nil, fmt.Errorf("%w: a decision needs --by and a non-empty --reason", ErrRequest)
+		return nil, fmt.Errorf("%w: a decision needs who decided (by) and a non-empty reason", ErrRequest)
 	}
 	when := req.Time
 	if when.IsZero() {
@@ -93,14 +93,14 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 				// the lines it accepts.
 				return nil, fmt.Errorf("%w: %s ticks two lines of task %s in %s (lines %d and %d): a decision cannot name one of them (attest tick attests each ticked line)", ErrRequest, commit.ID, req.Task, t.Path, tick.Line, t.Line)
 			case tick != nil:
-				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; pass --unit", ErrRequest, commit.ID, req.Task, tick.Unit.Dir, t.Unit.Dir)
+				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; name the unit", ErrRequest, commit.ID, req.Task, tick.Unit.Dir, t.Unit.Dir)
 			}
 			tick = &ticks[i]
 		}
 	}
 	if tick == nil {
 		if len(ids) == 0 {
-			return nil, fmt.Errorf("%w: %s ticks no task; `attest decide --verdict attested` goes on the commit that ticks the task", ErrNoTick, commit.ID)
+			return nil, fmt.Errorf("%w: %s ticks no task; a decision goes on the commit that ticks the task", ErrNoTick, commit.ID)
 		}
 		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
 	}
@@ -247,5 +247,5 @@ func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 	for _, h := range hits {
 		dirs = append(dirs, h.u.Dir)
 	}
-	return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%w: task %s is in %s; pass --unit DIR", ErrRequest, id, strings.Join(dirs, ", "))
+	return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%w: task %s is in %s; name the unit (its directory)", ErrRequest, id, strings.Join(dirs, ", "))
 }

@@ -74,7 +74,7 @@ func Facts(reports []PhaseReport, collection []predicate.FileCollection) ReportF
 func VerdictFromEvidence(f ReportFacts) (predicate.Verdict, map[string]any, error) {
 	switch {
 	case !f.HasGreen:
-		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a green report (--test-report green=FILE); or give --verdict", ErrRequest)
+		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a green test report; or give a verdict", ErrRequest)
 	case f.GreenFail:
 		return "", nil, fmt.Errorf("%w: the green report shows failing tests: a tick needs its tests to pass", ErrRequest)
 	case f.GreenRan == 0:
@@ -91,7 +91,7 @@ func VerdictFromEvidence(f ReportFacts) (predicate.Verdict, map[string]any, erro
 	}
 	switch {
 	case !f.HasRed:
-		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a red report (--test-report red=FILE, the tests run before the change); or give --verdict", ErrRequest)
+		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a red test report (the tests run before the change); or give a verdict", ErrRequest)
 	case f.RedClass == predicate.ClassPassed:
 		return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonAlreadyPassing), "implemented_by": nil}, nil
 	case f.RedClass == predicate.ClassAssertion || f.RedClass == predicate.ClassAbsent:
@@ -296,7 +296,7 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 	var collection []predicate.FileCollection
 	if green != nil && len(files) > 0 {
 		if old, ok := obj["collection"]; ok && old != nil {
-			return nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or --test-files none)", ErrRequest)
+			return nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or take no test files from the reports)", ErrRequest)
 		}
 		collection = judged.Collect(green.Report)
 		var fv []any
@@ -332,10 +332,10 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 	derived, reason, derr := VerdictFromEvidence(facts)
 	contradiction := func(what string) error {
 		if req.Force {
-			out.warnings = append(out.warnings, what+" (written anyway: --force)")
+			out.warnings = append(out.warnings, what+" (written anyway: forced)")
 			return nil
 		}
-		return fmt.Errorf("%w: %s; pass --force to write it anyway", ErrRequest, what)
+		return &ContradictionError{What: what}
 	}
 	switch {
 	case req.Verdict == "":
@@ -347,28 +347,28 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 		case req.Regression == nil:
 			out.regression = reason
 		case reason == nil:
-			if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
+			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
 				return nil, err
 			}
 			out.verdict = predicate.RegressionOnly
 		case !sameJSON(req.Regression, reason):
-			if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
 				return nil, err
 			}
 		}
 	case facts.GreenFail:
-		if err := contradiction(fmt.Sprintf("--verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
+		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
 			return nil, err
 		}
 	case derr != nil:
 		// The reports are too few to give a verdict (no red report): the
 		// explicit one stands.
 	case derived != req.Verdict:
-		if err := contradiction(fmt.Sprintf("--verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
+		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
 			return nil, err
 		}
 	case reason != nil && req.Regression != nil && !sameJSON(req.Regression, reason):
-		if err := contradiction(fmt.Sprintf("--regression-reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+		if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
 			return nil, err
 		}
 	case reason != nil && req.Regression == nil:
@@ -383,14 +383,14 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 			case out.red == nil:
 				out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
 			case req.RedKindSet && out.red.Kind != kind:
-				if err := contradiction(fmt.Sprintf("--red-kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
+				if err := contradiction(fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
 					return nil, err
 				}
 			default:
 				out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
 			}
 		} else if out.red != nil {
-			if err := contradiction(fmt.Sprintf("--red-output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
+			if err := contradiction(fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
 				return nil, err
 			}
 		}
@@ -454,3 +454,17 @@ func DefaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error
 	}
 	return out, nil
 }
+
+// ContradictionError: the request's verdict, regression reason or red run
+// contradicts the test reports; a forced request writes it anyway, with What
+// as a warning. It matches [ErrRequest].
+type ContradictionError struct {
+	What string
+}
+
+func (e *ContradictionError) Error() string {
+	return fmt.Sprintf("%v: %s; writing it anyway must be forced", ErrRequest, e.What)
+}
+
+// Unwrap returns ErrRequest.
+func (e *ContradictionError) Unwrap() error { return ErrRequest }

@@ -29,8 +29,8 @@ func TestVerdictFromEvidence(t *testing.T) {
 		{"green ran nothing", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
 		{"changed test file not collected", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3, Collection: notCollected}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
 		{"green failed", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, GreenFail: true}, "", "", "green report shows failing tests"},
-		{"no green", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion}, "", "", "only with a green report"},
-		{"no red", ReportFacts{HasGreen: true, GreenRan: 1}, "", "", "only with a red report"},
+		{"no green", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion}, "", "", "only with a green test report"},
+		{"no red", ReportFacts{HasGreen: true, GreenRan: 1}, "", "", "only with a red test report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, reason, err := VerdictFromEvidence(tc.f)

@@ -48,7 +48,7 @@ func (s *gpgSigner) Sign(pae []byte) ([]byte, error) {
 // commands that fix it ([ErrNoSigningKey]). The keyid is the primary key's
 // fingerprint, as for in-process OpenPGP signing.
 func NewGPGProgramSigner(program, user string) (Signer, error) {
-	export := fmt.Sprintf("export it (gpg --export-secret-keys --armor %s > key.asc) and pass --signer openpgp --key key.asc", user)
+	export := fmt.Sprintf("export it (gpg --export-secret-keys --armor %s > key.asc) and sign with key.asc as an OpenPGP key file", user)
 	path, err := exec.LookPath(program)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %q names a key in gpg's keyring, and the gpg program %q is not installed: install it, or %s", ErrNoSigningKey, user, program, export)

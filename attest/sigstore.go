@@ -276,17 +276,17 @@ func NewSigstoreSigner(opts SigstoreOptions) (*SigstoreSigner, error) {
 	provider := opts.CertificateProvider
 	if provider == nil {
 		if opts.FulcioURL == "" {
-			return nil, fmt.Errorf("%w: no Fulcio URL (--fulcio-url, e.g. https://fulcio.sigstore.dev)", ErrSigstore)
+			return nil, fmt.Errorf("%w: no Fulcio URL (e.g. https://fulcio.sigstore.dev)", ErrSigstore)
 		}
 		if opts.IDToken == "" {
-			return nil, fmt.Errorf("%w: no OIDC identity token (--oidc-token-env VAR or --identity-token-file FILE)", ErrSigstore)
+			return nil, fmt.Errorf("%w: no OIDC identity token (from an environment variable or a file)", ErrSigstore)
 		}
 		provider = sign.NewFulcio(&sign.FulcioOptions{BaseURL: opts.FulcioURL, Timeout: opts.Timeout})
 	}
 	tlogs := opts.TransparencyLogs
 	if len(tlogs) == 0 {
 		if opts.RekorURL == "" {
-			return nil, fmt.Errorf("%w: no Rekor URL (--rekor-url, e.g. https://rekor.sigstore.dev): taskproof does not sign keylessly without a transparency log", ErrSigstore)
+			return nil, fmt.Errorf("%w: no Rekor URL (e.g. https://rekor.sigstore.dev): taskproof does not sign keylessly without a transparency log", ErrSigstore)
 		}
 		tlogs = []sign.Transparency{sign.NewRekor(&sign.RekorOptions{BaseURL: opts.RekorURL, Timeout: opts.Timeout})}
 	}

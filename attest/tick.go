@@ -118,7 +118,7 @@ type WrittenSigner struct {
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
 	if req.Verdict == "" && len(req.Reports) == 0 {
-		return nil, fmt.Errorf("%w: no verdict: give --verdict, or test reports (--test-report red=FILE --test-report green=FILE) it follows from", ErrRequest)
+		return nil, fmt.Errorf("%w: no verdict: give a verdict, or the red and green test reports it follows from", ErrRequest)
 	}
 	if req.Verdict != "" && req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
 		return nil, fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
@@ -142,7 +142,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 	}
 	if len(ticks) == 0 {
-		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; pass --commit the commit that ticks the task)", ErrNoTick, commit.ID)
+		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; attest the commit that ticks the task)", ErrNoTick, commit.ID)
 	}
 	if req.Unit != "" {
 		var inUnit []gitref.Tick
@@ -216,7 +216,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			if len(req.Tasks) == 0 && len(ticks) > 1 && errors.Is(err, specfmt.ErrDuplicateTask) {
 				// Nothing is written; the commit's other ticks are not ambiguous.
-				return nil, fmt.Errorf("%w; attest the commit's other ticks with --task", err)
+				return nil, fmt.Errorf("%w; attest the commit's other ticks by task", err)
 			}
 			return nil, err
 		}
@@ -524,7 +524,7 @@ func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
 		a, _ := predicate.Canonical(old)
 		b, _ := predicate.Canonical(reason)
 		if string(a) != string(b) {
-			return nil, fmt.Errorf("%w: the evidence file has a regression reason %s and --regression-reason gives %s; give one", ErrRequest, a, b)
+			return nil, fmt.Errorf("%w: the evidence file has a regression reason %s and the request gives %s; give one", ErrRequest, a, b)
 		}
 	}
 	obj["regression"] = reason

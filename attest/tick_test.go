@@ -601,7 +601,7 @@ func TestDecide(t *testing.T) {
 		{"skipping a ticked task", attest.DecideRequest{Commit: r.c1, Task: "T001", Verdict: predicate.Skipped, By: "a", Reason: "r"}, attest.ErrRequest, "not open"},
 		{"attested on a commit that ticks nothing", attest.DecideRequest{Commit: r.c2, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "r"}, attest.ErrNoTick, ""},
 		{"attested on a commit that ticks another task", attest.DecideRequest{Commit: r.c1, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "r"}, attest.ErrTaskNotTicked, "it ticks T001, T002"},
-		{"no reason", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "  "}, attest.ErrRequest, "--reason"},
+		{"no reason", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Attested, By: "a", Reason: "  "}, attest.ErrRequest, "non-empty reason"},
 		{"tick verdict", attest.DecideRequest{Commit: r.c3, Task: "T003", Verdict: predicate.Verified, By: "a", Reason: "r"}, attest.ErrRequest, "attested or skipped"},
 		{"unknown task", attest.DecideRequest{Commit: r.c1, Task: "T999", Verdict: predicate.Skipped, By: "a", Reason: "r"}, attest.ErrRequest, "not found"},
 	} {
@@ -679,7 +679,7 @@ func TestFindTask(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := attest.FindTask(fsys, "T001", ""); !errors.Is(err, attest.ErrRequest) || !strings.Contains(err.Error(), "pass --unit") {
+	if _, _, err := attest.FindTask(fsys, "T001", ""); !errors.Is(err, attest.ErrRequest) || !strings.Contains(err.Error(), "name the unit") {
 		t.Errorf("ambiguous: err = %v", err)
 	}
 	u, task, err := attest.FindTask(fsys, "T001", "specs/002-other")
@@ -776,8 +776,18 @@ func TestTickRewordedAndBorn(t *testing.T) {
 		t.Errorf("verify decided T005 = %v", got)
 	}
 
+	// Carry without a check of FROM's signatures and without the Unsafe
+	// opt-out is refused before anything is read or written.
+	before := note(t, r.dir, c4b)
+	if _, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers}); !errors.Is(err, attest.ErrUncheckedFrom) || !errors.Is(err, attest.ErrRequest) {
+		t.Fatalf("carry with neither CheckFrom nor UnverifiedFromUnsafe: %v, want ErrUncheckedFrom", err)
+	}
+	if after := note(t, r.dir, c4b); after != before {
+		t.Fatalf("the refused carry wrote %s's note: %q", c4b, after)
+	}
+
 	// attest carry to the picked commit recomputes the same lines there.
-	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers})
+	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers, UnverifiedFromUnsafe: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -333,7 +333,7 @@ type Problem struct {
 func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, error) {
 	if opts.Unit != "" {
 		if _, err := path.Match(opts.Unit, ""); err != nil {
-			return nil, fmt.Errorf("%w: --unit %q: %v", ErrOptions, opts.Unit, err)
+			return nil, fmt.Errorf("%w: unit %q: %v", ErrOptions, opts.Unit, err)
 		}
 	}
 	if _, err := notes.Head(); err != nil {
@@ -726,7 +726,7 @@ func ParseSince(s string) (time.Time, error) {
 	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: --since %q: want a date (2026-01-02) or an RFC 3339 time", ErrOptions, s)
+		return time.Time{}, fmt.Errorf("%w: since %q: want a date (2026-01-02) or an RFC 3339 time", ErrOptions, s)
 	}
 	return t, nil
 }
@@ -748,7 +748,7 @@ func ParseReasons(s string) ([]predicate.Reason, error) {
 			for i, r := range Reasons {
 				names[i] = string(r)
 			}
-			return nil, fmt.Errorf("%w: --fail-on: unknown reason %q (want %s)", ErrOptions, part, strings.Join(names, ", "))
+			return nil, fmt.Errorf("%w: gated reasons: unknown reason %q (want %s)", ErrOptions, part, strings.Join(names, ", "))
 		}
 		if !seen[part] {
 			seen[part] = true

@@ -39,7 +39,7 @@ type GateResult struct {
 // errors match ErrOptions.
 func (o GateOptions) Validate() error {
 	if o.MaxShare != nil && (math.IsNaN(*o.MaxShare) || *o.MaxShare < 0 || *o.MaxShare > 1) {
-		return fmt.Errorf("%w: --max-share %v: want a share between 0 and 1 (0.2 is 20%%)", ErrOptions, *o.MaxShare)
+		return fmt.Errorf("%w: max share %v: want a share between 0 and 1 (0.2 is 20%%)", ErrOptions, *o.MaxShare)
 	}
 	known := map[predicate.Reason]bool{}
 	for _, r := range Reasons {
@@ -47,7 +47,7 @@ func (o GateOptions) Validate() error {
 	}
 	for _, r := range o.FailOn {
 		if !known[r] {
-			return fmt.Errorf("%w: --fail-on: unknown reason %q", ErrOptions, r)
+			return fmt.Errorf("%w: gated reasons: unknown reason %q", ErrOptions, r)
 		}
 	}
 	return nil

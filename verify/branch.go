@@ -131,6 +131,9 @@ type Report struct {
 // Objects verifies the given objects (SPEC §7) and concludes failure when any
 // object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
 func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
+	if err := v.checkTrustNotFromVerified(Verified{Objects: ids}); err != nil {
+		return nil, err
+	}
 	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
@@ -184,6 +187,9 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	if v.Trust == nil {
 		return nil, ErrNoTrust
+	}
+	if err := v.checkTrustNotFromVerified(Verified{Range: true, Base: base, Head: head}); err != nil {
+		return nil, err
 	}
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err

@@ -27,6 +27,10 @@ type Verifier struct {
 	// Policy is the verifier's policy (issue 6); nil applies the embedded
 	// default ([policy.Default]).
 	Policy *policy.Policy
+	// TrustFromVerifiedUnsafe lets Branch and Objects verify a commit that a
+	// trust input [LoadTrust] read from git comes from (or, for a range, a
+	// commit of the range): by default they refuse it ([FromVerifiedError]).
+	TrustFromVerifiedUnsafe bool
 }
 
 // Signer is a trusted key credited with a statement's signature: the key that

@@ -279,13 +279,13 @@ type PolicySource struct {
 func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
 	switch {
 	case src.File != "" && src.Rev != "":
-		return nil, &policy.Error{File: src.File, Msg: "give --policy or --policy-rev, not both"}
+		return nil, &policy.Error{File: src.File, Msg: "give a policy file or one read from git (REV:PATH), not both"}
 	case src.File != "":
 		return policy.Load(src.File)
 	case src.Rev != "":
 		rev, path, ok := strings.Cut(src.Rev, ":")
 		if !ok || rev == "" || path == "" {
-			return nil, &policy.Error{File: src.Rev, Msg: "--policy-rev: want REV:PATH"}
+			return nil, &policy.Error{File: src.Rev, Msg: "policy from git: want REV:PATH"}
 		}
 		c, err := repo.Resolve(rev)
 		if err != nil {

@@ -71,17 +71,17 @@ type SigstoreTrust struct {
 // not apply to it.
 func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 	if o.TrustedRoot == nil {
-		return nil, fmt.Errorf("%w: sigstore: no trusted root (--trusted-root FILE or --sigstore-public-good)", ErrTrust)
+		return nil, fmt.Errorf("%w: no trusted root (a trusted root file, or Sigstore's public-good instance)", ErrSigstoreOptions)
 	}
 	switch {
 	case o.Identity == "" && o.IdentityRegexp == "":
-		return nil, fmt.Errorf("%w: sigstore: --certificate-identity or --certificate-identity-regexp is required", ErrTrust)
+		return nil, fmt.Errorf("%w: a certificate identity (exact, or a regular expression) is required", ErrSigstoreOptions)
 	case o.Identity != "" && o.IdentityRegexp != "":
-		return nil, fmt.Errorf("%w: sigstore: give --certificate-identity or --certificate-identity-regexp, not both", ErrTrust)
+		return nil, fmt.Errorf("%w: give the certificate identity exact or as a regular expression, not both", ErrSigstoreOptions)
 	case o.Issuer == "":
-		return nil, fmt.Errorf("%w: sigstore: --certificate-oidc-issuer is required with a certificate identity", ErrTrust)
+		return nil, fmt.Errorf("%w: a certificate OIDC issuer is required with a certificate identity", ErrSigstoreOptions)
 	case o.TlogThreshold < 0 || o.TimestampThreshold < 0:
-		return nil, fmt.Errorf("%w: sigstore: thresholds must not be negative", ErrTrust)
+		return nil, fmt.Errorf("%w: thresholds must not be negative", ErrSigstoreOptions)
 	}
 	t := &SigstoreTrust{material: o.TrustedRoot, identity: o.Identity, issuer: o.Issuer,
 		tlogThreshold: o.TlogThreshold, tsThreshold: o.TimestampThreshold, description: o.Description}
@@ -93,7 +93,7 @@ func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 		anchored = "^(?:" + o.IdentityRegexp + ")$"
 		re, err := regexp.Compile(anchored)
 		if err != nil {
-			return nil, fmt.Errorf("%w: sigstore: --certificate-identity-regexp: %v", ErrTrust, err)
+			return nil, fmt.Errorf("%w: certificate identity regular expression: %v", ErrSigstoreOptions, err)
 		}
 		t.identityRE = re
 	}
@@ -182,13 +182,19 @@ func PublicGoodTrustedRoot(timeout time.Duration) (*root.TrustedRoot, error) {
 		}
 		return r.tr, nil
 	case <-time.After(timeout):
-		return nil, fmt.Errorf("%w: sigstore public-good trusted root: no answer from TUF within %s (offline? pass --trusted-root FILE)", ErrTrust, timeout)
+		return nil, fmt.Errorf("%w: sigstore public-good trusted root: no answer from TUF within %s (offline? give a trusted root file)", ErrTrust, timeout)
 	}
 }
 
 // Sigstore verification errors a caller may match; the reasons of failed
 // bundles are in [SignatureResult.Reason].
-var errNoSigstoreTrust = errors.New("no sigstore trust (--trusted-root and --certificate-identity[-regexp] with --certificate-oidc-issuer)")
+// ErrSigstoreOptions: the Sigstore trust options are incomplete or
+// contradict each other (no trusted root, no identity or both forms, no
+// issuer, a negative threshold, a bad identity expression). It matches
+// [ErrTrust].
+var ErrSigstoreOptions = fmt.Errorf("%w: sigstore", ErrTrust)
+
+var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a certificate identity with its OIDC issuer)")
 
 // VerifyBundle checks a Sigstore bundle note line's signature against trust
 // (docs/format.md#note-lines, docs/format.md#verification-rules) and returns the same shape as
@@ -318,12 +324,12 @@ func loadSigstore(src TrustSources) (*SigstoreTrust, string, error) {
 		src.SigstoreTlogThreshold != nil || src.SigstoreTimestampThreshold != nil
 	if src.TrustedRoot == "" && !src.SigstorePublicGood {
 		if identityGiven {
-			return nil, "", fmt.Errorf("%w: sigstore: --certificate-identity, --certificate-oidc-issuer and the thresholds need --trusted-root FILE (or --sigstore-public-good)", ErrTrust)
+			return nil, "", fmt.Errorf("%w: a certificate identity, OIDC issuer or threshold needs a trusted root (a file, or Sigstore's public-good instance)", ErrSigstoreOptions)
 		}
 		return nil, "", nil
 	}
 	if src.TrustedRoot != "" && src.SigstorePublicGood {
-		return nil, "", fmt.Errorf("%w: sigstore: give --trusted-root or --sigstore-public-good, not both", ErrTrust)
+		return nil, "", fmt.Errorf("%w: give a trusted root file or Sigstore's public-good instance, not both", ErrSigstoreOptions)
 	}
 	o := SigstoreOptions{Identity: src.CertIdentity, IdentityRegexp: src.CertIdentityRegexp, Issuer: src.CertOIDCIssuer}
 	if src.SigstoreTlogThreshold != nil {

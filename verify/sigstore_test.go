@@ -273,13 +273,13 @@ func TestNewSigstoreTrustRefuses(t *testing.T) {
 		{"no root", SigstoreOptions{Identity: sgMain, Issuer: sgIssuer}, "no trusted root"},
 		{"no identity", SigstoreOptions{TrustedRoot: env.Root, Issuer: sgIssuer}, "is required"},
 		{"both identities", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain, IdentityRegexp: ".*", Issuer: sgIssuer}, "not both"},
-		{"no issuer", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain}, "--certificate-oidc-issuer is required"},
-		{"bad regexp", SigstoreOptions{TrustedRoot: env.Root, IdentityRegexp: "(", Issuer: sgIssuer}, "--certificate-identity-regexp"},
+		{"no issuer", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain}, "a certificate OIDC issuer is required"},
+		{"bad regexp", SigstoreOptions{TrustedRoot: env.Root, IdentityRegexp: "(", Issuer: sgIssuer}, "certificate identity regular expression"},
 		{"negative threshold", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain, Issuer: sgIssuer, TlogThreshold: -1}, "negative"},
 	} {
 		_, err := NewSigstoreTrust(tc.o)
-		if err == nil || !errorsIs(err, ErrTrust) || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err %v, want ErrTrust with %q", tc.name, err, tc.want)
+		if err == nil || !errorsIs(err, ErrSigstoreOptions) || !errorsIs(err, ErrTrust) || strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want ErrSigstoreOptions (ErrTrust) with %q and no flag name", tc.name, err, tc.want)
 		}
 	}
 }

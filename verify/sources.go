@@ -50,9 +50,10 @@ type TrustSources struct {
 func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	var opts []TrustOption
 	var used []string
+	var revs []SourceRev
 	switch {
 	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
-		return nil, nil, fmt.Errorf("%w: give --allowed-signers or --allowed-signers-rev, not both", ErrTrust)
+		return nil, nil, fmt.Errorf("%w: give an allowed signers file or one read from git (REV:PATH), not both", ErrTrust)
 	case src.AllowedSigners != "":
 		as, err := LoadAllowedSigners(src.AllowedSigners)
 		if err != nil {
@@ -63,7 +64,7 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	case src.AllowedSignersRev != "":
 		rev, path, ok := strings.Cut(src.AllowedSignersRev, ":")
 		if !ok || rev == "" || path == "" {
-			return nil, nil, fmt.Errorf("%w: --allowed-signers-rev %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
+			return nil, nil, fmt.Errorf("%w: allowed signers from git %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
 		}
 		c, err := repo.Resolve(rev)
 		if err != nil {
@@ -79,6 +80,7 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		}
 		opts = append(opts, WithAllowedSigners(as))
 		used = append(used, "allowed signers "+src.AllowedSignersRev+" ("+string(c)+")")
+		revs = append(revs, SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c})
 	case !src.NoGitConfig:
 		p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
 		if err != nil {
@@ -90,10 +92,10 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 				return nil, nil, err
 			}
 			if !filepath.IsAbs(p) {
-				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; pass --allowed-signers FILE or --allowed-signers-rev BASE:PATH", ErrTrust, p)
+				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; give an allowed signers file outside it, or one read from the base branch (REV:PATH)", ErrTrust, p)
 			}
 			if wt := repo.WorkTree(); wt != "" && within(p, wt) {
-				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %s is inside the work tree being verified; pass --allowed-signers-rev BASE:PATH to read it from the base branch", ErrTrust, p)
+				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %s is inside the work tree being verified; read it from the base branch instead (REV:PATH)", ErrTrust, p)
 			}
 			as, err := LoadAllowedSigners(p)
 			if err != nil {
@@ -128,12 +130,13 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		used = append(used, desc)
 	}
 	if len(opts) == 0 {
-		return nil, nil, fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or --key FILE.pem (or set git's gpg.ssh.allowedSignersFile)", ErrNoTrust)
+		return nil, nil, fmt.Errorf("%w: give an allowed signers file (or one read from git as REV:PATH, or git's gpg.ssh.allowedSignersFile), an OpenPGP keyring, a PEM public key or Sigstore trust", ErrNoTrust)
 	}
 	t, err := NewTrust(opts...)
 	if err != nil {
 		return nil, nil, err
 	}
+	t.revs = revs
 	return t, used, nil
 }
 

@@ -37,6 +37,9 @@ type Trust struct {
 	raw     []*RawKey
 	// sigstore is the Sigstore trust (sigstore.go), nil when none.
 	sigstore *SigstoreTrust
+	// revs are the inputs LoadTrust read from git, which the commits verified
+	// must not be (Verifier.TrustFromVerifiedUnsafe).
+	revs []SourceRev
 }
 
 // TrustOption adds one trust input to a [Trust].

@@ -164,6 +164,8 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
 		case errors.Is(err, attest.ErrRequest):
 			return nil, withCode(ExitUsage, err)
+		case errors.Is(err, attest.ErrNoSigner):
+			return nil, withCode(ExitTrust, fmt.Errorf("%w (a key file: --key FILE; unsigned: --unsigned)", err))
 		}
 		// Every other failure is a key or configuration problem: an unreadable
 		// key file, a key of the wrong kind, git config that cannot be read.
@@ -325,6 +327,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
 		}
 		written, err := attest.Tick(context.Background(), repo, notes, req)
+		err = withAttestFlags(err)
 		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
 			if pending, werr := repo.UncommittedTicks(req.Commit); werr == nil && len(pending) > 0 {
 				return fmt.Errorf("%w\nthe work tree ticks these boxes, not committed yet (commit them, then attest the commit):\n  %s", err, strings.Join(pending, "\n  "))

@@ -76,7 +76,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			return err
 		}
 		defer repo.Close()
-		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun}
+		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure}
 		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
@@ -93,7 +93,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		if !unverifiedInsecure {
 			trust, used, err := verify.LoadTrust(repo, src)
 			if err != nil {
-				return fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", err)
+				return fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", withTrustFlags(err, "--trusted-key"))
 			}
 			for _, u := range used {
 				fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)

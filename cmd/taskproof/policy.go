@@ -119,7 +119,7 @@ func newPolicyExplainCmd() *cobra.Command {
 		}
 		trust, used, err := verify.LoadTrust(repo, src)
 		if err != nil {
-			return err
+			return withTrustFlags(err, "--key")
 		}
 		for _, u := range used {
 			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)

@@ -229,7 +229,7 @@ func TestTickFromGoTestReports(t *testing.T) {
 // unreadable report is exit 2 naming the file and line.
 func TestTickFromReportsVerdicts(t *testing.T) {
 	r := newGreetRepo(t, greetRight)
-	if stderr, code := r.attest(t, "--verdict", "verified", "--dry-run"); code != 2 || !strings.Contains(stderr, "--verdict verified contradicts the test reports, which give regression_only") {
+	if stderr, code := r.attest(t, "--verdict", "verified", "--dry-run"); code != 2 || !strings.Contains(stderr, "the verdict verified contradicts the test reports, which give regression_only") {
 		t.Errorf("contradicting --verdict: exit %d\n%s", code, stderr)
 	}
 	if stderr, code := r.attest(t); code != 0 {
@@ -255,7 +255,7 @@ func TestTickFromReportsVerdicts(t *testing.T) {
 		"--test-report", "red="+r.red, "--test-report", "green="+r.green); code != 2 || !strings.Contains(stderr, "contradicts the test reports") {
 		t.Errorf("a contradicting --regression-reason: exit %d\n%s", code, stderr)
 	}
-	if stderr, code := r.attest(t, "--verdict", "verified", "--force"); code != 0 || !strings.Contains(stderr, "written anyway: --force") {
+	if stderr, code := r.attest(t, "--verdict", "verified", "--force"); code != 0 || !strings.Contains(stderr, "written anyway: forced") {
 		t.Errorf("--force: exit %d\n%s", code, stderr)
 	}
 

@@ -138,13 +138,13 @@ func TestSigstoreVerifyTrustRefusals(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{"identity without trusted root", []string{"--certificate-identity", id, "--certificate-oidc-issuer", iss}, "need --trusted-root FILE"},
-		{"regexp without trusted root", []string{"--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "need --trusted-root FILE"},
-		{"trusted root without identity", []string{"--trusted-root", root}, "--certificate-identity or --certificate-identity-regexp is required"},
+		{"identity without trusted root", []string{"--certificate-identity", id, "--certificate-oidc-issuer", iss}, "needs a trusted root"},
+		{"regexp without trusted root", []string{"--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "needs a trusted root"},
+		{"trusted root without identity", []string{"--trusted-root", root}, "a certificate identity (exact, or a regular expression) is required"},
 		{"both identity forms", []string{"--trusted-root", root, "--certificate-identity", id, "--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "not both"},
-		{"regexp without issuer", []string{"--trusted-root", root, "--certificate-identity-regexp", "https://github.com/acme/.*"}, "--certificate-oidc-issuer is required"},
-		{"identity without issuer", []string{"--trusted-root", root, "--certificate-identity", id}, "--certificate-oidc-issuer is required"},
-		{"regexp that does not compile", []string{"--trusted-root", root, "--certificate-identity-regexp", "(", "--certificate-oidc-issuer", iss}, "--certificate-identity-regexp"},
+		{"regexp without issuer", []string{"--trusted-root", root, "--certificate-identity-regexp", "https://github.com/acme/.*"}, "a certificate OIDC issuer is required"},
+		{"identity without issuer", []string{"--trusted-root", root, "--certificate-identity", id}, "a certificate OIDC issuer is required"},
+		{"regexp that does not compile", []string{"--trusted-root", root, "--certificate-identity-regexp", "(", "--certificate-oidc-issuer", iss}, "certificate identity regular expression"},
 		{"unreadable trusted root", []string{"--trusted-root", filepath.Join(dir, "absent.json"), "--certificate-identity", id, "--certificate-oidc-issuer", iss}, "absent.json"},
 		{"malformed trusted root", []string{"--trusted-root", badRoot, "--certificate-identity", id, "--certificate-oidc-issuer", iss}, "bad_root.json"},
 	}

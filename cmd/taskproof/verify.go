@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -124,7 +123,7 @@ Exit codes:
 		if err != nil {
 			return err
 		}
-		guard, err := notFromHead(repo, map[string]string{"--allowed-signers-rev": src.AllowedSignersRev, "--policy-rev": psrc.Rev})
+		guard, err := notFromHead(repo, src.AllowedSignersRev, psrc.Rev)
 		if err != nil {
 			return err
 		}
@@ -133,7 +132,7 @@ Exit codes:
 		}
 		trust, used, err := verify.LoadTrust(repo, src)
 		if err != nil {
-			return err
+			return withTrustFlags(err, "--key")
 		}
 		for _, u := range used {
 			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
@@ -186,49 +185,31 @@ Exit codes:
 	return c
 }
 
-// notFromHead returns a check that refuses to verify a commit that one of the
-// REV:PATH trust or policy inputs is read from
-// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
-// from outside what is verified": trust is the verifier's, never the head's;
-// e.g. --allowed-signers-rev HEAD:… when verifying HEAD), and, in branch mode,
-// any commit of the range base..head (HEAD~1:… when verifying main..HEAD:
-// whoever wrote the range wrote that file too). flags maps each flag to its
-// value ("" when not given).
-func notFromHead(repo *gitref.Repo, flags map[string]string) (func(tg *targets) error, error) {
-	from := map[gitref.Hash]string{}
-	for flag, v := range flags {
-		rev, _, ok := strings.Cut(v, ":")
-		if v == "" || !ok {
-			continue
-		}
-		id, err := repo.Resolve(rev)
+// notFromHead returns verify.CheckNotFromVerified for the REV:PATH trust and
+// policy inputs (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified"),
+// its errors naming the flag. The library applies the rule to the trust again
+// in Branch and Objects; checking first keeps the refusal ahead of reading the
+// inputs.
+func notFromHead(repo *gitref.Repo, allowedSignersRev, policyRev string) (func(tg *targets) error, error) {
+	flags := map[string]string{verify.SourceAllowedSigners: "--allowed-signers-rev", verify.SourcePolicy: "--policy-rev"}
+	var sources []verify.SourceRev
+	for _, in := range []struct{ kind, v string }{{verify.SourceAllowedSigners, allowedSignersRev}, {verify.SourcePolicy, policyRev}} {
+		src, ok, err := verify.ResolveSourceRev(repo, in.kind, in.v)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", flag, err)
+			return nil, fmt.Errorf("%s: %w", flags[in.kind], err)
 		}
-		from[id] = flag + " " + v
+		if ok {
+			sources = append(sources, src)
+		}
 	}
 	return func(tg *targets) error {
-		for _, h := range tg.heads() {
-			if what, ok := from[h]; ok {
-				return withCode(ExitTrust, fmt.Errorf("%s is read from %s, the commit being verified: trust and policy must come from elsewhere (e.g. the base branch, origin/main:PATH)", what, h))
-			}
+		err := verify.CheckNotFromVerified(repo, sources, verify.Verified{Range: tg.branch, Base: tg.base, Head: tg.head, Objects: tg.objects})
+		var fe *verify.FromVerifiedError
+		if errors.As(err, &fe) {
+			return withCode(ExitTrust, fmt.Errorf("%s: %w", flags[fe.Source.Kind], err))
 		}
-		if !tg.branch || len(from) == 0 {
-			return nil
-		}
-		ids := make([]gitref.Hash, 0, len(from))
-		for id := range from {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		in, err := repo.InRange(tg.base, tg.head, ids...)
-		if err != nil {
-			return err
-		}
-		if len(in) > 0 {
-			return withCode(ExitTrust, fmt.Errorf("%s is read from %s, a commit of the range being verified (%s): trust and policy must come from outside it (e.g. the base branch, origin/main:PATH)", from[in[0]], in[0], tg.rangeName()))
-		}
-		return nil
+		return err
 	}, nil
 }
 
@@ -237,14 +218,6 @@ type targets struct {
 	branch     bool
 	base, head gitref.Hash
 	objects    []gitref.Hash
-}
-
-// heads are the commits being verified whose trees a trust input must not come from.
-func (t *targets) heads() []gitref.Hash {
-	if t.branch {
-		return []gitref.Hash{t.head}
-	}
-	return t.objects
 }
 
 // rangeName is the range of branch mode as git writes it.

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/verify"
+)
+
+// withTrustFlags names the trust flags on verify.LoadTrust's error when no
+// trust input was given (the library names the inputs, not the flags); keyFlag
+// is the command's flag for PEM public keys. Sigstore's incomplete options get
+// the Sigstore trust flags.
+func withTrustFlags(err error, keyFlag string) error {
+	if errors.Is(err, verify.ErrNoTrust) {
+		return fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or %s FILE.pem (or set git's gpg.ssh.allowedSignersFile)", err, keyFlag)
+	}
+	if errors.Is(err, verify.ErrSigstoreOptions) {
+		return fmt.Errorf("%w (Sigstore trust: --trusted-root FILE or --sigstore-public-good, with --certificate-identity or --certificate-identity-regexp and --certificate-oidc-issuer)", err)
+	}
+	return err
+}
+
+// withAttestFlags names the flag that forces an attest tick over statements
+// the note already holds, or over a contradiction of the test reports (the
+// library names the concept).
+func withAttestFlags(err error) error {
+	var ae *attest.AttestedError
+	if errors.As(err, &ae) {
+		return fmt.Errorf("%w: pass --force to replace them", err)
+	}
+	var ce *attest.ContradictionError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%w: pass --force to write it anyway", err)
+	}
+	return err
+}
