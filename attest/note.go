@@ -8,7 +8,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// Note limits (SPEC §9).
+// Note limits (docs/format.md#limits).
 const (
 	// MaxNoteSize is the largest note, in bytes (4 MiB).
 	MaxNoteSize = 4 << 20
@@ -18,18 +18,18 @@ const (
 	MaxNoteLines = 1024
 )
 
-// ErrNoteLimit is matched by errors for a note that would exceed SPEC §9's limits.
+// ErrNoteLimit is matched by errors for a note that would exceed the limits of docs/format.md#limits.
 var ErrNoteLimit = errors.New("note exceeds limits")
 
 // OwnedTypes are the predicateTypes whose lines taskproof (and speccoder) own for
-// a subject (SPEC §2, §3): writing a subject's statements replaces exactly these.
+// a subject (docs/format.md#storage): writing a subject's statements replaces exactly these.
 var OwnedTypes = map[string]bool{
 	predicate.PredicateType: true,
 	TestResultType:          true,
 	VSAType:                 true,
 }
 
-// SplitNote splits a note into its lines (SPEC §2: JSON Lines): on "\n", with a
+// SplitNote splits a note into its lines (docs/format.md#storage: JSON Lines): on "\n", with a
 // final "\n" not making an empty last line. Lines are returned as written (a "\r"
 // before the "\n" stays part of the line).
 func SplitNote(note []byte) [][]byte {
@@ -41,7 +41,7 @@ func SplitNote(note []byte) [][]byte {
 }
 
 // LineSubject returns the subject name and predicateType of a note line that is a
-// DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (SPEC §5 item 4),
+// DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (docs/format.md#signatures-dsse-v1),
 // holding an in-toto Statement v1 with exactly one subject; ok is false for any
 // other line (another tool's, a malformed one).
 func LineSubject(line []byte) (name, predicateType string, ok bool) {
@@ -125,7 +125,7 @@ func StatementLines(stmts []*Statement, payloads [][]byte) []string {
 // statements is about: out[i] is the [TaskKey] of the tick that wrote stmts[i]
 // (payloads[i] holds it), the zero key when that cannot be told. A tick writes
 // its test-result statements, its task-verification statement and a VSA naming
-// the others by the SHA-256 of their payloads (SPEC §3), which pairs them:
+// the others by the SHA-256 of their payloads (docs/format.md#statements), which pairs them:
 //   - a task-verification statement: its own unit.dir and task.line_hash;
 //   - a VSA: the key of the task-verification statements it names, when they
 //     are all of one key (zero when it names none of the subject's, or several
@@ -191,7 +191,7 @@ func vsaInputs(st *Statement) []string {
 }
 
 // MergeNote returns the note old with the lines taskproof owns for subjectName
-// replaced by lines (SPEC §2): a line is owned when it is a DSSE envelope whose
+// replaced by lines (docs/format.md#storage): a line is owned when it is a DSSE envelope whose
 // Statement names exactly subjectName with a predicateType in [OwnedTypes]. Every
 // other line — other tasks of the same commit, other tools' lines, lines that do
 // not decode — is kept byte for byte and in order; the new lines follow them. The

@@ -74,8 +74,8 @@ func otherSignature(t *testing.T, f *fixture) attest.Signature {
 // TestObjectOutcomes builds, for each case, a repository with one tick (T002,
 // regression_only, attested and signed by taskproof with a trusted ed25519 key
 // from ssh-keygen), changes its note or the verifier's trust, and checks the
-// object's outcome and reason codes (SPEC §7) and the merge gate's status and
-// sub-reason for the tick (SPEC §8).
+// object's outcome and reason codes (docs/format.md#checks-in-order) and the merge gate's status and
+// sub-reason for the tick (docs/format.md#gate-rules).
 func TestObjectOutcomes(t *testing.T) {
 	type check func(t *testing.T, f *fixture, r ObjectResult)
 	tests := []struct {

@@ -8,7 +8,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 )
 
-// Policy results in reports (SPEC §7 last step "policy rules", issue 6).
+// Policy results in reports (docs/format.md#checks-in-order last step "policy rules").
 const (
 	// ReasonPolicy is the sub-reason of a tick that passed every check of SPEC
 	// §7 and §8 but violates a policy rule of level error (or one that failed
@@ -33,10 +33,10 @@ func (v *Verifier) policy() *policy.Policy {
 var defaultPolicy = policy.Default()
 
 // pinPolicySHA256 applies the policy's pinned policy_sha256 list to results
-// (SPEC §7 step policy_sha256): a predicate whose policy_sha256 is pinned is
+// (docs/format.md#checks-in-order step policy_sha256): a predicate whose policy_sha256 is pinned is
 // acceptable even when it differs from the value recomputed from the first
 // parent's speccoder.toml, so that mismatch reason is dropped and the outcome
-// recomputed from the remaining reasons by SPEC §7 precedence.
+// recomputed from the remaining reasons by the precedence of docs/format.md#outcomes-and-reasons.
 func (v *Verifier) pinPolicySHA256(results []ObjectResult) {
 	p := v.policy()
 	for i := range results {
@@ -234,7 +234,7 @@ func policyText(r policy.Result) string {
 }
 
 // Explanation is every policy rule's result on one object (`taskproof policy
-// explain`): Object is the object's verification result (SPEC §7), Rules one
+// explain`): Object is the object's verification result (docs/format.md#checks-in-order), Rules one
 // result per per-object rule, passing and not applicable ones included. Range
 // rules are not evaluated on one object.
 type Explanation struct {
@@ -262,7 +262,7 @@ func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
 	return out, nil
 }
 
-// PolicySource names where the verifier's policy comes from (issue 6): a file
+// PolicySource names where the verifier's policy comes from: a file
 // the caller gives, or a file read from a revision the caller names (e.g. the
 // base branch, "origin/main:.taskproof/policy.toml") — never the head being
 // verified. Neither: the embedded default policy.
