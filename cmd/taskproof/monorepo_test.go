@@ -104,3 +104,19 @@ func TestMonorepoCopiedStatement(t *testing.T) {
 	rep = r.gate(t, 0)
 	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
 }
+
+// TestMonorepoDecide: an attested decision on a nested project's tick is
+// written with the project-relative unit.dir, keeps the other project's
+// statement of the same subject, and evidences the tick.
+func TestMonorepoDecide(t *testing.T) {
+	r := newMonorepo(t)
+	c := r.tick(t, []string{monoA, monoB}, "T001")
+	r.attest(t, c, "--unit", "svc/b/specs/001-x")
+	r.run(t, 0, "attest", "decide", "--commit", c, "--task", "T001", "--unit", "svc/a/specs/001-x", "--verdict", "attested",
+		"--by", "Ada", "--reason", "read it", "--signer", "ssh", "--key", r.key)
+	if st := monoStatements(t, r, c); len(st) != 2 || !strings.HasPrefix(st[0], "specs/001-x ") || !strings.HasPrefix(st[1], "specs/001-x ") {
+		t.Errorf("task-verification statements %q, want one per project with unit.dir specs/001-x", st)
+	}
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
+}
