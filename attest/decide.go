@@ -109,10 +109,14 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 		return nil, err
 	}
 	line := ""
-	if repeated {
+	if repeated || tick.Root != "" {
+		// A nested project's statement is owned by its line too: another
+		// project may have the unit.dir (docs/format.md#project-root).
 		line = predicate.LineHash(task.OpenLine())
 	}
-	policy, err := readOptional(repo, commit.FirstParent(), "speccoder.toml")
+	// The decision is written under the tick's project root, as attest tick
+	// writes (docs/format.md#project-root).
+	policy, err := readOptional(repo, commit.FirstParent(), specfmt.ProjectPath(tick.Root, specfmt.ProjectConfig))
 	if err != nil {
 		return nil, err
 	}
@@ -120,16 +124,22 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	section, err := specfmt.Section(fsys, tick.Unit, task)
+	if tick.Root != "" {
+		if fsys, err = fs.Sub(fsys, tick.Root); err != nil {
+			return nil, err
+		}
+	}
+	unit := tick.ProjectUnit()
+	section, err := specfmt.Section(fsys, unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
 	}
-	p, err := predicate.Build(predicate.Input{Unit: tick.Unit, Task: task, Section: section, Tree: string(commit.Tree),
+	p, err := predicate.Build(predicate.Input{Unit: unit, Task: task, Section: section, Tree: string(commit.Tree),
 		Policy: policy, Verdict: predicate.Attested, Decider: decider, Time: when})
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, notes, commit.ID, tick.Unit, req.Task, line, p, req.Signers, req.DryRun)
+	return write(ctx, notes, commit.ID, unit, req.Task, line, p, req.Signers, req.DryRun)
 }
 
 func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {

@@ -201,11 +201,25 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		when = time.Now()
 	}
 	parent := commit.FirstParent()
-	policy, err := readOptional(repo, parent, "speccoder.toml")
-	if err != nil {
-		return nil, err
+	// Each tick is attested under its project's root
+	// (docs/format.md#project-root): unit.dir relative to it, its
+	// speccoder.toml hashed, its files read for the section.
+	policies := map[string][]byte{}
+	nested := false
+	for _, t := range all {
+		nested = nested || t.Root != ""
 	}
-	fsys, err := repo.FS(commit.ID)
+	for _, t := range ticks {
+		if _, ok := policies[t.Root]; ok {
+			continue
+		}
+		policy, err := readOptional(repo, parent, specfmt.ProjectPath(t.Root, specfmt.ProjectConfig))
+		if err != nil {
+			return nil, err
+		}
+		policies[t.Root] = policy
+	}
+	repoFS, err := repo.FS(commit.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -220,25 +234,35 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 			}
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, t.Unit, task)
+		unit, fsys := t.ProjectUnit(), repoFS
+		if t.Root != "" {
+			if fsys, err = fs.Sub(repoFS, t.Root); err != nil {
+				return nil, err
+			}
+		}
+		section, err := specfmt.Section(fsys, unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
 		}
 		p, err := predicate.Build(predicate.Input{
-			Unit: t.Unit, Task: task, Section: section, Tree: string(commit.Tree),
-			Policy: policy, Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
+			Unit: unit, Task: task, Section: section, Tree: string(commit.Tree),
+			Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
 		}
-		pd, err := prepare(ctx, commit.ID, t.Unit, t.TaskID, p, req.Signers, urls)
+		pd, err := prepare(ctx, commit.ID, unit, t.TaskID, p, req.Signers, urls)
 		if err != nil {
 			return nil, err
 		}
 		if len(batch) == 0 {
 			pd.w.Warnings = append(pd.w.Warnings, reportWarnings...)
 		}
-		if repeated {
+		// Two projects' units may share a unit.dir and a subject name: in a
+		// commit that ticks a nested project's task, a statement's note lines
+		// are owned by its unit.dir and line hash, so that another project's
+		// statement of another line is kept.
+		if repeated || nested {
 			pd.line = p.Task.LineHash
 		}
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)

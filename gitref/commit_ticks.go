@@ -206,7 +206,10 @@ type TasksFileAt struct {
 	Path string
 	// Unit is the file's unit; for an Unrecognized file, what it is parsed
 	// as (a spec-kit unit of its directory).
-	Unit         specfmt.Unit
+	Unit specfmt.Unit
+	// Root is the nested project root of Unit ("" the repository's root);
+	// Unit.Dir is repository-relative either way (as [Tick.Unit]).
+	Root         string
 	Unrecognized bool
 	// Irregular is "symlink" or "submodule" for an entry that is not a
 	// regular file at a tasks-file position (Content is then nil).
@@ -226,6 +229,7 @@ func (r *Repo) TasksFiles(commit Hash, layouts *specfmt.Layouts) ([]TasksFileAt,
 		return nil, err
 	}
 	var out []TasksFileAt
+	projects := projectCache{}
 	var walk func(tree plumbing.Hash, dir string) error
 	walk = func(tree plumbing.Hash, dir string) error {
 		t, err := r.tree(tree)
@@ -253,11 +257,14 @@ func (r *Repo) TasksFiles(commit Hash, layouts *specfmt.Layouts) ([]TasksFileAt,
 			if !ok || !isRegular(e.Mode) {
 				continue
 			}
+			if tf.unrecognized {
+				tf = r.projectTasksFile(layouts, c.TreeHash, path, tf, projects)
+			}
 			b, err := r.viewOf(plumbing.BlobObject, e.Hash)
 			if err != nil {
 				return err
 			}
-			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
+			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
 		}
 		return nil
 	}

@@ -63,10 +63,18 @@ type Tick struct {
 	OldPath string // the tasks file in Parent (differs from Path when the file moved)
 	Line    int    // 1-based line number in Path at Commit
 	OldLine int    // 1-based line number in OldPath at Parent
-	Unit    specfmt.Unit
-	TaskID  string
-	Before  string // the task line at Parent, without line ending ("" when Born)
-	After   string // the task line at Commit, without line ending
+	// Unit is the task's unit. Its Dir is repository-relative: for a unit of
+	// a nested project (Root not ""), Root/<unit.dir> as the project's
+	// statements write unit.dir (docs/format.md#project-root), so that every
+	// key built from it tells two projects' units apart; [Tick.ProjectUnit]
+	// is the unit as the project names it.
+	Unit specfmt.Unit
+	// Root is the nested project root (the nearest ancestor directory of
+	// Path holding speccoder.toml), "" for the repository's root.
+	Root   string
+	TaskID string
+	Before string // the task line at Parent, without line ending ("" when Born)
+	After  string // the task line at Commit, without line ending
 	// LineHash is the lowercase hex SHA-256 of After read as open
 	// (Task.OpenLine, docs/format.md#hash-recipes line_hash): the task line as the tick commit has
 	// it, which is what a verifier recomputes from the object's tasks file
@@ -490,6 +498,9 @@ type tasksFile struct {
 	path string
 	blob plumbing.Hash
 	unit specfmt.Unit
+	// root is the nested project root the unit is under ("" the
+	// repository's root); unit.Dir is repository-relative either way.
+	root string
 	// unrecognized: the file is named tasks.md but no layout's
 	// (specfmt.UnrecognizedTasksFile); unit is what it is parsed as.
 	unrecognized bool
@@ -503,9 +514,13 @@ type irregularEntry struct {
 
 // diffOut collects what diffTasks finds.
 type diffOut struct {
-	layouts    *specfmt.Layouts
-	olds, news []tasksFile
-	irregular  []irregularEntry
+	layouts *specfmt.Layouts
+	// oldRoot and newRoot are the compared commits' root trees, where nested
+	// project roots are looked up (projectTasksFile).
+	oldRoot, newRoot plumbing.Hash
+	projects         projectCache
+	olds, news       []tasksFile
+	irregular        []irregularEntry
 }
 
 func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
@@ -553,7 +568,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 	if p.TreeHash == c.TreeHash {
 		return nil, nil, nil
 	}
-	d := &diffOut{layouts: tc.layouts}
+	d := &diffOut{layouts: tc.layouts, oldRoot: p.TreeHash, newRoot: c.TreeHash, projects: projectCache{}}
 	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", d); err != nil {
 		return nil, nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
 	}
@@ -600,7 +615,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 		for i := range idx {
 			nt := nf.task(i)
 			t := base
-			t.Path, t.OldPath, t.Unit, t.Unrecognized = pr[1].path, pr[0].path, pr[1].unit, pr[1].unrecognized
+			t.Path, t.OldPath, t.Unit, t.Root, t.Unrecognized = pr[1].path, pr[0].path, pr[1].unit, pr[1].root, pr[1].unrecognized
 			ot, ok := of.find(nf.keys[i])
 			switch {
 			case !ok && nt.Ticked():
@@ -637,7 +652,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 				continue
 			}
 			t := base
-			t.Kind, t.Born, t.Path, t.Unit, t.Unrecognized = KindBornTicked, true, f.path, f.unit, f.unrecognized
+			t.Kind, t.Born, t.Path, t.Unit, t.Root, t.Unrecognized = KindBornTicked, true, f.path, f.unit, f.root, f.unrecognized
 			out = append(out, taskTick(t, nt, nf.dups[nt.ID]))
 		}
 	}
@@ -1061,12 +1076,20 @@ func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, d *diffOut) error {
 		return nil
 	}
 	if a != nil && isRegular(a.Mode) {
-		tf.blob = a.Hash
-		d.olds = append(d.olds, tf)
+		t := tf
+		if t.unrecognized {
+			t = r.projectTasksFile(d.layouts, d.oldRoot, path, t, d.projects)
+		}
+		t.blob = a.Hash
+		d.olds = append(d.olds, t)
 	}
 	if b != nil && isRegular(b.Mode) {
-		tf.blob = b.Hash
-		d.news = append(d.news, tf)
+		t := tf
+		if t.unrecognized {
+			t = r.projectTasksFile(d.layouts, d.newRoot, path, t, d.projects)
+		}
+		t.blob = b.Hash
+		d.news = append(d.news, t)
 	}
 	return nil
 }

@@ -353,11 +353,15 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		// then fails its line_hash check). A statement about another unit
 		// with the same subject name is never the tick's
 		// (docs/format.md#statements-belong-to-a-unit); one whose unit could
-		// not be read is, so that it fails as what it is.
+		// not be read is, so that it fails as what it is. The statement's
+		// unit is compared by its repository path (its project root, found by
+		// the object check, and its unit.dir), as the tick's unit is named: a
+		// statement about another project's unit with the same unit.dir is
+		// never the tick's (docs/format.md#project-root).
 		found, byName := -1, -1
 		var noteBroken *ObjectResult
 		for i := range rs {
-			if rs[i].Task == tr.Task && (rs[i].Unit.Dir == t.Unit.Dir || rs[i].Unit.Dir == "") {
+			if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
 				if found < 0 && rs[i].LineHash == t.LineHash {
 					found = i
 				}

@@ -264,7 +264,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 			if len(tv) > 1 {
 				r.fail(Malformed, CodeDuplicate, fmt.Sprintf("lines %d and %d", tv[0].line, tv[1].line), "one task-verification statement", fmt.Sprintf("%d", len(tv)), "")
 			}
-			v.checkTask(c, &r, tv[0], part.group, hints, part.lines)
+			v.checkTask(c, &r, tv[0], part.group, hints, v.projectLines(c, tv[0], part))
 			results = append(results, r)
 		}
 	}
@@ -291,6 +291,9 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 type taskPart struct {
 	tv, group []*entry
 	lines     int
+	// lineHashes are the task lines (task.line_hash) of the parts of the
+	// subject with this part's unit directory, when lines > 1.
+	lineHashes []string
 }
 
 // byTaskLine splits one subject's statements (g, in note order) by the unit
@@ -347,6 +350,11 @@ func byTaskLine(g []*entry) []taskPart {
 	parts := make([]taskPart, 0, len(order))
 	for _, k := range order {
 		p := taskPart{tv: tvs[k], lines: perDir[k.Dir]}
+		for _, o := range order {
+			if o.Dir == k.Dir && p.lines > 1 {
+				p.lineHashes = append(p.lineHashes, o.LineHash)
+			}
+		}
 		for i, e := range owned {
 			if k != zero && keys[i] == zero && e.statement.PredicateType != predicate.PredicateType {
 				p.group = append(p.group, e)
@@ -459,18 +467,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	// The unit's project root: unit.dir is relative to it, and so is the
 	// speccoder.toml policy_sha256 is recomputed from.
-	r.root = v.projectRoot(c.ID, p.Unit.Dir, func(root string) bool {
-		b, err := v.Repo.File(c.ID, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"))
-		if err != nil {
-			return false
-		}
-		f, err := specfmt.ParseTasks(specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}, b, specfmt.AllowDuplicateIDs())
-		if err != nil {
-			return false
-		}
-		_, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
-		return err == nil
-	})
+	r.root = v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
 	//    A bug task is no line of a tasks file: its subject, tree, signature
 	//    and policy_sha256 are what can be checked (docs/format.md#bug-tasks).

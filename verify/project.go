@@ -6,6 +6,7 @@ import (
 	"path"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -13,7 +14,7 @@ import (
 // nested project (docs/format.md#project-root); maxProjectDepth how deep.
 const (
 	maxProjectSearch = 4096
-	maxProjectDepth  = 4
+	maxProjectDepth  = gitref.MaxProjectDepth
 )
 
 // projectRoot returns the project root at commit c of the unit whose
@@ -95,4 +96,48 @@ func subFS(fsys fs.FS, root string) (fs.FS, error) {
 		return nil, errors.Join(err, fs.ErrNotExist)
 	}
 	return sub, nil
+}
+
+// hasTaskLine reports, for a project root, whether the tasks file of p's
+// unit under it at commit c has task p.Task.ID on a line whose line hash is
+// lineHash: how projectRoot tells two projects' units with one unit.dir apart.
+func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash string) func(root string) bool {
+	return func(root string) bool {
+		b, err := v.Repo.File(c, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"))
+		if err != nil {
+			return false
+		}
+		f, err := specfmt.ParseTasks(specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}, b, specfmt.AllowDuplicateIDs())
+		if err != nil {
+			return false
+		}
+		_, err = f.LookupLine(p.Task.ID, lineHash)
+		return err == nil
+	}
+}
+
+// projectLines is the number of task lines the note's statements of part's
+// subject and unit.dir are about within the statement's own project
+// (docs/format.md#project-root): the statements of another project's unit
+// with the same unit.dir are another unit's, not a second line of this one.
+// For the repository's root project it is part.lines.
+func (v *Verifier) projectLines(c *gitref.Commit, tv *entry, part taskPart) int {
+	if part.lines < 2 {
+		return part.lines
+	}
+	p, err := predicate.FromValue(tv.statement.Predicate)
+	if err != nil || p.Unit.Dir == "" {
+		return part.lines
+	}
+	root := v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
+	if root == "" {
+		return part.lines
+	}
+	n := 0
+	for _, h := range part.lineHashes {
+		if h == p.Task.LineHash || v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, h)) == root {
+			n++
+		}
+	}
+	return n
 }

@@ -109,6 +109,7 @@ type tickRecord struct {
 	OldLine     int          `json:"old_line"`
 	TaskID      string       `json:"task_id"`
 	Unit        specfmt.Unit `json:"unit"`
+	ProjectRoot string       `json:"project_root,omitempty"` // a nested project's root (docs/format.md#project-root)
 	LineBefore  string       `json:"line_before"`
 	LineAfter   string       `json:"line_after"`
 	LineHash    string       `json:"line_hash"`
@@ -146,7 +147,7 @@ func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
 		recs = append(recs, tickRecord{
 			Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
 			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
-			Unit: t.Unit, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
+			Unit: t.Unit, ProjectRoot: t.Root, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
 			TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
 			Reason: tickReason(t), Irregular: t.Irregular,
 		})

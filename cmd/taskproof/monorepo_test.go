@@ -1,0 +1,122 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Two projects of one repository (docs/format.md#project-root), each with its
+// own speccoder.toml and the same unit dir and task IDs; their task lines
+// differ, so that a statement's line says which project it is about.
+const (
+	monoA = "svc/a/specs/001-x/tasks.md"
+	monoB = "svc/b/specs/001-x/tasks.md"
+)
+
+func newMonorepo(t *testing.T) *gateRepo {
+	t.Helper()
+	return newGateRepo(t, map[string]string{
+		"svc/a/speccoder.toml": "[model]\nprovider = \"a\"\n",
+		"svc/b/speccoder.toml": "[model]\nprovider = \"b\"\n",
+		monoA:                  "# Tasks\n\n- [ ] T001 Create service a\n- [ ] T002 Test service a\n",
+		monoB:                  "# Tasks\n\n- [ ] T001 Create service b\n- [ ] T002 Test service b\n",
+	})
+}
+
+// monoStatements are the task-verification statements of c's note as
+// "unit.dir policy_sha256".
+func monoStatements(t *testing.T, r *gateRepo, c string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range strings.Split(r.git(t, "notes", "--ref", "refs/notes/speccoder", "show", c), "\n") {
+		var env struct{ Payload []byte }
+		if err := json.Unmarshal([]byte(line), &env); err != nil {
+			t.Fatalf("note line %q: %v", line, err)
+		}
+		var st struct {
+			PredicateType string `json:"predicateType"`
+			Predicate     struct {
+				Unit struct {
+					Dir string `json:"dir"`
+				} `json:"unit"`
+				Policy string `json:"policy_sha256"`
+			} `json:"predicate"`
+		}
+		if err := json.Unmarshal(env.Payload, &st); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(st.PredicateType, "task-verification") {
+			out = append(out, st.Predicate.Unit.Dir+" "+st.Predicate.Policy)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestMonorepoProjects: one commit ticks T001 of both projects. Unattested,
+// both ticks fail as ticked without evidence (they are units, not
+// unrecognized tasks files); attesting project a's unit evidences a's tick
+// only, though its statement has b's subject name, unit.dir and task ID; once
+// both are attested (unit.dir project-relative, each project's
+// policy_sha256), the gate and `verify REV` pass.
+func TestMonorepoProjects(t *testing.T) {
+	r := newMonorepo(t)
+	c := r.tick(t, []string{monoA, monoB}, "T001")
+
+	rep := r.gate(t, 1)
+	checkRows(t, rep, "failure", monoA+":T001 unverifiable/ticked_without_evidence", monoB+":T001 unverifiable/ticked_without_evidence")
+
+	r.attest(t, c, "--unit", "svc/a/specs/001-x")
+	rep = r.gate(t, 1)
+	checkRows(t, rep, "failure", monoA+":T001 evidenced/", monoB+":T001 unverifiable/ticked_without_evidence")
+
+	r.attest(t, c, "--unit", "svc/b/specs/001-x")
+	st := monoStatements(t, r, c)
+	if len(st) != 2 || !strings.HasPrefix(st[0], "specs/001-x ") || !strings.HasPrefix(st[1], "specs/001-x ") || st[0] == st[1] {
+		t.Errorf("task-verification statements %q, want one per project with unit.dir specs/001-x and the project's policy_sha256", st)
+	}
+	rep = r.gate(t, 0)
+	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
+	for _, tk := range rep.Ticks {
+		if want := strings.TrimSuffix(tk.Path, "/tasks.md"); tk.Unit.Dir != want {
+			t.Errorf("tick %s: unit dir %q, want the repository path %q", tk.Path, tk.Unit.Dir, want)
+		}
+	}
+	r.run(t, 0, "verify", c, "--allowed-signers", r.allowed)
+}
+
+// TestMonorepoCopiedStatement: project a's statement copied onto the note of
+// the commit that ticks project b's task does not evidence b's tick.
+func TestMonorepoCopiedStatement(t *testing.T) {
+	r := newMonorepo(t)
+	ca := r.tick(t, []string{monoA}, "T001")
+	cb := r.tick(t, []string{monoB}, "T001")
+	r.attest(t, ca)
+	note := r.git(t, "notes", "--ref", "refs/notes/speccoder", "show", ca)
+	r.git(t, "notes", "--ref", "refs/notes/speccoder", "add", "-f", "-m", note, cb)
+	rep := r.gate(t, 1)
+	checkRows(t, rep, "failure", monoA+":T001 evidenced/", monoB+":T001 unverifiable/ticked_without_evidence")
+
+	// Attested by its own project, b's tick passes.
+	r.attest(t, cb, "--force")
+	rep = r.gate(t, 0)
+	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
+}
+
+// TestMonorepoDecide: an attested decision on a nested project's tick is
+// written with the project-relative unit.dir, keeps the other project's
+// statement of the same subject, and evidences the tick.
+func TestMonorepoDecide(t *testing.T) {
+	r := newMonorepo(t)
+	c := r.tick(t, []string{monoA, monoB}, "T001")
+	r.attest(t, c, "--unit", "svc/b/specs/001-x")
+	r.run(t, 0, "attest", "decide", "--commit", c, "--task", "T001", "--unit", "svc/a/specs/001-x", "--verdict", "attested",
+		"--by", "Ada", "--reason", "read it", "--signer", "ssh", "--key", r.key)
+	if st := monoStatements(t, r, c); len(st) != 2 || !strings.HasPrefix(st[0], "specs/001-x ") || !strings.HasPrefix(st[1], "specs/001-x ") {
+		t.Errorf("task-verification statements %q, want one per project with unit.dir specs/001-x", st)
+	}
+	rep := r.gate(t, 0)
+	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
+}
