@@ -26,7 +26,7 @@ var (
 	ErrRequest = errors.New("invalid attest request")
 )
 
-// TickRequest is what `taskproof attest tick` asks for (SPEC §3, §4).
+// TickRequest is what `taskproof attest tick` asks for (docs/format.md#statements).
 type TickRequest struct {
 	// Commit is the tick commit.
 	Commit gitref.Hash
@@ -105,12 +105,12 @@ type WrittenSigner struct {
 	KeyID string `json:"keyid"`
 }
 
-// Tick attests the tasks a commit ticks (SPEC §2–§5): for each, it computes the
+// Tick attests the tasks a commit ticks (docs/format.md#storage): for each, it computes the
 // tree, line_hash and title (the tick commit's task line read as open — what the
-// verifier recomputes from the object's tasks file, SPEC §7 — so a tick that
+// verifier recomputes from the object's tasks file, docs/format.md#checks-in-order — so a tick that
 // also rewrites the task's text binds the new text), the cited spec section at the
 // tick commit, policy_sha256 from the parent's speccoder.toml, builds the
-// predicate (merging the evidence), writes the Statements of SPEC §3, signs them,
+// predicate (merging the evidence), writes the Statements of docs/format.md#statements, signs them,
 // and replaces the task's owned lines in the commit's note (for a task ID its
 // tasks file repeats, those of the ticked line: each ticked line is a tick of
 // its own, README "Choices", item 10). Errors: [ErrNoTick],
@@ -274,7 +274,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 	}
 	// One note update for every task: the tick is written whole or not at all
-	// (a note over SPEC §9's limits leaves the note as it was).
+	// (a note over the limits of docs/format.md#limits leaves the note as it was).
 	nc, err := commitNote(notes, commit.ID, batch, req.DryRun)
 	if err != nil {
 		return nil, err
@@ -287,8 +287,8 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 }
 
 // tickTask returns the tick's task as the tick commit has it: the line an
-// attestation binds (SPEC §4 line_hash and title, read as open), which is what
-// a verifier recomputes from the object's tasks file (SPEC §7). repeated is
+// attestation binds (docs/format.md#hash-recipes line_hash and title, read as open), which is what
+// a verifier recomputes from the object's tasks file (docs/format.md#checks-in-order). repeated is
 // true when the tasks file repeats the task's ID at the commit. A tick is a
 // line (README "Choices", item 10): an unambiguous tick carries its parsed task
 // (gitref.Tick.Task) and is not parsed again; for a tick gitref marked
@@ -400,7 +400,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 	return pd.w, nil
 }
 
-// prepare builds the statements of p for one task (SPEC §3) and signs them;
+// prepare builds the statements of p for one task (docs/format.md#statements) and signs them;
 // urls name the phases' test reports (see [TickStatementsWithReports]).
 func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, urls map[string]string) (pending, error) {
 	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
@@ -437,14 +437,14 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 }
 
 // commitNote merges every pending task's lines into commit's note in one update
-// (SPEC §2) and returns the new notes commit. On a dry run it only checks that
-// the merged note would stay within SPEC §9's limits and writes nothing.
+// (docs/format.md#storage) and returns the new notes commit. On a dry run it only checks that
+// the merged note would stay within the limits of docs/format.md#limits and writes nothing.
 //
-// When the whole set of statements (SPEC §3) does not fit in one note (SPEC §9:
+// When the whole set of statements (docs/format.md#statements) does not fit in one note (docs/format.md#limits:
 // 64 lines) — a commit that ticks many tasks at once — the tasks' task-verification
 // statements are written alone, with a warning: the test-result and VSA
 // statements only restate the predicate's trace and verdict, and a missing VSA is
-// reported, not failed (SPEC §7). When even those do not fit, nothing is written.
+// reported, not failed (docs/format.md#checks-in-order). When even those do not fit, nothing is written.
 func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun bool) (gitref.Hash, error) {
 	compact := false
 	mergeWith := func(old []byte, core bool) ([]byte, error) {
@@ -556,7 +556,7 @@ func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
 }
 
 // ParseRegressionReason parses `--regression-reason R[:key=value]` into the
-// regression object of the schema's RegressionReason (SPEC §4): R is one of the
+// regression object of the schema's RegressionReason (docs/format.md#hash-recipes): R is one of the
 // reasons (no_story, no_scenarios, acceptance_off, author_wrote_none,
 // author_failed, already_passing, not_red, tests_not_collected, planning_work);
 // the value after "key=" is taken verbatim (it may hold commas and colons).

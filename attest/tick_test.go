@@ -659,8 +659,8 @@ func TestSignNoteInPlace(t *testing.T) {
 	// Nothing left to sign: the notes ref does not move.
 	head, _ := notes.Head()
 	res, err = attest.SignNote(context.Background(), notes, r.c1, []attest.Signer{sshSigner(t, key)}, false)
-	if h2, _ := notes.Head(); err != nil || res.Signed != 0 || h2 != head {
-		t.Errorf("second SignNote = %+v, %v; head %s → %s", res, err, head, h2)
+	if headAfter, _ := notes.Head(); err != nil || res.Signed != 0 || headAfter != head {
+		t.Errorf("second SignNote = %+v, %v; head %s → %s", res, err, head, headAfter)
 	}
 	if _, err := attest.SignNote(context.Background(), notes, r.c2, []attest.Signer{sshSigner(t, key)}, false); !errors.Is(err, gitref.ErrNoNote) {
 		t.Errorf("no note: err = %v, want ErrNoNote", err)

@@ -13,14 +13,14 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// Conclusions of a verification (SPEC §8).
+// Conclusions of a verification (docs/format.md#gate-rules).
 const (
 	Success = "success" // every tick is evidenced
 	Failure = "failure" // at least one tick (or object) fails
 	Neutral = "neutral" // nothing to check
 )
 
-// Tick statuses and sub-reasons (SPEC §8).
+// Tick statuses and sub-reasons (docs/format.md#gate-rules).
 const (
 	StatusEvidenced    = "evidenced"
 	StatusStale        = "stale"
@@ -51,16 +51,16 @@ const (
 )
 
 // GateOptions tune the merge gate. The zero value is the strictest reading except
-// for RequireVerified, which is opt-in (SPEC §8).
+// for RequireVerified, which is opt-in (docs/format.md#gate-rules).
 type GateOptions struct {
 	// RequireVerified fails regression_only and attested ticks.
 	RequireVerified bool
 	// AllowUnsigned accepts unsigned statements (`--require-signed=false`); by
-	// default an unsigned tick fails (SPEC §10).
+	// default an unsigned tick fails (docs/format.md#exit-codes).
 	AllowUnsigned bool
 }
 
-// TickResult is the gate's verdict on one tick of the range (SPEC §8).
+// TickResult is the gate's verdict on one tick of the range (docs/format.md#gate-rules).
 type TickResult struct {
 	Commit gitref.Hash  `json:"commit"`
 	Path   string       `json:"path"`
@@ -68,7 +68,7 @@ type TickResult struct {
 	Unit   specfmt.Unit `json:"unit"`
 	Task   string       `json:"task"`
 	TaskID string       `json:"task_id"`
-	// LineHash is the ticked line's line_hash (SPEC §4): what its evidence
+	// LineHash is the ticked line's line_hash (docs/format.md#hash-recipes): what its evidence
 	// must bind; it tells apart two lines of one repeated task ID.
 	LineHash string `json:"line_hash,omitempty"`
 	Status   string `json:"status"`
@@ -104,7 +104,7 @@ type TickResult struct {
 	Object *ObjectResult `json:"-"`
 }
 
-// Report is the result of `taskproof verify` (SPEC §7, §8; README "JSON output").
+// Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
 type Report struct {
 	SchemaVersion int            `json:"schema_version"`
 	Mode          string         `json:"mode"` // "objects" or "branch"
@@ -124,11 +124,11 @@ type Report struct {
 	// born_ticked task its other parent brought in is not listed again.
 	BornTicked []TickResult   `json:"born_ticked"`
 	Summary    map[string]int `json:"summary"`
-	// Policy are the range rules' results that count (issue 6).
+	// Policy are the range rules' results that count.
 	Policy []policy.Result `json:"policy,omitempty"`
 }
 
-// Objects verifies the given objects (SPEC §7) and concludes failure when any
+// Objects verifies the given objects (docs/format.md#checks-in-order) and concludes failure when any
 // object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
 func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
 	if err := v.checkTrustNotFromVerified(Verified{Objects: ids}); err != nil {
@@ -173,7 +173,7 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 	return policy.Failing(o.Policy) || (opts.RequireVerified && o.Verdict != string(predicate.Verified))
 }
 
-// Branch runs the merge gate over base..head (SPEC §8): every tick of every
+// Branch runs the merge gate over base..head (docs/format.md#gate-rules): every tick of every
 // commit reachable from head and not from base (merges included) is mapped to
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
 // task lines edited after their tick fail too. A task added already ticked to a

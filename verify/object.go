@@ -17,14 +17,14 @@ import (
 )
 
 // Verifier checks the attestations of one repository's notes against the
-// verifier's trust (SPEC §6, §7). At is the verifier's clock for key validity
+// verifier's trust (docs/format.md#choices-where-the-brief-leaves-room). At is the verifier's clock for key validity
 // windows (the zero value: time.Now at each check).
 type Verifier struct {
 	Repo  *gitref.Repo
 	Notes *gitref.NotesStore
 	Trust *Trust
 	At    time.Time
-	// Policy is the verifier's policy (issue 6); nil applies the embedded
+	// Policy is the verifier's policy; nil applies the embedded
 	// default ([policy.Default]).
 	Policy *policy.Policy
 	// TrustFromVerifiedUnsafe lets Branch and Objects verify a commit that a
@@ -34,28 +34,28 @@ type Verifier struct {
 }
 
 // Signer is a trusted key credited with a statement's signature: the key that
-// verified it, never the keyid the envelope wrote (SPEC §5).
+// verified it, never the keyid the envelope wrote (docs/format.md#signatures-dsse-v1).
 type Signer struct {
 	Kind      attest.Kind `json:"kind"`
 	KeyID     string      `json:"keyid"`
 	Principal string      `json:"principal"`
 	// Identity and Issuer are a Sigstore signer's certificate identity and OIDC
-	// issuer, TlogIndex its transparency log entry's index (SPEC §5 item 4).
+	// issuer, TlogIndex its transparency log entry's index (docs/format.md#signatures-dsse-v1).
 	Identity  string `json:"identity,omitempty"`
 	Issuer    string `json:"issuer,omitempty"`
 	TlogIndex *int64 `json:"tlog_index,omitempty"`
 }
 
-// Object kinds (SPEC §7).
+// Object kinds (docs/format.md#checks-in-order).
 const (
 	KindTick     = "tick"     // a commit ticking the task, with verified/regression_only
 	KindDecision = "decision" // a commit ticking the task, with an attested decision
-	KindSkip     = "skip"     // a skip record commit (SPEC §2)
+	KindSkip     = "skip"     // a skip record commit (docs/format.md#storage)
 	KindBug      = "bug"      // a bug fix attested as <unit>/bug:<slug> (docs/format.md#bug-tasks)
 )
 
-// ObjectResult is the verdict on one task's attestation on one object (SPEC §7):
-// Outcome is the most severe of Reasons by SPEC §7 precedence (ok when there is
+// ObjectResult is the verdict on one task's attestation on one object (docs/format.md#checks-in-order):
+// Outcome is the most severe of Reasons by docs/format.md#checks-in-order precedence (ok when there is
 // none); Warnings are reported but decide nothing (a missing VSA). Predicate and
 // View are set when the predicate could be read, for policy rules.
 type ObjectResult struct {
@@ -64,7 +64,7 @@ type ObjectResult struct {
 	Task        string      `json:"task"`
 	Verdict     string      `json:"verdict,omitempty"`
 	Revision    uint32      `json:"revision,omitempty"`
-	Regression  any         `json:"regression,omitempty"` // the JSON value of the reason read (SPEC §4), {"reason":"unrecorded"} when a revision < 3 tick has none
+	Regression  any         `json:"regression,omitempty"` // the JSON value of the reason read (docs/format.md#hash-recipes), {"reason":"unrecorded"} when a revision < 3 tick has none
 	Outcome     Outcome     `json:"outcome"`
 	Reasons     []Reason    `json:"reasons"`
 	Warnings    []Reason    `json:"warnings,omitempty"`
@@ -104,7 +104,7 @@ type ObjectResult struct {
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
-// cited requirement changed since the tick (SPEC §8 "stale").
+// cited requirement changed since the tick (docs/format.md#gate-rules "stale").
 func (r *ObjectResult) Stale() bool {
 	if len(r.Reasons) == 0 {
 		return false
@@ -137,7 +137,7 @@ func (v *Verifier) at() time.Time {
 	return v.At
 }
 
-// Object verifies every task attested in commit's note (SPEC §7), one result per
+// Object verifies every task attested in commit's note (docs/format.md#checks-in-order), one result per
 // task, sorted by task. A commit without a note, or whose note holds no
 // task-verification statement, gives one result with Outcome missing. Errors are
 // git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
@@ -190,7 +190,7 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 	return rs, nil
 }
 
-// verifyNote runs SPEC §7's checks over one note's lines.
+// verifyNote runs the checks of docs/format.md#checks-in-order over one note's lines.
 func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
 	lines := attest.SplitNote(note)
 	var noteReasons []Reason // failures of the note as a whole, charged to every task
@@ -207,7 +207,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		}
 		field := fmt.Sprintf("line %d", i+1)
 		// 1. The line parses (limits, strict JSON); a Sigstore bundle line's
-		//    signature is checked by sigstore.go (SPEC §5 item 4), and a
+		//    signature is checked by sigstore.go (docs/format.md#signatures-dsse-v1), and a
 		//    bundle it refuses is malformed.
 		var sigs *SignaturesResult
 		var err error
@@ -269,7 +269,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		}
 	}
 	if len(results) == 0 {
-		// missing stands alone (SPEC §7): a note whose lines could not be
+		// missing stands alone (docs/format.md#checks-in-order): a note whose lines could not be
 		// read is malformed, with those lines' reasons only.
 		r := ObjectResult{Object: c.ID, Kind: KindTick, Outcome: OK}
 		for _, nr := range noteReasons {
@@ -370,8 +370,9 @@ func byTaskLine(g []*entry) []taskPart {
 	return parts
 }
 
-// checkTask runs SPEC §7's checks 3 (signatures, credited) and 5 onwards for one
-// task's statements: tv is its task-verification statement, group every statement
+// checkTask runs, for one task's statements, the checks of
+// docs/format.md#checks-in-order from the signatures (credited) and from the
+// Statement's _type onwards: tv is its task-verification statement, group every statement
 // of the tick (byTaskLine); lines is the number of task lines the note's
 // statements for the subject are about.
 func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
@@ -482,8 +483,8 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 }
 
-// checkTaskLine runs SPEC §7's checks 7 (task.line_hash) and 8
-// (spec.section_hash); lines is checkTask's.
+// checkTaskLine runs the task.line_hash and spec.section_hash checks of
+// docs/format.md#checks-in-order; lines is checkTask's.
 func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints, lines int) {
 	unit, ok := v.unitFromPredicate(p)
 	if !ok {
@@ -656,7 +657,7 @@ func checkVSA(r *ObjectResult, tv *entry, group []*entry) {
 }
 
 // regressionValue is the JSON value of the regression reason the view reads
-// (SPEC §4): the predicate's own member as written, or {"reason":"unrecorded"}
+// (docs/format.md#hash-recipes): the predicate's own member as written, or {"reason":"unrecorded"}
 // for a regression_only tick of revision < 3 without one.
 func regressionValue(p *predicate.Predicate, view *predicate.View) any {
 	if _, ok := p.Regression.Get(); ok {
