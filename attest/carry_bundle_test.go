@@ -56,7 +56,7 @@ func TestCarryRefusesBundles(t *testing.T) {
 	if err := attest.CheckNoBundles(notes, r.c1, side); !errors.Is(err, attest.ErrRequest) {
 		t.Errorf("CheckNoBundles = %v, want ErrRequest", err)
 	}
-	_, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c1, To: side})
+	_, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c1, To: side, UnverifiedFromUnsafe: true})
 	want := fmt.Sprintf("holds a Sigstore bundle (line %d)", lines+1)
 	if !errors.Is(err, attest.ErrRequest) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("Carry from a note with a bundle = %v, want ErrRequest saying %q", err, want)
@@ -73,7 +73,7 @@ func TestCarryRefusesBundles(t *testing.T) {
 	if err := attest.CheckNoBundles(notes, r.c1, side); err != nil {
 		t.Errorf("CheckNoBundles without a bundle = %v", err)
 	}
-	res, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c1, To: side, DryRun: true})
+	res, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c1, To: side, DryRun: true, UnverifiedFromUnsafe: true})
 	if err != nil || len(res.Written) != 2 {
 		t.Fatalf("Carry without the bundle = %+v, %v; want T001 and T002", res, err)
 	}
