@@ -268,17 +268,9 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 			green = r
 		}
 	}
-	obj := map[string]any{}
-	if len(req.Evidence) > 0 {
-		v, err := predicate.DecodeValue(req.Evidence, predicate.PredicateKeys)
-		if err != nil {
-			return nil, fmt.Errorf("evidence: %w", err)
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
-		}
-		obj = m
+	obj, err := evidenceObject(req.Evidence)
+	if err != nil {
+		return nil, err
 	}
 
 	files := req.TestFiles

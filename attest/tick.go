@@ -532,17 +532,9 @@ func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
 	if reason == nil {
 		return evidence, nil
 	}
-	obj := map[string]any{}
-	if len(evidence) > 0 {
-		v, err := predicate.DecodeValue(evidence, predicate.PredicateKeys)
-		if err != nil {
-			return nil, fmt.Errorf("evidence: %w", err)
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
-		}
-		obj = m
+	obj, err := evidenceObject(evidence)
+	if err != nil {
+		return nil, err
 	}
 	if old, ok := obj["regression"]; ok && old != nil {
 		a, _ := predicate.Canonical(old)
@@ -619,4 +611,22 @@ func ParseRegressionReason(s string) (map[string]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// evidenceObject decodes an evidence file (docs/format.md#statements: members
+// copied into the predicate as given), strictly as predicate members are: an
+// empty file is an empty object; anything but a JSON object is an ErrRequest.
+func evidenceObject(evidence []byte) (map[string]any, error) {
+	if len(evidence) == 0 {
+		return map[string]any{}, nil
+	}
+	v, err := predicate.DecodeValue(evidence, predicate.PredicateKeys)
+	if err != nil {
+		return nil, fmt.Errorf("evidence: %w", err)
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
+	}
+	return m, nil
 }

@@ -55,6 +55,10 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 	if err != nil {
 		return "", err
 	}
+	if refs := ambiguousRefs(hd, rev); len(refs) > 0 {
+		r.release(hd)
+		return "", fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(refs, ", "), refs[len(refs)-1])
+	}
 	h, err := hd.repo.ResolveRevision(plumbing.Revision(rev))
 	r.release(hd)
 	if err != nil || h == nil || h.IsZero() {
@@ -730,4 +734,47 @@ func (c *commitCache) put(h plumbing.Hash, o *object.Commit) {
 		c.m = make(map[plumbing.Hash]*object.Commit, 1024)
 	}
 	c.m[h] = o
+}
+
+// ambiguousRefs returns the refs a short ref name at the start of rev can mean
+// (git's order, gitrevisions(7): refs/<name>, refs/tags/<name>,
+// refs/heads/<name>, refs/remotes/<name>, refs/remotes/<name>/HEAD) when two or
+// more of them exist and name different objects; nil otherwise. git takes the
+// first with a warning; a verifier must not: a tag or a refs/<name> ref pushed
+// as "main" would otherwise stand in for the base branch and the trust read
+// from it (docs/format.md#git-preconditions).
+func ambiguousRefs(hd *handle, rev string) []string {
+	name := rev
+	if i := strings.IndexAny(name, "~^@{"); i >= 0 {
+		name = name[:i]
+	}
+	if name == "" || name == "HEAD" || strings.HasPrefix(name, "refs/") || isHexPrefix(name) {
+		return nil
+	}
+	var found []string
+	ids := map[plumbing.Hash]bool{}
+	for _, c := range []string{"refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
+		if err != nil || ref == nil {
+			continue
+		}
+		found = append(found, c)
+		ids[ref.Hash()] = true
+	}
+	if len(ids) < 2 {
+		return nil
+	}
+	return found
+}
+
+func isHexPrefix(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
