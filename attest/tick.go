@@ -159,6 +159,25 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		ticks = inUnit
 	}
+	// Two projects' ticks that read the same to a statement (project-relative
+	// unit.dir, task ID, line_hash) cannot be told apart by one: refuse rather
+	// than sign a statement the gate could credit to the other project
+	// (docs/format.md#project-root-in-the-gate).
+	seen := map[string]string{}
+	for _, t := range all {
+		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+			continue
+		}
+		k := t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
+		if r, ok := seen[k]; ok && r != t.Root {
+			for _, c := range ticks {
+				if c.ProjectUnit().Dir+"\x00"+c.TaskID+"\x00"+c.LineHash == k {
+					return nil, fmt.Errorf("%w: %s ticks the same task line of %s (task %s) in two projects (%q and %q); a statement names its unit only project-relative and could not tell them apart: tick them in separate commits", ErrRequest, commit.ID, t.ProjectUnit().Dir, t.TaskID, r, t.Root)
+				}
+			}
+		}
+		seen[k] = t.Root
+	}
 	if len(req.Tasks) > 0 {
 		// A task ID names every line the commit ticks with it (a tasks file
 		// may repeat an ID: each ticked line is a tick of its own).

@@ -271,6 +271,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	bornListed := map[string]bool{} // unit dir, task ID, line after
 	irregular := map[string]bool{}  // paths reported tasks_file_not_regular
 	unrecognized := map[string]bool{}
+	twins := projectTwins(ticks)
 	for i, t := range ticks {
 		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
@@ -331,8 +332,9 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 		if t.Ambiguous != "" {
 			// The tasks file repeats the task's ID: the tick is its line, and
-			// its evidence the statement binding that line (README "Choices",
-			// item 10) — unless another line with the ID reads the same, when
+			// its evidence the statement binding that line
+			// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+			// line, also when its task ID repeats") — unless another line with the ID reads the same, when
 			// no attestation can say which of the two it is about.
 			r, err := v.repeatedLine(t)
 			if err != nil {
@@ -360,6 +362,12 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		// never the tick's (docs/format.md#project-root).
 		found, byName := -1, -1
 		var noteBroken *ObjectResult
+		if twins[projectTwinKey(t)] {
+			// Two projects' ticks of this commit read the same to a statement
+			// (same unit.dir, task ID and line_hash): none can be credited.
+			rs = nil
+			tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
+		}
 		for i := range rs {
 			if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
 				if found < 0 && rs[i].LineHash == t.LineHash {
@@ -833,4 +841,29 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 	}
 	return fmt.Sprintf("evidence for %s is on %s, not on the tick commit (rewritten by a rebase or squash?); re-issue it here: taskproof attest carry %s %s",
 		tr.Task, strings.Join(names, ", "), tr.Evidence, tick)
+}
+
+// projectTwinKey is what a statement can say of a tick's unit and line: its
+// commit, its project-relative unit.dir, task ID and line_hash.
+func projectTwinKey(t gitref.Tick) string {
+	return string(t.Commit) + "\x00" + t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
+}
+
+// projectTwins marks the keys (projectTwinKey) of ticks that one commit makes in
+// two or more project roots: a statement, whose unit.dir is project-relative,
+// cannot tell them apart (docs/format.md#project-root-in-the-gate).
+func projectTwins(ticks []gitref.Tick) map[string]bool {
+	roots := map[string]string{}
+	twins := map[string]bool{}
+	for _, t := range ticks {
+		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+			continue
+		}
+		k := projectTwinKey(t)
+		if r, ok := roots[k]; ok && r != t.Root {
+			twins[k] = true
+		}
+		roots[k] = t.Root
+	}
+	return twins
 }

@@ -120,3 +120,23 @@ func TestMonorepoDecide(t *testing.T) {
 	rep := r.gate(t, 0)
 	checkRows(t, rep, "success", monoA+":T001 evidenced/", monoB+":T001 evidenced/")
 }
+
+// TestMonorepoTwinTicks: one commit ticks the same task line in the root
+// project and in a nested one. A statement names its unit project-relative
+// (specs/001-x for both), so it cannot say which it vouches for: attest tick
+// refuses either (exit 2), and the gate credits neither.
+func TestMonorepoTwinTicks(t *testing.T) {
+	root, nested := "specs/001-x/tasks.md", "svc/specs/001-x/tasks.md"
+	tasks := "# Tasks\n\n- [ ] T001 Create the service\n- [ ] T002 Test it\n"
+	r := newGateRepo(t, map[string]string{"svc/speccoder.toml": "[model]\nprovider = \"svc\"\n", root: tasks, nested: tasks})
+	c := r.tick(t, []string{root, nested}, "T001")
+	for _, unit := range []string{"svc/specs/001-x", "specs/001-x"} {
+		_, stderr := r.run(t, ExitUsage, "attest", "tick", "--commit", c, "--signer", "ssh", "--key", r.key,
+			"--verdict", "regression_only", "--regression-reason", "planning_work", "--unit", unit)
+		if !strings.Contains(stderr, "in two projects") {
+			t.Errorf("--unit %s: %s", unit, stderr)
+		}
+	}
+	rep := r.gate(t, 1)
+	checkRows(t, rep, "failure", root+":T001 unverifiable/ticked_without_evidence", nested+":T001 unverifiable/ticked_without_evidence")
+}
