@@ -22,7 +22,7 @@ var (
 	// sequence that is not UTF-8 (a UTF-16 file, a binary), or is larger than
 	// MaxTasksFileSize. Such a file cannot be read as GitHub shows it, so its
 	// ticks cannot be judged (docs/format.md#tasks-files).
-	ErrNotText = errors.New("specfmt: tasks file is not UTF-8 text")
+	ErrNotText = errors.New("specfmt: tasks file is not UTF-8 text of at most 4 MiB")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.

@@ -424,7 +424,7 @@ const MaxTasksFileSize = 4 << 20
 // lines, while an editor or agent reading it sees the ticks.
 func checkText(content []byte) error {
 	if len(content) > MaxTasksFileSize {
-		return fmt.Errorf("%w: %d bytes (at most %d)", ErrNotText, len(content), MaxTasksFileSize)
+		return fmt.Errorf("%w: it has %d bytes", ErrNotText, len(content))
 	}
 	bad := bytes.IndexByte(content, 0)
 	if utf8.Valid(content) {
