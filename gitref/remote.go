@@ -109,6 +109,11 @@ type SyncResult struct {
 	// Arrived maps each commit whose note in the conflicts ref gained lines from
 	// the remote to those lines (statements displaced by someone else's merge).
 	Arrived map[Hash][]byte `json:"-"`
+	// Removed maps each commit whose note a fast-forward to the remote's notes
+	// took lines away from (another clone replaced or removed them: a
+	// --force, a carry) to those lines; they are kept in the conflicts ref
+	// rather than dropped unnamed (docs/format.md#conflicting-statements-of-one-tick).
+	Removed map[Hash][]byte `json:"-"`
 	// Attempts is how many pushes were tried.
 	Attempts int `json:"attempts,omitempty"`
 	// Rejected lists refs the remote or the local side refused to move (skip refs
@@ -331,6 +336,7 @@ func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res 
 		return err
 	}
 	res.Merged = res.Merged[:0]
+	res.Removed = nil
 	displaced := map[Hash][]byte{}
 	next, action := local, "up-to-date"
 	switch {
@@ -346,6 +352,11 @@ func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res 
 		case remoteOld:
 		case localOld:
 			next, action = remote, "fast-forward"
+			if o.ConflictsRef != "" {
+				if err := s.removedLines(local, remote, displaced, res); err != nil {
+					return err
+				}
+			}
 		default:
 			merged, commits, err := s.mergeNotesCommits(local, remote, func(id Hash, l, r []byte) ([]byte, error) {
 				m, d, err := o.Merge(id, l, r)
@@ -896,4 +907,63 @@ func (s *NotesStore) relation(local, remote Hash) (ahead, behind bool, err error
 	}
 	behind, err = s.isAncestor(local, remote)
 	return ahead, behind, err
+}
+
+// removedLines records, for a fast-forward from notes commit local to remote,
+// the lines of local's notes that remote's no longer hold, in displaced (to be
+// kept in the conflicts ref) and res.Removed (to be named to the user). Only
+// notes whose blobs differ are read.
+func (s *NotesStore) removedLines(local, remote Hash, displaced map[Hash][]byte, res *SyncResult) error {
+	lt, err := s.notesTree(local)
+	if err != nil {
+		return err
+	}
+	rt, err := s.notesTree(remote)
+	if err != nil {
+		return err
+	}
+	lnotes, err := s.noteBlobs(lt)
+	if err != nil {
+		return err
+	}
+	rnotes, err := s.noteBlobs(rt)
+	if err != nil {
+		return err
+	}
+	for id, lp := range lnotes {
+		rp := rnotes[id]
+		if len(lp) == 1 && len(rp) == 1 && lp[0].blob == rp[0].blob {
+			continue
+		}
+		lb, err := s.readNote(id, lp)
+		if err != nil {
+			return err
+		}
+		var rb []byte
+		if len(rp) > 0 {
+			if rb, err = s.readNote(id, rp); err != nil {
+				return err
+			}
+		}
+		have := map[string]bool{}
+		for _, l := range bytes.Split(rb, []byte("\n")) {
+			have[string(bytes.TrimSuffix(l, []byte("\r")))] = true
+		}
+		var gone []byte
+		for _, l := range bytes.Split(lb, []byte("\n")) {
+			l = bytes.TrimSuffix(l, []byte("\r"))
+			if len(bytes.TrimSpace(l)) == 0 || have[string(l)] {
+				continue
+			}
+			gone = append(append(gone, l...), '\n')
+		}
+		if len(gone) > 0 {
+			displaced[id] = append(displaced[id], gone...)
+			if res.Removed == nil {
+				res.Removed = map[Hash][]byte{}
+			}
+			res.Removed[id] = gone
+		}
+	}
+	return nil
 }

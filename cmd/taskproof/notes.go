@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -162,6 +163,17 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
 				"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
 				short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), x.Displaced, opts.ConflictsRef, cref, x.Commit)
+		}
+		removed := make([]string, 0, len(res.Removed))
+		for id := range res.Removed {
+			removed = append(removed, string(id))
+		}
+		sort.Strings(removed)
+		for _, id := range removed {
+			n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s's notes no longer hold %d line(s) of yours (another clone replaced or removed them: attest --force, attest carry); "+
+				"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+				short(gitref.Hash(id)), res.Remote, n, opts.ConflictsRef, cref, id)
 		}
 		if f == "json" {
 			enc := json.NewEncoder(c.OutOrStdout())
