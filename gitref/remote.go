@@ -266,23 +266,11 @@ func (s *NotesStore) dropTemporary(o SyncOptions, n remoteNames) {
 // ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
 // when git fails.
 func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
-	if err := o.defaults(); err != nil {
-		return nil, err
-	}
-	res := newSyncResult(o, s.ref)
-	before, err := s.repo.ReadRef(s.ref)
+	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
 	}
-	res.Before, res.After = before, before
-	n, err := s.remoteNames(o)
-	if err != nil {
-		return nil, err
-	}
-	defer s.dropTemporary(o, n)
-	if !n.temporary {
-		res.Tracking = n.notes
-	}
+	defer done()
 	if err := s.fetchRefs(ctx, o, n); err != nil {
 		return nil, err
 	}
@@ -682,23 +670,11 @@ func rejectedLines(out string) []string {
 // ErrNotesRefAbsent when there is no notes ref on either side, and is a
 // *GitError when git fails for another reason.
 func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
-	if err := o.defaults(); err != nil {
-		return nil, err
-	}
-	before, err := s.repo.ReadRef(s.ref)
+	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
 	}
-	res := newSyncResult(o, s.ref)
-	res.Before, res.After = before, before
-	n, err := s.remoteNames(o)
-	if err != nil {
-		return nil, err
-	}
-	defer s.dropTemporary(o, n)
-	if !n.temporary {
-		res.Tracking = n.notes
-	}
+	defer done()
 	var merged []Hash
 	arrived := map[Hash][]byte{}
 	for res.Attempts < o.MaxAttempts {
@@ -744,7 +720,7 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 			res.After, res.RemoteHead = local, local
 			res.Merged, res.Arrived = merged, arrived
 			switch {
-			case status == "=" && local == before:
+			case status == "=" && local == res.Before:
 				res.Action = "up-to-date"
 			default:
 				res.Action = "pushed"
@@ -966,4 +942,27 @@ func (s *NotesStore) removedLines(local, remote Hash, displaced map[Hash][]byte,
 		}
 	}
 	return nil
+}
+
+// startSync begins a Fetch or Push: it fills in o's defaults, reads the local
+// notes ref (the result's Before and After) and names the remote's tracking
+// refs (the result's Tracking, unless they are temporary: a URL). done drops
+// temporary tracking refs; call it when the sync ends.
+func (s *NotesStore) startSync(o *SyncOptions) (res *SyncResult, n remoteNames, done func(), err error) {
+	if err := o.defaults(); err != nil {
+		return nil, remoteNames{}, nil, err
+	}
+	before, err := s.repo.ReadRef(s.ref)
+	if err != nil {
+		return nil, remoteNames{}, nil, err
+	}
+	res = newSyncResult(*o, s.ref)
+	res.Before, res.After = before, before
+	if n, err = s.remoteNames(*o); err != nil {
+		return nil, remoteNames{}, nil, err
+	}
+	if !n.temporary {
+		res.Tracking = n.notes
+	}
+	return res, n, func() { s.dropTemporary(*o, n) }, nil
 }
