@@ -27,6 +27,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -354,7 +355,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 
 	// The history walk (for --all, alongside the notes' reading: both use all
 	// cores).
-	var ticks []gitref.Tick
+	var ticks []tick.Tick
 	var ticksErr error
 	walked := make(chan struct{})
 	go func() {
@@ -362,14 +363,14 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		if opts.Head == "" {
 			return
 		}
-		all, err := repo.Ticks(rep.Base, opts.Head, gitref.TickOptions{})
+		all, err := tick.Range(repo, rep.Base, opts.Head, tick.Options{})
 		if err != nil {
 			ticksErr = err
 			return
 		}
 		ticks = all[:0] // filtered in place
 		for _, t := range all {
-			if t.Kind == gitref.KindTick && !t.Unrecognized {
+			if t.Kind == tick.KindTick && !t.Unrecognized {
 				ticks = append(ticks, t)
 			}
 		}

@@ -147,7 +147,7 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 }
 
 // taskHints are tasks of an object already parsed from its tasks files (by
-// gitref.Ticks, for the merge gate), keyed by unit dir and task ID; each must be
+// tick.Range, for the merge gate), keyed by unit dir and task ID; each must be
 // the one task of unit dir's tasks file at the object with that ID. checkTaskLine
 // uses them instead of parsing the file again.
 type taskHints map[taskHintKey]specfmt.Task
