@@ -18,14 +18,6 @@ import (
 // (docs/format.md#storage).
 const SkipRefPrefix = "refs/speccoder/skipped/"
 
-// tasksGlobs are the tasks files of units
-// (docs/format.md#units-and-task-lines), for finding a task by ID.
-var tasksGlobs = []string{
-	"specs/*/tasks.md", ".specify/specs/*/tasks.md",
-	"openspec/changes/*/tasks.md", "openspec/changes/archive/*/tasks.md",
-	".kiro/specs/*/tasks.md",
-}
-
 // DecideRequest is what `taskproof attest decide` asks for (docs/format.md#units-and-task-lines).
 type DecideRequest struct {
 	// Commit is, for attested, the commit that ticks the task; for skipped, the
@@ -218,8 +210,11 @@ func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 		t specfmt.Task
 	}
 	var hits []hit
-	for _, g := range tasksGlobs {
-		paths, _ := fs.Glob(fsys, g)
+	// The built-in layouts' patterns are fs.Glob patterns (no "**");
+	// UnitForTasksPath drops what a glob matches and its layout refuses (the
+	// change named "archive").
+	for _, lay := range specfmt.BuiltinLayouts() {
+		paths, _ := fs.Glob(fsys, lay.Tasks)
 		for _, p := range paths {
 			u, ok := specfmt.UnitForTasksPath(p)
 			if !ok || (unitDir != "" && u.Dir != unitDir) {
