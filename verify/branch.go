@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // Conclusions of a verification (docs/format.md#gate-rules).
@@ -27,7 +28,7 @@ const (
 	StatusUnverifiable = "unverifiable"
 	StatusEdited       = "edited" // a task line edited after its tick
 	// StatusBornTicked: a ticked task of a tasks file new in its commit
-	// (gitref.KindBornTicked): in Ticks, failing, when it has no evidence;
+	// (tick.KindBornTicked): in Ticks, failing, when it has no evidence;
 	// listed in Report.BornTicked when the policy allows it
 	// (docs/format.md#born-ticked-tasks).
 	StatusBornTicked = "born_ticked"
@@ -177,7 +178,7 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // commit reachable from head and not from base (merges included) is mapped to
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
 // task lines edited after their tick fail too. A task added already ticked to a
-// tasks file its commit's parent has is a tick like any other (gitref.Tick.Born);
+// tasks file its commit's parent has is a tick like any other (tick.Tick.Born);
 // the ticked tasks of tasks files new in their commit are judged too (born_ticked
 // without evidence), unless the policy allows them (Report.BornTicked). Ticks in
 // unrecognized tasks files and links or submodules at tasks-file positions fail;
@@ -195,7 +196,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		return nil, err
 	}
 	layouts := v.policy().Layouts()
-	ticks, moves, err := v.Repo.Walk(base, head, gitref.TickOptions{Layouts: layouts})
+	ticks, moves, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
 	if err != nil {
 		return nil, err
 	}
@@ -209,16 +210,16 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	// again while merging, say) is judged on the merge, even when an older
 	// commit of the range ticked the same task.
 	inRange := map[string]bool{} // commit, unit dir, task ID, line after
-	tickKey := func(c gitref.Hash, t gitref.Tick) string {
+	tickKey := func(c gitref.Hash, t tick.Tick) string {
 		return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
 	}
 	for _, t := range ticks {
-		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
+		if !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
 			inRange[tickKey(t.Commit, t)] = true
 		}
 	}
 	broughtIn := map[gitref.Hash]map[string]bool{} // merge → unit dir, task ID, line after
-	mergedIn := func(t gitref.Tick) (bool, error) {
+	mergedIn := func(t tick.Tick) (bool, error) {
 		set, ok := broughtIn[t.Commit]
 		if !ok {
 			set = map[string]bool{}
@@ -227,7 +228,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				return false, err
 			}
 			for _, p := range m.Parents[1:] {
-				side, err := v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{Layouts: layouts})
+				side, err := tick.Range(v.Repo, m.Parents[0], p, tick.Options{Layouts: layouts})
 				if err != nil {
 					return false, err
 				}
@@ -250,7 +251,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	var tickCommits []gitref.Hash
 	hints := map[gitref.Hash]taskHints{}
 	for _, t := range ticks {
-		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
 			continue
 		}
 		h, queued := hints[t.Commit]
@@ -276,13 +277,13 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
 		switch {
-		case t.Kind == gitref.KindNotRegular:
+		case t.Kind == tick.KindNotRegular:
 			if !irregular[t.Path] {
 				irregular[t.Path] = true
 				rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
 			}
 			continue
-		case t.Unrecognized && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked):
+		case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
 			if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !unrecognized[k] {
 				unrecognized[k] = true
 				rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
@@ -292,11 +293,11 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			continue
 		}
 		switch t.Kind {
-		case gitref.KindUntick:
+		case tick.KindUntick:
 			tr.Status = "unticked"
 			rep.Unticks = append(rep.Unticks, tr)
 			continue
-		case gitref.KindBornTicked:
+		case tick.KindBornTicked:
 			// Commits come parents first: a merge repeating what a commit of the
 			// range already listed is skipped.
 			k := tickKey("", t)
@@ -311,7 +312,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				continue
 			}
 			// Judged as a tick: without evidence it fails as born_ticked.
-		case gitref.KindEdit:
+		case tick.KindEdit:
 			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
 			if !latest[i] {
@@ -321,7 +322,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 			rep.Ticks = append(rep.Ticks, tr)
 			continue
 		}
-		if t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) {
+		if t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) {
 			merged, err := mergedIn(t)
 			if err != nil {
 				return nil, err
@@ -428,7 +429,7 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 			}
 		}
-		if t.Kind == gitref.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
+		if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
 			tr.Status = StatusBornTicked
 			tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
 		}
@@ -613,11 +614,11 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 }
 
 // repeatedLine is, for a tick whose tasks file repeats its task ID
-// (gitref.Tick.Ambiguous), the duplicate_task_id reason (malformed) when
+// (tick.Tick.Ambiguous), the duplicate_task_id reason (malformed) when
 // another line with the ID reads the same as the ticked line at the tick
 // commit: no attestation can say which of the two it binds. nil otherwise: the
 // tick is its line, evidenced by a statement with its line hash.
-func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
+func (v *Verifier) repeatedLine(t tick.Tick) (*Reason, error) {
 	b, err := v.Repo.File(t.Commit, t.Path)
 	if err != nil {
 		return nil, err
@@ -667,7 +668,7 @@ func unrecognizedTick(tr TickResult) TickResult {
 // class, the same for every directory of one unit's history.
 type unitDirs map[string]string
 
-func unitClasses(moves []gitref.Move) unitDirs {
+func unitClasses(moves []tick.Move) unitDirs {
 	u := unitDirs{}
 	for _, m := range moves {
 		a, b := u.find(m.OldUnit.Dir), u.find(m.Unit.Dir)
@@ -692,18 +693,18 @@ func (u unitDirs) find(dir string) string {
 // latest: false for a tick (or born-ticked task) of a unit and task ID that a
 // later commit of the walk unticks (docs/format.md#superseded-ticks); the same
 // for an edit of a ticked line. Other kinds are marked true.
-func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
+func latestTicks(ticks []tick.Tick, units unitDirs) []bool {
 	out := make([]bool, len(ticks))
 	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
-	key := func(t gitref.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
+	key := func(t tick.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
 	for i, t := range ticks {
-		if t.Kind == gitref.KindUntick {
+		if t.Kind == tick.KindUntick {
 			lastUntick[key(t)] = i
 		}
 	}
 	for i, t := range ticks {
 		out[i] = true
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked && t.Kind != gitref.KindEdit {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked && t.Kind != tick.KindEdit {
 			continue
 		}
 		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {
@@ -739,13 +740,13 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // submodules at tasks-file positions at head tasks_file_not_regular. What the
 // walk already reported failing is not reported again.
 func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
-	headFiles, err := v.Repo.TasksFiles(head, layouts)
+	headFiles, err := tick.TasksFiles(v.Repo, head, layouts)
 	if err != nil {
 		return err
 	}
-	var baseFiles []gitref.TasksFileAt
+	var baseFiles []tick.TasksFileAt
 	if base != "" {
-		if baseFiles, err = v.Repo.TasksFiles(base, layouts); err != nil {
+		if baseFiles, err = tick.TasksFiles(v.Repo, base, layouts); err != nil {
 			return err
 		}
 	}
@@ -845,18 +846,18 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 
 // projectTwinKey is what a statement can say of a tick's unit and line: its
 // commit, its project-relative unit.dir, task ID and line_hash.
-func projectTwinKey(t gitref.Tick) string {
+func projectTwinKey(t tick.Tick) string {
 	return string(t.Commit) + "\x00" + t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
 }
 
 // projectTwins marks the keys (projectTwinKey) of ticks that one commit makes in
 // two or more project roots: a statement, whose unit.dir is project-relative,
 // cannot tell them apart (docs/format.md#project-root-in-the-gate).
-func projectTwins(ticks []gitref.Tick) map[string]bool {
+func projectTwins(ticks []tick.Tick) map[string]bool {
 	roots := map[string]string{}
 	twins := map[string]bool{}
 	for _, t := range ticks {
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked {
 			continue
 		}
 		k := projectTwinKey(t)
