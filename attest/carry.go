@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // UnionNote is [MergeNotes] for callers that only need the merged note and the
@@ -106,12 +109,12 @@ type CarryRequest struct {
 	// evidence there (docs/format.md#gate-rules).
 	To gitref.Hash
 	// Signers sign the re-issued statements; none: they are written unsigned.
-	Signers []Signer
+	Signers []signer.Signer
 	// CheckFrom, when not nil, is called with every envelope of From's note that
 	// is carried, before anything is written; an error stops the carry. The CLI
 	// uses it to verify From's signatures against the verifier's trust, so that a
 	// carry never re-signs statements nobody trusted.
-	CheckFrom func(subject string, env *Envelope) error
+	CheckFrom func(subject string, env *dsse.Envelope) error
 	// UnverifiedFromUnsafe re-signs From's statements without any check: Carry
 	// refuses a request with neither CheckFrom nor UnverifiedFromUnsafe
 	// ([ErrUncheckedFrom]), so that unverified statements are never re-signed
@@ -182,8 +185,8 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	var todo []carried
 	seen := map[string]int{}         // subject name → statements carried
 	seenLine := map[[2]string]bool{} // subject name, task.line_hash
-	for i, line := range SplitNote(note) {
-		env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+	for i, line := range noteline.Split(note) {
+		env, err := dsse.DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
 		if err != nil || env.CheckPayloadType() != nil {
 			continue
 		}
@@ -310,7 +313,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	// To's note is written: only now remove From's carried lines.
 	_, err = notes.Update(from.ID, func(old []byte) ([]byte, error) {
 		var out []byte
-		for _, l := range SplitNote(old) {
+		for _, l := range noteline.Split(old) {
 			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] > 0 && lineAbout(l, from.ID) {
 				continue
 			}
@@ -326,7 +329,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 }
 
 // CheckNoBundles returns an error wrapping [ErrRequest] when the note of from
-// holds a Sigstore bundle (a line [IsBundle] reports): a carry re-signs
+// holds a Sigstore bundle (a line [noteline.IsBundle] reports): a carry re-signs
 // statements with its own signers and cannot re-issue a bundle, whose
 // signature and transparency-log entry are bound to from, so the tick of to
 // must be attested again. [Carry] makes this check itself; a caller carrying
@@ -340,8 +343,8 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 }
 
 func noBundles(note []byte, from, to gitref.Hash) error {
-	for i, line := range SplitNote(note) {
-		if IsBundle(line) {
+	for i, line := range noteline.Split(note) {
+		if noteline.IsBundle(line) {
 			return fmt.Errorf("%w: the note of %s holds a Sigstore bundle (line %d): a carry cannot re-issue Sigstore bundles; attest %s again instead", ErrRequest, from, i+1, to)
 		}
 	}
@@ -350,7 +353,7 @@ func noBundles(note []byte, from, to gitref.Hash) error {
 
 // lineAbout reports whether a note line's single subject names commit.
 func lineAbout(line []byte, commit gitref.Hash) bool {
-	env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
+	env, err := dsse.DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
 	if err != nil {
 		return false
 	}

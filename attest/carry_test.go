@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 )
 
 // envLine is an unsigned envelope line holding a statement about subject.
@@ -13,7 +16,7 @@ func envLine(t *testing.T, subject, predicateType, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+	b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +34,7 @@ func TestUnionNote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+		b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +81,7 @@ func TestUnionNote(t *testing.T) {
 		})
 	}
 	var many []string
-	for i := 0; i < MaxNoteLines; i++ {
+	for i := 0; i < noteline.MaxNoteLines; i++ {
 		many = append(many, `{"n":`+strings.Repeat("1", i+1)+`}`)
 	}
 	if _, _, err := UnionNote([]byte(strings.Join(many, "\n")+"\n"), []byte(`{"extra":1}`+"\n")); !errors.Is(err, ErrNoteLimit) {

@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // SkipRefPrefix is where skip records live: refs/speccoder/skipped/<feature>/<task>
@@ -37,7 +38,7 @@ type DecideRequest struct {
 	Verdict predicate.Verdict
 	// By and Reason are the decider.
 	By, Reason string
-	Signers    []Signer
+	Signers    []signer.Signer
 	Time       time.Time
 	DryRun     bool
 }

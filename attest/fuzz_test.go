@@ -7,7 +7,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // FuzzParseRegressionReason: no input panics; an accepted one names a known
@@ -40,7 +43,7 @@ func FuzzMergeNote(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	line, err := (&Envelope{PayloadType: PayloadType, Payload: owned}).MarshalJSON()
+	line, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: owned}).MarshalJSON()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func FuzzMergeNote(f *testing.F) {
 			t.Fatalf("result %q does not end with a newline", got)
 		}
 		var kept [][]byte
-		for _, l := range SplitNote(old) {
+		for _, l := range noteline.Split(old) {
 			if n, typ, ok := LineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
 				continue
 			}
@@ -83,11 +86,11 @@ func FuzzDetectKeyKind(f *testing.F) {
 	f.Add([]byte{0x95, 0x01, 0x02})
 	f.Add([]byte{0xc5, 0x01})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		kind, err := DetectKeyKind(data)
+		kind, err := signer.DetectKeyKind(data)
 		switch {
-		case err == nil && kind != KindSSH && kind != KindOpenPGP && kind != KindRaw:
+		case err == nil && kind != signer.KindSSH && kind != signer.KindOpenPGP && kind != signer.KindRaw:
 			t.Fatalf("kind %q without an error", kind)
-		case err != nil && (kind != "" || !(errors.Is(err, ErrNoSigningKey) || errors.Is(err, ErrUnsupportedKey))):
+		case err != nil && (kind != "" || !(errors.Is(err, signer.ErrNoSigningKey) || errors.Is(err, signer.ErrUnsupportedKey))):
 			t.Fatalf("= %q, %v", kind, err)
 		}
 	})

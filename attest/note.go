@@ -5,17 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
-)
-
-// Note limits (docs/format.md#limits).
-const (
-	// MaxNoteSize is the largest note, in bytes (4 MiB).
-	MaxNoteSize = 4 << 20
-	// MaxNoteLines is the largest number of lines in one note (docs/format.md#limits):
-	// the 4 MiB size is the bound that matters; 1,024 lines hold the three
-	// statements of a commit that ticks 341 tasks.
-	MaxNoteLines = 1024
 )
 
 // ErrNoteLimit is matched by errors for a note that would exceed the limits of docs/format.md#limits.
@@ -27,17 +19,6 @@ var OwnedTypes = map[string]bool{
 	predicate.PredicateType: true,
 	TestResultType:          true,
 	VSAType:                 true,
-}
-
-// SplitNote splits a note into its lines (docs/format.md#storage: JSON Lines): on "\n", with a
-// final "\n" not making an empty last line. Lines are returned as written (a "\r"
-// before the "\n" stays part of the line).
-func SplitNote(note []byte) [][]byte {
-	if len(note) == 0 {
-		return nil
-	}
-	note = bytes.TrimSuffix(note, []byte("\n"))
-	return bytes.Split(note, []byte("\n"))
 }
 
 // LineSubject returns the subject name and predicateType of a note line that is a
@@ -57,15 +38,15 @@ func LineSubject(line []byte) (name, predicateType string, ok bool) {
 // line.
 func LineStatement(line []byte) (st *Statement, payload []byte, ok bool) {
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	var env *Envelope
+	var env *dsse.Envelope
 	var err error
-	if IsBundle(line) {
-		var b *Bundle
-		if b, err = DecodeBundle(line); err == nil {
+	if noteline.IsBundle(line) {
+		var b *noteline.Bundle
+		if b, err = noteline.DecodeBundle(line); err == nil {
 			env = b.Envelope
 		}
 	} else {
-		env, err = DecodeEnvelope(line)
+		env, err = dsse.DecodeEnvelope(line)
 	}
 	if err != nil || env.CheckPayloadType() != nil {
 		return nil, nil, false
@@ -196,7 +177,7 @@ func vsaInputs(st *Statement) []string {
 // other line — other tasks of the same commit, other tools' lines, lines that do
 // not decode — is kept byte for byte and in order; the new lines follow them. The
 // result ends with "\n". It fails with [ErrNoteLimit] when the result would exceed
-// [MaxNoteLines] lines or [MaxNoteSize] bytes, and when a new line contains "\n".
+// [noteline.MaxNoteLines] lines or [noteline.MaxNoteSize] bytes, and when a new line contains "\n".
 func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
 	return mergeNote(old, subjectName, TaskKey{}, lines)
 }
@@ -215,7 +196,7 @@ func MergeNoteFor(old []byte, subjectName string, key TaskKey, lines [][]byte) (
 
 // mergeNote is [MergeNoteFor]; a zero key.Dir matches every unit.
 func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
-	split := SplitNote(old)
+	split := noteline.Split(old)
 	keep := make([]bool, len(split))
 	var owned []int
 	var stmts []*Statement
@@ -264,11 +245,11 @@ func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]b
 		out.WriteByte('\n')
 		n++
 	}
-	if n > MaxNoteLines {
-		return nil, fmt.Errorf("%w: %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	if n > noteline.MaxNoteLines {
+		return nil, fmt.Errorf("%w: %d lines (at most %d)", ErrNoteLimit, n, noteline.MaxNoteLines)
 	}
-	if out.Len() > MaxNoteSize {
-		return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	if out.Len() > noteline.MaxNoteSize {
+		return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrNoteLimit, out.Len(), noteline.MaxNoteSize)
 	}
 	return out.Bytes(), nil
 }

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // envelopeLine returns an unsigned envelope line holding a Statement for subject
@@ -20,7 +23,7 @@ func envelopeLine(t *testing.T, name, typ string, pred map[string]any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+	b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +45,7 @@ func TestSplitNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got []string
-		for _, l := range SplitNote([]byte(tt.note)) {
+		for _, l := range noteline.Split([]byte(tt.note)) {
 			got = append(got, string(l))
 		}
 		if !reflect.DeepEqual(got, tt.want) {
@@ -144,18 +147,18 @@ func TestMergeNoteOwnership(t *testing.T) {
 func TestMergeNoteLimits(t *testing.T) {
 	line := envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{})
 	var lines [][]byte
-	for i := 0; i < MaxNoteLines; i++ {
+	for i := 0; i < noteline.MaxNoteLines; i++ {
 		lines = append(lines, line)
 	}
 	if _, err := MergeNote(nil, "f/T1", lines); err != nil {
-		t.Fatalf("%d lines: %v", MaxNoteLines, err)
+		t.Fatalf("%d lines: %v", noteline.MaxNoteLines, err)
 	}
 	if _, err := MergeNote([]byte("foreign\n"), "f/T1", lines); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("%d lines: err = %v, want ErrNoteLimit", MaxNoteLines+1, err)
+		t.Errorf("%d lines: err = %v, want ErrNoteLimit", noteline.MaxNoteLines+1, err)
 	}
-	big := bytes.Repeat([]byte("x"), MaxNoteSize)
+	big := bytes.Repeat([]byte("x"), noteline.MaxNoteSize)
 	if _, err := MergeNote(big, "f/T1", [][]byte{line}); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("over %d bytes: err = %v, want ErrNoteLimit", MaxNoteSize, err)
+		t.Errorf("over %d bytes: err = %v, want ErrNoteLimit", noteline.MaxNoteSize, err)
 	}
 	if _, err := MergeNote(nil, "f/T1", [][]byte{[]byte("a\nb")}); err == nil {
 		t.Error("a new line holding a newline was accepted")
@@ -165,17 +168,17 @@ func TestMergeNoteLimits(t *testing.T) {
 func TestSignatureKind(t *testing.T) {
 	tests := []struct {
 		sig  string
-		want Kind
+		want signer.Kind
 	}{
-		{"-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", KindSSH},
-		{"\n  -----BEGIN SSH SIGNATURE-----", KindSSH},
-		{"-----BEGIN PGP SIGNATURE-----\n\nwnUE\n-----END PGP SIGNATURE-----", KindOpenPGP},
-		{"\x30\x45\x02\x20", KindRaw},
-		{"", KindRaw},
-		{"-----BEGIN SSH SIGNATUR", KindRaw},
+		{"-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", signer.KindSSH},
+		{"\n  -----BEGIN SSH SIGNATURE-----", signer.KindSSH},
+		{"-----BEGIN PGP SIGNATURE-----\n\nwnUE\n-----END PGP SIGNATURE-----", signer.KindOpenPGP},
+		{"\x30\x45\x02\x20", signer.KindRaw},
+		{"", signer.KindRaw},
+		{"-----BEGIN SSH SIGNATUR", signer.KindRaw},
 	}
 	for _, tt := range tests {
-		if got := SignatureKind([]byte(tt.sig)); got != tt.want {
+		if got := signer.SignatureKind([]byte(tt.sig)); got != tt.want {
 			t.Errorf("SignatureKind(%q) = %s, want %s", tt.sig, got, tt.want)
 		}
 	}
@@ -200,7 +203,7 @@ func TestShowNote(t *testing.T) {
 		t.Errorf("line 2 = %+v, want an error", got[1])
 	}
 	if got[2].Line != 3 || got[2].Error == "" || len(got[2].Signatures) != 1 ||
-		got[2].Signatures[0].Kind != KindSSH || got[2].Signatures[0].KeyID != "SHA256:abc" {
+		got[2].Signatures[0].Kind != signer.KindSSH || got[2].Signatures[0].KeyID != "SHA256:abc" {
 		t.Errorf("line 3 = %+v, want the signature summarised and a statement error", got[2])
 	}
 }
@@ -220,7 +223,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 	}
 	var out [][]byte
 	for _, s := range stmts {
-		b, err := (&Envelope{PayloadType: PayloadType, Payload: s}).MarshalJSON()
+		b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: s}).MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -277,7 +280,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	lines := func(note []byte) []string {
 		var stmts []*Statement
 		var payloads [][]byte
-		for _, l := range SplitNote(note) {
+		for _, l := range noteline.Split(note) {
 			if st, payload, ok := LineStatement(l); ok && OwnedTypes[st.PredicateType] {
 				stmts, payloads = append(stmts, st), append(payloads, payload)
 			}
@@ -338,7 +341,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 // payloadOf is the payload of an envelope line.
 func payloadOf(t *testing.T, line []byte) []byte {
 	t.Helper()
-	env, err := DecodeEnvelope(line)
+	env, err := dsse.DecodeEnvelope(line)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -89,7 +91,7 @@ func orNone(s string) string {
 //
 // The result fails with [ErrNoteLimit] when it would exceed the note limits.
 func MergeNotes(local, remote []byte) (*NoteMerge, error) {
-	llines, rlines := SplitNote(local), SplitNote(remote)
+	llines, rlines := noteline.Split(local), noteline.Split(remote)
 	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
 	localOwned := map[noteTick][][]byte{}
 	localSubject := map[string]bool{}
@@ -159,11 +161,11 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 			add(l)
 		}
 	}
-	if n > MaxNoteLines {
-		return nil, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	if n > noteline.MaxNoteLines {
+		return nil, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, noteline.MaxNoteLines)
 	}
-	if out.Len() > MaxNoteSize {
-		return nil, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	if out.Len() > noteline.MaxNoteSize {
+		return nil, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), noteline.MaxNoteSize)
 	}
 	res.Merged = out.Bytes()
 	return res, nil
@@ -223,12 +225,12 @@ func summarize(lines [][]byte) StatementsSummary {
 		if !ok {
 			continue
 		}
-		if IsBundle(l) {
+		if noteline.IsBundle(l) {
 			if !seen["sigstore bundle"] {
 				seen["sigstore bundle"] = true
 				s.Signers = append(s.Signers, "sigstore bundle")
 			}
-		} else if env, err := DecodeEnvelope(l); err == nil {
+		} else if env, err := dsse.DecodeEnvelope(l); err == nil {
 			for _, sig := range env.Signatures {
 				id := sig.KeyID
 				if id == "" {
@@ -258,7 +260,7 @@ func summarize(lines [][]byte) StatementsSummary {
 func UnionLines(notes ...[]byte) []byte {
 	set := map[string]bool{}
 	for _, n := range notes {
-		for _, l := range SplitNote(n) {
+		for _, l := range noteline.Split(n) {
 			if len(bytes.TrimSpace(l)) > 0 {
 				set[string(l)] = true
 			}
@@ -287,7 +289,7 @@ type TickSummary struct {
 // SummarizeNote names the owned statements of each tick of a note (lines
 // taskproof does not own are left out), in subject order.
 func SummarizeNote(note []byte) []TickSummary {
-	lines := SplitNote(note)
+	lines := noteline.Split(note)
 	keys := tickKeys(lines)
 	groups := map[noteTick][][]byte{}
 	var order []noteTick
@@ -313,11 +315,11 @@ func SummarizeNote(note []byte) []TickSummary {
 // its time.
 func groupSigned(lines [][]byte) bool {
 	for _, l := range lines {
-		dl := DecodeLine(l)
-		if dl.Kind == LineBundle {
+		dl := noteline.Decode(l)
+		if dl.Kind == noteline.KindBundle {
 			continue
 		}
-		if dl.Kind != LineEnvelope || len(dl.Envelope.Signatures) == 0 {
+		if dl.Kind != noteline.KindEnvelope || len(dl.Envelope.Signatures) == 0 {
 			return false
 		}
 	}

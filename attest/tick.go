@@ -11,9 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // Errors of [Tick] that say what the caller must fix (the CLI maps them to exit 2).
@@ -51,7 +54,7 @@ type TickRequest struct {
 	// Red is the red run, or nil.
 	Red *predicate.RedRun
 	// Signers sign every envelope; none: the envelopes are written unsigned.
-	Signers []Signer
+	Signers []signer.Signer
 	// Time is when it is recorded (now when zero).
 	Time time.Time
 	// DryRun builds and signs the statements without writing the note.
@@ -101,8 +104,8 @@ type WrittenStmt struct {
 
 // WrittenSigner is one signature's kind and keyid.
 type WrittenSigner struct {
-	Kind  Kind   `json:"kind"`
-	KeyID string `json:"keyid"`
+	Kind  signer.Kind `json:"kind"`
+	KeyID string      `json:"keyid"`
 }
 
 // Tick attests the tasks a commit ticks (docs/format.md#storage): for each, it computes the
@@ -405,7 +408,7 @@ type pending struct {
 
 // write builds the statements of p for one task, signs them and writes the note;
 // line is pending.line.
-func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
+func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun bool) (*Written, error) {
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err
@@ -421,7 +424,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 
 // prepare builds the statements of p for one task (docs/format.md#statements) and signs them;
 // urls name the phases' test reports (see [TickStatementsWithReports]).
-func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, urls map[string]string) (pending, error) {
+func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []signer.Signer, urls map[string]string) (pending, error) {
 	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
 	stmts, err := TickStatementsWithReports(subject, p, urls)
 	if err != nil {
@@ -507,12 +510,12 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				continue
 			}
 			warned = true
-			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (docs/format.md#limits: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (docs/format.md#limits: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), noteline.MaxNoteLines))
 		}
 	}()
 	wrap := func(err error) error {
 		if errors.Is(err, ErrNoteLimit) {
-			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, MaxNoteLines)
+			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, noteline.MaxNoteLines)
 		}
 		return fmt.Errorf("writing the note of %s: %w", commit, err)
 	}
@@ -537,11 +540,11 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 }
 
 // envelopeFor signs a statement with every signer, or wraps it unsigned.
-func envelopeFor(ctx context.Context, statement []byte, signers []Signer) (*Envelope, error) {
+func envelopeFor(ctx context.Context, statement []byte, signers []signer.Signer) (*dsse.Envelope, error) {
 	if len(signers) == 0 {
-		return &Envelope{PayloadType: PayloadType, Payload: statement}, nil
+		return &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: statement}, nil
 	}
-	return Sign(ctx, statement, signers...)
+	return signer.Sign(ctx, statement, signers...)
 }
 
 // mergeRegression returns the evidence with its "regression" member set to reason

@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
 // passphrase decrypts an encrypted key: nil with an encrypted key gives
 // [ErrPassphraseRequired], a wrong one [ErrBadPassphrase]. The keyid is the key's
 // "SHA256:<unpadded base64>" fingerprint.
-func NewSSHSigner(keyFile string, passphrase []byte) (Signer, error) {
+func NewSSH(keyFile string, passphrase []byte) (Signer, error) {
 	data, err := os.ReadFile(keyFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading ssh signing key: %w", err)
@@ -107,7 +107,7 @@ func (s *agentSigner) Sign(pae []byte) ([]byte, error) {
 // fingerprint, a "key::<type> <base64>" literal (git's user.signingKey form), an
 // authorized-keys line, or the path of a public key file. It fails with an error
 // matching [ErrAgent] when the agent is unreachable or lacks the key.
-func NewSSHAgentSigner(pubKeyOrFingerprint string) (Signer, error) {
+func NewSSHAgent(pubKeyOrFingerprint string) (Signer, error) {
 	socket := os.Getenv("SSH_AUTH_SOCK")
 	if socket == "" {
 		return nil, fmt.Errorf("%w: SSH_AUTH_SOCK is not set", ErrAgent)

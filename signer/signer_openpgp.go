@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 // The keyid is the primary key's v4/v6 fingerprint in upper-case hex, as gpg
 // prints it; verifiers compare keyids case-insensitively, and the keyid is a
 // hint only (docs/format.md#signatures-dsse-v1).
-func NewOpenPGPSigner(armoredKey []byte, passphrase []byte) (Signer, error) {
+func NewOpenPGP(armoredKey []byte, passphrase []byte) (Signer, error) {
 	var (
 		el  openpgp.EntityList
 		err error

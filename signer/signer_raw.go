@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"context"
@@ -46,8 +46,8 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 //
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
 // of the public key.
-func NewRawSigner(pemBytes []byte) (Signer, error) {
-	sv, key, id, err := LoadRawKey(pemBytes)
+func NewRaw(pemBytes []byte) (Signer, error) {
+	sv, key, id, err := ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
@@ -68,8 +68,8 @@ type RawSignerVerifier interface {
 // returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
 // the key types docs/format.md#signatures-dsse-v1 allows ([CheckRawPublicKey]); other types give an
 // error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
-// [NewRawSigner] describes.
-func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
+// [NewRaw] describes.
+func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
 	key, err := signerverifier.LoadKey(pemBytes)
 	if err != nil {
 		return nil, nil, "", err
