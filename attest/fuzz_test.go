@@ -2,7 +2,6 @@ package attest
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -10,7 +9,6 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // FuzzParseRegressionReason: no input panics; an accepted one names a known
@@ -73,25 +71,6 @@ func FuzzMergeNote(f *testing.F) {
 		again, err := MergeNote(got, "f/T1", [][]byte{line})
 		if err != nil || !bytes.Equal(again, got) {
 			t.Fatalf("not idempotent: %q, %v", again, err)
-		}
-	})
-}
-
-// FuzzDetectKeyKind: any bytes given as --key name one kind or an error
-// matching ErrNoSigningKey or ErrUnsupportedKey, never a panic.
-func FuzzDetectKeyKind(f *testing.F) {
-	f.Add([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"))
-	f.Add([]byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKsUDqGDmBb1QAvG1tbNHxLsJxhJ4J3V3Qv5VRsK2v5q t\n"))
-	f.Add([]byte("-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n"))
-	f.Add([]byte{0x95, 0x01, 0x02})
-	f.Add([]byte{0xc5, 0x01})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		kind, err := signer.DetectKeyKind(data)
-		switch {
-		case err == nil && kind != signer.KindSSH && kind != signer.KindOpenPGP && kind != signer.KindRaw:
-			t.Fatalf("kind %q without an error", kind)
-		case err != nil && (kind != "" || !(errors.Is(err, signer.ErrNoSigningKey) || errors.Is(err, signer.ErrUnsupportedKey))):
-			t.Fatalf("= %q, %v", kind, err)
 		}
 	})
 }

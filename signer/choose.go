@@ -24,7 +24,7 @@ var ErrNoSigner = errors.New("no signing key")
 // to a usage error (exit code 2).
 var ErrChoice = errors.New("invalid signer choice")
 
-// SignerChoice is what the user asked for on the command line; empty fields
+// Choice is what the user asked for on the command line; empty fields
 // fall back to git's configuration (see [Choose]).
 type Choice struct {
 	// Kind is "ssh", "openpgp" or "raw"; "" follows gpg.format for a key from
@@ -46,13 +46,13 @@ type GitConfig interface {
 	Path(key string) (path string, ok bool, err error)
 }
 
-// ChooseSigner picks the signers as git would for `git commit -S`
+// Choose picks the signers as git would for `git commit -S`
 // (docs/format.md#signing-with-gits-configuration), the choice's fields taking
 // precedence:
 //   - the keys from Keys, else user.signingKey;
 //   - for a configured key, the kind from Kind, else gpg.format ("ssh" → SSH,
 //     "openpgp" or unset → OpenPGP, "x509" refused); for a key in Keys, the
-//     kind from Kind, else from the key file's content ([DetectKeyKind]), a
+//     kind from Kind, else from the key file's content (detectKeyKind), a
 //     value that is no file being a gpg key ID;
 //   - an SSH key path has "~" expanded; a public key signs through ssh-agent
 //     when the agent holds it, else with the private key beside it (the path
@@ -153,7 +153,7 @@ func configuredSigner(choice Choice, config GitConfig) (Signer, error) {
 			}
 			return loadOpenPGPFile(p, choice.Passphrase)
 		}
-		return NewGPGProgram(gpgProgram(config), v)
+		return newGPGProgram(gpgProgram(config), v)
 	default:
 		p, _, err := config.Path("user.signingKey")
 		if err != nil {
@@ -178,12 +178,12 @@ func givenSigner(choice Choice, ref string, config GitConfig) (Signer, error) {
 		if errors.Is(readErr, os.ErrNotExist) && (kind == "" || kind == KindOpenPGP) && !looksLikePath(ref) {
 			// Not a file: a key ID, fingerprint or user ID in gpg's keyring,
 			// as git's user.signingKey names OpenPGP keys.
-			return NewGPGProgram(gpgProgram(config), ref)
+			return newGPGProgram(gpgProgram(config), ref)
 		}
 		return nil, fmt.Errorf("loading signing key: %w", readErr)
 	}
 	if kind == "" {
-		if kind, err = DetectKeyKind(data); err != nil {
+		if kind, err = detectKeyKind(data); err != nil {
 			return nil, fmt.Errorf("key %s: %w", ref, err)
 		}
 	}
@@ -197,12 +197,12 @@ func givenSigner(choice Choice, ref string, config GitConfig) (Signer, error) {
 	}
 }
 
-// DetectKeyKind names the signer kind of a key file from its content: an
+// detectKeyKind names the signer kind of a key file from its content: an
 // OpenSSH private key or an SSH public key (authorized-keys line) → SSH; a PEM
 // private key (PKCS#8, PKCS#1, SEC1) → raw; an armored or binary OpenPGP secret
 // key → OpenPGP. Public keys other than SSH ones cannot sign and, like
 // anything else, give an error matching [ErrNoSigningKey].
-func DetectKeyKind(data []byte) (Kind, error) {
+func detectKeyKind(data []byte) (Kind, error) {
 	trimmed := bytes.TrimSpace(data)
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("-----BEGIN OPENSSH PRIVATE KEY-----")):
@@ -250,7 +250,7 @@ func isSSHLiteral(v string) bool {
 // ssh-agent when the agent holds it, else with the private key file beside it.
 func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if isSSHLiteral(ref) {
-		s, err := NewSSHAgent(strings.TrimPrefix(ref, "key::"))
+		s, err := newSSHAgent(strings.TrimPrefix(ref, "key::"))
 		if err != nil {
 			return nil, fmt.Errorf("%s %q is a public key, so its private key must be in ssh-agent: %w (start ssh-agent and ssh-add the key, or name the private key file)", from, ref, err)
 		}
@@ -263,7 +263,7 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if !isSSHPublicKey(data) {
 		return newSSHSignerFromBytes(data, ref, passphrase)
 	}
-	agentSigner, agentErr := NewSSHAgent(ref)
+	agentSigner, agentErr := newSSHAgent(ref)
 	if agentErr == nil {
 		return agentSigner, nil
 	}
@@ -292,7 +292,7 @@ func loadOpenPGPFile(path string, passphrase []byte) (Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 	}
-	return NewOpenPGP(data, passphrase)
+	return newOpenPGP(data, passphrase)
 }
 
 // gpgProgram is the program git signs OpenPGP with: gpg.openpgp.program, else

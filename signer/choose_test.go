@@ -263,14 +263,14 @@ func TestDetectKeyKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DetectKeyKind(tt.data)
+			got, err := detectKeyKind(tt.data)
 			if got != tt.want || !errors.Is(err, tt.err) {
 				t.Errorf("= %q, %v; want %q, %v", got, err, tt.want, tt.err)
 			}
 		})
 	}
 	// The binary secret key signs in-process like the armored one.
-	s, err := NewOpenPGP([]byte(binary), nil)
+	s, err := newOpenPGP([]byte(binary), nil)
 	if err != nil || s.Kind() != KindOpenPGP {
 		t.Fatalf("binary key: %v, %v", s, err)
 	}

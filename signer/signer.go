@@ -121,8 +121,8 @@ func Sign(ctx context.Context, statement []byte, signers ...Signer) (*dsse.Envel
 // names keys:
 //   - KindSSH: a private key file (OpenSSH or PEM, see [NewSSH]); a public
 //     key file, a "key::<authorized key>" literal or a "SHA256:…" fingerprint
-//     select a key held by ssh-agent ([NewSSHAgent]).
-//   - KindOpenPGP: an armored secret key file ([NewOpenPGP]).
+//     select a key held by ssh-agent (newSSHAgent).
+//   - KindOpenPGP: an armored secret key file (newOpenPGP).
 //   - KindRaw: a PEM private key file ([NewRaw]).
 //
 // passphrase decrypts an encrypted key; nil for none ([ErrPassphraseRequired]
@@ -131,14 +131,14 @@ func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 	switch kind {
 	case KindSSH:
 		if strings.HasPrefix(keyRef, "key::") || strings.HasPrefix(keyRef, "SHA256:") {
-			return NewSSHAgent(keyRef)
+			return newSSHAgent(keyRef)
 		}
 		data, err := os.ReadFile(keyRef)
 		if err != nil {
 			return nil, fmt.Errorf("loading ssh signing key: %w", err)
 		}
 		if isSSHPublicKey(data) {
-			return NewSSHAgent(keyRef)
+			return newSSHAgent(keyRef)
 		}
 		return newSSHSignerFromBytes(data, keyRef, passphrase)
 	case KindOpenPGP:
@@ -146,7 +146,7 @@ func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 		}
-		return NewOpenPGP(data, passphrase)
+		return newOpenPGP(data, passphrase)
 	case KindRaw:
 		data, err := os.ReadFile(keyRef)
 		if err != nil {

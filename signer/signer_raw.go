@@ -15,8 +15,8 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 )
 
-// MinRSABits is the smallest RSA modulus accepted for raw keys.
-const MinRSABits = 2048
+// minRSABits is the smallest RSA modulus accepted for raw keys.
+const minRSABits = 2048
 
 // rawSigner signs with a go-securesystemslib SignerVerifier.
 type rawSigner struct {
@@ -36,12 +36,12 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 	return sig, nil
 }
 
-// NewRawSigner returns a [KindRaw] signer for an unencrypted PEM private key
+// NewRaw returns a [KindRaw] signer for an unencrypted PEM private key
 // (PKCS#8, PKCS#1 or SEC1) of one of the types docs/format.md#signatures-dsse-v1 allows. The
 // signature schemes are go-securesystemslib's:
 //   - ed25519: pure Ed25519 over the PAE (64 bytes);
 //   - ECDSA P-256: ECDSA over SHA-256(PAE), ASN.1 DER encoded;
-//   - RSA (≥ [MinRSABits] bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
+//   - RSA (≥ minRSABits bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
 //     length 32.
 //
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
@@ -64,9 +64,9 @@ type RawSignerVerifier interface {
 	Public() crypto.PublicKey
 }
 
-// LoadRawKey reads a PEM key (private or public) with go-securesystemslib and
+// ParseRawSignerVerifier reads a PEM key (private or public) with go-securesystemslib and
 // returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
-// the key types docs/format.md#signatures-dsse-v1 allows ([CheckRawPublicKey]); other types give an
+// the key types docs/format.md#signatures-dsse-v1 allows (checkRawPublicKey); other types give an
 // error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
 // [NewRaw] describes.
 func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
@@ -88,7 +88,7 @@ func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if err := CheckRawPublicKey(sv.Public()); err != nil {
+	if err := checkRawPublicKey(sv.Public()); err != nil {
 		return nil, nil, "", err
 	}
 	id, err := RawKeyID(sv.Public())
@@ -98,10 +98,10 @@ func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier
 	return sv, key, id, nil
 }
 
-// CheckRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
-// ed25519, ECDSA on P-256, RSA of at least [MinRSABits] bits; otherwise an error
+// checkRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
+// ed25519, ECDSA on P-256, RSA of at least minRSABits bits; otherwise an error
 // matching [ErrUnsupportedKey].
-func CheckRawPublicKey(pub crypto.PublicKey) error {
+func checkRawPublicKey(pub crypto.PublicKey) error {
 	switch k := pub.(type) {
 	case ed25519.PublicKey:
 		if len(k) != ed25519.PublicKeySize {
@@ -112,8 +112,8 @@ func CheckRawPublicKey(pub crypto.PublicKey) error {
 			return fmt.Errorf("%w: ECDSA curve %s (want P-256)", ErrUnsupportedKey, k.Curve.Params().Name)
 		}
 	case *rsa.PublicKey:
-		if k.N.BitLen() < MinRSABits {
-			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), MinRSABits)
+		if k.N.BitLen() < minRSABits {
+			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), minRSABits)
 		}
 	default:
 		return fmt.Errorf("%w: %T", ErrUnsupportedKey, pub)

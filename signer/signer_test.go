@@ -162,7 +162,7 @@ func TestSSHAgentSigner(t *testing.T) {
 			if ref == "" {
 				s, err = Load(KindSSH, key+".pub", nil)
 			} else {
-				s, err = NewSSHAgent(ref)
+				s, err = newSSHAgent(ref)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -178,7 +178,7 @@ func TestSSHAgentSigner(t *testing.T) {
 		})
 	}
 	other := sshKeygen(t, "ed25519", "")
-	if _, err := NewSSHAgent(other + ".pub"); !errors.Is(err, ErrAgent) {
+	if _, err := newSSHAgent(other + ".pub"); !errors.Is(err, ErrAgent) {
 		t.Fatalf("key not in agent: err = %v, want ErrAgent", err)
 	}
 }
@@ -215,10 +215,10 @@ func TestOpenPGPSignerAcceptedByGPG(t *testing.T) {
 		t.Run("passphrase="+pass, func(t *testing.T) {
 			home, fpr, secret := gpgHome(t, pass)
 			if pass != "" {
-				if _, err := NewOpenPGP(secret, nil); !errors.Is(err, ErrPassphraseRequired) {
+				if _, err := newOpenPGP(secret, nil); !errors.Is(err, ErrPassphraseRequired) {
 					t.Fatalf("no passphrase: err = %v", err)
 				}
-				if _, err := NewOpenPGP(secret, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
+				if _, err := newOpenPGP(secret, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
 					t.Fatalf("wrong passphrase: err = %v", err)
 				}
 			}
@@ -226,7 +226,7 @@ func TestOpenPGPSignerAcceptedByGPG(t *testing.T) {
 			if pass != "" {
 				pp = []byte(pass)
 			}
-			s, err := NewOpenPGP(secret, pp)
+			s, err := newOpenPGP(secret, pp)
 			if err != nil {
 				t.Fatal(err)
 			}

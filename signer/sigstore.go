@@ -28,10 +28,10 @@ const KindSigstore Kind = "sigstore"
 var ErrSigstore = errors.New("sigstore signing")
 
 // LineSigner is a [Signer] that writes a whole note line instead of one DSSE
-// signature: the Sigstore signer, whose line is a bundle. [Tick], [Decide] and
-// [Carry] call SignLine with the canonical statement when it is the only
-// signer; it cannot be combined with other signers (a bundle holds exactly one
-// signature).
+// signature: the Sigstore signer, whose line is a bundle
+// (docs/format.md#note-lines). The writers of package attest call SignLine
+// with the canonical statement when it is the only signer; it cannot be
+// combined with other signers (a bundle holds exactly one signature).
 type LineSigner interface {
 	Signer
 	SignLine(ctx context.Context, statement []byte) ([]byte, error)
@@ -60,7 +60,7 @@ type SigstoreOptions struct {
 	TrustedRoot root.TrustedMaterial
 }
 
-// SigstoreSigner signs statements keylessly (docs/format.md#note-lines): an ephemeral
+// Sigstore signs statements keylessly (docs/format.md#note-lines): an ephemeral
 // ECDSA P-256 key, a Fulcio certificate for the OIDC identity (requested once
 // and reused for every statement the signer signs), one Rekor entry per
 // statement; each statement becomes a Sigstore bundle v0.3 whose dsseEnvelope
@@ -76,7 +76,7 @@ type Sigstore struct {
 	identity string // the certificate's SAN, once issued
 }
 
-// NewSigstoreSigner builds a Sigstore signer. It fails with [ErrSigstore] when
+// NewSigstore builds a Sigstore signer. It fails with [ErrSigstore] when
 // neither FulcioURL (with IDToken) nor CertificateProvider is given, or
 // neither RekorURL nor TransparencyLogs: taskproof never signs keylessly
 // without a transparency log. Nothing is contacted until SignLine.

@@ -163,7 +163,7 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 		switch {
 		case errors.Is(err, signer.ErrPassphraseRequired):
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
-		case errors.Is(err, attest.ErrRequest):
+		case errors.Is(err, signer.ErrChoice):
 			return nil, withCode(ExitUsage, err)
 		case errors.Is(err, signer.ErrNoSigner):
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (a key file: --key FILE; unsigned: --unsigned)", err))

@@ -89,6 +89,7 @@ var exitCodes = []struct {
 	{is: attest.ErrNoTick, code: ExitUsage},
 	{is: attest.ErrTaskNotTicked, code: ExitUsage},
 	{is: attest.ErrRequest, code: ExitUsage},
+	{is: signer.ErrChoice, code: ExitUsage},
 	{is: predicate.ErrBuild, code: ExitUsage},
 	{is: predicate.ErrSchema, code: ExitUsage},
 	{is: predicate.ErrMalformed, code: ExitUsage},

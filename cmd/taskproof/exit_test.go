@@ -37,6 +37,7 @@ func TestExitCode(t *testing.T) {
 		{"attest.ErrTaskNotTicked", attest.ErrTaskNotTicked, ExitUsage},
 		{"attest.ErrRequest", attest.ErrRequest, ExitUsage},
 		{"attest.ErrRequest+ErrTooManySignatures", fmt.Errorf("%w: %w", attest.ErrRequest, signer.ErrTooManySignatures), ExitUsage},
+		{"signer.ErrChoice+ErrTooManySignatures", fmt.Errorf("%w: %w", signer.ErrChoice, signer.ErrTooManySignatures), ExitUsage},
 		{"predicate.ErrBuild", predicate.ErrBuild, ExitUsage},
 		{"*predicate.BuildError", &predicate.BuildError{Field: "f", Reason: "r"}, ExitUsage},
 		{"predicate.ErrSchema", predicate.ErrSchema, ExitUsage},
