@@ -59,7 +59,7 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 		if kept[string(l)] || !lineAbout(l, commit) {
 			continue
 		}
-		if _, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
+		if _, typ, ok := lineSubject(l); ok && OwnedTypes[typ] {
 			gone.Write(l)
 			gone.WriteByte('\n')
 		}

@@ -14,24 +14,6 @@ import (
 	"github.com/taskproof/taskproof/signer"
 )
 
-// UnionNote is [MergeNotes] for callers that only need the merged note and the
-// subjects whose ticks conflicted (the displaced lines are not returned: use
-// MergeNotes to keep them).
-func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
-	m, err := MergeNotes(local, remote)
-	if err != nil {
-		return nil, nil, err
-	}
-	seen := map[string]bool{}
-	for _, c := range m.Conflicts {
-		if !seen[c.Subject] {
-			seen[c.Subject] = true
-			conflicts = append(conflicts, c.Subject)
-		}
-	}
-	return m.Merged, conflicts, nil
-}
-
 // noteTick is the tick an owned note line belongs to: its subject name and the task
 // line [StatementLines] gives it ("" when none is known). owned is false for a
 // line taskproof does not own.
@@ -314,7 +296,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	_, err = notes.Update(from.ID, func(old []byte) ([]byte, error) {
 		var out []byte
 		for _, l := range noteline.Split(old) {
-			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] > 0 && lineAbout(l, from.ID) {
+			if name, typ, ok := lineSubject(l); ok && OwnedTypes[typ] && seen[name] > 0 && lineAbout(l, from.ID) {
 				continue
 			}
 			out = append(append(out, l...), '\n')

@@ -152,7 +152,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
-	unit, task, err := FindTask(fsys, req.Task, req.UnitDir)
+	unit, task, err := findTask(fsys, req.Task, req.UnitDir)
 	if err != nil {
 		return nil, err
 	}
@@ -206,13 +206,13 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	return w, nil
 }
 
-// FindTask finds task id among the units' tasks files of a tree
+// findTask finds task id among the units' tasks files of a tree
 // (docs/format.md#units-and-task-lines unit paths). unitDir, when not empty,
 // picks the unit. A task ID found in several units without unitDir is an error
 // naming them (ErrRequest); a task ID that a tasks file repeats is a
 // *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask) —
 // only that ID: the file's other tasks are found.
-func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
+func findTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
 	type hit struct {
 		u specfmt.Unit
 		t specfmt.Task

@@ -59,7 +59,7 @@ func FuzzMergeNote(f *testing.F) {
 		}
 		var kept [][]byte
 		for _, l := range noteline.Split(old) {
-			if n, typ, ok := LineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
+			if n, typ, ok := lineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
 				continue
 			}
 			kept = append(kept, l)

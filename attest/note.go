@@ -21,11 +21,11 @@ var OwnedTypes = map[string]bool{
 	VSAType:                 true,
 }
 
-// LineSubject returns the subject name and predicateType of a note line that is a
+// lineSubject returns the subject name and predicateType of a note line that is a
 // DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (docs/format.md#signatures-dsse-v1),
 // holding an in-toto Statement v1 with exactly one subject; ok is false for any
 // other line (another tool's, a malformed one).
-func LineSubject(line []byte) (name, predicateType string, ok bool) {
+func lineSubject(line []byte) (name, predicateType string, ok bool) {
 	st, _, ok := LineStatement(line)
 	if !ok {
 		return "", "", false
@@ -33,7 +33,7 @@ func LineSubject(line []byte) (name, predicateType string, ok bool) {
 	return st.Subjects[0].Name, st.PredicateType, true
 }
 
-// LineStatement decodes a note line as [LineSubject] reads it: its Statement
+// LineStatement decodes a note line as lineSubject reads it: its Statement
 // (exactly one subject) and the payload that holds it; ok is false for any other
 // line.
 func LineStatement(line []byte) (st *Statement, payload []byte, ok bool) {
@@ -182,19 +182,16 @@ func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
 	return mergeNote(old, subjectName, TaskKey{}, lines)
 }
 
-// MergeNoteFor is [MergeNote] for the tick of one unit's task: the owned lines
+// mergeNote is [MergeNote] for the tick of one unit's task: the owned lines
 // of subjectName that [StatementKeys] gives another unit directory than key.Dir
 // are kept, as another task's would be (two units can share a subject name,
 // docs/format.md#statements-belong-to-a-unit); so are, when key.LineHash is not
 // "" (the task's ID is repeated in its tasks file, so the subject names a tick
-// per line, README "Choices", item 10), those of another task line of the unit.
-// A line whose key cannot be told is replaced, unless the note holds another
-// unit's statements for the subject (then it may be theirs, and is kept).
-func MergeNoteFor(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
-	return mergeNote(old, subjectName, key, lines)
-}
-
-// mergeNote is [MergeNoteFor]; a zero key.Dir matches every unit.
+// per line: the choice "A tick is a line, also when its task ID repeats",
+// docs/format.md#choices-where-the-brief-leaves-room), those of another task
+// line of the unit. A line whose key cannot be told is replaced, unless the
+// note holds another unit's statements for the subject (then it may be
+// theirs, and is kept). A zero key matches every unit and line.
 func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
 	split := noteline.Split(old)
 	keep := make([]bool, len(split))

@@ -73,9 +73,9 @@ func TestLineSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, typ, ok := LineSubject(tt.line)
+			n, typ, ok := lineSubject(tt.line)
 			if n != tt.wantName || typ != tt.wantType || ok != tt.ok {
-				t.Errorf("LineSubject = %q, %q, %v; want %q, %q, %v", n, typ, ok, tt.wantName, tt.wantType, tt.ok)
+				t.Errorf("lineSubject = %q, %q, %v; want %q, %q, %v", n, typ, ok, tt.wantName, tt.wantType, tt.ok)
 			}
 		})
 	}
@@ -242,7 +242,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 // line hash) keeps the other line's — its test-result line too, though it has
 // the same bytes as this line's — and replaces its own; MergeNote (a unique ID)
 // replaces every owned line of the subject. StatementLines pairs the
-// statements, and UnionNote unions two lines' ticks without a conflict.
+// statements, and unionNote unions two lines' ticks without a conflict.
 func TestMergeNoteRepeatedID(t *testing.T) {
 	hA, hB := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -325,16 +325,16 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
 	}
 
-	// UnionNote: the two lines' ticks written on two sides are unioned; one
+	// unionNote: the two lines' ticks written on two sides are unioned; one
 	// line's tick written differently on the two sides is a conflict (the
 	// later statement wins, whichever side it is on).
-	merged, conflicts, err := UnionNote(join(a...), join(b...))
+	merged, conflicts, err := unionNote(join(a...), join(b...))
 	if err != nil || len(conflicts) != 0 || !bytes.Equal(merged, join(cat(a, b)...)) {
-		t.Errorf("UnionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
+		t.Errorf("unionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
 	}
-	merged, conflicts, err = UnionNote(join(cat(a, b)...), join(cat(b, a2)...))
+	merged, conflicts, err = unionNote(join(cat(a, b)...), join(cat(b, a2)...))
 	if err != nil || !reflect.DeepEqual(conflicts, []string{"001-x/T001"}) || !bytes.Equal(merged, join(cat(b, a2)...)) {
-		t.Errorf("UnionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
+		t.Errorf("unionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
 	}
 }
 

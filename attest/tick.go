@@ -44,7 +44,7 @@ type TickRequest struct {
 	// file of a policy layout can be attested.
 	Layouts *specfmt.Layouts
 	// Verdict is verified or regression_only; empty: the verdict follows from
-	// Reports ([VerdictFromEvidence]).
+	// Reports (verdictFromEvidence).
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
 	Evidence []byte
@@ -64,7 +64,7 @@ type TickRequest struct {
 	// collection, red and (Verdict empty) the verdict (docs/format.md#test-reports).
 	Reports []PhaseReport
 	// TestFiles are the test files the task added or changed, judged against
-	// the green report; nil: [DefaultTestFiles]; empty: none.
+	// the green report; nil: defaultTestFiles; empty: none.
 	TestFiles []string
 	// RedKindSet says Red.Kind was chosen by the caller (checked against the
 	// red report), not defaulted.
@@ -423,10 +423,10 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 }
 
 // prepare builds the statements of p for one task (docs/format.md#statements) and signs them;
-// urls name the phases' test reports (see [TickStatementsWithReports]).
+// urls name the phases' test reports (see tickStatementsWithReports).
 func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []signer.Signer, urls map[string]string) (pending, error) {
 	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
-	stmts, err := TickStatementsWithReports(subject, p, urls)
+	stmts, err := tickStatementsWithReports(subject, p, urls)
 	if err != nil {
 		return pending{}, err
 	}

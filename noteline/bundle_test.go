@@ -92,7 +92,7 @@ func FuzzDecodeBundle(f *testing.F) {
 		if b.Envelope == nil || len(b.Envelope.Signatures) > dsse.MaxSignatures {
 			t.Fatalf("decoded bundle %+v breaks its limits", b)
 		}
-		attest.LineSubject(data)
+		attest.LineStatement(data)
 		attest.ShowNote(data)
 	})
 }
