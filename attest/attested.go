@@ -56,10 +56,7 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	}
 	var gone bytes.Buffer
 	for _, l := range noteline.Split(old) {
-		if kept[string(l)] || !lineAbout(l, commit) {
-			continue
-		}
-		if _, typ, ok := lineSubject(l); ok && OwnedTypes[typ] {
+		if _, ok := ownedEnvelopeAbout(l, commit); ok && !kept[string(l)] {
 			gone.Write(l)
 			gone.WriteByte('\n')
 		}

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -21,41 +21,41 @@ var OwnedTypes = map[string]bool{
 	VSAType:                 true,
 }
 
-// lineSubject returns the subject name and predicateType of a note line that is a
-// DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (docs/format.md#signatures-dsse-v1),
-// holding an in-toto Statement v1 with exactly one subject; ok is false for any
-// other line (another tool's, a malformed one).
-func lineSubject(line []byte) (name, predicateType string, ok bool) {
-	st, _, ok := LineStatement(line)
-	if !ok {
-		return "", "", false
-	}
-	return st.Subjects[0].Name, st.PredicateType, true
+// LineStatement decodes a note line that is a DSSE envelope, or a Sigstore
+// bundle whose dsseEnvelope is one (docs/format.md#note-lines), holding an
+// in-toto Statement v1 with exactly one subject: its Statement and the payload
+// that holds it; ok is false for any other line (another tool's, a malformed
+// one). The line is read by [noteline.Decode], so a DSSE envelope and a
+// Sigstore bundle's dsseEnvelope count alike (see [lineStatement]).
+func LineStatement(line []byte) (st *Statement, payload []byte, ok bool) {
+	return lineStatement(noteline.Decode(line))
 }
 
-// LineStatement decodes a note line as lineSubject reads it: its Statement
-// (exactly one subject) and the payload that holds it; ok is false for any other
-// line.
-func LineStatement(line []byte) (st *Statement, payload []byte, ok bool) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	var env *dsse.Envelope
-	var err error
-	if noteline.IsBundle(line) {
-		var b *noteline.Bundle
-		if b, err = noteline.DecodeBundle(line); err == nil {
-			env = b.Envelope
-		}
-	} else {
-		env, err = dsse.DecodeEnvelope(line)
-	}
-	if err != nil || env.CheckPayloadType() != nil {
+// lineStatement is the Statement a decoded note line holds: the line is an
+// envelope or a bundle of payloadType [dsse.PayloadType] (kind
+// [noteline.KindEnvelope] or [noteline.KindBundle]) whose payload is a
+// Statement with exactly one subject; ok is false for any other line.
+func lineStatement(l noteline.Line) (st *Statement, payload []byte, ok bool) {
+	if l.Kind != noteline.KindEnvelope && l.Kind != noteline.KindBundle {
 		return nil, nil, false
 	}
-	st, err = DecodeStatement(env.Payload)
+	st, err := DecodeStatement(l.Envelope.Payload)
 	if err != nil || len(st.Subjects) != 1 {
 		return nil, nil, false
 	}
-	return st, env.Payload, true
+	return st, l.Envelope.Payload, true
+}
+
+// ownedEnvelopeAbout returns the Statement of a note line that is a DSSE
+// envelope (not a Sigstore bundle) taskproof owns ([OwnedTypes]) whose one
+// subject names commit; ok is false for any other line.
+func ownedEnvelopeAbout(line []byte, commit gitref.Hash) (st *Statement, ok bool) {
+	l := noteline.Decode(line)
+	st, _, ok = lineStatement(l)
+	if !ok || l.Kind != noteline.KindEnvelope || !OwnedTypes[st.PredicateType] || st.Subjects[0].Digest["gitCommit"] != string(commit) {
+		return nil, false
+	}
+	return st, true
 }
 
 // TaskLineHash is a task-verification statement's task.line_hash, "" when its

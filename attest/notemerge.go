@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -103,16 +102,7 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 			localSubject[k.subject] = true
 		}
 	}
-	remoteOwned := map[noteTick][][]byte{}
-	var remoteOrder []noteTick
-	for i, l := range rlines {
-		if k := rkeys[i]; k.owned {
-			if remoteOwned[k] == nil {
-				remoteOrder = append(remoteOrder, k)
-			}
-			remoteOwned[k] = append(remoteOwned[k], l)
-		}
-	}
+	remoteOwned, remoteOrder := groupByTick(rlines, rkeys)
 	res := &NoteMerge{}
 	// Decide every tick both sides hold differently.
 	remoteWins := map[noteTick]bool{}
@@ -219,27 +209,27 @@ func groupDigest(lines [][]byte) string {
 func summarize(lines [][]byte) StatementsSummary {
 	s := StatementsSummary{Lines: len(lines), Signers: []string{}}
 	seen := map[string]bool{}
+	signedBy := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			s.Signers = append(s.Signers, id)
+		}
+	}
 	for _, l := range lines {
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		st, payload, ok := LineStatement(l)
+		dl := noteline.Decode(l)
+		st, payload, ok := lineStatement(dl)
 		if !ok {
 			continue
 		}
-		if noteline.IsBundle(l) {
-			if !seen["sigstore bundle"] {
-				seen["sigstore bundle"] = true
-				s.Signers = append(s.Signers, "sigstore bundle")
-			}
-		} else if env, err := dsse.DecodeEnvelope(l); err == nil {
-			for _, sig := range env.Signatures {
+		if dl.Kind == noteline.KindBundle {
+			signedBy("sigstore bundle")
+		} else {
+			for _, sig := range dl.Envelope.Signatures {
 				id := sig.KeyID
 				if id == "" {
 					id = "(no keyid)"
 				}
-				if !seen[id] {
-					seen[id] = true
-					s.Signers = append(s.Signers, id)
-				}
+				signedBy(id)
 			}
 		}
 		if st.PredicateType != predicate.PredicateType {
@@ -290,17 +280,7 @@ type TickSummary struct {
 // taskproof does not own are left out), in subject order.
 func SummarizeNote(note []byte) []TickSummary {
 	lines := noteline.Split(note)
-	keys := tickKeys(lines)
-	groups := map[noteTick][][]byte{}
-	var order []noteTick
-	for i, l := range lines {
-		if k := keys[i]; k.owned {
-			if groups[k] == nil {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], l)
-		}
-	}
+	groups, order := groupByTick(lines, tickKeys(lines))
 	out := make([]TickSummary, 0, len(order))
 	for _, k := range order {
 		out = append(out, TickSummary{Subject: k.subject, LineHash: k.line, StatementsSummary: summarize(groups[k])})
@@ -324,4 +304,80 @@ func groupSigned(lines [][]byte) bool {
 		}
 	}
 	return len(lines) > 0
+}
+
+// noteTick is the tick an owned note line belongs to: its subject name and the task
+// line [StatementLines] gives it ("" when none is known). owned is false for a
+// line taskproof does not own.
+type noteTick struct {
+	subject, line string
+	owned         bool
+}
+
+// tickKeys names the tick each line of a note belongs to.
+func tickKeys(lines [][]byte) []noteTick {
+	keys := make([]noteTick, len(lines))
+	type subject struct {
+		at       []int
+		stmts    []*Statement
+		payloads [][]byte
+	}
+	subjects := map[string]*subject{}
+	var names []string
+	for i, l := range lines {
+		st, payload, ok := LineStatement(l)
+		if !ok || !OwnedTypes[st.PredicateType] {
+			continue
+		}
+		name := st.Subjects[0].Name
+		s := subjects[name]
+		if s == nil {
+			s = &subject{}
+			subjects[name] = s
+			names = append(names, name)
+		}
+		s.at, s.stmts, s.payloads = append(s.at, i), append(s.stmts, st), append(s.payloads, payload)
+	}
+	for _, name := range names {
+		s := subjects[name]
+		for j, line := range StatementLines(s.stmts, s.payloads) {
+			keys[s.at[j]] = noteTick{subject: name, line: line, owned: true}
+		}
+	}
+	return keys
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, l := range a {
+		count[string(l)]++
+	}
+	for _, l := range b {
+		count[string(l)]--
+		if count[string(l)] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// groupByTick gathers the owned lines of each tick (keys[i] is lines[i]'s, as
+// [tickKeys] names them), in note order, with the ticks in the order of their
+// first line.
+func groupByTick(lines [][]byte, keys []noteTick) (map[noteTick][][]byte, []noteTick) {
+	groups := map[noteTick][][]byte{}
+	var order []noteTick
+	for i, l := range lines {
+		if k := keys[i]; k.owned {
+			if groups[k] == nil {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], l)
+		}
+	}
+	return groups, order
 }

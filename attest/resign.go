@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
@@ -34,10 +33,11 @@ func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash,
 		res.Signed, res.Subjects = 0, res.Subjects[:0]
 		var out bytes.Buffer
 		for _, line := range noteline.Split(old) {
-			env, err := dsse.DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
-			if err == nil && len(env.Signatures) == 0 && env.CheckPayloadType() == nil {
-				if st, err := DecodeStatement(env.Payload); err == nil && OwnedTypes[st.PredicateType] {
-					signed, err := signer.Sign(ctx, env.Payload, signers...)
+			// Only a DSSE envelope takes more signatures: a Sigstore bundle
+			// holds exactly one.
+			if l := noteline.Decode(line); l.Kind == noteline.KindEnvelope && len(l.Envelope.Signatures) == 0 {
+				if st, err := DecodeStatement(l.Envelope.Payload); err == nil && OwnedTypes[st.PredicateType] {
+					signed, err := signer.Sign(ctx, l.Envelope.Payload, signers...)
 					if err != nil {
 						return nil, err
 					}
