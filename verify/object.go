@@ -38,6 +38,8 @@ type Verifier struct {
 
 // Signer is a trusted key credited with a statement's signature: the key that
 // verified it, never the keyid the envelope wrote (docs/format.md#signatures-dsse-v1).
+// [SignaturesResult] lists the distinct ones of one envelope, [ObjectResult]
+// those of a task's task-verification envelope.
 type Signer struct {
 	Kind      signer.Kind `json:"kind"`
 	KeyID     string      `json:"keyid"`
@@ -408,7 +410,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 			for _, s := range e.sigs.Signers {
 				if !signers[string(s.Kind)+s.KeyID] {
 					signers[string(s.Kind)+s.KeyID] = true
-					r.Signers = append(r.Signers, Signer{Kind: s.Kind, KeyID: s.KeyID, Principal: s.Principal, Identity: s.Identity, Issuer: s.Issuer, TlogIndex: s.TlogIndex})
+					r.Signers = append(r.Signers, s)
 				}
 			}
 		}

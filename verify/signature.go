@@ -90,19 +90,6 @@ type SignatureResult struct {
 	Reason string
 }
 
-// TrustedSigner is one distinct trusted key that verified at least one
-// signature of an envelope.
-type TrustedSigner struct {
-	Kind      signer.Kind
-	KeyID     string
-	Principal string
-	// Identity, Issuer and TlogIndex are a Sigstore signer's certificate
-	// identity, OIDC issuer and transparency log index (sigstore.go); empty
-	// (nil) for other kinds.
-	Identity, Issuer string
-	TlogIndex        *int64
-}
-
 // SignaturesResult is the verdict on all signatures of one envelope.
 type SignaturesResult struct {
 	// Status is the most severe of the per-signature statuses by
@@ -115,7 +102,7 @@ type SignaturesResult struct {
 	Signatures []SignatureResult
 	// Signers are the distinct trusted keys with an ok signature, in order of
 	// first appearance; two signatures by one key count once.
-	Signers []TrustedSigner
+	Signers []Signer
 }
 
 // VerifySignatures checks every signature of env against trust at the
@@ -156,7 +143,7 @@ func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*Signatur
 			id := string(r.Kind) + "\x00" + r.KeyID
 			if !seen[id] {
 				seen[id] = true
-				res.Signers = append(res.Signers, TrustedSigner{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
+				res.Signers = append(res.Signers, Signer{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
 			}
 		}
 	}

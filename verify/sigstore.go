@@ -228,7 +228,7 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
 	r := verifyBundleSignature(b, trust.sigstore)
 	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
 	if r.Status == StatusOK {
-		res.Signers = []TrustedSigner{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
+		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
 			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b)}}
 	}
 	return res, nil
