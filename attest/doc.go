@@ -12,7 +12,7 @@
 //   - Note ownership (docs/format.md#storage): which lines of a note are
 //     taskproof's for a tick ([OwnedTypes], [LineStatement], [StatementKeys]),
 //     replacing them ([MergeNote]) and merging two versions of a note
-//     ([MergeNotes], [UnionNote]).
+//     ([MergeNotes], [UnionLines] for the conflicts ref).
 //   - [ShowNote] decodes a note for display, verifying nothing.
 //
 // Envelopes are package dsse's, note lines package noteline's, signers and

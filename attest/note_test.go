@@ -30,30 +30,6 @@ func envelopeLine(t *testing.T, name, typ string, pred map[string]any) []byte {
 	return b
 }
 
-func TestSplitNote(t *testing.T) {
-	tests := []struct {
-		note string
-		want []string
-	}{
-		{"", nil},
-		{"a", []string{"a"}},
-		{"a\n", []string{"a"}},
-		{"a\nb\n", []string{"a", "b"}},
-		{"a\r\nb", []string{"a\r", "b"}},
-		{"a\n\nb\n", []string{"a", "", "b"}},
-		{"\n", []string{""}},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, l := range noteline.Split([]byte(tt.note)) {
-			got = append(got, string(l))
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("SplitNote(%q) = %q, want %q", tt.note, got, tt.want)
-		}
-	}
-}
-
 func TestLineSubject(t *testing.T) {
 	tv := envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{})
 	tests := []struct {

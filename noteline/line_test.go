@@ -95,7 +95,7 @@ func checkLine(t *testing.T, l noteline.Line) {
 	}
 }
 
-// FuzzDecodeLine: DecodeLine never panics, keeps its promises (checkLine), and
+// FuzzDecodeLine: Decode never panics, keeps its promises (checkLine), and
 // reads every line as the decoders it joins do: a line IsBundle claims is
 // DecodeBundle's, any other non-blank line DecodeEnvelope's, with the same
 // error; the payloadType decides envelope or bundle against foreign.
@@ -135,12 +135,12 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 		if err != nil {
 			if l.Kind != noteline.KindMalformed || l.Err.Error() != err.Error() {
-				t.Fatalf("%q: DecodeLine says %v (%v), the decoder %v", line, l.Kind, l.Err, err)
+				t.Fatalf("%q: Decode says %v (%v), the decoder %v", line, l.Kind, l.Err, err)
 			}
 			return
 		}
 		if (l.Bundle != nil) != isBundle || l.Envelope == nil || !bytes.Equal(l.Envelope.Payload, env.Payload) || l.Envelope.PayloadType != env.PayloadType {
-			t.Fatalf("%q: DecodeLine says %v, bundle %v; the decoder read %+v", line, l.Kind, l.Bundle != nil, env)
+			t.Fatalf("%q: Decode says %v, bundle %v; the decoder read %+v", line, l.Kind, l.Bundle != nil, env)
 		}
 		if foreign := env.CheckPayloadType() != nil; foreign != (l.Kind == noteline.KindForeign) {
 			t.Fatalf("%q: kind %v, payloadType %q", line, l.Kind, env.PayloadType)
