@@ -1,5 +1,5 @@
 // Package dsse is taskproof's DSSE v1 envelope codec
-// (docs/format.md#signatures-dsse-v1): the [Envelope] and its [Signature]s,
+// (docs/format.md#signatures-dsse-v1): the [Envelope] and its signatures ([Signature]),
 // the pre-authentication encoding ([Envelope.PAE]) every signature covers,
 // strict decoding of untrusted envelope bytes ([DecodeEnvelope]: no duplicate
 // or case-variant keys, valid UTF-8, the limits of docs/format.md#limits),

@@ -41,7 +41,7 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 // signature schemes are go-securesystemslib's:
 //   - ed25519: pure Ed25519 over the PAE (64 bytes);
 //   - ECDSA P-256: ECDSA over SHA-256(PAE), ASN.1 DER encoded;
-//   - RSA (≥ minRSABits bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
+//   - RSA (≥ 2048 bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
 //     length 32.
 //
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
@@ -64,11 +64,13 @@ type RawSignerVerifier interface {
 	Public() crypto.PublicKey
 }
 
-// ParseRawSignerVerifier reads a PEM key (private or public) with go-securesystemslib and
-// returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
-// the key types docs/format.md#signatures-dsse-v1 allows (checkRawPublicKey); other types give an
-// error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
-// [NewRaw] describes.
+// ParseRawSignerVerifier parses PEM key bytes (a private or a public key) with
+// go-securesystemslib and returns its signer-verifier, the parsed key and its
+// keyid ([RawKeyID]), for the key types docs/format.md#signatures-dsse-v1
+// allows (ed25519, ECDSA P-256, RSA of at least 2048 bits); other types give
+// an error matching [ErrUnsupportedKey]. Signing and verifying use the
+// schemes [NewRaw] describes. It reads no file: package verify's
+// LoadRawKey(path) reads a trusted public key file with it.
 func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
 	key, err := signerverifier.LoadKey(pemBytes)
 	if err != nil {
