@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/signer"
 )
 
@@ -28,4 +29,12 @@ func signedLine(ctx context.Context, statement []byte, signers []signer.Signer) 
 		return nil, err
 	}
 	return env.MarshalJSON()
+}
+
+// envelopeFor signs a statement with every signer, or wraps it unsigned.
+func envelopeFor(ctx context.Context, statement []byte, signers []signer.Signer) (*dsse.Envelope, error) {
+	if len(signers) == 0 {
+		return &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: statement}, nil
+	}
+	return signer.Sign(ctx, statement, signers...)
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
@@ -537,14 +536,6 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 		return "", wrap(err)
 	}
 	return nc, nil
-}
-
-// envelopeFor signs a statement with every signer, or wraps it unsigned.
-func envelopeFor(ctx context.Context, statement []byte, signers []signer.Signer) (*dsse.Envelope, error) {
-	if len(signers) == 0 {
-		return &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: statement}, nil
-	}
-	return signer.Sign(ctx, statement, signers...)
 }
 
 // mergeRegression returns the evidence with its "regression" member set to reason
