@@ -209,20 +209,20 @@ func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitre
 	}
 	var batch []pending
 	for _, c := range todo {
-		tick, err := carryTick(ticks, from, to.ID, c, seen[c.subject])
+		found, err := carryTick(ticks, from, to.ID, c, seen[c.subject])
 		if err != nil {
 			return nil, err
 		}
-		task, repeated, err := tickTask(repo, *tick)
+		task, repeated, err := tickTask(repo, *found)
 		if err != nil {
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, tick.Unit, task)
+		section, err := specfmt.Section(fsys, found.Unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
 		}
 		p := c.p
-		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(tick.Unit.Format), tick.Unit.Feature, tick.Unit.Dir
+		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(found.Unit.Format), found.Unit.Feature, found.Unit.Dir
 		p.Tree = string(to.Tree)
 		p.Task.ID, p.Task.LineHash, p.Task.Title = task.ID, predicate.LineHash(task.OpenLine()), task.Title
 		if section != nil {
@@ -231,14 +231,14 @@ func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitre
 			p.Spec = predicate.Null[predicate.SpecRef]()
 		}
 		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, tick.Unit, task.ID, p, signers, nil)
+		pd, err := prepare(ctx, to.ID, found.Unit, task.ID, p, signers, nil)
 		if err != nil {
 			return nil, err
 		}
 		if repeated {
 			pd.line = p.Task.LineHash
 		}
-		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*tick)...)
+		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*found)...)
 		batch = append(batch, pd)
 	}
 	return batch, nil
@@ -250,7 +250,7 @@ func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitre
 // several statements (statements) for the subject. It fails with
 // [ErrTaskNotTicked].
 func carryTick(ticks []gitref.Tick, from, to gitref.Hash, c carried, statements int) (*gitref.Tick, error) {
-	var tick *gitref.Tick
+	var found *gitref.Tick
 	var ticked []string
 	lines := 0 // the lines of c's task To ticks
 	for i, t := range ticks {
@@ -264,19 +264,19 @@ func carryTick(ticks []gitref.Tick, from, to gitref.Hash, c carried, statements 
 			// goes to the line it was about (same text, so same
 			// line_hash), and to none when there is no such line.
 			if lines == 1 || t.LineHash == c.p.Task.LineHash {
-				tick = &ticks[i]
+				found = &ticks[i]
 			}
 		}
 	}
-	if tick == nil {
+	if found == nil {
 		return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
 			ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked)
 	}
-	if (lines > 1 || statements > 1) && tick.LineHash != c.p.Task.LineHash {
+	if (lines > 1 || statements > 1) && found.LineHash != c.p.Task.LineHash {
 		// Several lines on either side: each statement goes to its own.
 		return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to, lines, c.subject, c.p.Unit.Dir, from)
 	}
-	return tick, nil
+	return found, nil
 }
 
 // removeCarried removes from from's note the owned lines of the carried
