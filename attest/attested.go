@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 )
 
 // ErrAlreadyAttested: the commit's note already holds statements for a tick
@@ -50,15 +51,12 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 		}
 	}
 	kept := map[string]bool{}
-	for _, l := range SplitNote(note) {
+	for _, l := range noteline.Split(note) {
 		kept[string(l)] = true
 	}
 	var gone bytes.Buffer
-	for _, l := range SplitNote(old) {
-		if kept[string(l)] || !lineAbout(l, commit) {
-			continue
-		}
-		if _, typ, ok := LineSubject(l); ok && OwnedTypes[typ] {
+	for _, l := range noteline.Split(old) {
+		if _, ok := ownedEnvelopeAbout(l, commit); ok && !kept[string(l)] {
 			gone.Write(l)
 			gone.WriteByte('\n')
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // historyRepo generates, with `git fast-import`, a repository of n commits: the
@@ -74,7 +75,7 @@ func historyRepo(b *testing.B, n int) (string, gitref.Hash) {
 // a tick is found against the commit's first parent only.
 func BenchmarkAttestTick(b *testing.B) {
 	key, _ := sshKey(b, "")
-	signer := sshSigner(b, key)
+	sg := sshSigner(b, key)
 	for _, n := range []int{1000, 10000} {
 		dir, head := historyRepo(b, n)
 		b.Run(fmt.Sprintf("commits=%d", n), func(b *testing.B) {
@@ -89,7 +90,7 @@ func BenchmarkAttestTick(b *testing.B) {
 			}
 			req := attest.TickRequest{
 				Commit: head, Tasks: []string{"T001"}, Verdict: predicate.RegressionOnly,
-				Regression: map[string]any{"reason": "planning_work"}, Signers: []attest.Signer{signer},
+				Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg},
 				Time: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
 			}
 			b.ResetTimer()

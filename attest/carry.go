@@ -1,93 +1,18 @@
 package attest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
 )
-
-// UnionNote is [MergeNotes] for callers that only need the merged note and the
-// subjects whose ticks conflicted (the displaced lines are not returned: use
-// MergeNotes to keep them).
-func UnionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
-	m, err := MergeNotes(local, remote)
-	if err != nil {
-		return nil, nil, err
-	}
-	seen := map[string]bool{}
-	for _, c := range m.Conflicts {
-		if !seen[c.Subject] {
-			seen[c.Subject] = true
-			conflicts = append(conflicts, c.Subject)
-		}
-	}
-	return m.Merged, conflicts, nil
-}
-
-// noteTick is the tick an owned note line belongs to: its subject name and the task
-// line [StatementLines] gives it ("" when none is known). owned is false for a
-// line taskproof does not own.
-type noteTick struct {
-	subject, line string
-	owned         bool
-}
-
-// tickKeys names the tick each line of a note belongs to.
-func tickKeys(lines [][]byte) []noteTick {
-	keys := make([]noteTick, len(lines))
-	type subject struct {
-		at       []int
-		stmts    []*Statement
-		payloads [][]byte
-	}
-	subjects := map[string]*subject{}
-	var names []string
-	for i, l := range lines {
-		st, payload, ok := LineStatement(l)
-		if !ok || !OwnedTypes[st.PredicateType] {
-			continue
-		}
-		name := st.Subjects[0].Name
-		s := subjects[name]
-		if s == nil {
-			s = &subject{}
-			subjects[name] = s
-			names = append(names, name)
-		}
-		s.at, s.stmts, s.payloads = append(s.at, i), append(s.stmts, st), append(s.payloads, payload)
-	}
-	for _, name := range names {
-		s := subjects[name]
-		for j, line := range StatementLines(s.stmts, s.payloads) {
-			keys[s.at[j]] = noteTick{subject: name, line: line, owned: true}
-		}
-	}
-	return keys
-}
-
-// sameLines reports whether a and b hold the same lines, in any order.
-func sameLines(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	count := map[string]int{}
-	for _, l := range a {
-		count[string(l)]++
-	}
-	for _, l := range b {
-		count[string(l)]--
-		if count[string(l)] < 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // ErrNothingToCarry: the FROM commit's note holds no task-verification statement
 // about FROM.
@@ -107,12 +32,12 @@ type CarryRequest struct {
 	// evidence there (docs/format.md#gate-rules).
 	To gitref.Hash
 	// Signers sign the re-issued statements; none: they are written unsigned.
-	Signers []Signer
+	Signers []signer.Signer
 	// CheckFrom, when not nil, is called with every envelope of From's note that
 	// is carried, before anything is written; an error stops the carry. The CLI
 	// uses it to verify From's signatures against the verifier's trust, so that a
 	// carry never re-signs statements nobody trusted.
-	CheckFrom func(subject string, env *Envelope) error
+	CheckFrom func(subject string, env *dsse.Envelope) error
 	// UnverifiedFromUnsafe re-signs From's statements without any check: Carry
 	// refuses a request with neither CheckFrom nor UnverifiedFromUnsafe
 	// ([ErrUncheckedFrom]), so that unverified statements are never re-signed
@@ -176,21 +101,58 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err := noBundles(note, from.ID, to.ID); err != nil {
 		return nil, err
 	}
-	type carried struct {
-		subject string
-		p       *predicate.Predicate
+	todo, seen, err := carriedStatements(note, from.ID, req.CheckFrom)
+	if err != nil {
+		return nil, err
 	}
-	var todo []carried
-	seen := map[string]int{}         // subject name → statements carried
+	batch, err := reissue(ctx, repo, from.ID, to, todo, seen, req.Signers)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := commitNote(notes, to.ID, batch, req.DryRun)
+	if err != nil {
+		return nil, err
+	}
+	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}}
+	for _, pd := range batch {
+		pd.w.NotesCommit = nc
+		res.Written = append(res.Written, *pd.w)
+	}
+	if req.KeepFrom || req.DryRun {
+		return res, nil
+	}
+	// To's note is written: only now remove From's carried lines.
+	if err := removeCarried(notes, from.ID, seen); err != nil {
+		return res, fmt.Errorf("the statements were written on %s, but removing them from %s failed (remove them with `git notes --ref %s remove %s` or leave them): %w", to.ID, from.ID, notes.Ref(), from.ID, err)
+	}
+	res.RemovedFrom = true
+	return res, nil
+}
+
+// carried is one task-verification statement of From's note that [Carry]
+// re-issues: its subject name and its predicate.
+type carried struct {
+	subject string
+	p       *predicate.Predicate
+}
+
+// carriedStatements reads the task-verification statements of from's note
+// about from, one per subject and task line, each passed to check (when not
+// nil) before anything is written. seen counts the statements carried per
+// subject name. Only DSSE envelope lines are carried ([noBundles] refuses a
+// note with a bundle); other lines are not about from or not taskproof's.
+func carriedStatements(note []byte, from gitref.Hash, check func(subject string, env *dsse.Envelope) error) (todo []carried, seen map[string]int, err error) {
+	seen = map[string]int{}          // subject name → statements carried
 	seenLine := map[[2]string]bool{} // subject name, task.line_hash
-	for i, line := range SplitNote(note) {
-		env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
-		if err != nil || env.CheckPayloadType() != nil {
+	for i, line := range noteline.Split(note) {
+		l := noteline.Decode(line)
+		if l.Kind != noteline.KindEnvelope {
 			continue
 		}
+		env := l.Envelope
 		st, err := DecodeStatement(env.Payload)
 		if err != nil || st.PredicateType != predicate.PredicateType || len(st.Subjects) != 1 ||
-			st.Subjects[0].Digest["gitCommit"] != string(from.ID) {
+			st.Subjects[0].Digest["gitCommit"] != string(from) {
 			continue
 		}
 		// One statement per subject and task line: a tasks file that repeats
@@ -198,32 +160,38 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		name := st.Subjects[0].Name
 		k := [2]string{name, TaskLineHash(st)}
 		if seenLine[k] {
-			return nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from.ID, name, i+1)
+			return nil, nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from, name, i+1)
 		}
 		seenLine[k] = true
 		seen[name]++
-		if req.CheckFrom != nil {
-			if err := req.CheckFrom(name, env); err != nil {
-				return nil, fmt.Errorf("carrying %s from %s: %w", name, from.ID, err)
+		if check != nil {
+			if err := check(name, env); err != nil {
+				return nil, nil, fmt.Errorf("carrying %s from %s: %w", name, from, err)
 			}
 		}
 		raw, err := predicate.Canonical(st.Predicate)
 		if err != nil {
-			return nil, fmt.Errorf("%s in the note of %s: %w", name, from.ID, err)
+			return nil, nil, fmt.Errorf("%s in the note of %s: %w", name, from, err)
 		}
 		p, err := predicate.Decode(raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s in the note of %s: %w", name, from.ID, err)
+			return nil, nil, fmt.Errorf("%s in the note of %s: %w", name, from, err)
 		}
 		if SubjectName(p.Unit.Feature, p.Task.ID) != name {
-			return nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from.ID, p.Task.ID, p.Unit.Feature)
+			return nil, nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from, p.Task.ID, p.Unit.Feature)
 		}
 		todo = append(todo, carried{name, p})
 	}
 	if len(todo) == 0 {
-		return nil, fmt.Errorf("%w: the note of %s holds no task-verification statement about it", ErrNothingToCarry, from.ID)
+		return nil, nil, fmt.Errorf("%w: the note of %s holds no task-verification statement about it", ErrNothingToCarry, from)
 	}
+	return todo, seen, nil
+}
 
+// reissue rebuilds each carried statement for to, as [Carry] describes: the
+// tick of to it goes to, the predicate members that depend on the commit, and
+// the signed statements of docs/format.md#statements, ready for [commitNote].
+func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitref.Commit, todo []carried, seen map[string]int, signers []signer.Signer) ([]pending, error) {
 	ticks, err := tick.OfCommit(repo, to.ID, nil)
 	if err != nil {
 		return nil, err
@@ -240,34 +208,11 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}}
 	var batch []pending
 	for _, c := range todo {
-		var found *tick.Tick
-		var ticked []string
-		lines := 0 // the lines of c's task To ticks
-		for i, t := range ticks {
-			if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
-				continue // born-ticked tasks are attested like ticks (docs/format.md#born-ticked-tasks)
-			}
-			ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
-			if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {
-				lines++
-				// To ticks several lines of the task's ID: the statement
-				// goes to the line it was about (same text, so same
-				// line_hash), and to none when there is no such line.
-				if lines == 1 || t.LineHash == c.p.Task.LineHash {
-					found = &ticks[i]
-				}
-			}
-		}
-		if found == nil {
-			return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
-				ErrTaskNotTicked, to.ID, c.subject, c.p.Unit.Dir, ticked)
-		}
-		if (lines > 1 || seen[c.subject] > 1) && found.LineHash != c.p.Task.LineHash {
-			// Several lines on either side: each statement goes to its own.
-			return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to.ID, lines, c.subject, c.p.Unit.Dir, from.ID)
+		found, err := carryTick(ticks, from, to.ID, c, seen[c.subject])
+		if err != nil {
+			return nil, err
 		}
 		task, repeated, err := tickTask(repo, *found)
 		if err != nil {
@@ -287,7 +232,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			p.Spec = predicate.Null[predicate.SpecRef]()
 		}
 		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, found.Unit, task.ID, p, req.Signers, nil)
+		pd, err := prepare(ctx, to.ID, found.Unit, task.ID, p, signers, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -297,37 +242,63 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*found)...)
 		batch = append(batch, pd)
 	}
-	nc, err := commitNote(notes, to.ID, batch, req.DryRun)
-	if err != nil {
-		return nil, err
+	return batch, nil
+}
+
+// carryTick is the tick of to (ticks are to's) that the statement c carried
+// from from goes to: the tick of c's task in c's unit, and the one of the line
+// c is about when to ticks several lines of the task's ID or from's note holds
+// several statements (statements) for the subject. It fails with
+// [ErrTaskNotTicked].
+func carryTick(ticks []tick.Tick, from, to gitref.Hash, c carried, statements int) (*tick.Tick, error) {
+	var found *tick.Tick
+	var ticked []string
+	lines := 0 // the lines of c's task To ticks
+	for i, t := range ticks {
+		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
+			continue // born-ticked tasks are attested like ticks (docs/format.md#born-ticked-tasks)
+		}
+		ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
+		if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {
+			lines++
+			// To ticks several lines of the task's ID: the statement
+			// goes to the line it was about (same text, so same
+			// line_hash), and to none when there is no such line.
+			if lines == 1 || t.LineHash == c.p.Task.LineHash {
+				found = &ticks[i]
+			}
+		}
 	}
-	for _, pd := range batch {
-		pd.w.NotesCommit = nc
-		res.Written = append(res.Written, *pd.w)
+	if found == nil {
+		return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
+			ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked)
 	}
-	if req.KeepFrom || req.DryRun {
-		return res, nil
+	if (lines > 1 || statements > 1) && found.LineHash != c.p.Task.LineHash {
+		// Several lines on either side: each statement goes to its own.
+		return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to, lines, c.subject, c.p.Unit.Dir, from)
 	}
-	// To's note is written: only now remove From's carried lines.
-	_, err = notes.Update(from.ID, func(old []byte) ([]byte, error) {
+	return found, nil
+}
+
+// removeCarried removes from from's note the owned lines of the carried
+// subjects (seen) that are DSSE envelopes about from; every other line, and
+// the lines about other commits `git rebase` copied there, stay.
+func removeCarried(notes *gitref.NotesStore, from gitref.Hash, seen map[string]int) error {
+	_, err := notes.Update(from, func(old []byte) ([]byte, error) {
 		var out []byte
-		for _, l := range SplitNote(old) {
-			if name, typ, ok := LineSubject(l); ok && OwnedTypes[typ] && seen[name] > 0 && lineAbout(l, from.ID) {
+		for _, line := range noteline.Split(old) {
+			if st, ok := ownedEnvelopeAbout(line, from); ok && seen[st.Subjects[0].Name] > 0 {
 				continue
 			}
-			out = append(append(out, l...), '\n')
+			out = append(append(out, line...), '\n')
 		}
 		return out, nil
 	})
-	if err != nil {
-		return res, fmt.Errorf("the statements were written on %s, but removing them from %s failed (remove them with `git notes --ref %s remove %s` or leave them): %w", to.ID, from.ID, notes.Ref(), from.ID, err)
-	}
-	res.RemovedFrom = true
-	return res, nil
+	return err
 }
 
 // CheckNoBundles returns an error wrapping [ErrRequest] when the note of from
-// holds a Sigstore bundle (a line [IsBundle] reports): a carry re-signs
+// holds a Sigstore bundle (a line [noteline.IsBundle] reports): a carry re-signs
 // statements with its own signers and cannot re-issue a bundle, whose
 // signature and transparency-log entry are bound to from, so the tick of to
 // must be attested again. [Carry] makes this check itself; a caller carrying
@@ -341,20 +312,10 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 }
 
 func noBundles(note []byte, from, to gitref.Hash) error {
-	for i, line := range SplitNote(note) {
-		if IsBundle(line) {
+	for i, line := range noteline.Split(note) {
+		if noteline.IsBundle(line) {
 			return fmt.Errorf("%w: the note of %s holds a Sigstore bundle (line %d): a carry cannot re-issue Sigstore bundles; attest %s again instead", ErrRequest, from, i+1, to)
 		}
 	}
 	return nil
-}
-
-// lineAbout reports whether a note line's single subject names commit.
-func lineAbout(line []byte, commit gitref.Hash) bool {
-	env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
-	if err != nil {
-		return false
-	}
-	st, err := DecodeStatement(env.Payload)
-	return err == nil && len(st.Subjects) == 1 && st.Subjects[0].Digest["gitCommit"] == string(commit)
 }

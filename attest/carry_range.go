@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/tick"
 )
@@ -105,7 +106,7 @@ func statementTasks(notes *gitref.NotesStore, commit gitref.Hash) ([][2]string, 
 	var tasks [][2]string
 	var names []string
 	seen := map[[2]string]bool{}
-	for _, l := range SplitNote(note) {
+	for _, l := range noteline.Split(note) {
 		st, _, ok := LineStatement(l)
 		if !ok || st.PredicateType != predicate.PredicateType || st.Subjects[0].Digest["gitCommit"] != string(commit) {
 			continue

@@ -13,8 +13,10 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -60,7 +62,7 @@ func runBinary(t testing.TB, bin, dir string, args ...string) (string, string, i
 // maxTasksPerNote is how many regression_only ticks fit in one note with every
 // statement (task-verification + VSA: two lines each; docs/format.md#limits: 64 lines). Beyond
 // it, attest writes the task-verification statements alone.
-const maxTasksPerNote = attest.MaxNoteLines / 2
+const maxTasksPerNote = noteline.MaxNoteLines / 2
 
 // TestCorpusAttestTick attests every tick commit of three real projects' histories
 // and checks every written statement: it decodes strictly, its predicate
@@ -148,7 +150,7 @@ func TestCorpusAttestTick(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			signer := sshSigner(t, key)
+			sg := sshSigner(t, key)
 			as, err := verify.LoadAllowedSigners(allowed)
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +186,7 @@ func TestCorpusAttestTick(t *testing.T) {
 						refused++
 						continue
 					}
-					if !seen[r.TaskID] && len(ids) < attest.MaxNoteLines {
+					if !seen[r.TaskID] && len(ids) < noteline.MaxNoteLines {
 						seen[r.TaskID] = true
 						ids = append(ids, r.TaskID)
 					}
@@ -220,7 +222,7 @@ func TestCorpusAttestTick(t *testing.T) {
 					}
 					_, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
 						Commit: c, Tasks: tasks, Verdict: predicate.RegressionOnly,
-						Regression: map[string]any{"reason": "planning_work"}, Signers: []attest.Signer{signer},
+						Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg},
 					})
 					if err != nil && !errors.Is(err, attest.ErrNoteLimit) && !errors.Is(err, specfmt.ErrDuplicateTask) {
 						t.Fatalf("attest.Tick %s: %v", c, err)
@@ -235,7 +237,7 @@ func TestCorpusAttestTick(t *testing.T) {
 				switch {
 				case anyTrue(dup):
 					wantErr = specfmt.ErrDuplicateTask
-				case len(ticks) > attest.MaxNoteLines:
+				case len(ticks) > noteline.MaxNoteLines:
 					wantErr = attest.ErrNoteLimit
 				}
 				err := attestTasks(nil)

@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -30,7 +31,7 @@ type DecideRequest struct {
 	Verdict predicate.Verdict
 	// By and Reason are the decider.
 	By, Reason string
-	Signers    []Signer
+	Signers    []signer.Signer
 	Time       time.Time
 	DryRun     bool
 }
@@ -144,7 +145,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
-	unit, task, err := FindTask(fsys, req.Task, req.UnitDir)
+	unit, task, err := findTask(fsys, req.Task, req.UnitDir)
 	if err != nil {
 		return nil, err
 	}
@@ -198,13 +199,13 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	return w, nil
 }
 
-// FindTask finds task id among the units' tasks files of a tree
+// findTask finds task id among the units' tasks files of a tree
 // (docs/format.md#units-and-task-lines unit paths). unitDir, when not empty,
 // picks the unit. A task ID found in several units without unitDir is an error
 // naming them (ErrRequest); a task ID that a tasks file repeats is a
 // *specfmt.DuplicateTaskError naming both lines (specfmt.ErrDuplicateTask) —
 // only that ID: the file's other tasks are found.
-func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
+func findTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error) {
 	type hit struct {
 		u specfmt.Unit
 		t specfmt.Task

@@ -1,24 +1,21 @@
-// Package attest builds, signs and decodes taskproof's attestations: in-toto
-// Statements carrying the task-verification/v0 predicate, wrapped in DSSE v1
-// envelopes (docs/format.md#statements, docs/format.md#signatures-dsse-v1) and
-// written as git notes (docs/format.md#storage).
+// Package attest is taskproof's writer: the workflows that turn a tick into
+// signed statements in a git note (docs/format.md#storage).
 //
-// Envelopes (envelope.go): [DecodeEnvelope] reads untrusted envelope bytes
-// strictly (no duplicate or case-variant keys, valid UTF-8, the limits of
-// docs/format.md#limits, standard or URL-safe base64 with or without padding);
-// [Envelope.MarshalJSON] writes the docs/format.md#signatures-dsse-v1 form.
-// Every decoding failure matches [ErrMalformed].
+//   - [Tick] attests the tasks a commit ticks, [Decide] records a person's
+//     attested or skipped decision, [Carry] and [PairCarries] re-issue
+//     statements after a rebase or squash, [SignNote] signs unsigned
+//     statements in place.
+//   - The statements (docs/format.md#statements): the in-toto Statement
+//     ([EncodeStatement], [DecodeStatement]) carrying the task-verification/v0
+//     predicate, the test-result statements and the VSA naming them
+//     ([TickStatements], [VSAPredicate]).
+//   - Note ownership (docs/format.md#storage): which lines of a note are
+//     taskproof's for a tick ([OwnedTypes], [LineStatement], [StatementKeys]),
+//     replacing them ([MergeNote]) and merging two versions of a note
+//     ([MergeNotes], [UnionLines] for the conflicts ref).
+//   - [ShowNote] decodes a note for display, verifying nothing.
 //
-// Note lines (line.go): [DecodeLine] reads one note line as every reader
-// should — a DSSE envelope, a Sigstore bundle holding one, another tool's
-// (foreign) line, a blank or a malformed one (docs/format.md#note-lines).
-//
-// Signers (signer*.go): a [Signer] signs the DSSE pre-authentication encoding
-// (PAE) of a payload in-process, never by running ssh-keygen or gpg. Three
-// kinds exist, as docs/format.md#signatures-dsse-v1 lists them: SSH
-// ([NewSSHSigner], [NewSSHAgentSigner]), OpenPGP ([NewOpenPGPSigner]) and raw
-// PEM keys ([NewRawSigner]); [LoadSigner] picks one by kind. [Sign] wraps a
-// canonical Statement into a signed envelope.
-//
-// Signature verification against the verifier's trust lives in package verify.
+// Envelopes are package dsse's, note lines package noteline's, signers and
+// keys package signer's; verification against the verifier's trust lives in
+// package verify.
 package attest

@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -61,7 +62,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 	req := func(c gitref.Hash, tasks ...string) attest.TickRequest {
 		return attest.TickRequest{
 			Commit: c, Tasks: tasks, Verdict: predicate.RegressionOnly, Time: fixedTime,
-			Regression: map[string]any{"reason": "planning_work"}, Signers: []attest.Signer{sshSigner(t, key)},
+			Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sshSigner(t, key)},
 		}
 	}
 	v := verifier(t, repo, notes, allowed)
@@ -135,7 +136,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 
 	// A decision on c2 (one T001 line ticked) is about that line: it replaces
 	// the line's tick statements.
-	if _, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{Commit: r.c2, Task: "T001", Verdict: predicate.Attested, By: "ada", Reason: "by hand", Signers: []attest.Signer{sshSigner(t, key)}}); err != nil {
+	if _, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{Commit: r.c2, Task: "T001", Verdict: predicate.Attested, By: "ada", Reason: "by hand", Signers: []signer.Signer{sshSigner(t, key)}}); err != nil {
 		t.Fatalf("Decide on c2: %v", err)
 	}
 	if ps, n := tvs(r.c2); n != 1 || ps[hash(t001b)] == nil || ps[hash(t001b)].Verdict != predicate.Attested {
@@ -170,7 +171,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 	testenv.Git(t, r.dir, "checkout", "-q", "-b", "side", string(r.c2))
 	writeFile(t, r.dir, path, tasks)
 	side := commitAll(t, r.dir, "tick both T003 again")
-	res, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c3, To: side, Signers: []attest.Signer{sshSigner(t, key)}, KeepFrom: true, UnverifiedFromUnsafe: true})
+	res, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c3, To: side, Signers: []signer.Signer{sshSigner(t, key)}, KeepFrom: true, UnverifiedFromUnsafe: true})
 	if err != nil || len(res.Written) != 2 {
 		t.Fatalf("carry c3 → %s: %+v, %v", side, res, err)
 	}

@@ -2,11 +2,12 @@ package attest
 
 import (
 	"bytes"
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -40,7 +41,7 @@ func FuzzMergeNote(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	line, err := (&Envelope{PayloadType: PayloadType, Payload: owned}).MarshalJSON()
+	line, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: owned}).MarshalJSON()
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -57,8 +58,8 @@ func FuzzMergeNote(f *testing.F) {
 			t.Fatalf("result %q does not end with a newline", got)
 		}
 		var kept [][]byte
-		for _, l := range SplitNote(old) {
-			if n, typ, ok := LineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
+		for _, l := range noteline.Split(old) {
+			if n, typ, ok := lineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
 				continue
 			}
 			kept = append(kept, l)
@@ -70,25 +71,6 @@ func FuzzMergeNote(f *testing.F) {
 		again, err := MergeNote(got, "f/T1", [][]byte{line})
 		if err != nil || !bytes.Equal(again, got) {
 			t.Fatalf("not idempotent: %q, %v", again, err)
-		}
-	})
-}
-
-// FuzzDetectKeyKind: any bytes given as --key name one kind or an error
-// matching ErrNoSigningKey or ErrUnsupportedKey, never a panic.
-func FuzzDetectKeyKind(f *testing.F) {
-	f.Add([]byte("-----BEGIN OPENSSH PRIVATE KEY-----\n"))
-	f.Add([]byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIKsUDqGDmBb1QAvG1tbNHxLsJxhJ4J3V3Qv5VRsK2v5q t\n"))
-	f.Add([]byte("-----BEGIN PRIVATE KEY-----\nAA==\n-----END PRIVATE KEY-----\n"))
-	f.Add([]byte{0x95, 0x01, 0x02})
-	f.Add([]byte{0xc5, 0x01})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		kind, err := DetectKeyKind(data)
-		switch {
-		case err == nil && kind != KindSSH && kind != KindOpenPGP && kind != KindRaw:
-			t.Fatalf("kind %q without an error", kind)
-		case err != nil && (kind != "" || !(errors.Is(err, ErrNoSigningKey) || errors.Is(err, ErrUnsupportedKey))):
-			t.Fatalf("= %q, %v", kind, err)
 		}
 	})
 }

@@ -5,17 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
-)
-
-// Note limits (docs/format.md#limits).
-const (
-	// MaxNoteSize is the largest note, in bytes (4 MiB).
-	MaxNoteSize = 4 << 20
-	// MaxNoteLines is the largest number of lines in one note (docs/format.md#limits):
-	// the 4 MiB size is the bound that matters; 1,024 lines hold the three
-	// statements of a commit that ticks 341 tasks.
-	MaxNoteLines = 1024
 )
 
 // ErrNoteLimit is matched by errors for a note that would exceed the limits of docs/format.md#limits.
@@ -29,52 +21,41 @@ var OwnedTypes = map[string]bool{
 	VSAType:                 true,
 }
 
-// SplitNote splits a note into its lines (docs/format.md#storage: JSON Lines): on "\n", with a
-// final "\n" not making an empty last line. Lines are returned as written (a "\r"
-// before the "\n" stays part of the line).
-func SplitNote(note []byte) [][]byte {
-	if len(note) == 0 {
-		return nil
-	}
-	note = bytes.TrimSuffix(note, []byte("\n"))
-	return bytes.Split(note, []byte("\n"))
-}
-
-// LineSubject returns the subject name and predicateType of a note line that is a
-// DSSE envelope, or a Sigstore bundle whose dsseEnvelope is one (docs/format.md#signatures-dsse-v1),
-// holding an in-toto Statement v1 with exactly one subject; ok is false for any
-// other line (another tool's, a malformed one).
-func LineSubject(line []byte) (name, predicateType string, ok bool) {
-	st, _, ok := LineStatement(line)
-	if !ok {
-		return "", "", false
-	}
-	return st.Subjects[0].Name, st.PredicateType, true
-}
-
-// LineStatement decodes a note line as [LineSubject] reads it: its Statement
-// (exactly one subject) and the payload that holds it; ok is false for any other
-// line.
+// LineStatement decodes a note line that is a DSSE envelope, or a Sigstore
+// bundle whose dsseEnvelope is one (docs/format.md#note-lines), holding an
+// in-toto Statement v1 with exactly one subject: its Statement and the payload
+// that holds it; ok is false for any other line (another tool's, a malformed
+// one). The line is read by [noteline.Decode], so a DSSE envelope and a
+// Sigstore bundle's dsseEnvelope count alike (see [lineStatement]).
 func LineStatement(line []byte) (st *Statement, payload []byte, ok bool) {
-	line = bytes.TrimSuffix(line, []byte("\r"))
-	var env *Envelope
-	var err error
-	if IsBundle(line) {
-		var b *Bundle
-		if b, err = DecodeBundle(line); err == nil {
-			env = b.Envelope
-		}
-	} else {
-		env, err = DecodeEnvelope(line)
-	}
-	if err != nil || env.CheckPayloadType() != nil {
+	return lineStatement(noteline.Decode(line))
+}
+
+// lineStatement is the Statement a decoded note line holds: the line is an
+// envelope or a bundle of payloadType [dsse.PayloadType] (kind
+// [noteline.KindEnvelope] or [noteline.KindBundle]) whose payload is a
+// Statement with exactly one subject; ok is false for any other line.
+func lineStatement(l noteline.Line) (st *Statement, payload []byte, ok bool) {
+	if l.Kind != noteline.KindEnvelope && l.Kind != noteline.KindBundle {
 		return nil, nil, false
 	}
-	st, err = DecodeStatement(env.Payload)
+	st, err := DecodeStatement(l.Envelope.Payload)
 	if err != nil || len(st.Subjects) != 1 {
 		return nil, nil, false
 	}
-	return st, env.Payload, true
+	return st, l.Envelope.Payload, true
+}
+
+// ownedEnvelopeAbout returns the Statement of a note line that is a DSSE
+// envelope (not a Sigstore bundle) taskproof owns ([OwnedTypes]) whose one
+// subject names commit; ok is false for any other line.
+func ownedEnvelopeAbout(line []byte, commit gitref.Hash) (st *Statement, ok bool) {
+	l := noteline.Decode(line)
+	st, _, ok = lineStatement(l)
+	if !ok || l.Kind != noteline.KindEnvelope || !OwnedTypes[st.PredicateType] || st.Subjects[0].Digest["gitCommit"] != string(commit) {
+		return nil, false
+	}
+	return st, true
 }
 
 // TaskLineHash is a task-verification statement's task.line_hash, "" when its
@@ -196,26 +177,23 @@ func vsaInputs(st *Statement) []string {
 // other line — other tasks of the same commit, other tools' lines, lines that do
 // not decode — is kept byte for byte and in order; the new lines follow them. The
 // result ends with "\n". It fails with [ErrNoteLimit] when the result would exceed
-// [MaxNoteLines] lines or [MaxNoteSize] bytes, and when a new line contains "\n".
+// [noteline.MaxNoteLines] lines or [noteline.MaxNoteSize] bytes, and when a new line contains "\n".
 func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
 	return mergeNote(old, subjectName, TaskKey{}, lines)
 }
 
-// MergeNoteFor is [MergeNote] for the tick of one unit's task: the owned lines
+// mergeNote is [MergeNote] for the tick of one unit's task: the owned lines
 // of subjectName that [StatementKeys] gives another unit directory than key.Dir
 // are kept, as another task's would be (two units can share a subject name,
 // docs/format.md#statements-belong-to-a-unit); so are, when key.LineHash is not
 // "" (the task's ID is repeated in its tasks file, so the subject names a tick
-// per line, README "Choices", item 10), those of another task line of the unit.
-// A line whose key cannot be told is replaced, unless the note holds another
-// unit's statements for the subject (then it may be theirs, and is kept).
-func MergeNoteFor(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
-	return mergeNote(old, subjectName, key, lines)
-}
-
-// mergeNote is [MergeNoteFor]; a zero key.Dir matches every unit.
+// per line: the choice "A tick is a line, also when its task ID repeats",
+// docs/format.md#choices-where-the-brief-leaves-room), those of another task
+// line of the unit. A line whose key cannot be told is replaced, unless the
+// note holds another unit's statements for the subject (then it may be
+// theirs, and is kept). A zero key matches every unit and line.
 func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]byte, error) {
-	split := SplitNote(old)
+	split := noteline.Split(old)
 	keep := make([]bool, len(split))
 	var owned []int
 	var stmts []*Statement
@@ -264,11 +242,11 @@ func mergeNote(old []byte, subjectName string, key TaskKey, lines [][]byte) ([]b
 		out.WriteByte('\n')
 		n++
 	}
-	if n > MaxNoteLines {
-		return nil, fmt.Errorf("%w: %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	if n > noteline.MaxNoteLines {
+		return nil, fmt.Errorf("%w: %d lines (at most %d)", ErrNoteLimit, n, noteline.MaxNoteLines)
 	}
-	if out.Len() > MaxNoteSize {
-		return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	if out.Len() > noteline.MaxNoteSize {
+		return nil, fmt.Errorf("%w: %d bytes (at most %d)", ErrNoteLimit, out.Len(), noteline.MaxNoteSize)
 	}
 	return out.Bytes(), nil
 }

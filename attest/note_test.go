@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // envelopeLine returns an unsigned envelope line holding a Statement for subject
@@ -20,35 +23,11 @@ func envelopeLine(t *testing.T, name, typ string, pred map[string]any) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+	b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
-}
-
-func TestSplitNote(t *testing.T) {
-	tests := []struct {
-		note string
-		want []string
-	}{
-		{"", nil},
-		{"a", []string{"a"}},
-		{"a\n", []string{"a"}},
-		{"a\nb\n", []string{"a", "b"}},
-		{"a\r\nb", []string{"a\r", "b"}},
-		{"a\n\nb\n", []string{"a", "", "b"}},
-		{"\n", []string{""}},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, l := range SplitNote([]byte(tt.note)) {
-			got = append(got, string(l))
-		}
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("SplitNote(%q) = %q, want %q", tt.note, got, tt.want)
-		}
-	}
 }
 
 func TestLineSubject(t *testing.T) {
@@ -70,9 +49,9 @@ func TestLineSubject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			n, typ, ok := LineSubject(tt.line)
+			n, typ, ok := lineSubject(tt.line)
 			if n != tt.wantName || typ != tt.wantType || ok != tt.ok {
-				t.Errorf("LineSubject = %q, %q, %v; want %q, %q, %v", n, typ, ok, tt.wantName, tt.wantType, tt.ok)
+				t.Errorf("lineSubject = %q, %q, %v; want %q, %q, %v", n, typ, ok, tt.wantName, tt.wantType, tt.ok)
 			}
 		})
 	}
@@ -144,18 +123,18 @@ func TestMergeNoteOwnership(t *testing.T) {
 func TestMergeNoteLimits(t *testing.T) {
 	line := envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{})
 	var lines [][]byte
-	for i := 0; i < MaxNoteLines; i++ {
+	for i := 0; i < noteline.MaxNoteLines; i++ {
 		lines = append(lines, line)
 	}
 	if _, err := MergeNote(nil, "f/T1", lines); err != nil {
-		t.Fatalf("%d lines: %v", MaxNoteLines, err)
+		t.Fatalf("%d lines: %v", noteline.MaxNoteLines, err)
 	}
 	if _, err := MergeNote([]byte("foreign\n"), "f/T1", lines); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("%d lines: err = %v, want ErrNoteLimit", MaxNoteLines+1, err)
+		t.Errorf("%d lines: err = %v, want ErrNoteLimit", noteline.MaxNoteLines+1, err)
 	}
-	big := bytes.Repeat([]byte("x"), MaxNoteSize)
+	big := bytes.Repeat([]byte("x"), noteline.MaxNoteSize)
 	if _, err := MergeNote(big, "f/T1", [][]byte{line}); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("over %d bytes: err = %v, want ErrNoteLimit", MaxNoteSize, err)
+		t.Errorf("over %d bytes: err = %v, want ErrNoteLimit", noteline.MaxNoteSize, err)
 	}
 	if _, err := MergeNote(nil, "f/T1", [][]byte{[]byte("a\nb")}); err == nil {
 		t.Error("a new line holding a newline was accepted")
@@ -165,17 +144,17 @@ func TestMergeNoteLimits(t *testing.T) {
 func TestSignatureKind(t *testing.T) {
 	tests := []struct {
 		sig  string
-		want Kind
+		want signer.Kind
 	}{
-		{"-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", KindSSH},
-		{"\n  -----BEGIN SSH SIGNATURE-----", KindSSH},
-		{"-----BEGIN PGP SIGNATURE-----\n\nwnUE\n-----END PGP SIGNATURE-----", KindOpenPGP},
-		{"\x30\x45\x02\x20", KindRaw},
-		{"", KindRaw},
-		{"-----BEGIN SSH SIGNATUR", KindRaw},
+		{"-----BEGIN SSH SIGNATURE-----\nU1NIU0lH\n-----END SSH SIGNATURE-----\n", signer.KindSSH},
+		{"\n  -----BEGIN SSH SIGNATURE-----", signer.KindSSH},
+		{"-----BEGIN PGP SIGNATURE-----\n\nwnUE\n-----END PGP SIGNATURE-----", signer.KindOpenPGP},
+		{"\x30\x45\x02\x20", signer.KindRaw},
+		{"", signer.KindRaw},
+		{"-----BEGIN SSH SIGNATUR", signer.KindRaw},
 	}
 	for _, tt := range tests {
-		if got := SignatureKind([]byte(tt.sig)); got != tt.want {
+		if got := signer.SignatureKind([]byte(tt.sig)); got != tt.want {
 			t.Errorf("SignatureKind(%q) = %s, want %s", tt.sig, got, tt.want)
 		}
 	}
@@ -200,7 +179,7 @@ func TestShowNote(t *testing.T) {
 		t.Errorf("line 2 = %+v, want an error", got[1])
 	}
 	if got[2].Line != 3 || got[2].Error == "" || len(got[2].Signatures) != 1 ||
-		got[2].Signatures[0].Kind != KindSSH || got[2].Signatures[0].KeyID != "SHA256:abc" {
+		got[2].Signatures[0].Kind != signer.KindSSH || got[2].Signatures[0].KeyID != "SHA256:abc" {
 		t.Errorf("line 3 = %+v, want the signature summarised and a statement error", got[2])
 	}
 }
@@ -220,7 +199,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 	}
 	var out [][]byte
 	for _, s := range stmts {
-		b, err := (&Envelope{PayloadType: PayloadType, Payload: s}).MarshalJSON()
+		b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: s}).MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -239,7 +218,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 // line hash) keeps the other line's — its test-result line too, though it has
 // the same bytes as this line's — and replaces its own; MergeNote (a unique ID)
 // replaces every owned line of the subject. StatementLines pairs the
-// statements, and UnionNote unions two lines' ticks without a conflict.
+// statements, and unionNote unions two lines' ticks without a conflict.
 func TestMergeNoteRepeatedID(t *testing.T) {
 	hA, hB := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	t0 := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
@@ -277,7 +256,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	lines := func(note []byte) []string {
 		var stmts []*Statement
 		var payloads [][]byte
-		for _, l := range SplitNote(note) {
+		for _, l := range noteline.Split(note) {
 			if st, payload, ok := LineStatement(l); ok && OwnedTypes[st.PredicateType] {
 				stmts, payloads = append(stmts, st), append(payloads, payload)
 			}
@@ -322,23 +301,23 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
 	}
 
-	// UnionNote: the two lines' ticks written on two sides are unioned; one
+	// unionNote: the two lines' ticks written on two sides are unioned; one
 	// line's tick written differently on the two sides is a conflict (the
 	// later statement wins, whichever side it is on).
-	merged, conflicts, err := UnionNote(join(a...), join(b...))
+	merged, conflicts, err := unionNote(join(a...), join(b...))
 	if err != nil || len(conflicts) != 0 || !bytes.Equal(merged, join(cat(a, b)...)) {
-		t.Errorf("UnionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
+		t.Errorf("unionNote(line A, line B) = %v, %v\n%s", conflicts, err, merged)
 	}
-	merged, conflicts, err = UnionNote(join(cat(a, b)...), join(cat(b, a2)...))
+	merged, conflicts, err = unionNote(join(cat(a, b)...), join(cat(b, a2)...))
 	if err != nil || !reflect.DeepEqual(conflicts, []string{"001-x/T001"}) || !bytes.Equal(merged, join(cat(b, a2)...)) {
-		t.Errorf("UnionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
+		t.Errorf("unionNote(A and B, B and A') = %v, %v\n%s", conflicts, err, merged)
 	}
 }
 
 // payloadOf is the payload of an envelope line.
 func payloadOf(t *testing.T, line []byte) []byte {
 	t.Helper()
-	env, err := DecodeEnvelope(line)
+	env, err := dsse.DecodeEnvelope(line)
 	if err != nil {
 		t.Fatal(err)
 	}

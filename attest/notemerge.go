@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -89,7 +90,7 @@ func orNone(s string) string {
 //
 // The result fails with [ErrNoteLimit] when it would exceed the note limits.
 func MergeNotes(local, remote []byte) (*NoteMerge, error) {
-	llines, rlines := SplitNote(local), SplitNote(remote)
+	llines, rlines := noteline.Split(local), noteline.Split(remote)
 	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
 	localOwned := map[noteTick][][]byte{}
 	localSubject := map[string]bool{}
@@ -101,16 +102,7 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 			localSubject[k.subject] = true
 		}
 	}
-	remoteOwned := map[noteTick][][]byte{}
-	var remoteOrder []noteTick
-	for i, l := range rlines {
-		if k := rkeys[i]; k.owned {
-			if remoteOwned[k] == nil {
-				remoteOrder = append(remoteOrder, k)
-			}
-			remoteOwned[k] = append(remoteOwned[k], l)
-		}
-	}
+	remoteOwned, remoteOrder := groupByTick(rlines, rkeys)
 	res := &NoteMerge{}
 	// Decide every tick both sides hold differently.
 	remoteWins := map[noteTick]bool{}
@@ -159,11 +151,11 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 			add(l)
 		}
 	}
-	if n > MaxNoteLines {
-		return nil, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, MaxNoteLines)
+	if n > noteline.MaxNoteLines {
+		return nil, fmt.Errorf("%w: merged note has %d lines (at most %d)", ErrNoteLimit, n, noteline.MaxNoteLines)
 	}
-	if out.Len() > MaxNoteSize {
-		return nil, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), MaxNoteSize)
+	if out.Len() > noteline.MaxNoteSize {
+		return nil, fmt.Errorf("%w: merged note has %d bytes (at most %d)", ErrNoteLimit, out.Len(), noteline.MaxNoteSize)
 	}
 	res.Merged = out.Bytes()
 	return res, nil
@@ -217,27 +209,27 @@ func groupDigest(lines [][]byte) string {
 func summarize(lines [][]byte) StatementsSummary {
 	s := StatementsSummary{Lines: len(lines), Signers: []string{}}
 	seen := map[string]bool{}
+	signedBy := func(id string) {
+		if !seen[id] {
+			seen[id] = true
+			s.Signers = append(s.Signers, id)
+		}
+	}
 	for _, l := range lines {
-		l = bytes.TrimSuffix(l, []byte("\r"))
-		st, payload, ok := LineStatement(l)
+		dl := noteline.Decode(l)
+		st, payload, ok := lineStatement(dl)
 		if !ok {
 			continue
 		}
-		if IsBundle(l) {
-			if !seen["sigstore bundle"] {
-				seen["sigstore bundle"] = true
-				s.Signers = append(s.Signers, "sigstore bundle")
-			}
-		} else if env, err := DecodeEnvelope(l); err == nil {
-			for _, sig := range env.Signatures {
+		if dl.Kind == noteline.KindBundle {
+			signedBy("sigstore bundle")
+		} else {
+			for _, sig := range dl.Envelope.Signatures {
 				id := sig.KeyID
 				if id == "" {
 					id = "(no keyid)"
 				}
-				if !seen[id] {
-					seen[id] = true
-					s.Signers = append(s.Signers, id)
-				}
+				signedBy(id)
 			}
 		}
 		if st.PredicateType != predicate.PredicateType {
@@ -258,7 +250,7 @@ func summarize(lines [][]byte) StatementsSummary {
 func UnionLines(notes ...[]byte) []byte {
 	set := map[string]bool{}
 	for _, n := range notes {
-		for _, l := range SplitNote(n) {
+		for _, l := range noteline.Split(n) {
 			if len(bytes.TrimSpace(l)) > 0 {
 				set[string(l)] = true
 			}
@@ -287,18 +279,8 @@ type TickSummary struct {
 // SummarizeNote names the owned statements of each tick of a note (lines
 // taskproof does not own are left out), in subject order.
 func SummarizeNote(note []byte) []TickSummary {
-	lines := SplitNote(note)
-	keys := tickKeys(lines)
-	groups := map[noteTick][][]byte{}
-	var order []noteTick
-	for i, l := range lines {
-		if k := keys[i]; k.owned {
-			if groups[k] == nil {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], l)
-		}
-	}
+	lines := noteline.Split(note)
+	groups, order := groupByTick(lines, tickKeys(lines))
 	out := make([]TickSummary, 0, len(order))
 	for _, k := range order {
 		out = append(out, TickSummary{Subject: k.subject, LineHash: k.line, StatementsSummary: summarize(groups[k])})
@@ -313,13 +295,89 @@ func SummarizeNote(note []byte) []TickSummary {
 // its time.
 func groupSigned(lines [][]byte) bool {
 	for _, l := range lines {
-		dl := DecodeLine(l)
-		if dl.Kind == LineBundle {
+		dl := noteline.Decode(l)
+		if dl.Kind == noteline.KindBundle {
 			continue
 		}
-		if dl.Kind != LineEnvelope || len(dl.Envelope.Signatures) == 0 {
+		if dl.Kind != noteline.KindEnvelope || len(dl.Envelope.Signatures) == 0 {
 			return false
 		}
 	}
 	return len(lines) > 0
+}
+
+// noteTick is the tick an owned note line belongs to: its subject name and the task
+// line [StatementLines] gives it ("" when none is known). owned is false for a
+// line taskproof does not own.
+type noteTick struct {
+	subject, line string
+	owned         bool
+}
+
+// tickKeys names the tick each line of a note belongs to.
+func tickKeys(lines [][]byte) []noteTick {
+	keys := make([]noteTick, len(lines))
+	type subject struct {
+		at       []int
+		stmts    []*Statement
+		payloads [][]byte
+	}
+	subjects := map[string]*subject{}
+	var names []string
+	for i, l := range lines {
+		st, payload, ok := LineStatement(l)
+		if !ok || !OwnedTypes[st.PredicateType] {
+			continue
+		}
+		name := st.Subjects[0].Name
+		s := subjects[name]
+		if s == nil {
+			s = &subject{}
+			subjects[name] = s
+			names = append(names, name)
+		}
+		s.at, s.stmts, s.payloads = append(s.at, i), append(s.stmts, st), append(s.payloads, payload)
+	}
+	for _, name := range names {
+		s := subjects[name]
+		for j, line := range StatementLines(s.stmts, s.payloads) {
+			keys[s.at[j]] = noteTick{subject: name, line: line, owned: true}
+		}
+	}
+	return keys
+}
+
+// sameLines reports whether a and b hold the same lines, in any order.
+func sameLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	count := map[string]int{}
+	for _, l := range a {
+		count[string(l)]++
+	}
+	for _, l := range b {
+		count[string(l)]--
+		if count[string(l)] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// groupByTick gathers the owned lines of each tick (keys[i] is lines[i]'s, as
+// [tickKeys] names them), in note order, with the ticks in the order of their
+// first line.
+func groupByTick(lines [][]byte, keys []noteTick) (map[noteTick][][]byte, []noteTick) {
+	groups := map[noteTick][][]byte{}
+	var order []noteTick
+	for i, l := range lines {
+		if k := keys[i]; k.owned {
+			if groups[k] == nil {
+				order = append(order, k)
+			}
+			groups[k] = append(groups[k], l)
+		}
+	}
+	return groups, order
 }

@@ -3,6 +3,8 @@ package attest
 import (
 	"testing"
 
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -15,7 +17,7 @@ func FuzzMergeNotes(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+		b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -31,14 +33,14 @@ func FuzzMergeNotes(f *testing.F) {
 			return
 		}
 		have := map[string]bool{}
-		for _, l := range SplitNote(m.Merged) {
+		for _, l := range noteline.Split(m.Merged) {
 			have[string(l)] = true
 		}
 		for _, l := range m.Displaced {
 			have[string(l)] = true
 		}
 		for _, side := range [][]byte{local, remote} {
-			for _, l := range SplitNote(side) {
+			for _, l := range noteline.Split(side) {
 				if !have[string(l)] {
 					t.Fatalf("line %q lost merging %q and %q", l, local, remote)
 				}

@@ -3,6 +3,7 @@ package attest
 import (
 	"testing"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -16,9 +17,9 @@ func TestMergeNotesSignedWins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := &Envelope{PayloadType: PayloadType, Payload: st}
+		env := &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}
 		if signed {
-			env.Signatures = []Signature{{KeyID: "SHA256:x", Sig: []byte("not checked by the merge")}}
+			env.Signatures = []dsse.Signature{{KeyID: "SHA256:x", Sig: []byte("not checked by the merge")}}
 		}
 		b, err := env.MarshalJSON()
 		if err != nil {

@@ -26,10 +26,10 @@ type PhaseReport struct {
 	Report *testreport.Report
 }
 
-// ReportFacts is what a tick's test reports show (docs/format.md#test-reports):
+// reportFacts is what a tick's test reports show (docs/format.md#test-reports):
 // the red run's class, whether the green run failed and how many of its tests
 // ran, and the judged test files (nil when none were judged).
-type ReportFacts struct {
+type reportFacts struct {
 	HasRed     bool
 	RedClass   predicate.RedClass
 	HasGreen   bool
@@ -38,9 +38,9 @@ type ReportFacts struct {
 	Collection []predicate.FileCollection
 }
 
-// Facts summarises reports and the collection judged from the green one.
-func Facts(reports []PhaseReport, collection []predicate.FileCollection) ReportFacts {
-	var f ReportFacts
+// facts summarises reports and the collection judged from the green one.
+func facts(reports []PhaseReport, collection []predicate.FileCollection) reportFacts {
+	var f reportFacts
 	for _, r := range reports {
 		switch r.Phase {
 		case PhaseRed:
@@ -59,7 +59,7 @@ func Facts(reports []PhaseReport, collection []predicate.FileCollection) ReportF
 	return f
 }
 
-// VerdictFromEvidence is the verdict the reports' facts give, with the
+// verdictFromEvidence is the verdict the reports' facts give, with the
 // regression reason of a regression_only one (docs/format.md#verdict-from-evidence):
 //   - no green report, or a green run that failed: an error (ErrRequest) —
 //     nothing supports a tick;
@@ -71,7 +71,7 @@ func Facts(reports []PhaseReport, collection []predicate.FileCollection) ReportF
 //     null: the reports cannot say which tick made them pass);
 //   - the red run failed on an assertion or a missing symbol: verified;
 //   - otherwise: regression_only not_red with the run's red_class.
-func VerdictFromEvidence(f ReportFacts) (predicate.Verdict, map[string]any, error) {
+func verdictFromEvidence(f reportFacts) (predicate.Verdict, map[string]any, error) {
 	switch {
 	case !f.HasGreen:
 		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a green test report; or give a verdict", ErrRequest)
@@ -220,7 +220,7 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 	return out, nil
 }
 
-// resultClass reads a trace row's result as PhasesFromTrace does: pass, skip
+// resultClass reads a trace row's result as phasesFromTrace does: pass, skip
 // or fail.
 func resultClass(res string) string {
 	switch phaseResult(res) {
@@ -276,7 +276,7 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 	files := req.TestFiles
 	if files == nil {
 		var err error
-		if files, err = DefaultTestFiles(repo, commit); err != nil {
+		if files, err = defaultTestFiles(repo, commit); err != nil {
 			return nil, err
 		}
 	}
@@ -320,8 +320,8 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 	}
 	obj["trace"] = rows
 
-	facts := Facts(req.Reports, collection)
-	derived, reason, derr := VerdictFromEvidence(facts)
+	facts := facts(req.Reports, collection)
+	derived, reason, derr := verdictFromEvidence(facts)
 	contradiction := func(what string) error {
 		if req.Force {
 			out.warnings = append(out.warnings, what+" (written anyway: forced)")
@@ -412,13 +412,13 @@ func reasonSuffix(reason map[string]any) string {
 // own history).
 var defaultBranches = []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/remotes/origin/main", "refs/remotes/origin/master"}
 
-// DefaultTestFiles are the test files (by [testreport.IsTestFile]) the tick
+// defaultTestFiles are the test files (by [testreport.IsTestFile]) the tick
 // commit and its branch added or changed: the paths changed between the
 // commit's merge base with the default branch (origin/HEAD, main, master,
 // origin/main, origin/master: the first whose merge base with the commit is
 // not the commit itself) and the commit; on the default branch itself, or when
 // none exists, those the commit changed against its first parent.
-func DefaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error) {
+func defaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error) {
 	base := commit.FirstParent()
 	for _, ref := range defaultBranches {
 		h, err := repo.Resolve(ref)

@@ -16,24 +16,24 @@ func TestVerdictFromEvidence(t *testing.T) {
 	notCollected := []predicate.FileCollection{{Path: "a_test.go", State: predicate.StateNotCollected}}
 	for _, tc := range []struct {
 		name    string
-		f       ReportFacts
+		f       reportFacts
 		verdict predicate.Verdict
 		reason  string // canonical regression, "" none
 		err     string
 	}{
-		{"assertion then green", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, Collection: collected}, predicate.Verified, "", ""},
-		{"missing symbol then green", ReportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2}, predicate.Verified, "", ""},
-		{"red passed", ReportFacts{HasRed: true, RedClass: predicate.ClassPassed, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"implemented_by":null,"reason":"already_passing"}`, ""},
-		{"red did not build", ReportFacts{HasRed: true, RedClass: predicate.ClassBuildError, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"build_error"}`, ""},
-		{"red ran nothing", ReportFacts{HasRed: true, RedClass: predicate.ClassNoTests, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"no_tests"}`, ""},
-		{"green ran nothing", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
-		{"changed test file not collected", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3, Collection: notCollected}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
-		{"green failed", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, GreenFail: true}, "", "", "green report shows failing tests"},
-		{"no green", ReportFacts{HasRed: true, RedClass: predicate.ClassAssertion}, "", "", "only with a green test report"},
-		{"no red", ReportFacts{HasGreen: true, GreenRan: 1}, "", "", "only with a red test report"},
+		{"assertion then green", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, Collection: collected}, predicate.Verified, "", ""},
+		{"missing symbol then green", reportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2}, predicate.Verified, "", ""},
+		{"red passed", reportFacts{HasRed: true, RedClass: predicate.ClassPassed, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"implemented_by":null,"reason":"already_passing"}`, ""},
+		{"red did not build", reportFacts{HasRed: true, RedClass: predicate.ClassBuildError, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"build_error"}`, ""},
+		{"red ran nothing", reportFacts{HasRed: true, RedClass: predicate.ClassNoTests, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"no_tests"}`, ""},
+		{"green ran nothing", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
+		{"changed test file not collected", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3, Collection: notCollected}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
+		{"green failed", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, GreenFail: true}, "", "", "green report shows failing tests"},
+		{"no green", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion}, "", "", "only with a green test report"},
+		{"no red", reportFacts{HasGreen: true, GreenRan: 1}, "", "", "only with a red test report"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, reason, err := VerdictFromEvidence(tc.f)
+			v, reason, err := verdictFromEvidence(tc.f)
 			if tc.err != "" {
 				if !errors.Is(err, ErrRequest) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)
@@ -89,7 +89,7 @@ func TestTraceRowsFromJUnit(t *testing.T) {
 	if got != want {
 		t.Errorf("rows\n%s\nwant\n%s", got, want)
 	}
-	phases := PhasesFromTrace(rows)
+	phases := phasesFromTrace(rows)
 	// Phases come in the order of their first row: the evidence's green row.
 	if len(phases) != 2 || phases[0].Name != "green" || len(phases[0].Passed) != 2 || phases[1].Name != "red" || len(phases[1].Failed) != 1 {
 		t.Errorf("phases %+v", phases)
@@ -108,12 +108,12 @@ func TestTraceRowsSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ph := PhasesFromTrace(rows)
+	ph := phasesFromTrace(rows)
 	if len(ph) != 1 || len(ph[0].Passed) != 1 || len(ph[0].Warned) != 1 || len(ph[0].Failed) != 0 {
 		t.Fatalf("phases %+v", ph)
 	}
 	ph[0].URL = "reports/jest-junit-green.xml"
-	tr := TestResultPredicate(ph[0], strings.Repeat("ab", 32))
+	tr := testResultPredicate(ph[0], strings.Repeat("ab", 32))
 	if tr["result"] != "WARNED" || tr["url"] != "reports/jest-junit-green.xml" || len(tr["warnedTests"].([]any)) != 1 {
 		t.Errorf("test result %v", tr)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // SignResult says how many unsigned envelopes of one commit's note were signed.
@@ -22,7 +24,7 @@ type SignResult struct {
 // every other line is kept byte for byte. A note with nothing to sign is left
 // alone. Errors are gitref's (gitref.ErrNoNote when the commit has no note) and
 // the signers'.
-func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, signers []Signer, dryRun bool) (*SignResult, error) {
+func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, signers []signer.Signer, dryRun bool) (*SignResult, error) {
 	if len(signers) == 0 {
 		return nil, fmt.Errorf("%w: no signer to sign with", ErrRequest)
 	}
@@ -30,11 +32,12 @@ func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash,
 	merge := func(old []byte) ([]byte, error) {
 		res.Signed, res.Subjects = 0, res.Subjects[:0]
 		var out bytes.Buffer
-		for _, line := range SplitNote(old) {
-			env, err := DecodeEnvelope(bytes.TrimSuffix(line, []byte("\r")))
-			if err == nil && len(env.Signatures) == 0 && env.CheckPayloadType() == nil {
-				if st, err := DecodeStatement(env.Payload); err == nil && OwnedTypes[st.PredicateType] {
-					signed, err := Sign(ctx, env.Payload, signers...)
+		for _, line := range noteline.Split(old) {
+			// Only a DSSE envelope takes more signatures: a Sigstore bundle
+			// holds exactly one.
+			if l := noteline.Decode(line); l.Kind == noteline.KindEnvelope && len(l.Envelope.Signatures) == 0 {
+				if st, err := DecodeStatement(l.Envelope.Payload); err == nil && OwnedTypes[st.PredicateType] {
+					signed, err := signer.Sign(ctx, l.Envelope.Payload, signers...)
 					if err != nil {
 						return nil, err
 					}

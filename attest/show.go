@@ -1,24 +1,11 @@
 package attest
 
 import (
-	"bytes"
 	"encoding/json"
-)
 
-// SignatureKind tells a signature's kind from its bytes
-// (docs/format.md#signatures-dsse-v1): armored SSHSIG text is ssh, an armored
-// OpenPGP signature is openpgp, anything else raw. It says nothing about
-// validity.
-func SignatureKind(sig []byte) Kind {
-	t := bytes.TrimLeft(sig, " \t\r\n")
-	switch {
-	case bytes.HasPrefix(t, []byte("-----BEGIN SSH SIGNATURE-----")):
-		return KindSSH
-	case bytes.HasPrefix(t, []byte("-----BEGIN PGP SIGNATURE-----")):
-		return KindOpenPGP
-	}
-	return KindRaw
-}
+	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/signer"
+)
 
 // ShownLine is one note line as `attest show` prints it: decoded as far as it
 // goes, nothing verified. Error says why decoding stopped.
@@ -47,18 +34,18 @@ type ShownBundle struct {
 // ShownSignature summarises one signature: its kind told from its bytes and the
 // keyid hint the envelope wrote (unverified).
 type ShownSignature struct {
-	Kind  Kind   `json:"kind"`
-	KeyID string `json:"keyid"`
-	Bytes int    `json:"bytes"`
+	Kind  signer.Kind `json:"kind"`
+	KeyID string      `json:"keyid"`
+	Bytes int         `json:"bytes"`
 }
 
 // ShowNote decodes every line of a note for display (`taskproof attest show`).
 // Nothing is verified: use verify for that.
 func ShowNote(note []byte) []ShownLine {
 	var out []ShownLine
-	for i, raw := range SplitNote(note) {
+	for i, raw := range noteline.Split(note) {
 		l := ShownLine{Line: i + 1, Signatures: []ShownSignature{}}
-		dl := DecodeLine(raw)
+		dl := noteline.Decode(raw)
 		if b := dl.Bundle; b != nil {
 			l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer}
 			if b.TlogIndex >= 0 {
@@ -75,9 +62,9 @@ func ShowNote(note []byte) []ShownLine {
 		}
 		l.PayloadType = env.PayloadType
 		for _, s := range env.Signatures {
-			kind := SignatureKind(s.Sig)
+			kind := signer.SignatureKind(s.Sig)
 			if l.Bundle != nil {
-				kind = KindSigstore
+				kind = signer.KindSigstore
 			}
 			l.Signatures = append(l.Signatures, ShownSignature{Kind: kind, KeyID: s.KeyID, Bytes: len(s.Sig)})
 		}

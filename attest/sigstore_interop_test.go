@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 )
 
 // npmVerifier installs testdata/interop's pinned npm packages
@@ -89,7 +89,7 @@ func TestSigstoreInteropNPM(t *testing.T) {
 	r := newTickRepo(t)
 	env := sigstoretest.New(t)
 	tickSigstore(t, r, env)
-	lines := attest.SplitNote([]byte(note(t, r.dir, r.c1)))
+	lines := noteline.Split([]byte(note(t, r.dir, r.c1)))
 	if len(lines) != 4 {
 		t.Fatalf("note has %d lines, want 4", len(lines))
 	}

@@ -25,8 +25,8 @@ const (
 	VSAType = "https://slsa.dev/verification_summary/v1"
 	// VerifierID is the VSA's verifier.id (docs/format.md#statements).
 	VerifierID = "https://github.com/taskproof/taskproof"
-	// JudgePolicyURI is the VSA's policy.uri (docs/format.md#statements).
-	JudgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
+	// judgePolicyURI is the VSA's policy.uri (docs/format.md#statements).
+	judgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
 )
 
 // ErrStatement is matched (errors.Is) by every error [DecodeStatement] returns

@@ -7,10 +7,10 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// TestPhase is one test phase that ran for a tick (e.g. "red", "green"), as
+// testPhase is one test phase that ran for a tick (e.g. "red", "green"), as
 // recorded in the evidence's trace rows: the tests that passed, failed and
 // were skipped (Warned). URL names the phase's test report ("" without one).
-type TestPhase struct {
+type testPhase struct {
 	Name   string
 	Passed []string
 	Failed []string
@@ -38,19 +38,19 @@ func phaseResult(res string) result {
 	return resultFailed
 }
 
-// PhasesFromTrace reads the test phases of an evidence trace [ours]: trace is an
+// phasesFromTrace reads the test phases of an evidence trace [ours]: trace is an
 // array of row objects; a row with string members "phase" and "test" counts the
 // test in that phase, as passed when its "result" is "pass", "passed" or "ok",
 // as skipped (warned) when it is "skip" or "skipped" (case-insensitive), and as
 // failed otherwise. Phases come in the order of their
 // first row; rows without a phase or test are not test rows and are skipped. A
 // trace that is absent, null or not an array yields no phases.
-func PhasesFromTrace(trace any) []TestPhase {
+func phasesFromTrace(trace any) []testPhase {
 	rows, ok := trace.([]any)
 	if !ok {
 		return nil
 	}
-	var phases []TestPhase
+	var phases []testPhase
 	index := map[string]int{}
 	for _, r := range rows {
 		row, ok := r.(map[string]any)
@@ -66,7 +66,7 @@ func PhasesFromTrace(trace any) []TestPhase {
 		if !seen {
 			i = len(phases)
 			index[phase] = i
-			phases = append(phases, TestPhase{Name: phase})
+			phases = append(phases, testPhase{Name: phase})
 		}
 		res, _ := row["result"].(string)
 		switch phaseResult(res) {
@@ -81,13 +81,13 @@ func PhasesFromTrace(trace any) []TestPhase {
 	return phases
 }
 
-// TestResultPredicate is the test-result v0.1 predicate of one phase [ours]:
+// testResultPredicate is the test-result v0.1 predicate of one phase [ours]:
 // result FAILED when a test failed, else WARNED when one was skipped, else
 // PASSED; configuration names the judge's configuration by its policy_sha256;
 // passedTests, failedTests and warnedTests list the tests; url is the phase's
 // report as given to `attest tick --test-report` (phase.URL), else
 // "phase:<name>" so the phase is recorded (docs/format.md#test-reports).
-func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
+func testResultPredicate(phase testPhase, policySHA256 string) map[string]any {
 	result := "PASSED"
 	switch {
 	case len(phase.Failed) > 0:
@@ -110,7 +110,7 @@ func TestResultPredicate(phase TestPhase, policySHA256 string) map[string]any {
 		"result": result,
 		"configuration": []any{map[string]any{
 			"name":   "judge-config",
-			"uri":    JudgePolicyURI,
+			"uri":    judgePolicyURI,
 			"digest": map[string]any{"sha256": policySHA256},
 		}},
 		"url":         url,
@@ -152,7 +152,7 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 		},
 		"timeVerified":       timeVerified,
 		"resourceUri":        "git:" + commit,
-		"policy":             map[string]any{"uri": JudgePolicyURI, "digest": map[string]any{"sha256": policySHA256}},
+		"policy":             map[string]any{"uri": judgePolicyURI, "digest": map[string]any{"sha256": policySHA256}},
 		"inputAttestations":  inputs,
 		"verificationResult": "PASSED",
 		"verifiedLevels":     []any{level},
@@ -165,13 +165,13 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 // trace, the task-verification statement, then the VSA naming the others; for
 // attested and skipped, the task-verification statement alone.
 func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
-	return TickStatementsWithReports(subject, p, nil)
+	return tickStatementsWithReports(subject, p, nil)
 }
 
-// TickStatementsWithReports is [TickStatements] with each phase's test-result
+// tickStatementsWithReports is [TickStatements] with each phase's test-result
 // url naming its test report: urls maps a phase name to the report's name (a
 // phase without one: "phase:<name>").
-func TickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map[string]string) ([][]byte, error) {
+func tickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map[string]string) ([][]byte, error) {
 	tv, err := EncodeStatement(subject, predicate.PredicateType, p)
 	if err != nil {
 		return nil, err
@@ -182,9 +182,9 @@ func TickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map
 	var out [][]byte
 	var types []string
 	trace, _ := p.Trace.Get()
-	for _, ph := range PhasesFromTrace(trace) {
+	for _, ph := range phasesFromTrace(trace) {
 		ph.URL = urls[ph.Name]
-		b, err := EncodeStatement(subject, TestResultType, TestResultPredicate(ph, p.PolicySHA256))
+		b, err := EncodeStatement(subject, TestResultType, testResultPredicate(ph, p.PolicySHA256))
 		if err != nil {
 			return nil, err
 		}

@@ -55,7 +55,7 @@ func TestPhasesFromTrace(t *testing.T) {
 	tests := []struct {
 		name  string
 		trace string
-		want  []TestPhase
+		want  []testPhase
 	}{
 		{"absent", `null`, nil},
 		{"not an array", `{"phase":"red"}`, nil},
@@ -68,7 +68,7 @@ func TestPhasesFromTrace(t *testing.T) {
 			  {"phase":"green","test":"b","result":"pass"},
 			  {"phase":"green","test":"c"},
 			  {"phase":"green","test":"d","result":7}]`,
-			[]TestPhase{
+			[]testPhase{
 				{Name: "red", Passed: []string{"b"}, Failed: []string{"a"}},
 				{Name: "green", Passed: []string{"a", "b"}, Failed: []string{"c", "d"}},
 			},
@@ -81,8 +81,8 @@ func TestPhasesFromTrace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := PhasesFromTrace(v); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("PhasesFromTrace = %+v, want %+v", got, tt.want)
+			if got := phasesFromTrace(v); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("phasesFromTrace = %+v, want %+v", got, tt.want)
 			}
 		})
 	}
@@ -91,13 +91,13 @@ func TestPhasesFromTrace(t *testing.T) {
 func TestTestResultPredicate(t *testing.T) {
 	pol := strings.Repeat("ab", 32)
 	for _, tt := range []struct {
-		phase  TestPhase
+		phase  testPhase
 		result string
 	}{
-		{TestPhase{Name: "green", Passed: []string{"a"}}, "PASSED"},
-		{TestPhase{Name: "red", Passed: []string{"a"}, Failed: []string{"b"}}, "FAILED"},
+		{testPhase{Name: "green", Passed: []string{"a"}}, "PASSED"},
+		{testPhase{Name: "red", Passed: []string{"a"}, Failed: []string{"b"}}, "FAILED"},
 	} {
-		got := TestResultPredicate(tt.phase, pol)
+		got := testResultPredicate(tt.phase, pol)
 		b, err := predicate.Canonical(got)
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestTestResultPredicate(t *testing.T) {
 			t.Errorf("%s: result=%v url=%v", tt.phase.Name, m["result"], m["url"])
 		}
 		conf := m["configuration"].([]any)[0].(map[string]any)
-		if conf["uri"] != JudgePolicyURI || conf["digest"].(map[string]any)["sha256"] != pol {
+		if conf["uri"] != judgePolicyURI || conf["digest"].(map[string]any)["sha256"] != pol {
 			t.Errorf("configuration = %v", conf)
 		}
 		if n := len(m["passedTests"].([]any)) + len(m["failedTests"].([]any)); n != len(tt.phase.Passed)+len(tt.phase.Failed) {

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -42,7 +44,7 @@ type TickRequest struct {
 	// file of a policy layout can be attested.
 	Layouts *specfmt.Layouts
 	// Verdict is verified or regression_only; empty: the verdict follows from
-	// Reports ([VerdictFromEvidence]).
+	// Reports (verdictFromEvidence).
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
 	Evidence []byte
@@ -52,7 +54,7 @@ type TickRequest struct {
 	// Red is the red run, or nil.
 	Red *predicate.RedRun
 	// Signers sign every envelope; none: the envelopes are written unsigned.
-	Signers []Signer
+	Signers []signer.Signer
 	// Time is when it is recorded (now when zero).
 	Time time.Time
 	// DryRun builds and signs the statements without writing the note.
@@ -62,7 +64,7 @@ type TickRequest struct {
 	// collection, red and (Verdict empty) the verdict (docs/format.md#test-reports).
 	Reports []PhaseReport
 	// TestFiles are the test files the task added or changed, judged against
-	// the green report; nil: [DefaultTestFiles]; empty: none.
+	// the green report; nil: defaultTestFiles; empty: none.
 	TestFiles []string
 	// RedKindSet says Red.Kind was chosen by the caller (checked against the
 	// red report), not defaulted.
@@ -102,8 +104,8 @@ type WrittenStmt struct {
 
 // WrittenSigner is one signature's kind and keyid.
 type WrittenSigner struct {
-	Kind  Kind   `json:"kind"`
-	KeyID string `json:"keyid"`
+	Kind  signer.Kind `json:"kind"`
+	KeyID string      `json:"keyid"`
 }
 
 // Tick attests the tasks a commit ticks (docs/format.md#storage): for each, it computes the
@@ -406,7 +408,7 @@ type pending struct {
 
 // write builds the statements of p for one task, signs them and writes the note;
 // line is pending.line.
-func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []Signer, dryRun bool) (*Written, error) {
+func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun bool) (*Written, error) {
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err
@@ -421,10 +423,10 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 }
 
 // prepare builds the statements of p for one task (docs/format.md#statements) and signs them;
-// urls name the phases' test reports (see [TickStatementsWithReports]).
-func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []Signer, urls map[string]string) (pending, error) {
+// urls name the phases' test reports (see tickStatementsWithReports).
+func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []signer.Signer, urls map[string]string) (pending, error) {
 	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
-	stmts, err := TickStatementsWithReports(subject, p, urls)
+	stmts, err := tickStatementsWithReports(subject, p, urls)
 	if err != nil {
 		return pending{}, err
 	}
@@ -508,12 +510,12 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 				continue
 			}
 			warned = true
-			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (docs/format.md#limits: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), MaxNoteLines))
+			pd.w.Warnings = append(pd.w.Warnings, fmt.Sprintf("%s ticks %d task(s): their statements do not all fit in one note (docs/format.md#limits: %d lines), so only the task-verification statements were written (no test-result or VSA statements)", commit, len(batch), noteline.MaxNoteLines))
 		}
 	}()
 	wrap := func(err error) error {
 		if errors.Is(err, ErrNoteLimit) {
-			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, MaxNoteLines)
+			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, noteline.MaxNoteLines)
 		}
 		return fmt.Errorf("writing the note of %s: %w", commit, err)
 	}
@@ -535,14 +537,6 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 		return "", wrap(err)
 	}
 	return nc, nil
-}
-
-// envelopeFor signs a statement with every signer, or wraps it unsigned.
-func envelopeFor(ctx context.Context, statement []byte, signers []Signer) (*Envelope, error) {
-	if len(signers) == 0 {
-		return &Envelope{PayloadType: PayloadType, Payload: statement}, nil
-	}
-	return Sign(ctx, statement, signers...)
 }
 
 // mergeRegression returns the evidence with its "regression" member set to reason

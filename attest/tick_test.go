@@ -14,10 +14,13 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -160,9 +163,9 @@ func sshKey(t testing.TB, passphrase string) (key, allowed string) {
 	return key, allowed
 }
 
-func sshSigner(t testing.TB, key string) attest.Signer {
+func sshSigner(t testing.TB, key string) signer.Signer {
 	t.Helper()
-	s, err := attest.LoadSigner(attest.KindSSH, key, nil)
+	s, err := signer.Load(signer.KindSSH, key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +188,7 @@ func verifier(t testing.TB, repo *gitref.Repo, notes *gitref.NotesStore, allowed
 // noteStatement is one decoded line of a note.
 type noteStatement struct {
 	line []byte
-	env  *attest.Envelope
+	env  *dsse.Envelope
 	st   *attest.Statement
 }
 
@@ -193,8 +196,8 @@ type noteStatement struct {
 // are returned in foreign.
 func statements(t testing.TB, note string) (stmts []noteStatement, foreign []string) {
 	t.Helper()
-	for _, l := range attest.SplitNote([]byte(note)) {
-		env, err := attest.DecodeEnvelope(l)
+	for _, l := range noteline.Split([]byte(note)) {
+		env, err := dsse.DecodeEnvelope(l)
 		if err != nil {
 			foreign = append(foreign, string(l))
 			continue
@@ -260,7 +263,7 @@ func TestTickWritesAndVerifies(t *testing.T) {
 	key, allowed := sshKey(t, "")
 	written, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
 		Commit: r.c1, Verdict: predicate.RegressionOnly, Regression: map[string]any{"reason": "planning_work"},
-		Signers: []attest.Signer{sshSigner(t, key)}, Time: fixedTime,
+		Signers: []signer.Signer{sshSigner(t, key)}, Time: fixedTime,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +272,7 @@ func TestTickWritesAndVerifies(t *testing.T) {
 		t.Fatalf("written = %+v, want T001 and T002", written)
 	}
 	for _, w := range written {
-		if w.NotesCommit == "" || !w.Signed || len(w.Signers) != 1 || w.Signers[0].Kind != attest.KindSSH || len(w.Statements) != 2 {
+		if w.NotesCommit == "" || !w.Signed || len(w.Signers) != 1 || w.Signers[0].Kind != signer.KindSSH || len(w.Statements) != 2 {
 			t.Errorf("written %s = %+v", w.Task, w)
 		}
 	}
@@ -395,7 +398,7 @@ func TestTickDryRunWritesNothing(t *testing.T) {
 	repo, notes := r.open(t)
 	key, _ := sshKey(t, "")
 	w, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
-		Commit: r.c1, Verdict: predicate.Verified, Signers: []attest.Signer{sshSigner(t, key)}, DryRun: true, Time: fixedTime,
+		Commit: r.c1, Verdict: predicate.Verified, Signers: []signer.Signer{sshSigner(t, key)}, DryRun: true, Time: fixedTime,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -419,9 +422,9 @@ func TestTickOverLimit(t *testing.T) {
 		compact   bool
 	}{
 		{tasks: 70, wantLines: 140},
-		{tasks: attest.MaxNoteLines / 2, wantLines: attest.MaxNoteLines},
-		{tasks: attest.MaxNoteLines/2 + 1, wantLines: attest.MaxNoteLines/2 + 1, compact: true},
-		{tasks: attest.MaxNoteLines + 1},
+		{tasks: noteline.MaxNoteLines / 2, wantLines: noteline.MaxNoteLines},
+		{tasks: noteline.MaxNoteLines/2 + 1, wantLines: noteline.MaxNoteLines/2 + 1, compact: true},
+		{tasks: noteline.MaxNoteLines + 1},
 	} {
 		t.Run(fmt.Sprint(tc.tasks), func(t *testing.T) {
 			dir := t.TempDir()
@@ -491,7 +494,7 @@ func TestTickWithExampleEvidence(t *testing.T) {
 	red := []byte("--- FAIL: TestAdd (0.00s)\n    calc_test.go:9: add(1, 2) = 0, want 3\nFAIL\n")
 	w, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{
 		Commit: r.c1, Tasks: []string{"T001"}, Verdict: predicate.Verified, Evidence: evidence,
-		Red: &predicate.RedRun{Kind: predicate.RedAssertion, Output: red}, Signers: []attest.Signer{sshSigner(t, key)}, Time: fixedTime,
+		Red: &predicate.RedRun{Kind: predicate.RedAssertion, Output: red}, Signers: []signer.Signer{sshSigner(t, key)}, Time: fixedTime,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -535,7 +538,7 @@ func TestDecide(t *testing.T) {
 	r := newTickRepo(t)
 	repo, notes := r.open(t)
 	key, allowed := sshKey(t, "")
-	signers := []attest.Signer{sshSigner(t, key)}
+	signers := []signer.Signer{sshSigner(t, key)}
 	ctx := context.Background()
 
 	// attested: on the tick commit, the task-verification statement alone.
@@ -633,14 +636,14 @@ func TestSignNoteInPlace(t *testing.T) {
 	}
 	before, _ := statements(t, note(t, r.dir, r.c1))
 
-	res, err := attest.SignNote(context.Background(), notes, r.c1, []attest.Signer{sshSigner(t, key)}, true)
+	res, err := attest.SignNote(context.Background(), notes, r.c1, []signer.Signer{sshSigner(t, key)}, true)
 	if err != nil || res.Signed != 4 {
 		t.Fatalf("dry run: %+v, %v", res, err)
 	}
 	if stmts, _ := statements(t, note(t, r.dir, r.c1)); len(stmts[0].env.Signatures) != 0 {
 		t.Fatal("dry run signed")
 	}
-	res, err = attest.SignNote(context.Background(), notes, r.c1, []attest.Signer{sshSigner(t, key)}, false)
+	res, err = attest.SignNote(context.Background(), notes, r.c1, []signer.Signer{sshSigner(t, key)}, false)
 	if err != nil || res.Signed != 4 || len(res.Subjects) != 4 {
 		t.Fatalf("SignNote = %+v, %v", res, err)
 	}
@@ -658,11 +661,11 @@ func TestSignNoteInPlace(t *testing.T) {
 	}
 	// Nothing left to sign: the notes ref does not move.
 	head, _ := notes.Head()
-	res, err = attest.SignNote(context.Background(), notes, r.c1, []attest.Signer{sshSigner(t, key)}, false)
+	res, err = attest.SignNote(context.Background(), notes, r.c1, []signer.Signer{sshSigner(t, key)}, false)
 	if headAfter, _ := notes.Head(); err != nil || res.Signed != 0 || headAfter != head {
 		t.Errorf("second SignNote = %+v, %v; head %s → %s", res, err, head, headAfter)
 	}
-	if _, err := attest.SignNote(context.Background(), notes, r.c2, []attest.Signer{sshSigner(t, key)}, false); !errors.Is(err, gitref.ErrNoNote) {
+	if _, err := attest.SignNote(context.Background(), notes, r.c2, []signer.Signer{sshSigner(t, key)}, false); !errors.Is(err, gitref.ErrNoNote) {
 		t.Errorf("no note: err = %v, want ErrNoNote", err)
 	}
 	if _, err := attest.SignNote(context.Background(), notes, r.c1, nil, false); !errors.Is(err, attest.ErrRequest) {
@@ -718,7 +721,7 @@ func TestTickRewordedAndBorn(t *testing.T) {
 	c4b := commitAll(t, r.dir, "docs, picked")
 	repo, notes := r.open(t)
 	key, allowed := sshKey(t, "")
-	signers := []attest.Signer{sshSigner(t, key)}
+	signers := []signer.Signer{sshSigner(t, key)}
 	ctx := context.Background()
 
 	// Unit selects 001-calc's ticks: 002-new's born-ticked T001 is

@@ -19,6 +19,7 @@ import (
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/tick"
 )
@@ -80,7 +81,7 @@ func TestCorpora(t *testing.T) {
 					// commit ticking many tasks at once gets attested decisions
 					// (one line each), at most 64 (docs/format.md#limits), the rest none.
 					for j, tk := range ticks {
-						if j >= attest.MaxNoteLines {
+						if j >= noteline.MaxNoteLines {
 							unevidenced++
 							continue
 						}

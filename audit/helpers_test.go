@@ -12,9 +12,11 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 const (
@@ -37,7 +39,7 @@ type fixture struct {
 	repo   *gitref.Repo
 	notes  *gitref.NotesStore
 	ticks  []gitref.Hash // ticks[i-1] ticks Ti
-	signer attest.Signer
+	signer signer.Signer
 	keyDir string
 }
 
@@ -93,7 +95,7 @@ func (f *fixture) open(t *testing.T) {
 
 // sshSigner makes an ed25519 key with the real ssh-keygen and an allowed signers
 // file trusting it for in-toto.
-func (f *fixture) sshSigner(t *testing.T) (attest.Signer, string) {
+func (f *fixture) sshSigner(t *testing.T) (signer.Signer, string) {
 	t.Helper()
 	keygen := testenv.LookPath(t, "ssh-keygen")
 	kd := t.TempDir()
@@ -101,7 +103,7 @@ func (f *fixture) sshSigner(t *testing.T) (attest.Signer, string) {
 	if out, err := runCmd(keygen, "-q", "-t", "ed25519", "-N", "", "-C", "dev@example.invalid", "-f", key); err != nil {
 		t.Fatalf("ssh-keygen: %v: %s", err, out)
 	}
-	s, err := attest.NewSSHSigner(key, nil)
+	s, err := signer.NewSSH(key, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func when(n int) time.Time {
 }
 
 // tick attests task n with the real attest.Tick (revision 3).
-func (f *fixture) tick(t *testing.T, n int, verdict predicate.Verdict, reason string, evidence string, signers ...attest.Signer) {
+func (f *fixture) tick(t *testing.T, n int, verdict predicate.Verdict, reason string, evidence string, signers ...signer.Signer) {
 	t.Helper()
 	req := attest.TickRequest{Commit: f.ticks[n-1], Verdict: verdict, Signers: signers, Time: when(n)}
 	if reason != "" {
@@ -187,7 +189,7 @@ func (f *fixture) writeLine(t *testing.T, n int, pred map[string]any) {
 
 func envelopeLine(t testing.TB, statement []byte) []byte {
 	t.Helper()
-	line, err := (&attest.Envelope{PayloadType: attest.PayloadType, Payload: statement}).MarshalJSON()
+	line, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: statement}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -34,15 +35,15 @@ func (rd *reader) problem(commit gitref.Hash, line int, msg string) {
 
 // readNote reads every line of commit's note (docs/format.md#storage: JSON
 // Lines of DSSE envelopes, or Sigstore bundles holding one, order not
-// significant; each read by attest.DecodeLine). Lines that are not
+// significant; each read by noteline.Decode). Lines that are not
 // task-verification statements (test-result, VSA, other tools' statements) are
 // skipped; lines that do not decode, or have another payloadType, are problems.
 // Nothing is verified here.
 func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 	rd.annotated = append(rd.annotated, commit)
-	lines := attest.SplitNote(note)
-	if len(lines) > attest.MaxNoteLines {
-		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (docs/format.md#limits); read anyway", len(lines), attest.MaxNoteLines))
+	lines := noteline.Split(note)
+	if len(lines) > noteline.MaxNoteLines {
+		rd.problem(commit, 0, fmt.Sprintf("note has %d lines, more than %d (docs/format.md#limits); read anyway", len(lines), noteline.MaxNoteLines))
 	}
 	first := len(rd.rows)   // this note's rows are rd.rows[first:]
 	var seen map[string]int // subject name and line hash → row index, for duplicates; made at the note's second row
@@ -50,11 +51,11 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		n := i + 1
 		// A DSSE envelope or a Sigstore bundle holding one; a blank line is
 		// no line, a malformed or foreign one a problem.
-		dl := attest.DecodeLine(raw)
+		dl := noteline.Decode(raw)
 		switch dl.Kind {
-		case attest.LineBlank:
+		case noteline.KindBlank:
 			continue
-		case attest.LineMalformed, attest.LineForeign:
+		case noteline.KindMalformed, noteline.KindForeign:
 			rd.problem(commit, n, dl.Err.Error())
 			continue
 		}

@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -26,8 +26,8 @@ func TestRunSigstoreBundle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, line := range attest.SplitNote(note) {
-			if !attest.IsBundle(line) {
+		for i, line := range noteline.Split(note) {
+			if !noteline.IsBundle(line) {
 				t.Fatalf("note of %s, line %d is no Sigstore bundle: the test proves nothing", c, i+1)
 			}
 		}

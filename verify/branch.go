@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -595,7 +596,7 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 		if err != nil {
 			continue
 		}
-		for _, line := range attest.SplitNote(note) {
+		for _, line := range noteline.Split(note) {
 			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
 				name, dir := st.Subjects[0].Name, attest.TaskUnitDir(st)
 				k := [3]string{name, dir, attest.TaskLineHash(st)}

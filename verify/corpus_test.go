@@ -16,8 +16,10 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -197,18 +199,18 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	key := func(c gitref.Hash, id string) string { return string(c) + " " + id }
 	linesPerTick := 2 // the task-verification statement and the VSA
 	for _, c := range commits {
-		req := attest.TickRequest{Commit: c, Verdict: predicate.RegressionOnly, Signers: []attest.Signer{f.signer},
+		req := attest.TickRequest{Commit: c, Verdict: predicate.RegressionOnly, Signers: []signer.Signer{f.signer},
 			Regression: map[string]any{"reason": "planning_work"}, Time: fxTime}
 		ws, err := attest.Tick(context.Background(), repo, notes, req)
-		budget := attest.MaxNoteLines / linesPerTick
+		budget := noteline.MaxNoteLines / linesPerTick
 		switch n := len(byCommit[c]); {
-		case err == nil && n <= attest.MaxNoteLines:
+		case err == nil && n <= noteline.MaxNoteLines:
 			// Beyond budget, attest writes the task-verification statements
 			// alone (one line per tick, no VSA) with a warning.
 			lines := linesPerTick
 			if n > budget {
 				lines = 1
-				t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; written without VSAs", c, n, n*linesPerTick, attest.MaxNoteLines)
+				t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; written without VSAs", c, n, n*linesPerTick, noteline.MaxNoteLines)
 			}
 			for _, w := range ws {
 				if len(w.Lines) != lines {
@@ -216,9 +218,9 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 				}
 				attested[key(c, w.Task)] = true
 			}
-		case errors.Is(err, attest.ErrNoteLimit) && n > attest.MaxNoteLines:
+		case errors.Is(err, attest.ErrNoteLimit) && n > noteline.MaxNoteLines:
 			// attest.Tick writes a commit's tasks in one note update: nothing.
-			t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, attest.MaxNoteLines, err)
+			t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, noteline.MaxNoteLines, err)
 		default:
 			t.Fatalf("attest.Tick(%s) with %d ticks: %v", c, n, err)
 		}

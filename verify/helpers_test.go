@@ -14,10 +14,13 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // The spec-kit unit the object and branch tests build
@@ -74,7 +77,7 @@ type fixture struct {
 	dir     string
 	base    gitref.Hash // main's first commit: the spec and the open tasks
 	key     sshKey
-	signer  attest.Signer
+	signer  signer.Signer
 	signers string // the allowed signers file
 	trust   *Trust
 	policy  *policy.Policy // the verifier's policy; nil: the default
@@ -111,9 +114,9 @@ func (f *fixture) setAllowed(text string) {
 	}
 }
 
-func (f *fixture) sshSigner(k sshKey) attest.Signer {
+func (f *fixture) sshSigner(k sshKey) signer.Signer {
 	f.t.Helper()
-	s, err := attest.NewSSHSigner(k.path, nil)
+	s, err := signer.NewSSH(k.path, nil)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -198,7 +201,7 @@ func (f *fixture) open() (*gitref.Repo, *gitref.NotesStore) {
 
 // attest runs attest.Tick on commit c (every task it ticks) with the given
 // verdict (regression_only gets planning_work) and signers.
-func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...attest.Signer) []attest.Written {
+func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...signer.Signer) []attest.Written {
 	f.t.Helper()
 	repo, notes := f.open()
 	req := attest.TickRequest{Commit: c, Verdict: verdict, Signers: signers, Time: fxTime, Force: true}
@@ -264,7 +267,7 @@ func (f *fixture) setNoteLines(c gitref.Hash, lines [][]byte) {
 // noteLine is one decoded line of a note.
 type noteLine struct {
 	raw       []byte
-	env       *attest.Envelope
+	env       *dsse.Envelope
 	statement map[string]any
 	predType  string
 }
@@ -272,8 +275,8 @@ type noteLine struct {
 func (f *fixture) lines(c gitref.Hash) []noteLine {
 	f.t.Helper()
 	var out []noteLine
-	for _, raw := range attest.SplitNote(f.note(c)) {
-		env, err := attest.DecodeEnvelope(raw)
+	for _, raw := range noteline.Split(f.note(c)) {
+		env, err := dsse.DecodeEnvelope(raw)
 		if err != nil {
 			f.t.Fatalf("note of %s: %v", c, err)
 		}
@@ -321,16 +324,16 @@ func canon(t testing.TB, v any) []byte {
 
 // signLine signs payload with signers (taskproof's own signing code) and
 // returns the note line.
-func signLine(t testing.TB, payload []byte, signers ...attest.Signer) []byte {
+func signLine(t testing.TB, payload []byte, signers ...signer.Signer) []byte {
 	t.Helper()
-	env, err := attest.Sign(context.Background(), payload, signers...)
+	env, err := signer.Sign(context.Background(), payload, signers...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return marshal(t, env)
 }
 
-func marshal(t testing.TB, env *attest.Envelope) []byte {
+func marshal(t testing.TB, env *dsse.Envelope) []byte {
 	t.Helper()
 	b, err := env.MarshalJSON()
 	if err != nil {
@@ -365,7 +368,7 @@ func wireEnvelope(t testing.TB, payloadType, payload string, sigs ...[2]string) 
 // resign rewrites c's task-verification statement with mutate, signs it with
 // signers, and rebuilds the VSA so that it names the new statement (the VSA is
 // taskproof's, so verify checks it): only the mutation can make verify fail.
-func (f *fixture) resign(c gitref.Hash, mutate func(st map[string]any), signers ...attest.Signer) {
+func (f *fixture) resign(c gitref.Hash, mutate func(st map[string]any), signers ...signer.Signer) {
 	f.t.Helper()
 	ls, i := f.tvLine(c)
 	st := ls[i].statement
@@ -376,7 +379,7 @@ func (f *fixture) resign(c gitref.Hash, mutate func(st map[string]any), signers 
 
 // writeWithVSA replaces line i of ls by payload signed with signers, and the
 // VSA line by one naming every other owned statement of the task.
-func (f *fixture) writeWithVSA(c gitref.Hash, ls []noteLine, i int, payload []byte, signers ...attest.Signer) {
+func (f *fixture) writeWithVSA(c gitref.Hash, ls []noteLine, i int, payload []byte, signers ...signer.Signer) {
 	f.t.Helper()
 	var out [][]byte
 	var others [][]byte

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
@@ -43,13 +44,13 @@ var speccoderPolicySHA256 = attest.SHA256Hex([]byte(`{"judge":{},"speccoder":"0.
 func speccoderLine(t *testing.T, k sshKey, statement map[string]any) []byte {
 	t.Helper()
 	payload := canon(t, statement)
-	env := &attest.Envelope{PayloadType: attest.PayloadType, Payload: payload}
+	env := &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload}
 	armored := sshKeygenSign(t, k, "in-toto", env.PAE())
 	q := func(s string) string {
 		b, _ := json.Marshal(s)
 		return string(b)
 	}
-	return []byte(`{"payloadType":` + q(attest.PayloadType) + `,"payload":` + q(base64.StdEncoding.EncodeToString(payload)) +
+	return []byte(`{"payloadType":` + q(dsse.PayloadType) + `,"payload":` + q(base64.StdEncoding.EncodeToString(payload)) +
 		`,"signatures":[{"keyid":` + q(ssh.FingerprintSHA256(k.pub)) + `,"sig":` + q(base64.StdEncoding.EncodeToString(armored)) + `}]}`)
 }
 

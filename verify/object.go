@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // Verifier checks the attestations of one repository's notes against the
@@ -35,8 +38,10 @@ type Verifier struct {
 
 // Signer is a trusted key credited with a statement's signature: the key that
 // verified it, never the keyid the envelope wrote (docs/format.md#signatures-dsse-v1).
+// [SignaturesResult] lists the distinct ones of one envelope, [ObjectResult]
+// those of a task's task-verification envelope.
 type Signer struct {
-	Kind      attest.Kind `json:"kind"`
+	Kind      signer.Kind `json:"kind"`
 	KeyID     string      `json:"keyid"`
 	Principal string      `json:"principal"`
 	// Identity and Issuer are a Sigstore signer's certificate identity and OIDC
@@ -126,7 +131,7 @@ func (r *ObjectResult) fail(o Outcome, code, field, expected, found, msg string)
 // entry is one decoded note line.
 type entry struct {
 	line      int
-	env       *attest.Envelope
+	env       *dsse.Envelope
 	sigs      *SignaturesResult
 	statement *attest.Statement
 }
@@ -193,17 +198,17 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 
 // verifyNote runs the checks of docs/format.md#checks-in-order over one note's lines.
 func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
-	lines := attest.SplitNote(note)
+	lines := noteline.Split(note)
 	var noteReasons []Reason // failures of the note as a whole, charged to every task
-	if len(lines) > attest.MaxNoteLines {
-		noteReasons = append(noteReasons, Reason{Code: CodeNoteMalformed, Field: "note", Expected: fmt.Sprintf("at most %d lines", attest.MaxNoteLines), Found: fmt.Sprintf("%d lines", len(lines)), Outcome: Malformed})
+	if len(lines) > noteline.MaxNoteLines {
+		noteReasons = append(noteReasons, Reason{Code: CodeNoteMalformed, Field: "note", Expected: fmt.Sprintf("at most %d lines", noteline.MaxNoteLines), Found: fmt.Sprintf("%d lines", len(lines)), Outcome: Malformed})
 		lines = nil
 	}
 	groups := map[string][]*entry{}
 	at := v.at()
 	for i, raw := range lines {
-		dl := attest.DecodeLine(raw)
-		if dl.Kind == attest.LineBlank {
+		dl := noteline.Decode(raw)
+		if dl.Kind == noteline.KindBlank {
 			continue
 		}
 		field := fmt.Sprintf("line %d", i+1)
@@ -213,7 +218,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		var sigs *SignaturesResult
 		var err error
 		switch {
-		case dl.Kind == attest.LineMalformed:
+		case dl.Kind == noteline.KindMalformed:
 			err = dl.Err
 		case dl.Bundle != nil:
 			sigs, err = VerifyBundle(dl.Bundle, v.Trust)
@@ -225,7 +230,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		}
 		// 2. payloadType.
 		if err := env.CheckPayloadType(); err != nil {
-			noteReasons = append(noteReasons, Reason{Code: CodePayloadType, Field: field + ": payloadType", Expected: attest.PayloadType, Found: env.PayloadType, Outcome: Malformed})
+			noteReasons = append(noteReasons, Reason{Code: CodePayloadType, Field: field + ": payloadType", Expected: dsse.PayloadType, Found: env.PayloadType, Outcome: Malformed})
 			continue
 		}
 		// 3. Every signature against trust.
@@ -406,7 +411,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 			for _, s := range e.sigs.Signers {
 				if !signers[string(s.Kind)+s.KeyID] {
 					signers[string(s.Kind)+s.KeyID] = true
-					r.Signers = append(r.Signers, Signer{Kind: s.Kind, KeyID: s.KeyID, Principal: s.Principal, Identity: s.Identity, Issuer: s.Issuer, TlogIndex: s.TlogIndex})
+					r.Signers = append(r.Signers, s)
 				}
 			}
 		}

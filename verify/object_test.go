@@ -9,8 +9,11 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 const zeros64 = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -52,19 +55,19 @@ func mixAlphabets(t *testing.T, s string) string {
 }
 
 // addSignature appends sig to c's task-verification envelope.
-func addSignature(t *testing.T, f *fixture, c gitref.Hash, sig attest.Signature) {
+func addSignature(t *testing.T, f *fixture, c gitref.Hash, sig dsse.Signature) {
 	t.Helper()
 	ls, i := f.tvLine(c)
 	env := *ls[i].env
-	env.Signatures = append(append([]attest.Signature{}, env.Signatures...), sig)
+	env.Signatures = append(append([]dsse.Signature{}, env.Signatures...), sig)
 	f.replaceTV(c, marshal(t, &env))
 }
 
 // otherSignature is f.signer's valid signature over other bytes: a signature by
 // a trusted key that does not cover this payload.
-func otherSignature(t *testing.T, f *fixture) attest.Signature {
+func otherSignature(t *testing.T, f *fixture) dsse.Signature {
 	t.Helper()
-	env, err := attest.Sign(t.Context(), []byte(`{"not":"this payload"}`), f.signer)
+	env, err := signer.Sign(t.Context(), []byte(`{"not":"this payload"}`), f.signer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +96,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "valid", task: "001-greeting/T002", outcome: OK, codes: []string{}, status: StatusEvidenced, signers: 1,
 			check: func(t *testing.T, f *fixture, r ObjectResult) {
-				if r.Signers[0].Principal != "dev@example.invalid" || r.Signers[0].KeyID != f.signer.KeyID() || r.Signers[0].Kind != attest.KindSSH {
+				if r.Signers[0].Principal != "dev@example.invalid" || r.Signers[0].KeyID != f.signer.KeyID() || r.Signers[0].Kind != signer.KindSSH {
 					t.Errorf("signer = %+v", r.Signers[0])
 				}
 				if r.Kind != ObjectTick || r.Verdict != "regression_only" || r.Revision != predicate.Revision {
@@ -131,7 +134,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature in namespace git",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, attest.PayloadType, "git", paeOf)
+				forgeTV(t, f, c, dsse.PayloadType, "git", paeOf)
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -139,7 +142,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature in namespace file",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, attest.PayloadType, "file", paeOf)
+				forgeTV(t, f, c, dsse.PayloadType, "file", paeOf)
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -147,7 +150,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature over the base64 text, not the payload",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, attest.PayloadType, "in-toto", func(p []byte) []byte { return paeOf([]byte(b64(p))) })
+				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return paeOf([]byte(b64(p))) })
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -155,7 +158,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature over the legacy little-endian PAE",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, attest.PayloadType, "in-toto", func(p []byte) []byte { return legacyPAE(attest.PayloadType, p) })
+				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return legacyPAE(dsse.PayloadType, p) })
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -163,7 +166,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature over the raw payload (no PAE)",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, attest.PayloadType, "in-toto", func(p []byte) []byte { return p })
+				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return p })
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -174,7 +177,7 @@ func TestObjectOutcomes(t *testing.T) {
 			name: "payloadType text/plain",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
 				forgeTV(t, f, c, "text/plain", "in-toto", func(p []byte) []byte {
-					return (&attest.Envelope{PayloadType: "text/plain", Payload: p}).PAE()
+					return (&dsse.Envelope{PayloadType: "text/plain", Payload: p}).PAE()
 				})
 			},
 			outcome: Malformed, codes: []string{CodePayloadType},
@@ -429,7 +432,7 @@ func TestObjectOutcomes(t *testing.T) {
 				}
 				other := signLine(t, canon(t, map[string]any{"_type": attest.StatementType, "predicateType": "https://example.com/other/v1",
 					"subject": []any{map[string]any{"name": "x", "digest": map[string]any{"gitCommit": string(c)}}}, "predicate": map[string]any{}}), f.signer)
-				for len(lines) < attest.MaxNoteLines+1 {
+				for len(lines) < noteline.MaxNoteLines+1 {
 					lines = append(lines, other)
 				}
 				f.setNoteLines(c, lines)

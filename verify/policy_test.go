@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -292,7 +293,7 @@ func TestPolicyCorpus(t *testing.T) {
 		if tk.Kind != tick.KindTick || perCommit[tk.Commit] >= 30 {
 			continue
 		}
-		req := attest.TickRequest{Commit: tk.Commit, Tasks: []string{tk.TaskID}, Signers: []attest.Signer{f.signer}, Time: fxTime, Verdict: predicate.RegressionOnly}
+		req := attest.TickRequest{Commit: tk.Commit, Tasks: []string{tk.TaskID}, Signers: []signer.Signer{f.signer}, Time: fxTime, Verdict: predicate.RegressionOnly}
 		if i%4 == 3 {
 			req.Verdict = predicate.Verified
 		} else {

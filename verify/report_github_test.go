@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/signer"
 )
 
 func TestCIGitHubGolden(t *testing.T) {
@@ -248,8 +248,8 @@ func FuzzCIReportText(f *testing.F) {
 		tk.Reasons = []Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
 		// A signer's principal and certificate identity are text too.
 		tlog := int64(7)
-		tk.Signers = []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: message},
-			{Kind: attest.KindSigstore, KeyID: taskID, Identity: taskID, Issuer: path, TlogIndex: &tlog}}
+		tk.Signers = []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: message},
+			{Kind: signer.KindSigstore, KeyID: taskID, Identity: taskID, Issuer: path, TlogIndex: &tlog}}
 
 		var b bytes.Buffer
 		if err := WriteGitHub(&b, rep, ciOpts); err != nil {

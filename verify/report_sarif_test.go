@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // updateCIGolden rewrites the CI formats' golden files: go test ./verify -run CI -update-ci-golden
@@ -35,13 +36,13 @@ func ciTick(id string, line int, commit gitref.Hash) TickResult {
 func ciBranchReport() *Report {
 	ok := ciTick("T001", 9, ciHash("a1"))
 	ok.Status, ok.Evidence, ok.Verdict, ok.Outcome = StatusEvidenced, ok.Commit, "verified", OK
-	ok.Signers = []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: "dev@example.invalid"}}
+	ok.Signers = []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev@example.invalid"}}
 
 	stale := ciTick("T002", 13, ciHash("b2"))
 	stale.Status, stale.Failing, stale.Evidence, stale.Verdict, stale.Outcome = StatusStale, true, stale.Commit, "verified", OK
 	// A failing tick still credits the signer that verified: a Sigstore one.
 	tlog := int64(4242)
-	stale.Signers = []Signer{{Kind: attest.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
+	stale.Signers = []Signer{{Kind: signer.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
 		Identity: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main", Issuer: "https://token.actions.githubusercontent.com", TlogIndex: &tlog}}
 	stale.Reasons = []Reason{{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: "11aa", Found: "22bb", Message: "section US1 changed since the tick", Outcome: Mismatch}}
 
@@ -87,8 +88,8 @@ func ciObjectsReport() *Report {
 			{Object: ciHash("b2"), Kind: ObjectTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
 			{Object: ciHash("c3"), Kind: ObjectTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
 				// Two signers; the principal holds text every format must escape.
-				Signers: []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
-					{Kind: attest.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
+				Signers: []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
+					{Kind: signer.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
 				Reasons: []Reason{
 					{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},
 					{Code: CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: Mismatch},

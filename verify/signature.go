@@ -18,7 +18,8 @@ import (
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // SignatureStatus is the verdict on one signature, or on all of an envelope's
@@ -72,7 +73,7 @@ type SignatureResult struct {
 	Index int
 	// Kind is the signature's kind, told from its bytes (SSH and OpenPGP armor;
 	// anything else is raw).
-	Kind attest.Kind
+	Kind signer.Kind
 	// KeyIDHint is the keyid the envelope wrote; it decides nothing.
 	KeyIDHint string
 	// KeyID identifies the key that verified the signature cryptographically
@@ -89,19 +90,6 @@ type SignatureResult struct {
 	Reason string
 }
 
-// TrustedSigner is one distinct trusted key that verified at least one
-// signature of an envelope.
-type TrustedSigner struct {
-	Kind      attest.Kind
-	KeyID     string
-	Principal string
-	// Identity, Issuer and TlogIndex are a Sigstore signer's certificate
-	// identity, OIDC issuer and transparency log index (sigstore.go); empty
-	// (nil) for other kinds.
-	Identity, Issuer string
-	TlogIndex        *int64
-}
-
 // SignaturesResult is the verdict on all signatures of one envelope.
 type SignaturesResult struct {
 	// Status is the most severe of the per-signature statuses by
@@ -114,7 +102,7 @@ type SignaturesResult struct {
 	Signatures []SignatureResult
 	// Signers are the distinct trusted keys with an ok signature, in order of
 	// first appearance; two signatures by one key count once.
-	Signers []TrustedSigner
+	Signers []Signer
 }
 
 // VerifySignatures checks every signature of env against trust at the
@@ -129,7 +117,7 @@ type SignaturesResult struct {
 //
 // The error is non-nil only for a nil envelope or a trust without input
 // ([ErrNoTrust]); every verdict on the signatures is in the result.
-func VerifySignatures(env *attest.Envelope, trust *Trust, at time.Time) (*SignaturesResult, error) {
+func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*SignaturesResult, error) {
 	if env == nil {
 		return nil, errors.New("verifying signatures: nil envelope")
 	}
@@ -155,7 +143,7 @@ func VerifySignatures(env *attest.Envelope, trust *Trust, at time.Time) (*Signat
 			id := string(r.Kind) + "\x00" + r.KeyID
 			if !seen[id] {
 				seen[id] = true
-				res.Signers = append(res.Signers, TrustedSigner{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
+				res.Signers = append(res.Signers, Signer{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
 			}
 		}
 	}
@@ -168,7 +156,7 @@ const (
 )
 
 // verifyOne tells the signature's kind from its bytes and checks it.
-func verifyOne(pae []byte, s attest.Signature, trust *Trust, at time.Time) SignatureResult {
+func verifyOne(pae []byte, s dsse.Signature, trust *Trust, at time.Time) SignatureResult {
 	trimmed := bytes.TrimLeft(s.Sig, " \t\r\n")
 	switch {
 	case bytes.HasPrefix(trimmed, []byte(sshArmorBegin)):
@@ -180,7 +168,7 @@ func verifyOne(pae []byte, s attest.Signature, trust *Trust, at time.Time) Signa
 	}
 }
 
-func fail(kind attest.Kind, status SignatureStatus, format string, args ...any) SignatureResult {
+func fail(kind signer.Kind, status SignatureStatus, format string, args ...any) SignatureResult {
 	return SignatureResult{Kind: kind, Status: status, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -208,7 +196,7 @@ func singlePEM(text []byte, typ string) (*pem.Block, error) {
 
 // verifySSH checks an armored SSHSIG (docs/format.md#signatures-dsse-v1).
 func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
-	const kind = attest.KindSSH
+	const kind = signer.KindSSH
 	block, err := singlePEM(text, sshsig.PEMType)
 	if err != nil {
 		return fail(kind, StatusMalformed, "ssh signature: %v", err)
@@ -225,8 +213,8 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	keyID := ssh.FingerprintSHA256(signingKey)
 	// 1. The namespace binds the signature to its purpose: a git commit or file
 	//    signature replayed as an attestation is a bad signature.
-	if sig.Namespace != attest.SSHNamespace {
-		r := fail(kind, StatusBadSignature, "ssh signature namespace %q, want %q", sig.Namespace, attest.SSHNamespace)
+	if sig.Namespace != signer.SSHNamespace {
+		r := fail(kind, StatusBadSignature, "ssh signature namespace %q, want %q", sig.Namespace, signer.SSHNamespace)
 		r.KeyID = keyID
 		return r
 	}
@@ -236,7 +224,7 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 		return r
 	}
 	// 2. The signature must verify with the key it embeds.
-	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, attest.SSHNamespace); err != nil {
+	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, signer.SSHNamespace); err != nil {
 		r := fail(kind, StatusBadSignature, "ssh signature by %s does not verify: %v", keyID, err)
 		r.KeyID = keyID
 		return r
@@ -290,8 +278,8 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 				}
 				principal = strings.Join(names, ",")
 			}
-			if e.Namespaces != "" && !MatchPatternList(attest.SSHNamespace, e.Namespaces) {
-				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, attest.SSHNamespace)
+			if e.Namespaces != "" && !MatchPatternList(signer.SSHNamespace, e.Namespaces) {
+				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, signer.SSHNamespace)
 				continue
 			}
 			if !e.ValidAfter.IsZero() && at.Before(e.ValidAfter) {
@@ -341,7 +329,7 @@ var acceptedPGPHashes = map[crypto.Hash]bool{
 
 // verifyOpenPGP checks an armored detached OpenPGP signature (docs/format.md#signatures-dsse-v1).
 func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
-	const kind = attest.KindOpenPGP
+	const kind = signer.KindOpenPGP
 	trimmed := bytes.TrimSpace(text)
 	if !bytes.HasPrefix(trimmed, []byte(pgpArmorBegin)) || !bytes.HasSuffix(trimmed, []byte("-----END PGP SIGNATURE-----")) ||
 		bytes.Count(trimmed, []byte("-----BEGIN ")) != 1 {
@@ -354,7 +342,7 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 	if block.Type != openpgp.SignatureType {
 		return fail(kind, StatusMalformed, "openpgp signature: armored block %q", block.Type)
 	}
-	body, err := io.ReadAll(io.LimitReader(block.Body, attest.MaxEnvelopeSize))
+	body, err := io.ReadAll(io.LimitReader(block.Body, dsse.MaxEnvelopeSize))
 	if err != nil {
 		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
 	}
@@ -412,8 +400,8 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 // verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw
 // key. A signature no trusted key verifies is bad when its keyid names a
 // trusted raw key, else untrusted (it cannot be checked).
-func verifyRaw(pae []byte, s attest.Signature, trust *Trust) SignatureResult {
-	const kind = attest.KindRaw
+func verifyRaw(pae []byte, s dsse.Signature, trust *Trust) SignatureResult {
+	const kind = signer.KindRaw
 	if len(trust.raw) == 0 {
 		return fail(kind, StatusUntrustedSigner, "raw signature (keyid %q): no raw keys in trust", s.KeyID)
 	}

@@ -22,8 +22,9 @@ import (
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/signer"
 )
 
 const statement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"verdict":"verified"},"predicateType":"https://speccoder.dev/task-verification/v0","subject":[{"digest":{"gitCommit":"0123456789abcdef0123456789abcdef01234567"},"name":"007-config/T001"}]}`
@@ -60,7 +61,7 @@ func newSSHKey(t testing.TB) sshKey {
 }
 
 func paeOf(payload []byte) []byte {
-	return (&attest.Envelope{PayloadType: attest.PayloadType, Payload: payload}).PAE()
+	return (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload}).PAE()
 }
 
 // sshKeygenSign signs data with the real `ssh-keygen -Y sign -n ns` and returns
@@ -81,13 +82,13 @@ func sshKeygenSign(t testing.TB, k sshKey, ns string, data []byte) []byte {
 
 // wrap builds the envelope JSON of docs/format.md#signatures-dsse-v1 around
 // sigs and decodes it back, as a verifier reading a note line does.
-func wrap(t testing.TB, payload []byte, sigs ...attest.Signature) *attest.Envelope {
+func wrap(t testing.TB, payload []byte, sigs ...dsse.Signature) *dsse.Envelope {
 	t.Helper()
-	b, err := (&attest.Envelope{PayloadType: attest.PayloadType, Payload: payload, Signatures: sigs}).MarshalJSON()
+	b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload, Signatures: sigs}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	env, err := attest.DecodeEnvelope(b)
+	env, err := dsse.DecodeEnvelope(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func allowed(t testing.TB, text string) *Trust {
 	return tr
 }
 
-func mustVerify(t testing.TB, env *attest.Envelope, tr *Trust, at time.Time) *SignaturesResult {
+func mustVerify(t testing.TB, env *dsse.Envelope, tr *Trust, at time.Time) *SignaturesResult {
 	t.Helper()
 	res, err := VerifySignatures(env, tr, at)
 	if err != nil {
@@ -145,10 +146,10 @@ func TestVerifySSHKeygenSignatures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sig := sshKeygenSign(t, k, tt.ns, paeOf(payload))
-			env := wrap(t, payload, attest.Signature{KeyID: "SHA256:bogus-hint", Sig: sig})
+			env := wrap(t, payload, dsse.Signature{KeyID: "SHA256:bogus-hint", Sig: sig})
 			res := mustVerify(t, env, allowed(t, tt.trust), tt.at)
 			r := res.Signatures[0]
-			if res.Status != tt.want || r.Status != tt.want || r.Kind != attest.KindSSH || r.KeyID != fp || r.Principal != tt.principal || !strings.Contains(r.Reason, tt.reason) {
+			if res.Status != tt.want || r.Status != tt.want || r.Kind != signer.KindSSH || r.KeyID != fp || r.Principal != tt.principal || !strings.Contains(r.Reason, tt.reason) {
 				t.Fatalf("got %s, %+v; want %s principal %q reason containing %q", res.Status, r, tt.want, tt.principal, tt.reason)
 			}
 			if r.KeyIDHint != "SHA256:bogus-hint" {
@@ -184,7 +185,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 		}
 		return k.(*ssh.Certificate)
 	}
-	sign := func(cert *ssh.Certificate) *attest.Envelope {
+	sign := func(cert *ssh.Certificate) *dsse.Envelope {
 		cs, err := ssh.NewCertSigner(cert, user.signer)
 		if err != nil {
 			t.Fatal(err)
@@ -193,7 +194,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return wrap(t, []byte(statement), attest.Signature{KeyID: ssh.FingerprintSHA256(user.pub), Sig: sshsig.Armor(sig)})
+		return wrap(t, []byte(statement), dsse.Signature{KeyID: ssh.FingerprintSHA256(user.pub), Sig: sshsig.Armor(sig)})
 	}
 	good := issue("good", "alice@example.com", "20260101Z:20270101Z")
 	forceCmd := issue("forced", "alice@example.com", "20260101Z:20270101Z", "-O", "force-command=/bin/true")
@@ -248,10 +249,10 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 	k := newSSHKey(t)
 	k2 := newSSHKey(t)
 	payload := []byte(statement)
-	good := attest.Signature{KeyID: ssh.FingerprintSHA256(k.pub), Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
-	good2 := attest.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
-	byK2 := attest.Signature{Sig: sshKeygenSign(t, k2, "in-toto", paeOf(payload))}
-	tampered := attest.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf([]byte(statement+" ")))}
+	good := dsse.Signature{KeyID: ssh.FingerprintSHA256(k.pub), Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
+	good2 := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
+	byK2 := dsse.Signature{Sig: sshKeygenSign(t, k2, "in-toto", paeOf(payload))}
+	tampered := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf([]byte(statement+" ")))}
 	tr := allowed(t, "alice "+k.line+"\nbob "+k2.line)
 
 	t.Run("two signatures by one key count once", func(t *testing.T) {
@@ -291,7 +292,7 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 			string(good.Sig) + "trailing",
 			"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n",
 		} {
-			res := mustVerify(t, wrap(t, payload, good, attest.Signature{Sig: []byte(sig)}), tr, now)
+			res := mustVerify(t, wrap(t, payload, good, dsse.Signature{Sig: []byte(sig)}), tr, now)
 			if res.Status != StatusMalformed || res.Signatures[1].Status != StatusMalformed {
 				t.Fatalf("%q: got %+v", sig, res)
 			}
@@ -311,9 +312,9 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 	})
 	t.Run("unpadded and URL-safe base64 envelope", func(t *testing.T) {
 		line := fmt.Sprintf(`{"payload":%q,"payloadType":%q,"signatures":[{"keyid":"","sig":%q},{"keyid":"","sig":%q}]}`,
-			base64.RawURLEncoding.EncodeToString(payload), attest.PayloadType,
+			base64.RawURLEncoding.EncodeToString(payload), dsse.PayloadType,
 			base64.RawStdEncoding.EncodeToString(good.Sig), base64.URLEncoding.EncodeToString(byK2.Sig))
-		env, err := attest.DecodeEnvelope([]byte(line))
+		env, err := dsse.DecodeEnvelope([]byte(line))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,13 +329,13 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 func TestVerifyWrongSignedBytes(t *testing.T) {
 	k := newSSHKey(t)
 	payload := []byte(statement)
-	legacy := legacyPAE(attest.PayloadType, payload)
+	legacy := legacyPAE(dsse.PayloadType, payload)
 	b64PAE := paeOf([]byte(base64.StdEncoding.EncodeToString(payload)))
 	edPub, edPriv, _ := ed25519.GenerateKey(rand.Reader)
 	raw := rawKey(t, edPub)
 	for name, data := range map[string][]byte{"base64 text": []byte(base64.StdEncoding.EncodeToString(payload)), "PAE of base64": b64PAE, "legacy PAE": legacy} {
 		t.Run("ssh "+name, func(t *testing.T) {
-			res := mustVerify(t, wrap(t, payload, attest.Signature{Sig: sshKeygenSign(t, k, "in-toto", data)}), allowed(t, "a "+k.line), now)
+			res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", data)}), allowed(t, "a "+k.line), now)
 			if res.Status != StatusBadSignature {
 				t.Fatalf("got %+v", res)
 			}
@@ -342,7 +343,7 @@ func TestVerifyWrongSignedBytes(t *testing.T) {
 		t.Run("raw "+name, func(t *testing.T) {
 			sig := ed25519.Sign(edPriv, data)
 			tr, _ := NewTrust(WithRawKeys(raw))
-			res := mustVerify(t, wrap(t, payload, attest.Signature{KeyID: raw.KeyID, Sig: sig}), tr, now)
+			res := mustVerify(t, wrap(t, payload, dsse.Signature{KeyID: raw.KeyID, Sig: sig}), tr, now)
 			if res.Status != StatusBadSignature {
 				t.Fatalf("got %+v", res)
 			}
@@ -379,13 +380,13 @@ func rawKey(t testing.TB, pub any) *RawKey {
 	return k
 }
 
-func rawSigner(t testing.TB, priv any) attest.Signer {
+func rawSigner(t testing.TB, priv any) signer.Signer {
 	t.Helper()
 	der, err := x509.MarshalPKCS8PrivateKey(priv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := attest.NewRawSigner(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	s, err := signer.NewRaw(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,8 +402,8 @@ func TestVerifyRaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed := func(s attest.Signer) *attest.Envelope {
-		env, err := attest.Sign(context.Background(), []byte(statement), s)
+	signed := func(s signer.Signer) *dsse.Envelope {
+		env, err := signer.Sign(context.Background(), []byte(statement), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -410,11 +411,11 @@ func TestVerifyRaw(t *testing.T) {
 	}
 	t.Run("ed25519 and ecdsa", func(t *testing.T) {
 		for _, tc := range []struct {
-			s    attest.Signer
+			s    signer.Signer
 			want string
 		}{{rawSigner(t, edPriv), edKey.KeyID}, {rawSigner(t, ec), ecKey.KeyID}} {
 			res := mustVerify(t, signed(tc.s), tr, now)
-			if res.Status != StatusOK || res.Signatures[0].KeyID != tc.want || res.Signatures[0].Kind != attest.KindRaw {
+			if res.Status != StatusOK || res.Signatures[0].KeyID != tc.want || res.Signatures[0].Kind != signer.KindRaw {
 				t.Fatalf("got %+v", res)
 			}
 		}
@@ -535,35 +536,35 @@ func TestVerifyGPGSignatures(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(fmt.Sprintf("armored keyring %v", armored), func(t *testing.T) {
-			res := mustVerify(t, wrap(t, payload, attest.Signature{KeyID: strings.ToLower(fpr), Sig: gpgSign(t, env, fpr, pae)}), tr, time.Now())
+			res := mustVerify(t, wrap(t, payload, dsse.Signature{KeyID: strings.ToLower(fpr), Sig: gpgSign(t, env, fpr, pae)}), tr, time.Now())
 			r := res.Signatures[0]
-			if res.Status != StatusOK || r.Kind != attest.KindOpenPGP || r.KeyID != fpr || r.Principal != "Alice <alice@example.com>" {
+			if res.Status != StatusOK || r.Kind != signer.KindOpenPGP || r.KeyID != fpr || r.Principal != "Alice <alice@example.com>" {
 				t.Fatalf("got %+v", res)
 			}
 		})
 	}
 	tr, _ := NewTrust(WithKeyring(gpgKeyring(t, env, true)))
 	t.Run("tampered", func(t *testing.T) {
-		res := mustVerify(t, wrap(t, payload, attest.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(statement+" ")))}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(statement+" ")))}), tr, time.Now())
 		if res.Status != StatusBadSignature {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("text-mode signature", func(t *testing.T) {
-		res := mustVerify(t, wrap(t, payload, attest.Signature{Sig: gpgSign(t, env, fpr, pae, "--textmode")}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, pae, "--textmode")}), tr, time.Now())
 		if res.Status != StatusBadSignature || !strings.Contains(res.Signatures[0].Reason, "binary") {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("SHA-1 signature", func(t *testing.T) {
-		res := mustVerify(t, wrap(t, payload, attest.Signature{Sig: gpgSign(t, env, fpr, pae, "--digest-algo", "SHA1")}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, pae, "--digest-algo", "SHA1")}), tr, time.Now())
 		if res.Status != StatusBadSignature || !strings.Contains(res.Signatures[0].Reason, "digest algorithm") {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("key not in keyring", func(t *testing.T) {
 		_, fpr2, env2 := gpgHome(t, "never")
-		res := mustVerify(t, wrap(t, payload, attest.Signature{Sig: gpgSign(t, env2, fpr2, pae)}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env2, fpr2, pae)}), tr, time.Now())
 		if res.Status != StatusUntrustedSigner {
 			t.Fatalf("got %+v", res)
 		}
@@ -571,7 +572,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 	t.Run("key expired at the verifier's clock", func(t *testing.T) {
 		_, fpr3, env3 := gpgHome(t, "1d")
 		tr3, _ := NewTrust(WithKeyring(gpgKeyring(t, env3, true)))
-		e := wrap(t, payload, attest.Signature{Sig: gpgSign(t, env3, fpr3, pae)})
+		e := wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env3, fpr3, pae)})
 		if res := mustVerify(t, e, tr3, time.Now().Add(time.Hour)); res.Status != StatusOK {
 			t.Fatalf("before expiry: got %+v", res)
 		}
@@ -582,7 +583,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 	})
 	t.Run("revoked key", func(t *testing.T) {
 		home4, fpr4, env4 := gpgHome(t, "never")
-		e := wrap(t, payload, attest.Signature{Sig: gpgSign(t, env4, fpr4, pae)})
+		e := wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env4, fpr4, pae)})
 		// gpg writes a revocation certificate at key creation; import it.
 		rev, err := os.ReadFile(filepath.Join(home4, "openpgp-revocs.d", fpr4+".rev"))
 		if err != nil {
@@ -607,11 +608,11 @@ func BenchmarkVerifySSHEnvelope(b *testing.B) {
 	}
 	lines.WriteString("alice@example.com namespaces=\"in-toto\" " + k.line + "\n")
 	tr := allowed(b, lines.String())
-	s, err := attest.NewSSHSigner(k.path, nil)
+	s, err := signer.NewSSH(k.path, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, err := attest.Sign(context.Background(), []byte(statement), s)
+	env, err := signer.Sign(context.Background(), []byte(statement), s)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -619,7 +620,7 @@ func BenchmarkVerifySSHEnvelope(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		e, err := attest.DecodeEnvelope(line)
+		e, err := dsse.DecodeEnvelope(line)
 		if err != nil {
 			b.Fatal(err)
 		}

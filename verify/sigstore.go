@@ -12,7 +12,8 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // SigstoreOptions are the verifier's Sigstore trust (docs/format.md#note-lines): a
@@ -199,7 +200,7 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a ce
 // VerifyBundle checks a Sigstore bundle note line's signature against trust
 // (docs/format.md#note-lines, docs/format.md#verification-rules) and returns the same shape as
 // [VerifySignatures] does for a DSSE line, with one signature of kind
-// [attest.KindSigstore]. In order:
+// [signer.KindSigstore]. In order:
 //
 //  1. Exactly one DSSE signature (a bundle's certificate binds one key):
 //     otherwise malformed.
@@ -217,7 +218,7 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a ce
 //     checked afterwards by the subject check of docs/format.md#verification-rules, as for DSSE lines.
 //
 // The error is non-nil only for a nil bundle or a trust without input.
-func VerifyBundle(b *attest.Bundle, trust *Trust) (*SignaturesResult, error) {
+func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
 	if b == nil || b.Envelope == nil || b.Parsed == nil {
 		return nil, errors.New("verifying a sigstore bundle: nil bundle")
 	}
@@ -227,13 +228,13 @@ func VerifyBundle(b *attest.Bundle, trust *Trust) (*SignaturesResult, error) {
 	r := verifyBundleSignature(b, trust.sigstore)
 	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
 	if r.Status == StatusOK {
-		res.Signers = []TrustedSigner{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
+		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
 			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b)}}
 	}
 	return res, nil
 }
 
-func tlogIndex(b *attest.Bundle) *int64 {
+func tlogIndex(b *noteline.Bundle) *int64 {
 	if b.TlogIndex < 0 {
 		return nil
 	}
@@ -241,8 +242,8 @@ func tlogIndex(b *attest.Bundle) *int64 {
 	return &i
 }
 
-func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult {
-	const kind = attest.KindSigstore
+func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResult {
+	const kind = signer.KindSigstore
 	// 1. One signature.
 	if n := len(b.Envelope.Signatures); n != 1 {
 		return fail(kind, StatusMalformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", n)
@@ -251,7 +252,7 @@ func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult 
 	if b.Leaf == nil {
 		return fail(kind, StatusUntrustedSigner, "sigstore bundle signed with a public key, not a certificate: taskproof trusts sigstore bundles by certificate identity only")
 	}
-	keyID := attest.CertificateFingerprint(b.Leaf)
+	keyID := noteline.CertificateFingerprint(b.Leaf)
 	withKey := func(r SignatureResult) SignatureResult {
 		r.KeyID, r.KeyIDHint = keyID, b.Identity
 		return r
@@ -299,7 +300,7 @@ func verifyBundleSignature(b *attest.Bundle, st *SigstoreTrust) SignatureResult 
 	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: StatusOK}
 }
 
-func describe(b *attest.Bundle) string {
+func describe(b *noteline.Bundle) string {
 	if b.Identity == "" {
 		return "an unnamed certificate"
 	}
@@ -311,7 +312,7 @@ func describe(b *attest.Bundle) string {
 // bundle never needs.
 type emptyMaterial struct{ root.BaseTrustedMaterial }
 
-func hasTimestamps(b *attest.Bundle) bool {
+func hasTimestamps(b *noteline.Bundle) bool {
 	ts, err := b.Parsed.Timestamps()
 	return err == nil && len(ts) > 0
 }

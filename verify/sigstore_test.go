@@ -11,10 +11,11 @@ import (
 
 	"github.com/sigstore/sigstore-go/pkg/sign"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 const (
@@ -37,12 +38,12 @@ func (f *fixture) setSigstore(env *sigstoretest.Env, o SigstoreOptions) {
 }
 
 // bundleLines decodes every line of c's note as a Sigstore bundle.
-func (f *fixture) bundleLines(c gitref.Hash) ([][]byte, []*attest.Bundle) {
+func (f *fixture) bundleLines(c gitref.Hash) ([][]byte, []*noteline.Bundle) {
 	f.t.Helper()
 	var raws [][]byte
-	var bs []*attest.Bundle
-	for _, raw := range attest.SplitNote(f.note(c)) {
-		b, err := attest.DecodeBundle(raw)
+	var bs []*noteline.Bundle
+	for _, raw := range noteline.Split(f.note(c)) {
+		b, err := noteline.DecodeBundle(raw)
 		if err != nil {
 			f.t.Fatalf("note of %s: %v", c, err)
 		}
@@ -179,7 +180,7 @@ func TestSigstoreObject(t *testing.T) {
 					t.Fatalf("signers %+v, want one", r.Signers)
 				}
 				s := r.Signers[0]
-				if s.Kind != attest.KindSigstore || s.Identity != fu.Identity || s.Issuer != fu.Issuer || s.Principal != fu.Identity ||
+				if s.Kind != signer.KindSigstore || s.Identity != fu.Identity || s.Issuer != fu.Issuer || s.Principal != fu.Identity ||
 					s.TlogIndex == nil || *s.TlogIndex != 0 || len(s.KeyID) != 64 {
 					t.Errorf("signer %+v (tlog index %v), want sigstore %s / %s with tlog index 0", s, s.TlogIndex, fu.Identity, fu.Issuer)
 				}
@@ -245,8 +246,8 @@ func TestSigstoreMediaTypes(t *testing.T) {
 		mt string
 		ok bool
 	}{
-		{attest.BundleMediaType01, true}, {attest.BundleMediaType02, true}, {attest.BundleMediaType03, true},
-		{attest.BundleMediaTypeV01, true}, {attest.BundleMediaTypeV02, true}, {attest.BundleMediaTypeV03, true},
+		{noteline.BundleMediaType01, true}, {noteline.BundleMediaType02, true}, {noteline.BundleMediaType03, true},
+		{noteline.BundleMediaTypeV01, true}, {noteline.BundleMediaTypeV02, true}, {noteline.BundleMediaTypeV03, true},
 		{"application/vnd.dev.sigstore.bundle+json;version=0.4", false},
 		{"application/vnd.dev.sigstore.bundle.v0.3.1+json", false},
 		{"application/vnd.dev.sigstore.bundle.V0.3+json", false},

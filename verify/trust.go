@@ -13,7 +13,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/signer"
 )
 
 var (
@@ -182,7 +182,7 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 
 // RawKey is a trusted raw public key (docs/format.md#signatures-dsse-v1; verify --key FILE.pem).
 type RawKey struct {
-	// KeyID is [attest.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
+	// KeyID is [signer.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
 	KeyID string
 	// Public is the parsed key: ed25519.PublicKey, *ecdsa.PublicKey (P-256) or
 	// *rsa.PublicKey.
@@ -212,7 +212,7 @@ func LoadRawKey(path string) (*RawKey, error) {
 // ed25519, ECDSA P-256 or RSA (≥ 2048 bits) key. A private key, another type,
 // or bytes beyond the block other than whitespace are errors matching
 // [ErrTrust]. Signatures are then checked with go-securesystemslib's schemes
-// (see [attest.NewRawSigner]).
+// (see [signer.NewRaw]).
 func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	block, rest := pem.Decode(pemBytes)
 	if block == nil {
@@ -224,7 +224,7 @@ func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	if len(strings.TrimSpace(string(rest))) != 0 {
 		return nil, fmt.Errorf("%w: data after the PEM block", ErrTrust)
 	}
-	sv, _, id, err := attest.LoadRawKey(pemBytes)
+	sv, _, id, err := signer.ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}

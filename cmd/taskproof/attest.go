@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
 )
@@ -67,7 +68,7 @@ func (f *signerFlags) add(c *cobra.Command) {
 
 // sigstoreSigner builds the keyless signer of --signer sigstore; nothing is
 // contacted until the first statement is signed.
-func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
+func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 	if len(f.keys) > 0 || f.passEnv != "" || f.unsigned {
 		return nil, usageErr("--signer sigstore signs keylessly: --key, --key-passphrase-env and --unsigned do not apply")
 	}
@@ -93,34 +94,34 @@ func (f *signerFlags) sigstoreSigner() ([]attest.Signer, error) {
 	default:
 		// In GitHub Actions the runner hands out the workflow's identity
 		// token, as cosign picks it up.
-		reqURL, reqToken := os.Getenv(attest.ActionsTokenURLEnv), os.Getenv(attest.ActionsTokenEnv)
+		reqURL, reqToken := os.Getenv(signer.ActionsTokenURLEnv), os.Getenv(signer.ActionsTokenEnv)
 		switch {
 		case reqURL == "" && reqToken == "":
 			return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE (in GitHub Actions it is fetched by itself when the job has `permissions: id-token: write`)")
 		case reqURL == "" || reqToken == "":
-			return nil, withCode(ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", attest.ErrSigstore, attest.ActionsTokenURLEnv, attest.ActionsTokenEnv))
+			return nil, withCode(ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", signer.ErrSigstore, signer.ActionsTokenURLEnv, signer.ActionsTokenEnv))
 		}
-		t, err := attest.FetchActionsIDToken(context.Background(), reqURL, reqToken, attest.SigstoreAudience, f.timeout)
+		t, err := signer.FetchActionsIDToken(context.Background(), reqURL, reqToken, signer.SigstoreAudience, f.timeout)
 		if err != nil {
 			return nil, withCode(ExitTrust, err)
 		}
 		token = t
 	}
-	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
+	s, err := signer.NewSigstore(signer.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
 	if err != nil {
 		return nil, withCode(ExitTrust, err)
 	}
-	return []attest.Signer{s}, nil
+	return []signer.Signer{s}, nil
 }
 
 // signers returns the signers to use: none only for --unsigned.
-func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Signer, error) {
-	switch attest.Kind(f.kind) {
-	case "", attest.KindSSH, attest.KindOpenPGP, attest.KindRaw:
+func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Signer, error) {
+	switch signer.Kind(f.kind) {
+	case "", signer.KindSSH, signer.KindOpenPGP, signer.KindRaw:
 		if f.fulcioURL != "" || f.rekorURL != "" || f.tokenEnv != "" || f.tokenFile != "" {
 			return nil, usageErr("--fulcio-url, --rekor-url, --oidc-token-env and --identity-token-file go with --signer sigstore")
 		}
-	case attest.KindSigstore:
+	case signer.KindSigstore:
 		return f.sigstoreSigner()
 	default:
 		return nil, usageErr("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
@@ -132,7 +133,7 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 		fmt.Fprintln(c.ErrOrStderr(), "warning: writing unsigned statements (--unsigned); sign them later with `taskproof attest sign`")
 		return nil, nil
 	}
-	choice := attest.SignerChoice{Kind: attest.Kind(f.kind), Keys: f.keys}
+	choice := signer.Choice{Kind: signer.Kind(f.kind), Keys: f.keys}
 	if f.passEnv != "" {
 		v, ok := os.LookupEnv(f.passEnv)
 		if !ok {
@@ -144,8 +145,8 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 	if err != nil {
 		return nil, withCode(ExitTrust, err)
 	}
-	s, err := attest.ChooseSigner(choice, config)
-	if errors.Is(err, attest.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
+	s, err := signer.Choose(choice, config)
+	if errors.Is(err, signer.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
 		label := strings.Join(f.keys, ", ")
 		if label == "" {
 			label = "git's user.signingKey"
@@ -157,15 +158,15 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]attest.Sig
 			return nil, withCode(ExitTrust, fmt.Errorf("reading passphrase: %w", perr))
 		}
 		choice.Passphrase = pass
-		s, err = attest.ChooseSigner(choice, config)
+		s, err = signer.Choose(choice, config)
 	}
 	if err != nil {
 		switch {
-		case errors.Is(err, attest.ErrPassphraseRequired):
+		case errors.Is(err, signer.ErrPassphraseRequired):
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
-		case errors.Is(err, attest.ErrRequest):
+		case errors.Is(err, signer.ErrChoice):
 			return nil, withCode(ExitUsage, err)
-		case errors.Is(err, attest.ErrNoSigner):
+		case errors.Is(err, signer.ErrNoSigner):
 			return nil, withCode(ExitTrust, fmt.Errorf("%w (a key file: --key FILE; unsigned: --unsigned)", err))
 		}
 		// Every other failure is a key or configuration problem: an unreadable
@@ -322,7 +323,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		}
 		if req.Signers, err = sf.signers(c, repo); err != nil {
 			// A dry run writes nothing, so it may preview the statements without a key.
-			if !dryRun || !errors.Is(err, attest.ErrNoSigner) {
+			if !dryRun || !errors.Is(err, signer.ErrNoSigner) {
 				return err
 			}
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")

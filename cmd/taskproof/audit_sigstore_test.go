@@ -8,7 +8,9 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // `taskproof audit` reads a keylessly attested tick (its note lines are
@@ -26,14 +28,14 @@ func TestAuditSigstoreAttestedTick(t *testing.T) {
 		t.Fatal(err)
 	}
 	const identity = "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main"
-	signer := sigstoretest.New(t).Signer(t, &sigstoretest.Fulcio{Identity: identity, Issuer: "https://token.actions.githubusercontent.com"})
+	sg := sigstoretest.New(t).Signer(t, &sigstoretest.Fulcio{Identity: identity, Issuer: "https://token.actions.githubusercontent.com"})
 	if _, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: gitref.Hash(r.c1), Verdict: predicate.RegressionOnly,
-		Regression: map[string]any{"reason": "planning_work"}, Signers: []attest.Signer{signer}}); err != nil {
+		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg}}); err != nil {
 		t.Fatal(err)
 	}
 	repo.Close()
-	for i, line := range attest.SplitNote([]byte(r.note(t, r.c1))) {
-		if !attest.IsBundle(line) {
+	for i, line := range noteline.Split([]byte(r.note(t, r.c1))) {
+		if !noteline.IsBundle(line) {
 			t.Fatalf("line %d of the note is no Sigstore bundle: the test proves nothing", i+1)
 		}
 	}

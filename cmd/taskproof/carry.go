@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -99,7 +100,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 				fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 			}
 			now := time.Now()
-			req.CheckFrom = func(subject string, env *attest.Envelope) error {
+			req.CheckFrom = func(subject string, env *dsse.Envelope) error {
 				res, err := verify.VerifySignatures(env, trust, now)
 				if err != nil {
 					return err

@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
@@ -89,6 +90,7 @@ var exitCodes = []struct {
 	{is: attest.ErrNoTick, code: ExitUsage},
 	{is: attest.ErrTaskNotTicked, code: ExitUsage},
 	{is: attest.ErrRequest, code: ExitUsage},
+	{is: signer.ErrChoice, code: ExitUsage},
 	{is: predicate.ErrBuild, code: ExitUsage},
 	{is: predicate.ErrSchema, code: ExitUsage},
 	{is: predicate.ErrMalformed, code: ExitUsage},
@@ -97,14 +99,14 @@ var exitCodes = []struct {
 	{is: testreport.ErrUnreadable, code: ExitUsage},
 	{is: attest.ErrAlreadyAttested, code: ExitUsage},
 	// Signing keys and what is hashed into the statement: trust or config.
-	{is: attest.ErrPassphraseRequired, code: ExitTrust},
-	{is: attest.ErrBadPassphrase, code: ExitTrust},
-	{is: attest.ErrUnsupportedKey, code: ExitTrust},
-	{is: attest.ErrNoSigningKey, code: ExitTrust},
-	{is: attest.ErrAgent, code: ExitTrust},
+	{is: signer.ErrPassphraseRequired, code: ExitTrust},
+	{is: signer.ErrBadPassphrase, code: ExitTrust},
+	{is: signer.ErrUnsupportedKey, code: ExitTrust},
+	{is: signer.ErrNoSigningKey, code: ExitTrust},
+	{is: signer.ErrAgent, code: ExitTrust},
 	{is: predicate.ErrPolicy, code: ExitTrust},
-	{is: attest.ErrSigstore, code: ExitTrust},
-	{is: attest.ErrNoSigner, code: ExitTrust},
+	{is: signer.ErrSigstore, code: ExitTrust},
+	{is: signer.ErrNoSigner, code: ExitTrust},
 	{is: audit.ErrOptions, code: ExitUsage},
 	// A repository that lacks what the command needs is a git precondition,
 	// never an internal error: a shallow clone, a missing object, a notes ref

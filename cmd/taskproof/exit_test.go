@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
@@ -36,7 +37,8 @@ func TestExitCode(t *testing.T) {
 		{"attest.ErrNoTick", attest.ErrNoTick, ExitUsage},
 		{"attest.ErrTaskNotTicked", attest.ErrTaskNotTicked, ExitUsage},
 		{"attest.ErrRequest", attest.ErrRequest, ExitUsage},
-		{"attest.ErrRequest+ErrTooManySignatures", fmt.Errorf("%w: %w", attest.ErrRequest, attest.ErrTooManySignatures), ExitUsage},
+		{"attest.ErrRequest+ErrTooManySignatures", fmt.Errorf("%w: %w", attest.ErrRequest, signer.ErrTooManySignatures), ExitUsage},
+		{"signer.ErrChoice+ErrTooManySignatures", fmt.Errorf("%w: %w", signer.ErrChoice, signer.ErrTooManySignatures), ExitUsage},
 		{"predicate.ErrBuild", predicate.ErrBuild, ExitUsage},
 		{"*predicate.BuildError", &predicate.BuildError{Field: "f", Reason: "r"}, ExitUsage},
 		{"predicate.ErrSchema", predicate.ErrSchema, ExitUsage},
@@ -51,14 +53,14 @@ func TestExitCode(t *testing.T) {
 		{"attest.ErrAlreadyAttested", attest.ErrAlreadyAttested, ExitUsage},
 		{"*attest.AttestedError", &attest.AttestedError{}, ExitUsage},
 		// Signing keys, the hashed policy: trust or config.
-		{"attest.ErrPassphraseRequired", attest.ErrPassphraseRequired, ExitTrust},
-		{"attest.ErrBadPassphrase", attest.ErrBadPassphrase, ExitTrust},
-		{"attest.ErrUnsupportedKey", attest.ErrUnsupportedKey, ExitTrust},
-		{"attest.ErrNoSigningKey", attest.ErrNoSigningKey, ExitTrust},
-		{"attest.ErrAgent", attest.ErrAgent, ExitTrust},
+		{"signer.ErrPassphraseRequired", signer.ErrPassphraseRequired, ExitTrust},
+		{"signer.ErrBadPassphrase", signer.ErrBadPassphrase, ExitTrust},
+		{"signer.ErrUnsupportedKey", signer.ErrUnsupportedKey, ExitTrust},
+		{"signer.ErrNoSigningKey", signer.ErrNoSigningKey, ExitTrust},
+		{"signer.ErrAgent", signer.ErrAgent, ExitTrust},
 		{"predicate.ErrPolicy", predicate.ErrPolicy, ExitTrust},
-		{"attest.ErrSigstore", attest.ErrSigstore, ExitTrust},
-		{"attest.ErrNoSigner", attest.ErrNoSigner, ExitTrust},
+		{"signer.ErrSigstore", signer.ErrSigstore, ExitTrust},
+		{"signer.ErrNoSigner", signer.ErrNoSigner, ExitTrust},
 		{"audit.ErrOptions", audit.ErrOptions, ExitUsage},
 		// Git preconditions.
 		{"gitref.ErrShallow", gitref.ErrShallow, ExitGit},

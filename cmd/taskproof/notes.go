@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -230,7 +231,7 @@ type displacedStatement struct {
 func displacedElsewhere(arrived map[gitref.Hash][]byte) []displacedStatement {
 	out := []displacedStatement{}
 	for commit, lines := range arrived {
-		for _, l := range attest.SplitNote(lines) {
+		for _, l := range noteline.Split(lines) {
 			for _, t := range attest.SummarizeNote(append(append([]byte{}, l...), '\n')) {
 				if t.PayloadSHA256 != "" {
 					out = append(out, displacedStatement{string(commit), t.Subject, t.StatementsSummary})

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // resignTV replaces the note of commit in r by its task-verification statement
@@ -19,7 +21,7 @@ func (r *vfRepo) resignTV(t *testing.T, commit string, mutate func(pred map[stri
 	t.Helper()
 	note := r.git(t, "notes", "--ref=refs/notes/speccoder", "show", commit)
 	var line []byte
-	for _, l := range attest.SplitNote([]byte(note)) {
+	for _, l := range noteline.Split([]byte(note)) {
 		st, payload, ok := attest.LineStatement(l)
 		if !ok || st.PredicateType != predicate.PredicateType {
 			continue
@@ -34,11 +36,11 @@ func (r *vfRepo) resignTV(t *testing.T, commit string, mutate func(pred map[stri
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := attest.LoadSigner(attest.KindSSH, r.key, nil)
+		s, err := signer.Load(signer.KindSSH, r.key, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		env, err := attest.Sign(t.Context(), b, s)
+		env, err := signer.Sign(t.Context(), b, s)
 		if err != nil {
 			t.Fatal(err)
 		}

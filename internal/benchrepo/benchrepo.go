@@ -27,6 +27,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // Epoch is the committer date of the first commit; commit n is dated Epoch+n s.
@@ -232,7 +233,7 @@ func (h *History) WriteNotes(tb testing.TB, notes map[string][]byte) {
 // without holding them all: ticks are signed a batch at a time (on all cores)
 // and each batch is streamed to fast-import before the next is signed, so a
 // 100,000-tick history needs the memory of one batch.
-func (h *History) WriteSignedNotes(tb testing.TB, signer attest.Signer) {
+func (h *History) WriteSignedNotes(tb testing.TB, s signer.Signer) {
 	tb.Helper()
 	const batch = 1024
 	notes := make([][]byte, batch)
@@ -250,7 +251,7 @@ func (h *History) WriteSignedNotes(tb testing.TB, signer attest.Signer) {
 				go func() {
 					defer wg.Done()
 					for i := k; i < len(ticks); i += n {
-						notes[i], errs[i] = ticks[i].signedNote(signer)
+						notes[i], errs[i] = ticks[i].signedNote(s)
 					}
 				}()
 			}
@@ -290,7 +291,7 @@ func (t *Tick) Predicate() (*predicate.Predicate, error) {
 // statements of attest.TickStatements (task-verification and its VSA), each in
 // a DSSE envelope signed in-process by signer, one line each. The work is
 // spread over all cores.
-func (h *History) SignedNotes(tb testing.TB, signer attest.Signer) map[string][]byte {
+func (h *History) SignedNotes(tb testing.TB, s signer.Signer) map[string][]byte {
 	tb.Helper()
 	notes := make([][]byte, len(h.Ticks))
 	errs := make([]error, len(h.Ticks))
@@ -301,7 +302,7 @@ func (h *History) SignedNotes(tb testing.TB, signer attest.Signer) map[string][]
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(h.Ticks); i += n {
-				notes[i], errs[i] = h.Ticks[i].signedNote(signer)
+				notes[i], errs[i] = h.Ticks[i].signedNote(s)
 			}
 		}()
 	}
@@ -316,7 +317,7 @@ func (h *History) SignedNotes(tb testing.TB, signer attest.Signer) map[string][]
 	return out
 }
 
-func (t *Tick) signedNote(signer attest.Signer) ([]byte, error) {
+func (t *Tick) signedNote(sg signer.Signer) ([]byte, error) {
 	p, err := t.Predicate()
 	if err != nil {
 		return nil, err
@@ -327,7 +328,7 @@ func (t *Tick) signedNote(signer attest.Signer) ([]byte, error) {
 	}
 	var note []byte
 	for _, s := range stmts {
-		env, err := attest.Sign(context.Background(), s, signer)
+		env, err := signer.Sign(context.Background(), s, sg)
 		if err != nil {
 			return nil, err
 		}
@@ -343,7 +344,7 @@ func (t *Tick) signedNote(signer attest.Signer) ([]byte, error) {
 // SSHKey generates an ed25519 key with the real ssh-keygen in dir and returns
 // the private key's path, the in-process signer for it and an allowed signers
 // file (principal "bench@example.invalid", namespaces="in-toto") trusting it.
-func SSHKey(tb testing.TB, dir string) (keyPath string, signer attest.Signer, allowedSigners string) {
+func SSHKey(tb testing.TB, dir string) (keyPath string, sg signer.Signer, allowedSigners string) {
 	tb.Helper()
 	keyPath = filepath.Join(dir, "id_ed25519")
 	cmd := exec.Command(testenv.LookPath(tb, "ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-C", "bench", "-f", keyPath)
@@ -360,10 +361,10 @@ func SSHKey(tb testing.TB, dir string) (keyPath string, signer attest.Signer, al
 	if err := os.WriteFile(allowedSigners, []byte(line), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	if signer, err = attest.NewSSHSigner(keyPath, nil); err != nil {
+	if sg, err = signer.NewSSH(keyPath, nil); err != nil {
 		tb.Fatal(err)
 	}
-	return keyPath, signer, allowedSigners
+	return keyPath, sg, allowedSigners
 }
 
 // ReportCPU starts counting the process's CPU time (user and system, all

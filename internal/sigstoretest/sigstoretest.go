@@ -42,7 +42,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"github.com/sigstore/sigstore/pkg/signature"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/signer"
 )
 
 // Env is one in-process Sigstore: a CA (root and intermediate), a Rekor v1
@@ -198,13 +198,13 @@ func (NoLog) GetTransparencyLogEntry(context.Context, []byte, *protobundle.Bundl
 
 // Signer returns a taskproof Sigstore signer using this Env's CA (as f says)
 // and Rekor.
-func (e *Env) Signer(t testing.TB, f *Fulcio, logs ...sign.Transparency) *attest.SigstoreSigner {
+func (e *Env) Signer(t testing.TB, f *Fulcio, logs ...sign.Transparency) *signer.Sigstore {
 	t.Helper()
 	f.Env = e
 	if len(logs) == 0 {
 		logs = []sign.Transparency{e.Rekor()}
 	}
-	s, err := attest.NewSigstoreSigner(attest.SigstoreOptions{CertificateProvider: f, TransparencyLogs: logs, Timeout: 20 * time.Second})
+	s, err := signer.NewSigstore(signer.SigstoreOptions{CertificateProvider: f, TransparencyLogs: logs, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

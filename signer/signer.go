@@ -1,13 +1,16 @@
-package attest
+package signer
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
+
+	"github.com/taskproof/taskproof/dsse"
 )
 
 // Kind names a signer kind of docs/format.md#signatures-dsse-v1, as it appears in reports.
@@ -55,6 +58,21 @@ type Signer interface {
 	Sign(pae []byte) ([]byte, error)
 }
 
+// SignatureKind tells a signature's kind from its bytes
+// (docs/format.md#signatures-dsse-v1): armored SSHSIG text is ssh, an armored
+// OpenPGP signature is openpgp, anything else raw. It says nothing about
+// validity.
+func SignatureKind(sig []byte) Kind {
+	t := bytes.TrimLeft(sig, " \t\r\n")
+	switch {
+	case bytes.HasPrefix(t, []byte("-----BEGIN SSH SIGNATURE-----")):
+		return KindSSH
+	case bytes.HasPrefix(t, []byte("-----BEGIN PGP SIGNATURE-----")):
+		return KindOpenPGP
+	}
+	return KindRaw
+}
+
 // dsseSigner adapts a Signer to go-securesystemslib's dsse.Signer.
 type dsseSigner struct{ s Signer }
 
@@ -63,64 +81,64 @@ func (d dsseSigner) KeyID() (string, error)                              { retur
 
 // Sign wraps statement (the canonical Statement bytes,
 // docs/format.md#statements) in a DSSE v1 envelope with payloadType
-// [PayloadType] and one signature per signer, in the order given, each over
+// [dsse.PayloadType] and one signature per signer, in the order given, each over
 // PAE(payloadType, statement) (docs/format.md#signatures-dsse-v1). It fails for
-// no signers, more than [MaxSignatures] signers, a statement over
-// [MaxPayloadSize] bytes, or any signer's error.
-func Sign(ctx context.Context, statement []byte, signers ...Signer) (*Envelope, error) {
-	if len(statement) > MaxPayloadSize {
-		return nil, fmt.Errorf("signing statement of %d bytes: %w (limit %d)", len(statement), ErrPayloadTooLarge, MaxPayloadSize)
+// no signers, more than [dsse.MaxSignatures] signers, a statement over
+// [dsse.MaxPayloadSize] bytes, or any signer's error.
+func Sign(ctx context.Context, statement []byte, signers ...Signer) (*dsse.Envelope, error) {
+	if len(statement) > dsse.MaxPayloadSize {
+		return nil, fmt.Errorf("signing statement of %d bytes: %w (limit %d)", len(statement), ErrPayloadTooLarge, dsse.MaxPayloadSize)
 	}
-	if len(signers) > MaxSignatures {
-		return nil, fmt.Errorf("signing with %d signers: %w (limit %d)", len(signers), ErrTooManySignatures, MaxSignatures)
+	if len(signers) > dsse.MaxSignatures {
+		return nil, fmt.Errorf("signing with %d signers: %w (limit %d)", len(signers), ErrTooManySignatures, dsse.MaxSignatures)
 	}
-	adapters := make([]dsse.Signer, 0, len(signers))
+	adapters := make([]ssldsse.Signer, 0, len(signers))
 	for _, s := range signers {
 		if s != nil {
 			adapters = append(adapters, dsseSigner{s})
 		}
 	}
-	es, err := dsse.NewEnvelopeSigner(adapters...)
+	es, err := ssldsse.NewEnvelopeSigner(adapters...)
 	if err != nil {
 		return nil, fmt.Errorf("signing statement: %w", err)
 	}
-	de, err := es.SignPayload(ctx, PayloadType, statement)
+	de, err := es.SignPayload(ctx, dsse.PayloadType, statement)
 	if err != nil {
 		return nil, fmt.Errorf("signing statement: %w", err)
 	}
-	env := &Envelope{PayloadType: de.PayloadType, Payload: append([]byte(nil), statement...)}
+	env := &dsse.Envelope{PayloadType: de.PayloadType, Payload: append([]byte(nil), statement...)}
 	for _, s := range de.Signatures {
-		sig, err := DecodeBase64(s.Sig)
+		sig, err := dsse.DecodeBase64(s.Sig)
 		if err != nil {
 			return nil, fmt.Errorf("signing statement: re-reading signature: %w", err)
 		}
-		env.Signatures = append(env.Signatures, Signature{KeyID: s.KeyID, Sig: sig})
+		env.Signatures = append(env.Signatures, dsse.Signature{KeyID: s.KeyID, Sig: sig})
 	}
 	return env, nil
 }
 
-// LoadSigner builds a signer of kind from keyRef, the way git's user.signingKey
+// Load builds a signer of kind from keyRef, the way git's user.signingKey
 // names keys:
-//   - KindSSH: a private key file (OpenSSH or PEM, see [NewSSHSigner]); a public
+//   - KindSSH: a private key file (OpenSSH or PEM, see [NewSSH]); a public
 //     key file, a "key::<authorized key>" literal or a "SHA256:…" fingerprint
-//     select a key held by ssh-agent ([NewSSHAgentSigner]).
-//   - KindOpenPGP: an armored secret key file ([NewOpenPGPSigner]).
-//   - KindRaw: a PEM private key file ([NewRawSigner]).
+//     select a key held by ssh-agent (newSSHAgent).
+//   - KindOpenPGP: an armored secret key file (newOpenPGP).
+//   - KindRaw: a PEM private key file ([NewRaw]).
 //
 // passphrase decrypts an encrypted key; nil for none ([ErrPassphraseRequired]
 // when one is needed).
-func LoadSigner(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
+func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 	switch kind {
 	case KindSSH:
 		if strings.HasPrefix(keyRef, "key::") || strings.HasPrefix(keyRef, "SHA256:") {
-			return NewSSHAgentSigner(keyRef)
+			return newSSHAgent(keyRef)
 		}
 		data, err := os.ReadFile(keyRef)
 		if err != nil {
 			return nil, fmt.Errorf("loading ssh signing key: %w", err)
 		}
 		if isSSHPublicKey(data) {
-			return NewSSHAgentSigner(keyRef)
+			return newSSHAgent(keyRef)
 		}
 		return newSSHSignerFromBytes(data, keyRef, passphrase)
 	case KindOpenPGP:
@@ -128,13 +146,13 @@ func LoadSigner(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 		}
-		return NewOpenPGPSigner(data, passphrase)
+		return newOpenPGP(data, passphrase)
 	case KindRaw:
 		data, err := os.ReadFile(keyRef)
 		if err != nil {
 			return nil, fmt.Errorf("loading raw signing key: %w", err)
 		}
-		return NewRawSigner(data)
+		return NewRaw(data)
 	default:
 		return nil, fmt.Errorf("loading signer: unknown kind %q (want ssh, openpgp or raw)", kind)
 	}

@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// NewOpenPGPSigner returns a [KindOpenPGP] signer for the secret key
+// newOpenPGP returns a [KindOpenPGP] signer for the secret key
 // armoredKey, armored (`gpg --export-secret-keys --armor`) or binary
 // (`gpg --export-secret-keys`). The key material must hold
 // exactly one entity with secret keys; its newest valid signing-capable key
@@ -43,7 +43,7 @@ func (s *openPGPSigner) Sign(pae []byte) ([]byte, error) {
 // The keyid is the primary key's v4/v6 fingerprint in upper-case hex, as gpg
 // prints it; verifiers compare keyids case-insensitively, and the keyid is a
 // hint only (docs/format.md#signatures-dsse-v1).
-func NewOpenPGPSigner(armoredKey []byte, passphrase []byte) (Signer, error) {
+func newOpenPGP(armoredKey []byte, passphrase []byte) (Signer, error) {
 	var (
 		el  openpgp.EntityList
 		err error

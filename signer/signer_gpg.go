@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -41,13 +41,13 @@ func (s *gpgSigner) Sign(pae []byte) ([]byte, error) {
 	return out, nil
 }
 
-// NewGPGProgramSigner returns a [KindOpenPGP] signer for the key user (a key
+// newGPGProgram returns a [KindOpenPGP] signer for the key user (a key
 // ID, fingerprint or user ID, as git's user.signingKey names it) held in the
 // keyring of the gpg program ($GNUPGHOME). It fails when program is not
 // installed or holds no secret key, or more than one, for user — with the
 // commands that fix it ([ErrNoSigningKey]). The keyid is the primary key's
 // fingerprint, as for in-process OpenPGP signing.
-func NewGPGProgramSigner(program, user string) (Signer, error) {
+func newGPGProgram(program, user string) (Signer, error) {
 	export := fmt.Sprintf("export it (gpg --export-secret-keys --armor %s > key.asc) and sign with key.asc as an OpenPGP key file", user)
 	path, err := exec.LookPath(program)
 	if err != nil {

@@ -1,42 +1,46 @@
-package attest
+package noteline
 
-import "bytes"
+import (
+	"bytes"
 
-// LineKind is what one note line holds, as [DecodeLine] reads it.
-type LineKind int
+	"github.com/taskproof/taskproof/dsse"
+)
+
+// Kind is what one note line holds, as [Decode] reads it.
+type Kind int
 
 // The kinds of note line (docs/format.md#note-lines).
 const (
-	// LineMalformed is a line that is neither a DSSE envelope nor a Sigstore
+	// KindMalformed is a line that is neither a DSSE envelope nor a Sigstore
 	// bundle within the limits: Line.Err says why.
-	LineMalformed LineKind = iota
-	// LineBlank is a line of whitespace only. Readers of statements skip it;
+	KindMalformed Kind = iota
+	// KindBlank is a line of whitespace only. Readers of statements skip it;
 	// Line.Err is what decoding it as an envelope says, for displays that
 	// show every line.
-	LineBlank
-	// LineEnvelope is a DSSE envelope whose payloadType is [PayloadType].
-	LineEnvelope
-	// LineBundle is a Sigstore bundle whose dsseEnvelope has payloadType
-	// [PayloadType].
-	LineBundle
-	// LineForeign is a well-formed DSSE envelope, or Sigstore bundle, with
+	KindBlank
+	// KindEnvelope is a DSSE envelope whose payloadType is [dsse.PayloadType].
+	KindEnvelope
+	// KindBundle is a Sigstore bundle whose dsseEnvelope has payloadType
+	// [dsse.PayloadType].
+	KindBundle
+	// KindForeign is a well-formed DSSE envelope, or Sigstore bundle, with
 	// another payloadType: another tool's line. Writers keep it byte for byte;
 	// the verifier reports it (docs/format.md#note-lines).
-	// Line.Err is its [*PayloadTypeError].
-	LineForeign
+	// Line.Err is its [*dsse.PayloadTypeError].
+	KindForeign
 )
 
 // String returns the kind's name: "malformed", "blank", "envelope", "bundle"
 // or "foreign".
-func (k LineKind) String() string {
+func (k Kind) String() string {
 	switch k {
-	case LineBlank:
+	case KindBlank:
 		return "blank"
-	case LineEnvelope:
+	case KindEnvelope:
 		return "envelope"
-	case LineBundle:
+	case KindBundle:
 		return "bundle"
-	case LineForeign:
+	case KindForeign:
 		return "foreign"
 	}
 	return "malformed"
@@ -44,31 +48,31 @@ func (k LineKind) String() string {
 
 // Line is one decoded note line. Nothing in it is verified.
 type Line struct {
-	Kind LineKind
+	Kind Kind
 	// Envelope is the DSSE envelope the line holds (a bundle's dsseEnvelope);
 	// nil for a malformed or blank line.
-	Envelope *Envelope
-	// Bundle is the Sigstore bundle, for a bundle line (of kind LineBundle,
-	// or LineForeign when its payloadType is another); nil otherwise.
+	Envelope *dsse.Envelope
+	// Bundle is the Sigstore bundle, for a bundle line (of kind KindBundle,
+	// or KindForeign when its payloadType is another); nil otherwise.
 	Bundle *Bundle
 	// Err is why the line is not taskproof's to read: it matches
-	// [ErrMalformed] for every kind but LineEnvelope and LineBundle (nil
-	// there), and also [ErrPayloadType] for LineForeign.
+	// [dsse.ErrMalformed] for every kind but KindEnvelope and KindBundle (nil
+	// there), and also [dsse.ErrPayloadType] for KindForeign.
 	Err error
 }
 
-// DecodeLine decodes one untrusted note line (docs/format.md#note-lines): a
+// Decode decodes one untrusted note line (docs/format.md#note-lines): a
 // Sigstore bundle when [IsBundle] says it claims to be one (read with
-// [DecodeBundle]), else a DSSE envelope ([DecodeEnvelope]), both within the
+// [DecodeBundle]), else a DSSE envelope ([dsse.DecodeEnvelope]), both within the
 // limits of docs/format.md#limits; then the payloadType is checked
-// ([Envelope.CheckPayloadType]). One "\r" at the end (a CRLF note) is not part
+// ([dsse.Envelope.CheckPayloadType]). One "\r" at the end (a CRLF note) is not part
 // of the line. Nothing is verified, no statement is decoded: see
-// [DecodeStatement] for the envelope's payload.
-func DecodeLine(line []byte) Line {
+// attest.DecodeStatement for the envelope's payload.
+func Decode(line []byte) Line {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(bytes.TrimSpace(line)) == 0 {
-		_, err := DecodeEnvelope(line)
-		return Line{Kind: LineBlank, Err: err}
+		_, err := dsse.DecodeEnvelope(line)
+		return Line{Kind: KindBlank, Err: err}
 	}
 	var l Line
 	if mayBeBundle(line) && IsBundle(line) {
@@ -76,16 +80,16 @@ func DecodeLine(line []byte) Line {
 		if err != nil {
 			return Line{Err: err}
 		}
-		l = Line{Kind: LineBundle, Envelope: b.Envelope, Bundle: b}
+		l = Line{Kind: KindBundle, Envelope: b.Envelope, Bundle: b}
 	} else {
-		env, err := DecodeEnvelope(line)
+		env, err := dsse.DecodeEnvelope(line)
 		if err != nil {
 			return Line{Err: err}
 		}
-		l = Line{Kind: LineEnvelope, Envelope: env}
+		l = Line{Kind: KindEnvelope, Envelope: env}
 	}
 	if err := l.Envelope.CheckPayloadType(); err != nil {
-		l.Kind, l.Err = LineForeign, err
+		l.Kind, l.Err = KindForeign, err
 	}
 	return l
 }

@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 )
 
-// MinRSABits is the smallest RSA modulus accepted for raw keys.
-const MinRSABits = 2048
+// minRSABits is the smallest RSA modulus accepted for raw keys.
+const minRSABits = 2048
 
 // rawSigner signs with a go-securesystemslib SignerVerifier.
 type rawSigner struct {
@@ -36,18 +36,18 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 	return sig, nil
 }
 
-// NewRawSigner returns a [KindRaw] signer for an unencrypted PEM private key
+// NewRaw returns a [KindRaw] signer for an unencrypted PEM private key
 // (PKCS#8, PKCS#1 or SEC1) of one of the types docs/format.md#signatures-dsse-v1 allows. The
 // signature schemes are go-securesystemslib's:
 //   - ed25519: pure Ed25519 over the PAE (64 bytes);
 //   - ECDSA P-256: ECDSA over SHA-256(PAE), ASN.1 DER encoded;
-//   - RSA (≥ [MinRSABits] bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
+//   - RSA (≥ 2048 bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
 //     length 32.
 //
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
 // of the public key.
-func NewRawSigner(pemBytes []byte) (Signer, error) {
-	sv, key, id, err := LoadRawKey(pemBytes)
+func NewRaw(pemBytes []byte) (Signer, error) {
+	sv, key, id, err := ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
@@ -64,12 +64,14 @@ type RawSignerVerifier interface {
 	Public() crypto.PublicKey
 }
 
-// LoadRawKey reads a PEM key (private or public) with go-securesystemslib and
-// returns its signer-verifier, the parsed key and its keyid ([RawKeyID]), for
-// the key types docs/format.md#signatures-dsse-v1 allows ([CheckRawPublicKey]); other types give an
-// error matching [ErrUnsupportedKey]. Signing and verifying use the schemes
-// [NewRawSigner] describes.
-func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
+// ParseRawSignerVerifier parses PEM key bytes (a private or a public key) with
+// go-securesystemslib and returns its signer-verifier, the parsed key and its
+// keyid ([RawKeyID]), for the key types docs/format.md#signatures-dsse-v1
+// allows (ed25519, ECDSA P-256, RSA of at least 2048 bits); other types give
+// an error matching [ErrUnsupportedKey]. Signing and verifying use the
+// schemes [NewRaw] describes. It reads no file: package verify's
+// LoadRawKey(path) reads a trusted public key file with it.
+func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
 	key, err := signerverifier.LoadKey(pemBytes)
 	if err != nil {
 		return nil, nil, "", err
@@ -88,7 +90,7 @@ func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, s
 	if err != nil {
 		return nil, nil, "", err
 	}
-	if err := CheckRawPublicKey(sv.Public()); err != nil {
+	if err := checkRawPublicKey(sv.Public()); err != nil {
 		return nil, nil, "", err
 	}
 	id, err := RawKeyID(sv.Public())
@@ -98,10 +100,10 @@ func LoadRawKey(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, s
 	return sv, key, id, nil
 }
 
-// CheckRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
-// ed25519, ECDSA on P-256, RSA of at least [MinRSABits] bits; otherwise an error
+// checkRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
+// ed25519, ECDSA on P-256, RSA of at least minRSABits bits; otherwise an error
 // matching [ErrUnsupportedKey].
-func CheckRawPublicKey(pub crypto.PublicKey) error {
+func checkRawPublicKey(pub crypto.PublicKey) error {
 	switch k := pub.(type) {
 	case ed25519.PublicKey:
 		if len(k) != ed25519.PublicKeySize {
@@ -112,8 +114,8 @@ func CheckRawPublicKey(pub crypto.PublicKey) error {
 			return fmt.Errorf("%w: ECDSA curve %s (want P-256)", ErrUnsupportedKey, k.Curve.Params().Name)
 		}
 	case *rsa.PublicKey:
-		if k.N.BitLen() < MinRSABits {
-			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), MinRSABits)
+		if k.N.BitLen() < minRSABits {
+			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), minRSABits)
 		}
 	default:
 		return fmt.Errorf("%w: %T", ErrUnsupportedKey, pub)

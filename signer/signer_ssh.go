@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -35,12 +35,12 @@ func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
 	return sshsig.Armor(sig), nil
 }
 
-// NewSSHSigner returns a [KindSSH] signer for the private key in keyFile
+// NewSSH returns a [KindSSH] signer for the private key in keyFile
 // (OpenSSH "BEGIN OPENSSH PRIVATE KEY" format, or PEM PKCS#1/PKCS#8/SEC1).
 // passphrase decrypts an encrypted key: nil with an encrypted key gives
 // [ErrPassphraseRequired], a wrong one [ErrBadPassphrase]. The keyid is the key's
 // "SHA256:<unpadded base64>" fingerprint.
-func NewSSHSigner(keyFile string, passphrase []byte) (Signer, error) {
+func NewSSH(keyFile string, passphrase []byte) (Signer, error) {
 	data, err := os.ReadFile(keyFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading ssh signing key: %w", err)
@@ -102,12 +102,12 @@ func (s *agentSigner) Sign(pae []byte) ([]byte, error) {
 	return sshSign(signer, pae)
 }
 
-// NewSSHAgentSigner returns a [KindSSH] signer whose key is held by the ssh-agent
+// newSSHAgent returns a [KindSSH] signer whose key is held by the ssh-agent
 // at $SSH_AUTH_SOCK. pubKeyOrFingerprint selects the key: a "SHA256:…"
 // fingerprint, a "key::<type> <base64>" literal (git's user.signingKey form), an
 // authorized-keys line, or the path of a public key file. It fails with an error
 // matching [ErrAgent] when the agent is unreachable or lacks the key.
-func NewSSHAgentSigner(pubKeyOrFingerprint string) (Signer, error) {
+func newSSHAgent(pubKeyOrFingerprint string) (Signer, error) {
 	socket := os.Getenv("SSH_AUTH_SOCK")
 	if socket == "" {
 		return nil, fmt.Errorf("%w: SSH_AUTH_SOCK is not set", ErrAgent)

@@ -4,6 +4,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/noteline"
 )
 
 // envLine is an unsigned envelope line holding a statement about subject.
@@ -13,11 +16,28 @@ func envLine(t *testing.T, subject, predicateType, marker string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+	b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// unionNote is [MergeNotes] reduced to the merged note and the subjects whose
+// ticks conflicted, for the tests that only look at those.
+func unionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
+	m, err := MergeNotes(local, remote)
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := map[string]bool{}
+	for _, c := range m.Conflicts {
+		if !seen[c.Subject] {
+			seen[c.Subject] = true
+			conflicts = append(conflicts, c.Subject)
+		}
+	}
+	return m.Merged, conflicts, nil
 }
 
 func TestUnionNote(t *testing.T) {
@@ -31,7 +51,7 @@ func TestUnionNote(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := (&Envelope{PayloadType: PayloadType, Payload: st}).MarshalJSON()
+		b, err := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: st}).MarshalJSON()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +85,7 @@ func TestUnionNote(t *testing.T) {
 				}
 				return []byte(strings.Join(ls, "\n") + "\n")
 			}
-			got, conflicts, err := UnionNote(join(tc.local), join(tc.remote))
+			got, conflicts, err := unionNote(join(tc.local), join(tc.remote))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,10 +98,10 @@ func TestUnionNote(t *testing.T) {
 		})
 	}
 	var many []string
-	for i := 0; i < MaxNoteLines; i++ {
+	for i := 0; i < noteline.MaxNoteLines; i++ {
 		many = append(many, `{"n":`+strings.Repeat("1", i+1)+`}`)
 	}
-	if _, _, err := UnionNote([]byte(strings.Join(many, "\n")+"\n"), []byte(`{"extra":1}`+"\n")); !errors.Is(err, ErrNoteLimit) {
+	if _, _, err := unionNote([]byte(strings.Join(many, "\n")+"\n"), []byte(`{"extra":1}`+"\n")); !errors.Is(err, ErrNoteLimit) {
 		t.Errorf("over the line limit: %v, want ErrNoteLimit", err)
 	}
 }

@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 )
 
@@ -17,9 +18,15 @@ import (
 // were not asked for. The CLI maps it to exit code 3.
 var ErrNoSigner = errors.New("no signing key")
 
-// SignerChoice is what the user asked for on the command line; empty fields
-// fall back to git's configuration (see [ChooseSigner]).
-type SignerChoice struct {
+// ErrChoice is matched by the errors of a [Choice] that contradicts itself:
+// Unsigned with a kind or keys, an unknown kind, one key given twice, more keys
+// than an envelope holds signatures (docs/format.md#limits). The CLI maps it
+// to a usage error (exit code 2).
+var ErrChoice = errors.New("invalid signer choice")
+
+// Choice is what the user asked for on the command line; empty fields
+// fall back to git's configuration (see [Choose]).
+type Choice struct {
 	// Kind is "ssh", "openpgp" or "raw"; "" follows gpg.format for a key from
 	// git's configuration and the key file's content for a key in Keys.
 	Kind Kind
@@ -39,13 +46,13 @@ type GitConfig interface {
 	Path(key string) (path string, ok bool, err error)
 }
 
-// ChooseSigner picks the signers as git would for `git commit -S`
+// Choose picks the signers as git would for `git commit -S`
 // (docs/format.md#signing-with-gits-configuration), the choice's fields taking
 // precedence:
 //   - the keys from Keys, else user.signingKey;
 //   - for a configured key, the kind from Kind, else gpg.format ("ssh" → SSH,
 //     "openpgp" or unset → OpenPGP, "x509" refused); for a key in Keys, the
-//     kind from Kind, else from the key file's content ([DetectKeyKind]), a
+//     kind from Kind, else from the key file's content (detectKeyKind), a
 //     value that is no file being a gpg key ID;
 //   - an SSH key path has "~" expanded; a public key signs through ssh-agent
 //     when the agent holds it, else with the private key beside it (the path
@@ -56,18 +63,18 @@ type GitConfig interface {
 // gpg.ssh.defaultKeyCommand is never run. It returns no signers only for
 // Unsigned; no key anywhere is [ErrNoSigner], a key that cannot be used an
 // error naming it and what to do, two keys with one keyid an error matching
-// [ErrRequest].
-func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
+// [ErrChoice].
+func Choose(choice Choice, config GitConfig) ([]Signer, error) {
 	if choice.Unsigned {
 		if choice.Kind != "" || len(choice.Keys) > 0 {
-			return nil, fmt.Errorf("%w: unsigned statements take no signer or key", ErrRequest)
+			return nil, fmt.Errorf("%w: unsigned statements take no signer or key", ErrChoice)
 		}
 		return nil, nil
 	}
 	switch choice.Kind {
 	case "", KindSSH, KindOpenPGP, KindRaw:
 	default:
-		return nil, fmt.Errorf("%w: unknown signer %q (want ssh, openpgp or raw)", ErrRequest, choice.Kind)
+		return nil, fmt.Errorf("%w: unknown signer %q (want ssh, openpgp or raw)", ErrChoice, choice.Kind)
 	}
 	var signers []Signer
 	if len(choice.Keys) == 0 {
@@ -91,13 +98,13 @@ func ChooseSigner(choice SignerChoice, config GitConfig) ([]Signer, error) {
 		for i, s := range signers {
 			id := strings.ToLower(s.KeyID())
 			if prev, dup := seen[id]; dup {
-				return nil, fmt.Errorf("%w: keys %s and %s are the same key (keyid %s); an envelope holds one signature per key", ErrRequest, prev, choice.Keys[i], s.KeyID())
+				return nil, fmt.Errorf("%w: keys %s and %s are the same key (keyid %s); an envelope holds one signature per key", ErrChoice, prev, choice.Keys[i], s.KeyID())
 			}
 			seen[id] = choice.Keys[i]
 		}
 	}
-	if len(signers) > MaxSignatures {
-		return nil, fmt.Errorf("%w: %w: %d keys (limit %d)", ErrRequest, ErrTooManySignatures, len(signers), MaxSignatures)
+	if len(signers) > dsse.MaxSignatures {
+		return nil, fmt.Errorf("%w: %w: %d keys (limit %d)", ErrChoice, ErrTooManySignatures, len(signers), dsse.MaxSignatures)
 	}
 	return signers, nil
 }
@@ -107,7 +114,7 @@ const noKeyHelp = "configure one as for `git commit -S` (git config gpg.format s
 
 // configuredSigner is the signer of user.signingKey, of gpg.format's kind
 // unless choice.Kind says otherwise.
-func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
+func configuredSigner(choice Choice, config GitConfig) (Signer, error) {
 	kind, why := choice.Kind, ""
 	if kind == "" {
 		format, _ := config.Get("gpg.format")
@@ -146,18 +153,18 @@ func configuredSigner(choice SignerChoice, config GitConfig) (Signer, error) {
 			}
 			return loadOpenPGPFile(p, choice.Passphrase)
 		}
-		return NewGPGProgramSigner(gpgProgram(config), v)
+		return newGPGProgram(gpgProgram(config), v)
 	default:
 		p, _, err := config.Path("user.signingKey")
 		if err != nil {
 			return nil, err
 		}
-		return LoadSigner(kind, p, choice.Passphrase)
+		return Load(kind, p, choice.Passphrase)
 	}
 }
 
 // givenSigner is the signer of one --key value.
-func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, error) {
+func givenSigner(choice Choice, ref string, config GitConfig) (Signer, error) {
 	kind := choice.Kind
 	if isSSHLiteral(ref) && (kind == "" || kind == KindSSH) {
 		return loadSSH(ref, "key file", choice.Passphrase)
@@ -171,12 +178,12 @@ func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, err
 		if errors.Is(readErr, os.ErrNotExist) && (kind == "" || kind == KindOpenPGP) && !looksLikePath(ref) {
 			// Not a file: a key ID, fingerprint or user ID in gpg's keyring,
 			// as git's user.signingKey names OpenPGP keys.
-			return NewGPGProgramSigner(gpgProgram(config), ref)
+			return newGPGProgram(gpgProgram(config), ref)
 		}
 		return nil, fmt.Errorf("loading signing key: %w", readErr)
 	}
 	if kind == "" {
-		if kind, err = DetectKeyKind(data); err != nil {
+		if kind, err = detectKeyKind(data); err != nil {
 			return nil, fmt.Errorf("key %s: %w", ref, err)
 		}
 	}
@@ -186,16 +193,16 @@ func givenSigner(choice SignerChoice, ref string, config GitConfig) (Signer, err
 	case KindOpenPGP:
 		return loadOpenPGPFile(path, choice.Passphrase)
 	default:
-		return LoadSigner(kind, path, choice.Passphrase)
+		return Load(kind, path, choice.Passphrase)
 	}
 }
 
-// DetectKeyKind names the signer kind of a key file from its content: an
+// detectKeyKind names the signer kind of a key file from its content: an
 // OpenSSH private key or an SSH public key (authorized-keys line) → SSH; a PEM
 // private key (PKCS#8, PKCS#1, SEC1) → raw; an armored or binary OpenPGP secret
 // key → OpenPGP. Public keys other than SSH ones cannot sign and, like
 // anything else, give an error matching [ErrNoSigningKey].
-func DetectKeyKind(data []byte) (Kind, error) {
+func detectKeyKind(data []byte) (Kind, error) {
 	trimmed := bytes.TrimSpace(data)
 	switch {
 	case bytes.HasPrefix(trimmed, []byte("-----BEGIN OPENSSH PRIVATE KEY-----")):
@@ -243,7 +250,7 @@ func isSSHLiteral(v string) bool {
 // ssh-agent when the agent holds it, else with the private key file beside it.
 func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if isSSHLiteral(ref) {
-		s, err := NewSSHAgentSigner(strings.TrimPrefix(ref, "key::"))
+		s, err := newSSHAgent(strings.TrimPrefix(ref, "key::"))
 		if err != nil {
 			return nil, fmt.Errorf("%s %q is a public key, so its private key must be in ssh-agent: %w (start ssh-agent and ssh-add the key, or name the private key file)", from, ref, err)
 		}
@@ -256,7 +263,7 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if !isSSHPublicKey(data) {
 		return newSSHSignerFromBytes(data, ref, passphrase)
 	}
-	agentSigner, agentErr := NewSSHAgentSigner(ref)
+	agentSigner, agentErr := newSSHAgent(ref)
 	if agentErr == nil {
 		return agentSigner, nil
 	}
@@ -285,7 +292,7 @@ func loadOpenPGPFile(path string, passphrase []byte) (Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 	}
-	return NewOpenPGPSigner(data, passphrase)
+	return newOpenPGP(data, passphrase)
 }
 
 // gpgProgram is the program git signs OpenPGP with: gpg.openpgp.program, else

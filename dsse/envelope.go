@@ -1,4 +1,4 @@
-package attest
+package dsse
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -96,7 +96,7 @@ type Signature struct {
 // PAE returns the DSSE v1 pre-authentication encoding of the envelope's
 // payloadType and payload: the bytes every signature covers.
 func (e *Envelope) PAE() []byte {
-	return dsse.PAE(e.PayloadType, e.Payload)
+	return ssldsse.PAE(e.PayloadType, e.Payload)
 }
 
 // CheckPayloadType returns a [*PayloadTypeError] unless the envelope's
@@ -168,7 +168,7 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	// field names of MalformedError the token walk is run again on failure only.
 	tree, err := predicate.DecodeValue(data, predicate.EnvelopeKeys)
 	if err != nil {
-		if serr := checkStrictJSON(data, envelopeKeys); serr != nil {
+		if serr := CheckStrictJSON(data, envelopeKeys); serr != nil {
 			return nil, serr
 		}
 		return nil, &MalformedError{Reason: "invalid JSON: " + err.Error()}
@@ -291,11 +291,13 @@ func DecodeBase64(s string) ([]byte, error) {
 	return b, nil
 }
 
-// checkStrictJSON walks data as JSON tokens and refuses (with *MalformedError)
-// what encoding/json would silently accept: invalid UTF-8, duplicate keys,
-// keys equal to one of known but for case, trailing data after the first value,
-// and nesting deeper than MaxJSONDepth. The top value must be an object.
-func checkStrictJSON(data []byte, known []string) error {
+// CheckStrictJSON walks data as JSON tokens and refuses, with a
+// [*MalformedError] naming the key at fault, what encoding/json would silently
+// accept (docs/format.md#limits): invalid UTF-8, duplicate keys, keys equal to
+// one of known but for case, trailing data after the first value, and nesting
+// deeper than [MaxJSONDepth]. The top value must be an object. Readers of
+// other JSON note lines (Sigstore bundles) use it with their own member names.
+func CheckStrictJSON(data []byte, known []string) error {
 	if !utf8.Valid(data) {
 		return &MalformedError{Reason: "invalid UTF-8"}
 	}
@@ -367,7 +369,7 @@ func checkStrictJSON(data []byte, known []string) error {
 	return nil
 }
 
-// jsonFrame is one open array or object of checkStrictJSON's walk.
+// jsonFrame is one open array or object of CheckStrictJSON's walk.
 type jsonFrame struct {
 	object bool
 	keys   map[string]bool

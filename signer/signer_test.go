@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -42,7 +43,7 @@ func sshKeygen(t *testing.T, typ, passphrase string) string {
 }
 
 // sshKeygenVerify runs `ssh-keygen -Y verify -n in-toto` on env's first signature.
-func sshKeygenVerify(t *testing.T, env *Envelope, pubFile string) {
+func sshKeygenVerify(t *testing.T, env *dsse.Envelope, pubFile string) {
 	t.Helper()
 	dir := t.TempDir()
 	pub, err := os.ReadFile(pubFile)
@@ -73,7 +74,7 @@ func TestSSHSignerAcceptedBySSHKeygen(t *testing.T) {
 	for _, typ := range []string{"ed25519", "ecdsa", "rsa"} {
 		t.Run(typ, func(t *testing.T) {
 			key := sshKeygen(t, typ, "")
-			s, err := NewSSHSigner(key, nil)
+			s, err := NewSSH(key, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -88,7 +89,7 @@ func TestSSHSignerAcceptedBySSHKeygen(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if env.PayloadType != PayloadType || string(env.Payload) != testStatement || env.Signatures[0].KeyID != fp {
+			if env.PayloadType != dsse.PayloadType || string(env.Payload) != testStatement || env.Signatures[0].KeyID != fp {
 				t.Fatalf("envelope = %+v", env)
 			}
 			if !bytes.HasPrefix(env.Signatures[0].Sig, []byte("-----BEGIN SSH SIGNATURE-----\n")) {
@@ -101,13 +102,13 @@ func TestSSHSignerAcceptedBySSHKeygen(t *testing.T) {
 
 func TestSSHSignerPassphrase(t *testing.T) {
 	key := sshKeygen(t, "ed25519", "correct horse")
-	if _, err := NewSSHSigner(key, nil); !errors.Is(err, ErrPassphraseRequired) {
+	if _, err := NewSSH(key, nil); !errors.Is(err, ErrPassphraseRequired) {
 		t.Fatalf("no passphrase: err = %v, want ErrPassphraseRequired", err)
 	}
-	if _, err := NewSSHSigner(key, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
+	if _, err := NewSSH(key, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
 		t.Fatalf("wrong passphrase: err = %v, want ErrBadPassphrase", err)
 	}
-	s, err := LoadSigner(KindSSH, key, []byte("correct horse"))
+	s, err := Load(KindSSH, key, []byte("correct horse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestSSHSignerPassphrase(t *testing.T) {
 	sshKeygenVerify(t, env, key+".pub")
 	// A passphrase given for a plain key is ignored.
 	plain := sshKeygen(t, "ed25519", "")
-	if _, err := NewSSHSigner(plain, []byte("unused")); err != nil {
+	if _, err := NewSSH(plain, []byte("unused")); err != nil {
 		t.Fatalf("plain key with passphrase: %v", err)
 	}
 }
@@ -159,9 +160,9 @@ func TestSSHAgentSigner(t *testing.T) {
 			var s Signer
 			var err error
 			if ref == "" {
-				s, err = LoadSigner(KindSSH, key+".pub", nil)
+				s, err = Load(KindSSH, key+".pub", nil)
 			} else {
-				s, err = NewSSHAgentSigner(ref)
+				s, err = newSSHAgent(ref)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -177,7 +178,7 @@ func TestSSHAgentSigner(t *testing.T) {
 		})
 	}
 	other := sshKeygen(t, "ed25519", "")
-	if _, err := NewSSHAgentSigner(other + ".pub"); !errors.Is(err, ErrAgent) {
+	if _, err := newSSHAgent(other + ".pub"); !errors.Is(err, ErrAgent) {
 		t.Fatalf("key not in agent: err = %v, want ErrAgent", err)
 	}
 }
@@ -214,10 +215,10 @@ func TestOpenPGPSignerAcceptedByGPG(t *testing.T) {
 		t.Run("passphrase="+pass, func(t *testing.T) {
 			home, fpr, secret := gpgHome(t, pass)
 			if pass != "" {
-				if _, err := NewOpenPGPSigner(secret, nil); !errors.Is(err, ErrPassphraseRequired) {
+				if _, err := newOpenPGP(secret, nil); !errors.Is(err, ErrPassphraseRequired) {
 					t.Fatalf("no passphrase: err = %v", err)
 				}
-				if _, err := NewOpenPGPSigner(secret, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
+				if _, err := newOpenPGP(secret, []byte("wrong")); !errors.Is(err, ErrBadPassphrase) {
 					t.Fatalf("wrong passphrase: err = %v", err)
 				}
 			}
@@ -225,7 +226,7 @@ func TestOpenPGPSignerAcceptedByGPG(t *testing.T) {
 			if pass != "" {
 				pp = []byte(pass)
 			}
-			s, err := NewOpenPGPSigner(secret, pp)
+			s, err := newOpenPGP(secret, pp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +271,7 @@ func TestRawSigner(t *testing.T) {
 		return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 	}
 	ecSEC1, _ := x509.MarshalECPrivateKey(ecPriv)
-	pae := (&Envelope{PayloadType: PayloadType, Payload: []byte(testStatement)}).PAE()
+	pae := (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: []byte(testStatement)}).PAE()
 	digest := sha256.Sum256(pae)
 	tests := []struct {
 		name   string
@@ -287,7 +288,7 @@ func TestRawSigner(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := NewRawSigner(tt.pem)
+			s, err := NewRaw(tt.pem)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -306,15 +307,15 @@ func TestRawSigner(t *testing.T) {
 		})
 	}
 	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	if _, err := NewRawSigner(pkcs8(p384)); !errors.Is(err, ErrUnsupportedKey) {
+	if _, err := NewRaw(pkcs8(p384)); !errors.Is(err, ErrUnsupportedKey) {
 		t.Fatalf("P-384: err = %v, want ErrUnsupportedKey", err)
 	}
 	small, _ := rsa.GenerateKey(rand.Reader, 1024)
-	if _, err := NewRawSigner(pkcs8(small)); !errors.Is(err, ErrUnsupportedKey) {
+	if _, err := NewRaw(pkcs8(small)); !errors.Is(err, ErrUnsupportedKey) {
 		t.Fatalf("RSA-1024: err = %v, want ErrUnsupportedKey", err)
 	}
 	pubPEM, _ := x509.MarshalPKIXPublicKey(edPub)
-	if _, err := NewRawSigner(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubPEM})); !errors.Is(err, ErrNoSigningKey) {
+	if _, err := NewRaw(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubPEM})); !errors.Is(err, ErrNoSigningKey) {
 		t.Fatalf("public key: err = %v, want ErrNoSigningKey", err)
 	}
 }
@@ -322,21 +323,21 @@ func TestRawSigner(t *testing.T) {
 func TestSignLimits(t *testing.T) {
 	_, priv, _ := ed25519.GenerateKey(rand.Reader)
 	der, _ := x509.MarshalPKCS8PrivateKey(priv)
-	s, err := NewRawSigner(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	s, err := NewRaw(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Sign(context.Background(), []byte("{}")); err == nil {
 		t.Fatal("no signers: want an error")
 	}
-	many := make([]Signer, MaxSignatures+1)
+	many := make([]Signer, dsse.MaxSignatures+1)
 	for i := range many {
 		many[i] = s
 	}
 	if _, err := Sign(context.Background(), []byte("{}"), many...); !errors.Is(err, ErrTooManySignatures) {
 		t.Fatalf("too many signers: err = %v", err)
 	}
-	if _, err := Sign(context.Background(), make([]byte, MaxPayloadSize+1), s); !errors.Is(err, ErrPayloadTooLarge) {
+	if _, err := Sign(context.Background(), make([]byte, dsse.MaxPayloadSize+1), s); !errors.Is(err, ErrPayloadTooLarge) {
 		t.Fatalf("large payload: err = %v", err)
 	}
 	env, err := Sign(context.Background(), []byte("{}"), s, s)

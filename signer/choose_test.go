@@ -1,4 +1,4 @@
-package attest
+package signer
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func TestChooseSigner(t *testing.T) {
 
 	tests := []struct {
 		name      string
-		choice    SignerChoice
+		choice    Choice
 		config    map[string]string
 		wantKind  Kind
 		wantKeyID string
@@ -92,35 +92,35 @@ func TestChooseSigner(t *testing.T) {
 		},
 		{
 			name:     "--key without --signer: the kind from the file",
-			choice:   SignerChoice{Keys: []string{keyB}},
+			choice:   Choice{Keys: []string{keyB}},
 			config:   map[string]string{"gpg.format": "openpgp"},
 			wantKind: KindSSH, wantKeyID: fpB,
 		},
 		{
 			name:   "--unsigned with a key",
-			choice: SignerChoice{Unsigned: true, Keys: []string{keyA}},
-			err:    ErrRequest,
+			choice: Choice{Unsigned: true, Keys: []string{keyA}},
+			err:    ErrChoice,
 		},
 		{
 			name:   "the same key twice",
-			choice: SignerChoice{Keys: []string{keyA, keyA + ".pub"}},
-			err:    ErrRequest, msg: "are the same key",
+			choice: Choice{Keys: []string{keyA, keyA + ".pub"}},
+			err:    ErrChoice, msg: "are the same key",
 		},
 		{
 			name:     "flags override config",
-			choice:   SignerChoice{Kind: KindSSH, Keys: []string{keyB}},
+			choice:   Choice{Kind: KindSSH, Keys: []string{keyB}},
 			config:   map[string]string{"gpg.format": "openpgp", "user.signingKey": "0xDEADBEEF"},
 			wantKind: KindSSH, wantKeyID: fpB,
 		},
 		{
 			name:     "--key overrides user.signingKey",
-			choice:   SignerChoice{Keys: []string{keyB}},
+			choice:   Choice{Keys: []string{keyB}},
 			config:   map[string]string{"gpg.format": "ssh", "user.signingKey": keyA},
 			wantKind: KindSSH, wantKeyID: fpB,
 		},
 		{
 			name:     "--signer overrides gpg.format",
-			choice:   SignerChoice{Kind: KindSSH},
+			choice:   Choice{Kind: KindSSH},
 			config:   map[string]string{"gpg.format": "openpgp", "user.signingKey": keyA},
 			wantKind: KindSSH, wantKeyID: fpA,
 		},
@@ -131,28 +131,28 @@ func TestChooseSigner(t *testing.T) {
 		},
 		{
 			name:     "encrypted key with passphrase",
-			choice:   SignerChoice{Passphrase: []byte("hunter22")},
+			choice:   Choice{Passphrase: []byte("hunter22")},
 			config:   map[string]string{"gpg.format": "ssh", "user.signingKey": encrypted},
 			wantKind: KindSSH, wantKeyID: fpEnc,
 		},
 		{
 			name:   "encrypted key with a wrong passphrase",
-			choice: SignerChoice{Kind: KindSSH, Keys: []string{encrypted}, Passphrase: []byte("nope")},
+			choice: Choice{Kind: KindSSH, Keys: []string{encrypted}, Passphrase: []byte("nope")},
 			err:    ErrBadPassphrase,
 		},
 		{
 			name:   "unknown --signer",
-			choice: SignerChoice{Kind: "x509", Keys: []string{keyA}},
+			choice: Choice{Kind: "x509", Keys: []string{keyA}},
 			err:    errAny,
 		},
 		{
 			name:   "key file missing",
-			choice: SignerChoice{Kind: KindSSH, Keys: []string{filepath.Join(t.TempDir(), "absent")}},
+			choice: Choice{Kind: KindSSH, Keys: []string{filepath.Join(t.TempDir(), "absent")}},
 			err:    os.ErrNotExist,
 		},
 		{
 			name:   "ssh key given as an openpgp key",
-			choice: SignerChoice{Kind: KindOpenPGP, Keys: []string{keyA}},
+			choice: Choice{Kind: KindOpenPGP, Keys: []string{keyA}},
 			err:    errAny,
 		},
 	}
@@ -160,7 +160,7 @@ func TestChooseSigner(t *testing.T) {
 	t.Setenv("GNUPGHOME", t.TempDir())
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			signers, err := ChooseSigner(tt.choice, fakeConfig(tt.config))
+			signers, err := Choose(tt.choice, fakeConfig(tt.config))
 			if tt.err != nil {
 				if err == nil || (tt.err != errAny && !errors.Is(err, tt.err)) || !strings.Contains(err.Error(), tt.msg) {
 					t.Fatalf("err = %v, want %v mentioning %q", err, tt.err, tt.msg)
@@ -190,7 +190,7 @@ func TestChooseSignerOpenPGPFromConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	// gpg.format unset means openpgp, as for git.
-	signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"user.signingKey": path}))
+	signers, err := Choose(Choice{}, fakeConfig(map[string]string{"user.signingKey": path}))
 	if err != nil || len(signers) != 1 {
 		t.Fatalf("= %v, %v", signers, err)
 	}
@@ -215,7 +215,7 @@ func TestChooseSignerPublicKeyBesidePrivate(t *testing.T) {
 	}
 	fp := sshFingerprint(t, key)
 	for _, v := range []string{"~/.ssh/id_ed25519.pub", "~/.ssh/id_ed25519"} {
-		signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": v}))
+		signers, err := Choose(Choice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": v}))
 		if err != nil || len(signers) != 1 || signers[0].KeyID() != fp {
 			t.Errorf("user.signingKey %s: %v, %v; want the key %s", v, signers, err, fp)
 		}
@@ -224,12 +224,12 @@ func TestChooseSignerPublicKeyBesidePrivate(t *testing.T) {
 	other := sshKeygen(t, "ed25519", "")
 	b, _ := os.ReadFile(other + ".pub")
 	os.WriteFile(filepath.Join(home, ".ssh", "id_ed25519.pub"), b, 0o600)
-	if _, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": "~/.ssh/id_ed25519.pub"})); !errors.Is(err, ErrNoSigningKey) {
+	if _, err := Choose(Choice{}, fakeConfig(map[string]string{"gpg.format": "ssh", "user.signingKey": "~/.ssh/id_ed25519.pub"})); !errors.Is(err, ErrNoSigningKey) {
 		t.Errorf("mismatched pair: err = %v", err)
 	}
 	// A public key with neither agent nor private key names both.
 	os.Remove(filepath.Join(home, ".ssh", "id_ed25519"))
-	_, err := ChooseSigner(SignerChoice{Keys: []string{"~/.ssh/id_ed25519.pub"}}, fakeConfig(nil))
+	_, err := Choose(Choice{Keys: []string{"~/.ssh/id_ed25519.pub"}}, fakeConfig(nil))
 	if err == nil || !strings.Contains(err.Error(), "SSH_AUTH_SOCK is not set") || !strings.Contains(err.Error(), "private key beside it") {
 		t.Errorf("lone public key: err = %v", err)
 	}
@@ -263,14 +263,14 @@ func TestDetectKeyKind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DetectKeyKind(tt.data)
+			got, err := detectKeyKind(tt.data)
 			if got != tt.want || !errors.Is(err, tt.err) {
 				t.Errorf("= %q, %v; want %q, %v", got, err, tt.want, tt.err)
 			}
 		})
 	}
 	// The binary secret key signs in-process like the armored one.
-	s, err := NewOpenPGPSigner([]byte(binary), nil)
+	s, err := newOpenPGP([]byte(binary), nil)
 	if err != nil || s.Kind() != KindOpenPGP {
 		t.Fatalf("binary key: %v, %v", s, err)
 	}
@@ -280,7 +280,7 @@ func TestDetectKeyKind(t *testing.T) {
 // Two --key values give two signers, one signature each in the envelope.
 func TestChooseSignerTwoKeys(t *testing.T) {
 	a, b := sshKeygen(t, "ed25519", ""), sshKeygen(t, "ecdsa", "")
-	signers, err := ChooseSigner(SignerChoice{Keys: []string{a, b}}, fakeConfig(nil))
+	signers, err := Choose(Choice{Keys: []string{a, b}}, fakeConfig(nil))
 	if err != nil || len(signers) != 2 {
 		t.Fatalf("= %v, %v", signers, err)
 	}
@@ -296,7 +296,7 @@ func TestChooseSignerGPGKeyring(t *testing.T) {
 	home, fpr, _ := gpgHome(t, "")
 	t.Setenv("GNUPGHOME", home)
 	for _, user := range []string{fpr, fpr[24:], "alice@example.com"} {
-		signers, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"gpg.format": "openpgp", "user.signingKey": user}))
+		signers, err := Choose(Choice{}, fakeConfig(map[string]string{"gpg.format": "openpgp", "user.signingKey": user}))
 		if err != nil || len(signers) != 1 || signers[0].KeyID() != fpr {
 			t.Fatalf("user.signingKey %s: %v, %v", user, signers, err)
 		}
@@ -314,7 +314,7 @@ func TestChooseSignerGPGKeyring(t *testing.T) {
 		}
 	}
 	// gpg.program that is not installed: say how to export the key.
-	_, err := ChooseSigner(SignerChoice{}, fakeConfig(map[string]string{"user.signingKey": fpr, "gpg.program": "/nonexistent/gpg"}))
+	_, err := Choose(Choice{}, fakeConfig(map[string]string{"user.signingKey": fpr, "gpg.program": "/nonexistent/gpg"}))
 	if !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "gpg --export-secret-keys --armor "+fpr) {
 		t.Errorf("gpg absent: err = %v", err)
 	}
