@@ -33,6 +33,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -118,6 +119,8 @@ type Repo struct {
 	mapPacks atomic.Bool      // listFS maps pack files (SetPackMapping)
 	commits  commitCache      // decoded commits (see commit)
 	objects  *poolStorer      // object access through the pool, for go-git decoders
+	packs    *packSet         // objects/pack, indexes shared by the pool (see packObject)
+	packFS   billy.Filesystem // the common dir, for the pool's pack readers
 
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
@@ -147,15 +150,26 @@ func (x reindexer) Reindex() {
 	x.r.mu.Lock()
 	x.r.gen++
 	x.r.mu.Unlock()
+	x.r.packs.invalidate()
 }
 
 // handle is one go-git storage (and the go-git repository over it, for revision
 // parsing); it is used by one goroutine at a time.
+//
+// Objects are read from the Repo's packs (packSet) with the handle's own pack
+// readers, then, for objects no pack holds, through st (loose objects,
+// alternates). st's own pack indexes are loaded only on that path.
 type handle struct {
-	gen   uint64 // the Repo's gen when st last dropped its pack indexes
-	st    *filesystem.Storage
-	repo  *git.Repository
-	packs packStamp // objects/pack as it was before st last loaded its pack indexes
+	gen       uint64 // the Repo's gen when st last dropped its pack indexes
+	st        *filesystem.Storage
+	repo      *git.Repository
+	packs     packStamp                              // objects/pack as it was before st last loaded its pack indexes
+	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
+}
+
+// close closes the handle's pack readers and storage.
+func (h *handle) close() error {
+	return errors.Join(h.closePacks(), h.st.Close())
 }
 
 // DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
@@ -263,10 +277,13 @@ func Open(dir string) (*Repo, error) {
 		max:   max(2, runtime.GOMAXPROCS(0)),
 	}
 	r.mapPacks.Store(true)
-	r.dotFS = listFS{osfs.New(gitDir), &r.mapPacks}
+	shared := &sharedPacks{}
+	r.packFS = listFS{osfs.New(commonDir), &r.mapPacks, shared}
+	r.dotFS = r.packFS
 	if commonDir != gitDir {
-		r.dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir), &r.mapPacks}, listFS{osfs.New(commonDir), &r.mapPacks})
+		r.dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir), &r.mapPacks, shared}, r.packFS)
 	}
+	r.packs = &packSet{dir: filepath.Join(commonDir, "objects", "pack")}
 	if workTree != "" {
 		r.wtFS = osfs.New(workTree)
 	}
@@ -286,12 +303,14 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) newHandle() (*handle, error) {
 	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
 	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	repo, err := git.Open(st, r.wtFS)
+	h := &handle{st: st, packs: stamp}
+	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &handle{st: st, repo: repo, packs: stamp}, nil
+	h.repo = repo
+	return h, nil
 }
 
 // acquire borrows a handle, opening one when none is free and fewer than r.max
@@ -339,7 +358,7 @@ func (r *Repo) release(h *handle) {
 	defer r.mu.Unlock()
 	if r.closed {
 		r.opened--
-		h.st.Close()
+		h.close()
 		return
 	}
 	r.free = append(r.free, h)
@@ -361,7 +380,7 @@ func (r *Repo) Close() error {
 	r.done.Store(true)
 	var errs []error
 	for _, h := range r.free {
-		errs = append(errs, h.st.Close())
+		errs = append(errs, h.close())
 		r.opened--
 	}
 	r.free = nil
@@ -528,10 +547,12 @@ func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 // place (git renames the .idx last when it writes a pack).
 //
 // listFS also opens pack files for reading through preadFile, mapped into
-// memory when *mapPacks is true (nil: never).
+// memory when *mapPacks is true (nil: never), each pack once for all its
+// readers (sharedPacks).
 type listFS struct {
 	billy.Filesystem
 	mapPacks *atomic.Bool
+	shared   *sharedPacks // the pack files open (nil: each Open opens its own)
 }
 
 // ReadDir lists dir (relative to the filesystem's root), sorted by name.
@@ -563,17 +584,86 @@ func (l listFS) ReadDir(dir string) ([]os.FileInfo, error) {
 	return out, nil
 }
 
-// Open opens a file; pack files are read with pread (see preadFile).
+// Open opens a file; pack files are read with pread or from a mapping (see
+// preadFile), each pack opened once while any reader of it is open (see
+// sharedPacks).
 func (l listFS) Open(name string) (billy.File, error) {
-	f, err := l.Filesystem.Open(name)
-	if err != nil || !strings.HasSuffix(name, ".pack") {
-		return f, err
+	if !strings.HasSuffix(name, ".pack") {
+		return l.Filesystem.Open(name)
 	}
-	pf := &preadFile{File: f}
-	if l.mapPacks != nil && l.mapPacks.Load() {
-		pf.mapped = mapFile(filepath.Join(l.Root(), name))
+	if l.shared == nil {
+		l.shared = &sharedPacks{}
 	}
-	return pf, nil
+	return l.shared.open(filepath.Join(l.Root(), filepath.FromSlash(name)), name, l.mapPacks, func() (billy.File, error) {
+		return l.Filesystem.Open(name)
+	})
+}
+
+// sharedPacks holds the pack files open through a listFS (and its Chroots):
+// each is opened (and mapped) once and read by every reader opened on it at
+// its own offset, through pread or the mapping, which are safe for concurrent
+// use. go-git opens a pack again for every object over 16 KiB it reads
+// (packfile.FSObject), besides the reader a storage keeps: without sharing,
+// that is an open(2), a close(2) and a 64 KiB window (or a mapping of the
+// whole pack) per object. A pack is closed when its last reader is. Safe for
+// concurrent use.
+type sharedPacks struct {
+	mu    sync.Mutex
+	files map[string]*sharedPack // by absolute path
+}
+
+// sharedPack is one open pack file of a sharedPacks.
+type sharedPack struct {
+	f      billy.File // read with ReadAt only
+	size   int64
+	mapped []byte // the whole file, mapped; nil when reading through windows
+	refs   int    // readers open
+}
+
+// open returns a new reader of the pack at abs (named name in the opening
+// filesystem), opening it with openFile when no reader of it is open.
+func (s *sharedPacks) open(abs, name string, mapPacks *atomic.Bool, openFile func() (billy.File, error)) (*preadFile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.files[abs]
+	if sp == nil {
+		f, err := openFile()
+		if err != nil {
+			return nil, err
+		}
+		size, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		sp = &sharedPack{f: f, size: size}
+		if mapPacks != nil && mapPacks.Load() {
+			sp.mapped = mapFile(abs)
+		}
+		if s.files == nil {
+			s.files = map[string]*sharedPack{}
+		}
+		s.files[abs] = sp
+	}
+	sp.refs++
+	return &preadFile{File: sp.f, name: name, size: sp.size, mapped: sp.mapped, release: func() error { return s.release(abs, sp) }}, nil
+}
+
+// release ends one reader of sp, closing the file when it was the last.
+func (s *sharedPacks) release(abs string, sp *sharedPack) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp.refs--; sp.refs > 0 {
+		return nil
+	}
+	if s.files[abs] == sp {
+		delete(s.files, abs)
+	}
+	if sp.mapped != nil {
+		unmapFile(sp.mapped)
+		sp.mapped = nil
+	}
+	return sp.f.Close()
 }
 
 // SetPackMapping chooses how pack files opened from now on are read: mapped
@@ -590,20 +680,32 @@ func (r *Repo) SetPackMapping(on bool) { r.mapPacks.Store(on) }
 // plain file. Objects read together (a commit, its trees, their blobs) are
 // mostly near each other in a pack, so most reads are served from the window
 // without a system call. Pack files never change once written (their name is
-// their checksum), so the window cannot go stale.
+// their checksum), so the window cannot go stale. Windows are pooled
+// (preadWindows): readers opened for one object each do not allocate one.
 //
 // Where the system allows it (mapFile), the whole pack is mapped read-only
 // into memory instead, as git does, and reads are copies from the mapping:
-// no system call at all. The mapping is released by Close.
+// no system call at all. The file and its mapping are shared by the readers
+// of the pack (sharedPacks) and released when the last one is closed.
 type preadFile struct {
-	billy.File
-	off    int64
-	win    []byte // the window's bytes: the file at winOff
-	winOff int64
-	mapped []byte // the whole file, mapped; nil when reading through win
+	billy.File        // shared: only ReadAt, Name-less methods
+	name       string // as opened
+	size       int64
+	off        int64
+	win        *[preadWindow]byte // the window's buffer, from preadWindows
+	winLen     int                // bytes of win holding the file at winOff
+	winOff     int64
+	mapped     []byte // the whole file, mapped; nil when reading through win
+	release    func() error
 }
 
 const preadWindow = 64 << 10
+
+// preadWindows pools the windows of closed preadFiles.
+var preadWindows = sync.Pool{New: func() any { return new([preadWindow]byte) }}
+
+// Name is the name the file was opened by.
+func (f *preadFile) Name() string { return f.name }
 
 func (f *preadFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -617,7 +719,7 @@ func (f *preadFile) Read(p []byte) (int, error) {
 		f.off += int64(n)
 		return n, nil
 	}
-	if f.off < f.winOff || f.off >= f.winOff+int64(len(f.win)) {
+	if f.win == nil || f.off < f.winOff || f.off >= f.winOff+int64(f.winLen) {
 		if len(p) >= preadWindow {
 			n, err := f.File.ReadAt(p, f.off)
 			f.off += int64(n)
@@ -627,10 +729,10 @@ func (f *preadFile) Read(p []byte) (int, error) {
 			return n, err
 		}
 		if f.win == nil {
-			f.win = make([]byte, preadWindow)
+			f.win = preadWindows.Get().(*[preadWindow]byte)
 		}
-		n, err := f.File.ReadAt(f.win[:preadWindow], f.off)
-		f.win, f.winOff = f.win[:n], f.off
+		n, err := f.File.ReadAt(f.win[:], f.off)
+		f.winLen, f.winOff = n, f.off
 		if n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress
@@ -638,7 +740,7 @@ func (f *preadFile) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	n := copy(p, f.win[f.off-f.winOff:])
+	n := copy(p, f.win[f.off-f.winOff:f.winLen])
 	f.off += int64(n)
 	return n, nil
 }
@@ -651,20 +753,12 @@ func (f *preadFile) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		abs = f.off + offset
 	case io.SeekEnd:
-		if f.mapped != nil {
-			abs = int64(len(f.mapped)) + offset
-			break
-		}
-		end, err := f.File.Seek(0, io.SeekEnd)
-		if err != nil {
-			return f.off, err
-		}
-		abs = end + offset
+		abs = f.size + offset
 	default:
-		return f.off, fmt.Errorf("seek %s: invalid whence %d", f.Name(), whence)
+		return f.off, fmt.Errorf("seek %s: invalid whence %d", f.name, whence)
 	}
 	if abs < 0 {
-		return f.off, fmt.Errorf("seek %s: negative offset %d", f.Name(), abs)
+		return f.off, fmt.Errorf("seek %s: negative offset %d", f.name, abs)
 	}
 	f.off = abs
 	return abs, nil
@@ -676,7 +770,7 @@ func (f *preadFile) ReadAt(p []byte, off int64) (int, error) {
 		return f.File.ReadAt(p, off)
 	}
 	if off < 0 {
-		return 0, fmt.Errorf("read %s: negative offset %d", f.Name(), off)
+		return 0, fmt.Errorf("read %s: negative offset %d", f.name, off)
 	}
 	if off >= int64(len(f.mapped)) {
 		return 0, io.EOF
@@ -688,13 +782,20 @@ func (f *preadFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// Close releases the mapping, then closes the file.
+// Close returns the window to the pool and ends this reader of the shared
+// file (see sharedPacks); a second Close does nothing.
 func (f *preadFile) Close() error {
-	if f.mapped != nil {
-		unmapFile(f.mapped)
-		f.mapped = nil
+	if f.win != nil {
+		preadWindows.Put(f.win)
+		f.win, f.winLen = nil, 0
 	}
-	return f.File.Close()
+	f.mapped = nil
+	if f.release == nil {
+		return nil
+	}
+	release := f.release
+	f.release = nil
+	return release()
 }
 
 // Chroot keeps the listing behaviour below the new root.
@@ -703,7 +804,7 @@ func (l listFS) Chroot(dir string) (billy.Filesystem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listFS{c, l.mapPacks}, nil
+	return listFS{c, l.mapPacks, l.shared}, nil
 }
 
 // Chmod forwards to the wrapped filesystem (go-git makes loose objects
