@@ -310,7 +310,7 @@ type packSet struct {
 	mu     sync.Mutex
 	listed bool
 	stamp  packStamp
-	packs  []*pack  // as listed last
+	packs  []*pack                 // as listed last
 	byName map[plumbing.Hash]*pack // every pack opened
 }
 

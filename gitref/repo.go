@@ -15,9 +15,10 @@ package gitref
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
+	"crypto"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -34,6 +35,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -163,7 +165,7 @@ type handle struct {
 	gen       uint64 // the Repo's gen when st last dropped its pack indexes
 	st        *filesystem.Storage
 	repo      *git.Repository
-	packs     packStamp                              // objects/pack as it was before st last loaded its pack indexes
+	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
 	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
 }
 
@@ -192,39 +194,59 @@ func newObjectCache(size int64) *objectCache {
 
 // Put stores o. go-git hands its cache every object it inflates (and every
 // delta base it resolves) as a *plumbing.MemoryObject whose id the LRU then
-// asks for: plumbing.ComputeHash, git's SHA-1 with collision detection
-// (sha1cd) over the whole content, about a tenth of the CPU of a cold walk
-// over history. Put computes the id with crypto/sha1 instead (hardware SHA-1,
-// no detection): this id only keys the cache, and an object's content reaches
-// the cache only from a pack whose objects git hashed, with collision
-// detection, when it wrote or indexed the pack (fetch, index-pack, gc), so a
-// colliding pair is refused before any read here.
-func (c *objectCache) Put(o plumbing.EncodedObject) { c.lru.Load().Put(keyedObject(o)) }
+// asks for, so an object is cached under the SHA-1 of its content, not under
+// the id it was looked up by. Put computes that id with collision detection
+// (sha1cd, as git's own SHA-1 does) and caches nothing whose content is part
+// of a SHA-1 collision attack: such an object is then always read from its
+// pack under the id the pack index gives it, and never served from the cache
+// for its colliding twin's id (docs/format.md#object-ids-and-collisions).
+func (c *objectCache) Put(o plumbing.EncodedObject) {
+	if k, ok := keyedObject(o, newKeyHash); ok {
+		c.lru.Load().Put(k)
+	}
+}
 
-// keyedObject returns a memory object with its id computed (see Put); any
-// other object (go-git's FSObject carries its id) is returned as it is.
-func keyedObject(o plumbing.EncodedObject) plumbing.EncodedObject {
+// newKeyHash returns the hash the cache keys objects by: go-git's SHA-1,
+// which is sha1cd's, with collision detection.
+func newKeyHash() hash.Hash { return gogithash.New(crypto.SHA1) }
+
+// collisionSum is sha1cd's digest with its verdict.
+type collisionSum interface {
+	CollisionResistantSum(b []byte) ([]byte, bool)
+}
+
+// keyedObject returns a memory object with its id computed with newHash (see
+// Put), and false when the hash detected a collision attack in its content;
+// any other object (go-git's FSObject carries its id) is returned as it is.
+func keyedObject(o plumbing.EncodedObject, newHash func() hash.Hash) (plumbing.EncodedObject, bool) {
 	mo, ok := o.(*plumbing.MemoryObject)
 	if !ok {
-		return o
+		return o, true
 	}
 	rd, err := mo.Reader()
 	if err != nil {
-		return o
+		return o, true
 	}
 	defer rd.Close()
-	h := sha1.New()
+	h := newHash()
 	h.Write(mo.Type().Bytes())
 	h.Write([]byte(" " + strconv.FormatInt(mo.Size(), 10) + "\x00"))
 	// A MemoryObject reads as a bytes.Reader: WriteTo, no copy. Content
 	// shorter than the size (a failed read go-git caches anyway) is left to
 	// plumbing's Hash, which gives it the zero id.
 	if n, err := io.Copy(h, rd); err != nil || n != mo.Size() {
-		return o
+		return o, true
 	}
 	k := hashedObject{EncodedObject: mo}
-	h.Sum(k.id[:0])
-	return k
+	cs, ok := h.(collisionSum)
+	if !ok {
+		return o, false // not a detecting hash: cache nothing rather than risk it
+	}
+	sum, collided := cs.CollisionResistantSum(k.id[:0])
+	if collided || len(sum) != len(k.id) {
+		return o, false
+	}
+	return k, true
 }
 
 // hashedObject is an object with its id known.
