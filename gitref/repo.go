@@ -201,7 +201,10 @@ func newObjectCache(size int64) *objectCache {
 // pack under the id the pack index gives it, and never served from the cache
 // for its colliding twin's id (docs/format.md#object-ids-and-collisions).
 func (c *objectCache) Put(o plumbing.EncodedObject) {
-	if k, ok := keyedObject(o, newKeyHash); ok {
+	h := keyHashes.Get().(hash.Hash)
+	k, ok := keyedObject(o, func() hash.Hash { h.Reset(); return h })
+	keyHashes.Put(h)
+	if ok {
 		c.lru.Load().Put(k)
 	}
 }
@@ -209,6 +212,10 @@ func (c *objectCache) Put(o plumbing.EncodedObject) {
 // newKeyHash returns the hash the cache keys objects by: go-git's SHA-1,
 // which is sha1cd's, with collision detection.
 func newKeyHash() hash.Hash { return gogithash.New(crypto.SHA1) }
+
+// keyHashes pools key hashes (a sha1cd state is a few hundred bytes, allocated
+// once per object otherwise).
+var keyHashes = sync.Pool{New: func() any { return newKeyHash() }}
 
 // collisionSum is sha1cd's digest with its verdict.
 type collisionSum interface {
