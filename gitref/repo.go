@@ -99,17 +99,18 @@ func fromPlumbing(h plumbing.Hash) Hash {
 
 func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 
-// Repo is an open repository. Close it when done: its object storage keeps pack
-// file descriptors open (go-git's KeepDescriptors) for speed.
+// Repo is an open repository. Close it when done: it keeps its pack files open
+// for speed.
 //
 // A Repo is safe for concurrent use by several goroutines: every method may be
-// called concurrently with any other, except Close. go-git's storage is not
-// (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
-// pool of independent go-git storages — at most max(2, runtime.GOMAXPROCS(0)),
-// opened as needed, each with its own pack file descriptors and pack indexes
-// in memory, sharing one object cache (DefaultObjectCacheSize, see SetObjectCacheSize) — and every object read borrows
-// one for the duration of the read. Readers beyond that many wait for a
-// storage to come free.
+// called concurrently with any other, except Close. go-git's storage and pack
+// readers are not (a pack reader keeps a file offset and lazily built maps),
+// so a Repo keeps a pool of handles — at most max(2, runtime.GOMAXPROCS(0)),
+// opened as needed, each a go-git storage with its own pack readers — sharing
+// one object cache (DefaultObjectCacheSize, see SetObjectCacheSize), one index
+// per pack, read in place (packIndex), and one open file per pack
+// (sharedPacks); every object read borrows a handle for the duration of the
+// read. Readers beyond that many wait for a handle to come free.
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
