@@ -17,7 +17,7 @@ import (
 // packedRepo returns a repository whose objects are all in one pack written by
 // the real git (with deltas: each commit changes a line of a long file), with
 // the pack's index path and checksum.
-func packedRepo(t *testing.T, commits int) (dir, idxPath string, sum plumbing.Hash) {
+func packedRepo(t testing.TB, commits int) (dir, idxPath string, sum plumbing.Hash) {
 	t.Helper()
 	dir = newRepo(t)
 	var body strings.Builder
@@ -226,4 +226,43 @@ func TestPackFilesShared(t *testing.T) {
 	if n := len(shared.files); n != 0 {
 		t.Fatalf("%d pack files open after Close", n)
 	}
+}
+
+// FuzzParsePackIndex: any bytes either fail parsePackIndex or give an index
+// whose lookups (by id, by offset, every entry) return without panicking.
+func FuzzParsePackIndex(f *testing.F) {
+	_, idxPath, _ := packedRepo(f, 3)
+	good, err := os.ReadFile(idxPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-8])
+	f.Add([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := parsePackIndex(data)
+		if err != nil {
+			return
+		}
+		for pos := range x.n {
+			h := x.hashAt(pos)
+			x.Contains(h)
+			x.FindCRC32(h)
+			if off, err := x.FindOffset(h); err == nil {
+				x.FindHash(off)
+			}
+		}
+		for _, o := range []int64{0, 12, 1 << 31} {
+			x.FindHash(o)
+		}
+		for _, it := range []func() (idxfile.EntryIter, error){x.Entries, x.EntriesByOffset} {
+			if iter, err := it(); err == nil {
+				for range x.n + 1 {
+					if _, err := iter.Next(); err != nil {
+						break
+					}
+				}
+			}
+		}
+	})
 }
