@@ -2,7 +2,6 @@ package audit
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,9 +26,7 @@ func WriteJSON(w io.Writer, rep *Report) error {
 	if rep == nil {
 		return ErrReport
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return streamJSON(w, rep)
 }
 
 // Details is a one-line summary of a regression reason's details, as the text,

@@ -11,7 +11,7 @@ import (
 )
 
 // newRepo makes a git repository in a temporary directory with the real git.
-func newRepo(t *testing.T) string {
+func newRepo(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	testenv.Git(t, dir, "init", "-q", "-b", "main")
@@ -20,7 +20,7 @@ func newRepo(t *testing.T) string {
 
 // commitFiles writes files (path → content; "" content deletes) and commits them,
 // returning the new commit id.
-func commitFiles(t *testing.T, dir, msg string, files map[string]string) Hash {
+func commitFiles(t testing.TB, dir, msg string, files map[string]string) Hash {
 	t.Helper()
 	for p, c := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
@@ -50,7 +50,7 @@ func open(t *testing.T, dir string) *Repo {
 	return r
 }
 
-func gitOut(t *testing.T, dir string, args ...string) string {
+func gitOut(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	return strings.TrimSpace(testenv.Git(t, dir, args...))
 }

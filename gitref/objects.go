@@ -196,16 +196,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// object reads an object with a storage borrowed from the pool.
-//
-// go-git loads a storage's pack indexes once and keeps them, so when another
-// process adds a pack (git gc, fetch, repack) or removes one after we indexed
-// it, the object is reported missing (ErrObjectNotFound, or a pack file that no
-// longer exists). Such a miss re-reads the pack indexes and tries again, twice
-// at most, unless objects/pack has not changed since the indexes were loaded
-// (then the object really is absent, and large indexes are not re-read for
-// nothing). Any other error also drops the indexes, so that a storage never
-// keeps a partial index after a failed load.
+// object reads an object with a storage borrowed from the pool (objectWith).
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
 	// go-git looks objects up in the pack index before its cache; objects are
 	// content-addressed, so a cached one is the one the index would find.
@@ -220,7 +211,22 @@ func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedO
 		return nil, err
 	}
 	defer r.release(hd)
-	o, err := hd.st.EncodedObject(t, h)
+	return r.objectWith(hd, t, h)
+}
+
+// objectWith reads an object with handle hd: from the cache, the Repo's packs
+// (packObject), else through hd's go-git storage (loose objects, alternates).
+//
+// Pack indexes are loaded once and kept, so when another process adds a pack
+// (git gc, fetch, repack) or removes one after we indexed it, the object is
+// reported missing (ErrObjectNotFound, or a pack file that no longer exists).
+// Such a miss lists the packs again and tries again, twice at most, unless
+// objects/pack has not changed since they were listed (then the object really
+// is absent, and large indexes are not re-read for nothing). Any other error
+// also drops go-git's indexes, so that a storage never keeps a partial index
+// after a failed load.
+func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, err := r.readObject(hd, t, h)
 	for try := 0; err != nil && try < 2; try++ {
 		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, dotgit.ErrPackfileNotFound) {
 			r.reindex(hd)
@@ -229,9 +235,40 @@ func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedO
 		if !r.reindex(hd) {
 			break
 		}
-		o, err = hd.st.EncodedObject(t, h)
+		o, err = r.readObject(hd, t, h)
 	}
 	return o, err
+}
+
+func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	o, ok := r.cache.Get(h)
+	if !ok {
+		var err error
+		o, err = r.packObject(hd, h)
+		if errors.Is(err, plumbing.ErrObjectNotFound) {
+			return hd.st.EncodedObject(t, h)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if t != plumbing.AnyObject && o.Type() != t {
+		return nil, plumbing.ErrObjectNotFound
+	}
+	return o, nil
+}
+
+// objectSizeWith is objectWith's object's size, read from its pack entry or
+// loose object header without inflating the content.
+func (r *Repo) objectSizeWith(hd *handle, h plumbing.Hash) (int64, error) {
+	if o, ok := r.cache.Get(h); ok {
+		return o.Size(), nil
+	}
+	size, err := r.packObjectSize(hd, h)
+	if errors.Is(err, plumbing.ErrObjectNotFound) {
+		return hd.st.EncodedObjectSize(h)
+	}
+	return size, err
 }
 
 // packStamp identifies a state of objects/pack: git adds and removes packs by
@@ -250,13 +287,15 @@ func (r *Repo) packStamp() packStamp {
 	return packStamp{mod: fi.ModTime(), size: fi.Size(), stable: time.Since(fi.ModTime()) > 2*time.Second}
 }
 
-// reindex makes hd's storage re-read the pack indexes on its next read, and
-// reports whether that can change anything: false when objects/pack is, for
-// sure, as it was when hd last loaded them.
+// reindex makes the Repo's packs be listed again, and hd's storage re-read its
+// pack indexes, on their next read, and reports whether that can change
+// anything: false when objects/pack is, for sure, as it was when both last
+// listed it.
 func (r *Repo) reindex(hd *handle) bool {
 	now := r.packStamp()
+	ours := r.packs.relist(now)
 	if now.stable && hd.packs.stable && now.mod.Equal(hd.packs.mod) && now.size == hd.packs.size {
-		return false
+		return ours
 	}
 	hd.packs = now
 	hd.st.Reindex()
@@ -300,7 +339,7 @@ func (p *poolStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
 		return 0, err
 	}
 	defer p.r.release(hd)
-	return hd.st.EncodedObjectSize(h)
+	return p.r.objectSizeWith(hd, h)
 }
 
 func (p *poolStorer) AddAlternate(string) error {

@@ -15,9 +15,10 @@ package gitref
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha1"
+	"crypto"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -33,6 +34,8 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 )
@@ -96,17 +99,18 @@ func fromPlumbing(h plumbing.Hash) Hash {
 
 func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 
-// Repo is an open repository. Close it when done: its object storage keeps pack
-// file descriptors open (go-git's KeepDescriptors) for speed.
+// Repo is an open repository. Close it when done: it keeps its pack files open
+// for speed.
 //
 // A Repo is safe for concurrent use by several goroutines: every method may be
-// called concurrently with any other, except Close. go-git's storage is not
-// (its pack reader keeps a file offset and lazily built maps), so a Repo keeps a
-// pool of independent go-git storages — at most max(2, runtime.GOMAXPROCS(0)),
-// opened as needed, each with its own pack file descriptors and pack indexes
-// in memory, sharing one object cache (DefaultObjectCacheSize, see SetObjectCacheSize) — and every object read borrows
-// one for the duration of the read. Readers beyond that many wait for a
-// storage to come free.
+// called concurrently with any other, except Close. go-git's storage and pack
+// readers are not (a pack reader keeps a file offset and lazily built maps),
+// so a Repo keeps a pool of handles — at most max(2, runtime.GOMAXPROCS(0)),
+// opened as needed, each a go-git storage with its own pack readers — sharing
+// one object cache (DefaultObjectCacheSize, see SetObjectCacheSize), one index
+// per pack, read in place (packIndex), and one open file per pack
+// (sharedPacks); every object read borrows a handle for the duration of the
+// read. Readers beyond that many wait for a handle to come free.
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
@@ -118,6 +122,8 @@ type Repo struct {
 	mapPacks atomic.Bool      // listFS maps pack files (SetPackMapping)
 	commits  commitCache      // decoded commits (see commit)
 	objects  *poolStorer      // object access through the pool, for go-git decoders
+	packs    *packSet         // objects/pack, indexes shared by the pool (see packObject)
+	packFS   billy.Filesystem // the common dir, for the pool's pack readers
 
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
@@ -147,15 +153,26 @@ func (x reindexer) Reindex() {
 	x.r.mu.Lock()
 	x.r.gen++
 	x.r.mu.Unlock()
+	x.r.packs.invalidate()
 }
 
 // handle is one go-git storage (and the go-git repository over it, for revision
 // parsing); it is used by one goroutine at a time.
+//
+// Objects are read from the Repo's packs (packSet) with the handle's own pack
+// readers, then, for objects no pack holds, through st (loose objects,
+// alternates). st's own pack indexes are loaded only on that path.
 type handle struct {
-	gen   uint64 // the Repo's gen when st last dropped its pack indexes
-	st    *filesystem.Storage
-	repo  *git.Repository
-	packs packStamp // objects/pack as it was before st last loaded its pack indexes
+	gen       uint64 // the Repo's gen when st last dropped its pack indexes
+	st        *filesystem.Storage
+	repo      *git.Repository
+	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
+	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
+}
+
+// close closes the handle's pack readers and storage.
+func (h *handle) close() error {
+	return errors.Join(h.closePacks(), h.st.Close())
 }
 
 // DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
@@ -178,39 +195,66 @@ func newObjectCache(size int64) *objectCache {
 
 // Put stores o. go-git hands its cache every object it inflates (and every
 // delta base it resolves) as a *plumbing.MemoryObject whose id the LRU then
-// asks for: plumbing.ComputeHash, git's SHA-1 with collision detection
-// (sha1cd) over the whole content, about a tenth of the CPU of a cold walk
-// over history. Put computes the id with crypto/sha1 instead (hardware SHA-1,
-// no detection): this id only keys the cache, and an object's content reaches
-// the cache only from a pack whose objects git hashed, with collision
-// detection, when it wrote or indexed the pack (fetch, index-pack, gc), so a
-// colliding pair is refused before any read here.
-func (c *objectCache) Put(o plumbing.EncodedObject) { c.lru.Load().Put(keyedObject(o)) }
+// asks for, so an object is cached under the SHA-1 of its content, not under
+// the id it was looked up by. Put computes that id with collision detection
+// (sha1cd, as git's own SHA-1 does) and caches nothing whose content is part
+// of a SHA-1 collision attack: such an object is then always read from its
+// pack under the id the pack index gives it, and never served from the cache
+// for its colliding twin's id (docs/format.md#object-ids-and-collisions).
+func (c *objectCache) Put(o plumbing.EncodedObject) {
+	h := keyHashes.Get().(hash.Hash)
+	k, ok := keyedObject(o, func() hash.Hash { h.Reset(); return h })
+	keyHashes.Put(h)
+	if ok {
+		c.lru.Load().Put(k)
+	}
+}
 
-// keyedObject returns a memory object with its id computed (see Put); any
-// other object (go-git's FSObject carries its id) is returned as it is.
-func keyedObject(o plumbing.EncodedObject) plumbing.EncodedObject {
+// newKeyHash returns the hash the cache keys objects by: go-git's SHA-1,
+// which is sha1cd's, with collision detection.
+func newKeyHash() hash.Hash { return gogithash.New(crypto.SHA1) }
+
+// keyHashes pools key hashes (a sha1cd state is a few hundred bytes, allocated
+// once per object otherwise).
+var keyHashes = sync.Pool{New: func() any { return newKeyHash() }}
+
+// collisionSum is sha1cd's digest with its verdict.
+type collisionSum interface {
+	CollisionResistantSum(b []byte) ([]byte, bool)
+}
+
+// keyedObject returns a memory object with its id computed with newHash (see
+// Put), and false when the hash detected a collision attack in its content;
+// any other object (go-git's FSObject carries its id) is returned as it is.
+func keyedObject(o plumbing.EncodedObject, newHash func() hash.Hash) (plumbing.EncodedObject, bool) {
 	mo, ok := o.(*plumbing.MemoryObject)
 	if !ok {
-		return o
+		return o, true
 	}
 	rd, err := mo.Reader()
 	if err != nil {
-		return o
+		return o, true
 	}
 	defer rd.Close()
-	h := sha1.New()
+	h := newHash()
 	h.Write(mo.Type().Bytes())
 	h.Write([]byte(" " + strconv.FormatInt(mo.Size(), 10) + "\x00"))
 	// A MemoryObject reads as a bytes.Reader: WriteTo, no copy. Content
 	// shorter than the size (a failed read go-git caches anyway) is left to
 	// plumbing's Hash, which gives it the zero id.
 	if n, err := io.Copy(h, rd); err != nil || n != mo.Size() {
-		return o
+		return o, true
 	}
 	k := hashedObject{EncodedObject: mo}
-	h.Sum(k.id[:0])
-	return k
+	cs, ok := h.(collisionSum)
+	if !ok {
+		return o, false // not a detecting hash: cache nothing rather than risk it
+	}
+	sum, collided := cs.CollisionResistantSum(k.id[:0])
+	if collided || len(sum) != len(k.id) {
+		return o, false
+	}
+	return k, true
 }
 
 // hashedObject is an object with its id known.
@@ -263,10 +307,13 @@ func Open(dir string) (*Repo, error) {
 		max:   max(2, runtime.GOMAXPROCS(0)),
 	}
 	r.mapPacks.Store(true)
-	r.dotFS = listFS{osfs.New(gitDir), &r.mapPacks}
+	shared := &sharedPacks{}
+	r.packFS = listFS{osfs.New(commonDir), &r.mapPacks, shared}
+	r.dotFS = r.packFS
 	if commonDir != gitDir {
-		r.dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir), &r.mapPacks}, listFS{osfs.New(commonDir), &r.mapPacks})
+		r.dotFS = dotgit.NewRepositoryFilesystem(listFS{osfs.New(gitDir), &r.mapPacks, shared}, r.packFS)
 	}
+	r.packs = &packSet{dir: filepath.Join(commonDir, "objects", "pack")}
 	if workTree != "" {
 		r.wtFS = osfs.New(workTree)
 	}
@@ -286,12 +333,14 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) newHandle() (*handle, error) {
 	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
 	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	repo, err := git.Open(st, r.wtFS)
+	h := &handle{st: st, packs: stamp}
+	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	return &handle{st: st, repo: repo, packs: stamp}, nil
+	h.repo = repo
+	return h, nil
 }
 
 // acquire borrows a handle, opening one when none is free and fewer than r.max
@@ -339,7 +388,7 @@ func (r *Repo) release(h *handle) {
 	defer r.mu.Unlock()
 	if r.closed {
 		r.opened--
-		h.st.Close()
+		h.close()
 		return
 	}
 	r.free = append(r.free, h)
@@ -361,7 +410,7 @@ func (r *Repo) Close() error {
 	r.done.Store(true)
 	var errs []error
 	for _, h := range r.free {
-		errs = append(errs, h.st.Close())
+		errs = append(errs, h.close())
 		r.opened--
 	}
 	r.free = nil
@@ -528,10 +577,12 @@ func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 // place (git renames the .idx last when it writes a pack).
 //
 // listFS also opens pack files for reading through preadFile, mapped into
-// memory when *mapPacks is true (nil: never).
+// memory when *mapPacks is true (nil: never), each pack once for all its
+// readers (sharedPacks).
 type listFS struct {
 	billy.Filesystem
 	mapPacks *atomic.Bool
+	shared   *sharedPacks // the pack files open (nil: each Open opens its own)
 }
 
 // ReadDir lists dir (relative to the filesystem's root), sorted by name.
@@ -563,17 +614,86 @@ func (l listFS) ReadDir(dir string) ([]os.FileInfo, error) {
 	return out, nil
 }
 
-// Open opens a file; pack files are read with pread (see preadFile).
+// Open opens a file; pack files are read with pread or from a mapping (see
+// preadFile), each pack opened once while any reader of it is open (see
+// sharedPacks).
 func (l listFS) Open(name string) (billy.File, error) {
-	f, err := l.Filesystem.Open(name)
-	if err != nil || !strings.HasSuffix(name, ".pack") {
-		return f, err
+	if !strings.HasSuffix(name, ".pack") {
+		return l.Filesystem.Open(name)
 	}
-	pf := &preadFile{File: f}
-	if l.mapPacks != nil && l.mapPacks.Load() {
-		pf.mapped = mapFile(filepath.Join(l.Root(), name))
+	if l.shared == nil {
+		l.shared = &sharedPacks{}
 	}
-	return pf, nil
+	return l.shared.open(filepath.Join(l.Root(), filepath.FromSlash(name)), name, l.mapPacks, func() (billy.File, error) {
+		return l.Filesystem.Open(name)
+	})
+}
+
+// sharedPacks holds the pack files open through a listFS (and its Chroots):
+// each is opened (and mapped) once and read by every reader opened on it at
+// its own offset, through pread or the mapping, which are safe for concurrent
+// use. go-git opens a pack again for every object over 16 KiB it reads
+// (packfile.FSObject), besides the reader a storage keeps: without sharing,
+// that is an open(2), a close(2) and a 64 KiB window (or a mapping of the
+// whole pack) per object. A pack is closed when its last reader is. Safe for
+// concurrent use.
+type sharedPacks struct {
+	mu    sync.Mutex
+	files map[string]*sharedPack // by absolute path
+}
+
+// sharedPack is one open pack file of a sharedPacks.
+type sharedPack struct {
+	f      billy.File // read with ReadAt only
+	size   int64
+	mapped []byte // the whole file, mapped; nil when reading through windows
+	refs   int    // readers open
+}
+
+// open returns a new reader of the pack at abs (named name in the opening
+// filesystem), opening it with openFile when no reader of it is open.
+func (s *sharedPacks) open(abs, name string, mapPacks *atomic.Bool, openFile func() (billy.File, error)) (*preadFile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sp := s.files[abs]
+	if sp == nil {
+		f, err := openFile()
+		if err != nil {
+			return nil, err
+		}
+		size, err := f.Seek(0, io.SeekEnd)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		sp = &sharedPack{f: f, size: size}
+		if mapPacks != nil && mapPacks.Load() {
+			sp.mapped = mapFile(abs)
+		}
+		if s.files == nil {
+			s.files = map[string]*sharedPack{}
+		}
+		s.files[abs] = sp
+	}
+	sp.refs++
+	return &preadFile{File: sp.f, name: name, size: sp.size, mapped: sp.mapped, release: func() error { return s.release(abs, sp) }}, nil
+}
+
+// release ends one reader of sp, closing the file when it was the last.
+func (s *sharedPacks) release(abs string, sp *sharedPack) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sp.refs--; sp.refs > 0 {
+		return nil
+	}
+	if s.files[abs] == sp {
+		delete(s.files, abs)
+	}
+	if sp.mapped != nil {
+		unmapFile(sp.mapped)
+		sp.mapped = nil
+	}
+	return sp.f.Close()
 }
 
 // SetPackMapping chooses how pack files opened from now on are read: mapped
@@ -590,20 +710,32 @@ func (r *Repo) SetPackMapping(on bool) { r.mapPacks.Store(on) }
 // plain file. Objects read together (a commit, its trees, their blobs) are
 // mostly near each other in a pack, so most reads are served from the window
 // without a system call. Pack files never change once written (their name is
-// their checksum), so the window cannot go stale.
+// their checksum), so the window cannot go stale. Windows are pooled
+// (preadWindows): readers opened for one object each do not allocate one.
 //
 // Where the system allows it (mapFile), the whole pack is mapped read-only
 // into memory instead, as git does, and reads are copies from the mapping:
-// no system call at all. The mapping is released by Close.
+// no system call at all. The file and its mapping are shared by the readers
+// of the pack (sharedPacks) and released when the last one is closed.
 type preadFile struct {
-	billy.File
-	off    int64
-	win    []byte // the window's bytes: the file at winOff
-	winOff int64
-	mapped []byte // the whole file, mapped; nil when reading through win
+	billy.File        // shared: only ReadAt, Name-less methods
+	name       string // as opened
+	size       int64
+	off        int64
+	win        *[preadWindow]byte // the window's buffer, from preadWindows
+	winLen     int                // bytes of win holding the file at winOff
+	winOff     int64
+	mapped     []byte // the whole file, mapped; nil when reading through win
+	release    func() error
 }
 
 const preadWindow = 64 << 10
+
+// preadWindows pools the windows of closed preadFiles.
+var preadWindows = sync.Pool{New: func() any { return new([preadWindow]byte) }}
+
+// Name is the name the file was opened by.
+func (f *preadFile) Name() string { return f.name }
 
 func (f *preadFile) Read(p []byte) (int, error) {
 	if len(p) == 0 {
@@ -617,7 +749,7 @@ func (f *preadFile) Read(p []byte) (int, error) {
 		f.off += int64(n)
 		return n, nil
 	}
-	if f.off < f.winOff || f.off >= f.winOff+int64(len(f.win)) {
+	if f.win == nil || f.off < f.winOff || f.off >= f.winOff+int64(f.winLen) {
 		if len(p) >= preadWindow {
 			n, err := f.File.ReadAt(p, f.off)
 			f.off += int64(n)
@@ -627,10 +759,10 @@ func (f *preadFile) Read(p []byte) (int, error) {
 			return n, err
 		}
 		if f.win == nil {
-			f.win = make([]byte, preadWindow)
+			f.win = preadWindows.Get().(*[preadWindow]byte)
 		}
-		n, err := f.File.ReadAt(f.win[:preadWindow], f.off)
-		f.win, f.winOff = f.win[:n], f.off
+		n, err := f.File.ReadAt(f.win[:], f.off)
+		f.winLen, f.winOff = n, f.off
 		if n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress
@@ -638,7 +770,7 @@ func (f *preadFile) Read(p []byte) (int, error) {
 			return 0, err
 		}
 	}
-	n := copy(p, f.win[f.off-f.winOff:])
+	n := copy(p, f.win[f.off-f.winOff:f.winLen])
 	f.off += int64(n)
 	return n, nil
 }
@@ -651,20 +783,12 @@ func (f *preadFile) Seek(offset int64, whence int) (int64, error) {
 	case io.SeekCurrent:
 		abs = f.off + offset
 	case io.SeekEnd:
-		if f.mapped != nil {
-			abs = int64(len(f.mapped)) + offset
-			break
-		}
-		end, err := f.File.Seek(0, io.SeekEnd)
-		if err != nil {
-			return f.off, err
-		}
-		abs = end + offset
+		abs = f.size + offset
 	default:
-		return f.off, fmt.Errorf("seek %s: invalid whence %d", f.Name(), whence)
+		return f.off, fmt.Errorf("seek %s: invalid whence %d", f.name, whence)
 	}
 	if abs < 0 {
-		return f.off, fmt.Errorf("seek %s: negative offset %d", f.Name(), abs)
+		return f.off, fmt.Errorf("seek %s: negative offset %d", f.name, abs)
 	}
 	f.off = abs
 	return abs, nil
@@ -676,7 +800,7 @@ func (f *preadFile) ReadAt(p []byte, off int64) (int, error) {
 		return f.File.ReadAt(p, off)
 	}
 	if off < 0 {
-		return 0, fmt.Errorf("read %s: negative offset %d", f.Name(), off)
+		return 0, fmt.Errorf("read %s: negative offset %d", f.name, off)
 	}
 	if off >= int64(len(f.mapped)) {
 		return 0, io.EOF
@@ -688,13 +812,20 @@ func (f *preadFile) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// Close releases the mapping, then closes the file.
+// Close returns the window to the pool and ends this reader of the shared
+// file (see sharedPacks); a second Close does nothing.
 func (f *preadFile) Close() error {
-	if f.mapped != nil {
-		unmapFile(f.mapped)
-		f.mapped = nil
+	if f.win != nil {
+		preadWindows.Put(f.win)
+		f.win, f.winLen = nil, 0
 	}
-	return f.File.Close()
+	f.mapped = nil
+	if f.release == nil {
+		return nil
+	}
+	release := f.release
+	f.release = nil
+	return release()
 }
 
 // Chroot keeps the listing behaviour below the new root.
@@ -703,7 +834,7 @@ func (l listFS) Chroot(dir string) (billy.Filesystem, error) {
 	if err != nil {
 		return nil, err
 	}
-	return listFS{c, l.mapPacks}, nil
+	return listFS{c, l.mapPacks, l.shared}, nil
 }
 
 // Chmod forwards to the wrapped filesystem (go-git makes loose objects

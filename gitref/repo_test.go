@@ -430,7 +430,7 @@ func TestListFSConcurrentWriters(t *testing.T) {
 		}
 	}()
 	defer func() { close(stop); <-churned }()
-	lfs := listFS{osfs.New(filepath.Join(dir, ".git")), nil}
+	lfs := listFS{osfs.New(filepath.Join(dir, ".git")), nil, nil}
 	for i := range 300 {
 		fis, err := lfs.ReadDir("objects/pack")
 		if err != nil {
@@ -580,7 +580,7 @@ func testPreadFile(t *testing.T, mapped bool) {
 	bfs := osfs.New(filepath.Dir(p))
 	var on atomic.Bool
 	on.Store(mapped)
-	f, err := listFS{bfs, &on}.Open("pack-x.pack")
+	f, err := listFS{bfs, &on, nil}.Open("pack-x.pack")
 	if err != nil {
 		t.Fatal(err)
 	}

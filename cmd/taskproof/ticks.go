@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -74,6 +75,11 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 			return err
 		}
 		defer repo.Close()
+		// One walk over the range reads each object about once: a small
+		// cache, and packs read through a window rather than mapped (mapped
+		// pages stay in the resident set), keep the memory bounded.
+		repo.SetObjectCacheSize(ticksObjectCacheSize)
+		repo.SetPackMapping(false)
 		base, head, err := repo.ResolveRange(spec)
 		if err != nil {
 			return err
@@ -97,6 +103,10 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 	}
 	return c
 }
+
+// ticksObjectCacheSize is the object cache `ticks` gives its Repo, in bytes:
+// verify's (see verifyObjectCacheSize), for the same single walk.
+const ticksObjectCacheSize = verifyObjectCacheSize
 
 // tickRecord is one record of `ticks --format json` (schema_version 1).
 type tickRecord struct {
@@ -131,6 +141,17 @@ type tickRecord struct {
 	Irregular string `json:"irregular,omitempty"`
 }
 
+// newTickRecord is t's record.
+func newTickRecord(t tick.Tick) tickRecord {
+	return tickRecord{
+		Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
+		Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
+		Unit: t.Unit, ProjectRoot: t.Root, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
+		TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
+		Reason: tickReason(t), Irregular: t.Irregular,
+	}
+}
+
 // tickReason is tickRecord.Reason.
 func tickReason(t tick.Tick) string {
 	switch {
@@ -142,23 +163,30 @@ func tickReason(t tick.Tick) string {
 	return ""
 }
 
+// writeTicksJSON writes {"schema_version":1,"ticks":[…]} indented by two
+// spaces, as json.Encoder with SetIndent("", "  ") writes the whole document,
+// one record at a time: no copy of the records, and no document-sized buffer.
 func writeTicksJSON(w io.Writer, ticks []tick.Tick) error {
-	recs := make([]tickRecord, 0, len(ticks))
-	for _, t := range ticks {
-		recs = append(recs, tickRecord{
-			Kind: string(t.Kind), Commit: string(t.Commit), Parent: string(t.Parent), Merge: t.Merge,
-			Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
-			Unit: t.Unit, ProjectRoot: t.Root, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
-			TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
-			Reason: tickReason(t), Irregular: t.Irregular,
-		})
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if len(ticks) == 0 {
+		bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": []\n}\n")
+		return bw.Flush()
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
-		SchemaVersion int          `json:"schema_version"`
-		Ticks         []tickRecord `json:"ticks"`
-	}{1, recs})
+	bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": [\n    ")
+	for i, t := range ticks {
+		b, err := json.MarshalIndent(newTickRecord(t), "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			bw.WriteString(",\n    ")
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n  ]\n}\n")
+	return bw.Flush()
 }
 
 func writeTicksText(w io.Writer, ticks []tick.Tick) error {

@@ -1,0 +1,480 @@
+package gitref
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+)
+
+// packIndex is a pack index file (pack-*.idx, version 2: gitformat-pack(5))
+// read in place, mapped read-only into memory where the system allows it.
+//
+// go-git's idxfile.MemoryIndex decodes the whole file on open (every name,
+// offset and CRC copied to the heap, and a SHA-1 over the file) and builds a
+// map from every offset to its object id on the first reverse lookup: work in
+// proportion to the repository's object count on every open, which a command
+// that reads a handful of objects (`attest tick` at the tip of a long history)
+// pays in full. packIndex checks the file's layout as git does when it opens
+// an index (size, version, monotonic fan-out table, the pack checksum it names;
+// like git, it does not re-hash the file on every read), looks ids up by binary
+// search in the mapped names, and answers reverse lookups (an offset's id, which
+// go-git asks for delta bases) by a linear scan until a few have been asked for,
+// then from an offset-sorted table built once. It implements idxfile.Index and
+// is safe for concurrent use.
+type packIndex struct {
+	data     []byte // the whole file: a mapping, or read into memory
+	n        int    // objects
+	fanout   []byte // 256 big-endian uint32
+	names    []byte // n × 20 bytes, sorted
+	crc      []byte // n × 4
+	off32    []byte // n × 4
+	off64    []byte // 8 × the large offsets
+	packSum  plumbing.Hash
+	revMu    sync.Mutex
+	revScans int      // reverse lookups answered by a scan
+	rev      []uint32 // positions sorted by offset, once built (see FindHash)
+}
+
+// revScanMax is how many reverse lookups a packIndex answers by scanning the
+// offset table (about a millisecond each per million objects) before it builds
+// the offset-sorted table (n log n, once): a short read pays a few scans, a
+// walk over history the table once.
+const revScanMax = 8
+
+var _ idxfile.Index = (*packIndex)(nil)
+
+// openPackIndex opens the index file at path of the pack whose checksum (its
+// name) is sum.
+func openPackIndex(path string, sum plumbing.Hash) (*packIndex, error) {
+	data, mapped := mapFile(path), true
+	if data == nil {
+		var err error
+		if data, err = os.ReadFile(path); err != nil {
+			return nil, err
+		}
+		mapped = false
+	}
+	x, err := parsePackIndex(data)
+	if err == nil && x.packSum != sum {
+		err = fmt.Errorf("%w: it indexes pack %s", idxfile.ErrMalformedIdxFile, x.packSum)
+	}
+	if err != nil {
+		if mapped {
+			unmapFile(data)
+		}
+		return nil, fmt.Errorf("pack index %s: %w", path, err)
+	}
+	if mapped {
+		// Released when the index is unreachable, not when the Repo closes:
+		// go-git's objects keep the index for their lazy reads
+		// (packfile.FSObject), which may outlive the Repo.
+		runtime.AddCleanup(x, unmapFile, data)
+	}
+	return x, nil
+}
+
+// parsePackIndex checks the layout of a version 2 pack index and slices it.
+func parsePackIndex(data []byte) (*packIndex, error) {
+	const header, fan, trailer = 8, 256 * 4, 2 * 20
+	if len(data) < header+fan+trailer || !bytes.Equal(data[:4], []byte{0xff, 't', 'O', 'c'}) {
+		return nil, fmt.Errorf("%w: not a version 2 index", idxfile.ErrMalformedIdxFile)
+	}
+	if v := binary.BigEndian.Uint32(data[4:8]); v != 2 {
+		return nil, fmt.Errorf("%w: v%d", idxfile.ErrUnsupportedVersion, v)
+	}
+	x := &packIndex{data: data, fanout: data[header : header+fan]}
+	prev := uint32(0)
+	for k := range 256 {
+		v := binary.BigEndian.Uint32(x.fanout[4*k:])
+		if v < prev {
+			return nil, fmt.Errorf("%w: fan-out table decreases at entry %d", idxfile.ErrMalformedIdxFile, k)
+		}
+		prev = v
+	}
+	n := int64(prev)
+	least := int64(header+fan+trailer) + n*(20+4+4)
+	size := int64(len(data))
+	// The large-offset table holds at most one entry per object but the first.
+	if size < least || (size-least)%8 != 0 || (n > 0 && size-least > 8*(n-1)) || (n == 0 && size != least) {
+		return nil, fmt.Errorf("%w: %d bytes for %d objects", idxfile.ErrMalformedIdxFile, size, n)
+	}
+	x.n = int(n)
+	p := int64(header + fan)
+	x.names = data[p : p+20*n]
+	p += 20 * n
+	x.crc = data[p : p+4*n]
+	p += 4 * n
+	x.off32 = data[p : p+4*n]
+	p += 4 * n
+	x.off64 = data[p : size-trailer]
+	copy(x.packSum[:], data[size-trailer:])
+	return x, nil
+}
+
+// find returns the position of id in the index.
+func (x *packIndex) find(h plumbing.Hash) (int, bool) {
+	lo := 0
+	if h[0] > 0 {
+		lo = int(binary.BigEndian.Uint32(x.fanout[4*(int(h[0])-1):]))
+	}
+	hi := int(binary.BigEndian.Uint32(x.fanout[4*int(h[0]):]))
+	if hi > x.n || lo > hi {
+		return 0, false // checked by parsePackIndex: unreachable
+	}
+	i := lo + sort.Search(hi-lo, func(k int) bool {
+		return bytes.Compare(x.names[20*(lo+k):20*(lo+k)+20], h[:]) >= 0
+	})
+	return i, i < hi && bytes.Equal(x.names[20*i:20*i+20], h[:])
+}
+
+// offset returns the pack offset of the object at position pos.
+func (x *packIndex) offset(pos int) (int64, error) {
+	v := binary.BigEndian.Uint32(x.off32[4*pos:])
+	if v&(1<<31) == 0 {
+		return int64(v), nil
+	}
+	k := int64(v &^ (1 << 31))
+	if k >= int64(len(x.off64)/8) {
+		return 0, fmt.Errorf("%w: large offset %d out of range", idxfile.ErrMalformedIdxFile, k)
+	}
+	o := binary.BigEndian.Uint64(x.off64[8*k:])
+	if o > 1<<62 {
+		return 0, fmt.Errorf("%w: offset %d out of range", idxfile.ErrMalformedIdxFile, o)
+	}
+	return int64(o), nil
+}
+
+func (x *packIndex) hashAt(pos int) (h plumbing.Hash) {
+	copy(h[:], x.names[20*pos:])
+	return h
+}
+
+// Contains implements idxfile.Index.
+func (x *packIndex) Contains(h plumbing.Hash) (bool, error) {
+	_, ok := x.find(h)
+	return ok, nil
+}
+
+// FindOffset implements idxfile.Index.
+func (x *packIndex) FindOffset(h plumbing.Hash) (int64, error) {
+	pos, ok := x.find(h)
+	if !ok {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return x.offset(pos)
+}
+
+// FindCRC32 implements idxfile.Index.
+func (x *packIndex) FindCRC32(h plumbing.Hash) (uint32, error) {
+	pos, ok := x.find(h)
+	if !ok {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return binary.BigEndian.Uint32(x.crc[4*pos:]), nil
+}
+
+// FindHash implements idxfile.Index: the id of the object at offset o.
+func (x *packIndex) FindHash(o int64) (plumbing.Hash, error) {
+	x.revMu.Lock()
+	rev := x.rev
+	scan := rev == nil && x.revScans < revScanMax
+	if scan {
+		x.revScans++
+	} else if rev == nil {
+		var err error
+		if rev, err = x.buildRev(); err != nil {
+			x.revMu.Unlock()
+			return plumbing.ZeroHash, err
+		}
+		x.rev = rev
+	}
+	x.revMu.Unlock()
+	if scan {
+		for pos := range x.n {
+			off, err := x.offset(pos)
+			if err != nil {
+				return plumbing.ZeroHash, err
+			}
+			if off == o {
+				return x.hashAt(pos), nil
+			}
+		}
+		return plumbing.ZeroHash, plumbing.ErrObjectNotFound
+	}
+	i := sort.Search(len(rev), func(k int) bool {
+		off, _ := x.offset(int(rev[k])) // every offset was read by buildRev
+		return off >= o
+	})
+	if i == len(rev) {
+		return plumbing.ZeroHash, plumbing.ErrObjectNotFound
+	}
+	if off, _ := x.offset(int(rev[i])); off != o {
+		return plumbing.ZeroHash, plumbing.ErrObjectNotFound
+	}
+	return x.hashAt(int(rev[i])), nil
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// buildRev returns the positions sorted by offset.
+func (x *packIndex) buildRev() ([]uint32, error) {
+	type entry struct {
+		off int64
+		pos uint32
+	}
+	es := make([]entry, x.n)
+	for pos := range x.n {
+		off, err := x.offset(pos)
+		if err != nil {
+			return nil, err
+		}
+		es[pos] = entry{off, uint32(pos)}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmpInt64(a.off, b.off) })
+	rev := make([]uint32, x.n)
+	for i, e := range es {
+		rev[i] = e.pos
+	}
+	return rev, nil
+}
+
+// Count implements idxfile.Index.
+func (x *packIndex) Count() (int64, error) { return int64(x.n), nil }
+
+// Entries implements idxfile.Index: every entry, by id.
+func (x *packIndex) Entries() (idxfile.EntryIter, error) {
+	return &packIndexIter{x: x, order: nil}, nil
+}
+
+// EntriesByOffset implements idxfile.Index: every entry, by offset.
+func (x *packIndex) EntriesByOffset() (idxfile.EntryIter, error) {
+	rev, err := x.buildRev()
+	if err != nil {
+		return nil, err
+	}
+	return &packIndexIter{x: x, order: rev}, nil
+}
+
+type packIndexIter struct {
+	x     *packIndex
+	order []uint32 // nil: by position
+	i     int
+}
+
+func (it *packIndexIter) Next() (*idxfile.Entry, error) {
+	if it.i >= it.x.n {
+		return nil, io.EOF
+	}
+	pos := it.i
+	if it.order != nil {
+		pos = int(it.order[it.i])
+	}
+	it.i++
+	off, err := it.x.offset(pos)
+	if err != nil {
+		return nil, err
+	}
+	return &idxfile.Entry{Hash: it.x.hashAt(pos), CRC32: binary.BigEndian.Uint32(it.x.crc[4*pos:]), Offset: uint64(off)}, nil
+}
+
+func (it *packIndexIter) Close() error { it.i = it.x.n; return nil }
+
+// packSet is the repository's packs (objects/pack/pack-*.pack with their
+// index), their indexes opened once per Repo and shared by the pool's
+// handles. Safe for concurrent use.
+type packSet struct {
+	dir string // <common dir>/objects/pack
+
+	mu     sync.Mutex
+	listed bool
+	stamp  packStamp
+	packs  []*pack                 // as listed last
+	byName map[plumbing.Hash]*pack // every pack opened
+}
+
+// pack is one pack of a packSet.
+type pack struct {
+	sum  plumbing.Hash // the pack's checksum, its name
+	name string        // "objects/pack/pack-<sum>.pack", relative to the common dir
+	idx  *packIndex
+}
+
+// list returns the packs, listing objects/pack first when it has not been
+// listed or has changed since (see packStamp).
+func (s *packSet) list(stamp func() packStamp) ([]*pack, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listed {
+		return s.packs, nil
+	}
+	now := stamp()
+	ents, err := os.ReadDir(s.dir)
+	if errors.Is(err, os.ErrNotExist) {
+		err = nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", s.dir, err)
+	}
+	names := make(map[string]bool, len(ents))
+	for _, e := range ents {
+		names[e.Name()] = true
+	}
+	var packs []*pack
+	for _, e := range ents {
+		stem, ok := strings.CutSuffix(e.Name(), ".pack")
+		hexSum, isPack := strings.CutPrefix(stem, "pack-")
+		if !ok || !isPack || !names[stem+".idx"] || len(hexSum) != 40 || !isLowerHex(hexSum) {
+			continue // not a pack, or one still being written (its .idx comes last)
+		}
+		sum := plumbing.NewHash(hexSum)
+		p := s.byName[sum]
+		if p == nil {
+			idx, err := openPackIndex(filepath.Join(s.dir, stem+".idx"), sum)
+			if errors.Is(err, os.ErrNotExist) {
+				continue // removed since the listing
+			}
+			if err != nil {
+				return nil, err
+			}
+			p = &pack{sum: sum, name: "objects/pack/" + e.Name(), idx: idx}
+			if s.byName == nil {
+				s.byName = map[plumbing.Hash]*pack{}
+			}
+			s.byName[sum] = p
+		}
+		packs = append(packs, p)
+	}
+	s.packs, s.stamp, s.listed = packs, now, true
+	return packs, nil
+}
+
+// relist makes the next list read objects/pack again, and reports whether
+// that can change anything: false when objects/pack is, for sure, as it was
+// when last listed.
+func (s *packSet) relist(now packStamp) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listed && now.stable && s.stamp.stable && now.mod.Equal(s.stamp.mod) && now.size == s.stamp.size {
+		return false
+	}
+	s.listed = false
+	return true
+}
+
+// invalidate makes the next list read objects/pack again.
+func (s *packSet) invalidate() {
+	s.mu.Lock()
+	s.listed = false
+	s.mu.Unlock()
+}
+
+// packObject reads object h from the Repo's packs with hd's pack readers:
+// ErrObjectNotFound when no pack holds it.
+func (r *Repo) packObject(hd *handle, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	packs, err := r.packs.list(r.packStamp)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range packs {
+		if _, ok := p.idx.find(h); !ok {
+			continue
+		}
+		pf, err := hd.packfile(r, p)
+		if err != nil {
+			return nil, err
+		}
+		return pf.Get(h)
+	}
+	return nil, plumbing.ErrObjectNotFound
+}
+
+// packObjectSize is packObject's size of h, read from its pack entry.
+func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
+	packs, err := r.packs.list(r.packStamp)
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range packs {
+		off, err := p.idx.FindOffset(h)
+		if err != nil {
+			continue
+		}
+		pf, err := hd.packfile(r, p)
+		if err != nil {
+			return 0, err
+		}
+		return pf.GetSizeByOffset(off)
+	}
+	return 0, plumbing.ErrObjectNotFound
+}
+
+// packfile returns hd's reader of pack p, opening it on first use.
+func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
+	if pf := hd.packfiles[p.sum]; pf != nil {
+		return pf, nil
+	}
+	f, err := r.packFS.Open(p.name)
+	if err != nil {
+		return nil, err
+	}
+	pf := packfile.NewPackfileWithCache(p.idx, r.packFS, f, r.cache, 0)
+	if hd.packfiles == nil {
+		hd.packfiles = map[plumbing.Hash]*packfile.Packfile{}
+	}
+	hd.packfiles[p.sum] = pf
+	return pf, nil
+}
+
+// closePacks closes hd's pack readers.
+func (hd *handle) closePacks() error {
+	var errs []error
+	for _, pf := range hd.packfiles {
+		errs = append(errs, pf.Close())
+	}
+	hd.packfiles = nil
+	return errors.Join(errs...)
+}
+
+// handleStorer is a handle's go-git storage with objects read as Repo.object
+// reads them (the Repo's packs first), for the go-git repository over it
+// (revision parsing reads commits and tags).
+type handleStorer struct {
+	*filesystem.Storage
+	r  *Repo
+	hd *handle
+}
+
+func (s handleStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return s.r.objectWith(s.hd, t, h)
+}
+
+func (s handleStorer) HasEncodedObject(h plumbing.Hash) error {
+	_, err := s.r.objectWith(s.hd, plumbing.AnyObject, h)
+	return err
+}
+
+func (s handleStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
+	return s.r.objectSizeWith(s.hd, h)
+}

@@ -1,0 +1,268 @@
+package gitref
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// packedRepo returns a repository whose objects are all in one pack written by
+// the real git (with deltas: each commit changes a line of a long file), with
+// the pack's index path and checksum.
+func packedRepo(t testing.TB, commits int) (dir, idxPath string, sum plumbing.Hash) {
+	t.Helper()
+	dir = newRepo(t)
+	var body strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&body, "line %d of a file long enough to be stored as a delta\n", i)
+	}
+	text := body.String()
+	for i := range commits {
+		text = strings.Replace(text, fmt.Sprintf("line %d ", i), fmt.Sprintf("LINE %d ", i), 1)
+		commitFiles(t, dir, fmt.Sprintf("c%d", i), map[string]string{"f.txt": text, fmt.Sprintf("d/%d", i%7): fmt.Sprint(i)})
+	}
+	gitOut(t, dir, "repack", "-adq", "--depth=10")
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d pack indexes after repack", len(idxs))
+	}
+	hexSum := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(idxs[0]), "pack-"), ".idx")
+	return dir, idxs[0], plumbing.NewHash(hexSum)
+}
+
+// TestPackIndexMatchesGoGit: packIndex answers every lookup as go-git's
+// idxfile.MemoryIndex (which decodes the whole file) does, reverse lookups
+// both before and after it builds its offset table.
+func TestPackIndexMatchesGoGit(t *testing.T) {
+	_, idxPath, sum := packedRepo(t, 40)
+	f, err := os.Open(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ref := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(f).Decode(ref); err != nil {
+		t.Fatal(err)
+	}
+	x, err := openPackIndex(idxPath, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := ref.Count()
+	if got, _ := x.Count(); got != n || n < 100 {
+		t.Fatalf("Count = %d, go-git %d", got, n)
+	}
+	collect := func(it idxfile.EntryIter, err error) []idxfile.Entry {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []idxfile.Entry
+		for {
+			e, err := it.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, *e)
+		}
+	}
+	want := collect(ref.Entries())
+	if got := collect(x.Entries()); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("Entries differ from go-git's")
+	}
+	if got, w := collect(x.EntriesByOffset()), collect(ref.EntriesByOffset()); fmt.Sprint(got) != fmt.Sprint(w) {
+		t.Fatalf("EntriesByOffset differ from go-git's")
+	}
+	for i, e := range want {
+		off, err := x.FindOffset(e.Hash)
+		if err != nil || uint64(off) != e.Offset {
+			t.Fatalf("FindOffset(%s) = %d, %v; want %d", e.Hash, off, err, e.Offset)
+		}
+		crc, err := x.FindCRC32(e.Hash)
+		if err != nil || crc != e.CRC32 {
+			t.Fatalf("FindCRC32(%s) = %x, %v; want %x", e.Hash, crc, err, e.CRC32)
+		}
+		if ok, _ := x.Contains(e.Hash); !ok {
+			t.Fatalf("Contains(%s) = false", e.Hash)
+		}
+		// The first revScanMax reverse lookups scan; the rest use the table.
+		h, err := x.FindHash(int64(e.Offset))
+		if err != nil || h != e.Hash {
+			t.Fatalf("FindHash(%d) (lookup %d) = %s, %v; want %s", e.Offset, i, h, err, e.Hash)
+		}
+	}
+	if x.rev == nil {
+		t.Fatal("the offset table was never built")
+	}
+	absent := plumbing.NewHash(strings.Repeat("f", 40))
+	if ok, _ := x.Contains(absent); ok {
+		t.Error("Contains(ffff…) = true")
+	}
+	if _, err := x.FindOffset(absent); !errors.Is(err, plumbing.ErrObjectNotFound) {
+		t.Errorf("FindOffset(ffff…) = %v, want ErrObjectNotFound", err)
+	}
+	for _, fresh := range []bool{true, false} { // by scan, by table
+		y := x
+		if fresh {
+			if y, err = openPackIndex(idxPath, sum); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := y.FindHash(1); !errors.Is(err, plumbing.ErrObjectNotFound) {
+			t.Errorf("FindHash(1) (scan %v) = %v, want ErrObjectNotFound", fresh, err)
+		}
+	}
+}
+
+// TestPackIndexRefusesMalformed: openPackIndex refuses an index whose layout
+// is wrong, as git does when it opens one, and one naming another pack.
+func TestPackIndexRefusesMalformed(t *testing.T) {
+	_, idxPath, sum := packedRepo(t, 3)
+	good, err := os.ReadFile(idxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]func([]byte) []byte{
+		"truncated":       func(b []byte) []byte { return b[:len(b)-1] },
+		"short":           func(b []byte) []byte { return b[:100] },
+		"magic":           func(b []byte) []byte { b[0] = 0; return b },
+		"version":         func(b []byte) []byte { b[7] = 3; return b },
+		"fan-out":         func(b []byte) []byte { b[8+4*10+3] = 0xff; return b },
+		"trailing bytes":  func(b []byte) []byte { return append(b, 1, 2, 3) },
+		"too many large":  func(b []byte) []byte { return append(b, make([]byte, 8*len(b))...) },
+		"other pack's id": func(b []byte) []byte { b[len(b)-40] ^= 1; return b },
+	}
+	for name, mutate := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "x.idx")
+			if err := os.WriteFile(p, mutate(bytes.Clone(good)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := openPackIndex(p, sum); !errors.Is(err, idxfile.ErrMalformedIdxFile) && !errors.Is(err, idxfile.ErrUnsupportedVersion) {
+				t.Fatalf("openPackIndex = %v, want a malformed-index error", err)
+			}
+		})
+	}
+}
+
+// TestPackedObjectsMatchGit: every object of a packed repository (deltas
+// included) reads through the Repo as content that hashes to its id, with
+// its size; objects no pack holds (loose ones) are still found.
+func TestPackedObjectsMatchGit(t *testing.T) {
+	dir, _, _ := packedRepo(t, 30)
+	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
+	r := open(t, dir)
+	ids := strings.Fields(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
+	ids = append(ids, loose.String())
+	for _, id := range ids {
+		typ := strings.TrimSpace(gitOut(t, dir, "cat-file", "-t", id))
+		ty, _ := plumbing.ParseObjectType(typ)
+		o, err := r.object(ty, plumbing.NewHash(id))
+		if err != nil {
+			t.Fatalf("object %s: %v", id, err)
+		}
+		got, err := readObject(o, nil)
+		if err != nil {
+			t.Fatalf("object %s: %v", id, err)
+		}
+		if h := plumbing.ComputeHash(ty, got); h.String() != id {
+			t.Fatalf("object %s (%s) read as content hashing to %s", id, typ, h)
+		}
+		size, err := r.objects.EncodedObjectSize(plumbing.NewHash(id))
+		if err != nil || size != int64(len(got)) {
+			t.Fatalf("EncodedObjectSize(%s) = %d, %v; want %d", id, size, err, len(got))
+		}
+	}
+}
+
+// TestPackFilesShared: reading objects over 16 KiB (which go-git reads by
+// opening the pack again, packfile.FSObject) opens no more pack files than the
+// pool's readers hold, and Close closes them all.
+func TestPackFilesShared(t *testing.T) {
+	dir := newRepo(t)
+	big := strings.Repeat("0123456789abcdef\n", 4096) // 68 KiB
+	var blobs []Hash
+	for i := range 5 {
+		commitFiles(t, dir, fmt.Sprint(i), map[string]string{"big": fmt.Sprint(i) + big})
+		blobs = append(blobs, Hash(gitOut(t, dir, "rev-parse", "HEAD:big")))
+	}
+	gitOut(t, dir, "repack", "-adq")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := r.packFS.(listFS).shared
+	for round := range 3 {
+		for i, id := range blobs {
+			b, err := r.Blob(id, 0)
+			if err != nil || string(b) != fmt.Sprint(i)+big {
+				t.Fatalf("blob %d: %d bytes, %v", i, len(b), err)
+			}
+		}
+		shared.mu.Lock()
+		files, refs := len(shared.files), 0
+		for _, sp := range shared.files {
+			refs += sp.refs
+		}
+		shared.mu.Unlock()
+		if files != 1 || refs != 1 {
+			t.Fatalf("round %d: %d pack files open, %d readers; want 1 and 1 (the pool's one reader)", round, files, refs)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(shared.files); n != 0 {
+		t.Fatalf("%d pack files open after Close", n)
+	}
+}
+
+// FuzzParsePackIndex: any bytes either fail parsePackIndex or give an index
+// whose lookups (by id, by offset, every entry) return without panicking.
+func FuzzParsePackIndex(f *testing.F) {
+	_, idxPath, _ := packedRepo(f, 3)
+	good, err := os.ReadFile(idxPath)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)-8])
+	f.Add([]byte{0xff, 't', 'O', 'c', 0, 0, 0, 2})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x, err := parsePackIndex(data)
+		if err != nil {
+			return
+		}
+		for pos := range x.n {
+			h := x.hashAt(pos)
+			x.Contains(h)
+			x.FindCRC32(h)
+			if off, err := x.FindOffset(h); err == nil {
+				x.FindHash(off)
+			}
+		}
+		for _, o := range []int64{0, 12, 1 << 31} {
+			x.FindHash(o)
+		}
+		for _, it := range []func() (idxfile.EntryIter, error){x.Entries, x.EntriesByOffset} {
+			if iter, err := it(); err == nil {
+				for range x.n + 1 {
+					if _, err := iter.Next(); err != nil {
+						break
+					}
+				}
+			}
+		}
+	})
+}
