@@ -385,15 +385,15 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		}
 		field := fmt.Sprintf("line %d", e.line)
 		switch e.sigs.Status {
-		case StatusUnsigned:
+		case Unsigned:
 			r.fail(Unsigned, CodeUnsigned, field, "a signature", "none", "")
-		case StatusOK:
+		case OK:
 		default:
 			for _, s := range e.sigs.Signatures {
-				if s.Status == StatusOK {
+				if s.Status == OK {
 					continue
 				}
-				o := Outcome(s.Status)
+				o := s.Status
 				code := CodeSignature
 				if o == UntrustedSigner {
 					code = CodeUntrusted
@@ -405,7 +405,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 			for _, s := range e.sigs.Signers {
 				if !signers[string(s.Kind)+s.KeyID] {
 					signers[string(s.Kind)+s.KeyID] = true
-					r.Signers = append(r.Signers, Signer{Kind: s.Kind, KeyID: s.KeyID, Principal: s.Principal, Identity: s.Identity, Issuer: s.Issuer, TlogIndex: s.TlogIndex})
+					r.Signers = append(r.Signers, s)
 				}
 			}
 		}

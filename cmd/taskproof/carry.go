@@ -104,7 +104,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 				if err != nil {
 					return err
 				}
-				if res.Status != verify.StatusOK {
+				if res.Status != verify.OK {
 					return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, args[0]))
 				}
 				return nil
