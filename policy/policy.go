@@ -83,7 +83,10 @@ func Default() *Policy {
 
 // Policy is a loaded, type-checked policy. It is safe for concurrent use.
 type Policy struct {
-	name  string
+	name string
+	// commit is the commit the policy was read from (ParseFromCommit); ""
+	// for a file or the default.
+	commit string
 	file  file
 	rules []*celRule
 	// scopes are file.Verdicts with names resolved.
@@ -150,6 +153,25 @@ func (p *Policy) loadLayouts() error {
 
 // Name is the name the policy was loaded under (its file name, or REV:PATH).
 func (p *Policy) Name() string { return p.name }
+
+// Commit is the hex id of the commit the policy was read from
+// ([ParseFromCommit]); "" for a policy read from a file, or the default. A
+// verifier refuses a policy read from a commit it verifies
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified").
+func (p *Policy) Commit() string { return p.commit }
+
+// ParseFromCommit parses a policy file read from git (see Parse): rev is how
+// it was named ("REV:PATH", its Name and the name in errors), commit the hex id
+// REV resolved to, which the policy records ([Policy.Commit]).
+func ParseFromCommit(data []byte, rev, commit string) (*Policy, error) {
+	p, err := Parse(data, rev)
+	if err != nil {
+		return nil, err
+	}
+	p.commit = commit
+	return p, nil
+}
 
 // file is the TOML document (README "Policy").
 type file struct {

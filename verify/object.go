@@ -17,20 +17,92 @@ import (
 )
 
 // Verifier checks the attestations of one repository's notes against the
-// verifier's trust (docs/format.md#choices-where-the-brief-leaves-room). At is the verifier's clock for key validity
-// windows (the zero value: time.Now at each check).
+// verifier's trust and policy (docs/format.md#checks-in-order). Build it with
+// [NewVerifier]. Its methods check again what NewVerifier checks, so that a
+// Verifier written as a literal, or with a field changed since, is judged
+// alike: no repository, notes store or trust is a [*VerifierError], and trust
+// or a policy read from a commit being verified is refused
+// ([FromVerifiedError]) unless FromVerifiedUnsafe.
 type Verifier struct {
 	Repo  *gitref.Repo
 	Notes *gitref.NotesStore
 	Trust *Trust
-	At    time.Time
+	// At is the verifier's clock for key validity windows; the zero value is
+	// time.Now at each check.
+	At time.Time
 	// Policy is the verifier's policy; nil applies the embedded
 	// default ([policy.Default]).
 	Policy *policy.Policy
-	// TrustFromVerifiedUnsafe lets Branch and Objects verify a commit that a
-	// trust input [LoadTrust] read from git comes from (or, for a range, a
-	// commit of the range): by default they refuse it ([FromVerifiedError]).
-	TrustFromVerifiedUnsafe bool
+	// FromVerifiedUnsafe lets Branch, Objects and Explain verify a commit
+	// that a trust input [LoadTrust] read from git, or the policy [LoadPolicy]
+	// read from git, comes from (or, for a range, a commit of the range): by
+	// default they refuse it ([FromVerifiedError]).
+	FromVerifiedUnsafe bool
+}
+
+// VerifierOption sets an optional part of a [Verifier] in [NewVerifier].
+type VerifierOption func(*Verifier)
+
+// WithTime judges key validity windows at at instead of time.Now.
+func WithTime(at time.Time) VerifierOption { return func(v *Verifier) { v.At = at } }
+
+// WithPolicy sets the verifier's policy (default: [policy.Default]); a policy
+// [LoadPolicy] read from git carries the commit it was read from.
+func WithPolicy(p *policy.Policy) VerifierOption { return func(v *Verifier) { v.Policy = p } }
+
+// WithFromVerifiedUnsafe lets the verifier judge commits with trust or a
+// policy read from them (Verifier.FromVerifiedUnsafe): whoever wrote such a
+// commit chose what judges it.
+func WithFromVerifiedUnsafe() VerifierOption {
+	return func(v *Verifier) { v.FromVerifiedUnsafe = true }
+}
+
+// VerifierError is a [Verifier] without a part it needs: Missing is "repository",
+// "notes store" or "trust". Without trust it matches [ErrNoTrust].
+type VerifierError struct {
+	Missing string
+}
+
+// The parts a [VerifierError] names.
+const (
+	MissingRepo  = "repository"
+	MissingNotes = "notes store"
+	MissingTrust = "trust"
+)
+
+func (e *VerifierError) Error() string { return "verifier: no " + e.Missing }
+
+// Is reports whether target is ErrNoTrust for a verifier without trust.
+func (e *VerifierError) Is(target error) bool {
+	return e.Missing == MissingTrust && (target == ErrNoTrust || target == ErrTrust)
+}
+
+// NewVerifier returns a verifier of the notes in notes over repo against
+// trust, with opts applied. A nil repo, notes or trust is a [*VerifierError].
+// Where trust and the policy were read from is checked when a commit is
+// verified, since only then is it known what is verified.
+func NewVerifier(repo *gitref.Repo, notes *gitref.NotesStore, trust *Trust, opts ...VerifierOption) (*Verifier, error) {
+	v := &Verifier{Repo: repo, Notes: notes, Trust: trust}
+	for _, o := range opts {
+		o(v)
+	}
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// validate refuses a verifier without a repository, notes store or trust.
+func (v *Verifier) validate() error {
+	switch {
+	case v.Repo == nil:
+		return &VerifierError{Missing: MissingRepo}
+	case v.Notes == nil:
+		return &VerifierError{Missing: MissingNotes}
+	case v.Trust == nil:
+		return &VerifierError{Missing: MissingTrust}
+	}
+	return nil
 }
 
 // Signer is a trusted key credited with a statement's signature: the key that
@@ -143,6 +215,9 @@ func (v *Verifier) at() time.Time {
 // git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
 // verdict on the note is in the results.
 func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
 	return v.object(commit, nil, v.Notes.Note)
 }
 
@@ -158,9 +233,6 @@ type taskHintKey struct{ dir, id string }
 // reading the note with readNote (NotesStore.Note, or a reader of the same
 // notes: see checkObjects).
 func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
-	if v.Trust == nil {
-		return nil, ErrNoTrust
-	}
 	c, err := v.Repo.Commit(commit)
 	if err != nil {
 		return nil, err

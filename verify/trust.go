@@ -38,7 +38,7 @@ type Trust struct {
 	// sigstore is the Sigstore trust (sigstore.go), nil when none.
 	sigstore *SigstoreTrust
 	// revs are the inputs LoadTrust read from git, which the commits verified
-	// must not be (Verifier.TrustFromVerifiedUnsafe).
+	// must not be (Verifier.FromVerifiedUnsafe).
 	revs []SourceRev
 }
 
