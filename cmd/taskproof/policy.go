@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -86,10 +85,7 @@ func newPolicyExplainCmd() *cobra.Command {
 		Args:    cobra.MaximumNArgs(1),
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	addTrustFlags(c, &src)
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	addPolicyFlags(c, &psrc)
 	format := formatFlag(c, "text", "text", "json")
@@ -98,54 +94,39 @@ func newPolicyExplainCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		when := time.Now()
-		if at != "" {
-			if when, err = time.Parse(time.RFC3339, at); err != nil {
-				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
-			}
-		}
-		rev := "HEAD"
-		if len(args) == 1 {
-			rev = args[0]
+		when, err := parseAt(at, time.Now())
+		if err != nil {
+			return err
 		}
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err
 		}
 		defer repo.Close()
-		pol, err := verify.LoadPolicy(repo, psrc)
+		v, err := loadVerifier(c, repo, notes, src, psrc, verify.WithTime(when))
 		if err != nil {
 			return err
 		}
-		trust, used, err := verify.LoadTrust(repo, src)
-		if err != nil {
-			return withTrustFlags(err, "--key")
+		if psrc == (verify.PolicySource{}) {
+			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", v.Policy.Name())
 		}
-		for _, u := range used {
-			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
-		id, err := repo.Resolve(rev)
+		id, err := repo.Resolve(argOr(args, "HEAD"))
 		if err != nil {
 			return err
 		}
 		if _, err := notes.Head(); err != nil {
 			return err
 		}
-		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
 		ex, err := v.Explain(id)
 		if err != nil {
 			return err
 		}
 		if f == "json" {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(struct {
+			return writeJSON(c, struct {
 				SchemaVersion int                  `json:"schema_version"`
 				Policy        string               `json:"policy"`
 				Objects       []verify.Explanation `json:"objects"`
-			}{1, pol.Name(), ex})
+			}{1, v.Policy.Name(), ex})
 		}
 		return writeExplanation(c.OutOrStdout(), ex)
 	}
