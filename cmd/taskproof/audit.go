@@ -100,20 +100,11 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 	}
 	flags.add(c)
 	format := formatFlag(c, "text", "text", "json", "csv", "markdown", "html")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		opts, gate, err := flags.options(c, args)
 		if err != nil {
 			return err
 		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
 		}
@@ -136,7 +127,7 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 			return failed()
 		}
 		return nil
-	}
+	})
 	return c
 }
 

@@ -149,16 +149,8 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change without writing")
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		var err error
 		var warnings []string
 		target := remote
 		if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
@@ -228,6 +220,6 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 			}
 		}
 		return nil
-	}
+	})
 	return c
 }

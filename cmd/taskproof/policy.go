@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -89,20 +90,11 @@ func newPolicyExplainCmd() *cobra.Command {
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	addPolicyFlags(c, &psrc)
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		when, err := parseAt(at, time.Now())
 		if err != nil {
 			return err
 		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
 		v, err := loadVerifier(c, repo, notes, src, psrc, verify.WithTime(when))
 		if err != nil {
 			return err
@@ -129,7 +121,7 @@ func newPolicyExplainCmd() *cobra.Command {
 			}{1, v.Policy.Name(), ex})
 		}
 		return writeExplanation(c.OutOrStdout(), ex)
-	}
+	})
 	return c
 }
 
