@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -293,43 +292,18 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 	return t, nil
 }
 
-// defaultBases are the revisions --base defaults to, the first that exists:
-// the remote's default branch, then the usual names, remote before local (a
-// pull-request checkout is detached and has no local branch but its own).
-var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
-
-// defaultBase resolves the first of defaultBases that names a commit and
-// leaves head a range to check: a candidate that head is (or that has head in
-// its history: origin/HEAD naming the branch being verified) is passed over
-// for the next, and taken only when every candidate is such (the empty range
-// then warns). A candidate whose ref file is broken is an error, not skipped
-// (docs/format.md#default-base).
+// defaultBase is verify.DefaultBase, its errors naming --base (and, when no
+// default base exists, how to give one).
 func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
-	var first gitref.Hash
-	for _, b := range defaultBases {
-		id, err := repo.Resolve(b)
-		if errors.Is(err, gitref.ErrBadRef) {
-			return "", fmt.Errorf("--base (default %s): %w", b, err)
-		}
-		if err != nil {
-			continue
-		}
-		in, err := repo.InRange(id, head, head)
-		if err != nil {
-			return "", fmt.Errorf("--base (default %s): %w", b, err)
-		}
-		if len(in) > 0 {
-			return id, nil
-		}
-		if first == "" {
-			first = id
-		}
+	id, err := verify.DefaultBase(repo, head)
+	var de *verify.DefaultBaseError
+	switch {
+	case errors.As(err, &de) && de.Candidate != "":
+		return "", fmt.Errorf("--base (default %s): %w", de.Candidate, de.Err)
+	case err != nil:
+		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
 	}
-	if first != "" {
-		return first, nil
-	}
-	return "", fmt.Errorf("--base: %w: none of the default bases exists (tried %s); give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)",
-		gitref.ErrUnknownRevision, strings.Join(defaultBases, ", "))
+	return id, nil
 }
 
 func containsDots(s string) bool {
