@@ -442,14 +442,11 @@ func byTaskLine(g []*entry) []taskPart {
 	return parts
 }
 
-// checkTask runs, for one task's statements, the checks of
-// docs/format.md#checks-in-order from the signatures (credited) and from the
-// Statement's _type onwards: tv is its task-verification statement, group every statement
-// of the tick (byTaskLine); lines is the number of task lines the note's
-// statements for the subject are about.
-func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
-	// Signatures of every statement of the task (the tick's test-result and VSA
-	// statements are part of its evidence).
+// creditSignatures charges r with the failed signatures of every statement of
+// the task (the tick's test-result and VSA statements are part of its
+// evidence) and credits the trusted signers of its task-verification
+// statement tv, each key once.
+func creditSignatures(r *ObjectResult, tv *entry, group []*entry) {
 	signers := map[string]bool{}
 	for _, e := range group {
 		if !attest.OwnedTypes[e.statement.PredicateType] {
@@ -485,29 +482,28 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if r.Signers == nil {
 		r.Signers = []Signer{}
 	}
-	st := tv.statement
-	r.LineHash = attest.TaskLineHash(st)
-	// 5. Exactly one subject; its gitCommit is the object.
-	if len(st.Subjects) != 1 {
-		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
-	}
-	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
-		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
-	}
-	// The predicate (schema, revision-aware view).
+}
+
+// readPredicate decodes st's predicate against its schema and records it on r
+// with what the report shows of it (verdict, revision, newer fields, the
+// regression reason, unit, task ID, the object kind its verdict makes); a
+// verdict outside the four is malformed. ok is false, r charged, when the
+// predicate does not decode.
+func readPredicate(r *ObjectResult, st *attest.Statement) (p *predicate.Predicate, view *predicate.View, ok bool) {
 	p, err := predicate.FromValue(st.Predicate)
 	if err != nil {
 		r.fail(Malformed, CodePredicate, "predicate", "", "", err.Error())
-		return
+		return nil, nil, false
 	}
-	view := p.Read()
-	r.Predicate, r.View, r.Statement = p, &view, st
+	v := p.Read()
+	view = &v
+	r.Predicate, r.View, r.Statement = p, view, st
 	r.Verdict, r.Revision, r.NewerFields = string(p.Verdict), view.Revision, view.NewerFields
 	if r.NewerFields == nil {
 		r.NewerFields = []string{}
 	}
 	if view.Regression != nil {
-		r.Regression = regressionValue(p, &view)
+		r.Regression = regressionValue(p, view)
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 	r.TaskID = p.Task.ID
@@ -523,6 +519,31 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.Kind = KindDecision
 	default:
 		r.Kind = KindTick
+	}
+	return p, view, true
+}
+
+// checkTask runs, for one task's statements, the checks of
+// docs/format.md#checks-in-order from the signatures (credited) and from the
+// Statement's _type onwards: tv is its task-verification statement, group every statement
+// of the tick (byTaskLine); lines is the number of task lines the note's
+// statements for the subject are about.
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
+	// 3. The signatures' verdicts (checked per line in verifyNote).
+	creditSignatures(r, tv, group)
+	st := tv.statement
+	r.LineHash = attest.TaskLineHash(st)
+	// 5. Exactly one subject; its gitCommit is the object.
+	if len(st.Subjects) != 1 {
+		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
+	}
+	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
+		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
+	}
+	// The predicate (schema, revision-aware view).
+	p, view, ok := readPredicate(r, st)
+	if !ok {
+		return
 	}
 	bug := isBugTask(p)
 	if bug {
