@@ -23,7 +23,8 @@ type SourceRev struct {
 }
 
 // Verified names the commits a verification checks: the range Base..Head
-// (Range; Base "" for all of Head's history), or Objects.
+// (Range; Base "" for all of Head's history), or Objects. [Verifier.Verify]
+// verifies them.
 type Verified struct {
 	Range      bool
 	Base, Head gitref.Hash
@@ -38,8 +39,9 @@ func (t Verified) heads() []gitref.Hash {
 	return t.Objects
 }
 
-// rangeName is the range as git writes it.
-func (t Verified) rangeName() string {
+// RangeName is the range as git writes it ("BASE..HEAD", or "all of HEAD's
+// history" for an empty Base).
+func (t Verified) RangeName() string {
 	if t.Base == "" {
 		return "all of " + string(t.Head) + "'s history"
 	}
@@ -94,7 +96,7 @@ func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 	}
 	for _, s := range sources {
 		if s.Commit == in[0] {
-			return &FromVerifiedError{Source: s, Range: t.rangeName()}
+			return &FromVerifiedError{Source: s, Range: t.RangeName()}
 		}
 	}
 	return nil
@@ -123,4 +125,13 @@ func (v *Verifier) ready(t Verified) error {
 		return nil
 	}
 	return checkNotFromVerified(v.Repo, v.sources(), t)
+}
+
+// Verify runs the merge gate over t's range (Verifier.Branch) or verifies t's
+// objects (Verifier.Objects).
+func (v *Verifier) Verify(t Verified, opts GateOptions) (*Report, error) {
+	if t.Range {
+		return v.Branch(t.Base, t.Head, opts)
+	}
+	return v.Objects(t.Objects, opts)
 }

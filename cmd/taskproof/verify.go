@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -144,7 +145,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	warnEmptyRange(c, repo, tg)
-	rep, err := tg.run(v, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
+	rep, err := v.Verify(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
 	if err != nil {
 		return err
 	}
@@ -185,12 +186,12 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 // warnEmptyRange warns when base..head is empty: head is base or one of its
 // ancestors (verify --branch run on the base branch itself). The report is
 // neutral, exit 0 (docs/format.md#exit-codes), which must not pass for a check.
-func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg *targets) {
-	if !tg.branch || tg.base == "" {
+func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
+	if !tg.Range || tg.Base == "" {
 		return
 	}
-	if in, err := repo.InRange(tg.base, tg.head, tg.head); err == nil && len(in) == 0 {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.rangeName()), verify.Printable(string(tg.head)), verify.Printable(string(tg.base)))
+	if in, err := repo.InRange(tg.Base, tg.Head, tg.Head); err == nil && len(in) == 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(string(tg.Head)), verify.Printable(string(tg.Base)))
 	}
 }
 
@@ -223,71 +224,45 @@ func parseAt(at string, def time.Time) (time.Time, error) {
 	return when, nil
 }
 
-// targets are what verify checks: a range (branch mode) or objects.
-type targets struct {
-	branch     bool
-	base, head gitref.Hash
-	objects    []gitref.Hash
-}
-
-// rangeName is the range of branch mode as git writes it.
-func (t *targets) rangeName() string {
-	if t.base == "" {
-		return "all of " + string(t.head) + "'s history"
-	}
-	return string(t.base) + ".." + string(t.head)
-}
-
-func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Report, error) {
-	if t.branch {
-		return v.Branch(t.base, t.head, opts)
-	}
-	return v.Objects(t.objects, opts)
-}
-
 // resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
 // else defaultBase), a range A..B, or objects (default HEAD).
-func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (*targets, error) {
-	isRange := len(args) == 1 && containsDots(args[0])
+func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (verify.Verified, error) {
+	var t verify.Verified
+	var err error
+	isRange := len(args) == 1 && strings.Contains(args[0], "..")
 	if !branch && !isRange {
 		if len(args) == 0 {
 			args = []string{"HEAD"}
 		}
-		t := &targets{}
 		for _, a := range args {
 			id, err := repo.Resolve(a)
 			if err != nil {
-				return nil, err
+				return t, err
 			}
-			t.objects = append(t.objects, id)
+			t.Objects = append(t.Objects, id)
 		}
 		return t, nil
 	}
-	t := &targets{branch: true}
-	var err error
+	t.Range = true
 	if isRange {
 		if branch {
-			return nil, usageErr("give --branch or a range A..B, not both")
+			return t, usageErr("give --branch or a range A..B, not both")
 		}
-		if t.base, t.head, err = repo.ResolveRange(args[0]); err != nil {
-			return nil, err
-		}
-		return t, nil
+		t.Base, t.Head, err = repo.ResolveRange(args[0])
+		return t, err
 	}
 	if len(args) > 1 {
-		return nil, usageErr("--branch takes at most one HEAD revision")
+		return t, usageErr("--branch takes at most one HEAD revision")
 	}
-	if t.head, err = repo.Resolve(argOr(args, "HEAD")); err != nil {
-		return nil, err
+	if t.Head, err = repo.Resolve(argOr(args, "HEAD")); err != nil {
+		return t, err
 	}
 	if base == "" {
-		if t.base, err = defaultBase(repo, t.head); err != nil {
-			return nil, err
-		}
-		return t, nil
+		t.Base, err = defaultBase(repo, t.Head)
+		return t, err
 	}
-	if t.base, err = repo.Resolve(base); err != nil {
-		return nil, fmt.Errorf("--base: %w", err)
+	if t.Base, err = repo.Resolve(base); err != nil {
+		return t, fmt.Errorf("--base: %w", err)
 	}
 	return t, nil
 }
@@ -304,15 +279,6 @@ func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
 		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
 	}
 	return id, nil
-}
-
-func containsDots(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == '.' {
-			return true
-		}
-	}
-	return false
 }
 
 // writeReport writes the report to stdout in the chosen format (logs go to stderr).
