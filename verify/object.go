@@ -162,7 +162,8 @@ type ObjectResult struct {
 	// LineHash is the task-verification statement's task.line_hash as written:
 	// the task line it binds. A note holds a result per subject and task line
 	// (a tasks file that repeats a task ID has a tick per line under one
-	// subject name, README "Choices", item 10); the merge gate maps a tick to
+	// subject name: docs/format.md#choices-where-the-brief-leaves-room, "A
+	// tick is a line, also when its task ID repeats"); the merge gate maps a tick to
 	// the result with its subject name and line hash. In JSON: "line_hash",
 	// absent when the object has no readable task-verification statement.
 	LineHash string `json:"line_hash,omitempty"`
@@ -371,8 +372,9 @@ type taskPart struct {
 // byTaskLine splits one subject's statements (g, in note order) by the unit
 // and task line they are about (attest.StatementKeys): two units can share a
 // subject name (docs/format.md#statements-belong-to-a-unit), and a tasks file
-// that repeats a task ID has a tick per line under one subject name (README
-// "Choices", item 10), each with its own statements. When the subject's
+// that repeats a task ID has a tick per line under one subject name
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line,
+// also when its task ID repeats"), each with its own statements. When the subject's
 // task-verification statements are about one key (the usual case), the one
 // part holds every statement of the subject; nil when it has no
 // task-verification statement. Otherwise each key's part holds its own
@@ -595,8 +597,10 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 			r.fail(Mismatch, CodeTaskMissing, "predicate.unit.dir", path, "", fmt.Sprintf("tasks file not readable at the object: %v", err))
 			return
 		}
-		// Parsed leniently: a repeated task ID makes only that ID ambiguous (README
-		// "Choices", item 10); every other task of the file is checked normally.
+		// Parsed leniently: a repeated task ID makes only that ID ambiguous
+		// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+		// line, also when its task ID repeats"); every other task of the file
+		// is checked normally.
 		var perr error
 		if f, perr = specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs()); perr != nil {
 			r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, perr))
@@ -608,7 +612,8 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	case errors.Is(err, specfmt.ErrDuplicateTask):
 		// A repeated ID: a tick is a line, and the task is the one line with
 		// that ID that reads as open as the statement's line_hash says
-		// (README "Choices", item 10).
+		// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+		// line, also when its task ID repeats").
 		t, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
 		switch {
 		case errors.Is(err, specfmt.ErrTaskNotFound):

@@ -80,7 +80,7 @@ type Reason struct {
 	Outcome  Outcome `json:"-"`
 }
 
-// Reason codes used in reports (README "Verification reasons").
+// Reason codes used in reports (docs/format.md#outcomes-and-reasons).
 const (
 	CodeNoteMalformed    = "note_malformed"    // the note is not text, too large, or has too many lines
 	CodeLineMalformed    = "line_malformed"    // a note line is not a DSSE envelope within limits
