@@ -344,7 +344,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 	files := map[string]*specfmt.TasksFile{}
 	for _, s := range stmts {
 		sr, err := verify.VerifySignatures(s.env, trust, fixedTime)
-		if err != nil || len(s.env.Signatures) != 1 || sr.Status != verify.StatusOK || len(sr.Signers) != 1 {
+		if err != nil || len(s.env.Signatures) != 1 || sr.Status != verify.OK || len(sr.Signers) != 1 {
 			t.Errorf("%s %s: signatures do not verify: %+v %v", c, s.st.Subjects[0].Name, sr, err)
 		}
 	}

@@ -334,6 +334,35 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	if _, err := notes.Head(); err != nil {
 		return nil, err
 	}
+	rep := newReport(notes, opts)
+	// 1. The history walk, alongside the notes' reading (for --all: both use
+	//    all cores), and the notes.
+	rd, ticks, err := readNotes(notes, opts.All, startTickWalk(repo, rep.Base, opts.Head))
+	if err != nil {
+		return nil, err
+	}
+	// 2. The signatures, with trust only.
+	if opts.Trust != nil {
+		if err := checkSignatures(repo, notes, opts, rd.rows); err != nil {
+			return nil, err
+		}
+	}
+	// 3. Ticks joined to their statements, and the ticks without one.
+	names, err := joinTicks(repo, rep, rd, ticks, opts)
+	if err != nil {
+		return nil, err
+	}
+	// 4. The statements in scope, and the ticks they evidence.
+	evidenced := statementsInScope(rep, rd, opts)
+	countEvidenced(rep, ticks, names, evidenced)
+	rep.Problems = append(rep.Problems, rd.problems...)
+	summarize(rep)
+	return rep, nil
+}
+
+// newReport is the report's head: its mode, range, filters and whether
+// signatures are checked.
+func newReport(notes *gitref.NotesStore, opts Options) *Report {
 	rep := &Report{SchemaVersion: SchemaVersion, Mode: ModeRange, NotesRef: notes.Ref(), Base: opts.Base, Head: opts.Head,
 		Filters: Filters{Unit: opts.Unit}, Signatures: "not_checked"}
 	if opts.All {
@@ -346,103 +375,123 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	if opts.Trust != nil {
 		rep.Signatures = "checked"
 	}
+	return rep
+}
 
-	// The history walk (for --all, alongside the notes' reading: both use all
-	// cores).
-	var ticks []tick.Tick
-	var ticksErr error
-	walked := make(chan struct{})
+// tickWalk is the walk of base..head for the ticks of recognized tasks files,
+// run in its own goroutine.
+type tickWalk struct {
+	done  chan struct{}
+	ticks []tick.Tick
+	err   error
+}
+
+// startTickWalk starts walking base..head (head "": no walk, no ticks).
+func startTickWalk(repo *gitref.Repo, base, head gitref.Hash) *tickWalk {
+	w := &tickWalk{done: make(chan struct{})}
 	go func() {
-		defer close(walked)
-		if opts.Head == "" {
+		defer close(w.done)
+		if head == "" {
 			return
 		}
-		all, err := tick.Range(repo, rep.Base, opts.Head, tick.Options{})
+		all, err := tick.Range(repo, base, head, tick.Options{})
 		if err != nil {
-			ticksErr = err
+			w.err = err
 			return
 		}
-		ticks = all[:0] // filtered in place
+		w.ticks = all[:0] // filtered in place
 		for _, t := range all {
 			if t.Kind == tick.KindTick && !t.Unrecognized {
-				ticks = append(ticks, t)
+				w.ticks = append(w.ticks, t)
 			}
 		}
 	}()
+	return w
+}
 
-	// The notes to read: every note (--all), or those of the tick commits.
-	var rd *reader
-	if opts.All {
-		entries, err := notes.All()
+// wait returns the walk's ticks once it is done.
+func (w *tickWalk) wait() ([]tick.Tick, error) {
+	<-w.done
+	return w.ticks, w.err
+}
+
+// readNotes reads the notes to audit while walk runs: every note (all), or
+// those of the walk's tick commits. The walk's error wins over the notes'.
+func readNotes(notes *gitref.NotesStore, all bool, walk *tickWalk) (*reader, []tick.Tick, error) {
+	if !all {
+		ticks, err := walk.wait()
 		if err != nil {
-			if <-walked; ticksErr != nil {
-				return nil, ticksErr
-			}
-			return nil, err
+			return nil, nil, err
 		}
-		rd, err = readParallel(len(entries), func(i int, rd *reader) error {
-			e := entries[i]
-			note, err := notes.ReadEntry(e)
-			if err != nil {
-				var ne *gitref.NoteError
-				if errors.As(err, &ne) {
-					rd.problem(e.Commit, 0, ne.Error())
-					return nil
-				}
-				return err
-			}
-			rd.readNote(e.Commit, note)
-			return nil
-		})
-		<-walked
-		if ticksErr != nil {
-			return nil, ticksErr
-		}
+		rd, err := readTickNotes(notes, ticks)
+		return rd, ticks, err
+	}
+	rd, err := readAllNotes(notes)
+	ticks, werr := walk.wait()
+	if werr != nil {
+		return nil, nil, werr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return rd, ticks, nil
+}
+
+// readAllNotes reads every note of the notes ref.
+func readAllNotes(notes *gitref.NotesStore) (*reader, error) {
+	entries, err := notes.All()
+	if err != nil {
+		return nil, err
+	}
+	return readParallel(len(entries), func(i int, rd *reader) error {
+		e := entries[i]
+		note, err := notes.ReadEntry(e)
 		if err != nil {
-			return nil, err
-		}
-	} else {
-		<-walked
-		if ticksErr != nil {
-			return nil, ticksErr
-		}
-		var commits []gitref.Hash
-		seen := map[gitref.Hash]bool{}
-		for _, t := range ticks {
-			if !seen[t.Commit] {
-				seen[t.Commit] = true
-				commits = append(commits, t.Commit)
-			}
-		}
-		var err error
-		rd, err = readParallel(len(commits), func(i int, rd *reader) error {
-			note, err := notes.Note(commits[i])
 			var ne *gitref.NoteError
-			switch {
-			case errors.Is(err, gitref.ErrNoNote):
+			if errors.As(err, &ne) {
+				rd.problem(e.Commit, 0, ne.Error())
 				return nil
-			case errors.As(err, &ne):
-				rd.problem(commits[i], 0, ne.Error())
-				return nil
-			case err != nil:
-				return err
 			}
-			rd.readNote(commits[i], note)
+			return err
+		}
+		rd.readNote(e.Commit, note)
+		return nil
+	})
+}
+
+// readTickNotes reads the notes of the ticks' commits, each once.
+func readTickNotes(notes *gitref.NotesStore, ticks []tick.Tick) (*reader, error) {
+	var commits []gitref.Hash
+	seen := map[gitref.Hash]bool{}
+	for _, t := range ticks {
+		if !seen[t.Commit] {
+			seen[t.Commit] = true
+			commits = append(commits, t.Commit)
+		}
+	}
+	return readParallel(len(commits), func(i int, rd *reader) error {
+		note, err := notes.Note(commits[i])
+		var ne *gitref.NoteError
+		switch {
+		case errors.Is(err, gitref.ErrNoNote):
 			return nil
-		})
-		if err != nil {
-			return nil, err
+		case errors.As(err, &ne):
+			rd.problem(commits[i], 0, ne.Error())
+			return nil
+		case err != nil:
+			return err
 		}
-	}
+		rd.readNote(commits[i], note)
+		return nil
+	})
+}
 
-	if opts.Trust != nil {
-		if err := checkSignatures(repo, notes, opts, rd.rows); err != nil {
-			return nil, err
-		}
-	}
-
-	match := func(u specfmt.Unit) bool { return matchUnit(opts.Unit, u) }
-	// Join ticks and statements by (commit, subject name).
+// joinTicks joins the ticks to their statements by (commit, subject name):
+// each tick's own rows are marked in history with its task line, and a tick in
+// scope (Options.Unit, Options.Since by commit time) without a statement is
+// listed in rep.WithoutEvidence and counted. It returns each tick's subject
+// name.
+func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tick.Tick, opts Options) ([]string, error) {
 	byKey := make(map[rowKey][]int, len(rd.rows))
 	for i := range rd.rows {
 		k := rowKey{rd.rows[i].Commit, rd.rows[i].Task}
@@ -456,7 +505,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	for _, c := range rd.annotated {
 		annotated[c] = true
 	}
-	commitTimes := map[gitref.Hash]time.Time{}
+	before := committedBefore(repo, opts.Since)
 	names := make([]string, len(ticks)) // each tick's subject name
 	for ti, t := range ticks {
 		u := t.Unit
@@ -464,46 +513,21 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		names[ti] = name
 		k := rowKey{t.Commit, name}
 		idx := byKey[k]
-		// A commit that ticks two lines of one task ID has a statement per
-		// line: each tick locates the rows of its own line (line_hash).
-		own := idx
-		if len(idx) > 1 {
-			own = nil
-			for _, i := range idx {
-				if rd.rows[i].lineHash == t.LineHash {
-					own = append(own, i)
-				}
-			}
-			if own == nil {
-				own = idx
-			}
-		}
-		for _, i := range own {
+		for _, i := range ownRows(rd.rows, idx, t.LineHash) {
 			r := &rd.rows[i]
 			if !r.InHistory {
 				r.InHistory, r.Path, r.Line = true, t.Path, t.Line
 			}
 		}
-		if !match(u) {
+		if !matchUnit(opts.Unit, u) || len(idx) > 0 {
+			// A tick with a statement is counted with its statement's filters
+			// (statementsInScope).
 			continue
 		}
-		if len(idx) > 0 {
-			// Counted with its statement's filters below.
+		if old, err := before(t.Commit); err != nil {
+			return nil, err
+		} else if old {
 			continue
-		}
-		if !opts.Since.IsZero() {
-			ct, ok := commitTimes[t.Commit]
-			if !ok {
-				c, err := repo.Commit(t.Commit)
-				if err != nil {
-					return nil, err
-				}
-				ct = c.Committer.When
-				commitTimes[t.Commit] = ct
-			}
-			if ct.Before(opts.Since) {
-				continue
-			}
 		}
 		why := WhyNoStatement
 		switch {
@@ -517,11 +541,57 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		rep.Totals.Ticks++
 		rep.Totals.WithoutEvidence++
 	}
+	return names, nil
+}
 
-	// Statements in scope.
+// ownRows are the rows of idx about the tick's task line: a commit that ticks
+// two lines of one task ID has a statement per line, each located by its
+// line_hash (all of idx when none matches).
+func ownRows(rows []Row, idx []int, lineHash string) []int {
+	if len(idx) <= 1 {
+		return idx
+	}
+	var own []int
+	for _, i := range idx {
+		if rows[i].lineHash == lineHash {
+			own = append(own, i)
+		}
+	}
+	if own == nil {
+		return idx
+	}
+	return own
+}
+
+// committedBefore reports whether a commit was committed before since (never,
+// for a zero since), reading each commit once.
+func committedBefore(repo *gitref.Repo, since time.Time) func(gitref.Hash) (bool, error) {
+	times := map[gitref.Hash]time.Time{}
+	return func(id gitref.Hash) (bool, error) {
+		if since.IsZero() {
+			return false, nil
+		}
+		ct, ok := times[id]
+		if !ok {
+			c, err := repo.Commit(id)
+			if err != nil {
+				return false, err
+			}
+			ct = c.Committer.When
+			times[id] = ct
+		}
+		return ct.Before(since), nil
+	}
+}
+
+// statementsInScope puts the rows that pass the unit and since filters in
+// rep.Ticks, marks the rows that share a commit and task with another
+// (TaskLabel), and returns the keys of those about a tick of the walked
+// history.
+func statementsInScope(rep *Report, rd *reader, opts Options) map[rowKey]bool {
 	evidenced := make(map[rowKey]bool, len(rd.rows))
 	for _, r := range rd.rows {
-		if !match(r.Unit) {
+		if !matchUnit(opts.Unit, r.Unit) {
 			continue
 		}
 		if !opts.Since.IsZero() && (r.time.IsZero() || r.time.Before(opts.Since)) {
@@ -542,19 +612,18 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	for i := range rep.Ticks {
 		rep.Ticks[i].repeated = seen[rowKey{rep.Ticks[i].Commit, rep.Ticks[i].Task}] > 1
 	}
-	// Each evidenced tick counts once, however many ticks share its key (a task
-	// ticked twice in one commit) — count the ticks themselves.
+	return evidenced
+}
+
+// countEvidenced counts the evidenced ticks: each tick once, however many
+// ticks share its key (a task ticked twice in one commit).
+func countEvidenced(rep *Report, ticks []tick.Tick, names []string, evidenced map[rowKey]bool) {
 	for ti, t := range ticks {
 		if evidenced[rowKey{t.Commit, names[ti]}] {
 			rep.Totals.Ticks++
 			rep.Totals.Evidenced++
 		}
 	}
-	for _, p := range rd.problems {
-		rep.Problems = append(rep.Problems, p)
-	}
-	summarize(rep)
-	return rep, nil
 }
 
 // matchUnit reports whether glob ("" matches all) matches u's dir or feature.
@@ -573,7 +642,10 @@ func matchUnit(glob string, u specfmt.Unit) bool {
 // (docs/format.md#verification-rules) and records, per row, its task's outcome
 // and credited signers.
 func checkSignatures(repo *gitref.Repo, notes *gitref.NotesStore, opts Options, rows []Row) error {
-	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: opts.Trust, At: opts.At}
+	v, err := verify.NewVerifier(repo, notes, opts.Trust, verify.WithTime(opts.At))
+	if err != nil {
+		return err
+	}
 	results := map[gitref.Hash]map[string]*verify.ObjectResult{}
 	for i := range rows {
 		r := &rows[i]

@@ -195,18 +195,7 @@ func WriteText(w io.Writer, rep *Report) error {
 	if reasons := usedReasons(rep); len(reasons) > 0 {
 		p("\nregression_only by reason and unit\n")
 		p("UNIT\t%s\tTOTAL\n", strings.Join(upper(reasons), "\t"))
-		for _, u := range rep.Regression.ByUnit {
-			p("%s", clean(u.Unit.Dir))
-			for _, r := range reasons {
-				p("\t%d", u.Reasons[r])
-			}
-			p("\t%d\n", u.Total)
-		}
-		p("TOTAL")
-		for _, r := range reasons {
-			p("\t%d", rep.Regression.ByReason[r])
-		}
-		p("\t%d\n", t.RegressionOnly)
+		reasonRows(p, rep, reasons, 0, clean, rowFormat{"%s", "\t%d", "\t%d\n"}, rowFormat{"TOTAL", "\t%d", "\t%d\n"})
 
 		p("\nregression_only ticks\n")
 		p("TIME\tCOMMIT\tUNIT\tTASK\tREASON\tSIGNATURE\tDETAILS\n")
@@ -387,21 +376,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			p(" %s |", md(r))
 		}
 		p(" total |\n|---|%s---:|\n", strings.Repeat("---:|", len(reasons)))
-		for i, u := range rep.Regression.ByUnit {
-			if i == MaxMarkdownRows {
-				break
-			}
-			p("| %s |", md(u.Unit.Dir))
-			for _, r := range reasons {
-				p(" %d |", u.Reasons[r])
-			}
-			p(" %d |\n", u.Total)
-		}
-		p("| **total** |")
-		for _, r := range reasons {
-			p(" **%d** |", rep.Regression.ByReason[r])
-		}
-		p(" **%d** |\n", t.RegressionOnly)
+		reasonRows(p, rep, reasons, MaxMarkdownRows, md, rowFormat{"| %s |", " %d |", " %d |\n"}, rowFormat{"| **total** |", " **%d** |", " **%d** |\n"})
 		more(len(rep.Regression.ByUnit))
 
 		p("\n### regression\\_only ticks\n\n| time | commit | unit | task | reason | signature | details |\n|---|---|---|---|---|---|---|\n")
@@ -460,4 +435,32 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// rowFormat is how a row of the reason × unit table is written: first its
+// label (a unit row's holds %s for the unit dir), a count per reason, then the
+// row's total and the line's end.
+type rowFormat struct {
+	label, count, total string
+}
+
+// reasonRows writes the reason × unit table's body with p: a row per unit of
+// rep.Regression.ByUnit (at most max; 0 for all), its dir escaped with esc,
+// then the total row.
+func reasonRows(p func(string, ...any), rep *Report, reasons []string, max int, esc func(string) string, unit, total rowFormat) {
+	for i, u := range rep.Regression.ByUnit {
+		if i == max && max > 0 {
+			break
+		}
+		p(unit.label, esc(u.Unit.Dir))
+		for _, r := range reasons {
+			p(unit.count, u.Reasons[r])
+		}
+		p(unit.total, u.Total)
+	}
+	p(total.label)
+	for _, r := range reasons {
+		p(total.count, rep.Regression.ByReason[r])
+	}
+	p(total.total, rep.Totals.RegressionOnly)
 }

@@ -439,15 +439,7 @@ func member(o predicate.Opt[any], key string) (any, bool) {
 
 func (e *evaluation) monitor(m *monitorConfig) {
 	e.check(RuleMonitorState, m.Level, e.tested(), func() string {
-		v, _ := member(e.in.Predicate.Monitor, "state")
-		s, ok := v.(string)
-		switch {
-		case !ok:
-			return "no monitor state recorded"
-		case !contains(m.States, s):
-			return fmt.Sprintf("monitor state %s is not allowed (allowed: %s)", s, strings.Join(m.States, ", "))
-		}
-		return ""
+		return notAllowed(e.in.Predicate.Monitor, "state", "monitor state", m.States)
 	})
 }
 
@@ -512,16 +504,23 @@ func (e *evaluation) sandbox(s *sandboxConfig) {
 
 func (e *evaluation) executor(x *executorConfig) {
 	e.check(RuleExecutorKind, x.Level, e.tested(), func() string {
-		v, _ := member(e.in.Predicate.Executor, "kind")
-		k, ok := v.(string)
-		switch {
-		case !ok:
-			return "no executor kind recorded"
-		case !contains(x.Kinds, k):
-			return fmt.Sprintf("executor kind %s is not allowed (allowed: %s)", k, strings.Join(x.Kinds, ", "))
-		}
-		return ""
+		return notAllowed(e.in.Predicate.Executor, "kind", "executor kind", x.Kinds)
 	})
+}
+
+// notAllowed is the violation of a rule that allows only the strings allowed
+// as member key of the evidence o (what names it in the message): "" when the
+// value is allowed.
+func notAllowed(o predicate.Opt[any], key, what string, allowed []string) string {
+	v, _ := member(o, key)
+	s, ok := v.(string)
+	switch {
+	case !ok:
+		return "no " + what + " recorded"
+	case !contains(allowed, s):
+		return fmt.Sprintf("%s %s is not allowed (allowed: %s)", what, s, strings.Join(allowed, ", "))
+	}
+	return ""
 }
 
 func (e *evaluation) policySHA(s *policySHAConfig) {

@@ -83,9 +83,12 @@ func Default() *Policy {
 
 // Policy is a loaded, type-checked policy. It is safe for concurrent use.
 type Policy struct {
-	name  string
-	file  file
-	rules []*celRule
+	name string
+	// commit is the commit the policy was read from (ParseFromCommit); ""
+	// for a file or the default.
+	commit string
+	file   file
+	rules  []*celRule
 	// scopes are file.Verdicts with names resolved.
 	scopes []verdictScope
 	// sha256 of the policy file's bytes, for reports.
@@ -150,6 +153,25 @@ func (p *Policy) loadLayouts() error {
 
 // Name is the name the policy was loaded under (its file name, or REV:PATH).
 func (p *Policy) Name() string { return p.name }
+
+// Commit is the hex id of the commit the policy was read from
+// ([ParseFromCommit]); "" for a policy read from a file, or the default. A
+// verifier refuses a policy read from a commit it verifies
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified").
+func (p *Policy) Commit() string { return p.commit }
+
+// ParseFromCommit parses a policy file read from git (see Parse): rev is how
+// it was named ("REV:PATH", its Name and the name in errors), commit the hex id
+// REV resolved to, which the policy records ([Policy.Commit]).
+func ParseFromCommit(data []byte, rev, commit string) (*Policy, error) {
+	p, err := Parse(data, rev)
+	if err != nil {
+		return nil, err
+	}
+	p.commit = commit
+	return p, nil
+}
 
 // file is the TOML document (README "Policy").
 type file struct {
@@ -308,174 +330,267 @@ func Parse(data []byte, name string) (*Policy, error) {
 		return nil, tomlError(name, err)
 	}
 	p := &Policy{name: name, file: f, digest: sha256Hex(data)}
-	bad := func(rule, format string, args ...any) error {
-		return &Error{File: name, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	if err := p.check(); err != nil {
+		err.File = name
+		return nil, err
 	}
+	return p, nil
+}
+
+// bad is the error of a check of Parse about rule ("" for the file as a
+// whole); Parse names the file.
+func bad(rule, format string, args ...any) *Error {
+	return &Error{Rule: rule, Msg: fmt.Sprintf(format, args...)}
+}
+
+// check runs Parse's checks on the decoded file, in this order, the first
+// failure winning: the unit layouts, the version, the verdict scopes, the
+// built-in rules' tables, the CEL rules. Unset levels become LevelError.
+func (p *Policy) check() *Error {
+	f := &p.file
 	if err := p.loadLayouts(); err != nil {
-		return nil, bad("", "%v", err)
+		return bad("", "%v", err)
 	}
 	if f.Version == nil {
-		return nil, bad("", "version is missing (want version = %d)", Version)
+		return bad("", "version is missing (want version = %d)", Version)
 	}
 	if *f.Version != Version {
-		return nil, bad("", "version %d is not supported (want %d)", *f.Version, Version)
+		return bad("", "version %d is not supported (want %d)", *f.Version, Version)
 	}
-	names := map[string]bool{}
-	for i, v := range f.Verdicts {
+	names := map[string]bool{} // rule names taken
+	if err := p.loadScopes(names); err != nil {
+		return err
+	}
+	for _, check := range []func() *Error{
+		f.RegressionOnly.check,
+		func() *Error { return f.Attested.check("attested") },
+		func() *Error { return f.Skipped.check("skipped") },
+		f.Verified.check,
+		f.Monitor.check,
+		f.Mutation.check,
+		f.Sandbox.check,
+		f.Executor.check,
+		f.PolicySHA256.check,
+		f.Signers.check,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return p.compileRules(names)
+}
+
+// level checks a rule's level (checkLevel) as an error of rule.
+func level(rule string, l *Level) *Error {
+	if err := checkLevel(l); err != nil {
+		return bad(rule, "%v", err)
+	}
+	return nil
+}
+
+// loadScopes checks the [[verdicts]] tables and builds the scopes; a scope's
+// rule name is "verdicts.<name>", or "verdicts[<i>]" when it has none.
+func (p *Policy) loadScopes(names map[string]bool) *Error {
+	for i, v := range p.file.Verdicts {
 		rn := v.Name
 		if rn == "" {
 			rn = fmt.Sprintf("verdicts[%d]", i)
 		} else if !ruleNameRE.MatchString(rn) {
-			return nil, bad(rn, "verdicts[%d].name: want letters, digits, '_' or '-' (at most 64)", i)
+			return bad(rn, "verdicts[%d].name: want letters, digits, '_' or '-' (at most 64)", i)
 		} else {
 			rn = "verdicts." + rn
 		}
 		if names[rn] {
-			return nil, bad(rn, "duplicate rule name")
+			return bad(rn, "duplicate rule name")
 		}
 		names[rn] = true
-		if err := checkLevel(&v.Level); err != nil {
-			return nil, bad(rn, "%v", err)
+		if err := level(rn, &v.Level); err != nil {
+			return err
 		}
 		if len(v.Allowed) == 0 {
-			return nil, bad(rn, "allowed is empty: list the verdicts allowed here")
+			return bad(rn, "allowed is empty: list the verdicts allowed here")
 		}
 		if err := checkVocab("allowed", v.Allowed, verdicts); err != nil {
-			return nil, bad(rn, "%v", err)
+			return bad(rn, "%v", err)
 		}
 		for _, g := range append(append([]string{}, v.Units...), v.Paths...) {
 			if _, err := path.Match(g, ""); err != nil {
-				return nil, bad(rn, "glob %q: %v", g, err)
+				return bad(rn, "glob %q: %v", g, err)
 			}
 		}
 		v.Name = rn
 		p.scopes = append(p.scopes, verdictScope{verdictConfig: v, allowed: set(v.Allowed...)})
 	}
-	if r := f.RegressionOnly; r != nil {
-		if err := checkLevel(&r.Level); err != nil {
-			return nil, bad(RuleRegressionReason, "%v", err)
-		}
-		if err := checkVocab("allowed_reasons", r.Allowed, reasons); err != nil {
-			return nil, bad(RuleRegressionReason, "%v", err)
-		}
-		if err := checkVocab("denied_reasons", r.Denied, reasons); err != nil {
-			return nil, bad(RuleRegressionReason, "%v", err)
-		}
-		if r.MaxCount != nil && *r.MaxCount < 0 {
-			return nil, bad(RuleRegressionMaxCount, "max_count %d is negative", *r.MaxCount)
-		}
-		if r.MaxShare != nil && !(*r.MaxShare >= 0 && *r.MaxShare <= 1) {
-			return nil, bad(RuleRegressionMaxShare, "max_share %v is not within 0 and 1", *r.MaxShare)
+	return nil
+}
+
+func (r *regressionConfig) check() *Error {
+	if r == nil {
+		return nil
+	}
+	if err := level(RuleRegressionReason, &r.Level); err != nil {
+		return err
+	}
+	if err := checkVocab("allowed_reasons", r.Allowed, reasons); err != nil {
+		return bad(RuleRegressionReason, "%v", err)
+	}
+	if err := checkVocab("denied_reasons", r.Denied, reasons); err != nil {
+		return bad(RuleRegressionReason, "%v", err)
+	}
+	if r.MaxCount != nil && *r.MaxCount < 0 {
+		return bad(RuleRegressionMaxCount, "max_count %d is negative", *r.MaxCount)
+	}
+	if r.MaxShare != nil && !(*r.MaxShare >= 0 && *r.MaxShare <= 1) {
+		return bad(RuleRegressionMaxShare, "max_share %v is not within 0 and 1", *r.MaxShare)
+	}
+	return nil
+}
+
+// check checks the [attested] or [skipped] table; rule is its name.
+func (d *decisionConfig) check(rule string) *Error {
+	if d == nil {
+		return nil
+	}
+	if err := level(rule, &d.Level); err != nil {
+		return err
+	}
+	for _, s := range d.Deciders {
+		if strings.TrimSpace(s) == "" {
+			return bad(rule, "deciders: an empty name")
 		}
 	}
-	for _, d := range []struct {
-		c    *decisionConfig
-		rule string
-	}{{f.Attested, "attested"}, {f.Skipped, "skipped"}} {
-		if d.c == nil {
-			continue
-		}
-		if err := checkLevel(&d.c.Level); err != nil {
-			return nil, bad(d.rule, "%v", err)
-		}
-		for _, s := range d.c.Deciders {
-			if strings.TrimSpace(s) == "" {
-				return nil, bad(d.rule, "deciders: an empty name")
-			}
+	return nil
+}
+
+// check checks the [verified] table; red_kinds defaults to both kinds.
+func (v *verifiedConfig) check() *Error {
+	if v == nil {
+		return nil
+	}
+	if err := level(RuleVerifiedRed, &v.Level); err != nil {
+		return err
+	}
+	if err := checkVocab("red_kinds", v.RedKinds, redKinds); err != nil {
+		return bad(RuleVerifiedRed, "%v", err)
+	}
+	if len(v.RedKinds) == 0 {
+		v.RedKinds = []string{string(predicate.RedAssertion), string(predicate.RedMissingSymbol)}
+	}
+	return nil
+}
+
+func (m *monitorConfig) check() *Error {
+	if m == nil {
+		return nil
+	}
+	if err := level(RuleMonitorState, &m.Level); err != nil {
+		return err
+	}
+	if len(m.States) == 0 {
+		return bad(RuleMonitorState, "states is empty (e.g. states = [\"clean\"])")
+	}
+	if err := checkVocab("states", m.States, monitorStates); err != nil {
+		return bad(RuleMonitorState, "%v", err)
+	}
+	return nil
+}
+
+func (m *mutationConfig) check() *Error {
+	if m == nil {
+		return nil
+	}
+	if err := level(RuleMutationScore, &m.Level); err != nil {
+		return err
+	}
+	if m.MinScore == nil || !(*m.MinScore >= 0 && *m.MinScore <= 1) {
+		return bad(RuleMutationScore, "min_score must be given, within 0 and 1")
+	}
+	return nil
+}
+
+func (s *sandboxConfig) check() *Error {
+	if s == nil {
+		return nil
+	}
+	return level(RuleSandboxNetwork, &s.Level)
+}
+
+func (e *executorConfig) check() *Error {
+	if e == nil {
+		return nil
+	}
+	if err := level(RuleExecutorKind, &e.Level); err != nil {
+		return err
+	}
+	if len(e.Kinds) == 0 {
+		return bad(RuleExecutorKind, "kinds is empty")
+	}
+	return nil
+}
+
+func (s *policySHAConfig) check() *Error {
+	if s == nil {
+		return nil
+	}
+	if err := level(RulePolicySHA256, &s.Level); err != nil {
+		return err
+	}
+	for _, h := range s.Pinned {
+		if !sha256RE.MatchString(h) {
+			return bad(RulePolicySHA256, "pinned %q is not 64 lowercase hex digits", h)
 		}
 	}
-	if v := f.Verified; v != nil {
-		if err := checkLevel(&v.Level); err != nil {
-			return nil, bad(RuleVerifiedRed, "%v", err)
-		}
-		if err := checkVocab("red_kinds", v.RedKinds, redKinds); err != nil {
-			return nil, bad(RuleVerifiedRed, "%v", err)
-		}
-		if len(v.RedKinds) == 0 {
-			v.RedKinds = []string{string(predicate.RedAssertion), string(predicate.RedMissingSymbol)}
-		}
+	if len(s.Pinned) == 0 && s.AcceptRecomputed {
+		return bad(RulePolicySHA256, "accept_recomputed goes with a pinned list")
 	}
-	if m := f.Monitor; m != nil {
-		if err := checkLevel(&m.Level); err != nil {
-			return nil, bad(RuleMonitorState, "%v", err)
-		}
-		if len(m.States) == 0 {
-			return nil, bad(RuleMonitorState, "states is empty (e.g. states = [\"clean\"])")
-		}
-		if err := checkVocab("states", m.States, monitorStates); err != nil {
-			return nil, bad(RuleMonitorState, "%v", err)
-		}
+	return nil
+}
+
+func (s *signersConfig) check() *Error {
+	if s == nil {
+		return nil
 	}
-	if m := f.Mutation; m != nil {
-		if err := checkLevel(&m.Level); err != nil {
-			return nil, bad(RuleMutationScore, "%v", err)
-		}
-		if m.MinScore == nil || !(*m.MinScore >= 0 && *m.MinScore <= 1) {
-			return nil, bad(RuleMutationScore, "min_score must be given, within 0 and 1")
-		}
+	if err := level(RuleSignersMin, &s.Level); err != nil {
+		return err
 	}
-	if s := f.Sandbox; s != nil {
-		if err := checkLevel(&s.Level); err != nil {
-			return nil, bad(RuleSandboxNetwork, "%v", err)
-		}
+	if s.Min != nil && *s.Min < 1 {
+		return bad(RuleSignersMin, "min %d: want at least 1", *s.Min)
 	}
-	if e := f.Executor; e != nil {
-		if err := checkLevel(&e.Level); err != nil {
-			return nil, bad(RuleExecutorKind, "%v", err)
-		}
-		if len(e.Kinds) == 0 {
-			return nil, bad(RuleExecutorKind, "kinds is empty")
-		}
+	if err := checkVocab("kinds", s.Kinds, signerKinds); err != nil {
+		return bad(RuleSignersKinds, "%v", err)
 	}
-	if s := f.PolicySHA256; s != nil {
-		if err := checkLevel(&s.Level); err != nil {
-			return nil, bad(RulePolicySHA256, "%v", err)
-		}
-		for _, h := range s.Pinned {
-			if !sha256RE.MatchString(h) {
-				return nil, bad(RulePolicySHA256, "pinned %q is not 64 lowercase hex digits", h)
-			}
-		}
-		if len(s.Pinned) == 0 && s.AcceptRecomputed {
-			return nil, bad(RulePolicySHA256, "accept_recomputed goes with a pinned list")
-		}
+	return nil
+}
+
+// compileRules checks the [[rule]] tables' names (unique among every rule
+// name) and levels and compiles their CEL.
+func (p *Policy) compileRules(names map[string]bool) *Error {
+	if len(p.file.Rules) == 0 {
+		return nil
 	}
-	if s := f.Signers; s != nil {
-		if err := checkLevel(&s.Level); err != nil {
-			return nil, bad(RuleSignersMin, "%v", err)
-		}
-		if s.Min != nil && *s.Min < 1 {
-			return nil, bad(RuleSignersMin, "min %d: want at least 1", *s.Min)
-		}
-		if err := checkVocab("kinds", s.Kinds, signerKinds); err != nil {
-			return nil, bad(RuleSignersKinds, "%v", err)
-		}
+	env, err := newEnv()
+	if err != nil {
+		return bad("", "cel environment: %v", err)
 	}
-	if len(f.Rules) > 0 {
-		env, err := newEnv()
+	for i := range p.file.Rules {
+		rc := p.file.Rules[i]
+		if !ruleNameRE.MatchString(rc.Name) {
+			return bad(rc.Name, "rule[%d].name: want 1 to 64 letters, digits, '_' or '-'", i)
+		}
+		if names[rc.Name] {
+			return bad(rc.Name, "duplicate rule name")
+		}
+		names[rc.Name] = true
+		if err := level(rc.Name, &rc.Level); err != nil {
+			return err
+		}
+		r, err := compileRule(env, rc)
 		if err != nil {
-			return nil, bad("", "cel environment: %v", err)
+			return bad(rc.Name, "%v", err)
 		}
-		for i := range f.Rules {
-			rc := f.Rules[i]
-			if !ruleNameRE.MatchString(rc.Name) {
-				return nil, bad(rc.Name, "rule[%d].name: want 1 to 64 letters, digits, '_' or '-'", i)
-			}
-			if names[rc.Name] {
-				return nil, bad(rc.Name, "duplicate rule name")
-			}
-			names[rc.Name] = true
-			if err := checkLevel(&rc.Level); err != nil {
-				return nil, bad(rc.Name, "%v", err)
-			}
-			r, err := compileRule(env, rc)
-			if err != nil {
-				return nil, bad(rc.Name, "%v", err)
-			}
-			p.rules = append(p.rules, r)
-		}
+		p.rules = append(p.rules, r)
 	}
-	return p, nil
+	return nil
 }
 
 func checkLevel(l *Level) error {

@@ -65,7 +65,11 @@ func (g *gateBench) verifier(b testing.TB) *verify.Verifier {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &verify.Verifier{Repo: repo, Notes: notes, Trust: trust}
+	v, err := verify.NewVerifier(repo, notes, trust)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return v
 }
 
 func checkGateReport(b *testing.B, rep *verify.Report, ticks int) {

@@ -133,7 +133,7 @@ type Report struct {
 // Objects verifies the given objects (docs/format.md#checks-in-order) and concludes failure when any
 // object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
 func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
-	if err := v.checkTrustNotFromVerified(Verified{Objects: ids}); err != nil {
+	if err := v.ready(Verified{Objects: ids}); err != nil {
 		return nil, err
 	}
 	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
@@ -187,10 +187,7 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // base (docs/format.md#gate-rules). A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
-	if v.Trust == nil {
-		return nil, ErrNoTrust
-	}
-	if err := v.checkTrustNotFromVerified(Verified{Range: true, Base: base, Head: head}); err != nil {
+	if err := v.ready(Verified{Range: true, Base: base, Head: head}); err != nil {
 		return nil, err
 	}
 	if _, err := v.Notes.Head(); err != nil {

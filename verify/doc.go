@@ -12,4 +12,10 @@
 // Signatures (signature*.go): [VerifySignatures] checks every signature of a
 // DSSE envelope against a [Trust] at the verifier's clock and returns one
 // result per signature plus the distinct trusted keys that verified.
+//
+// Verification (object.go, branch.go): [NewVerifier] builds a [Verifier] from
+// a repository, its notes and a [Trust] ([LoadTrust]), with options
+// ([WithPolicy] for a policy [LoadPolicy] read, [WithTime]). Its Object,
+// Objects, Branch and Explain refuse trust or a policy read from what they
+// verify ([FromVerifiedError]) unless [WithFromVerifiedUnsafe].
 package verify

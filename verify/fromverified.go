@@ -3,7 +3,6 @@ package verify
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
 )
@@ -16,29 +15,16 @@ const (
 
 // SourceRev is a trust or policy input read from a commit: Rev is "REV:PATH" as
 // given, Commit what REV resolved to, Kind SourceAllowedSigners or SourcePolicy.
+// [LoadTrust] and [LoadPolicy] record it; a [Verifier] refuses to verify it.
 type SourceRev struct {
 	Kind   string
 	Rev    string
 	Commit gitref.Hash
 }
 
-// ResolveSourceRev resolves the commit the REV:PATH input v of kind is read
-// from; ok is false when v is empty or not REV:PATH (nothing is read from git).
-// Errors are git's for an unknown REV.
-func ResolveSourceRev(repo *gitref.Repo, kind, v string) (src SourceRev, ok bool, err error) {
-	rev, _, cut := strings.Cut(v, ":")
-	if v == "" || !cut {
-		return SourceRev{}, false, nil
-	}
-	id, err := repo.Resolve(rev)
-	if err != nil {
-		return SourceRev{}, false, err
-	}
-	return SourceRev{Kind: kind, Rev: v, Commit: id}, true, nil
-}
-
 // Verified names the commits a verification checks: the range Base..Head
-// (Range; Base "" for all of Head's history), or Objects.
+// (Range; Base "" for all of Head's history), or Objects. [Verifier.Verify]
+// verifies them.
 type Verified struct {
 	Range      bool
 	Base, Head gitref.Hash
@@ -53,8 +39,9 @@ func (t Verified) heads() []gitref.Hash {
 	return t.Objects
 }
 
-// rangeName is the range as git writes it.
-func (t Verified) rangeName() string {
+// RangeName is the range as git writes it ("BASE..HEAD", or "all of HEAD's
+// history" for an empty Base).
+func (t Verified) RangeName() string {
 	if t.Base == "" {
 		return "all of " + string(t.Head) + "'s history"
 	}
@@ -79,11 +66,11 @@ func (e *FromVerifiedError) Error() string {
 
 func (e *FromVerifiedError) Unwrap() error { return ErrTrust }
 
-// CheckNotFromVerified refuses ([*FromVerifiedError]) inputs read from a
+// checkNotFromVerified refuses ([*FromVerifiedError]) inputs read from a
 // commit that t verifies, and, for a range, from any commit of the range: trust
 // is the verifier's, never the head's. Sources are checked in order; other
 // errors are git's.
-func CheckNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) error {
+func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) error {
 	for _, h := range t.heads() {
 		for _, s := range sources {
 			if s.Commit == h {
@@ -109,17 +96,42 @@ func CheckNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 	}
 	for _, s := range sources {
 		if s.Commit == in[0] {
-			return &FromVerifiedError{Source: s, Range: t.rangeName()}
+			return &FromVerifiedError{Source: s, Range: t.RangeName()}
 		}
 	}
 	return nil
 }
 
-// checkTrustNotFromVerified applies [CheckNotFromVerified] to the inputs
-// [LoadTrust] read from git, unless TrustFromVerifiedUnsafe.
-func (v *Verifier) checkTrustNotFromVerified(t Verified) error {
-	if v.TrustFromVerifiedUnsafe || v.Trust == nil || len(v.Trust.revs) == 0 {
+// sources are the inputs of the verifier's trust and policy read from git, in
+// that order.
+func (v *Verifier) sources() []SourceRev {
+	srcs := slices.Clone(v.Trust.revs)
+	if p := v.Policy; p != nil && p.Commit() != "" {
+		srcs = append(srcs, SourceRev{Kind: SourcePolicy, Rev: p.Name(), Commit: gitref.Hash(p.Commit())})
+	}
+	return srcs
+}
+
+// ready is the first step of verifying t (Branch, Objects, Explain): the
+// verifier is complete (validate), and neither its trust nor its policy is
+// read from what t verifies (docs/format.md#choices-where-the-brief-leaves-room,
+// "Trust and policy come from outside what is verified"), unless
+// FromVerifiedUnsafe.
+func (v *Verifier) ready(t Verified) error {
+	if err := v.validate(); err != nil {
+		return err
+	}
+	if v.FromVerifiedUnsafe {
 		return nil
 	}
-	return CheckNotFromVerified(v.Repo, v.Trust.revs, t)
+	return checkNotFromVerified(v.Repo, v.sources(), t)
+}
+
+// Verify runs the merge gate over t's range (Verifier.Branch) or verifies t's
+// objects (Verifier.Objects).
+func (v *Verifier) Verify(t Verified, opts GateOptions) (*Report, error) {
+	if t.Range {
+		return v.Branch(t.Base, t.Head, opts)
+	}
+	return v.Objects(t.Objects, opts)
 }

@@ -5,73 +5,145 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 )
 
 // TestTrustNotFromVerified: without the CLI, a Verifier whose trust LoadTrust
-// read from git refuses to verify the commit it was read from (Objects, Branch)
-// and, for a range, any commit of the range; the base is outside the range and
-// allowed; TrustFromVerifiedUnsafe opts out. CheckNotFromVerified refuses a
-// policy read from the range alike.
+// read from git, or whose policy LoadPolicy read from git, refuses to verify
+// the commit it was read from (Objects, Branch, Explain) and, for a range, any
+// commit of the range; the base is outside the range and allowed;
+// FromVerifiedUnsafe opts out.
 func TestTrustNotFromVerified(t *testing.T) {
 	f := newFixture(t)
 	allowed := `dev@example.invalid namespaces="in-toto" ` + f.key.line + "\n"
-	c1 := f.commit("trust", map[string]string{".github/allowed_signers": allowed})
+	c1 := f.commit("trust", map[string]string{".github/allowed_signers": allowed, ".taskproof/policy.toml": "version = 1\n"})
 	c2 := f.tick("T001")
 	f.attest(c2, predicate.Verified, f.signer)
 	repo, notes := f.open()
-	verifier := func(rev gitref.Hash) *Verifier {
+	fileTrust := f.trust
+	verifier := func(trustRev, policyRev gitref.Hash, opts ...VerifierOption) *Verifier {
 		t.Helper()
-		trust, _, err := LoadTrust(repo, TrustSources{AllowedSignersRev: string(rev) + ":.github/allowed_signers", NoGitConfig: true})
+		trust := fileTrust
+		if trustRev != "" {
+			var err error
+			if trust, _, err = LoadTrust(repo, TrustSources{AllowedSignersRev: string(trustRev) + ":.github/allowed_signers", NoGitConfig: true}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if policyRev != "" {
+			pol, err := LoadPolicy(repo, PolicySource{Rev: string(policyRev) + ":.taskproof/policy.toml"})
+			if err != nil || pol.Commit() != string(policyRev) {
+				t.Fatalf("LoadPolicy: %v, commit %q", err, pol.Commit())
+			}
+			opts = append(opts, WithPolicy(pol))
+		}
+		v, err := NewVerifier(repo, notes, trust, append(opts, WithTime(now))...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return &Verifier{Repo: repo, Notes: notes, Trust: trust, At: now}
+		return v
 	}
-	refused := func(what string, err error, inRange bool) {
+	refused := func(what string, err error, kind string, inRange bool) {
 		t.Helper()
 		var fe *FromVerifiedError
-		if !errors.As(err, &fe) || !errors.Is(err, ErrTrust) || fe.Source.Kind != SourceAllowedSigners || (fe.Range != "") != inRange {
-			t.Errorf("%s: %v, want a FromVerifiedError (in range %v) matching ErrTrust", what, err, inRange)
+		if !errors.As(err, &fe) || !errors.Is(err, ErrTrust) || fe.Source.Kind != kind || (fe.Range != "") != inRange {
+			t.Errorf("%s: %v, want a FromVerifiedError of %s (in range %v) matching ErrTrust", what, err, kind, inRange)
 		}
 	}
-	_, err := verifier(c2).Objects([]gitref.Hash{c2}, GateOptions{})
-	refused("Objects(c2) trusting c2", err, false)
-	_, err = verifier(c2).Branch(f.base, c2, GateOptions{})
-	refused("Branch(base, c2) trusting c2", err, false)
-	_, err = verifier(c1).Branch(f.base, c2, GateOptions{})
-	refused("Branch(base, c2) trusting c1", err, true)
-	_, err = verifier(c1).Branch("", c2, GateOptions{})
-	refused("Branch(all of c2's history) trusting c1", err, true)
+	passes := func(what string, rep *Report, err error) {
+		t.Helper()
+		if err != nil || rep.Conclusion != Success {
+			t.Errorf("%s: %v, %v; want success", what, rep, err)
+		}
+	}
+	for _, tc := range []struct {
+		kind string
+		revs func(gitref.Hash) (trustRev, policyRev gitref.Hash)
+	}{
+		{SourceAllowedSigners, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return c, "" }},
+		{SourcePolicy, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return "", c }},
+	} {
+		from := func(c gitref.Hash, opts ...VerifierOption) *Verifier {
+			tr, po := tc.revs(c)
+			return verifier(tr, po, opts...)
+		}
+		_, err := from(c2).Objects([]gitref.Hash{c2}, GateOptions{})
+		refused(tc.kind+": Objects(c2) reading c2", err, tc.kind, false)
+		_, err = from(c2).Explain(c2)
+		refused(tc.kind+": Explain(c2) reading c2", err, tc.kind, false)
+		_, err = from(c2).Branch(f.base, c2, GateOptions{})
+		refused(tc.kind+": Branch(base, c2) reading c2", err, tc.kind, false)
+		_, err = from(c1).Branch(f.base, c2, GateOptions{})
+		refused(tc.kind+": Branch(base, c2) reading c1", err, tc.kind, true)
+		_, err = from(c1).Branch("", c2, GateOptions{})
+		refused(tc.kind+": Branch(all of c2's history) reading c1", err, tc.kind, true)
 
-	if rep, err := verifier(c1).Objects([]gitref.Hash{c2}, GateOptions{}); err != nil || rep.Conclusion != Success {
-		t.Errorf("Objects(c2) trusting c1: %v, %v; want success", rep, err)
+		rep, err := from(c1).Objects([]gitref.Hash{c2}, GateOptions{})
+		passes(tc.kind+": Objects(c2) reading c1", rep, err)
+		rep, err = from(c1).Branch(c1, c2, GateOptions{})
+		passes(tc.kind+": Branch(c1, c2) reading the base c1", rep, err)
+		rep, err = from(c2, WithFromVerifiedUnsafe()).Branch(f.base, c2, GateOptions{})
+		passes(tc.kind+": Branch(base, c2) reading c2 with WithFromVerifiedUnsafe", rep, err)
 	}
-	if rep, err := verifier(c1).Branch(c1, c2, GateOptions{}); err != nil || rep.Conclusion != Success {
-		t.Errorf("Branch(c1, c2) trusting the base c1: %v, %v; want success", rep, err)
-	}
-	v := verifier(c2)
-	v.TrustFromVerifiedUnsafe = true
-	if rep, err := v.Branch(f.base, c2, GateOptions{}); err != nil || rep.Conclusion != Success {
-		t.Errorf("Branch(base, c2) trusting c2 with TrustFromVerifiedUnsafe: %v, %v; want success", rep, err)
-	}
+	// Trust and policy from the range: the trust is named first.
+	_, err := verifier(c1, c1).Branch(f.base, c2, GateOptions{})
+	refused("both from the range", err, SourceAllowedSigners, true)
+	// A policy changed after construction is judged at the call.
+	v := verifier("", "")
+	v.Policy, _ = LoadPolicy(repo, PolicySource{Rev: string(c2) + ":.taskproof/policy.toml"})
+	_, err = v.Objects([]gitref.Hash{c2}, GateOptions{})
+	refused("policy set after NewVerifier", err, SourcePolicy, false)
+}
 
-	pol, ok, err := ResolveSourceRev(repo, SourcePolicy, string(c1)+":.taskproof/policy.toml")
-	if err != nil || !ok || pol.Commit != c1 {
-		t.Fatalf("ResolveSourceRev: %+v %v %v", pol, ok, err)
+// TestNewVerifierRefuses: a verifier without a repository, notes store or
+// trust is refused with a *VerifierError naming the part, by NewVerifier and,
+// for a Verifier written as a literal, by each method instead of a nil
+// dereference.
+func TestNewVerifierRefuses(t *testing.T) {
+	f := newFixture(t)
+	c := f.tick("T001")
+	repo, notes := f.open()
+	for _, tc := range []struct {
+		name    string
+		repo    *gitref.Repo
+		notes   *gitref.NotesStore
+		trust   *Trust
+		missing string
+	}{
+		{"no repository", nil, notes, f.trust, MissingRepo},
+		{"no notes store", repo, nil, f.trust, MissingNotes},
+		{"no trust", repo, notes, nil, MissingTrust},
+		{"nothing", nil, nil, nil, MissingRepo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := func(what string, err error) {
+				t.Helper()
+				var ve *VerifierError
+				if !errors.As(err, &ve) || ve.Missing != tc.missing {
+					t.Errorf("%s: %v, want a VerifierError missing %s", what, err, tc.missing)
+				}
+				if errors.Is(err, ErrNoTrust) != (tc.missing == MissingTrust) {
+					t.Errorf("%s: %v matches ErrNoTrust: %v", what, err, errors.Is(err, ErrNoTrust))
+				}
+			}
+			v, err := NewVerifier(tc.repo, tc.notes, tc.trust, WithPolicy(policy.Default()))
+			if v != nil {
+				t.Errorf("NewVerifier returned a verifier with %v", err)
+			}
+			check("NewVerifier", err)
+			lit := &Verifier{Repo: tc.repo, Notes: tc.notes, Trust: tc.trust}
+			_, err = lit.Object(c)
+			check("Object", err)
+			_, err = lit.Objects([]gitref.Hash{c}, GateOptions{})
+			check("Objects", err)
+			_, err = lit.Branch(f.base, c, GateOptions{})
+			check("Branch", err)
+			_, err = lit.Explain(c)
+			check("Explain", err)
+		})
 	}
-	err = CheckNotFromVerified(repo, []SourceRev{pol}, Verified{Range: true, Base: f.base, Head: c2})
-	var fe *FromVerifiedError
-	if !errors.As(err, &fe) || fe.Source != pol || fe.Range != string(f.base)+".."+string(c2) {
-		t.Errorf("policy from the range: %v, want a FromVerifiedError", err)
-	}
-	if err := CheckNotFromVerified(repo, []SourceRev{pol}, Verified{Range: true, Base: c1, Head: c2}); err != nil {
-		t.Errorf("policy from the base: %v", err)
-	}
-	if _, ok, err := ResolveSourceRev(repo, SourcePolicy, ""); ok || err != nil {
-		t.Errorf("ResolveSourceRev(\"\") = %v, %v; want nothing", ok, err)
-	}
-	if _, _, err := ResolveSourceRev(repo, SourcePolicy, "no-such-rev:p.toml"); !errors.Is(err, gitref.ErrUnknownRevision) {
-		t.Errorf("ResolveSourceRev(unknown rev) = %v", err)
+	if _, err := NewVerifier(repo, notes, f.trust); err != nil {
+		t.Errorf("NewVerifier with every part: %v", err)
 	}
 }

@@ -219,7 +219,11 @@ func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...si
 func (f *fixture) verifier() *Verifier {
 	f.t.Helper()
 	repo, notes := f.open()
-	return &Verifier{Repo: repo, Notes: notes, Trust: f.trust, At: now, Policy: f.policy}
+	v, err := NewVerifier(repo, notes, f.trust, WithTime(now), WithPolicy(f.policy))
+	if err != nil {
+		f.t.Fatalf("NewVerifier: %v", err)
+	}
+	return v
 }
 
 func (f *fixture) object(c gitref.Hash) []ObjectResult {

@@ -20,20 +20,92 @@ import (
 )
 
 // Verifier checks the attestations of one repository's notes against the
-// verifier's trust (docs/format.md#choices-where-the-brief-leaves-room). At is the verifier's clock for key validity
-// windows (the zero value: time.Now at each check).
+// verifier's trust and policy (docs/format.md#checks-in-order). Build it with
+// [NewVerifier]. Its methods check again what NewVerifier checks, so that a
+// Verifier written as a literal, or with a field changed since, is judged
+// alike: no repository, notes store or trust is a [*VerifierError], and trust
+// or a policy read from a commit being verified is refused
+// ([FromVerifiedError]) unless FromVerifiedUnsafe.
 type Verifier struct {
 	Repo  *gitref.Repo
 	Notes *gitref.NotesStore
 	Trust *Trust
-	At    time.Time
+	// At is the verifier's clock for key validity windows; the zero value is
+	// time.Now at each check.
+	At time.Time
 	// Policy is the verifier's policy; nil applies the embedded
 	// default ([policy.Default]).
 	Policy *policy.Policy
-	// TrustFromVerifiedUnsafe lets Branch and Objects verify a commit that a
-	// trust input [LoadTrust] read from git comes from (or, for a range, a
-	// commit of the range): by default they refuse it ([FromVerifiedError]).
-	TrustFromVerifiedUnsafe bool
+	// FromVerifiedUnsafe lets Branch, Objects and Explain verify a commit
+	// that a trust input [LoadTrust] read from git, or the policy [LoadPolicy]
+	// read from git, comes from (or, for a range, a commit of the range): by
+	// default they refuse it ([FromVerifiedError]).
+	FromVerifiedUnsafe bool
+}
+
+// VerifierOption sets an optional part of a [Verifier] in [NewVerifier].
+type VerifierOption func(*Verifier)
+
+// WithTime judges key validity windows at at instead of time.Now.
+func WithTime(at time.Time) VerifierOption { return func(v *Verifier) { v.At = at } }
+
+// WithPolicy sets the verifier's policy (default: [policy.Default]); a policy
+// [LoadPolicy] read from git carries the commit it was read from.
+func WithPolicy(p *policy.Policy) VerifierOption { return func(v *Verifier) { v.Policy = p } }
+
+// WithFromVerifiedUnsafe lets the verifier judge commits with trust or a
+// policy read from them (Verifier.FromVerifiedUnsafe): whoever wrote such a
+// commit chose what judges it.
+func WithFromVerifiedUnsafe() VerifierOption {
+	return func(v *Verifier) { v.FromVerifiedUnsafe = true }
+}
+
+// VerifierError is a [Verifier] without a part it needs: Missing is "repository",
+// "notes store" or "trust". Without trust it matches [ErrNoTrust].
+type VerifierError struct {
+	Missing string
+}
+
+// The parts a [VerifierError] names.
+const (
+	MissingRepo  = "repository"
+	MissingNotes = "notes store"
+	MissingTrust = "trust"
+)
+
+func (e *VerifierError) Error() string { return "verifier: no " + e.Missing }
+
+// Is reports whether target is ErrNoTrust for a verifier without trust.
+func (e *VerifierError) Is(target error) bool {
+	return e.Missing == MissingTrust && (target == ErrNoTrust || target == ErrTrust)
+}
+
+// NewVerifier returns a verifier of the notes in notes over repo against
+// trust, with opts applied. A nil repo, notes or trust is a [*VerifierError].
+// Where trust and the policy were read from is checked when a commit is
+// verified, since only then is it known what is verified.
+func NewVerifier(repo *gitref.Repo, notes *gitref.NotesStore, trust *Trust, opts ...VerifierOption) (*Verifier, error) {
+	v := &Verifier{Repo: repo, Notes: notes, Trust: trust}
+	for _, o := range opts {
+		o(v)
+	}
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// validate refuses a verifier without a repository, notes store or trust.
+func (v *Verifier) validate() error {
+	switch {
+	case v.Repo == nil:
+		return &VerifierError{Missing: MissingRepo}
+	case v.Notes == nil:
+		return &VerifierError{Missing: MissingNotes}
+	case v.Trust == nil:
+		return &VerifierError{Missing: MissingTrust}
+	}
+	return nil
 }
 
 // Signer is a trusted key credited with a statement's signature: the key that
@@ -96,7 +168,8 @@ type ObjectResult struct {
 	// LineHash is the task-verification statement's task.line_hash as written:
 	// the task line it binds. A note holds a result per subject and task line
 	// (a tasks file that repeats a task ID has a tick per line under one
-	// subject name, README "Choices", item 10); the merge gate maps a tick to
+	// subject name: docs/format.md#choices-where-the-brief-leaves-room, "A
+	// tick is a line, also when its task ID repeats"); the merge gate maps a tick to
 	// the result with its subject name and line hash. In JSON: "line_hash",
 	// absent when the object has no readable task-verification statement.
 	LineHash string `json:"line_hash,omitempty"`
@@ -149,6 +222,9 @@ func (v *Verifier) at() time.Time {
 // git preconditions only (gitref.ErrNotesRefAbsent, an unknown commit); every
 // verdict on the note is in the results.
 func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
+	if err := v.validate(); err != nil {
+		return nil, err
+	}
 	return v.object(commit, nil, v.Notes.Note)
 }
 
@@ -164,9 +240,6 @@ type taskHintKey struct{ dir, id string }
 // reading the note with readNote (NotesStore.Note, or a reader of the same
 // notes: see checkObjects).
 func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
-	if v.Trust == nil {
-		return nil, ErrNoTrust
-	}
 	c, err := v.Repo.Commit(commit)
 	if err != nil {
 		return nil, err
@@ -305,8 +378,9 @@ type taskPart struct {
 // byTaskLine splits one subject's statements (g, in note order) by the unit
 // and task line they are about (attest.StatementKeys): two units can share a
 // subject name (docs/format.md#statements-belong-to-a-unit), and a tasks file
-// that repeats a task ID has a tick per line under one subject name (README
-// "Choices", item 10), each with its own statements. When the subject's
+// that repeats a task ID has a tick per line under one subject name
+// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line,
+// also when its task ID repeats"), each with its own statements. When the subject's
 // task-verification statements are about one key (the usual case), the one
 // part holds every statement of the subject; nil when it has no
 // task-verification statement. Otherwise each key's part holds its own
@@ -376,14 +450,11 @@ func byTaskLine(g []*entry) []taskPart {
 	return parts
 }
 
-// checkTask runs, for one task's statements, the checks of
-// docs/format.md#checks-in-order from the signatures (credited) and from the
-// Statement's _type onwards: tv is its task-verification statement, group every statement
-// of the tick (byTaskLine); lines is the number of task lines the note's
-// statements for the subject are about.
-func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
-	// Signatures of every statement of the task (the tick's test-result and VSA
-	// statements are part of its evidence).
+// creditSignatures charges r with the failed signatures of every statement of
+// the task (the tick's test-result and VSA statements are part of its
+// evidence) and credits the trusted signers of its task-verification
+// statement tv, each key once.
+func creditSignatures(r *ObjectResult, tv *entry, group []*entry) {
 	signers := map[string]bool{}
 	for _, e := range group {
 		if !attest.OwnedTypes[e.statement.PredicateType] {
@@ -391,15 +462,15 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		}
 		field := fmt.Sprintf("line %d", e.line)
 		switch e.sigs.Status {
-		case StatusUnsigned:
+		case Unsigned:
 			r.fail(Unsigned, CodeUnsigned, field, "a signature", "none", "")
-		case StatusOK:
+		case OK:
 		default:
 			for _, s := range e.sigs.Signatures {
-				if s.Status == StatusOK {
+				if s.Status == OK {
 					continue
 				}
-				o := Outcome(s.Status)
+				o := s.Status
 				code := CodeSignature
 				if o == UntrustedSigner {
 					code = CodeUntrusted
@@ -419,29 +490,28 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if r.Signers == nil {
 		r.Signers = []Signer{}
 	}
-	st := tv.statement
-	r.LineHash = attest.TaskLineHash(st)
-	// 5. Exactly one subject; its gitCommit is the object.
-	if len(st.Subjects) != 1 {
-		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
-	}
-	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
-		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
-	}
-	// The predicate (schema, revision-aware view).
+}
+
+// readPredicate decodes st's predicate against its schema and records it on r
+// with what the report shows of it (verdict, revision, newer fields, the
+// regression reason, unit, task ID, the object kind its verdict makes); a
+// verdict outside the four is malformed. ok is false, r charged, when the
+// predicate does not decode.
+func readPredicate(r *ObjectResult, st *attest.Statement) (p *predicate.Predicate, view *predicate.View, ok bool) {
 	p, err := predicate.FromValue(st.Predicate)
 	if err != nil {
 		r.fail(Malformed, CodePredicate, "predicate", "", "", err.Error())
-		return
+		return nil, nil, false
 	}
-	view := p.Read()
-	r.Predicate, r.View, r.Statement = p, &view, st
+	v := p.Read()
+	view = &v
+	r.Predicate, r.View, r.Statement = p, view, st
 	r.Verdict, r.Revision, r.NewerFields = string(p.Verdict), view.Revision, view.NewerFields
 	if r.NewerFields == nil {
 		r.NewerFields = []string{}
 	}
 	if view.Regression != nil {
-		r.Regression = regressionValue(p, &view)
+		r.Regression = regressionValue(p, view)
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 	r.TaskID = p.Task.ID
@@ -457,6 +527,31 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 		r.Kind = ObjectDecision
 	default:
 		r.Kind = ObjectTick
+	}
+	return p, view, true
+}
+
+// checkTask runs, for one task's statements, the checks of
+// docs/format.md#checks-in-order from the signatures (credited) and from the
+// Statement's _type onwards: tv is its task-verification statement, group every statement
+// of the tick (byTaskLine); lines is the number of task lines the note's
+// statements for the subject are about.
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
+	// 3. The signatures' verdicts (checked per line in verifyNote).
+	creditSignatures(r, tv, group)
+	st := tv.statement
+	r.LineHash = attest.TaskLineHash(st)
+	// 5. Exactly one subject; its gitCommit is the object.
+	if len(st.Subjects) != 1 {
+		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
+	}
+	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
+		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
+	}
+	// The predicate (schema, revision-aware view).
+	p, view, ok := readPredicate(r, st)
+	if !ok {
+		return
 	}
 	bug := isBugTask(p)
 	if bug {
@@ -508,8 +603,10 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 			r.fail(Mismatch, CodeTaskMissing, "predicate.unit.dir", path, "", fmt.Sprintf("tasks file not readable at the object: %v", err))
 			return
 		}
-		// Parsed leniently: a repeated task ID makes only that ID ambiguous (README
-		// "Choices", item 10); every other task of the file is checked normally.
+		// Parsed leniently: a repeated task ID makes only that ID ambiguous
+		// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+		// line, also when its task ID repeats"); every other task of the file
+		// is checked normally.
 		var perr error
 		if f, perr = specfmt.ParseTasks(unit, b, specfmt.AllowDuplicateIDs()); perr != nil {
 			r.fail(Mismatch, CodeTaskMissing, "predicate.task.id", p.Task.ID, "", fmt.Sprintf("%s: %v", path, perr))
@@ -521,7 +618,8 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	case errors.Is(err, specfmt.ErrDuplicateTask):
 		// A repeated ID: a tick is a line, and the task is the one line with
 		// that ID that reads as open as the statement's line_hash says
-		// (README "Choices", item 10).
+		// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+		// line, also when its task ID repeats").
 		t, err = f.LookupLine(p.Task.ID, p.Task.LineHash)
 		switch {
 		case errors.Is(err, specfmt.ErrTaskNotFound):

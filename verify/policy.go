@@ -244,8 +244,12 @@ type Explanation struct {
 
 // Explain verifies commit (see Verifier.Object) and evaluates every
 // per-object rule of the verifier's policy on each task it attests. An object
-// whose predicate cannot be read gets no rule results. Errors are Object's.
+// whose predicate cannot be read gets no rule results. Trust or a policy read
+// from commit is refused ([FromVerifiedError]); other errors are Object's.
 func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
+	if err := v.ready(Verified{Objects: []gitref.Hash{commit}}); err != nil {
+		return nil, err
+	}
 	rs, err := v.Object(commit)
 	if err != nil {
 		return nil, err
@@ -274,8 +278,10 @@ type PolicySource struct {
 }
 
 // LoadPolicy loads the policy src names, or returns the embedded default when
-// src is empty. Errors match policy.ErrPolicy (unreadable, invalid, both
-// sources given), or are git's for an unknown REV.
+// src is empty. A policy read from git records the commit it was read from
+// ([policy.Policy.Commit]): a [Verifier] refuses to verify that commit with it
+// ([FromVerifiedError]). Errors match policy.ErrPolicy (unreadable, invalid,
+// both sources given), or are git's for an unknown REV.
 func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
 	switch {
 	case src.File != "" && src.Rev != "":
@@ -295,7 +301,7 @@ func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
 		if err != nil {
 			return nil, &policy.Error{File: src.Rev, Msg: fmt.Sprintf("cannot read at %s: %v", c, err)}
 		}
-		return policy.Parse(b, src.Rev)
+		return policy.ParseFromCommit(b, src.Rev, string(c))
 	}
 	return policy.Default(), nil
 }

@@ -232,24 +232,24 @@ func TestPolicyRange(t *testing.T) {
 }
 
 // TestLoadPolicy: --policy and --policy-rev (read from git at REV, never from
-// the work tree), and their errors.
+// the work tree, recording the commit), and their errors.
 func TestLoadPolicy(t *testing.T) {
 	f := newFixture(t)
 	src := "version = 1\n[monitor]\nstates = [\"clean\"]\n"
 	c := f.commit("policy", map[string]string{".taskproof/policy.toml": src})
 	repo, _ := f.open()
 	p, err := LoadPolicy(repo, PolicySource{Rev: string(c) + ":.taskproof/policy.toml"})
-	if err != nil || strings.Join(p.RuleNames(), ",") != policy.RuleMonitorState {
+	if err != nil || strings.Join(p.RuleNames(), ",") != policy.RuleMonitorState || p.Commit() != string(c) {
 		t.Fatalf("LoadPolicy rev: %v %v", p, err)
 	}
 	file := filepath.Join(t.TempDir(), "p.toml")
 	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if p, err = LoadPolicy(repo, PolicySource{File: file}); err != nil || p.Name() != file {
+	if p, err = LoadPolicy(repo, PolicySource{File: file}); err != nil || p.Name() != file || p.Commit() != "" {
 		t.Fatalf("LoadPolicy file: %v", err)
 	}
-	if p, err = LoadPolicy(repo, PolicySource{}); err != nil || len(p.RuleNames()) != 0 {
+	if p, err = LoadPolicy(repo, PolicySource{}); err != nil || len(p.RuleNames()) != 0 || p.Commit() != "" {
 		t.Fatalf("LoadPolicy default: %v", err)
 	}
 	for _, bad := range []PolicySource{

@@ -106,9 +106,9 @@ func TestPrincipalPatternsAgainstSSHKeygen(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch {
-			case len(want) == 0 && res.Status != StatusUntrustedSigner:
+			case len(want) == 0 && res.Status != UntrustedSigner:
 				t.Errorf("no principal is accepted, yet the signature is %s", res.Status)
-			case len(want) > 0 && (res.Status != StatusOK || res.Signers[0].Principal != strings.Join(want, ",")):
+			case len(want) > 0 && (res.Status != OK || res.Signers[0].Principal != strings.Join(want, ",")):
 				t.Errorf("signature %s, signers %+v; want ok, principal %q", res.Status, res.Signers, strings.Join(want, ","))
 			}
 		})

@@ -22,51 +22,6 @@ import (
 	"github.com/taskproof/taskproof/signer"
 )
 
-// SignatureStatus is the verdict on one signature, or on all of an envelope's
-// signatures together; the values are outcome names of docs/format.md#verification-rules.
-type SignatureStatus string
-
-// Signature statuses, most severe first (docs/format.md#verification-rules precedence).
-const (
-	// StatusMalformed: the signature cannot be parsed (bad armor, bad SSHSIG or
-	// OpenPGP packets).
-	StatusMalformed SignatureStatus = "malformed"
-	// StatusBadSignature: the signature does not verify against the key it
-	// embeds or names (SSH: the key in the SSHSIG blob; OpenPGP: the trusted
-	// issuer key; raw: the trusted key its keyid names), or it is not one
-	// taskproof accepts (SSHSIG namespace other than in-toto, OpenPGP text-mode
-	// or weak-hash signature).
-	StatusBadSignature SignatureStatus = "bad_signature"
-	// StatusUntrustedSigner: the signature is cryptographically sound (or cannot
-	// be checked because no trusted key matches), but the verifier's trust does
-	// not accept its key for in-toto now: unknown key, a namespaces= list without
-	// in-toto, outside valid-after/valid-before or a certificate's window,
-	// expired or revoked OpenPGP key.
-	StatusUntrustedSigner SignatureStatus = "untrusted_signer"
-	// StatusUnsigned: the envelope has no signature (only for a whole envelope).
-	StatusUnsigned SignatureStatus = "unsigned"
-	// StatusOK: the signature verifies with a key the verifier trusts.
-	StatusOK SignatureStatus = "ok"
-)
-
-// rank orders statuses by docs/format.md#verification-rules precedence (malformed > bad_signature >
-// mismatch > untrusted_signer > unsigned > ok); higher is more severe.
-func (s SignatureStatus) rank() int {
-	switch s {
-	case StatusMalformed:
-		return 5
-	case StatusBadSignature:
-		return 4
-	case StatusUntrustedSigner:
-		return 2
-	case StatusUnsigned:
-		return 1
-	case StatusOK:
-		return 0
-	}
-	return 6
-}
-
 // SignatureResult is the verdict on one envelope signature.
 type SignatureResult struct {
 	// Index is the signature's position in the envelope.
@@ -85,7 +40,9 @@ type SignatureResult struct {
 	// principals that the entry's patterns match, comma-joined) or the OpenPGP
 	// primary user id; "" when not trusted.
 	Principal string
-	Status    SignatureStatus
+	// Status is ok, bad_signature, untrusted_signer or malformed (see
+	// [Outcome] for what each means for a signature).
+	Status Outcome
 	// Reason says why Status is not ok, in lower case; "" for ok.
 	Reason string
 }
@@ -93,12 +50,12 @@ type SignatureResult struct {
 // SignaturesResult is the verdict on all signatures of one envelope.
 type SignaturesResult struct {
 	// Status is the most severe of the per-signature statuses by
-	// docs/format.md#verification-rules precedence, or [StatusUnsigned] for
-	// zero signatures. It is [StatusOK] only when every signature verified with
+	// docs/format.md#outcomes-and-reasons precedence, or [Unsigned] for
+	// zero signatures. It is [OK] only when every signature verified with
 	// a trusted key: docs/format.md#verification-rules checks "every signature
 	// against trust", so one bad or untrusted signature beside good ones fails
 	// the envelope (the good ones are still listed).
-	Status     SignatureStatus
+	Status     Outcome
 	Signatures []SignatureResult
 	// Signers are the distinct trusted keys with an ok signature, in order of
 	// first appearance; two signatures by one key count once.
@@ -124,9 +81,9 @@ func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*Signatur
 	if trust.empty() {
 		return nil, ErrNoTrust
 	}
-	res := &SignaturesResult{Status: StatusOK}
+	res := &SignaturesResult{Status: OK}
 	if len(env.Signatures) == 0 {
-		res.Status = StatusUnsigned
+		res.Status = Unsigned
 		return res, nil
 	}
 	pae := env.PAE()
@@ -136,10 +93,8 @@ func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*Signatur
 		r.Index = i
 		r.KeyIDHint = s.KeyID
 		res.Signatures = append(res.Signatures, r)
-		if r.Status.rank() > res.Status.rank() {
-			res.Status = r.Status
-		}
-		if r.Status == StatusOK {
+		res.Status = worse(res.Status, r.Status)
+		if r.Status == OK {
 			id := string(r.Kind) + "\x00" + r.KeyID
 			if !seen[id] {
 				seen[id] = true
@@ -168,7 +123,7 @@ func verifyOne(pae []byte, s dsse.Signature, trust *Trust, at time.Time) Signatu
 	}
 }
 
-func fail(kind signer.Kind, status SignatureStatus, format string, args ...any) SignatureResult {
+func fail(kind signer.Kind, status Outcome, format string, args ...any) SignatureResult {
 	return SignatureResult{Kind: kind, Status: status, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -199,11 +154,11 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	const kind = signer.KindSSH
 	block, err := singlePEM(text, sshsig.PEMType)
 	if err != nil {
-		return fail(kind, StatusMalformed, "ssh signature: %v", err)
+		return fail(kind, Malformed, "ssh signature: %v", err)
 	}
 	sig, err := sshsig.ParseSignature(block.Bytes)
 	if err != nil {
-		return fail(kind, StatusMalformed, "ssh signature: %v", err)
+		return fail(kind, Malformed, "ssh signature: %v", err)
 	}
 	signingKey := sig.PublicKey
 	cert, isCert := sig.PublicKey.(*ssh.Certificate)
@@ -214,18 +169,18 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	// 1. The namespace binds the signature to its purpose: a git commit or file
 	//    signature replayed as an attestation is a bad signature.
 	if sig.Namespace != signer.SSHNamespace {
-		r := fail(kind, StatusBadSignature, "ssh signature namespace %q, want %q", sig.Namespace, signer.SSHNamespace)
+		r := fail(kind, BadSignature, "ssh signature namespace %q, want %q", sig.Namespace, signer.SSHNamespace)
 		r.KeyID = keyID
 		return r
 	}
 	if sig.Signature.Format == ssh.KeyAlgoRSA || sig.Signature.Format == ssh.CertAlgoRSAv01 {
-		r := fail(kind, StatusBadSignature, "ssh signature uses RSA with SHA-1")
+		r := fail(kind, BadSignature, "ssh signature uses RSA with SHA-1")
 		r.KeyID = keyID
 		return r
 	}
 	// 2. The signature must verify with the key it embeds.
 	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, signer.SSHNamespace); err != nil {
-		r := fail(kind, StatusBadSignature, "ssh signature by %s does not verify: %v", keyID, err)
+		r := fail(kind, BadSignature, "ssh signature by %s does not verify: %v", keyID, err)
 		r.KeyID = keyID
 		return r
 	}
@@ -233,11 +188,11 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	//    in-toto at the verifier's time.
 	principal, reason := sshTrusted(trust, sig.PublicKey, cert, at)
 	if reason != "" {
-		r := fail(kind, StatusUntrustedSigner, "ssh key %s: %s", keyID, reason)
+		r := fail(kind, UntrustedSigner, "ssh key %s: %s", keyID, reason)
 		r.KeyID = keyID
 		return r
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: StatusOK}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: OK}
 }
 
 // sshTrusted finds an allowed signers entry accepting key (or cert) for the
@@ -333,58 +288,58 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 	trimmed := bytes.TrimSpace(text)
 	if !bytes.HasPrefix(trimmed, []byte(pgpArmorBegin)) || !bytes.HasSuffix(trimmed, []byte("-----END PGP SIGNATURE-----")) ||
 		bytes.Count(trimmed, []byte("-----BEGIN ")) != 1 {
-		return fail(kind, StatusMalformed, "openpgp signature: not exactly one armored signature block")
+		return fail(kind, Malformed, "openpgp signature: not exactly one armored signature block")
 	}
 	block, err := armor.Decode(bytes.NewReader(trimmed))
 	if err != nil {
-		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+		return fail(kind, Malformed, "openpgp signature: %v", err)
 	}
 	if block.Type != openpgp.SignatureType {
-		return fail(kind, StatusMalformed, "openpgp signature: armored block %q", block.Type)
+		return fail(kind, Malformed, "openpgp signature: armored block %q", block.Type)
 	}
 	body, err := io.ReadAll(io.LimitReader(block.Body, dsse.MaxEnvelopeSize))
 	if err != nil {
-		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+		return fail(kind, Malformed, "openpgp signature: %v", err)
 	}
 	// Exactly one signature packet: go-crypto would otherwise try each in turn.
 	pr := packet.NewReader(bytes.NewReader(body))
 	p, err := pr.Next()
 	if err != nil {
-		return fail(kind, StatusMalformed, "openpgp signature: %v", err)
+		return fail(kind, Malformed, "openpgp signature: %v", err)
 	}
 	sig, ok := p.(*packet.Signature)
 	if !ok {
-		return fail(kind, StatusMalformed, "openpgp signature: first packet is %T, not a signature", p)
+		return fail(kind, Malformed, "openpgp signature: first packet is %T, not a signature", p)
 	}
 	if _, err := pr.Next(); err != io.EOF {
-		return fail(kind, StatusMalformed, "openpgp signature: more than one packet")
+		return fail(kind, Malformed, "openpgp signature: more than one packet")
 	}
 	if sig.IssuerKeyId == nil {
-		return fail(kind, StatusMalformed, "openpgp signature: no issuer key id")
+		return fail(kind, Malformed, "openpgp signature: no issuer key id")
 	}
 	issuer := fmt.Sprintf("%016X", *sig.IssuerKeyId)
 	if sig.SigType != packet.SigTypeBinary {
-		return fail(kind, StatusBadSignature, "openpgp signature by %s: type 0x%02x, want a binary-document signature (0x00)", issuer, uint8(sig.SigType))
+		return fail(kind, BadSignature, "openpgp signature by %s: type 0x%02x, want a binary-document signature (0x00)", issuer, uint8(sig.SigType))
 	}
 	if !acceptedPGPHashes[sig.Hash] {
-		return fail(kind, StatusBadSignature, "openpgp signature by %s: digest algorithm %v not accepted", issuer, sig.Hash)
+		return fail(kind, BadSignature, "openpgp signature by %s: digest algorithm %v not accepted", issuer, sig.Hash)
 	}
 	if trust.keyring == nil {
-		return fail(kind, StatusUntrustedSigner, "openpgp key %s: no keyring in trust", issuer)
+		return fail(kind, UntrustedSigner, "openpgp key %s: no keyring in trust", issuer)
 	}
 	cfg := &packet.Config{Time: func() time.Time { return at }}
 	_, entity, err := openpgp.VerifyDetachedSignature(trust.keyring.Entities, bytes.NewReader(pae), bytes.NewReader(body), cfg)
 	if entity == nil {
 		if errors.Is(err, pgperrors.ErrUnknownIssuer) {
-			return fail(kind, StatusUntrustedSigner, "openpgp key %s: not a signing key in the keyring", issuer)
+			return fail(kind, UntrustedSigner, "openpgp key %s: not a signing key in the keyring", issuer)
 		}
-		return fail(kind, StatusBadSignature, "openpgp signature by %s does not verify: %v", issuer, err)
+		return fail(kind, BadSignature, "openpgp signature by %s does not verify: %v", issuer, err)
 	}
 	keyID := fmt.Sprintf("%X", entity.PrimaryKey.Fingerprint)
 	if err != nil {
-		status := StatusBadSignature
+		status := BadSignature
 		if errors.Is(err, pgperrors.ErrKeyExpired) || errors.Is(err, pgperrors.ErrKeyRevoked) || errors.Is(err, pgperrors.ErrSignatureExpired) {
-			status = StatusUntrustedSigner
+			status = UntrustedSigner
 		}
 		r := fail(kind, status, "openpgp key %s at %s: %v", keyID, at.UTC().Format(time.RFC3339), err)
 		r.KeyID = keyID
@@ -394,7 +349,7 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 	if id := entity.PrimaryIdentity(); id != nil {
 		principal = id.Name
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: StatusOK}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: OK}
 }
 
 // verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw
@@ -403,17 +358,17 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 func verifyRaw(pae []byte, s dsse.Signature, trust *Trust) SignatureResult {
 	const kind = signer.KindRaw
 	if len(trust.raw) == 0 {
-		return fail(kind, StatusUntrustedSigner, "raw signature (keyid %q): no raw keys in trust", s.KeyID)
+		return fail(kind, UntrustedSigner, "raw signature (keyid %q): no raw keys in trust", s.KeyID)
 	}
 	for _, k := range trust.raw {
 		if k.verifier.Verify(context.Background(), pae, s.Sig) == nil {
-			return SignatureResult{Kind: kind, KeyID: k.KeyID, Principal: k.Source, Status: StatusOK}
+			return SignatureResult{Kind: kind, KeyID: k.KeyID, Principal: k.Source, Status: OK}
 		}
 	}
 	for _, k := range trust.raw {
 		if s.KeyID != "" && strings.EqualFold(s.KeyID, k.KeyID) {
-			return fail(kind, StatusBadSignature, "raw signature does not verify with the trusted key %s it names", k.KeyID)
+			return fail(kind, BadSignature, "raw signature does not verify with the trusted key %s it names", k.KeyID)
 		}
 	}
-	return fail(kind, StatusUntrustedSigner, "raw signature (keyid %q): no trusted raw key verifies it", s.KeyID)
+	return fail(kind, UntrustedSigner, "raw signature (keyid %q): no trusted raw key verifies it", s.KeyID)
 }

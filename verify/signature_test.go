@@ -127,21 +127,21 @@ func TestVerifySSHKeygenSignatures(t *testing.T) {
 		ns        string
 		trust     string
 		at        time.Time
-		want      SignatureStatus
+		want      Outcome
 		principal string
 		reason    string
 	}{
-		{"in-toto", "in-toto", "alice@example.com " + k.line, now, StatusOK, "alice@example.com", ""},
-		{"namespaces includes in-toto", "in-toto", `alice@example.com namespaces="git,in-toto" ` + k.line, now, StatusOK, "alice@example.com", ""},
-		{"namespace git", "git", "alice@example.com " + k.line, now, StatusBadSignature, "", `namespace "git"`},
-		{"namespace file", "file", "alice@example.com " + k.line, now, StatusBadSignature, "", `namespace "file"`},
-		{"trusted only for git", "in-toto", `alice@example.com namespaces="git" ` + k.line, now, StatusUntrustedSigner, "", "does not include in-toto"},
-		{"valid-before passed", "in-toto", `alice@example.com valid-before="20260101Z" ` + k.line, now, StatusUntrustedSigner, "", "expired"},
-		{"valid-after not reached", "in-toto", `alice@example.com valid-after="20270101Z" ` + k.line, now, StatusUntrustedSigner, "", "not valid before"},
-		{"inside window", "in-toto", `alice@example.com valid-after="20260101Z",valid-before="20270101Z" ` + k.line, now, StatusOK, "alice@example.com", ""},
-		{"window judged at the verifier's clock", "in-toto", `alice@example.com valid-before="20260101Z" ` + k.line, time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC), StatusOK, "alice@example.com", ""},
-		{"unknown key", "in-toto", "bob@example.com " + other.line, now, StatusUntrustedSigner, "", "not in allowed signers"},
-		{"key listed only as CA", "in-toto", "alice@example.com cert-authority " + k.line, now, StatusUntrustedSigner, "", "not in allowed signers"},
+		{"in-toto", "in-toto", "alice@example.com " + k.line, now, OK, "alice@example.com", ""},
+		{"namespaces includes in-toto", "in-toto", `alice@example.com namespaces="git,in-toto" ` + k.line, now, OK, "alice@example.com", ""},
+		{"namespace git", "git", "alice@example.com " + k.line, now, BadSignature, "", `namespace "git"`},
+		{"namespace file", "file", "alice@example.com " + k.line, now, BadSignature, "", `namespace "file"`},
+		{"trusted only for git", "in-toto", `alice@example.com namespaces="git" ` + k.line, now, UntrustedSigner, "", "does not include in-toto"},
+		{"valid-before passed", "in-toto", `alice@example.com valid-before="20260101Z" ` + k.line, now, UntrustedSigner, "", "expired"},
+		{"valid-after not reached", "in-toto", `alice@example.com valid-after="20270101Z" ` + k.line, now, UntrustedSigner, "", "not valid before"},
+		{"inside window", "in-toto", `alice@example.com valid-after="20260101Z",valid-before="20270101Z" ` + k.line, now, OK, "alice@example.com", ""},
+		{"window judged at the verifier's clock", "in-toto", `alice@example.com valid-before="20260101Z" ` + k.line, time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC), OK, "alice@example.com", ""},
+		{"unknown key", "in-toto", "bob@example.com " + other.line, now, UntrustedSigner, "", "not in allowed signers"},
+		{"key listed only as CA", "in-toto", "alice@example.com cert-authority " + k.line, now, UntrustedSigner, "", "not in allowed signers"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestVerifySSHKeygenSignatures(t *testing.T) {
 			if r.KeyIDHint != "SHA256:bogus-hint" {
 				t.Fatalf("KeyIDHint = %q", r.KeyIDHint)
 			}
-			if (tt.want == StatusOK) != (len(res.Signers) == 1) {
+			if (tt.want == OK) != (len(res.Signers) == 1) {
 				t.Fatalf("Signers = %+v", res.Signers)
 			}
 		})
@@ -203,21 +203,21 @@ func TestVerifySSHCertificate(t *testing.T) {
 		cert      *ssh.Certificate
 		trust     string
 		at        time.Time
-		want      SignatureStatus
+		want      Outcome
 		principal string
 		reason    string
 	}{
-		{"ok", good, `*@example.com cert-authority ` + ca.line, now, StatusOK, "alice@example.com", ""},
-		{"ok with namespaces", good, `alice@example.com cert-authority,namespaces="in-toto" ` + ca.line, now, StatusOK, "alice@example.com", ""},
-		{"principal not allowed", good, `bob@example.com cert-authority ` + ca.line, now, StatusUntrustedSigner, "", "do not match"},
-		{"negated principal", good, `*@example.com,!alice@* cert-authority ` + ca.line, now, StatusUntrustedSigner, "", "do not match"},
-		{"cert expired at verifier's clock", good, `*@example.com cert-authority ` + ca.line, time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC), StatusUntrustedSigner, "", "expired"},
-		{"cert not yet valid", good, `*@example.com cert-authority ` + ca.line, time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC), StatusUntrustedSigner, "", "not yet valid"},
-		{"other CA", good, `*@example.com cert-authority ` + otherCA.line, now, StatusUntrustedSigner, "", "not in allowed signers"},
-		{"CA key without cert-authority", good, `*@example.com ` + ca.line, now, StatusUntrustedSigner, "", "not in allowed signers"},
-		{"user key listed plainly", good, `*@example.com ` + user.line, now, StatusUntrustedSigner, "", "not in allowed signers"},
-		{"CA only for git", good, `*@example.com cert-authority,namespaces="git" ` + ca.line, now, StatusUntrustedSigner, "", "does not include in-toto"},
-		{"critical option", forceCmd, `*@example.com cert-authority ` + ca.line, now, StatusUntrustedSigner, "", "critical option"},
+		{"ok", good, `*@example.com cert-authority ` + ca.line, now, OK, "alice@example.com", ""},
+		{"ok with namespaces", good, `alice@example.com cert-authority,namespaces="in-toto" ` + ca.line, now, OK, "alice@example.com", ""},
+		{"principal not allowed", good, `bob@example.com cert-authority ` + ca.line, now, UntrustedSigner, "", "do not match"},
+		{"negated principal", good, `*@example.com,!alice@* cert-authority ` + ca.line, now, UntrustedSigner, "", "do not match"},
+		{"cert expired at verifier's clock", good, `*@example.com cert-authority ` + ca.line, time.Date(2027, 2, 1, 0, 0, 0, 0, time.UTC), UntrustedSigner, "", "expired"},
+		{"cert not yet valid", good, `*@example.com cert-authority ` + ca.line, time.Date(2025, 2, 1, 0, 0, 0, 0, time.UTC), UntrustedSigner, "", "not yet valid"},
+		{"other CA", good, `*@example.com cert-authority ` + otherCA.line, now, UntrustedSigner, "", "not in allowed signers"},
+		{"CA key without cert-authority", good, `*@example.com ` + ca.line, now, UntrustedSigner, "", "not in allowed signers"},
+		{"user key listed plainly", good, `*@example.com ` + user.line, now, UntrustedSigner, "", "not in allowed signers"},
+		{"CA only for git", good, `*@example.com cert-authority,namespaces="git" ` + ca.line, now, UntrustedSigner, "", "does not include in-toto"},
+		{"critical option", forceCmd, `*@example.com cert-authority ` + ca.line, now, UntrustedSigner, "", "critical option"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,7 +240,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 	if !strings.Contains(out, "Good") {
 		t.Fatalf("ssh-keygen: %s", out)
 	}
-	if r := mustVerify(t, env, allowed(t, "*@example.com cert-authority "+ca.line), time.Now()); r.Status != StatusOK {
+	if r := mustVerify(t, env, allowed(t, "*@example.com cert-authority "+ca.line), time.Now()); r.Status != OK {
 		t.Fatalf("current certificate: %+v", r.Signatures)
 	}
 }
@@ -257,32 +257,32 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 
 	t.Run("two signatures by one key count once", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, good, good2), tr, now)
-		if res.Status != StatusOK || len(res.Signatures) != 2 || len(res.Signers) != 1 || res.Signers[0].Principal != "alice" {
+		if res.Status != OK || len(res.Signatures) != 2 || len(res.Signers) != 1 || res.Signers[0].Principal != "alice" {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("two keys", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, good, byK2), tr, now)
-		if res.Status != StatusOK || len(res.Signers) != 2 || res.Signers[1].Principal != "bob" {
+		if res.Status != OK || len(res.Signers) != 2 || res.Signers[1].Principal != "bob" {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("valid and invalid both reported", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, good, tampered), tr, now)
-		if res.Status != StatusBadSignature || res.Signatures[0].Status != StatusOK || res.Signatures[1].Status != StatusBadSignature ||
+		if res.Status != BadSignature || res.Signatures[0].Status != OK || res.Signatures[1].Status != BadSignature ||
 			res.Signatures[1].Index != 1 || len(res.Signers) != 1 {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("trusted and untrusted", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, good, byK2), allowed(t, "alice "+k.line), now)
-		if res.Status != StatusUntrustedSigner || res.Signatures[0].Status != StatusOK || res.Signatures[1].Status != StatusUntrustedSigner {
+		if res.Status != UntrustedSigner || res.Signatures[0].Status != OK || res.Signatures[1].Status != UntrustedSigner {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("zero signatures", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload), tr, now)
-		if res.Status != StatusUnsigned || len(res.Signatures) != 0 {
+		if res.Status != Unsigned || len(res.Signatures) != 0 {
 			t.Fatalf("got %+v", res)
 		}
 	})
@@ -293,7 +293,7 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 			"-----BEGIN PGP SIGNATURE-----\n\nAAAA\n-----END PGP SIGNATURE-----\n",
 		} {
 			res := mustVerify(t, wrap(t, payload, good, dsse.Signature{Sig: []byte(sig)}), tr, now)
-			if res.Status != StatusMalformed || res.Signatures[1].Status != StatusMalformed {
+			if res.Status != Malformed || res.Signatures[1].Status != Malformed {
 				t.Fatalf("%q: got %+v", sig, res)
 			}
 		}
@@ -318,7 +318,7 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res := mustVerify(t, env, tr, now); res.Status != StatusOK || len(res.Signers) != 2 {
+		if res := mustVerify(t, env, tr, now); res.Status != OK || len(res.Signers) != 2 {
 			t.Fatalf("got %+v", res)
 		}
 	})
@@ -336,7 +336,7 @@ func TestVerifyWrongSignedBytes(t *testing.T) {
 	for name, data := range map[string][]byte{"base64 text": []byte(base64.StdEncoding.EncodeToString(payload)), "PAE of base64": b64PAE, "legacy PAE": legacy} {
 		t.Run("ssh "+name, func(t *testing.T) {
 			res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", data)}), allowed(t, "a "+k.line), now)
-			if res.Status != StatusBadSignature {
+			if res.Status != BadSignature {
 				t.Fatalf("got %+v", res)
 			}
 		})
@@ -344,7 +344,7 @@ func TestVerifyWrongSignedBytes(t *testing.T) {
 			sig := ed25519.Sign(edPriv, data)
 			tr, _ := NewTrust(WithRawKeys(raw))
 			res := mustVerify(t, wrap(t, payload, dsse.Signature{KeyID: raw.KeyID, Sig: sig}), tr, now)
-			if res.Status != StatusBadSignature {
+			if res.Status != BadSignature {
 				t.Fatalf("got %+v", res)
 			}
 		})
@@ -415,7 +415,7 @@ func TestVerifyRaw(t *testing.T) {
 			want string
 		}{{rawSigner(t, edPriv), edKey.KeyID}, {rawSigner(t, ec), ecKey.KeyID}} {
 			res := mustVerify(t, signed(tc.s), tr, now)
-			if res.Status != StatusOK || res.Signatures[0].KeyID != tc.want || res.Signatures[0].Kind != signer.KindRaw {
+			if res.Status != OK || res.Signatures[0].KeyID != tc.want || res.Signatures[0].Kind != signer.KindRaw {
 				t.Fatalf("got %+v", res)
 			}
 		}
@@ -424,26 +424,26 @@ func TestVerifyRaw(t *testing.T) {
 		env := signed(rawSigner(t, ec))
 		env.Signatures[0].KeyID = edKey.KeyID
 		res := mustVerify(t, env, tr, now)
-		if res.Status != StatusOK || res.Signatures[0].KeyID != ecKey.KeyID {
+		if res.Status != OK || res.Signatures[0].KeyID != ecKey.KeyID {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("unknown key", func(t *testing.T) {
 		res := mustVerify(t, signed(rawSigner(t, ec2)), tr, now)
-		if res.Status != StatusUntrustedSigner {
+		if res.Status != UntrustedSigner {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("unknown key naming a trusted keyid", func(t *testing.T) {
 		env := signed(rawSigner(t, ec2))
 		env.Signatures[0].KeyID = strings.ToUpper(ecKey.KeyID)
-		if res := mustVerify(t, env, tr, now); res.Status != StatusBadSignature {
+		if res := mustVerify(t, env, tr, now); res.Status != BadSignature {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("no raw keys in trust", func(t *testing.T) {
 		k := newSSHKey(t)
-		if res := mustVerify(t, signed(rawSigner(t, ec)), allowed(t, "a "+k.line), now); res.Status != StatusUntrustedSigner {
+		if res := mustVerify(t, signed(rawSigner(t, ec)), allowed(t, "a "+k.line), now); res.Status != UntrustedSigner {
 			t.Fatalf("got %+v", res)
 		}
 	})
@@ -538,7 +538,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 		t.Run(fmt.Sprintf("armored keyring %v", armored), func(t *testing.T) {
 			res := mustVerify(t, wrap(t, payload, dsse.Signature{KeyID: strings.ToLower(fpr), Sig: gpgSign(t, env, fpr, pae)}), tr, time.Now())
 			r := res.Signatures[0]
-			if res.Status != StatusOK || r.Kind != signer.KindOpenPGP || r.KeyID != fpr || r.Principal != "Alice <alice@example.com>" {
+			if res.Status != OK || r.Kind != signer.KindOpenPGP || r.KeyID != fpr || r.Principal != "Alice <alice@example.com>" {
 				t.Fatalf("got %+v", res)
 			}
 		})
@@ -546,26 +546,26 @@ func TestVerifyGPGSignatures(t *testing.T) {
 	tr, _ := NewTrust(WithKeyring(gpgKeyring(t, env, true)))
 	t.Run("tampered", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(statement+" ")))}), tr, time.Now())
-		if res.Status != StatusBadSignature {
+		if res.Status != BadSignature {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("text-mode signature", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, pae, "--textmode")}), tr, time.Now())
-		if res.Status != StatusBadSignature || !strings.Contains(res.Signatures[0].Reason, "binary") {
+		if res.Status != BadSignature || !strings.Contains(res.Signatures[0].Reason, "binary") {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("SHA-1 signature", func(t *testing.T) {
 		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, pae, "--digest-algo", "SHA1")}), tr, time.Now())
-		if res.Status != StatusBadSignature || !strings.Contains(res.Signatures[0].Reason, "digest algorithm") {
+		if res.Status != BadSignature || !strings.Contains(res.Signatures[0].Reason, "digest algorithm") {
 			t.Fatalf("got %+v", res)
 		}
 	})
 	t.Run("key not in keyring", func(t *testing.T) {
 		_, fpr2, env2 := gpgHome(t, "never")
 		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env2, fpr2, pae)}), tr, time.Now())
-		if res.Status != StatusUntrustedSigner {
+		if res.Status != UntrustedSigner {
 			t.Fatalf("got %+v", res)
 		}
 	})
@@ -573,11 +573,11 @@ func TestVerifyGPGSignatures(t *testing.T) {
 		_, fpr3, env3 := gpgHome(t, "1d")
 		tr3, _ := NewTrust(WithKeyring(gpgKeyring(t, env3, true)))
 		e := wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env3, fpr3, pae)})
-		if res := mustVerify(t, e, tr3, time.Now().Add(time.Hour)); res.Status != StatusOK {
+		if res := mustVerify(t, e, tr3, time.Now().Add(time.Hour)); res.Status != OK {
 			t.Fatalf("before expiry: got %+v", res)
 		}
 		res := mustVerify(t, e, tr3, time.Now().Add(72*time.Hour))
-		if res.Status != StatusUntrustedSigner || res.Signatures[0].KeyID != fpr3 || !strings.Contains(res.Signatures[0].Reason, "expired") {
+		if res.Status != UntrustedSigner || res.Signatures[0].KeyID != fpr3 || !strings.Contains(res.Signatures[0].Reason, "expired") {
 			t.Fatalf("after expiry: got %+v", res)
 		}
 	})
@@ -594,7 +594,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 		testenv.Run(t, nil, env4, "gpg", "--batch", "--import", revFile)
 		tr4, _ := NewTrust(WithKeyring(gpgKeyring(t, env4, true)))
 		res := mustVerify(t, e, tr4, time.Now().Add(time.Minute))
-		if res.Status != StatusUntrustedSigner || !strings.Contains(res.Signatures[0].Reason, "revoked") {
+		if res.Status != UntrustedSigner || !strings.Contains(res.Signatures[0].Reason, "revoked") {
 			t.Fatalf("got %+v", res)
 		}
 	})
@@ -625,7 +625,7 @@ func BenchmarkVerifySSHEnvelope(b *testing.B) {
 			b.Fatal(err)
 		}
 		res, err := VerifySignatures(e, tr, now)
-		if err != nil || res.Status != StatusOK {
+		if err != nil || res.Status != OK {
 			b.Fatalf("%v %+v", err, res)
 		}
 	}

@@ -227,7 +227,7 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
 	}
 	r := verifyBundleSignature(b, trust.sigstore)
 	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
-	if r.Status == StatusOK {
+	if r.Status == OK {
 		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
 			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b)}}
 	}
@@ -246,11 +246,11 @@ func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResul
 	const kind = signer.KindSigstore
 	// 1. One signature.
 	if n := len(b.Envelope.Signatures); n != 1 {
-		return fail(kind, StatusMalformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", n)
+		return fail(kind, Malformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", n)
 	}
 	// 2. A certificate.
 	if b.Leaf == nil {
-		return fail(kind, StatusUntrustedSigner, "sigstore bundle signed with a public key, not a certificate: taskproof trusts sigstore bundles by certificate identity only")
+		return fail(kind, UntrustedSigner, "sigstore bundle signed with a public key, not a certificate: taskproof trusts sigstore bundles by certificate identity only")
 	}
 	keyID := noteline.CertificateFingerprint(b.Leaf)
 	withKey := func(r SignatureResult) SignatureResult {
@@ -260,44 +260,44 @@ func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResul
 	// 3. The signature verifies with the certificate's key.
 	sc, err := b.Parsed.SignatureContent()
 	if err != nil {
-		return withKey(fail(kind, StatusMalformed, "sigstore bundle: %v", err))
+		return withKey(fail(kind, Malformed, "sigstore bundle: %v", err))
 	}
 	vc, err := b.Parsed.VerificationContent()
 	if err != nil {
-		return withKey(fail(kind, StatusMalformed, "sigstore bundle: %v", err))
+		return withKey(fail(kind, Malformed, "sigstore bundle: %v", err))
 	}
 	if err := sgverify.VerifySignature(sc, vc, &emptyMaterial{}); err != nil {
-		return withKey(fail(kind, StatusBadSignature, "sigstore signature by %s does not verify: %v", describe(b), err))
+		return withKey(fail(kind, BadSignature, "sigstore signature by %s does not verify: %v", describe(b), err))
 	}
 	if st == nil {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore signature by %s: %v", describe(b), errNoSigstoreTrust))
+		return withKey(fail(kind, UntrustedSigner, "sigstore signature by %s: %v", describe(b), errNoSigstoreTrust))
 	}
 	// 4. Issuer and identity, with reasons naming both sides.
 	sum, err := certificate.SummarizeCertificate(b.Leaf)
 	if err != nil {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate: %v", err))
+		return withKey(fail(kind, UntrustedSigner, "sigstore certificate: %v", err))
 	}
 	if sum.Issuer != st.issuer {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate issuer %q, want %q", sum.Issuer, st.issuer))
+		return withKey(fail(kind, UntrustedSigner, "sigstore certificate issuer %q, want %q", sum.Issuer, st.issuer))
 	}
 	if st.identityRE != nil {
 		if !st.identityRE.MatchString(sum.SubjectAlternativeName) {
-			return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate identity %q does not match %s", sum.SubjectAlternativeName, st.identityRE))
+			return withKey(fail(kind, UntrustedSigner, "sigstore certificate identity %q does not match %s", sum.SubjectAlternativeName, st.identityRE))
 		}
 	} else if sum.SubjectAlternativeName != st.identity {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate identity %q, want %q", sum.SubjectAlternativeName, st.identity))
+		return withKey(fail(kind, UntrustedSigner, "sigstore certificate identity %q, want %q", sum.SubjectAlternativeName, st.identity))
 	}
 	// An expired certificate with nothing to show when it was used: say so
 	// (sigstore-go's own message is "leaf certificate verification failed").
 	if now := time.Now(); now.After(b.Leaf.NotAfter) && b.TlogIndex < 0 && !hasTimestamps(b) {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore certificate of %s expired at %s and the bundle has no transparency log entry or signed timestamp showing it was used while valid",
+		return withKey(fail(kind, UntrustedSigner, "sigstore certificate of %s expired at %s and the bundle has no transparency log entry or signed timestamp showing it was used while valid",
 			describe(b), b.Leaf.NotAfter.UTC().Format(time.RFC3339)))
 	}
 	// 5. The whole of sigstore-go's verification.
 	if _, err := st.verifier.Verify(b.Parsed, st.policy); err != nil {
-		return withKey(fail(kind, StatusUntrustedSigner, "sigstore bundle by %s not trusted: %v", describe(b), err))
+		return withKey(fail(kind, UntrustedSigner, "sigstore bundle by %s not trusted: %v", describe(b), err))
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: StatusOK}
+	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: OK}
 }
 
 func describe(b *noteline.Bundle) string {

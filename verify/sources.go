@@ -51,59 +51,16 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	var opts []TrustOption
 	var used []string
 	var revs []SourceRev
-	switch {
-	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
-		return nil, nil, fmt.Errorf("%w: give an allowed signers file or one read from git (REV:PATH), not both", ErrTrust)
-	case src.AllowedSigners != "":
-		as, err := LoadAllowedSigners(src.AllowedSigners)
-		if err != nil {
-			return nil, nil, err
-		}
+	as, desc, rev, err := loadAllowedSignersInput(repo, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	if as != nil {
 		opts = append(opts, WithAllowedSigners(as))
-		used = append(used, "allowed signers "+src.AllowedSigners)
-	case src.AllowedSignersRev != "":
-		rev, path, ok := strings.Cut(src.AllowedSignersRev, ":")
-		if !ok || rev == "" || path == "" {
-			return nil, nil, fmt.Errorf("%w: allowed signers from git %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
-		}
-		c, err := repo.Resolve(rev)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, err := repo.File(c, path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: allowed signers %s: %v", ErrTrust, src.AllowedSignersRev, err)
-		}
-		as, err := ParseAllowedSigners(b, src.AllowedSignersRev)
-		if err != nil {
-			return nil, nil, err
-		}
-		opts = append(opts, WithAllowedSigners(as))
-		used = append(used, "allowed signers "+src.AllowedSignersRev+" ("+string(c)+")")
-		revs = append(revs, SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c})
-	case !src.NoGitConfig:
-		p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
-		if err != nil {
-			return nil, nil, fmt.Errorf("%w: %v", ErrTrust, err)
-		}
-		if ok && p != "" {
-			p, err = expandHome(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			if !filepath.IsAbs(p) {
-				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; give an allowed signers file outside it, or one read from the base branch (REV:PATH)", ErrTrust, p)
-			}
-			if wt := repo.WorkTree(); wt != "" && within(p, wt) {
-				return nil, nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %s is inside the work tree being verified; read it from the base branch instead (REV:PATH)", ErrTrust, p)
-			}
-			as, err := LoadAllowedSigners(p)
-			if err != nil {
-				return nil, nil, err
-			}
-			opts = append(opts, WithAllowedSigners(as))
-			used = append(used, "allowed signers "+p+" (gpg.ssh.allowedSignersFile)")
-		}
+		used = append(used, desc)
+	}
+	if rev != nil {
+		revs = append(revs, *rev)
 	}
 	for _, k := range src.Keyrings {
 		kr, err := LoadKeyring(k)
@@ -138,6 +95,66 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 	}
 	t.revs = revs
 	return t, used, nil
+}
+
+// loadAllowedSignersInput reads the one allowed signers file src names: a
+// file, a file read from git (rev records the commit), or git's
+// gpg.ssh.allowedSignersFile unless NoGitConfig (absolute and outside the work
+// tree). It returns nil when none is given or configured, and desc describes
+// the input for reports.
+func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSigners, desc string, rev *SourceRev, err error) {
+	switch {
+	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
+		return nil, "", nil, fmt.Errorf("%w: give an allowed signers file or one read from git (REV:PATH), not both", ErrTrust)
+	case src.AllowedSigners != "":
+		as, err := LoadAllowedSigners(src.AllowedSigners)
+		return as, "allowed signers " + src.AllowedSigners, nil, err
+	case src.AllowedSignersRev != "":
+		r, path, ok := strings.Cut(src.AllowedSignersRev, ":")
+		if !ok || r == "" || path == "" {
+			return nil, "", nil, fmt.Errorf("%w: allowed signers from git %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
+		}
+		c, err := repo.Resolve(r)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		b, err := repo.File(c, path)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("%w: allowed signers %s: %v", ErrTrust, src.AllowedSignersRev, err)
+		}
+		as, err := ParseAllowedSigners(b, src.AllowedSignersRev)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		return as, "allowed signers " + src.AllowedSignersRev + " (" + string(c) + ")", &SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c}, nil
+	case !src.NoGitConfig:
+		return loadConfiguredAllowedSigners(repo)
+	}
+	return nil, "", nil, nil
+}
+
+// loadConfiguredAllowedSigners reads git's gpg.ssh.allowedSignersFile, which
+// must be absolute and outside the work tree: relative or inside, it would be
+// the project's trust, chosen by the head being verified. Nil when unset.
+func loadConfiguredAllowedSigners(repo *gitref.Repo) (*AllowedSigners, string, *SourceRev, error) {
+	p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
+	if !ok || p == "" {
+		return nil, "", nil, nil
+	}
+	if p, err = expandHome(p); err != nil {
+		return nil, "", nil, err
+	}
+	if !filepath.IsAbs(p) {
+		return nil, "", nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; give an allowed signers file outside it, or one read from the base branch (REV:PATH)", ErrTrust, p)
+	}
+	if wt := repo.WorkTree(); wt != "" && within(p, wt) {
+		return nil, "", nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %s is inside the work tree being verified; read it from the base branch instead (REV:PATH)", ErrTrust, p)
+	}
+	as, err := LoadAllowedSigners(p)
+	return as, "allowed signers " + p + " (gpg.ssh.allowedSignersFile)", nil, err
 }
 
 func expandHome(p string) (string, error) {

@@ -38,7 +38,7 @@ type Trust struct {
 	// sigstore is the Sigstore trust (sigstore.go), nil when none.
 	sigstore *SigstoreTrust
 	// revs are the inputs LoadTrust read from git, which the commits verified
-	// must not be (Verifier.TrustFromVerifiedUnsafe).
+	// must not be (Verifier.FromVerifiedUnsafe).
 	revs []SourceRev
 }
 
@@ -124,13 +124,20 @@ type Keyring struct {
 
 // LoadKeyring reads and parses the keyring file at path (see [ParseKeyring]).
 func LoadKeyring(path string) (*Keyring, error) {
+	return readTrustFile(path, "keyring", ParseKeyring)
+}
+
+// readTrustFile reads the trust input file at path and parses it; what names
+// the input in errors ("keyring", "key").
+func readTrustFile[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading keyring: %v", ErrTrust, err)
+		return zero, fmt.Errorf("%w: reading %s: %v", ErrTrust, what, err)
 	}
-	k, err := ParseKeyring(data)
+	k, err := parse(data)
 	if err != nil {
-		return nil, fmt.Errorf("keyring %s: %w", path, err)
+		return zero, fmt.Errorf("%s %s: %w", what, path, err)
 	}
 	return k, nil
 }
@@ -196,13 +203,9 @@ type RawKey struct {
 
 // LoadRawKey reads a PEM public key file (see [ParseRawKey]).
 func LoadRawKey(path string) (*RawKey, error) {
-	data, err := os.ReadFile(path)
+	k, err := readTrustFile(path, "key", ParseRawKey)
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading key: %v", ErrTrust, err)
-	}
-	k, err := ParseRawKey(data)
-	if err != nil {
-		return nil, fmt.Errorf("key %s: %w", path, err)
+		return nil, err
 	}
 	k.Source = path
 	return k, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/audit"
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -14,14 +15,61 @@ func init() {
 	subcommands = append(subcommands, newAuditCmd)
 }
 
+// auditFlags are audit's flags beyond the format.
+type auditFlags struct {
+	src         verify.TrustSources
+	all         bool
+	unit, since string
+	failOn, at  string
+	maxShare    float64
+}
+
+func (f *auditFlags) add(c *cobra.Command) {
+	c.Flags().BoolVar(&f.all, "all", false, "every note of the notes ref and the ticks of all of HEAD's history")
+	c.Flags().StringVar(&f.unit, "unit", "", "only units whose dir or feature matches this glob (specs/00*, 007-config)")
+	c.Flags().StringVar(&f.since, "since", "", "only statements recorded since DATE (2026-01-02 or RFC 3339)")
+	c.Flags().StringVar(&f.failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these reasons (comma-separated)")
+	c.Flags().Float64Var(&f.maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this share (0–1) of all statements")
+	c.Flags().StringVar(&f.src.AllowedSigners, "allowed-signers", "", "check signatures with this allowed signers file (git's format)")
+	c.Flags().StringVar(&f.src.AllowedSignersRev, "allowed-signers-rev", "", "check signatures with an allowed signers file read from git, as REV:PATH")
+	c.Flags().StringSliceVar(&f.src.Keyrings, "keyring", nil, "check signatures with this OpenPGP public keyring (repeatable)")
+	c.Flags().StringSliceVar(&f.src.RawKeys, "key", nil, "check signatures with this PEM public key (repeatable)")
+	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+}
+
+// options reads the flags into the audit's options (without the range and
+// the trust, which need the repository) and its gate.
+func (f *auditFlags) options(c *cobra.Command, args []string) (audit.Options, audit.GateOptions, error) {
+	opts := audit.Options{All: f.all, Unit: f.unit}
+	var gate audit.GateOptions
+	var err error
+	if f.since != "" {
+		if opts.Since, err = audit.ParseSince(f.since); err != nil {
+			return opts, gate, err
+		}
+	}
+	if f.failOn != "" {
+		if gate.FailOn, err = audit.ParseReasons(f.failOn); err != nil {
+			return opts, gate, err
+		}
+	}
+	if c.Flags().Changed("max-share") {
+		gate.MaxShare = &f.maxShare
+	}
+	if err := gate.Validate(); err != nil {
+		return opts, gate, err
+	}
+	if opts.At, err = parseAt(f.at, time.Time{}); err != nil {
+		return opts, gate, err
+	}
+	if f.all && len(args) > 0 {
+		return opts, gate, usageErr("give a RANGE or --all, not both")
+	}
+	return opts, gate, nil
+}
+
 func newAuditCmd() *cobra.Command {
-	var (
-		src         verify.TrustSources
-		all         bool
-		unit, since string
-		failOn, at  string
-		maxShare    float64
-	)
+	var flags auditFlags
 	c := &cobra.Command{
 		Use:   "audit [RANGE | --all]",
 		Short: "Report why ticks are regression_only, across a range or the whole repository",
@@ -50,76 +98,18 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
   taskproof audit --all --fail-on unrecorded,author_failed --max-share 0.2`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	c.Flags().BoolVar(&all, "all", false, "every note of the notes ref and the ticks of all of HEAD's history")
-	c.Flags().StringVar(&unit, "unit", "", "only units whose dir or feature matches this glob (specs/00*, 007-config)")
-	c.Flags().StringVar(&since, "since", "", "only statements recorded since DATE (2026-01-02 or RFC 3339)")
-	c.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these reasons (comma-separated)")
-	c.Flags().Float64Var(&maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this share (0–1) of all statements")
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "check signatures with this allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "check signatures with an allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "check signatures with this OpenPGP public keyring (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "check signatures with this PEM public key (repeatable)")
-	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	flags.add(c)
 	format := formatFlag(c, "text", "text", "json", "csv", "markdown", "html")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		opts, gate, err := flags.options(c, args)
 		if err != nil {
 			return err
 		}
-		opts := audit.Options{All: all, Unit: unit}
-		if since != "" {
-			if opts.Since, err = audit.ParseSince(since); err != nil {
-				return err
-			}
-		}
-		var gate audit.GateOptions
-		if failOn != "" {
-			if gate.FailOn, err = audit.ParseReasons(failOn); err != nil {
-				return err
-			}
-		}
-		if c.Flags().Changed("max-share") {
-			gate.MaxShare = &maxShare
-		}
-		if err := gate.Validate(); err != nil {
+		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
 		}
-		if at != "" {
-			if opts.At, err = time.Parse(time.RFC3339, at); err != nil {
-				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
-			}
-		}
-		if all && len(args) > 0 {
-			return usageErr("give a RANGE or --all, not both")
-		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
+		if opts.Trust, err = loadAuditTrust(c, repo, flags.src); err != nil {
 			return err
-		}
-		defer repo.Close()
-		if all {
-			if opts.Head, err = repo.Resolve("HEAD"); err != nil {
-				return err
-			}
-		} else {
-			spec := "HEAD"
-			if len(args) == 1 {
-				spec = args[0]
-			}
-			if opts.Base, opts.Head, err = repo.ResolveRange(spec); err != nil {
-				return err
-			}
-		}
-		trustGiven := src.AllowedSigners != "" || src.AllowedSignersRev != "" || len(src.Keyrings) > 0 || len(src.RawKeys) > 0
-		if trustGiven {
-			trust, used, err := verify.LoadTrust(repo, src)
-			if err != nil {
-				return err
-			}
-			for _, u := range used {
-				fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
-			}
-			opts.Trust = trust
 		}
 		rep, err := audit.Run(repo, notes, opts)
 		if err != nil {
@@ -137,8 +127,37 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 			return failed()
 		}
 		return nil
-	}
+	})
 	return c
+}
+
+// resolveAuditRange sets what the audit reads: HEAD's history for --all, else
+// the range or revision argument (default HEAD).
+func resolveAuditRange(repo *gitref.Repo, opts *audit.Options, args []string) error {
+	var err error
+	if opts.All {
+		opts.Head, err = repo.Resolve("HEAD")
+		return err
+	}
+	opts.Base, opts.Head, err = repo.ResolveRange(argOr(args, "HEAD"))
+	return err
+}
+
+// loadAuditTrust loads the trust the flags give, naming the inputs used on
+// stderr; nil when no flag gives one (signatures are then not checked, and
+// git's gpg.ssh.allowedSignersFile is not read).
+func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources) (*verify.Trust, error) {
+	if src.AllowedSigners == "" && src.AllowedSignersRev == "" && len(src.Keyrings) == 0 && len(src.RawKeys) == 0 {
+		return nil, nil
+	}
+	trust, used, err := verify.LoadTrust(repo, src)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range used {
+		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
+	}
+	return trust, nil
 }
 
 // writeAudit writes the audit report to stdout in the chosen format.

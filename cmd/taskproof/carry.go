@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,16 +66,8 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		var err error
 		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure}
 		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
@@ -105,7 +96,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 				if err != nil {
 					return err
 				}
-				if res.Status != verify.StatusOK {
+				if res.Status != verify.OK {
 					return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, args[0]))
 				}
 				return nil
@@ -123,15 +114,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			return err
 		}
 		if f == "json" {
-			for _, w := range res.Written {
-				for _, warn := range w.Warnings {
-					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
-				}
-			}
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res})
+			return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res}, res)
 		}
 		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
 			return err
@@ -140,7 +123,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
 		}
 		return nil
-	}
+	})
 	return c
 }
 
@@ -204,17 +187,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		done = append(done, res)
 	}
 	if f == "json" {
-		for _, res := range done {
-			for _, w := range res.Written {
-				for _, warn := range w.Warnings {
-					fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
-				}
-			}
-		}
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": done})
+		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": done}, done...)
 	}
 	for _, res := range done {
 		fmt.Fprintf(c.OutOrStdout(), "%s -> %s:\n", short(res.From), short(res.To))
@@ -226,4 +199,17 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		}
 	}
 	return nil
+}
+
+// writeCarryJSON writes the JSON report v of carries, their statements'
+// warnings going to stderr (the text report prints them with the statements).
+func writeCarryJSON(c *cobra.Command, v any, carries ...*attest.CarryResult) error {
+	for _, res := range carries {
+		for _, w := range res.Written {
+			for _, warn := range w.Warnings {
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
+			}
+		}
+	}
+	return writeJSON(c, v)
 }

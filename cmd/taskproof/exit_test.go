@@ -103,6 +103,13 @@ func TestExitCode(t *testing.T) {
 		{"*gitref.NoteError too large", &gitref.NoteError{Err: &gitref.TooLargeError{Size: 2, Limit: 1}}, ExitFailure},
 		{"verify.ErrTrust", verify.ErrTrust, ExitTrust},
 		{"*verify.AllowedSignersError", &verify.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
+		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: verify.SourceRev{Kind: verify.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
+		{"*verify.DefaultBaseError", &verify.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
+		{"*verify.DefaultBaseError broken ref", &verify.DefaultBaseError{Candidate: "main", Err: &gitref.BadRefError{Ref: "refs/heads/main"}}, ExitGit},
+		// A verifier without trust is a trust error; without a repository or
+		// notes store, a caller's bug.
+		{"*verify.VerifierError trust", &verify.VerifierError{Missing: verify.MissingTrust}, ExitTrust},
+		{"*verify.VerifierError repository", &verify.VerifierError{Missing: verify.MissingRepo}, ExitInternal},
 		// A row's error wrapped in an error no row names keeps the row's code.
 		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: &gitref.MissingObjectError{Kind: "blob"}}, ExitGit},
 

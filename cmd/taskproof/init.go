@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -149,16 +150,8 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change without writing")
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		var err error
 		var warnings []string
 		target := remote
 		if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
@@ -201,33 +194,39 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 			}
 			return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "changes": changes, "hooks": hookChanges})
 		}
-		verb := "set"
-		if dryRun {
-			verb = "would set"
-		}
-		if len(changes) == 0 && !slices.ContainsFunc(hookChanges, func(h hookChange) bool { return h.Action == "install" }) {
-			fmt.Fprintln(c.OutOrStdout(), "already configured: nothing to change")
-		}
-		for _, h := range hookChanges {
-			if h.Action == "install" {
-				fmt.Fprintf(c.OutOrStdout(), "%s hook prepare-commit-msg: %s\n", map[bool]string{true: "would install", false: "installed"}[dryRun], h.Path)
-			}
-		}
-		for _, ch := range changes {
-			if ch.Replaced != "" {
-				fmt.Fprintf(c.OutOrStdout(), "%s %s -= %s (migrated: the refspec an earlier init wrote updates your notes directly, so `git fetch` failed once both sides attested)\n", verb, ch.Key, ch.Replaced)
-			}
-			switch {
-			case ch.Replaced != "" && !ch.Added:
-			case ch.Added:
-				fmt.Fprintf(c.OutOrStdout(), "%s %s += %s\n", verb, ch.Key, ch.Value)
-			case ch.Old != "":
-				fmt.Fprintf(c.OutOrStdout(), "%s %s = %s (was %s)\n", verb, ch.Key, ch.Value, ch.Old)
-			default:
-				fmt.Fprintf(c.OutOrStdout(), "%s %s = %s\n", verb, ch.Key, ch.Value)
-			}
-		}
+		printInitChanges(c.OutOrStdout(), changes, hookChanges, dryRun)
 		return nil
-	}
+	})
 	return c
+}
+
+// printInitChanges writes what init set (or, dry run, would set): the hook
+// installed and each configuration change, or that nothing changes.
+func printInitChanges(w io.Writer, changes []gitref.ConfigChange, hookChanges []hookChange, dryRun bool) {
+	verb := "set"
+	if dryRun {
+		verb = "would set"
+	}
+	if len(changes) == 0 && !slices.ContainsFunc(hookChanges, func(h hookChange) bool { return h.Action == "install" }) {
+		fmt.Fprintln(w, "already configured: nothing to change")
+	}
+	for _, h := range hookChanges {
+		if h.Action == "install" {
+			fmt.Fprintf(w, "%s hook prepare-commit-msg: %s\n", map[bool]string{true: "would install", false: "installed"}[dryRun], h.Path)
+		}
+	}
+	for _, ch := range changes {
+		if ch.Replaced != "" {
+			fmt.Fprintf(w, "%s %s -= %s (migrated: the refspec an earlier init wrote updates your notes directly, so `git fetch` failed once both sides attested)\n", verb, ch.Key, ch.Replaced)
+		}
+		switch {
+		case ch.Replaced != "" && !ch.Added:
+		case ch.Added:
+			fmt.Fprintf(w, "%s %s += %s\n", verb, ch.Key, ch.Value)
+		case ch.Old != "":
+			fmt.Fprintf(w, "%s %s = %s (was %s)\n", verb, ch.Key, ch.Value, ch.Old)
+		default:
+			fmt.Fprintf(w, "%s %s = %s\n", verb, ch.Key, ch.Value)
+		}
+	}
 }

@@ -92,10 +92,7 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		if attempts < 1 || attempts > 100 {
 			return usageErr("--attempts %d: want 1 to 100", attempts)
 		}
-		remote := "origin"
-		if len(args) == 1 {
-			remote = args[0]
-		}
+		remote := argOr(args, "origin")
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err

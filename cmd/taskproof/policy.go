@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -86,69 +86,42 @@ func newPolicyExplainCmd() *cobra.Command {
 		Args:    cobra.MaximumNArgs(1),
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	addTrustFlags(c, &src)
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	addPolicyFlags(c, &psrc)
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		when, err := parseAt(at, time.Now())
 		if err != nil {
 			return err
 		}
-		when := time.Now()
-		if at != "" {
-			if when, err = time.Parse(time.RFC3339, at); err != nil {
-				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
-			}
-		}
-		rev := "HEAD"
-		if len(args) == 1 {
-			rev = args[0]
-		}
-		repo, notes, err := openRepo(c)
+		v, err := loadVerifier(c, repo, notes, src, psrc, verify.WithTime(when))
 		if err != nil {
 			return err
 		}
-		defer repo.Close()
-		pol, err := verify.LoadPolicy(repo, psrc)
-		if err != nil {
-			return err
+		if psrc == (verify.PolicySource{}) {
+			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", v.Policy.Name())
 		}
-		trust, used, err := verify.LoadTrust(repo, src)
-		if err != nil {
-			return withTrustFlags(err, "--key")
-		}
-		for _, u := range used {
-			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
-		id, err := repo.Resolve(rev)
+		id, err := repo.Resolve(argOr(args, "HEAD"))
 		if err != nil {
 			return err
 		}
 		if _, err := notes.Head(); err != nil {
 			return err
 		}
-		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
 		ex, err := v.Explain(id)
 		if err != nil {
 			return err
 		}
 		if f == "json" {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			enc.SetEscapeHTML(false)
-			return enc.Encode(struct {
+			return writeJSON(c, struct {
 				SchemaVersion int                  `json:"schema_version"`
 				Policy        string               `json:"policy"`
 				Objects       []verify.Explanation `json:"objects"`
-			}{1, pol.Name(), ex})
+			}{1, v.Policy.Name(), ex})
 		}
 		return writeExplanation(c.OutOrStdout(), ex)
-	}
+	})
 	return c
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
 )
 
 func newRootCmd() *cobra.Command {
@@ -54,5 +55,23 @@ func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string,
 			}
 		}
 		return "", usageErr("unknown --format %q (want %s)", *f, strings.Join(allowed, "|"))
+	}
+}
+
+// inRepo is the RunE of a command that writes in a --format and works in the
+// repository: it reads the format, opens the repository and its notes, calls
+// run with them and closes the repository.
+func inRepo(format func() (string, error), run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
+	return func(c *cobra.Command, args []string) error {
+		f, err := format()
+		if err != nil {
+			return err
+		}
+		repo, notes, err := openRepo(c)
+		if err != nil {
+			return err
+		}
+		defer repo.Close()
+		return run(c, args, f, repo, notes)
 	}
 }

@@ -36,15 +36,29 @@ const verifyMemoryLimit = 150 << 20
 // at 32, 17.7 s (229-238 MB) at 64 and 16.4-17.3 s (258 MB) at 96.
 const verifyObjectCacheSize = 16 << 20
 
+// verifyFlags are verify's flags beyond the format and the notes' remotes.
+type verifyFlags struct {
+	src             verify.TrustSources
+	psrc            verify.PolicySource
+	branch          bool
+	base, at        string
+	requireVerified bool
+	requireSigned   bool
+}
+
+func (f *verifyFlags) add(c *cobra.Command) {
+	addTrustFlags(c, &f.src)
+	addSigstoreTrustFlags(c, &f.src)
+	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
+	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
+	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
+	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
+	addPolicyFlags(c, &f.psrc)
+}
+
 func newVerifyCmd() *cobra.Command {
-	var (
-		src             verify.TrustSources
-		branch          bool
-		base, at        string
-		requireVerified bool
-		requireSigned   bool
-		psrc            verify.PolicySource
-	)
+	var flags verifyFlags
 	c := &cobra.Command{
 		Use:   "verify [REV…] | verify --branch [--base REV] [HEAD] | verify A..B",
 		Short: "Verify task attestations: objects, or every tick of a branch (the merge gate)",
@@ -77,103 +91,14 @@ Exit codes:
 		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
-	addSigstoreTrustFlags(c, &src)
-	c.Flags().BoolVar(&branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
-	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
-	c.Flags().BoolVar(&requireVerified, "require-verified", false, "fail regression_only and attested ticks")
-	c.Flags().BoolVar(&requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
-	addPolicyFlags(c, &psrc)
+	flags.add(c)
 	fromRemotes := notesFromRemotesFlag(c)
 	format := formatFlag(c, "text", "text", "json", "sarif", "github", "junit")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
-		if err != nil {
-			return err
+		if err == nil {
+			err = runVerify(c, &flags, f, fromRemotes, args)
 		}
-		when := time.Now()
-		if at != "" {
-			if when, err = time.Parse(time.RFC3339, at); err != nil {
-				return usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
-			}
-		}
-		if !branch && base != "" {
-			return usageErr("--base goes with --branch")
-		}
-		if os.Getenv("GOMEMLIMIT") == "" {
-			// Restored on return: tests run the command in process.
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(verifyMemoryLimit))
-		}
-		repo, notes, err := openRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		if notes, err = fromRemotes(c, notes); err != nil {
-			return err
-		}
-		repo.SetObjectCacheSize(verifyObjectCacheSize)
-		// Packs read through a window, not mapped: mapped pages would count
-		// in the resident set on top of verifyMemoryLimit.
-		repo.SetPackMapping(false)
-		tg, err := resolveTargets(repo, branch, base, args)
-		if err != nil {
-			return err
-		}
-		guard, err := notFromHead(repo, src.AllowedSignersRev, psrc.Rev)
-		if err != nil {
-			return err
-		}
-		if err := guard(tg); err != nil {
-			return err
-		}
-		trust, used, err := verify.LoadTrust(repo, src)
-		if err != nil {
-			return withTrustFlags(err, "--key")
-		}
-		for _, u := range used {
-			fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
-		}
-		pol, err := verify.LoadPolicy(repo, psrc)
-		if err != nil {
-			return err
-		}
-		if psrc != (verify.PolicySource{}) {
-			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
-		}
-		if tg.branch && tg.base != "" {
-			// base..head is empty when head is base or one of its ancestors
-			// (verify --branch run on the base branch itself): neutral, exit 0
-			// (docs/format.md#exit-codes), which must not pass for a check.
-			if in, err := repo.InRange(tg.base, tg.head, tg.head); err == nil && len(in) == 0 {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.rangeName()), verify.Printable(string(tg.head)), verify.Printable(string(tg.base)))
-			}
-		}
-		v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust, At: when, Policy: pol}
-		opts := verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned}
-		rep, err := tg.run(v, opts)
-		if err != nil {
-			return err
-		}
-		if err := repo.Damaged(); err != nil {
-			// Some check read a missing object as a finding: not a verdict.
-			return err
-		}
-		if err := writeReport(c, f, rep); err != nil {
-			return err
-		}
-		if rep.Conclusion == verify.Failure {
-			return failed()
-		}
-		return nil
-	}
-	runE := c.RunE
-	c.RunE = func(c *cobra.Command, args []string) error {
-		err := runE(c, args)
 		var tf *tick.TasksFileError
 		if errors.As(err, &tf) {
 			err = withCode(ExitFailure, fmt.Errorf("the gate fails: %w", err))
@@ -186,153 +111,175 @@ Exit codes:
 	return c
 }
 
-// notFromHead returns verify.CheckNotFromVerified for the REV:PATH trust and
-// policy inputs (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
-// from outside what is verified"),
-// its errors naming the flag. The library applies the rule to the trust again
-// in Branch and Objects; checking first keeps the refusal ahead of reading the
-// inputs.
-func notFromHead(repo *gitref.Repo, allowedSignersRev, policyRev string) (func(tg *targets) error, error) {
-	flags := map[string]string{verify.SourceAllowedSigners: "--allowed-signers-rev", verify.SourcePolicy: "--policy-rev"}
-	var sources []verify.SourceRev
-	for _, in := range []struct{ kind, v string }{{verify.SourceAllowedSigners, allowedSignersRev}, {verify.SourcePolicy, policyRev}} {
-		src, ok, err := verify.ResolveSourceRev(repo, in.kind, in.v)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", flags[in.kind], err)
-		}
-		if ok {
-			sources = append(sources, src)
-		}
-	}
-	return func(tg *targets) error {
-		err := verify.CheckNotFromVerified(repo, sources, verify.Verified{Range: tg.branch, Base: tg.base, Head: tg.head, Objects: tg.objects})
-		var fe *verify.FromVerifiedError
-		if errors.As(err, &fe) {
-			return withCode(ExitTrust, fmt.Errorf("%s: %w", flags[fe.Source.Kind], err))
-		}
+// runVerify is verify's steps: read the flags, open the repository, resolve
+// what is verified, load the verifier, verify, write the report.
+func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes func(*cobra.Command, *gitref.NotesStore) (*gitref.NotesStore, error), args []string) error {
+	when, err := parseAt(flags.at, time.Now())
+	if err != nil {
 		return err
-	}, nil
-}
-
-// targets are what verify checks: a range (branch mode) or objects.
-type targets struct {
-	branch     bool
-	base, head gitref.Hash
-	objects    []gitref.Hash
-}
-
-// rangeName is the range of branch mode as git writes it.
-func (t *targets) rangeName() string {
-	if t.base == "" {
-		return "all of " + string(t.head) + "'s history"
 	}
-	return string(t.base) + ".." + string(t.head)
+	if !flags.branch && flags.base != "" {
+		return usageErr("--base goes with --branch")
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// Restored on return: tests run the command in process.
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(verifyMemoryLimit))
+	}
+	repo, notes, err := openRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	if notes, err = fromRemotes(c, notes); err != nil {
+		return err
+	}
+	repo.SetObjectCacheSize(verifyObjectCacheSize)
+	// Packs read through a window, not mapped: mapped pages would count
+	// in the resident set on top of verifyMemoryLimit.
+	repo.SetPackMapping(false)
+	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
+	if err != nil {
+		return err
+	}
+	v, err := loadVerifier(c, repo, notes, flags.src, flags.psrc, verify.WithTime(when))
+	if err != nil {
+		return err
+	}
+	warnEmptyRange(c, repo, tg)
+	rep, err := v.Verify(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
+	if err != nil {
+		return err
+	}
+	if err := repo.Damaged(); err != nil {
+		// Some check read a missing object as a finding: not a verdict.
+		return err
+	}
+	if err := writeReport(c, format, rep); err != nil {
+		return err
+	}
+	if rep.Conclusion == verify.Failure {
+		return failed()
+	}
+	return nil
 }
 
-func (t *targets) run(v *verify.Verifier, opts verify.GateOptions) (*verify.Report, error) {
-	if t.branch {
-		return v.Branch(t.base, t.head, opts)
+// loadVerifier loads the trust and the policy srcs name and builds the
+// verifier, naming on stderr the inputs used (the policy only when one is
+// given).
+func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src verify.TrustSources, psrc verify.PolicySource, opts ...verify.VerifierOption) (*verify.Verifier, error) {
+	trust, used, err := verify.LoadTrust(repo, src)
+	if err != nil {
+		return nil, withTrustFlags(err, "--key")
 	}
-	return v.Objects(t.objects, opts)
+	for _, u := range used {
+		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
+	}
+	pol, err := verify.LoadPolicy(repo, psrc)
+	if err != nil {
+		return nil, err
+	}
+	if psrc != (verify.PolicySource{}) {
+		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
+	}
+	return verify.NewVerifier(repo, notes, trust, append(opts, verify.WithPolicy(pol))...)
+}
+
+// warnEmptyRange warns when base..head is empty: head is base or one of its
+// ancestors (verify --branch run on the base branch itself). The report is
+// neutral, exit 0 (docs/format.md#exit-codes), which must not pass for a check.
+func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
+	if !tg.Range || tg.Base == "" {
+		return
+	}
+	if in, err := repo.InRange(tg.Base, tg.Head, tg.Head); err == nil && len(in) == 0 {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(string(tg.Head)), verify.Printable(string(tg.Base)))
+	}
+}
+
+// addTrustFlags adds the allowed signers, keyring and raw key flags of a
+// command that verifies.
+func addTrustFlags(c *cobra.Command, src *verify.TrustSources) {
+	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
+	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
+	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+}
+
+// argOr is the command's one optional argument, or def when it has none.
+func argOr(args []string, def string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return def
+}
+
+// parseAt reads an --at value (RFC 3339); "" is def.
+func parseAt(at string, def time.Time) (time.Time, error) {
+	if at == "" {
+		return def, nil
+	}
+	when, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		return time.Time{}, usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
+	}
+	return when, nil
 }
 
 // resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
 // else defaultBase), a range A..B, or objects (default HEAD).
-func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (*targets, error) {
-	isRange := len(args) == 1 && containsDots(args[0])
+func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (verify.Verified, error) {
+	var t verify.Verified
+	var err error
+	isRange := len(args) == 1 && strings.Contains(args[0], "..")
 	if !branch && !isRange {
 		if len(args) == 0 {
 			args = []string{"HEAD"}
 		}
-		t := &targets{}
 		for _, a := range args {
 			id, err := repo.Resolve(a)
 			if err != nil {
-				return nil, err
+				return t, err
 			}
-			t.objects = append(t.objects, id)
+			t.Objects = append(t.Objects, id)
 		}
 		return t, nil
 	}
-	t := &targets{branch: true}
-	var err error
+	t.Range = true
 	if isRange {
 		if branch {
-			return nil, usageErr("give --branch or a range A..B, not both")
+			return t, usageErr("give --branch or a range A..B, not both")
 		}
-		if t.base, t.head, err = repo.ResolveRange(args[0]); err != nil {
-			return nil, err
-		}
-		return t, nil
+		t.Base, t.Head, err = repo.ResolveRange(args[0])
+		return t, err
 	}
 	if len(args) > 1 {
-		return nil, usageErr("--branch takes at most one HEAD revision")
+		return t, usageErr("--branch takes at most one HEAD revision")
 	}
-	head := "HEAD"
-	if len(args) == 1 {
-		head = args[0]
-	}
-	if t.head, err = repo.Resolve(head); err != nil {
-		return nil, err
+	if t.Head, err = repo.Resolve(argOr(args, "HEAD")); err != nil {
+		return t, err
 	}
 	if base == "" {
-		if t.base, err = defaultBase(repo, t.head); err != nil {
-			return nil, err
-		}
-		return t, nil
+		t.Base, err = defaultBase(repo, t.Head)
+		return t, err
 	}
-	if t.base, err = repo.Resolve(base); err != nil {
-		return nil, fmt.Errorf("--base: %w", err)
+	if t.Base, err = repo.Resolve(base); err != nil {
+		return t, fmt.Errorf("--base: %w", err)
 	}
 	return t, nil
 }
 
-// defaultBases are the revisions --base defaults to, the first that exists:
-// the remote's default branch, then the usual names, remote before local (a
-// pull-request checkout is detached and has no local branch but its own).
-var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
-
-// defaultBase resolves the first of defaultBases that names a commit and
-// leaves head a range to check: a candidate that head is (or that has head in
-// its history: origin/HEAD naming the branch being verified) is passed over
-// for the next, and taken only when every candidate is such (the empty range
-// then warns). A candidate whose ref file is broken is an error, not skipped
-// (docs/format.md#default-base).
+// defaultBase is verify.DefaultBase, its errors naming --base (and, when no
+// default base exists, how to give one).
 func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
-	var first gitref.Hash
-	for _, b := range defaultBases {
-		id, err := repo.Resolve(b)
-		if errors.Is(err, gitref.ErrBadRef) {
-			return "", fmt.Errorf("--base (default %s): %w", b, err)
-		}
-		if err != nil {
-			continue
-		}
-		in, err := repo.InRange(id, head, head)
-		if err != nil {
-			return "", fmt.Errorf("--base (default %s): %w", b, err)
-		}
-		if len(in) > 0 {
-			return id, nil
-		}
-		if first == "" {
-			first = id
-		}
+	id, err := verify.DefaultBase(repo, head)
+	var de *verify.DefaultBaseError
+	switch {
+	case errors.As(err, &de) && de.Candidate != "":
+		return "", fmt.Errorf("--base (default %s): %w", de.Candidate, de.Err)
+	case err != nil:
+		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
 	}
-	if first != "" {
-		return first, nil
-	}
-	return "", fmt.Errorf("--base: %w: none of the default bases exists (tried %s); give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)",
-		gitref.ErrUnknownRevision, strings.Join(defaultBases, ", "))
-}
-
-func containsDots(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == '.' && s[i+1] == '.' {
-			return true
-		}
-	}
-	return false
+	return id, nil
 }
 
 // writeReport writes the report to stdout in the chosen format (logs go to stderr).

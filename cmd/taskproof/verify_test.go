@@ -63,6 +63,7 @@ func newVFRepo(t *testing.T) *vfRepo {
 	r.git(t, "commit", "-q", "-m", "spec")
 	r.root = r.git(t, "rev-parse", "HEAD")
 	vfWrite(t, filepath.Join(r.dir, ".github/allowed_signers"), signers)
+	vfWrite(t, filepath.Join(r.dir, "p.toml"), "version = 1\n")
 	r.git(t, "add", "-A")
 	r.git(t, "commit", "-q", "-m", "trust the team's key")
 	r.base = r.git(t, "rev-parse", "HEAD")
