@@ -56,7 +56,7 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	}
 	var gone bytes.Buffer
 	for _, l := range noteline.Split(old) {
-		if _, ok := ownedEnvelopeAbout(l, commit); ok && !kept[string(l)] {
+		if _, ok := ownedStatementAbout(l, commit); ok && !kept[string(l)] {
 			gone.Write(l)
 			gone.WriteByte('\n')
 		}

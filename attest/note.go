@@ -50,9 +50,22 @@ func lineStatement(l noteline.Line) (st *Statement, payload []byte, ok bool) {
 // envelope (not a Sigstore bundle) taskproof owns ([OwnedTypes]) whose one
 // subject names commit; ok is false for any other line.
 func ownedEnvelopeAbout(line []byte, commit gitref.Hash) (st *Statement, ok bool) {
-	l := noteline.Decode(line)
-	st, _, ok = lineStatement(l)
-	if !ok || l.Kind != noteline.KindEnvelope || !OwnedTypes[st.PredicateType] || st.Subjects[0].Digest["gitCommit"] != string(commit) {
+	return ownedAbout(noteline.Decode(line), commit, false)
+}
+
+// ownedStatementAbout is [ownedEnvelopeAbout] that also reads Sigstore
+// bundles: a signed statement in a bundle is replaced by re-attesting as one in
+// an envelope is, so it counts among what Force would replace.
+func ownedStatementAbout(line []byte, commit gitref.Hash) (st *Statement, ok bool) {
+	return ownedAbout(noteline.Decode(line), commit, true)
+}
+
+// ownedAbout is the Statement of l when taskproof owns it and its one subject
+// names commit; a bundle counts only when bundles is set.
+func ownedAbout(l noteline.Line, commit gitref.Hash, bundles bool) (*Statement, bool) {
+	st, _, ok := lineStatement(l)
+	kindOK := l.Kind == noteline.KindEnvelope || (bundles && l.Kind == noteline.KindBundle)
+	if !ok || !kindOK || !OwnedTypes[st.PredicateType] || st.Subjects[0].Digest["gitCommit"] != string(commit) {
 		return nil, false
 	}
 	return st, true

@@ -22,14 +22,20 @@ const (
 // tickSigstore attests T001 and T002 of r.c1 with a Sigstore signer.
 func tickSigstore(t *testing.T, r *tickRepo, env *sigstoretest.Env) []attest.Written {
 	t.Helper()
-	repo, notes := r.open(t)
-	s := env.Signer(t, &sigstoretest.Fulcio{Identity: sgIdentity, Issuer: sgIssuer})
-	w, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: r.c1, Verdict: predicate.RegressionOnly,
-		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}})
+	w, err := tickSigstoreForce(t, r, env, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return w
+}
+
+// tickSigstoreForce is tickSigstore's attest.Tick with Force set as given.
+func tickSigstoreForce(t *testing.T, r *tickRepo, env *sigstoretest.Env, force bool) ([]attest.Written, error) {
+	t.Helper()
+	repo, notes := r.open(t)
+	s := env.Signer(t, &sigstoretest.Fulcio{Identity: sgIdentity, Issuer: sgIssuer})
+	return attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: r.c1, Verdict: predicate.RegressionOnly,
+		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}, Force: force})
 }
 
 // Sign, store as a note, read back: every line is a one-line bundle owned for
@@ -67,8 +73,19 @@ func TestSigstoreTickWritesBundles(t *testing.T) {
 		shown[0].Bundle.TlogIndex == nil || *shown[0].Bundle.TlogIndex != 0 || shown[0].Signatures[0].Kind != signer.KindSigstore {
 		t.Errorf("ShowNote line 1 = %+v", shown[0])
 	}
-	// Re-ticking replaces the task's owned bundle lines.
-	tickSigstore(t, r, env)
+	// Re-ticking without Force refuses, naming the bundles it would replace
+	// (a signed statement is never dropped unnamed); with Force it replaces
+	// the task's owned bundle lines.
+	var ae *attest.AttestedError
+	if _, err := tickSigstoreForce(t, r, env, false); !errors.As(err, &ae) || len(ae.Existing) != 2 {
+		t.Fatalf("re-tick without Force: err %v, want an AttestedError naming the 2 ticks' bundles", err)
+	}
+	if same := note(t, r.dir, r.c1); same != first {
+		t.Fatalf("refused re-tick changed the note")
+	}
+	if _, err := tickSigstoreForce(t, r, env, true); err != nil {
+		t.Fatal(err)
+	}
 	if second := note(t, r.dir, r.c1); len(noteline.Split([]byte(second))) != 4 || second == first {
 		t.Errorf("re-tick: note has %d lines (want 4, replaced)", len(noteline.Split([]byte(second))))
 	}

@@ -116,7 +116,7 @@ type WrittenSigner struct {
 // predicate (merging the evidence), writes the Statements of docs/format.md#statements, signs them,
 // and replaces the task's owned lines in the commit's note (for a task ID its
 // tasks file repeats, those of the ticked line: each ticked line is a tick of
-// its own, README "Choices", item 10). Errors: [ErrNoTick],
+// its own, docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats"). Errors: [ErrNoTick],
 // [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
@@ -312,7 +312,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 // attestation binds (docs/format.md#hash-recipes line_hash and title, read as open), which is what
 // a verifier recomputes from the object's tasks file (docs/format.md#checks-in-order). repeated is
 // true when the tasks file repeats the task's ID at the commit. A tick is a
-// line (README "Choices", item 10): an unambiguous tick carries its parsed task
+// line (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats"): an unambiguous tick carries its parsed task
 // (tick.Tick.Task) and is not parsed again; for a tick gitref marked
 // Ambiguous the commit's tasks file is read, and a repeated ID's task is the
 // ticked line itself, found by its ID and line_hash (TasksFile.LookupLine) —
