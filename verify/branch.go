@@ -526,7 +526,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if err != nil {
 		return nil
 	}
-	f, err := parseTasksCached(unit, b)
+	f, err := v.parseTasksCached(unit, b)
 	if err != nil {
 		return nil
 	}
@@ -622,7 +622,7 @@ func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseTasksCached(t.Unit, b)
+	f, err := v.parseTasksCached(t.Unit, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
 	}

@@ -243,3 +243,32 @@ func writeGateObjects(b *testing.B, h *benchrepo.History, list string) int {
 	}
 	return count
 }
+
+// TestScalingRepo writes a BenchmarkScaling history to the directory named by
+// TASKPROOF_SCALING_REPO (TASKPROOF_SCALING_TICKS ticks, default 10,000) and
+// keeps it, with the allowed signers file and a file "range" holding the root
+// and head commits: for comparing two binaries' reports on one generated
+// repository. Skipped unless the variable is set.
+func TestScalingRepo(t *testing.T) {
+	dir := os.Getenv("TASKPROOF_SCALING_REPO")
+	if dir == "" {
+		t.Skip("TASKPROOF_SCALING_REPO not set")
+	}
+	n := 10000
+	if s := os.Getenv("TASKPROOF_SCALING_TICKS"); s != "" {
+		if _, err := fmt.Sscan(s, &n); err != nil {
+			t.Fatalf("TASKPROOF_SCALING_TICKS: %v", err)
+		}
+	}
+	keys := filepath.Join(dir, "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, signer, allowed := benchrepo.SSHKey(t, keys)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), n/scalingTasks, scalingTasks)
+	h.WriteSignedNotes(t, signer)
+	rng := fmt.Sprintf("%s %s %s\n", h.Root, h.Head, allowed)
+	if err := os.WriteFile(filepath.Join(dir, "range"), []byte(rng), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
