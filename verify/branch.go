@@ -522,11 +522,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if !ok {
 		return nil
 	}
-	b, err := v.Repo.File(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"))
-	if err != nil {
-		return nil
-	}
-	f, err := v.parseTasksCached(unit, b)
+	f, err := v.tasksAt(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"), unit)
 	if err != nil {
 		return nil
 	}

@@ -110,6 +110,21 @@ type memos struct {
 	// policyHashes is predicate.PolicySHA256 by speccoder.toml's content
 	// (policyKey): every tick of a range usually has the same file.
 	policyHashes map[string]string
+	// tasksAt is a commit's tasks file by path and unit, parsed as by
+	// parseTasksCached, or the error reading or parsing it: head's, read
+	// once per tick of its unit (staleAtHead).
+	tasksAt map[tasksAtKey]tasksAtResult
+}
+
+type tasksAtKey struct {
+	commit gitref.Hash
+	path   string
+	unit   specfmt.Unit
+}
+
+type tasksAtResult struct {
+	file *specfmt.TasksFile
+	err  error
 }
 
 type parseCacheKey struct {
@@ -125,7 +140,7 @@ func (v *Verifier) memo() *memos {
 	if m := v.memos.Load(); m != nil {
 		return m
 	}
-	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}})
+	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}})
 	return v.memos.Load()
 }
 
@@ -163,6 +178,27 @@ func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.Ta
 	}
 	memoPut(&m.mu, m.tasks, k, f)
 	return f, nil
+}
+
+// tasksAt is the tasks file at path of commit, read and parsed as unit's
+// (parseTasksCached), through the Verifier's memos: a commit's file is read
+// and parsed once however many ticks ask for it. The error is File's or
+// ParseTasks's. The returned file must not be modified.
+func (v *Verifier) tasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (*specfmt.TasksFile, error) {
+	m := v.memo()
+	k := tasksAtKey{commit, path, unit}
+	if r, ok := memoGet(&m.mu, m.tasksAt, k); ok {
+		return r.file, r.err
+	}
+	var r tasksAtResult
+	b, err := v.Repo.File(commit, path)
+	if err != nil {
+		r.err = err
+	} else {
+		r.file, r.err = v.parseTasksCached(unit, b)
+	}
+	memoPut(&m.mu, m.tasksAt, k, r)
+	return r.file, r.err
 }
 
 // policySHA256Cached is predicate.PolicySHA256(toml) through the Verifier's

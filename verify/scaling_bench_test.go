@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // scalingTasks is the tasks per unit of BenchmarkScaling's repositories.
@@ -271,4 +273,28 @@ func TestScalingRepo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "range"), []byte(rng), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkScalingRepoBranch is Verifier.Branch in process over the whole
+// range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
+// -cpuprofile and -memprofile on one generated size. Skipped unless set.
+func BenchmarkScalingRepoBranch(b *testing.B) {
+	dir := os.Getenv("TASKPROOF_SCALING_REPO")
+	if dir == "" {
+		b.Skip("TASKPROOF_SCALING_REPO not set")
+	}
+	rng, err := os.ReadFile(filepath.Join(dir, "range"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(rng))
+	g := &gateBench{h: &benchrepo.History{Dir: filepath.Join(dir, "repo"), Root: f[0], Head: f[1]}, allowed: f[2]}
+	report := benchrepo.ReportCPU(b)
+	for b.Loop() {
+		v := g.verifier(b)
+		if _, err := v.Branch(gitref.Hash(f[0]), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
 }
