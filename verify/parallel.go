@@ -18,19 +18,15 @@ type checkedObject struct {
 	stale   []*Reason
 }
 
-// checkObjects runs Object (with the commit's tasks from hints), then
-// staleAtHead on each result that verified, for every commit of commits on
-// all cores (fanout.Each: the Repo is safe for concurrent use, and so are the
+// checkObjects runs Object (with the commit's tasks from hints, its note
+// read by readNote: noteReader's), then staleAtHead on each result that
+// verified, for every commit of commits on all cores (fanout.Each: the Repo is safe for concurrent use, and so are the
 // Verifier's memos). The results are keyed by commit and do not depend on the
 // workers' order; the error (a git precondition, as Object's) is that of the
 // earliest commit in commits that failed.
-func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
-	readNote, err := v.noteReader(len(commits))
-	if err != nil {
-		return nil, err
-	}
+func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash, readNote func(gitref.Hash) ([]byte, error)) (map[gitref.Hash]*checkedObject, error) {
 	out := make([]*checkedObject, len(commits))
-	err = fanout.Each(len(commits), 0, func(i int) error {
+	err := fanout.Each(len(commits), 0, func(i int) error {
 		rs, err := v.object(commits[i], hints[commits[i]], readNote)
 		if err != nil {
 			return err
