@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -18,22 +17,6 @@ import (
 func init() {
 	subcommands = append(subcommands, newVerifyCmd)
 }
-
-// verifyMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit, in
-// bytes) verify sets unless GOMEMLIMIT is in the environment: 150 MiB. Under it
-// the garbage collector runs as usual; near it, more often rather than letting
-// the heap double (GOGC's headroom). For the peak RSS and CPU of `verify
-// --branch` with and without the limit, see docs/benchmarks.md. A larger live
-// heap only makes the collector work harder (the runtime caps that at about
-// half the CPU); it never fails a verification.
-const verifyMemoryLimit = 150 << 20
-
-// verifyObjectCacheSize is the object cache verify gives its Repo, in bytes:
-// 16 MiB. verify reads each object about once, and under verifyMemoryLimit a
-// larger cache is paid for in garbage collection: `verify --branch` over
-// 10,000 ticks took 10.2-10.5 s of user CPU (176 MB RSS) at 16 MiB, 11.4-11.7 s
-// at 32, 17.7 s (229-238 MB) at 64 and 16.4-17.3 s (258 MB) at 96.
-const verifyObjectCacheSize = 16 << 20
 
 func newVerifyCmd() *cobra.Command {
 	var (
@@ -103,10 +86,6 @@ Exit codes:
 		if !branch && base != "" {
 			return usageErr("--base goes with --branch")
 		}
-		if os.Getenv("GOMEMLIMIT") == "" {
-			// Restored on return: tests run the command in process.
-			defer debug.SetMemoryLimit(debug.SetMemoryLimit(verifyMemoryLimit))
-		}
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err
@@ -115,10 +94,7 @@ Exit codes:
 		if notes, err = fromRemotes(c, notes); err != nil {
 			return err
 		}
-		repo.SetObjectCacheSize(verifyObjectCacheSize)
-		// Packs read through a window, not mapped: mapped pages would count
-		// in the resident set on top of verifyMemoryLimit.
-		repo.SetPackMapping(false)
+		verify.TuneRepo(repo)
 		tg, err := resolveTargets(repo, branch, base, args)
 		if err != nil {
 			return err
