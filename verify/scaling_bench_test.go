@@ -277,7 +277,8 @@ func TestScalingRepo(t *testing.T) {
 
 // BenchmarkScalingRepoBranch is Verifier.Branch in process over the whole
 // range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
-// -cpuprofile and -memprofile on one generated size. Skipped unless set.
+// -cpuprofile and -memprofile on one generated size, the Repo tuned as the
+// command tunes it. Skipped unless set.
 func BenchmarkScalingRepoBranch(b *testing.B) {
 	dir := os.Getenv("TASKPROOF_SCALING_REPO")
 	if dir == "" {
@@ -292,6 +293,7 @@ func BenchmarkScalingRepoBranch(b *testing.B) {
 	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
 		v := g.verifier(b)
+		verify.TuneRepo(v.Repo) // as `verify` does
 		if _, err := v.Branch(gitref.Hash(f[0]), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
 			b.Fatal(err)
 		}
