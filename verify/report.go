@@ -111,7 +111,16 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 		return paint("32", "✓")
 	}
+	// Written out every 64 KiB: a report of many ticks is not held twice.
 	var b strings.Builder
+	flush := func() error {
+		if b.Len() < 64<<10 {
+			return nil
+		}
+		_, err := io.WriteString(w, b.String())
+		b.Reset()
+		return err
+	}
 	if rep.Mode == "branch" {
 		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), len(rep.Ticks))
 		for _, t := range rep.Ticks {
@@ -147,6 +156,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			writeHint(&b, t.Hint)
 			for _, wr := range t.Warnings {
 				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
+			}
+			if err := flush(); err != nil {
+				return err
 			}
 		}
 		for _, u := range rep.Unticks {
@@ -194,6 +206,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			if len(o.NewerFields) > 0 {
 				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", Printable(strings.Join(o.NewerFields, ", ")))
+			}
+			if err := flush(); err != nil {
+				return err
 			}
 		}
 	}
