@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -280,9 +281,12 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 	// Only those: a tick the merge makes itself (a task reopened and ticked
 	// again while merging, say) is judged on the merge, even when an older
 	// commit of the range ticked the same task.
-	for _, t := range ticks {
-		if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
-			g.inRange[tickKey(t.Commit, t)] = true
+	// (Only a range with a merge tick needs the set.)
+	if slices.ContainsFunc(ticks, func(t gitref.Tick) bool { return t.Merge }) {
+		for _, t := range ticks {
+			if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
+				g.inRange[tickKey(t.Commit, t)] = true
+			}
 		}
 	}
 	// The task lines the walk parsed are handed on (an unambiguous tick's
@@ -362,6 +366,9 @@ func (g *gate) judgeTicks() error {
 				return err
 			}
 			maps.Copy(g.objects, objects)
+			for _, c := range batch {
+				delete(g.hints, c) // handed on: the walk's ticks keep the tasks
+			}
 			next += len(batch)
 		}
 		if err := g.judgeTick(i); err != nil {
