@@ -861,7 +861,9 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // ticked_without_evidence, naming the file and line. Ticks in head's
 // unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
 // submodules at tasks-file positions at head tasks_file_not_regular. What the
-// walk already reported failing is not reported again.
+// walk already reported failing is not reported again. The files are parsed
+// through the Verifier's memos: a tasks file the range leaves as it was is
+// parsed once for base and head.
 func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
 	headFiles, err := v.Repo.TasksFiles(head, layouts)
 	if err != nil {
@@ -879,7 +881,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 		if f.Irregular != "" {
 			continue
 		}
-		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
 			continue
 		}
@@ -913,7 +915,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 			}
 			continue
 		}
-		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
 			// What cannot be read cannot be judged: the gate fails, naming it.
 			rep.Ticks = append(rep.Ticks, TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,

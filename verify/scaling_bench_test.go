@@ -278,7 +278,8 @@ func TestScalingRepo(t *testing.T) {
 // BenchmarkScalingRepoBranch is Verifier.Branch in process over the whole
 // range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
 // -cpuprofile and -memprofile on one generated size, the Repo tuned as the
-// command tunes it. Skipped unless set.
+// command tunes it; TASKPROOF_SCALING_BASE gives another base (a pull
+// request's range). Skipped unless set.
 func BenchmarkScalingRepoBranch(b *testing.B) {
 	dir := os.Getenv("TASKPROOF_SCALING_REPO")
 	if dir == "" {
@@ -290,11 +291,15 @@ func BenchmarkScalingRepoBranch(b *testing.B) {
 	}
 	f := strings.Fields(string(rng))
 	g := &gateBench{h: &benchrepo.History{Dir: filepath.Join(dir, "repo"), Root: f[0], Head: f[1]}, allowed: f[2]}
+	base := f[0]
+	if s := os.Getenv("TASKPROOF_SCALING_BASE"); s != "" {
+		base = s // a pull request's range: the commits after it
+	}
 	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
 		v := g.verifier(b)
 		verify.TuneRepo(v.Repo) // as `verify` does
-		if _, err := v.Branch(gitref.Hash(f[0]), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
+		if _, err := v.Branch(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
