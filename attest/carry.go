@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // UnionNote is [MergeNotes] for callers that only need the merged note and the
@@ -223,7 +224,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		return nil, fmt.Errorf("%w: the note of %s holds no task-verification statement about it", ErrNothingToCarry, from.ID)
 	}
 
-	ticks, err := repo.CommitTicks(to.ID)
+	ticks, err := tick.OfCommit(repo, to.ID, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +243,11 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}}
 	var batch []pending
 	for _, c := range todo {
-		var tick *gitref.Tick
+		var found *tick.Tick
 		var ticked []string
 		lines := 0 // the lines of c's task To ticks
 		for i, t := range ticks {
-			if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+			if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
 				continue // born-ticked tasks are attested like ticks (docs/format.md#born-ticked-tasks)
 			}
 			ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
@@ -256,28 +257,28 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 				// goes to the line it was about (same text, so same
 				// line_hash), and to none when there is no such line.
 				if lines == 1 || t.LineHash == c.p.Task.LineHash {
-					tick = &ticks[i]
+					found = &ticks[i]
 				}
 			}
 		}
-		if tick == nil {
+		if found == nil {
 			return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
 				ErrTaskNotTicked, to.ID, c.subject, c.p.Unit.Dir, ticked)
 		}
-		if (lines > 1 || seen[c.subject] > 1) && tick.LineHash != c.p.Task.LineHash {
+		if (lines > 1 || seen[c.subject] > 1) && found.LineHash != c.p.Task.LineHash {
 			// Several lines on either side: each statement goes to its own.
 			return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to.ID, lines, c.subject, c.p.Unit.Dir, from.ID)
 		}
-		task, repeated, err := tickTask(repo, *tick)
+		task, repeated, err := tickTask(repo, *found)
 		if err != nil {
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, tick.Unit, task)
+		section, err := specfmt.Section(fsys, found.Unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
 		}
 		p := c.p
-		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(tick.Unit.Format), tick.Unit.Feature, tick.Unit.Dir
+		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(found.Unit.Format), found.Unit.Feature, found.Unit.Dir
 		p.Tree = string(to.Tree)
 		p.Task.ID, p.Task.LineHash, p.Task.Title = task.ID, predicate.LineHash(task.OpenLine()), task.Title
 		if section != nil {
@@ -286,14 +287,14 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			p.Spec = predicate.Null[predicate.SpecRef]()
 		}
 		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, tick.Unit, task.ID, p, req.Signers, nil)
+		pd, err := prepare(ctx, to.ID, found.Unit, task.ID, p, req.Signers, nil)
 		if err != nil {
 			return nil, err
 		}
 		if repeated {
 			pd.line = p.Task.LineHash
 		}
-		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*tick)...)
+		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*found)...)
 		batch = append(batch, pd)
 	}
 	nc, err := commitNote(notes, to.ID, batch, req.DryRun)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // CarryPair is one FROM → TO carry of a range carry: the commit whose note
@@ -37,18 +38,18 @@ type CarryPlan struct {
 // (carry those with `attest carry FROM TO` one at a time) or two FROM commits
 // pair with one TO commit for the same task.
 func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead, toBase, toHead gitref.Hash) (*CarryPlan, error) {
-	from, err := repo.Ticks(fromBase, fromHead, gitref.TickOptions{FirstParent: true})
+	from, err := tick.Range(repo, fromBase, fromHead, tick.Options{FirstParent: true})
 	if err != nil {
 		return nil, err
 	}
-	to, err := repo.Ticks(toBase, toHead, gitref.TickOptions{FirstParent: true})
+	to, err := tick.Range(repo, toBase, toHead, tick.Options{FirstParent: true})
 	if err != nil {
 		return nil, err
 	}
 	type task struct{ dir, id string }
 	latest := map[task]gitref.Hash{} // TO: task → its latest tick commit
 	for _, t := range to {
-		if t.Kind == gitref.KindTick {
+		if t.Kind == tick.KindTick {
 			latest[task{t.Unit.Dir, t.TaskID}] = t.Commit
 		}
 	}
@@ -56,7 +57,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 	seen := map[gitref.Hash]bool{}
 	claimed := map[task]gitref.Hash{} // task → the FROM commit carried to its TO tick
 	for _, t := range from {
-		if t.Kind != gitref.KindTick || seen[t.Commit] {
+		if t.Kind != tick.KindTick || seen[t.Commit] {
 			continue
 		}
 		seen[t.Commit] = true

@@ -11,19 +11,12 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // SkipRefPrefix is where skip records live: refs/speccoder/skipped/<feature>/<task>
 // (docs/format.md#storage).
 const SkipRefPrefix = "refs/speccoder/skipped/"
-
-// tasksGlobs are the tasks files of units
-// (docs/format.md#units-and-task-lines), for finding a task by ID.
-var tasksGlobs = []string{
-	"specs/*/tasks.md", ".specify/specs/*/tasks.md",
-	"openspec/changes/*/tasks.md", "openspec/changes/archive/*/tasks.md",
-	".kiro/specs/*/tasks.md",
-}
 
 // DecideRequest is what `taskproof attest decide` asks for (docs/format.md#units-and-task-lines).
 type DecideRequest struct {
@@ -75,48 +68,48 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	ticks, err := repo.CommitTicks(commit.ID)
+	ticks, err := tick.OfCommit(repo, commit.ID, nil)
 	if err != nil {
 		return nil, err
 	}
-	var tick *gitref.Tick
+	var found *tick.Tick
 	var ids []string
 	for i, t := range ticks {
-		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
 			continue // a born-ticked task is decided like a tick (docs/format.md#born-ticked-tasks)
 		}
 		ids = append(ids, t.TaskID)
 		if t.TaskID == req.Task && (req.UnitDir == "" || t.Unit.Dir == req.UnitDir) {
 			switch {
-			case tick != nil && tick.Path == t.Path:
+			case found != nil && found.Path == t.Path:
 				// A decision names a task by its ID, which cannot say which of
 				// the lines it accepts.
-				return nil, fmt.Errorf("%w: %s ticks two lines of task %s in %s (lines %d and %d): a decision cannot name one of them (attest tick attests each ticked line)", ErrRequest, commit.ID, req.Task, t.Path, tick.Line, t.Line)
-			case tick != nil:
-				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; name the unit", ErrRequest, commit.ID, req.Task, tick.Unit.Dir, t.Unit.Dir)
+				return nil, fmt.Errorf("%w: %s ticks two lines of task %s in %s (lines %d and %d): a decision cannot name one of them (attest tick attests each ticked line)", ErrRequest, commit.ID, req.Task, t.Path, found.Line, t.Line)
+			case found != nil:
+				return nil, fmt.Errorf("%w: %s ticks task %s in %s and %s; name the unit", ErrRequest, commit.ID, req.Task, found.Unit.Dir, t.Unit.Dir)
 			}
-			tick = &ticks[i]
+			found = &ticks[i]
 		}
 	}
-	if tick == nil {
+	if found == nil {
 		if len(ids) == 0 {
 			return nil, fmt.Errorf("%w: %s ticks no task; a decision goes on the commit that ticks the task", ErrNoTick, commit.ID)
 		}
 		return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, req.Task, strings.Join(ids, ", "))
 	}
-	task, repeated, err := tickTask(repo, *tick)
+	task, repeated, err := tickTask(repo, *found)
 	if err != nil {
 		return nil, err
 	}
 	line := ""
-	if repeated || tick.Root != "" {
+	if repeated || found.Root != "" {
 		// A nested project's statement is owned by its line too: another
 		// project may have the unit.dir (docs/format.md#project-root).
 		line = predicate.LineHash(task.OpenLine())
 	}
 	// The decision is written under the tick's project root, as attest tick
 	// writes (docs/format.md#project-root).
-	policy, err := readOptional(repo, commit.FirstParent(), specfmt.ProjectPath(tick.Root, specfmt.ProjectConfig))
+	policy, err := readOptional(repo, commit.FirstParent(), specfmt.ProjectPath(found.Root, specfmt.ProjectConfig))
 	if err != nil {
 		return nil, err
 	}
@@ -124,12 +117,12 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	if tick.Root != "" {
-		if fsys, err = fs.Sub(fsys, tick.Root); err != nil {
+	if found.Root != "" {
+		if fsys, err = fs.Sub(fsys, found.Root); err != nil {
 			return nil, err
 		}
 	}
-	unit := tick.ProjectUnit()
+	unit := found.ProjectUnit()
 	section, err := specfmt.Section(fsys, unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
@@ -217,8 +210,11 @@ func FindTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 		t specfmt.Task
 	}
 	var hits []hit
-	for _, g := range tasksGlobs {
-		paths, _ := fs.Glob(fsys, g)
+	// The built-in layouts' patterns are fs.Glob patterns (no "**");
+	// UnitForTasksPath drops what a glob matches and its layout refuses (the
+	// change named "archive").
+	for _, lay := range specfmt.BuiltinLayouts() {
+		paths, _ := fs.Glob(fsys, lay.Tasks)
 		for _, p := range paths {
 			u, ok := specfmt.UnitForTasksPath(p)
 			if !ok || (unitDir != "" && u.Dir != unitDir) {

@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // Errors of [Tick] that say what the caller must fix (the CLI maps them to exit 2).
@@ -127,7 +128,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
-	all, err := repo.CommitTicksIn(commit.ID, req.Layouts)
+	all, err := tick.OfCommit(repo, commit.ID, req.Layouts)
 	if err != nil {
 		return nil, err
 	}
@@ -135,9 +136,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	// attested like a tick: the gate asks for its evidence
 	// (docs/format.md#born-ticked-tasks). A file no unit layout claims has no
 	// unit to attest.
-	var ticks []gitref.Tick
+	var ticks []tick.Tick
 	for _, t := range all {
-		if (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) && !t.Unrecognized {
+		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized {
 			ticks = append(ticks, t)
 		}
 	}
@@ -145,7 +146,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; attest the commit that ticks the task)", ErrNoTick, commit.ID)
 	}
 	if req.Unit != "" {
-		var inUnit []gitref.Tick
+		var inUnit []tick.Tick
 		var dirs []string
 		for _, t := range ticks {
 			if t.Unit.Dir == req.Unit {
@@ -165,7 +166,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	// (docs/format.md#project-root-in-the-gate).
 	seen := map[string]string{}
 	for _, t := range all {
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked {
 			continue
 		}
 		k := t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
@@ -181,13 +182,13 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if len(req.Tasks) > 0 {
 		// A task ID names every line the commit ticks with it (a tasks file
 		// may repeat an ID: each ticked line is a tick of its own).
-		byID := map[string][]gitref.Tick{}
+		byID := map[string][]tick.Tick{}
 		var ids []string
 		for _, t := range ticks {
 			byID[t.TaskID] = append(byID[t.TaskID], t)
 			ids = append(ids, t.TaskID)
 		}
-		var chosen []gitref.Tick
+		var chosen []tick.Tick
 		named := map[string]bool{}
 		for _, id := range req.Tasks {
 			ts, ok := byID[id]
@@ -310,14 +311,14 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 // a verifier recomputes from the object's tasks file (docs/format.md#checks-in-order). repeated is
 // true when the tasks file repeats the task's ID at the commit. A tick is a
 // line (README "Choices", item 10): an unambiguous tick carries its parsed task
-// (gitref.Tick.Task) and is not parsed again; for a tick gitref marked
+// (tick.Tick.Task) and is not parsed again; for a tick gitref marked
 // Ambiguous the commit's tasks file is read, and a repeated ID's task is the
 // ticked line itself, found by its ID and line_hash (TasksFile.LookupLine) —
 // refused with the *specfmt.DuplicateTaskError naming both lines
 // (specfmt.ErrDuplicateTask) when another line with that ID reads the same, as
 // no attestation could say which of the two it binds. (A parent that repeats
 // the ID does not matter: the tick is the commit's line.)
-func tickTask(repo *gitref.Repo, t gitref.Tick) (task specfmt.Task, repeated bool, err error) {
+func tickTask(repo *gitref.Repo, t tick.Tick) (task specfmt.Task, repeated bool, err error) {
 	if t.Ambiguous == "" && t.Task.ID == t.TaskID {
 		// gitref parsed both sides already: the ID is unique at the parent and
 		// at the commit, and t.Task is the commit's task.
@@ -354,8 +355,8 @@ func tickTask(repo *gitref.Repo, t gitref.Tick) (task specfmt.Task, repeated boo
 
 // tickNotes are the notes [Tick] (and [Carry]) give about a tick that is not
 // the plain "[ ]" → "[x]" of one line: a tick that also rewrites the task's
-// text, and a task that is new in the tick commit (gitref.Tick.Born).
-func tickNotes(t gitref.Tick) []string {
+// text, and a task that is new in the tick commit (tick.Tick.Born).
+func tickNotes(t tick.Tick) []string {
 	var notes []string
 	if t.TextChanged {
 		notes = append(notes, fmt.Sprintf("%s:%d: the tick also rewrites task %s's text (%q at the parent); the attestation covers the text as ticked", t.Path, t.Line, t.TaskID, t.Before))

@@ -695,7 +695,7 @@ func TestFindTask(t *testing.T) {
 // TestTickRewordedAndBorn: a tick commit that also rewrites the task's text is
 // attested on the text as ticked (line_hash and title of the commit's line,
 // the recomputation of docs/format.md#checks-in-order), a task added already ticked to an existing tasks
-// file (gitref.Tick.Born) is attested like any tick, and the ticked task of a
+// file (tick.Tick.Born) is attested like any tick, and the ticked task of a
 // tasks file new in the commit is attestable (selected by unit). attest decide and attest carry
 // bind the same line; every statement verifies ok.
 func TestTickRewordedAndBorn(t *testing.T) {

@@ -27,6 +27,8 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -172,16 +174,9 @@ type Regression struct {
 
 // UnitReasons is one unit's row of the reason × unit table.
 type UnitReasons struct {
-	Unit    Unit           `json:"unit"`
+	Unit    specfmt.Unit   `json:"unit"`
 	Total   int            `json:"total"`
 	Reasons map[string]int `json:"reasons"` // only reasons with a count
-}
-
-// Unit is a spec unit (docs/format.md#units-and-task-lines) as the predicate names it.
-type Unit struct {
-	Format  string `json:"format"`
-	Feature string `json:"feature"`
-	Dir     string `json:"dir"`
 }
 
 // Week is one ISO week of the trend.
@@ -199,10 +194,10 @@ type Row struct {
 	// NoteLine is the statement's 1-based line in the note.
 	NoteLine int `json:"note_line"`
 	// Task is the subject name, "<feature>/<task id>".
-	Task   string `json:"task"`
-	TaskID string `json:"task_id"`
-	Title  string `json:"title"`
-	Unit   Unit   `json:"unit"`
+	Task   string       `json:"task"`
+	TaskID string       `json:"task_id"`
+	Title  string       `json:"title"`
+	Unit   specfmt.Unit `json:"unit"`
 	// InHistory: the object is a tick of the walked history; Path and Line then
 	// locate the task line in the tick commit.
 	InHistory bool   `json:"in_history"`
@@ -308,12 +303,12 @@ type Signature struct {
 // Unevidenced is a tick of the walked history without a readable
 // task-verification statement.
 type Unevidenced struct {
-	Commit gitref.Hash `json:"commit"`
-	Task   string      `json:"task"`
-	TaskID string      `json:"task_id"`
-	Unit   Unit        `json:"unit"`
-	Path   string      `json:"path"`
-	Line   int         `json:"line"`
+	Commit gitref.Hash  `json:"commit"`
+	Task   string       `json:"task"`
+	TaskID string       `json:"task_id"`
+	Unit   specfmt.Unit `json:"unit"`
+	Path   string       `json:"path"`
+	Line   int          `json:"line"`
 	// Merge: the tick is a merge's change against its first parent.
 	Merge bool   `json:"merge"`
 	Why   string `json:"why"`
@@ -354,7 +349,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 
 	// The history walk (for --all, alongside the notes' reading: both use all
 	// cores).
-	var ticks []gitref.Tick
+	var ticks []tick.Tick
 	var ticksErr error
 	walked := make(chan struct{})
 	go func() {
@@ -362,14 +357,14 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		if opts.Head == "" {
 			return
 		}
-		all, err := repo.Ticks(rep.Base, opts.Head, gitref.TickOptions{})
+		all, err := tick.Range(repo, rep.Base, opts.Head, tick.Options{})
 		if err != nil {
 			ticksErr = err
 			return
 		}
 		ticks = all[:0] // filtered in place
 		for _, t := range all {
-			if t.Kind == gitref.KindTick && !t.Unrecognized {
+			if t.Kind == tick.KindTick && !t.Unrecognized {
 				ticks = append(ticks, t)
 			}
 		}
@@ -446,7 +441,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		}
 	}
 
-	match := func(u Unit) bool { return matchUnit(opts.Unit, u) }
+	match := func(u specfmt.Unit) bool { return matchUnit(opts.Unit, u) }
 	// Join ticks and statements by (commit, subject name).
 	byKey := make(map[rowKey][]int, len(rd.rows))
 	for i := range rd.rows {
@@ -464,7 +459,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	commitTimes := map[gitref.Hash]time.Time{}
 	names := make([]string, len(ticks)) // each tick's subject name
 	for ti, t := range ticks {
-		u := Unit{Format: string(t.Unit.Format), Feature: t.Unit.Feature, Dir: t.Unit.Dir}
+		u := t.Unit
 		name := attest.SubjectName(t.Unit.Feature, t.TaskID)
 		names[ti] = name
 		k := rowKey{t.Commit, name}
@@ -563,7 +558,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 }
 
 // matchUnit reports whether glob ("" matches all) matches u's dir or feature.
-func matchUnit(glob string, u Unit) bool {
+func matchUnit(glob string, u specfmt.Unit) bool {
 	if glob == "" {
 		return true
 	}
@@ -660,7 +655,7 @@ func summarize(rep *Report) {
 		}
 		rep.Totals.RegressionOnly++
 		rep.Regression.ByReason[r.Regression.Reason]++
-		key := r.Unit.Dir + "\x00" + r.Unit.Format + "\x00" + r.Unit.Feature
+		key := r.Unit.Dir + "\x00" + string(r.Unit.Format) + "\x00" + r.Unit.Feature
 		u := units[key]
 		if u == nil {
 			u = &UnitReasons{Unit: r.Unit, Reasons: map[string]int{}}

@@ -20,7 +20,7 @@ import (
 )
 
 // The benchmark repository: benchUnits units of benchTasks tasks, 10,000 ticks.
-// (1000 units of 10 tasks takes about ten times longer: gitref.Ticks decodes the
+// (1000 units of 10 tasks takes about ten times longer: tick.Range decodes the
 // 1000-entry specs/ tree twice per commit; see docs/benchmarks.md.)
 const (
 	benchUnits = 100

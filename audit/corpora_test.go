@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // corpusReasons are cycled through the corpora's tick commits: verified, then
@@ -30,7 +31,7 @@ var corpusReasons = []string{"", "no_story", "no_scenarios:story=US1", "acceptan
 
 // TestCorpora attests every tick commit of the three corpora in-process
 // (attest.Tick, cycling through the reasons), then runs the real binary's
-// `audit --all`: its totals equal the ticks Repo.Ticks finds (what `taskproof
+// `audit --all`: its totals equal the ticks tick.Range finds (what `taskproof
 // ticks` lists), all of them evidenced; and the HTML report renders in headless
 // Chromium with both charts visible.
 func TestCorpora(t *testing.T) {
@@ -51,15 +52,15 @@ func TestCorpora(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := repo.Ticks("", head, gitref.TickOptions{})
+			all, err := tick.Range(repo, "", head, tick.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var commits []gitref.Hash
 			nticks := 0
-			byCommit := map[gitref.Hash][]gitref.Tick{}
+			byCommit := map[gitref.Hash][]tick.Tick{}
 			for _, tk := range all {
-				if tk.Kind != gitref.KindTick {
+				if tk.Kind != tick.KindTick {
 					continue
 				}
 				nticks++

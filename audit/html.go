@@ -7,6 +7,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // The HTML report draws its two charts at fixed places of the page (CSS pixels,
@@ -147,7 +149,7 @@ func reasonsChart(rep *Report) chart {
 	units := append([]UnitReasons(nil), rep.Regression.ByUnit...)
 	sort.SliceStable(units, func(i, j int) bool { return units[i].Total > units[j].Total })
 	if len(units) > maxChartUnits {
-		other := UnitReasons{Unit: Unit{Dir: fmt.Sprintf("%d other units", len(units)-maxChartUnits+1)}, Reasons: map[string]int{}}
+		other := UnitReasons{Unit: specfmt.Unit{Dir: fmt.Sprintf("%d other units", len(units)-maxChartUnits+1)}, Reasons: map[string]int{}}
 		for _, u := range units[maxChartUnits-1:] {
 			other.Total += u.Total
 			for r, n := range u.Reasons {

@@ -7,6 +7,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // reader turns notes into rows, collecting what it cannot read as problems.
@@ -111,7 +112,7 @@ func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Ro
 	view := p.Read()
 	r := Row{
 		Commit: commit, NoteLine: line, Task: name, TaskID: p.Task.ID, Title: p.Task.Title,
-		Unit:    Unit{Format: p.Unit.Format, Feature: p.Unit.Feature, Dir: p.Unit.Dir},
+		Unit:    specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir},
 		Verdict: string(p.Verdict), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
 		NewerFields: view.NewerFields, lineHash: p.Task.LineHash,
 	}

@@ -302,7 +302,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 		if r.Line > 0 {
 			line = strconv.Itoa(r.Line)
 		}
-		rec := []string{string(r.Commit), r.Unit.Format, r.Unit.Dir, r.Unit.Feature, r.TaskID, r.Title, "statement",
+		rec := []string{string(r.Commit), string(r.Unit.Format), r.Unit.Dir, r.Unit.Feature, r.TaskID, r.Title, "statement",
 			r.Verdict, strconv.FormatUint(uint64(r.Revision), 10), r.Time, r.Week, reason, details, story, detail, redClass, impl,
 			nc, r.Signature.Status, strings.Join(signers, "; "), r.Path, line}
 		if err := cw.Write(safeCells(rec)); err != nil {
@@ -311,7 +311,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 	}
 	for _, u := range rep.WithoutEvidence {
 		rec := make([]string, len(CSVHeader))
-		rec[0], rec[1], rec[2], rec[3], rec[4] = string(u.Commit), u.Unit.Format, u.Unit.Dir, u.Unit.Feature, u.TaskID
+		rec[0], rec[1], rec[2], rec[3], rec[4] = string(u.Commit), string(u.Unit.Format), u.Unit.Dir, u.Unit.Feature, u.TaskID
 		rec[6] = "none: " + u.Why
 		rec[20], rec[21] = u.Path, strconv.Itoa(u.Line)
 		if err := cw.Write(safeCells(rec)); err != nil {

@@ -143,6 +143,11 @@ func (r *Repo) Commit(id Hash) (*Commit, error) {
 	if err != nil {
 		return nil, err
 	}
+	return toCommit(id, c), nil
+}
+
+// toCommit is c, read by id, as a Commit.
+func toCommit(id Hash, c *object.Commit) *Commit {
 	out := &Commit{
 		ID:        id,
 		Tree:      fromPlumbing(c.TreeHash),
@@ -153,7 +158,7 @@ func (r *Repo) Commit(id Hash) (*Commit, error) {
 	for _, p := range c.ParentHashes {
 		out.Parents = append(out.Parents, fromPlumbing(p))
 	}
-	return out, nil
+	return out
 }
 
 // commit reads and decodes commit id, through the Repo's decoded-commit cache:

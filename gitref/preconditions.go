@@ -11,8 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // Errors of repositories that lack what a command needs: git preconditions,
@@ -309,37 +307,4 @@ func (r *Repo) checkRefFile(name string, depth int) error {
 		return badRef(name, p, s, "not an object id")
 	}
 	return nil
-}
-
-// TasksFileError reports a tasks file of a commit that taskproof cannot read
-// as a tasks file (invalid UTF-8 on a task line, nesting deeper than it reads):
-// its ticks cannot be judged, so a gate that meets one fails
-// (docs/format.md#tasks-files). Commit is "" when the file was read to pair
-// moves. It wraps the parser's error.
-type TasksFileError struct {
-	Commit Hash
-	Path   string
-	Err    error
-}
-
-func (e *TasksFileError) Error() string {
-	where := e.Path
-	if e.Commit != "" {
-		where = fmt.Sprintf("%s at commit %s", e.Path, e.Commit)
-	}
-	return fmt.Sprintf("the tasks file %s cannot be read, so its ticks cannot be judged: %v", where, e.Err)
-}
-
-func (e *TasksFileError) Unwrap() error { return e.Err }
-
-// tasksFileErr wraps a tasks file's parse error as a *TasksFileError; other
-// errors (an object that cannot be read) are returned with context only.
-func tasksFileErr(commit Hash, path string, err error) error {
-	if errors.Is(err, specfmt.ErrInvalidUTF8) || errors.Is(err, specfmt.ErrNestingTooDeep) || errors.Is(err, specfmt.ErrNotText) {
-		return &TasksFileError{Commit: commit, Path: path, Err: err}
-	}
-	if commit != "" {
-		return fmt.Errorf("commit %s: parsing %s: %w", commit, path, err)
-	}
-	return fmt.Errorf("parsing %s: %w", path, err)
 }

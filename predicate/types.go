@@ -99,10 +99,13 @@ type Predicate struct {
 	Extra map[string]any
 }
 
-// Unit is the spec unit the task belongs to
+// Unit is the predicate's unit member as written
 // (docs/format.md#units-and-task-lines): format "speckit", "openspec" or
 // "kiro"; feature = dir's last path element; dir repository-relative, '/'
-// separated, no trailing slash.
+// separated, no trailing slash. It is the wire form of specfmt.Unit, the
+// spec unit: a statement read may carry any strings and members taskproof
+// does not know (Extra, kept for the canonical JSON), which the checks judge;
+// specfmt.Unit is a unit resolved from a path.
 type Unit struct {
 	Format  string
 	Feature string

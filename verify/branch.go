@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // Conclusions of a verification (docs/format.md#gate-rules).
@@ -29,7 +30,7 @@ const (
 	StatusUnverifiable = "unverifiable"
 	StatusEdited       = "edited" // a task line edited after its tick
 	// StatusBornTicked: a ticked task of a tasks file new in its commit
-	// (gitref.KindBornTicked): in Ticks, failing, when it has no evidence;
+	// (tick.KindBornTicked): in Ticks, failing, when it has no evidence;
 	// listed in Report.BornTicked when the policy allows it
 	// (docs/format.md#born-ticked-tasks).
 	StatusBornTicked = "born_ticked"
@@ -179,7 +180,7 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // commit reachable from head and not from base (merges included) is mapped to
 // the commit carrying its evidence and judged evidenced, stale or unverifiable;
 // task lines edited after their tick fail too. A task added already ticked to a
-// tasks file its commit's parent has is a tick like any other (gitref.Tick.Born);
+// tasks file its commit's parent has is a tick like any other (tick.Tick.Born);
 // the ticked tasks of tasks files new in their commit are judged too (born_ticked
 // without evidence), unless the policy allows them (Report.BornTicked). Ticks in
 // unrecognized tasks files and links or submodules at tasks-file positions fail;
@@ -234,7 +235,7 @@ type gate struct {
 	head    gitref.Hash
 	opts    GateOptions
 	layouts *specfmt.Layouts
-	ticks   []gitref.Tick
+	ticks   []tick.Tick
 	units   unitDirs
 	latest  []bool // per tick: its task line's latest (latestTicks)
 	twins   map[string]bool
@@ -265,7 +266,7 @@ type gate struct {
 // newGate walks base..head and prepares the ticks' judging.
 func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, error) {
 	layouts := v.policy().Layouts()
-	ticks, moves, err := v.Repo.Walk(base, head, gitref.TickOptions{Layouts: layouts})
+	ticks, moves, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
 	if err != nil {
 		return nil, err
 	}
@@ -282,9 +283,9 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 	// again while merging, say) is judged on the merge, even when an older
 	// commit of the range ticked the same task.
 	// (Only a range with a merge tick needs the set.)
-	if slices.ContainsFunc(ticks, func(t gitref.Tick) bool { return t.Merge }) {
+	if slices.ContainsFunc(ticks, func(t tick.Tick) bool { return t.Merge }) {
 		for _, t := range ticks {
-			if !t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindEdit || t.Kind == gitref.KindBornTicked) {
+			if !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
 				g.inRange[tickKey(t.Commit, t)] = true
 			}
 		}
@@ -294,7 +295,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 	// that the tasks files are not parsed again; a repeated ID's lines are
 	// found in the file by the statements' line hashes.
 	for i, t := range ticks {
-		if (t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked) || t.Unrecognized {
+		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
 			continue
 		}
 		h, queued := g.hints[t.Commit]
@@ -312,13 +313,13 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 }
 
 // tickKey names a tick by commit, unit dir, task ID and line after.
-func tickKey(c gitref.Hash, t gitref.Tick) string {
+func tickKey(c gitref.Hash, t tick.Tick) string {
 	return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
 }
 
 // mergedIn reports whether merge tick t repeats a tick one of the merge's
 // other parents brought in from a commit of the range.
-func (g *gate) mergedIn(t gitref.Tick) (bool, error) {
+func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 	set, ok := g.broughtIn[t.Commit]
 	if !ok {
 		set = map[string]bool{}
@@ -327,7 +328,7 @@ func (g *gate) mergedIn(t gitref.Tick) (bool, error) {
 			return false, err
 		}
 		for _, p := range m.Parents[1:] {
-			side, err := g.v.Repo.Ticks(m.Parents[0], p, gitref.TickOptions{Layouts: g.layouts})
+			side, err := tick.Range(g.v.Repo, m.Parents[0], p, tick.Options{Layouts: g.layouts})
 			if err != nil {
 				return false, err
 			}
@@ -388,13 +389,13 @@ func (g *gate) judgeTick(i int) error {
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
 	switch {
-	case t.Kind == gitref.KindNotRegular:
+	case t.Kind == tick.KindNotRegular:
 		if !g.irregular[t.Path] {
 			g.irregular[t.Path] = true
 			rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
 		}
 		return nil
-	case t.Unrecognized && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked):
+	case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
 		if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !g.unrecognized[k] {
 			g.unrecognized[k] = true
 			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
@@ -404,11 +405,11 @@ func (g *gate) judgeTick(i int) error {
 		return nil
 	}
 	switch t.Kind {
-	case gitref.KindUntick:
+	case tick.KindUntick:
 		tr.Status = "unticked"
 		rep.Unticks = append(rep.Unticks, tr)
 		return nil
-	case gitref.KindBornTicked:
+	case tick.KindBornTicked:
 		// Commits come parents first: a merge repeating what a commit of the
 		// range already listed is skipped.
 		k := tickKey("", t)
@@ -423,7 +424,7 @@ func (g *gate) judgeTick(i int) error {
 			return nil
 		}
 		// Judged as a tick: without evidence it fails as born_ticked.
-	case gitref.KindEdit:
+	case tick.KindEdit:
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
 		if !g.latest[i] {
@@ -433,7 +434,7 @@ func (g *gate) judgeTick(i int) error {
 		rep.Ticks = append(rep.Ticks, tr)
 		return nil
 	}
-	if t.Merge && (t.Kind == gitref.KindTick || t.Kind == gitref.KindBornTicked) {
+	if t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) {
 		merged, err := g.mergedIn(t)
 		if err != nil || merged {
 			return err
@@ -459,7 +460,7 @@ func (g *gate) judgeTick(i int) error {
 	if err := g.judgeEvidence(&tr, t); err != nil {
 		return err
 	}
-	if t.Kind == gitref.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
+	if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
 		tr.Status = StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
 	}
@@ -487,7 +488,7 @@ func (g *gate) judgeTick(i int) error {
 // judgeEvidence judges tick t by its commit's checked objects: by the
 // statement that is the tick's, else by the note's own failure, else as a
 // tick without evidence on its commit (evidenceElsewhere).
-func (g *gate) judgeEvidence(tr *TickResult, t gitref.Tick) error {
+func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 	co := g.objects[t.Commit]
 	rs := co.results
 	// The tick's result: the one with its subject name, unit directory
@@ -554,7 +555,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t gitref.Tick) error {
 // note binds its very task line (what a rebase, cherry-pick or squash keeps:
 // worth an `attest carry`); one about other text of the task is not. byName:
 // the note has statements for the task about other lines.
-func (g *gate) evidenceElsewhere(tr *TickResult, t gitref.Tick, byName bool) error {
+func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error {
 	if g.elsewhere == nil {
 		idx, err := g.v.indexSubjects()
 		if err != nil {
@@ -737,11 +738,11 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 }
 
 // repeatedLine is, for a tick whose tasks file repeats its task ID
-// (gitref.Tick.Ambiguous), the duplicate_task_id reason (malformed) when
+// (tick.Tick.Ambiguous), the duplicate_task_id reason (malformed) when
 // another line with the ID reads the same as the ticked line at the tick
 // commit: no attestation can say which of the two it binds. nil otherwise: the
 // tick is its line, evidenced by a statement with its line hash.
-func (v *Verifier) repeatedLine(t gitref.Tick) (*Reason, error) {
+func (v *Verifier) repeatedLine(t tick.Tick) (*Reason, error) {
 	b, err := v.Repo.File(t.Commit, t.Path)
 	if err != nil {
 		return nil, err
@@ -791,7 +792,7 @@ func unrecognizedTick(tr TickResult) TickResult {
 // class, the same for every directory of one unit's history.
 type unitDirs map[string]string
 
-func unitClasses(moves []gitref.Move) unitDirs {
+func unitClasses(moves []tick.Move) unitDirs {
 	u := unitDirs{}
 	for _, m := range moves {
 		a, b := u.find(m.OldUnit.Dir), u.find(m.Unit.Dir)
@@ -816,18 +817,18 @@ func (u unitDirs) find(dir string) string {
 // latest: false for a tick (or born-ticked task) of a unit and task ID that a
 // later commit of the walk unticks (docs/format.md#superseded-ticks); the same
 // for an edit of a ticked line. Other kinds are marked true.
-func latestTicks(ticks []gitref.Tick, units unitDirs) []bool {
+func latestTicks(ticks []tick.Tick, units unitDirs) []bool {
 	out := make([]bool, len(ticks))
 	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
-	key := func(t gitref.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
+	key := func(t tick.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
 	for i, t := range ticks {
-		if t.Kind == gitref.KindUntick {
+		if t.Kind == tick.KindUntick {
 			lastUntick[key(t)] = i
 		}
 	}
 	for i, t := range ticks {
 		out[i] = true
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked && t.Kind != gitref.KindEdit {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked && t.Kind != tick.KindEdit {
 			continue
 		}
 		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {
@@ -865,13 +866,13 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // through the Verifier's memos: a tasks file the range leaves as it was is
 // parsed once for base and head.
 func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
-	headFiles, err := v.Repo.TasksFiles(head, layouts)
+	headFiles, err := tick.TasksFiles(v.Repo, head, layouts)
 	if err != nil {
 		return err
 	}
-	var baseFiles []gitref.TasksFileAt
+	var baseFiles []tick.TasksFileAt
 	if base != "" {
-		if baseFiles, err = v.Repo.TasksFiles(base, layouts); err != nil {
+		if baseFiles, err = tick.TasksFiles(v.Repo, base, layouts); err != nil {
 			return err
 		}
 	}
@@ -971,18 +972,18 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 
 // projectTwinKey is what a statement can say of a tick's unit and line: its
 // commit, its project-relative unit.dir, task ID and line_hash.
-func projectTwinKey(t gitref.Tick) string {
+func projectTwinKey(t tick.Tick) string {
 	return string(t.Commit) + "\x00" + t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
 }
 
 // projectTwins marks the keys (projectTwinKey) of ticks that one commit makes in
 // two or more project roots: a statement, whose unit.dir is project-relative,
 // cannot tell them apart (docs/format.md#project-root-in-the-gate).
-func projectTwins(ticks []gitref.Tick) map[string]bool {
+func projectTwins(ticks []tick.Tick) map[string]bool {
 	roots := map[string]string{}
 	twins := map[string]bool{}
 	for _, t := range ticks {
-		if t.Kind != gitref.KindTick && t.Kind != gitref.KindBornTicked {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked {
 			continue
 		}
 		k := projectTwinKey(t)

@@ -35,7 +35,7 @@ func (v *Verifier) bugTicks(rep *Report, base, head gitref.Hash, opts GateOption
 			tr := TickResult{Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
 			var o *ObjectResult
 			for i := range rs {
-				if rs[i].Task == task && rs[i].Kind == KindBug {
+				if rs[i].Task == task && rs[i].Kind == ObjectBug {
 					o = &rs[i]
 					break
 				}

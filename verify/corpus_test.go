@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // TestCorpora attests every tick of three real projects' histories (the shared
@@ -45,7 +46,7 @@ import (
 // A tick that also rewrites the task's text (agent-validator 05e24301: 4.2 and
 // 5.1) is evidenced: attest binds the line as ticked, which is what the object
 // check recomputes. Tasks added already ticked to an existing tasks file
-// (gitref.Tick.Born: 18 in agent-validator) are ticks, attested and evidenced;
+// (tick.Tick.Born: 18 in agent-validator) are ticks, attested and evidenced;
 // the ticked tasks of tasks files new in their commit are listed in
 // Report.BornTicked (bornTicked below), not judged. So in agent-validator every
 // tick is evidenced, the two 5.3 ticks included.
@@ -125,22 +126,22 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	head := f.head()
 
 	repo, notes := f.open()
-	ticks, err := repo.Ticks("", head, gitref.TickOptions{})
+	ticks, err := tick.Range(repo, "", head, tick.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var commits []gitref.Hash
-	byCommit := map[gitref.Hash][]gitref.Tick{}
+	byCommit := map[gitref.Hash][]tick.Tick{}
 	unticks, edits, borns, bornRecords := 0, 0, 0, 0
 	for _, tk := range ticks {
 		switch tk.Kind {
-		case gitref.KindUntick:
+		case tick.KindUntick:
 			unticks++
 			continue
-		case gitref.KindEdit:
+		case tick.KindEdit:
 			edits++
 			continue
-		case gitref.KindBornTicked:
+		case tick.KindBornTicked:
 			bornRecords++
 			continue
 		}
@@ -159,7 +160,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	seen := map[string]bool{}
 	var got []string
 	root := gitref.Hash(f.git("rev-list", "--max-parents=0", "HEAD"))
-	rootFiles, err := repo.TasksFiles(root, nil)
+	rootFiles, err := tick.TasksFiles(repo, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 		}
 	}
 	for _, tk := range ticks {
-		if tk.Kind == gitref.KindBornTicked && !seen[tk.Path] {
+		if tk.Kind == tick.KindBornTicked && !seen[tk.Path] {
 			seen[tk.Path] = true
 			got = append(got, tk.Path)
 		}
@@ -227,14 +228,14 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	// evidence it is superseded, not failing.
 	// Unit directories are followed across the walk's moves (an OpenSpec
 	// change unticked after its archive move).
-	_, moves, err := repo.Walk("", head, gitref.TickOptions{})
+	_, moves, err := tick.Walk(repo, "", head, tick.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	classes := unitClasses(moves)
 	unticked := map[string]int{} // unit class, task ID → index of the last untick
 	for i, tk := range ticks {
-		if tk.Kind == gitref.KindUntick {
+		if tk.Kind == tick.KindUntick {
 			unticked[classes.find(tk.Unit.Dir)+" "+tk.TaskID] = i
 		}
 	}
@@ -244,11 +245,11 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 			r := tickRow{tk.Commit, tk.TaskID, StatusEvidenced, "", ""}
 			j, reopened := unticked[classes.find(tk.Unit.Dir)+" "+tk.TaskID]
 			switch {
-			case tk.Kind == gitref.KindUntick, tk.Kind == gitref.KindBornTicked:
+			case tk.Kind == tick.KindUntick, tk.Kind == tick.KindBornTicked:
 				continue
-			case tk.Kind == gitref.KindTick && !attested[key(tk.Commit, tk.TaskID)] && reopened && j > i && ticks[j].Commit != tk.Commit:
+			case tk.Kind == tick.KindTick && !attested[key(tk.Commit, tk.TaskID)] && reopened && j > i && ticks[j].Commit != tk.Commit:
 				r.Status = StatusSuperseded
-			case tk.Kind == gitref.KindEdit:
+			case tk.Kind == tick.KindEdit:
 				r.Status, r.Reason = StatusEdited, ReasonEditedAfterTick
 			case !attested[key(tk.Commit, tk.TaskID)]:
 				r.Status, r.Reason = StatusUnverifiable, ReasonTickedWithoutEvidence
@@ -332,8 +333,8 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	path := handTick(t, f)
 	c := f.head()
 	repo, _ = f.open()
-	added, err := repo.Ticks(head, c, gitref.TickOptions{})
-	if err != nil || len(added) != 1 || added[0].Kind != gitref.KindTick {
+	added, err := tick.Range(repo, head, c, tick.Options{})
+	if err != nil || len(added) != 1 || added[0].Kind != tick.KindTick {
 		t.Fatalf("hand tick in %s: ticks %+v, %v", path, added, err)
 	}
 	rep = f.branch("", c, GateOptions{})
@@ -342,7 +343,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	t.Logf("%s: hand-ticked %s in %s", name, added[0].TaskID, path)
 }
 
-func featureOf(t *testing.T, ticks []gitref.Tick, r tickRow) string {
+func featureOf(t *testing.T, ticks []tick.Tick, r tickRow) string {
 	for _, tk := range ticks {
 		if tk.Commit == r.Commit && tk.TaskID == r.TaskID {
 			return tk.Unit.Feature

@@ -210,10 +210,10 @@ func TestInteropSpeccoderNotes(t *testing.T) {
 		task, kind string
 		warnings   []string
 	}{
-		"speckit":  {"001-greet/T001", KindTick, []string{CodePolicySHA256Unverified}},
-		"decision": {"001-greet/T002", KindDecision, []string{CodeSpecAbsent, CodePolicySHA256Unverified}},
-		"kiro":     {"login/1.1", KindTick, []string{CodePolicySHA256Unverified}},
-		"bug":      {"001-greet/bug:crash-on-empty", KindBug, []string{CodePolicySHA256Unverified}},
+		"speckit":  {"001-greet/T001", ObjectTick, []string{CodePolicySHA256Unverified}},
+		"decision": {"001-greet/T002", ObjectDecision, []string{CodeSpecAbsent, CodePolicySHA256Unverified}},
+		"kiro":     {"login/1.1", ObjectTick, []string{CodePolicySHA256Unverified}},
+		"bug":      {"001-greet/bug:crash-on-empty", ObjectBug, []string{CodePolicySHA256Unverified}},
 	}
 	v := r.verifier()
 	for name, w := range want {

@@ -49,12 +49,13 @@ type Signer struct {
 	TlogIndex *int64 `json:"tlog_index,omitempty"`
 }
 
-// Object kinds (docs/format.md#checks-in-order).
+// Object kinds, ObjectResult.Kind (docs/format.md#checks-in-order): what the
+// judged object is. A box change's kind is tick.Kind, another concept.
 const (
-	KindTick     = "tick"     // a commit ticking the task, with verified/regression_only
-	KindDecision = "decision" // a commit ticking the task, with an attested decision
-	KindSkip     = "skip"     // a skip record commit (docs/format.md#storage)
-	KindBug      = "bug"      // a bug fix attested as <unit>/bug:<slug> (docs/format.md#bug-tasks)
+	ObjectTick     = "tick"     // a commit ticking the task, with verified/regression_only
+	ObjectDecision = "decision" // a commit ticking the task, with an attested decision
+	ObjectSkip     = "skip"     // a skip record commit (docs/format.md#storage)
+	ObjectBug      = "bug"      // a bug fix attested as <unit>/bug:<slug> (docs/format.md#bug-tasks)
 )
 
 // ObjectResult is the verdict on one task's attestation on one object (docs/format.md#checks-in-order):
@@ -150,7 +151,7 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 }
 
 // taskHints are tasks of an object already parsed from its tasks files (by
-// gitref.Ticks, for the merge gate), keyed by unit dir and task ID; each must be
+// tick.Range, for the merge gate), keyed by unit dir and task ID; each must be
 // the one task of unit dir's tasks file at the object with that ID. checkTaskLine
 // uses them instead of parsing the file again.
 type taskHints map[taskHintKey]specfmt.Task
@@ -177,11 +178,11 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 	var noteErr *gitref.NoteError
 	switch {
 	case errors.Is(err, gitref.ErrNoNote):
-		r := ObjectResult{Object: commit, Kind: KindTick, Outcome: Missing}
+		r := ObjectResult{Object: commit, Kind: ObjectTick, Outcome: Missing}
 		r.Reasons = []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under " + v.Notes.Ref(), Outcome: Missing}}
 		return []ObjectResult{r}, nil
 	case errors.As(err, &noteErr):
-		r := ObjectResult{Object: commit, Kind: KindTick}
+		r := ObjectResult{Object: commit, Kind: ObjectTick}
 		r.fail(Malformed, CodeNoteMalformed, "note", "", "", noteErr.Error())
 		return []ObjectResult{r}, nil
 	case err != nil:
@@ -274,7 +275,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 	if len(results) == 0 {
 		// missing stands alone (docs/format.md#checks-in-order): a note whose lines could not be
 		// read is malformed, with those lines' reasons only.
-		r := ObjectResult{Object: c.ID, Kind: KindTick, Outcome: OK}
+		r := ObjectResult{Object: c.ID, Kind: ObjectTick, Outcome: OK}
 		for _, nr := range noteReasons {
 			r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
 		}
@@ -449,15 +450,15 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	switch p.Verdict {
 	case predicate.Skipped:
-		r.Kind = KindSkip
+		r.Kind = ObjectSkip
 	case predicate.Attested:
-		r.Kind = KindDecision
+		r.Kind = ObjectDecision
 	default:
-		r.Kind = KindTick
+		r.Kind = ObjectTick
 	}
 	bug := isBugTask(p)
 	if bug {
-		r.Kind = KindBug
+		r.Kind = ObjectBug
 	}
 	if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); st.Subjects[0].Name != want {
 		r.fail(Mismatch, CodeSubjectName, "subject[0].name", want, st.Subjects[0].Name, "")

@@ -96,7 +96,7 @@ func TestObjectOutcomes(t *testing.T) {
 				if r.Signers[0].Principal != "dev@example.invalid" || r.Signers[0].KeyID != f.signer.KeyID() || r.Signers[0].Kind != attest.KindSSH {
 					t.Errorf("signer = %+v", r.Signers[0])
 				}
-				if r.Kind != KindTick || r.Verdict != "regression_only" || r.Revision != predicate.Revision {
+				if r.Kind != ObjectTick || r.Verdict != "regression_only" || r.Revision != predicate.Revision {
 					t.Errorf("kind, verdict, revision = %s, %s, %d", r.Kind, r.Verdict, r.Revision)
 				}
 				if len(r.Warnings) != 0 || len(r.NewerFields) != 0 {

@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 )
 
 func mustPolicy(t testing.TB, src string) *policy.Policy {
@@ -278,7 +279,7 @@ func TestPolicyCorpus(t *testing.T) {
 	f.setAllowed(`ci@example.invalid namespaces="in-toto" ` + f.key.line + "\n")
 	head := f.head()
 	repo, notes := f.open()
-	ticks, err := repo.Ticks("", head, gitref.TickOptions{})
+	ticks, err := tick.Range(repo, "", head, tick.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +289,7 @@ func TestPolicyCorpus(t *testing.T) {
 	perCommit := map[gitref.Hash]int{}
 	attested := 0
 	for i, tk := range ticks {
-		if tk.Kind != gitref.KindTick || perCommit[tk.Commit] >= 30 {
+		if tk.Kind != tick.KindTick || perCommit[tk.Commit] >= 30 {
 			continue
 		}
 		req := attest.TickRequest{Commit: tk.Commit, Tasks: []string{tk.TaskID}, Signers: []attest.Signer{f.signer}, Time: fxTime, Verdict: predicate.RegressionOnly}

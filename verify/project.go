@@ -8,13 +8,14 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // maxProjectSearch bounds the directories projectRoot reads looking for a
 // nested project (docs/format.md#project-root); maxProjectDepth how deep.
 const (
 	maxProjectSearch = 4096
-	maxProjectDepth  = gitref.MaxProjectDepth
+	maxProjectDepth  = tick.MaxProjectDepth
 )
 
 // projectRoot returns the project root at commit c of the unit whose

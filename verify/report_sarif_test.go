@@ -83,9 +83,9 @@ func ciObjectsReport() *Report {
 	return &Report{SchemaVersion: 1, Mode: "objects", NotesRef: "refs/notes/speccoder", Conclusion: Failure,
 		Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{},
 		Objects: []ObjectResult{
-			{Object: ciHash("a1"), Kind: KindTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []Signer{}},
-			{Object: ciHash("b2"), Kind: KindTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
-			{Object: ciHash("c3"), Kind: KindTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
+			{Object: ciHash("a1"), Kind: ObjectTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []Signer{}},
+			{Object: ciHash("b2"), Kind: ObjectTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
+			{Object: ciHash("c3"), Kind: ObjectTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
 				// Two signers; the principal holds text every format must escape.
 				Signers: []Signer{{Kind: attest.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
 					{Kind: attest.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
@@ -93,8 +93,8 @@ func ciObjectsReport() *Report {
 					{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},
 					{Code: CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: Mismatch},
 				}},
-			{Object: ciHash("d4"), Kind: KindDecision, Task: "add-auth/1.2", TaskID: "1.2", Unit: specfmt.Unit{Format: specfmt.OpenSpec, Feature: "add-auth", Dir: "openspec/changes/add-auth"}, Verdict: "attested", Outcome: Unsigned, Reasons: []Reason{{Code: CodeUnsigned, Field: "line 1", Expected: "a signature", Found: "none", Outcome: Unsigned}}},
-			{Object: ciHash("e5"), Kind: KindTick, Task: "x/T1", TaskID: "T1", Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "x", Dir: "../../etc/x"}, Outcome: Malformed, Reasons: []Reason{{Code: CodePredicate, Field: "predicate", Message: "unit.dir: not a clean path", Outcome: Malformed}}},
+			{Object: ciHash("d4"), Kind: ObjectDecision, Task: "add-auth/1.2", TaskID: "1.2", Unit: specfmt.Unit{Format: specfmt.OpenSpec, Feature: "add-auth", Dir: "openspec/changes/add-auth"}, Verdict: "attested", Outcome: Unsigned, Reasons: []Reason{{Code: CodeUnsigned, Field: "line 1", Expected: "a signature", Found: "none", Outcome: Unsigned}}},
+			{Object: ciHash("e5"), Kind: ObjectTick, Task: "x/T1", TaskID: "T1", Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "x", Dir: "../../etc/x"}, Outcome: Malformed, Reasons: []Reason{{Code: CodePredicate, Field: "predicate", Message: "unit.dir: not a clean path", Outcome: Malformed}}},
 		}}
 }
 

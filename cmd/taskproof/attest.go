@@ -19,6 +19,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/tick"
 )
 
 func init() {
@@ -329,7 +330,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		written, err := attest.Tick(context.Background(), repo, notes, req)
 		err = withAttestFlags(err)
 		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
-			if pending, werr := repo.UncommittedTicks(req.Commit); werr == nil && len(pending) > 0 {
+			if pending, werr := tick.Uncommitted(repo, req.Commit); werr == nil && len(pending) > 0 {
 				return fmt.Errorf("%w\nthe work tree ticks these boxes, not committed yet (commit them, then attest the commit):\n  %s", err, strings.Join(pending, "\n  "))
 			}
 		}

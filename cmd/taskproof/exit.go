@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -116,7 +117,7 @@ var exitCodes = []struct {
 	// A tasks file that cannot be read is bad input for the commands that
 	// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what
 	// the gate cannot judge fails it.
-	{as: isType[*gitref.TasksFileError], code: ExitUsage},
+	{as: isType[*tick.TasksFileError], code: ExitUsage},
 	// notes push / pull / sync and carry.
 	{is: gitref.ErrRemoteNotesAbsent, code: ExitGit},
 	{is: gitref.ErrGitProgram, code: ExitGit},

@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -71,7 +72,7 @@ func TestExitCode(t *testing.T) {
 		{"*gitref.BadRefError", &gitref.BadRefError{Ref: "refs/heads/x"}, ExitGit},
 		// A tasks file that cannot be read: bad input (verify makes it exit 1
 		// with withCode, below).
-		{"*gitref.TasksFileError", &gitref.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
+		{"*tick.TasksFileError", &tick.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
 		// notes push / pull / sync, config, carry.
 		{"gitref.ErrRemoteNotesAbsent", gitref.ErrRemoteNotesAbsent, ExitGit},
 		{"gitref.ErrGitProgram", gitref.ErrGitProgram, ExitGit},
@@ -104,7 +105,7 @@ func TestExitCode(t *testing.T) {
 		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: &gitref.MissingObjectError{Kind: "blob"}}, ExitGit},
 
 		// Marked errors win over every row.
-		{"withCode over a row", withCode(ExitFailure, fmt.Errorf("the gate fails: %w", &gitref.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
+		{"withCode over a row", withCode(ExitFailure, fmt.Errorf("the gate fails: %w", &tick.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
 		{"usageErr", usageErr("bad %s", "flag"), ExitUsage},
 		{"failed", failed(), ExitFailure},
 		{"flagError", &flagError{err: errors.New(`unknown flag: --x`)}, ExitUsage},

@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -85,7 +86,7 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 			}
 			layouts = pol.Layouts()
 		}
-		ticks, err := repo.Ticks(base, head, gitref.TickOptions{FirstParent: firstParent, Layouts: layouts})
+		ticks, err := tick.Range(repo, base, head, tick.Options{FirstParent: firstParent, Layouts: layouts})
 		if err != nil {
 			return err
 		}
@@ -131,9 +132,9 @@ type tickRecord struct {
 }
 
 // tickReason is tickRecord.Reason.
-func tickReason(t gitref.Tick) string {
+func tickReason(t tick.Tick) string {
 	switch {
-	case t.Kind == gitref.KindNotRegular:
+	case t.Kind == tick.KindNotRegular:
 		return "tasks_file_not_regular"
 	case t.Unrecognized:
 		return "unrecognized_tasks_file"
@@ -141,7 +142,7 @@ func tickReason(t gitref.Tick) string {
 	return ""
 }
 
-func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
+func writeTicksJSON(w io.Writer, ticks []tick.Tick) error {
 	recs := make([]tickRecord, 0, len(ticks))
 	for _, t := range ticks {
 		recs = append(recs, tickRecord{
@@ -160,7 +161,7 @@ func writeTicksJSON(w io.Writer, ticks []gitref.Tick) error {
 	}{1, recs})
 }
 
-func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
+func writeTicksText(w io.Writer, ticks []tick.Tick) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, t := range ticks {
 		path := t.Path
@@ -168,7 +169,7 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 			path = t.OldPath + " => " + t.Path
 		}
 		var notes []string
-		if t.Born && t.Kind == gitref.KindTick {
+		if t.Born && t.Kind == tick.KindTick {
 			notes = append(notes, "born (no line at the parent)")
 		}
 		if t.Ambiguous != "" {
@@ -177,7 +178,7 @@ func writeTicksText(w io.Writer, ticks []gitref.Tick) error {
 		if r := tickReason(t); r != "" {
 			notes = append(notes, r)
 		}
-		if t.Kind == gitref.KindNotRegular {
+		if t.Kind == tick.KindNotRegular {
 			notes = append(notes, t.Irregular)
 		}
 		note := strings.Join(notes, "; ")

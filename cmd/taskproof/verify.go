@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -149,7 +150,7 @@ Exit codes:
 	runE := c.RunE
 	c.RunE = func(c *cobra.Command, args []string) error {
 		err := runE(c, args)
-		var tf *gitref.TasksFileError
+		var tf *tick.TasksFileError
 		if errors.As(err, &tf) {
 			err = withCode(ExitFailure, fmt.Errorf("the gate fails: %w", err))
 		}

@@ -1,6 +1,10 @@
 package specfmt
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestLayoutsClassify: the built-in layouts, policy layouts, ignored paths and
 // tasks files of no layout (any case of "tasks.md") are told apart by the one
@@ -60,4 +64,67 @@ func TestLayoutsClassify(t *testing.T) {
 	if err := (Layout{Format: Kiro, Tasks: "a/b.md"}).Validate(); err == nil {
 		t.Error("pattern not ending in /tasks.md accepted")
 	}
+}
+
+// TestLayoutsPrefilter ties the walk's pre-filter to the layout table: for
+// every built-in and policy layout, a path its pattern matches is a unit's
+// tasks file (Classify), and every directory on that path may hold units
+// (MayHoldUnits), so that a layout added to the table is seen by both.
+func TestLayoutsPrefilter(t *testing.T) {
+	l := &Layouts{Extra: []Layout{
+		{Format: OpenSpec, Tasks: "openspec/initiatives/**/tasks.md"},
+		{Format: Kiro, Tasks: "work/00?-*/tasks.md"},
+		{Format: Speckit, Tasks: "plans/[a-c]*/tasks.md"},
+	}}
+	layouts := append(BuiltinLayouts(), l.Extra...)
+	if len(layouts) != len(builtinLayouts)+len(l.Extra) {
+		t.Fatal("BuiltinLayouts is not the table")
+	}
+	for _, lay := range layouts {
+		path := instance(lay.Tasks)
+		u, k := l.Classify(path)
+		if k != UnitTasksFile || u.Format != lay.Format {
+			t.Errorf("layout %q: Classify(%q) = %+v, %d; want a %s unit", lay.Tasks, path, u, k, lay.Format)
+		}
+		if _, builtin := UnitForTasksPath(path); builtin != slices.Contains(builtinLayouts, lay) {
+			t.Errorf("layout %q: UnitForTasksPath(%q) = %v", lay.Tasks, path, builtin)
+		}
+		dir := ""
+		for {
+			if !l.MayHoldUnits(dir) {
+				t.Errorf("layout %q: MayHoldUnits(%q) = false on the path %q", lay.Tasks, dir, path)
+			}
+			rest := strings.TrimPrefix(path, dir)
+			rest = strings.TrimPrefix(rest, "/")
+			el, _, more := strings.Cut(rest, "/")
+			if !more {
+				break
+			}
+			dir = strings.TrimPrefix(dir+"/"+el, "/")
+		}
+	}
+}
+
+// instance is a path that pattern (Layout.Tasks) matches: "**" as two
+// elements, "*" as "x", "?" as "1", a class as its first character.
+func instance(pattern string) string {
+	var b strings.Builder
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; {
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString("a/b")
+			i++
+		case c == '*':
+			b.WriteByte('x')
+		case c == '?':
+			b.WriteByte('1')
+		case c == '[':
+			j := strings.IndexByte(pattern[i:], ']')
+			b.WriteByte(pattern[i+1])
+			i += j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

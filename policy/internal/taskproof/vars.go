@@ -60,7 +60,11 @@ var NullableMembers = map[string]any{
 	"decider":    Decider{},
 }
 
-// Unit is a spec unit (docs/format.md#units-and-task-lines).
+// Unit is the CEL variable shape of the predicate's unit member
+// (docs/format.md#units-and-task-lines): the policy language's view, with
+// the cel field names rules read (unit.format, unit.feature, unit.dir), kept
+// apart from predicate.Unit so that the language does not change with the
+// Go types.
 type Unit struct {
 	Format  string `cel:"format"`
 	Feature string `cel:"feature"`

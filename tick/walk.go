@@ -1,11 +1,16 @@
-package gitref
+// Package tick finds the ticks of tasks files in git history: the task box
+// changes of each commit against its first parent, tasks files followed
+// across renames and moves, nested projects resolved
+// (docs/format.md#units-and-task-lines, docs/format.md#project-root). It reads
+// the repository through gitref's porcelain (commits, raw tree diffs, blobs)
+// and resolves units with specfmt's layouts only.
+package tick
 
 import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"runtime"
 	"slices"
@@ -15,16 +20,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
-
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// TickKind is the kind of a task box change found between a commit and its
+// Kind is the kind of a task box change found between a commit and its
 // first parent.
-type TickKind string
+type Kind string
 
 // The kinds of Tick.
 const (
@@ -32,37 +34,37 @@ const (
 	// commit's is ticked ("[x]"/"[X]") — a tick
 	// (docs/format.md#units-and-task-lines); or the task is ticked in the
 	// commit and has no line in the parent's version of the tasks file (Born).
-	KindTick TickKind = "tick"
+	KindTick Kind = "tick"
 	// KindUntick: ticked in the parent, open in the commit.
-	KindUntick TickKind = "untick"
+	KindUntick Kind = "untick"
 	// KindEdit: ticked in both, but the line's text (read as open) changed: a
 	// task line edited after its tick (docs/format.md#gate-rules).
-	KindEdit TickKind = "edit"
+	KindEdit Kind = "edit"
 	// KindBornTicked: a ticked task in a tasks file that is new in the commit
 	// (absent at the parent and not a rename or move of one of the parent's
 	// tasks files). It is not a tick (docs/format.md#units-and-task-lines:
 	// nothing goes from open to ticked; a merged feature branch or an imported
 	// unit brings its ticked file), but is reported so that a merge gate can
 	// list it. Born is set; Before and OldPath are "" and OldLine is 0.
-	KindBornTicked TickKind = "born_ticked"
+	KindBornTicked Kind = "born_ticked"
 	// KindNotRegular: Path, in Commit, is a symbolic link or a submodule
 	// (gitlink) where a tasks file, or a directory on a unit layout's
 	// tasks-file path, is (docs/format.md#tasks-files-are-regular-files):
 	// what the link stands for is not what git diffs, so the gate cannot see
 	// its ticks. Irregular names the entry's kind; TaskID and lines are "".
-	KindNotRegular TickKind = "not_regular"
+	KindNotRegular Kind = "not_regular"
 )
 
 // Tick is one task box change of a commit against its first parent.
 type Tick struct {
-	Kind    TickKind
-	Commit  Hash   // the commit making the change (the tick commit)
-	Parent  Hash   // its first parent
-	Merge   bool   // the commit is a merge (the change is against its first parent)
-	Path    string // the tasks file in Commit
-	OldPath string // the tasks file in Parent (differs from Path when the file moved)
-	Line    int    // 1-based line number in Path at Commit
-	OldLine int    // 1-based line number in OldPath at Parent
+	Kind    Kind
+	Commit  gitref.Hash // the commit making the change (the tick commit)
+	Parent  gitref.Hash // its first parent
+	Merge   bool        // the commit is a merge (the change is against its first parent)
+	Path    string      // the tasks file in Commit
+	OldPath string      // the tasks file in Parent (differs from Path when the file moved)
+	Line    int         // 1-based line number in Path at Commit
+	OldLine int         // 1-based line number in OldPath at Parent
 	// Unit is the task's unit. Its Dir is repository-relative: for a unit of
 	// a nested project (Root not ""), Root/<unit.dir> as the project's
 	// statements write unit.dir (docs/format.md#project-root), so that every
@@ -123,8 +125,8 @@ type Tick struct {
 	Task specfmt.Task
 }
 
-// TickOptions choose the commits Ticks walks.
-type TickOptions struct {
+// Options choose the commits Range and Walk walk.
+type Options struct {
 	// FirstParent walks only head's first-parent chain (git log --first-parent).
 	FirstParent bool
 	// Layouts are the unit layouts and ignored paths (nil: the built-in
@@ -135,12 +137,12 @@ type TickOptions struct {
 // Move is a tasks file followed across a rename or move by a commit of a walk
 // (Walk): OldPath at the commit's first parent is Path at Commit.
 type Move struct {
-	Commit        Hash
+	Commit        gitref.Hash
 	OldPath, Path string
 	OldUnit, Unit specfmt.Unit
 }
 
-// Ticks finds the ticks, unticks and edits of tasks files in the commits
+// Range finds the ticks, unticks and edits of tasks files in the commits
 // reachable from head and not from base (base "" : all of head's history),
 // merges included. Each commit is compared with its FIRST parent only
 // (docs/format.md#units-and-task-lines): a merge's ticks are the lines the
@@ -161,15 +163,15 @@ type Move struct {
 // in the commit is not a tick; it is reported as KindBornTicked.
 //
 // Results are ordered parents before children, then by path and line.
-func (r *Repo) Ticks(base, head Hash, opts TickOptions) ([]Tick, error) {
-	ticks, _, err := r.Walk(base, head, opts)
+func Range(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, error) {
+	ticks, _, err := Walk(r, base, head, opts)
 	return ticks, err
 }
 
-// Walk is [Repo.Ticks] that also returns the moves of tasks files it followed,
+// Walk is [Range] that also returns the moves of tasks files it followed,
 // in the same order (parents before children).
-func (r *Repo) Walk(base, head Hash, opts TickOptions) ([]Tick, []Move, error) {
-	commits, err := r.rangeCommits(base, head, opts.FirstParent)
+func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, []Move, error) {
+	commits, err := r.RangeCommits(base, head, opts.FirstParent)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -230,7 +232,7 @@ func (r *Repo) Walk(base, head Hash, opts TickOptions) ([]Tick, []Move, error) {
 	return out, moves, nil
 }
 
-// ticksPerWorkerMin is the fewest commits worth a worker of their own in Ticks,
+// ticksPerWorkerMin is the fewest commits worth a worker of their own in Walk,
 // and the smallest chunk; ticksChunksPerWorker is how many chunks each worker
 // takes in a long range.
 const (
@@ -238,124 +240,13 @@ const (
 	ticksChunksPerWorker = 8
 )
 
-// rangeCommits lists the commits of base..head, parents before children. The
-// range is found by rangeSet's bounded walk (base's history is walked only as far
-// back as the range reaches), then ordered by a depth-first walk from head.
-func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit, error) {
-	var in map[plumbing.Hash]*object.Commit // nil: all of head's history
-	if base != "" {
-		var err error
-		if in, err = r.rangeSet(base.plumbing(), head.plumbing()); err != nil {
-			return nil, err
-		}
-	}
-	excluded := func(h plumbing.Hash) bool {
-		if in == nil {
-			return false
-		}
-		_, ok := in[h]
-		return !ok
-	}
-	get := func(h plumbing.Hash) (*object.Commit, error) {
-		if c := in[h]; c != nil {
-			return c, nil
-		}
-		return r.commit(fromPlumbing(h))
-	}
-	return orderCommits(head.plumbing(), firstParent, excluded, get)
-}
-
-// orderCommits lists the commits reachable from head and not excluded, parents
-// before children: head's first-parent chain when firstParent, else an
-// iterative post-order depth-first walk (every commit after all of its parents).
-func orderCommits(head plumbing.Hash, firstParent bool, excluded func(plumbing.Hash) bool, get func(plumbing.Hash) (*object.Commit, error)) ([]*object.Commit, error) {
-	if firstParent {
-		var out []*object.Commit
-		for h := head; !h.IsZero() && !excluded(h); {
-			c, err := get(h)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, c)
-			h = plumbing.ZeroHash
-			if len(c.ParentHashes) > 0 {
-				h = c.ParentHashes[0]
-			}
-		}
-		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-			out[i], out[j] = out[j], out[i]
-		}
-		return out, nil
-	}
-	type frame struct {
-		c    *object.Commit
-		next int
-	}
-	var out []*object.Commit
-	seen := map[plumbing.Hash]bool{}
-	if excluded(head) {
-		return nil, nil
-	}
-	hc, err := get(head)
-	if err != nil {
-		return nil, err
-	}
-	seen[hc.Hash] = true
-	stack := []frame{{c: hc}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.c.ParentHashes) {
-			p := top.c.ParentHashes[top.next]
-			top.next++
-			if seen[p] || excluded(p) {
-				continue
-			}
-			seen[p] = true
-			pc, err := get(p)
-			if err != nil {
-				return nil, err
-			}
-			stack = append(stack, frame{c: pc})
-			continue
-		}
-		out = append(out, top.c)
-		stack = stack[:len(stack)-1]
-	}
-	return out, nil
-}
-
-// rangeCommitsFull is the former rangeCommits: base's whole history is
-// excluded first. Kept for BenchmarkRangeSet's comparison and as the reference
-// of TestRangeCommitsMatchesFull.
-func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) ([]*object.Commit, error) {
-	excluded := map[plumbing.Hash]bool{}
-	if base != "" {
-		stack := []plumbing.Hash{base.plumbing()}
-		for len(stack) > 0 {
-			h := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if excluded[h] {
-				continue
-			}
-			excluded[h] = true
-			c, err := r.commit(fromPlumbing(h))
-			if err != nil {
-				return nil, err
-			}
-			stack = append(stack, c.ParentHashes...)
-		}
-	}
-	return orderCommits(head.plumbing(), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
-		func(h plumbing.Hash) (*object.Commit, error) { return r.commit(fromPlumbing(h)) })
-}
-
 type parseKey struct {
-	blob plumbing.Hash
+	blob gitref.Hash
 	unit specfmt.Unit
 }
 
 type tickCtx struct {
-	r       *Repo
+	r       *gitref.Repo
 	parsed  map[parseKey]*parsedFile
 	layouts *specfmt.Layouts
 }
@@ -496,7 +387,7 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 // tasksFile is one side of a changed tasks file.
 type tasksFile struct {
 	path string
-	blob plumbing.Hash
+	blob gitref.Hash
 	unit specfmt.Unit
 	// root is the nested project root the unit is under ("" the
 	// repository's root); unit.Dir is repository-relative either way.
@@ -512,12 +403,14 @@ type irregularEntry struct {
 	path, kind string
 }
 
-// diffOut collects what diffTasks finds.
+// diffOut collects the tasks files that differ between two commits' trees
+// (its entry visits [gitref.Repo.DiffTrees]' changes).
 type diffOut struct {
+	r       *gitref.Repo
 	layouts *specfmt.Layouts
 	// oldRoot and newRoot are the compared commits' root trees, where nested
 	// project roots are looked up (projectTasksFile).
-	oldRoot, newRoot plumbing.Hash
+	oldRoot, newRoot gitref.Hash
 	projects         projectCache
 	olds, news       []tasksFile
 	irregular        []irregularEntry
@@ -536,7 +429,7 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	}
 	// Read in place: the parse and reparseBoxes only read the bytes, and ticks
 	// keep copies of their lines (detachTask), not the file.
-	b, err := tc.r.viewOf(plumbing.BlobObject, f.blob)
+	b, err := tc.r.BlobView(f.blob)
 	if err != nil {
 		return nil, err
 	}
@@ -557,26 +450,26 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 // mostly the parent's version of a file the previous commit changed.
 const parsedMax = 256
 
-func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
-	if len(c.ParentHashes) == 0 {
+func (tc *tickCtx) commitTicks(c *gitref.Commit) ([]Tick, []Move, error) {
+	if len(c.Parents) == 0 {
 		return nil, nil, nil
 	}
-	p, err := tc.r.commit(fromPlumbing(c.ParentHashes[0]))
+	p, err := tc.r.Commit(c.Parents[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	if p.TreeHash == c.TreeHash {
+	if p.Tree == c.Tree {
 		return nil, nil, nil
 	}
-	d := &diffOut{layouts: tc.layouts, oldRoot: p.TreeHash, newRoot: c.TreeHash, projects: projectCache{}}
-	if err := tc.r.diffTasks(p.TreeHash, c.TreeHash, "", d); err != nil {
-		return nil, nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.Hash, p.Hash, err)
+	d := &diffOut{r: tc.r, layouts: tc.layouts, oldRoot: p.Tree, newRoot: c.Tree, projects: projectCache{}}
+	if err := tc.r.DiffTrees(p.Tree, c.Tree, d.entry); err != nil {
+		return nil, nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.ID, p.ID, err)
 	}
 	pairs, added, err := tc.pair(d.olds, d.news)
 	if err != nil {
-		return nil, nil, fmt.Errorf("commit %s: %w", c.Hash, err)
+		return nil, nil, fmt.Errorf("commit %s: %w", c.ID, err)
 	}
-	base := Tick{Commit: fromPlumbing(c.Hash), Parent: fromPlumbing(p.Hash), Merge: len(c.ParentHashes) > 1}
+	base := Tick{Commit: c.ID, Parent: p.ID, Merge: len(c.Parents) > 1}
 	var out []Tick
 	var moves []Move
 	for _, ir := range d.irregular {
@@ -590,7 +483,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 		}
 		of, err := tc.parse(pr[0])
 		if err != nil {
-			return nil, nil, tasksFileErr(Hash(c.Hash.String()), pr[0].path+" (at the parent "+p.Hash.String()+")", err)
+			return nil, nil, tasksFileErr(c.ID, pr[0].path+" (at the parent "+string(p.ID)+")", err)
 		}
 		var prev *parsedFile
 		if pr[0].unit == pr[1].unit {
@@ -598,7 +491,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 		}
 		nf, err := tc.parseAfter(pr[1], prev)
 		if err != nil {
-			return nil, nil, tasksFileErr(Hash(c.Hash.String()), pr[1].path, err)
+			return nil, nil, tasksFileErr(c.ID, pr[1].path, err)
 		}
 		// A box-only change from of (reparseBoxes) can only tick or untick the
 		// tasks whose box changed; every other task line is of's.
@@ -644,7 +537,7 @@ func (tc *tickCtx) commitTicks(c *object.Commit) ([]Tick, []Move, error) {
 	for _, f := range added {
 		nf, err := tc.parse(f)
 		if err != nil {
-			return nil, nil, tasksFileErr(Hash(c.Hash.String()), f.path, err)
+			return nil, nil, tasksFileErr(c.ID, f.path, err)
 		}
 		for i := range nf.tasks {
 			nt := nf.task(i)
@@ -791,280 +684,17 @@ func similarity(a, b *parsedFile) float64 {
 	return float64(max(common, ids)) / float64(n)
 }
 
-// diffTasks appends to d the tasks files that differ between trees a and b
-// (zero: absent), descending only into subtrees whose ids differ: every file
-// named tasks.md (any case) is a tasks file, of a unit or not
-// (specfmt.Layouts.Classify, the one place units are resolved), so every
-// changed directory is read. Symbolic links and submodules at tasks-file
-// positions are collected too (d.irregular).
-//
-// The raw trees are compared entry by entry in git's order (diffRawTrees),
-// without decoding them; a tree that is not in git's order (or repeats a name)
-// is compared by name instead (diffDecoded), as go-git reads it. Either way the
-// entries are visited in a's order, then those only b has, in b's order.
-func (r *Repo) diffTasks(a, b plumbing.Hash, dir string, d *diffOut) error {
-	if a == b {
-		return nil
-	}
-	ra, err := r.rawTree(a)
-	if err != nil {
-		return err
-	}
-	rb, err := r.rawTree(b)
-	if err != nil {
-		return err
-	}
-	changes, ok, err := diffRawTrees(ra, rb)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		return r.diffDecoded(a, b, dir, d)
-	}
-	for _, ch := range changes {
-		if err := r.diffEntry(dir, ch.a, ch.b, d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// rawTree returns tree id's raw bytes (nil for the zero id). They may be the
-// object cache's own copy (viewOf): read them, never modify or keep them.
-func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
-	if id.IsZero() {
-		return nil, nil
-	}
-	return r.viewOf(plumbing.TreeObject, id)
-}
-
-// viewObject returns the content of an object held in memory without copying
-// it: go-git's memory objects read as a bytes.Reader, whose WriteTo hands its
-// whole remaining slice to one Write. ok is false for any other object (the
-// caller reads it with readObject). The bytes are shared with the object
-// cache: read-only, and not to be kept past the caller's use.
-func viewObject(o plumbing.EncodedObject) (b []byte, ok bool) {
-	rd, err := o.Reader()
-	if err != nil {
-		return nil, false
-	}
-	defer rd.Close()
-	wt, isWT := rd.(io.WriterTo)
-	if !isWT {
-		return nil, false
-	}
-	var v viewer
-	if n, err := wt.WriteTo(&v); err != nil || v.calls != 1 || n != o.Size() || int64(len(v.b)) != n {
-		return nil, false
-	}
-	return v.b, true
-}
-
-// viewer keeps the one slice a bytes.Reader's WriteTo writes (viewObject).
-type viewer struct {
-	b     []byte
-	calls int
-}
-
-func (v *viewer) Write(p []byte) (int, error) {
-	v.b = p
-	v.calls++
-	return len(p), nil
-}
-
-// rawEntry is one entry of a raw tree; name points into the tree's bytes.
-type rawEntry struct {
-	name []byte
-	mode filemode.FileMode // canonicalized as object.DecodeTree does
-	hash plumbing.Hash
-}
-
-// nextRawEntry splits the first entry off a raw tree, checking its syntax as
-// scanTree does.
-func nextRawEntry(b []byte) (rawEntry, []byte, error) {
-	sp := bytes.IndexByte(b, ' ')
-	if sp < 0 {
-		return rawEntry{}, nil, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
-	}
-	mode, ok := parseOctalMode(b[:sp])
-	if !ok {
-		return rawEntry{}, nil, fmt.Errorf("%w: malformed mode", errMalformedTree)
-	}
-	b = b[sp+1:]
-	nul := bytes.IndexByte(b, 0)
-	switch {
-	case nul < 0:
-		return rawEntry{}, nil, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
-	case nul == 0:
-		return rawEntry{}, nil, fmt.Errorf("%w: empty filename", errMalformedTree)
-	case len(b) < nul+1+len(plumbing.ZeroHash):
-		return rawEntry{}, nil, fmt.Errorf("%w: truncated object id", errMalformedTree)
-	}
-	e := rawEntry{name: b[:nul], mode: canonicalMode(mode)}
-	copy(e.hash[:], b[nul+1:])
-	return e, b[nul+1+len(plumbing.ZeroHash):], nil
-}
-
-// compareTreeNames orders tree entries as git does (base_name_compare): by
-// name, a tree's name compared as if it ended in '/'.
-func compareTreeNames(a, b rawEntry) int {
-	n := min(len(a.name), len(b.name))
-	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
-		return c
-	}
-	next := func(e rawEntry) int {
-		switch {
-		case len(e.name) > n:
-			return int(e.name[n])
-		case e.mode == filemode.Dir:
-			return '/'
-		}
-		return 0
-	}
-	return next(a) - next(b)
-}
-
-// rawChange is an entry that differs between two trees (a or b nil: absent).
-type rawChange struct{ a, b *object.TreeEntry }
-
-// diffRawTrees lists the entries that differ between raw trees a and b: first
-// those of a (changed or removed) in a's order, then those only b has. ok is
-// false when a tree is not strictly in git's order (then names could repeat or
-// pair wrongly: the caller compares the decoded trees instead). A name that is
-// a tree on one side and a file on the other sorts apart and is listed as
-// removed and added.
-func diffRawTrees(a, b []byte) (changes []rawChange, ok bool, err error) {
-	var ea, eb, pa, pb rawEntry
-	hasA, hasB, havePA, havePB := false, false, false, false
-	advance := func(buf *[]byte, e, prev *rawEntry, has, havePrev *bool) error {
-		if *has {
-			*prev, *havePrev = *e, true
-		}
-		*has = false
-		if len(*buf) == 0 {
-			return nil
-		}
-		ne, rest, err := nextRawEntry(*buf)
-		if err != nil {
-			return err
-		}
-		*buf, *e, *has = rest, ne, true
-		return nil
-	}
-	entry := func(e rawEntry) *object.TreeEntry {
-		return &object.TreeEntry{Name: string(e.name), Mode: e.mode, Hash: e.hash}
-	}
-	if err := advance(&a, &ea, &pa, &hasA, &havePA); err != nil {
-		return nil, false, err
-	}
-	if err := advance(&b, &eb, &pb, &hasB, &havePB); err != nil {
-		return nil, false, err
-	}
-	var added []rawChange
-	for hasA || hasB {
-		if (hasA && havePA && compareTreeNames(pa, ea) >= 0) || (hasB && havePB && compareTreeNames(pb, eb) >= 0) {
-			return nil, false, nil
-		}
-		c := 0
-		switch {
-		case !hasA:
-			c = 1
-		case !hasB:
-			c = -1
-		default:
-			c = compareTreeNames(ea, eb)
-		}
-		switch {
-		case c < 0:
-			changes = append(changes, rawChange{a: entry(ea)})
-			err = advance(&a, &ea, &pa, &hasA, &havePA)
-		case c > 0:
-			added = append(added, rawChange{b: entry(eb)})
-			err = advance(&b, &eb, &pb, &hasB, &havePB)
-		default:
-			if ea.hash != eb.hash || ea.mode != eb.mode {
-				changes = append(changes, rawChange{a: entry(ea), b: entry(eb)})
-			}
-			if err = advance(&a, &ea, &pa, &hasA, &havePA); err == nil {
-				err = advance(&b, &eb, &pb, &hasB, &havePB)
-			}
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	return append(changes, added...), true, nil
-}
-
-// diffDecoded is diffTasks on go-git's decoding of the trees, pairing entries
-// by name.
-func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, d *diffOut) error {
-	var ae, be []object.TreeEntry
-	if !a.IsZero() {
-		t, err := r.tree(a)
-		if err != nil {
-			return err
-		}
-		ae = t.Entries
-	}
-	if !b.IsZero() {
-		t, err := r.tree(b)
-		if err != nil {
-			return err
-		}
-		be = t.Entries
-	}
-	type pair struct{ a, b *object.TreeEntry }
-	byName := map[string]*pair{}
-	var names []string
-	for i := range ae {
-		byName[ae[i].Name] = &pair{a: &ae[i]}
-		names = append(names, ae[i].Name)
-	}
-	for i := range be {
-		if p, ok := byName[be[i].Name]; ok {
-			p.b = &be[i]
-		} else {
-			byName[be[i].Name] = &pair{b: &be[i]}
-			names = append(names, be[i].Name)
-		}
-	}
-	for _, name := range names {
-		p := byName[name]
-		if p.a != nil && p.b != nil && p.a.Hash == p.b.Hash && p.a.Mode == p.b.Mode {
-			continue
-		}
-		if err := r.diffEntry(dir, p.a, p.b, d); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// diffEntry handles one entry of dir that differs between two trees (a or b
-// nil: absent on that side): subtrees are compared, tasks files listed.
-func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, d *diffOut) error {
+// entry takes one entry that differs between the compared trees (ea or eb
+// nil: absent on that side): every file named tasks.md (any case) is a tasks
+// file, of a unit or not (specfmt.Layouts.Classify, the one place units are
+// resolved), so every changed directory is read; symbolic links and
+// submodules at tasks-file positions are collected too (d.irregular).
+func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 	name := ""
 	if a != nil {
 		name = a.Name
 	} else {
 		name = b.Name
-	}
-	path := name
-	if dir != "" {
-		path = dir + "/" + name
-	}
-	var sa, sb plumbing.Hash
-	if a != nil && a.Mode == filemode.Dir {
-		sa = a.Hash
-	}
-	if b != nil && b.Mode == filemode.Dir {
-		sb = b.Hash
-	}
-	if !sa.IsZero() || !sb.IsZero() {
-		if err := r.diffTasks(sa, sb, path, d); err != nil {
-			return err
-		}
 	}
 	if b != nil {
 		if k := irregularKind(b.Mode); k != "" && (specfmt.IsTasksFileName(name) || d.layouts.MayHoldUnits(path)) {
@@ -1075,22 +705,19 @@ func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, d *diffOut) error {
 	if !ok {
 		return nil
 	}
-	if a != nil && isRegular(a.Mode) {
+	side := func(e *gitref.TreeEntry, root gitref.Hash, files *[]tasksFile) {
+		if e == nil || !e.Mode.IsRegular() {
+			return
+		}
 		t := tf
 		if t.unrecognized {
-			t = r.projectTasksFile(d.layouts, d.oldRoot, path, t, d.projects)
+			t = projectTasksFile(d.r, d.layouts, root, path, t, d.projects)
 		}
-		t.blob = a.Hash
-		d.olds = append(d.olds, t)
+		t.blob = e.ID
+		*files = append(*files, t)
 	}
-	if b != nil && isRegular(b.Mode) {
-		t := tf
-		if t.unrecognized {
-			t = r.projectTasksFile(d.layouts, d.newRoot, path, t, d.projects)
-		}
-		t.blob = b.Hash
-		d.news = append(d.news, t)
-	}
+	side(a, d.oldRoot, &d.olds)
+	side(b, d.newRoot, &d.news)
 	return nil
 }
 
@@ -1117,16 +744,12 @@ func classifyTasksFile(l *specfmt.Layouts, path string) (tasksFile, bool) {
 }
 
 // irregularKind is "symlink" or "submodule" for those modes, else "".
-func irregularKind(m filemode.FileMode) string {
+func irregularKind(m gitref.EntryMode) string {
 	switch m {
-	case filemode.Symlink:
+	case gitref.Symlink:
 		return "symlink"
-	case filemode.Submodule:
+	case gitref.Submodule:
 		return "submodule"
 	}
 	return ""
-}
-
-func isRegular(m filemode.FileMode) bool {
-	return m == filemode.Regular || m == filemode.Executable || m == filemode.Deprecated
 }

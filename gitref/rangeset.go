@@ -1,37 +1,12 @@
 package gitref
 
 import (
-	"bytes"
 	"container/heap"
-	"fmt"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-
-	"github.com/taskproof/taskproof/predicate/specfmt"
 )
-
-// CommitTicks returns the task box changes of one commit against its first
-// parent (docs/format.md#units-and-task-lines), without walking history: what
-// `attest tick` needs for one commit, at a cost independent of history length.
-// A root commit has none.
-func (r *Repo) CommitTicks(commit Hash) ([]Tick, error) {
-	return r.CommitTicksIn(commit, nil)
-}
-
-// CommitTicksIn is [Repo.CommitTicks] with the unit layouts and ignored paths
-// of layouts (nil: the built-in layouts alone).
-func (r *Repo) CommitTicksIn(commit Hash, layouts *specfmt.Layouts) ([]Tick, error) {
-	c, err := r.commit(commit)
-	if err != nil {
-		return nil, err
-	}
-	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: layouts}
-	ticks, _, err := tc.commitTicks(c)
-	return ticks, err
-}
 
 // rangeSet returns the commits reachable from head and not from base — git's
 // base..head; all of head's history when base is zero — keyed by id, with
@@ -201,75 +176,131 @@ func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
 	return out, nil
 }
 
-// TasksFileAt is a tasks file of one commit's tree ([Repo.TasksFiles]).
-type TasksFileAt struct {
-	Path string
-	// Unit is the file's unit; for an Unrecognized file, what it is parsed
-	// as (a spec-kit unit of its directory).
-	Unit specfmt.Unit
-	// Root is the nested project root of Unit ("" the repository's root);
-	// Unit.Dir is repository-relative either way (as [Tick.Unit]).
-	Root         string
-	Unrecognized bool
-	// Irregular is "symlink" or "submodule" for an entry that is not a
-	// regular file at a tasks-file position (Content is then nil).
-	Irregular string
-	Content   []byte
-}
-
-// TasksFiles lists the tasks files of commit's tree: every file named
-// tasks.md (any case) that layouts does not ignore, with its content, and the
-// symbolic links and submodules at tasks-file positions (a tasks.md name, or
-// a directory on a unit layout's tasks-file path), in tree order. It reads the
-// whole tree: the gate's state check compares head's tasks with base's
-// (docs/format.md#the-state-check).
-func (r *Repo) TasksFiles(commit Hash, layouts *specfmt.Layouts) ([]TasksFileAt, error) {
-	c, err := r.commit(commit)
+// RangeCommits lists the commits of base..head — reachable from head and not
+// from base ("" base: all of head's history) — parents before children: only
+// head's first-parent chain when firstParent (git log --first-parent), else
+// every commit after all of its parents. The walk is bounded by the range
+// (rangeSet): base's history is read only as far back as the range reaches.
+// The error wraps ErrNotFound for a missing commit.
+func (r *Repo) RangeCommits(base, head Hash, firstParent bool) ([]*Commit, error) {
+	cs, err := r.rangeCommits(base, head, firstParent)
 	if err != nil {
 		return nil, err
 	}
-	var out []TasksFileAt
-	projects := projectCache{}
-	var walk func(tree plumbing.Hash, dir string) error
-	walk = func(tree plumbing.Hash, dir string) error {
-		t, err := r.tree(tree)
-		if err != nil {
-			return err
-		}
-		for _, e := range t.Entries {
-			path := e.Name
-			if dir != "" {
-				path = dir + "/" + e.Name
-			}
-			if e.Mode == filemode.Dir {
-				if err := walk(e.Hash, path); err != nil {
-					return err
-				}
-				continue
-			}
-			if k := irregularKind(e.Mode); k != "" {
-				if specfmt.IsTasksFileName(e.Name) || layouts.MayHoldUnits(path) {
-					out = append(out, TasksFileAt{Path: path, Irregular: k})
-				}
-				continue
-			}
-			tf, ok := classifyTasksFile(layouts, path)
-			if !ok || !isRegular(e.Mode) {
-				continue
-			}
-			if tf.unrecognized {
-				tf = r.projectTasksFile(layouts, c.TreeHash, path, tf, projects)
-			}
-			b, err := r.viewOf(plumbing.BlobObject, e.Hash)
-			if err != nil {
-				return err
-			}
-			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
-		}
-		return nil
-	}
-	if err := walk(c.TreeHash, ""); err != nil {
-		return nil, fmt.Errorf("listing the tasks files of %s: %w", commit, err)
+	out := make([]*Commit, len(cs))
+	for i, c := range cs {
+		out[i] = toCommit(fromPlumbing(c.Hash), c)
 	}
 	return out, nil
+}
+
+// rangeCommits lists the commits of base..head, parents before children. The
+// range is found by rangeSet's bounded walk (base's history is walked only as far
+// back as the range reaches), then ordered by a depth-first walk from head.
+func (r *Repo) rangeCommits(base, head Hash, firstParent bool) ([]*object.Commit, error) {
+	var in map[plumbing.Hash]*object.Commit // nil: all of head's history
+	if base != "" {
+		var err error
+		if in, err = r.rangeSet(base.plumbing(), head.plumbing()); err != nil {
+			return nil, err
+		}
+	}
+	excluded := func(h plumbing.Hash) bool {
+		if in == nil {
+			return false
+		}
+		_, ok := in[h]
+		return !ok
+	}
+	get := func(h plumbing.Hash) (*object.Commit, error) {
+		if c := in[h]; c != nil {
+			return c, nil
+		}
+		return r.commit(fromPlumbing(h))
+	}
+	return orderCommits(head.plumbing(), firstParent, excluded, get)
+}
+
+// orderCommits lists the commits reachable from head and not excluded, parents
+// before children: head's first-parent chain when firstParent, else an
+// iterative post-order depth-first walk (every commit after all of its parents).
+func orderCommits(head plumbing.Hash, firstParent bool, excluded func(plumbing.Hash) bool, get func(plumbing.Hash) (*object.Commit, error)) ([]*object.Commit, error) {
+	if firstParent {
+		var out []*object.Commit
+		for h := head; !h.IsZero() && !excluded(h); {
+			c, err := get(h)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, c)
+			h = plumbing.ZeroHash
+			if len(c.ParentHashes) > 0 {
+				h = c.ParentHashes[0]
+			}
+		}
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+		return out, nil
+	}
+	type frame struct {
+		c    *object.Commit
+		next int
+	}
+	var out []*object.Commit
+	seen := map[plumbing.Hash]bool{}
+	if excluded(head) {
+		return nil, nil
+	}
+	hc, err := get(head)
+	if err != nil {
+		return nil, err
+	}
+	seen[hc.Hash] = true
+	stack := []frame{{c: hc}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.next < len(top.c.ParentHashes) {
+			p := top.c.ParentHashes[top.next]
+			top.next++
+			if seen[p] || excluded(p) {
+				continue
+			}
+			seen[p] = true
+			pc, err := get(p)
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, frame{c: pc})
+			continue
+		}
+		out = append(out, top.c)
+		stack = stack[:len(stack)-1]
+	}
+	return out, nil
+}
+
+// rangeCommitsFull is the former rangeCommits: base's whole history is
+// excluded first. Kept for BenchmarkRangeSet's comparison and as the reference
+// of TestRangeCommitsMatchesFull.
+func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) ([]*object.Commit, error) {
+	excluded := map[plumbing.Hash]bool{}
+	if base != "" {
+		stack := []plumbing.Hash{base.plumbing()}
+		for len(stack) > 0 {
+			h := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if excluded[h] {
+				continue
+			}
+			excluded[h] = true
+			c, err := r.commit(fromPlumbing(h))
+			if err != nil {
+				return nil, err
+			}
+			stack = append(stack, c.ParentHashes...)
+		}
+	}
+	return orderCommits(head.plumbing(), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
+		func(h plumbing.Hash) (*object.Commit, error) { return r.commit(fromPlumbing(h)) })
 }

@@ -1,4 +1,4 @@
-package gitref
+package tick
 
 import (
 	"bytes"
@@ -10,20 +10,22 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
 )
 
 // tickedBox matches a list item whose box is ticked: its marker and the text
 // after the box.
 var tickedBox = regexp.MustCompile(`^(\s*[-*+]\s+)\[[xX]\](.*)$`)
 
-// UncommittedTicks lists the boxes ticked in the work tree's tasks files
+// Uncommitted lists the boxes ticked in the work tree's tasks files
 // (files named tasks.md, any case) whose open form `[ ]` the file has at
 // commit: ticks not committed yet, as "path:line: text". It reads a
 // repository with a work tree only ("" lists nothing for a bare one), and is
 // meant for a hint when a commit ticks nothing: it is a line comparison, not
 // the gate's task recognition.
-func (r *Repo) UncommittedTicks(commit Hash) ([]string, error) {
-	if r.workTree == "" {
+func Uncommitted(r *gitref.Repo, commit gitref.Hash) ([]string, error) {
+	if r.WorkTree() == "" {
 		return nil, nil
 	}
 	fsys, err := r.FS(commit)
@@ -42,7 +44,7 @@ func (r *Repo) UncommittedTicks(commit Hash) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		work, err := os.ReadFile(filepath.Join(r.workTree, filepath.FromSlash(p)))
+		work, err := os.ReadFile(filepath.Join(r.WorkTree(), filepath.FromSlash(p)))
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

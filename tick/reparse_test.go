@@ -1,4 +1,4 @@
-package gitref
+package tick
 
 import (
 	"reflect"

@@ -1,4 +1,4 @@
-package gitref
+package tick
 
 import (
 	"crypto/sha256"
@@ -7,16 +7,16 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
-func count(ticks []Tick) (map[TickKind]int, int) {
-	kinds := map[TickKind]int{}
-	commits := map[Hash]bool{}
+func count(ticks []Tick) (map[Kind]int, int) {
+	kinds := map[Kind]int{}
+	commits := map[gitref.Hash]bool{}
 	for _, t := range ticks {
 		kinds[t.Kind]++
 		if t.Kind == KindTick {
@@ -92,7 +92,7 @@ func TestTicksCorpora(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ticks, err := r.Ticks("", head, TickOptions{FirstParent: tt.firstParent})
+			ticks, err := Range(r, "", head, Options{FirstParent: tt.firstParent})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -237,13 +237,13 @@ func TestTicksSynthetic(t *testing.T) {
 		"specs/002-new/tasks.md":                             "- [x] T001 Born ticked\n",
 	})
 	r := open(t, dir)
-	ticks, err := r.Ticks(base, c2, TickOptions{})
+	ticks, err := Range(r, base, c2, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []struct {
-		kind          TickKind
-		commit        Hash
+		kind          Kind
+		commit        gitref.Hash
 		path, oldPath string
 		id            string
 		line          int
@@ -304,14 +304,14 @@ func TestTicksBorn(t *testing.T) {
 		"openspec/changes/new/tasks.md":                   "- [x] 9.1 Done\n- [ ] 9.2 Open\n",
 	})
 	r := open(t, dir)
-	ticks, err := r.CommitTicks(c1)
+	ticks, err := OfCommit(r, c1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Hashes: printf -- '<line read as open>' | sha256sum; derived ID:
 	// python3 -c "import hashlib; print(hashlib.sha256(b'Add the lexer').hexdigest()[:12])"
 	want := []struct {
-		kind                   TickKind
+		kind                   Kind
 		path, oldPath          string
 		line, oldLine          int
 		id                     string
@@ -368,14 +368,14 @@ func TestTicksDerivedAndAmbiguous(t *testing.T) {
 		"openspec/changes/dup2/tasks.md": "- [x] 7.1 A\n- [x] 7.2 C\n",
 	})
 	r := open(t, dir)
-	ticks, err := r.CommitTicks(c1)
+	ticks, err := OfCommit(r, c1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Derived IDs: python3 -c "import hashlib; print(hashlib.sha256(b'Add the parser').hexdigest()[:12])"
 	const dupMsg = `specfmt: duplicate task id "5.3" on lines 2 and 5`
 	want := []struct {
-		kind      TickKind
+		kind      Kind
 		path      string
 		line      int
 		id        string
@@ -401,10 +401,14 @@ func TestTicksDerivedAndAmbiguous(t *testing.T) {
 			t.Errorf("record %d = %s %s:%d %s derived=%v ambiguous=%q; want %+v", i, g.Kind, g.Path, g.Line, g.TaskID, g.Derived, g.Ambiguous, w)
 		}
 	}
-	// Derived IDs name skip records: refs/speccoder/skipped/<feature>/<task>.
+	// Derived IDs name skip records: refs/speccoder/skipped/<feature>/<task>
+	// (git check-ref-format judges).
 	for _, tk := range ticks {
-		if name := "refs/speccoder/skipped/" + tk.Unit.Feature + "/" + tk.TaskID; !validRefName(name) {
-			t.Errorf("%s is not a valid ref name", name)
+		name := "refs/speccoder/skipped/" + tk.Unit.Feature + "/" + tk.TaskID
+		cmd := exec.Command("git", "check-ref-format", name)
+		cmd.Env = testenv.GitEnv()
+		if err := cmd.Run(); err != nil {
+			t.Errorf("%s is not a valid ref name: %v", name, err)
 		}
 	}
 	// The tick's line_hash is the commit's line read as open (the same bytes
@@ -412,33 +416,5 @@ func TestTicksDerivedAndAmbiguous(t *testing.T) {
 	// printf -- '- [ ] Add the parser' | sha256sum
 	if got := ticks[1].LineHash; got != "930dd2c6bdbdc44efa9b1b839c307af1b27b98b95e7b02649915d2bf746de98d" {
 		t.Errorf("LineHash = %s", got)
-	}
-}
-
-// TestInRange: the commits of base..head among those asked, base excluded with
-// its history, head included; with no base, all of head's history; a commit on
-// another branch is in neither.
-func TestInRange(t *testing.T) {
-	dir := newRepo(t)
-	root := commitFiles(t, dir, "root", map[string]string{"a": "1\n"})
-	base := commitFiles(t, dir, "base", map[string]string{"a": "2\n"})
-	c1 := commitFiles(t, dir, "c1", map[string]string{"a": "3\n"})
-	head := commitFiles(t, dir, "head", map[string]string{"a": "4\n"})
-	testenv.Git(t, dir, "checkout", "-q", "-b", "side", string(base))
-	side := commitFiles(t, dir, "side", map[string]string{"b": "1\n"})
-	r := open(t, dir)
-	got, err := r.InRange(base, head, root, base, c1, head, side)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []Hash{c1, head}; !slices.Equal(got, want) {
-		t.Errorf("InRange(base, head) = %v, want %v", got, want)
-	}
-	got, err = r.InRange("", head, root, base, c1, head, side)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []Hash{root, base, c1, head}; !slices.Equal(got, want) {
-		t.Errorf("InRange(\"\", head) = %v, want %v", got, want)
 	}
 }

@@ -1,4 +1,4 @@
-package gitref
+package tick
 
 import (
 	"testing"
@@ -36,7 +36,7 @@ func TestTicksNestedProjects(t *testing.T) {
 	}
 	c := commitFiles(t, dir, "tick", ticked)
 	r := open(t, dir)
-	ticks, err := r.CommitTicks(c)
+	ticks, err := OfCommit(r, c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestTicksNestedProjects(t *testing.T) {
 		t.Errorf("ProjectUnit = %+v, want dir specs/001-x", u)
 	}
 	// The state check's listing agrees with the walk.
-	fs, err := r.TasksFiles(c, nil)
+	fs, err := TasksFiles(r, c, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,9 @@
-package gitref
+package tick
 
 import (
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -25,12 +23,12 @@ type projectCache map[[2]string]bool
 // repository path P/<dir> (so that two projects' units never share a key) and
 // root is P; the predicate's unit.dir is Dir relative to root. Otherwise tf is
 // returned unchanged (still unrecognized).
-func (r *Repo) projectTasksFile(l *specfmt.Layouts, root plumbing.Hash, path string, tf tasksFile, cache projectCache) tasksFile {
+func projectTasksFile(r *gitref.Repo, l *specfmt.Layouts, root gitref.Hash, path string, tf tasksFile, cache projectCache) tasksFile {
 	if root.IsZero() {
 		return tf
 	}
 	for dir := parentDir(path); dir != ""; dir = parentDir(dir) {
-		if !r.holdsProjectConfig(root, dir, cache) {
+		if !holdsProjectConfig(r, root, dir, cache) {
 			continue
 		}
 		if strings.Count(dir, "/")+1 > MaxProjectDepth {
@@ -56,21 +54,21 @@ func parentDir(path string) string {
 
 // holdsProjectConfig reports whether directory dir of tree root holds an
 // entry named speccoder.toml. A tree that cannot be read holds none.
-func (r *Repo) holdsProjectConfig(root plumbing.Hash, dir string, cache projectCache) bool {
-	k := [2]string{root.String(), dir}
+func holdsProjectConfig(r *gitref.Repo, root gitref.Hash, dir string, cache projectCache) bool {
+	k := [2]string{string(root), dir}
 	if v, ok := cache[k]; ok {
 		return v
 	}
 	found := false
-	t, err := r.tree(root)
+	t, err := r.TreeEntries(root)
 	for _, name := range strings.Split(dir, "/") {
 		if err != nil {
 			break
 		}
-		var next plumbing.Hash
-		for _, e := range t.Entries {
-			if e.Name == name && e.Mode == filemode.Dir {
-				next = e.Hash
+		var next gitref.Hash
+		for _, e := range t {
+			if e.Name == name && e.Mode == gitref.Directory {
+				next = e.ID
 				break
 			}
 		}
@@ -78,10 +76,10 @@ func (r *Repo) holdsProjectConfig(root plumbing.Hash, dir string, cache projectC
 			t = nil
 			break
 		}
-		t, err = r.tree(next)
+		t, err = r.TreeEntries(next)
 	}
 	if err == nil && t != nil {
-		for _, e := range t.Entries {
+		for _, e := range t {
 			if e.Name == specfmt.ProjectConfig {
 				found = true
 				break

@@ -1,0 +1,98 @@
+package tick
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+)
+
+// OfCommit returns the task box changes of one commit against its first
+// parent (docs/format.md#units-and-task-lines), without walking history: what
+// `attest tick` needs for one commit, at a cost independent of history length.
+// layouts are the unit layouts and ignored paths (nil: the built-in layouts
+// alone). A root commit has none. Errors: gitref's (a missing commit wraps
+// gitref.ErrNotFound), [*TasksFileError].
+func OfCommit(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]Tick, error) {
+	c, err := r.Commit(commit)
+	if err != nil {
+		return nil, err
+	}
+	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: layouts}
+	ticks, _, err := tc.commitTicks(c)
+	return ticks, err
+}
+
+// TasksFileAt is a tasks file of one commit's tree ([TasksFiles]).
+type TasksFileAt struct {
+	Path string
+	// Unit is the file's unit; for an Unrecognized file, what it is parsed
+	// as (a spec-kit unit of its directory).
+	Unit specfmt.Unit
+	// Root is the nested project root of Unit ("" the repository's root);
+	// Unit.Dir is repository-relative either way (as [Tick.Unit]).
+	Root         string
+	Unrecognized bool
+	// Irregular is "symlink" or "submodule" for an entry that is not a
+	// regular file at a tasks-file position (Content is then nil).
+	Irregular string
+	Content   []byte
+}
+
+// TasksFiles lists the tasks files of commit's tree: every file named
+// tasks.md (any case) that layouts does not ignore, with its content, and the
+// symbolic links and submodules at tasks-file positions (a tasks.md name, or
+// a directory on a unit layout's tasks-file path), in tree order. It reads the
+// whole tree: the gate's state check compares head's tasks with base's
+// (docs/format.md#the-state-check).
+func TasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]TasksFileAt, error) {
+	c, err := r.Commit(commit)
+	if err != nil {
+		return nil, err
+	}
+	var out []TasksFileAt
+	projects := projectCache{}
+	var walk func(tree gitref.Hash, dir string) error
+	walk = func(tree gitref.Hash, dir string) error {
+		t, err := r.TreeEntries(tree)
+		if err != nil {
+			return err
+		}
+		for _, e := range t {
+			path := e.Name
+			if dir != "" {
+				path = dir + "/" + e.Name
+			}
+			if e.Mode == gitref.Directory {
+				if err := walk(e.ID, path); err != nil {
+					return err
+				}
+				continue
+			}
+			if k := irregularKind(e.Mode); k != "" {
+				if specfmt.IsTasksFileName(e.Name) || layouts.MayHoldUnits(path) {
+					out = append(out, TasksFileAt{Path: path, Irregular: k})
+				}
+				continue
+			}
+			tf, ok := classifyTasksFile(layouts, path)
+			if !ok || !e.Mode.IsRegular() {
+				continue
+			}
+			if tf.unrecognized {
+				tf = projectTasksFile(r, layouts, c.Tree, path, tf, projects)
+			}
+			b, err := r.BlobView(e.ID)
+			if err != nil {
+				return err
+			}
+			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
+		}
+		return nil
+	}
+	if err := walk(c.Tree, ""); err != nil {
+		return nil, fmt.Errorf("listing the tasks files of %s: %w", commit, err)
+	}
+	return out, nil
+}
