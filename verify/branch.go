@@ -659,7 +659,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	var de *specfmt.DuplicateTaskError
 	if errors.As(err, &de) {
 		// At head the file names the task's ID on several lines: the task is
-		// the one that reads as the attested line (README "Choices", item 10).
+		// the one that reads as the attested line (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats").
 		if t, err = f.LookupLine(p.Task.ID, p.Task.LineHash); err != nil {
 			// None does (the line was edited since) or two do: the task cannot
 			// be told apart at head, its section cannot be recomputed, and the
