@@ -110,6 +110,9 @@ type memos struct {
 	// parseTasksCached, or the error reading or parsing it: head's, read
 	// once per tick of its unit (staleAtHead).
 	tasksAt map[tasksAtKey]tasksAtResult
+	// projects is projectRoot's search by commit and unit dir
+	// (projectCandidates).
+	projects map[projectKey][]string
 }
 
 type tasksAtKey struct {
@@ -136,7 +139,7 @@ func (v *Verifier) memo() *memos {
 	if m := v.memos.Load(); m != nil {
 		return m
 	}
-	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}})
+	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}, projects: map[projectKey][]string{}})
 	return v.memos.Load()
 }
 
