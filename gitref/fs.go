@@ -137,22 +137,37 @@ func (t *treeFS) info(e object.TreeEntry, name string) *entryInfo {
 		fi.mode = fs.ModeIrregular
 	}
 	if isRegular(e.Mode) {
-		if o, err := t.r.object(plumbing.BlobObject, e.Hash); err == nil {
-			fi.size = o.Size()
-		}
+		fi.r, fi.blob = t.r, e.Hash
 	}
 	return fi
 }
 
+// entryInfo is a tree entry's fs.FileInfo. A regular file's size is read
+// from its blob when Size is called, not before: a Stat or ReadDir that only
+// asks whether a path exists reads no blob.
 type entryInfo struct {
 	name string
-	size int64
 	mode fs.FileMode
 	when time.Time
+	r    *Repo         // with blob: a regular file's
+	blob plumbing.Hash // its blob
 }
 
-func (i *entryInfo) Name() string       { return i.name }
-func (i *entryInfo) Size() int64        { return i.size }
+func (i *entryInfo) Name() string { return i.name }
+
+// Size is a regular file's size in bytes (0 when its blob cannot be read),
+// 0 for anything else.
+func (i *entryInfo) Size() int64 {
+	if i.r == nil {
+		return 0
+	}
+	o, err := i.r.object(plumbing.BlobObject, i.blob)
+	if err != nil {
+		return 0
+	}
+	return o.Size()
+}
+
 func (i *entryInfo) Mode() fs.FileMode  { return i.mode }
 func (i *entryInfo) ModTime() time.Time { return i.when }
 func (i *entryInfo) IsDir() bool        { return i.mode.IsDir() }

@@ -1,9 +1,7 @@
 package gitref
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -22,22 +20,7 @@ func newRepo(t testing.TB) string {
 // returning the new commit id.
 func commitFiles(t testing.TB, dir, msg string, files map[string]string) Hash {
 	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if c == "" {
-			testenv.Git(t, dir, "rm", "-q", p)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		testenv.Git(t, dir, "add", p)
-	}
-	testenv.Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
-	return Hash(strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD")))
+	return Hash(testenv.CommitFiles(t, dir, msg, files))
 }
 
 func open(t *testing.T, dir string) *Repo {

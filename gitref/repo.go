@@ -848,3 +848,17 @@ func (l listFS) Chmod(name string, mode os.FileMode) error {
 
 // Capabilities forwards to the wrapped filesystem.
 func (l listFS) Capabilities() billy.Capability { return billy.Capabilities(l.Filesystem) }
+
+// SinglePassCacheSize is the object cache [Repo.ReadInOnePass] sets, in bytes:
+// 16 MiB. A walk that reads each object about once gains nothing from a larger
+// cache and keeps it resident (docs/benchmarks.md#verify---branch-bounded-and-linear).
+const SinglePassCacheSize = 16 << 20
+
+// ReadInOnePass sets r up for a command that reads each object about once (a
+// range walk, the merge gate), before its first object read: an object cache
+// of SinglePassCacheSize and pack files read through the pread window rather
+// than mapped. No process-wide setting (memory limit, GC) is touched.
+func (r *Repo) ReadInOnePass() {
+	r.SetObjectCacheSize(SinglePassCacheSize)
+	r.SetPackMapping(false)
+}

@@ -1,9 +1,6 @@
 package tick
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -22,22 +19,7 @@ func newRepo(t *testing.T) string {
 // returning the new commit id.
 func commitFiles(t *testing.T, dir, msg string, files map[string]string) gitref.Hash {
 	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if c == "" {
-			testenv.Git(t, dir, "rm", "-q", p)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		testenv.Git(t, dir, "add", p)
-	}
-	testenv.Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
-	return gitref.Hash(strings.TrimSpace(testenv.Git(t, dir, "rev-parse", "HEAD")))
+	return gitref.Hash(testenv.CommitFiles(t, dir, msg, files))
 }
 
 func open(t *testing.T, dir string) *gitref.Repo {

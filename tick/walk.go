@@ -705,22 +705,19 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 	if !ok {
 		return nil
 	}
-	if a != nil && a.Mode.IsRegular() {
+	side := func(e *gitref.TreeEntry, root gitref.Hash, files *[]tasksFile) {
+		if e == nil || !e.Mode.IsRegular() {
+			return
+		}
 		t := tf
 		if t.unrecognized {
-			t = projectTasksFile(d.r, d.layouts, d.oldRoot, path, t, d.projects)
+			t = projectTasksFile(d.r, d.layouts, root, path, t, d.projects)
 		}
-		t.blob = a.ID
-		d.olds = append(d.olds, t)
+		t.blob = e.ID
+		*files = append(*files, t)
 	}
-	if b != nil && b.Mode.IsRegular() {
-		t := tf
-		if t.unrecognized {
-			t = projectTasksFile(d.r, d.layouts, d.newRoot, path, t, d.projects)
-		}
-		t.blob = b.ID
-		d.news = append(d.news, t)
-	}
+	side(a, d.oldRoot, &d.olds)
+	side(b, d.newRoot, &d.news)
 	return nil
 }
 

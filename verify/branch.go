@@ -3,6 +3,8 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -193,258 +195,19 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
-	layouts := v.policy().Layouts()
-	ticks, moves, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
+	g, err := v.newGate(base, head, opts)
 	if err != nil {
 		return nil, err
 	}
-	units := unitClasses(moves)
-	latest := latestTicks(ticks, units)
-	rep := &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
-
-	// A merge's change against its first parent repeats the ticks its other
-	// parents brought in; those ticks are judged on the commits that made them.
-	// Only those: a tick the merge makes itself (a task reopened and ticked
-	// again while merging, say) is judged on the merge, even when an older
-	// commit of the range ticked the same task.
-	inRange := map[string]bool{} // commit, unit dir, task ID, line after
-	tickKey := func(c gitref.Hash, t tick.Tick) string {
-		return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
-	}
-	for _, t := range ticks {
-		if !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
-			inRange[tickKey(t.Commit, t)] = true
-		}
-	}
-	broughtIn := map[gitref.Hash]map[string]bool{} // merge → unit dir, task ID, line after
-	mergedIn := func(t tick.Tick) (bool, error) {
-		set, ok := broughtIn[t.Commit]
-		if !ok {
-			set = map[string]bool{}
-			m, err := v.Repo.Commit(t.Commit)
-			if err != nil {
-				return false, err
-			}
-			for _, p := range m.Parents[1:] {
-				side, err := tick.Range(v.Repo, m.Parents[0], p, tick.Options{Layouts: layouts})
-				if err != nil {
-					return false, err
-				}
-				for _, x := range side {
-					if inRange[tickKey(x.Commit, x)] {
-						set[tickKey("", x)] = true
-					}
-				}
-			}
-			broughtIn[t.Commit] = set
-		}
-		return set[tickKey("", t)], nil
-	}
-	// The tick commits' objects are verified, and their sections checked at
-	// head, on all cores (parallel.go) before the ticks are judged in order.
-	// The task lines Ticks parsed are handed on (an unambiguous tick's task is
-	// the one task of its tasks file at the commit with its ID), so that the
-	// tasks files are not parsed again; a repeated ID's lines are found in the
-	// file by the statements' line hashes.
-	var tickCommits []gitref.Hash
-	hints := map[gitref.Hash]taskHints{}
-	for _, t := range ticks {
-		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
-			continue
-		}
-		h, queued := hints[t.Commit]
-		if !queued {
-			h = taskHints{}
-			hints[t.Commit] = h
-			tickCommits = append(tickCommits, t.Commit)
-		}
-		if t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
-			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
-		}
-	}
-	objects, err := v.checkObjects(tickCommits, hints, head)
-	if err != nil {
+	if err := g.judgeTicks(); err != nil {
 		return nil, err
 	}
-	var elsewhere *subjectIndex
-	bornListed := map[string]bool{} // unit dir, task ID, line after
-	irregular := map[string]bool{}  // paths reported tasks_file_not_regular
-	unrecognized := map[string]bool{}
-	twins := projectTwins(ticks)
-	for i, t := range ticks {
-		tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
-			Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
-		switch {
-		case t.Kind == tick.KindNotRegular:
-			if !irregular[t.Path] {
-				irregular[t.Path] = true
-				rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
-			}
-			continue
-		case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
-			if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !unrecognized[k] {
-				unrecognized[k] = true
-				rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
-			}
-			continue
-		case t.Unrecognized:
-			continue
-		}
-		switch t.Kind {
-		case tick.KindUntick:
-			tr.Status = "unticked"
-			rep.Unticks = append(rep.Unticks, tr)
-			continue
-		case tick.KindBornTicked:
-			// Commits come parents first: a merge repeating what a commit of the
-			// range already listed is skipped.
-			k := tickKey("", t)
-			if t.Merge && bornListed[k] {
-				continue
-			}
-			bornListed[k] = true
-			if v.policy().AllowsBornTicked(t.Path) {
-				tr.Status = StatusBornTicked
-				tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
-				rep.BornTicked = append(rep.BornTicked, tr)
-				continue
-			}
-			// Judged as a tick: without evidence it fails as born_ticked.
-		case tick.KindEdit:
-			tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
-			tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
-			if !latest[i] {
-				tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
-				tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
-			}
-			rep.Ticks = append(rep.Ticks, tr)
-			continue
-		}
-		if t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) {
-			merged, err := mergedIn(t)
-			if err != nil {
-				return nil, err
-			}
-			if merged {
-				continue
-			}
-		}
-		if t.Ambiguous != "" {
-			// The tasks file repeats the task's ID: the tick is its line, and
-			// its evidence the statement binding that line
-			// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
-			// line, also when its task ID repeats") — unless another line with the ID reads the same, when
-			// no attestation can say which of the two it is about.
-			r, err := v.repeatedLine(t)
-			if err != nil {
-				return nil, err
-			}
-			if r != nil {
-				tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
-				tr.Reasons = []Reason{*r}
-				rep.Ticks = append(rep.Ticks, tr)
-				continue
-			}
-		}
-		co := objects[t.Commit]
-		rs := co.results
-		// The tick's result: the one with its subject name, unit directory
-		// and line hash; for a task whose ID is not repeated, the one with its
-		// subject name and unit directory (a statement binding another line
-		// then fails its line_hash check). A statement about another unit
-		// with the same subject name is never the tick's
-		// (docs/format.md#statements-belong-to-a-unit); one whose unit could
-		// not be read is, so that it fails as what it is. The statement's
-		// unit is compared by its repository path (its project root, found by
-		// the object check, and its unit.dir), as the tick's unit is named: a
-		// statement about another project's unit with the same unit.dir is
-		// never the tick's (docs/format.md#project-root).
-		found, byName := -1, -1
-		var noteBroken *ObjectResult
-		if twins[projectTwinKey(t)] {
-			// Two projects' ticks of this commit read the same to a statement
-			// (same unit.dir, task ID and line_hash): none can be credited.
-			rs = nil
-			tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
-		}
-		for i := range rs {
-			if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
-				if found < 0 && rs[i].LineHash == t.LineHash {
-					found = i
-				}
-				if byName < 0 {
-					byName = i
-				}
-			}
-			if rs[i].Task == "" && rs[i].Outcome == Malformed {
-				noteBroken = &rs[i]
-			}
-		}
-		if found < 0 && t.Ambiguous == "" {
-			found = byName
-		}
-		if found < 0 && noteBroken == nil {
-			// A line of the note that could not be read may be this tick's
-			// statement (a repeated task ID's other line was read): the note's
-			// own reasons make the tick malformed, not unevidenced.
-			noteBroken = noteLevelFailure(rs)
-		}
-		switch {
-		case found >= 0:
-			judge(&tr, &rs[found], co.stale[found], opts)
-			rep.Objects = append(rep.Objects, rs[found])
-		case noteBroken != nil:
-			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
-			tr.Reasons, tr.Evidence = noteBroken.Reasons, t.Commit
-		default:
-			if elsewhere == nil {
-				if elsewhere, err = v.indexSubjects(); err != nil {
-					return nil, err
-				}
-			}
-			tr.Status, tr.Failing = StatusUnverifiable, true
-			tr.Reason = ReasonTickedWithoutEvidence
-			// Only a statement about this very task line (same unit, ID and
-			// line_hash: what a rebase, cherry-pick or squash keeps) is this
-			// tick's evidence on another commit, worth an `attest carry`; one
-			// about other text of the task is not.
-			cs := elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
-			if len(cs) > 0 {
-				tr.Reason = ReasonCommitUnreachable
-				commit, err := v.Repo.Commit(t.Commit)
-				if err != nil {
-					return nil, err
-				}
-				tr.EvidenceOn = unreachableEvidence(cs, elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}], t.Commit)
-				for _, c := range tr.EvidenceOn {
-					if oc, err := v.Repo.Commit(c); err == nil && oc.Tree == commit.Tree {
-						tr.SameTreeAs = c
-						break
-					}
-				}
-				tr.Message = unreachableMessage(&tr, t.Commit)
-			} else if byName >= 0 {
-				tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
-			}
-		}
-		if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
-			tr.Status = StatusBornTicked
-			tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
-		}
-		if !latest[i] && tr.Failing {
-			// A later commit unticks the task: the line is judged by its
-			// latest tick (and the state check by what head holds). An
-			// evidenced earlier tick stays evidenced.
-			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
-			tr.Message = "unticked later in the range: the task line is judged by its latest tick"
-		}
-		rep.Ticks = append(rep.Ticks, tr)
-	}
+	rep := g.rep
 	v.evidenceKiroParents(rep)
 	if err := v.bugTicks(rep, base, head, opts); err != nil {
 		return nil, err
 	}
-	if err := v.stateCheck(rep, base, head, layouts, units, irregular); err != nil {
+	if err := v.stateCheck(rep, base, head, g.layouts, g.units, g.irregular); err != nil {
 		return nil, err
 	}
 	v.applyPolicy(rep)
@@ -459,6 +222,372 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 		}
 	}
 	addHints(rep, opts)
+	concludeBranch(rep)
+	return rep, nil
+}
+
+// gate is one run of the merge gate over a range (Branch): the walk's ticks
+// and what judging them in order needs.
+type gate struct {
+	v       *Verifier
+	head    gitref.Hash
+	opts    GateOptions
+	layouts *specfmt.Layouts
+	ticks   []tick.Tick
+	units   unitDirs
+	latest  []bool // per tick: its task line's latest (latestTicks)
+	twins   map[string]bool
+	rep     *Report
+
+	// inRange holds the ticks the range's commits make themselves (not
+	// merges), by tickKey; broughtIn, per merge, the ticks its other parents
+	// brought in that inRange holds (mergedIn).
+	inRange   map[string]bool
+	broughtIn map[gitref.Hash]map[string]bool
+
+	// tickCommits are the commits whose objects are verified, in the order of
+	// their first tick; hints their tasks from the walk; lastTick the index
+	// of each one's last tick. objects holds the checked objects of the
+	// commits whose ticks are being judged (judgeTicks).
+	tickCommits []gitref.Hash
+	hints       map[gitref.Hash]taskHints
+	lastTick    map[gitref.Hash]int
+	objects     map[gitref.Hash]*checkedObject
+	lastObject  int // the index in rep.Objects of the last tick's object
+
+	elsewhere    *subjectIndex   // every note's statements, read at the first tick without evidence
+	bornListed   map[string]bool // unit dir, task ID, line after
+	irregular    map[string]bool // paths reported tasks_file_not_regular
+	unrecognized map[string]bool // path, task ID, line after
+}
+
+// newGate walks base..head and prepares the ticks' judging.
+func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, error) {
+	layouts := v.policy().Layouts()
+	ticks, moves, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
+	if err != nil {
+		return nil, err
+	}
+	g := &gate{v: v, head: head, opts: opts, layouts: layouts, ticks: ticks, units: unitClasses(moves), twins: projectTwins(ticks),
+		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
+		inRange:   map[string]bool{},
+		broughtIn: map[gitref.Hash]map[string]bool{},
+		hints:     map[gitref.Hash]taskHints{}, lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
+	g.latest = latestTicks(ticks, g.units)
+	// A merge's change against its first parent repeats the ticks its other
+	// parents brought in; those ticks are judged on the commits that made them.
+	// Only those: a tick the merge makes itself (a task reopened and ticked
+	// again while merging, say) is judged on the merge, even when an older
+	// commit of the range ticked the same task.
+	// (Only a range with a merge tick needs the set.)
+	if slices.ContainsFunc(ticks, func(t tick.Tick) bool { return t.Merge }) {
+		for _, t := range ticks {
+			if !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
+				g.inRange[tickKey(t.Commit, t)] = true
+			}
+		}
+	}
+	// The task lines the walk parsed are handed on (an unambiguous tick's
+	// task is the one task of its tasks file at the commit with its ID), so
+	// that the tasks files are not parsed again; a repeated ID's lines are
+	// found in the file by the statements' line hashes.
+	for i, t := range ticks {
+		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
+			continue
+		}
+		h, queued := g.hints[t.Commit]
+		if !queued {
+			h = taskHints{}
+			g.hints[t.Commit] = h
+			g.tickCommits = append(g.tickCommits, t.Commit)
+		}
+		g.lastTick[t.Commit] = i
+		if t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+		}
+	}
+	return g, nil
+}
+
+// tickKey names a tick by commit, unit dir, task ID and line after.
+func tickKey(c gitref.Hash, t tick.Tick) string {
+	return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
+}
+
+// mergedIn reports whether merge tick t repeats a tick one of the merge's
+// other parents brought in from a commit of the range.
+func (g *gate) mergedIn(t tick.Tick) (bool, error) {
+	set, ok := g.broughtIn[t.Commit]
+	if !ok {
+		set = map[string]bool{}
+		m, err := g.v.Repo.Commit(t.Commit)
+		if err != nil {
+			return false, err
+		}
+		for _, p := range m.Parents[1:] {
+			side, err := tick.Range(g.v.Repo, m.Parents[0], p, tick.Options{Layouts: g.layouts})
+			if err != nil {
+				return false, err
+			}
+			for _, x := range side {
+				if g.inRange[tickKey(x.Commit, x)] {
+					set[tickKey("", x)] = true
+				}
+			}
+		}
+		g.broughtIn[t.Commit] = set
+	}
+	return set[tickKey("", t)], nil
+}
+
+// gateWindow is how many tick commits judgeTicks verifies at a time: the
+// checked objects of at most about that many commits are held at once,
+// whatever the length of the range.
+const gateWindow = 1024
+
+// judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
+// objects are verified, and their sections checked at head, on all cores
+// (checkObjects), gateWindow commits at a time as the ticks reach them; a
+// commit's checked objects are dropped after its last tick.
+func (g *gate) judgeTicks() error {
+	readNote, err := g.v.noteReader(len(g.tickCommits))
+	if err != nil {
+		return err
+	}
+	next := 0 // g.tickCommits[next:] are not checked yet
+	for i := range g.ticks {
+		c := g.ticks[i].Commit
+		if _, ok := g.lastTick[c]; ok && g.objects[c] == nil && next < len(g.tickCommits) {
+			batch := g.tickCommits[next:min(next+gateWindow, len(g.tickCommits))]
+			objects, err := g.v.checkObjects(batch, g.hints, g.head, readNote)
+			if err != nil {
+				return err
+			}
+			maps.Copy(g.objects, objects)
+			for _, c := range batch {
+				delete(g.hints, c) // handed on: the walk's ticks keep the tasks
+			}
+			next += len(batch)
+		}
+		if err := g.judgeTick(i); err != nil {
+			return err
+		}
+		if g.lastTick[c] == i {
+			delete(g.objects, c)
+		}
+	}
+	return nil
+}
+
+// judgeTick judges the walk's tick i: by its kind, then (a tick or
+// born-ticked task) by its commit's note.
+func (g *gate) judgeTick(i int) error {
+	t, rep := g.ticks[i], g.rep
+	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
+		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
+	switch {
+	case t.Kind == tick.KindNotRegular:
+		if !g.irregular[t.Path] {
+			g.irregular[t.Path] = true
+			rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
+		}
+		return nil
+	case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
+		if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !g.unrecognized[k] {
+			g.unrecognized[k] = true
+			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+		}
+		return nil
+	case t.Unrecognized:
+		return nil
+	}
+	switch t.Kind {
+	case tick.KindUntick:
+		tr.Status = "unticked"
+		rep.Unticks = append(rep.Unticks, tr)
+		return nil
+	case tick.KindBornTicked:
+		// Commits come parents first: a merge repeating what a commit of the
+		// range already listed is skipped.
+		k := tickKey("", t)
+		if t.Merge && g.bornListed[k] {
+			return nil
+		}
+		g.bornListed[k] = true
+		if g.v.policy().AllowsBornTicked(t.Path) {
+			tr.Status = StatusBornTicked
+			tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
+			rep.BornTicked = append(rep.BornTicked, tr)
+			return nil
+		}
+		// Judged as a tick: without evidence it fails as born_ticked.
+	case tick.KindEdit:
+		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
+		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
+		if !g.latest[i] {
+			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+			tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
+		}
+		rep.Ticks = append(rep.Ticks, tr)
+		return nil
+	}
+	if t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) {
+		merged, err := g.mergedIn(t)
+		if err != nil || merged {
+			return err
+		}
+	}
+	if t.Ambiguous != "" {
+		// The tasks file repeats the task's ID: the tick is its line, and
+		// its evidence the statement binding that line
+		// (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a
+		// line, also when its task ID repeats") — unless another line with the ID reads the same, when
+		// no attestation can say which of the two it is about.
+		r, err := g.v.repeatedLine(t)
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+			tr.Reasons = []Reason{*r}
+			rep.Ticks = append(rep.Ticks, tr)
+			return nil
+		}
+	}
+	if err := g.judgeEvidence(&tr, t); err != nil {
+		return err
+	}
+	if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
+		tr.Status = StatusBornTicked
+		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
+	}
+	if !g.latest[i] && tr.Failing {
+		// A later commit unticks the task: the line is judged by its
+		// latest tick (and the state check by what head holds). An
+		// evidenced earlier tick stays evidenced.
+		tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+		tr.Message = "unticked later in the range: the task line is judged by its latest tick"
+	}
+	if o := tr.Object; o != nil && o.Predicate != nil {
+		// The per-object rules judge the tick as it now stands (applyPolicy
+		// would, at the end, from the same inputs); then its decoded
+		// statement is dropped, here and in the report's copy of its object,
+		// so that the range's predicates are not all held at once.
+		g.v.evaluateTick(&tr)
+		o.Predicate, o.Statement = nil, nil
+		ro := &rep.Objects[g.lastObject]
+		ro.Predicate, ro.Statement = nil, nil
+	}
+	rep.Ticks = append(rep.Ticks, tr)
+	return nil
+}
+
+// judgeEvidence judges tick t by its commit's checked objects: by the
+// statement that is the tick's, else by the note's own failure, else as a
+// tick without evidence on its commit (evidenceElsewhere).
+func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
+	co := g.objects[t.Commit]
+	rs := co.results
+	// The tick's result: the one with its subject name, unit directory
+	// and line hash; for a task whose ID is not repeated, the one with its
+	// subject name and unit directory (a statement binding another line
+	// then fails its line_hash check). A statement about another unit
+	// with the same subject name is never the tick's
+	// (docs/format.md#statements-belong-to-a-unit); one whose unit could
+	// not be read is, so that it fails as what it is. The statement's
+	// unit is compared by its repository path (its project root, found by
+	// the object check, and its unit.dir), as the tick's unit is named: a
+	// statement about another project's unit with the same unit.dir is
+	// never the tick's (docs/format.md#project-root).
+	found, byName := -1, -1
+	var noteBroken *ObjectResult
+	if g.twins[projectTwinKey(t)] {
+		// Two projects' ticks of this commit read the same to a statement
+		// (same unit.dir, task ID and line_hash): none can be credited.
+		rs = nil
+		tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
+	}
+	for i := range rs {
+		if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
+			if found < 0 && rs[i].LineHash == t.LineHash {
+				found = i
+			}
+			if byName < 0 {
+				byName = i
+			}
+		}
+		if rs[i].Task == "" && rs[i].Outcome == Malformed {
+			noteBroken = &rs[i]
+		}
+	}
+	if found < 0 && t.Ambiguous == "" {
+		found = byName
+	}
+	if found < 0 && noteBroken == nil {
+		// A line of the note that could not be read may be this tick's
+		// statement (a repeated task ID's other line was read): the note's
+		// own reasons make the tick malformed, not unevidenced.
+		noteBroken = noteLevelFailure(rs)
+	}
+	switch {
+	case found >= 0:
+		// A copy: the commit's other results are dropped with its checked
+		// objects after its last tick.
+		o := new(ObjectResult)
+		*o = rs[found]
+		judge(tr, o, co.stale[found], g.opts)
+		g.rep.Objects = append(g.rep.Objects, *o)
+		g.lastObject = len(g.rep.Objects) - 1
+	case noteBroken != nil:
+		tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+		tr.Reasons, tr.Evidence = noteBroken.Reasons, t.Commit
+	default:
+		return g.evidenceElsewhere(tr, t, byName >= 0)
+	}
+	return nil
+}
+
+// evidenceElsewhere judges a tick whose commit's note holds no statement for
+// it: ticked_without_evidence, or commit_unreachable when another commit's
+// note binds its very task line (what a rebase, cherry-pick or squash keeps:
+// worth an `attest carry`); one about other text of the task is not. byName:
+// the note has statements for the task about other lines.
+func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error {
+	if g.elsewhere == nil {
+		idx, err := g.v.indexSubjects()
+		if err != nil {
+			return err
+		}
+		g.elsewhere = idx
+	}
+	tr.Status, tr.Failing = StatusUnverifiable, true
+	tr.Reason = ReasonTickedWithoutEvidence
+	cs := g.elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
+	switch {
+	case len(cs) > 0:
+		tr.Reason = ReasonCommitUnreachable
+		commit, err := g.v.Repo.Commit(t.Commit)
+		if err != nil {
+			return err
+		}
+		tr.EvidenceOn = unreachableEvidence(cs, cs, t.Commit)
+		for _, c := range tr.EvidenceOn {
+			if oc, err := g.v.Repo.Commit(c); err == nil && oc.Tree == commit.Tree {
+				tr.SameTreeAs = c
+				break
+			}
+		}
+		tr.Message = unreachableMessage(tr, t.Commit)
+	case byName:
+		tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
+	}
+	return nil
+}
+
+// concludeBranch counts rep's ticks into its summary and draws its
+// conclusion: neutral without ticks, failure when one fails.
+func concludeBranch(rep *Report) {
 	rep.Conclusion = Neutral
 	for _, tr := range rep.Ticks {
 		rep.Summary[tr.Status]++
@@ -475,7 +604,6 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	rep.Summary["unticked"] = len(rep.Unticks)
 	rep.Summary[StatusBornTicked] = len(rep.BornTicked)
 	countWarnings(rep)
-	return rep, nil
 }
 
 // judge sets a tick's status from its object's result and stale, the result of
@@ -521,11 +649,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if !ok {
 		return nil
 	}
-	b, err := v.Repo.File(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"))
-	if err != nil {
-		return nil
-	}
-	f, err := parseTasksCached(unit, b)
+	f, err := v.tasksAt(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"), unit)
 	if err != nil {
 		return nil
 	}
@@ -533,7 +657,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	var de *specfmt.DuplicateTaskError
 	if errors.As(err, &de) {
 		// At head the file names the task's ID on several lines: the task is
-		// the one that reads as the attested line (README "Choices", item 10).
+		// the one that reads as the attested line (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats").
 		if t, err = f.LookupLine(p.Task.ID, p.Task.LineHash); err != nil {
 			// None does (the line was edited since) or two do: the task cannot
 			// be told apart at head, its section cannot be recomputed, and the
@@ -621,7 +745,7 @@ func (v *Verifier) repeatedLine(t tick.Tick) (*Reason, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := parseTasksCached(t.Unit, b)
+	f, err := v.parseTasksCached(t.Unit, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
 	}
@@ -736,7 +860,9 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // ticked_without_evidence, naming the file and line. Ticks in head's
 // unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
 // submodules at tasks-file positions at head tasks_file_not_regular. What the
-// walk already reported failing is not reported again.
+// walk already reported failing is not reported again. The files are parsed
+// through the Verifier's memos: a tasks file the range leaves as it was is
+// parsed once for base and head.
 func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
 	headFiles, err := tick.TasksFiles(v.Repo, head, layouts)
 	if err != nil {
@@ -754,7 +880,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 		if f.Irregular != "" {
 			continue
 		}
-		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
 			continue
 		}
@@ -788,7 +914,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 			}
 			continue
 		}
-		tf, err := specfmt.ParseTasks(f.Unit, f.Content, specfmt.AllowDuplicateIDs())
+		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
 			// What cannot be read cannot be judged: the gate fails, naming it.
 			rep.Ticks = append(rep.Ticks, TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,

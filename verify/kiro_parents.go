@@ -48,7 +48,7 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 			if err != nil {
 				continue
 			}
-			f, err := parseTasksCached(t.Unit, b)
+			f, err := v.parseTasksCached(t.Unit, b)
 			if err != nil {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
@@ -41,6 +42,8 @@ type Verifier struct {
 	// read from git, comes from (or, for a range, a commit of the range): by
 	// default they refuse it ([FromVerifiedError]).
 	FromVerifiedUnsafe bool
+
+	memos atomic.Pointer[memos] // per-content results, made on first use (parallel.go)
 }
 
 // VerifierOption sets an optional part of a [Verifier] in [NewVerifier].
@@ -705,7 +708,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			toml = b
 		}
 	}
-	want, err := policySHA256Cached(toml)
+	want, err := v.policySHA256Cached(toml)
 	if err != nil {
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
 		return

@@ -2,11 +2,11 @@ package verify
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -18,62 +18,31 @@ type checkedObject struct {
 	stale   []*Reason
 }
 
-// checkObjects runs Object (with the commit's tasks from hints), then staleAtHead on each result that verified, for
-// every commit of commits on all cores: min(GOMAXPROCS, len(commits)) workers
-// share the Repo (safe for concurrent use) and the package's parse cache. The
-// results are keyed by commit and do not depend on the workers' order. The
-// first error (a git precondition, as Object's) is returned; the work left is
-// then skipped.
-func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash) (map[gitref.Hash]*checkedObject, error) {
-	readNote, err := v.noteReader(len(commits))
+// checkObjects runs Object (with the commit's tasks from hints, its note
+// read by readNote: noteReader's), then staleAtHead on each result that
+// verified, for every commit of commits on all cores (fanout.Each: the Repo is safe for concurrent use, and so are the
+// Verifier's memos). The results are keyed by commit and do not depend on the
+// workers' order; the error (a git precondition, as Object's) is that of the
+// earliest commit in commits that failed.
+func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash, readNote func(gitref.Hash) ([]byte, error)) (map[gitref.Hash]*checkedObject, error) {
+	out := make([]*checkedObject, len(commits))
+	err := fanout.Each(len(commits), 0, func(i int) error {
+		rs, err := v.object(commits[i], hints[commits[i]], readNote)
+		if err != nil {
+			return err
+		}
+		co := &checkedObject{results: rs, stale: make([]*Reason, len(rs))}
+		for j := range rs {
+			if rs[j].Outcome == OK || rs[j].Outcome == Unsigned {
+				co.stale[j] = v.staleAtHead(&rs[j], head)
+			}
+			rs[j].Statement = statementHeader(rs[j].Statement)
+		}
+		out[i] = co
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	out := make([]*checkedObject, len(commits))
-	workers := min(runtime.GOMAXPROCS(0), len(commits))
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		next    int
-		firstEr error
-	)
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstEr != nil || next >= len(commits) {
-			return -1
-		}
-		next++
-		return next - 1
-	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := take(); i >= 0; i = take() {
-				rs, err := v.object(commits[i], hints[commits[i]], readNote)
-				if err != nil {
-					mu.Lock()
-					if firstEr == nil {
-						firstEr = err
-					}
-					mu.Unlock()
-					return
-				}
-				co := &checkedObject{results: rs, stale: make([]*Reason, len(rs))}
-				for j := range rs {
-					if rs[j].Outcome == OK || rs[j].Outcome == Unsigned {
-						co.stale[j] = v.staleAtHead(&rs[j], head)
-					}
-					rs[j].Statement = statementHeader(rs[j].Statement)
-				}
-				out[i] = co
-			}
-		}()
-	}
-	wg.Wait()
-	if firstEr != nil {
-		return nil, firstEr
 	}
 	m := make(map[gitref.Hash]*checkedObject, len(commits))
 	for i, c := range commits {
@@ -123,15 +92,38 @@ func (v *Verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) 
 	}, nil
 }
 
-// parseCache holds tasks files parsed leniently (specfmt.AllowDuplicateIDs),
-// keyed by unit and content, for the verifier's repeated reads of one file: the
-// merge gate reads head's tasks file of a unit once per tick of that unit
-// (staleAtHead). The parsed files are shared read-only. It holds at most
-// parseCacheSize files (≈ 50 KiB each for a 100-task file) and forgets them all
-// when full.
-type parseCache struct {
-	mu    sync.Mutex
-	files map[parseCacheKey]*specfmt.TasksFile
+// memos is what a Verifier computes once per content and reads again: safe
+// for concurrent use (checkObjects' workers share it), each map bounded by
+// memoSize entries and emptied when full. Nothing in it depends on the
+// position in a range, only on the bytes a result is computed from.
+type memos struct {
+	mu sync.Mutex
+	// tasks holds tasks files parsed leniently (specfmt.AllowDuplicateIDs) by
+	// unit and content: the merge gate reads head's tasks file of a unit once
+	// per tick of that unit (staleAtHead). Shared read-only; ≈ 50 KiB each
+	// for a 100-task file.
+	tasks map[parseCacheKey]*specfmt.TasksFile
+	// policyHashes is predicate.PolicySHA256 by speccoder.toml's content
+	// (policyKey): every tick of a range usually has the same file.
+	policyHashes map[string]string
+	// tasksAt is a commit's tasks file by path and unit, parsed as by
+	// parseTasksCached, or the error reading or parsing it: head's, read
+	// once per tick of its unit (staleAtHead).
+	tasksAt map[tasksAtKey]tasksAtResult
+	// projects is projectRoot's search by commit and unit dir
+	// (projectCandidates).
+	projects map[projectKey][]string
+}
+
+type tasksAtKey struct {
+	commit gitref.Hash
+	path   string
+	unit   specfmt.Unit
+}
+
+type tasksAtResult struct {
+	file *specfmt.TasksFile
+	err  error
 }
 
 type parseCacheKey struct {
@@ -139,64 +131,91 @@ type parseCacheKey struct {
 	content string
 }
 
-const parseCacheSize = 256
+// memoSize bounds each map of memos.
+const memoSize = 256
 
-var tasksCache = &parseCache{files: map[parseCacheKey]*specfmt.TasksFile{}}
+// memo returns the Verifier's memos, made on first use.
+func (v *Verifier) memo() *memos {
+	if m := v.memos.Load(); m != nil {
+		return m
+	}
+	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}, projects: map[projectKey][]string{}})
+	return v.memos.Load()
+}
+
+// memoPut stores k → val in m under mu, emptying m first when it is full.
+func memoPut[K comparable, V any](mu *sync.Mutex, m map[K]V, k K, val V) {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(m) >= memoSize {
+		clear(m)
+	}
+	m[k] = val
+}
+
+// memoGet is m[k] under mu.
+func memoGet[K comparable, V any](mu *sync.Mutex, m map[K]V, k K) (V, bool) {
+	mu.Lock()
+	defer mu.Unlock()
+	val, ok := m[k]
+	return val, ok
+}
 
 // parseTasksCached is specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
-// through the cache, for files read again and again (head's). The returned file
-// must not be modified.
-func parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
-	c := tasksCache
-	c.mu.Lock()
-	f, ok := c.files[parseCacheKey{u, string(content)}]
-	c.mu.Unlock()
-	if ok {
+// through the Verifier's memos, for files read again and again (head's). The
+// returned file must not be modified. Errors are not kept: they are rare and
+// cheap to find again.
+func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
+	m := v.memo()
+	k := parseCacheKey{u, string(content)}
+	if f, ok := memoGet(&m.mu, m.tasks, k); ok {
 		return f, nil
 	}
 	f, err := specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
 	if err != nil {
-		return nil, err // not cached: errors are rare and cheap to find again
+		return nil, err
 	}
-	c.mu.Lock()
-	if len(c.files) >= parseCacheSize {
-		clear(c.files)
-	}
-	c.files[parseCacheKey{u, string(content)}] = f
-	c.mu.Unlock()
+	memoPut(&m.mu, m.tasks, k, f)
 	return f, nil
 }
 
-// policyHashes memoizes predicate.PolicySHA256 by speccoder.toml's content (""
-// for no file): every tick of a range usually has the same file. At most
-// parseCacheSize contents are kept; errors are not kept.
-var policyHashes = struct {
-	mu sync.Mutex
-	m  map[string]string
-}{m: map[string]string{}}
+// tasksAt is the tasks file at path of commit, read and parsed as unit's
+// (parseTasksCached), through the Verifier's memos: a commit's file is read
+// and parsed once however many ticks ask for it. The error is File's or
+// ParseTasks's. The returned file must not be modified.
+func (v *Verifier) tasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (*specfmt.TasksFile, error) {
+	m := v.memo()
+	k := tasksAtKey{commit, path, unit}
+	if r, ok := memoGet(&m.mu, m.tasksAt, k); ok {
+		return r.file, r.err
+	}
+	var r tasksAtResult
+	b, err := v.Repo.File(commit, path)
+	if err != nil {
+		r.err = err
+	} else {
+		r.file, r.err = v.parseTasksCached(unit, b)
+	}
+	memoPut(&m.mu, m.tasksAt, k, r)
+	return r.file, r.err
+}
 
-// policySHA256Cached is predicate.PolicySHA256(toml) through policyHashes. A
-// nil toml (no file) and an empty one are told apart by the key's prefix.
-func policySHA256Cached(toml []byte) (string, error) {
+// policySHA256Cached is predicate.PolicySHA256(toml) through the Verifier's
+// memos. A nil toml (no file) and an empty one are told apart by the key's
+// prefix. Errors are not kept.
+func (v *Verifier) policySHA256Cached(toml []byte) (string, error) {
 	key := "\x00" // no file
 	if toml != nil {
 		key = "f" + string(toml)
 	}
-	policyHashes.mu.Lock()
-	h, ok := policyHashes.m[key]
-	policyHashes.mu.Unlock()
-	if ok {
+	m := v.memo()
+	if h, ok := memoGet(&m.mu, m.policyHashes, key); ok {
 		return h, nil
 	}
 	h, err := predicate.PolicySHA256(toml)
 	if err != nil {
 		return "", err
 	}
-	policyHashes.mu.Lock()
-	if len(policyHashes.m) >= parseCacheSize {
-		clear(policyHashes.m)
-	}
-	policyHashes.m[key] = h
-	policyHashes.mu.Unlock()
+	memoPut(&m.mu, m.policyHashes, key, h)
 	return h, nil
 }

@@ -129,15 +129,7 @@ func (v *Verifier) applyPolicy(rep *Report) {
 				continue
 			}
 			items = append(items, policy.RangeItem{Object: string(t.Commit), Task: t.Task, Verdict: t.Verdict})
-			in := v.policyInput(t.Object, t)
-			if in == nil {
-				continue
-			}
-			t.Policy = violations(p.Evaluate(in))
-			if t.Object != nil {
-				t.Object.Policy = t.Policy
-			}
-			rejectTick(t)
+			v.evaluateTick(t)
 		}
 		// rep.Objects holds copies of the ticks' objects: give them the results.
 		// Keyed by task line too: a commit may tick two lines of one task ID.
@@ -191,6 +183,22 @@ func (v *Verifier) applyPolicy(rep *Report) {
 			}
 		}
 	}
+}
+
+// evaluateTick sets the per-object rules' results that count on a tick with
+// a readable predicate (and on its object), rejecting it when one fails
+// (rejectTick). A tick whose object's predicate is nil (unreadable, or
+// evaluated already and dropped) is left as it is.
+func (v *Verifier) evaluateTick(t *TickResult) {
+	in := v.policyInput(t.Object, t)
+	if in == nil {
+		return
+	}
+	t.Policy = violations(v.policy().Evaluate(in))
+	if t.Object != nil {
+		t.Object.Policy = t.Policy
+	}
+	rejectTick(t)
 }
 
 // rejectTick fails a tick whose policy results fail; a tick failing already

@@ -29,16 +29,59 @@ const (
 // task line tells them apart (want: the task line's line hash), which picks
 // the one project whose tasks file has the statement's line.
 func (v *Verifier) projectRoot(c gitref.Hash, dir string, match func(root string) bool) string {
+	found := v.projectCandidates(c, dir)
+	switch {
+	case len(found) == 1:
+		return found[0]
+	case len(found) > 1 && match != nil:
+		var hit []string
+		for _, r := range found {
+			if match(r) {
+				hit = append(hit, r)
+			}
+		}
+		if len(hit) == 1 {
+			return hit[0]
+		}
+	}
+	return ""
+}
+
+// projectCandidates is projectRoot's search at commit c for unit dir dir,
+// through the Verifier's memos (a commit's statements, and a statement's
+// line hashes, ask for the same commit and dir): nil when dir/tasks.md is at
+// the repository's root or the commit cannot be read, else every directory P
+// (breadth first, at most maxProjectDepth levels and maxProjectSearch
+// directories) whose P/dir/tasks.md has P as its nearest project root. The
+// returned slice must not be modified.
+func (v *Verifier) projectCandidates(c gitref.Hash, dir string) []string {
+	m := v.memo()
+	k := projectKey{c, dir}
+	if found, ok := memoGet(&m.mu, m.projects, k); ok {
+		return found
+	}
+	found := v.searchProjects(c, dir)
+	memoPut(&m.mu, m.projects, k, found)
+	return found
+}
+
+type projectKey struct {
+	commit gitref.Hash
+	dir    string
+}
+
+// searchProjects is projectCandidates without the memo.
+func (v *Verifier) searchProjects(c gitref.Hash, dir string) []string {
 	fsys, err := v.Repo.FS(c)
 	if err != nil {
-		return ""
+		return nil
 	}
 	exists := func(p string) bool {
 		_, err := fs.Stat(fsys, p)
 		return err == nil
 	}
 	if exists(dir + "/tasks.md") {
-		return ""
+		return nil
 	}
 	var found []string
 	queue := []string{"."}
@@ -70,21 +113,7 @@ func (v *Verifier) projectRoot(c gitref.Hash, dir string, match func(root string
 		}
 		queue = next
 	}
-	switch {
-	case len(found) == 1:
-		return found[0]
-	case len(found) > 1 && match != nil:
-		var hit []string
-		for _, r := range found {
-			if match(r) {
-				hit = append(hit, r)
-			}
-		}
-		if len(hit) == 1 {
-			return hit[0]
-		}
-	}
-	return ""
+	return found
 }
 
 // subFS is fsys rooted at a project root ("" for the repository's root).

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +14,10 @@ import (
 )
 
 // WriteJSON writes the report as indented JSON (README "JSON output"); the
-// schema_version is 1.
+// schema_version is 1. The bytes are encoding/json's indented encoding of
+// the whole Report; they are written piece by piece, one object or tick at a
+// time through a 64 KiB buffer, so that a report of many ticks is never held
+// twice in memory (as a value and as its encoding).
 func WriteJSON(w io.Writer, rep *Report) error {
 	// The report's lists are arrays, never null, whatever built them.
 	rep.Objects, rep.Ticks, rep.Unticks, rep.BornTicked = nonNil(rep.Objects), nonNil(rep.Ticks), nonNil(rep.Unticks), nonNil(rep.BornTicked)
@@ -25,10 +30,69 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		o := &rep.Objects[i]
 		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
 	}
+	// The report with its four lists empty: every other field as encoding/json
+	// writes it, in its place; each list's "[]" is then replaced by its items.
+	skeleton := *rep
+	skeleton.Objects, skeleton.Ticks, skeleton.Unticks, skeleton.BornTicked = []ObjectResult{}, []TickResult{}, []TickResult{}, []TickResult{}
+	var head bytes.Buffer
+	if err := encodeIndented(&head, &skeleton, ""); err != nil {
+		return err
+	}
+	rest := head.Bytes()
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var item bytes.Buffer
+	for _, list := range []struct {
+		key string
+		n   int
+		at  func(i int) any
+	}{
+		{"objects", len(rep.Objects), func(i int) any { return &rep.Objects[i] }},
+		{"ticks", len(rep.Ticks), func(i int) any { return &rep.Ticks[i] }},
+		{"unticks", len(rep.Unticks), func(i int) any { return &rep.Unticks[i] }},
+		{"born_ticked", len(rep.BornTicked), func(i int) any { return &rep.BornTicked[i] }},
+	} {
+		// A top-level key starts its line, its quotes unescaped: no string
+		// value can read so.
+		marker := []byte("\n  \"" + list.key + "\": []")
+		at := bytes.Index(rest, marker)
+		if at < 0 {
+			return fmt.Errorf("writing the JSON report: no %q in its encoding", list.key)
+		}
+		at += len(marker) - len("[]")
+		bw.Write(rest[:at])
+		rest = rest[at+len("[]"):]
+		if list.n == 0 {
+			bw.WriteString("[]")
+			continue
+		}
+		bw.WriteString("[\n")
+		for i := 0; i < list.n; i++ {
+			item.Reset()
+			item.WriteString("    ")
+			if err := encodeIndented(&item, list.at(i), "    "); err != nil {
+				return err
+			}
+			b := bytes.TrimSuffix(item.Bytes(), []byte("\n"))
+			bw.Write(b)
+			if i < list.n-1 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
+		bw.WriteString("  ]")
+	}
+	bw.Write(rest)
+	return bw.Flush()
+}
+
+// encodeIndented writes v as encoding/json's indented encoding (two spaces a
+// level, every line after the first prefixed with prefix, no HTML escaping),
+// followed by a newline.
+func encodeIndented(w io.Writer, v any, prefix string) error {
 	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
+	enc.SetIndent(prefix, "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(rep)
+	return enc.Encode(v)
 }
 
 // WriteText writes the report for people: one line per tick (branch mode) or
@@ -47,7 +111,16 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 		return paint("32", "✓")
 	}
+	// Written out every 64 KiB: a report of many ticks is not held twice.
 	var b strings.Builder
+	flush := func() error {
+		if b.Len() < 64<<10 {
+			return nil
+		}
+		_, err := io.WriteString(w, b.String())
+		b.Reset()
+		return err
+	}
 	if rep.Mode == "branch" {
 		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), len(rep.Ticks))
 		for _, t := range rep.Ticks {
@@ -83,6 +156,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			writeHint(&b, t.Hint)
 			for _, wr := range t.Warnings {
 				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
+			}
+			if err := flush(); err != nil {
+				return err
 			}
 		}
 		for _, u := range rep.Unticks {
@@ -130,6 +206,9 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			if len(o.NewerFields) > 0 {
 				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", Printable(strings.Join(o.NewerFields, ", ")))
+			}
+			if err := flush(); err != nil {
+				return err
 			}
 		}
 	}

@@ -12,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // scalingTasks is the tasks per unit of BenchmarkScaling's repositories.
@@ -242,4 +244,64 @@ func writeGateObjects(b *testing.B, h *benchrepo.History, list string) int {
 		b.Fatal(err)
 	}
 	return count
+}
+
+// TestScalingRepo writes a BenchmarkScaling history to the directory named by
+// TASKPROOF_SCALING_REPO (TASKPROOF_SCALING_TICKS ticks, default 10,000) and
+// keeps it, with the allowed signers file and a file "range" holding the root
+// and head commits: for comparing two binaries' reports on one generated
+// repository. Skipped unless the variable is set.
+func TestScalingRepo(t *testing.T) {
+	dir := os.Getenv("TASKPROOF_SCALING_REPO")
+	if dir == "" {
+		t.Skip("TASKPROOF_SCALING_REPO not set")
+	}
+	n := 10000
+	if s := os.Getenv("TASKPROOF_SCALING_TICKS"); s != "" {
+		if _, err := fmt.Sscan(s, &n); err != nil {
+			t.Fatalf("TASKPROOF_SCALING_TICKS: %v", err)
+		}
+	}
+	keys := filepath.Join(dir, "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, signer, allowed := benchrepo.SSHKey(t, keys)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), n/scalingTasks, scalingTasks)
+	h.WriteSignedNotes(t, signer)
+	rng := fmt.Sprintf("%s %s %s\n", h.Root, h.Head, allowed)
+	if err := os.WriteFile(filepath.Join(dir, "range"), []byte(rng), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkScalingRepoBranch is Verifier.Branch in process over the whole
+// range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
+// -cpuprofile and -memprofile on one generated size, the Repo tuned as the
+// command tunes it; TASKPROOF_SCALING_BASE gives another base (a pull
+// request's range). Skipped unless set.
+func BenchmarkScalingRepoBranch(b *testing.B) {
+	dir := os.Getenv("TASKPROOF_SCALING_REPO")
+	if dir == "" {
+		b.Skip("TASKPROOF_SCALING_REPO not set")
+	}
+	rng, err := os.ReadFile(filepath.Join(dir, "range"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(rng))
+	g := &gateBench{h: &benchrepo.History{Dir: filepath.Join(dir, "repo"), Root: f[0], Head: f[1]}, allowed: f[2]}
+	base := f[0]
+	if s := os.Getenv("TASKPROOF_SCALING_BASE"); s != "" {
+		base = s // a pull request's range: the commits after it
+	}
+	report := benchrepo.ReportCPU(b)
+	for b.Loop() {
+		v := g.verifier(b)
+		v.Repo.ReadInOnePass() // as `verify` does
+		if _, err := v.Branch(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
 }

@@ -75,11 +75,7 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 			return err
 		}
 		defer repo.Close()
-		// One walk over the range reads each object about once: a small
-		// cache, and packs read through a window rather than mapped (mapped
-		// pages stay in the resident set), keep the memory bounded.
-		repo.SetObjectCacheSize(ticksObjectCacheSize)
-		repo.SetPackMapping(false)
+		repo.ReadInOnePass()
 		base, head, err := repo.ResolveRange(spec)
 		if err != nil {
 			return err
@@ -103,10 +99,6 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 	}
 	return c
 }
-
-// ticksObjectCacheSize is the object cache `ticks` gives its Repo, in bytes:
-// verify's (see verifyObjectCacheSize), for the same single walk.
-const ticksObjectCacheSize = verifyObjectCacheSize
 
 // tickRecord is one record of `ticks --format json` (schema_version 1).
 type tickRecord struct {

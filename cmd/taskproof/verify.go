@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -19,22 +18,6 @@ import (
 func init() {
 	subcommands = append(subcommands, newVerifyCmd)
 }
-
-// verifyMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit, in
-// bytes) verify sets unless GOMEMLIMIT is in the environment: 150 MiB. Under it
-// the garbage collector runs as usual; near it, more often rather than letting
-// the heap double (GOGC's headroom). For the peak RSS and CPU of `verify
-// --branch` with and without the limit, see docs/benchmarks.md. A larger live
-// heap only makes the collector work harder (the runtime caps that at about
-// half the CPU); it never fails a verification.
-const verifyMemoryLimit = 150 << 20
-
-// verifyObjectCacheSize is the object cache verify gives its Repo, in bytes:
-// 16 MiB. verify reads each object about once, and under verifyMemoryLimit a
-// larger cache is paid for in garbage collection: `verify --branch` over
-// 10,000 ticks took 10.2-10.5 s of user CPU (176 MB RSS) at 16 MiB, 11.4-11.7 s
-// at 32, 17.7 s (229-238 MB) at 64 and 16.4-17.3 s (258 MB) at 96.
-const verifyObjectCacheSize = 16 << 20
 
 // verifyFlags are verify's flags beyond the format and the notes' remotes.
 type verifyFlags struct {
@@ -121,10 +104,6 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if !flags.branch && flags.base != "" {
 		return usageErr("--base goes with --branch")
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// Restored on return: tests run the command in process.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(verifyMemoryLimit))
-	}
 	repo, notes, err := openRepo(c)
 	if err != nil {
 		return err
@@ -133,10 +112,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if notes, err = fromRemotes(c, notes); err != nil {
 		return err
 	}
-	repo.SetObjectCacheSize(verifyObjectCacheSize)
-	// Packs read through a window, not mapped: mapped pages would count
-	// in the resident set on top of verifyMemoryLimit.
-	repo.SetPackMapping(false)
+	repo.ReadInOnePass()
 	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,27 @@ func Run(t testing.TB, stdin []byte, env []string, name string, args ...string) 
 		t.Fatalf("%s %v: %v\n%s", name, args, err, out)
 	}
 	return string(out)
+}
+
+// CommitFiles writes files in the repository at dir (path → content; ""
+// content deletes the file) and commits them with the real git, returning the
+// new commit's id.
+func CommitFiles(t testing.TB, dir, msg string, files map[string]string) string {
+	t.Helper()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if c == "" {
+			Git(t, dir, "rm", "-q", p)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		Git(t, dir, "add", p)
+	}
+	Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
+	return strings.TrimSpace(Git(t, dir, "rev-parse", "HEAD"))
 }
