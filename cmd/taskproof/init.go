@@ -59,7 +59,7 @@ func initWants(remote, notesRef string) []gitref.ConfigWant {
 				Replaces: []string{notesRef + "*:" + notesRef + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if refspecMaps(v, notesRef, track) && refspecMaps(v, conflictsRef(notesRef), gitref.TrackingRef(conflictsRef(notesRef), remote)) {
+						if refspecMaps(v, notesRef, track) && refspecMaps(v, attest.ConflictsRef(notesRef), gitref.TrackingRef(attest.ConflictsRef(notesRef), remote)) {
 							return true
 						}
 					}
