@@ -151,26 +151,9 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
-		var err error
-		var warnings []string
-		target := remote
-		if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
-			return withCode(ExitTrust, err)
-		} else if !ok {
-			if c.Flags().Changed("remote") {
-				return withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
-			}
-			warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
-			target = ""
-		}
-		changes, err := repo.EnsureConfig(initWants(target, notes.Ref()), dryRun)
+		changes, warnings, err := initConfig(repo, notes.Ref(), remote, c.Flags().Changed("remote"), dryRun)
 		if err != nil {
-			return withCode(ExitTrust, err)
-		}
-		if target != "" {
-			for _, v := range selfMappingRefspecs(repo, target, notes.Ref()) {
-				warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
-			}
+			return err
 		}
 		hookChanges := []hookChange{}
 		if hooks {
@@ -198,6 +181,33 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 		return nil
 	})
 	return c
+}
+
+// initConfig makes (or, dry run, lists) init's git configuration for notesRef
+// and remote, with the warnings to print: no such remote (an error when the
+// remote was asked for by name), refspecs that write the notes ref directly.
+func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) ([]gitref.ConfigChange, []string, error) {
+	var warnings []string
+	target := remote
+	if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
+		return nil, nil, withCode(ExitTrust, err)
+	} else if !ok {
+		if named {
+			return nil, nil, withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
+		}
+		warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
+		target = ""
+	}
+	changes, err := repo.EnsureConfig(initWants(target, notesRef), dryRun)
+	if err != nil {
+		return nil, nil, withCode(ExitTrust, err)
+	}
+	if target != "" {
+		for _, v := range selfMappingRefspecs(repo, target, notesRef) {
+			warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
+		}
+	}
+	return changes, warnings, nil
 }
 
 // printInitChanges writes what init set (or, dry run, would set): the hook
