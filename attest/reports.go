@@ -250,16 +250,49 @@ type reportOutcome struct {
 // they contradict them, unless req.Force).
 func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*reportOutcome, error) {
 	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
-	var red, green *PhaseReport
-	for i := range req.Reports {
-		r := &req.Reports[i]
+	red, green, err := out.phases(req.Reports)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := evidenceObject(req.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	collection, judged, err := out.collect(repo, commit, req.TestFiles, green, obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := mergeTrace(obj, req.Reports, judged); err != nil {
+		return nil, err
+	}
+	facts := facts(req.Reports, collection)
+	if err := out.reconcileVerdict(req, facts, green, obj); err != nil {
+		return nil, err
+	}
+	if red != nil {
+		if err := out.reconcileRed(req, facts, red); err != nil {
+			return nil, err
+		}
+	}
+	if out.evidence, err = predicate.Canonical(obj); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// phases checks each report's phase (red or green, one each at most), records
+// its name as the phase's url and returns the red and green reports (nil when
+// not given).
+func (out *reportOutcome) phases(reports []PhaseReport) (red, green *PhaseReport, err error) {
+	for i := range reports {
+		r := &reports[i]
 		switch r.Phase {
 		case PhaseRed, PhaseGreen:
 		default:
-			return nil, fmt.Errorf("%w: test report phase %q: want red or green", ErrRequest, r.Phase)
+			return nil, nil, fmt.Errorf("%w: test report phase %q: want red or green", ErrRequest, r.Phase)
 		}
 		if _, dup := out.urls[r.Phase]; dup {
-			return nil, fmt.Errorf("%w: two %s test reports (%s and %s); give one per phase", ErrRequest, r.Phase, out.urls[r.Phase], r.Name)
+			return nil, nil, fmt.Errorf("%w: two %s test reports (%s and %s); give one per phase", ErrRequest, r.Phase, out.urls[r.Phase], r.Name)
 		}
 		out.urls[r.Phase] = r.Name
 		if r.Phase == PhaseRed {
@@ -268,27 +301,28 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 			green = r
 		}
 	}
-	obj, err := evidenceObject(req.Evidence)
-	if err != nil {
-		return nil, err
-	}
+	return red, green, nil
+}
 
-	files := req.TestFiles
+// collect judges the test files (files, or the ones the tick commit and its
+// branch changed when nil) against the green report into obj's
+// collection.files, and returns the collection and the judged files.
+func (out *reportOutcome) collect(repo *gitref.Repo, commit *gitref.Commit, files []string, green *PhaseReport, obj map[string]any) ([]predicate.FileCollection, *testreport.Files, error) {
 	if files == nil {
 		var err error
 		if files, err = defaultTestFiles(repo, commit); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	fsys, err := repo.FS(commit.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	judged := testreport.NewFiles(files, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
 	var collection []predicate.FileCollection
 	if green != nil && len(files) > 0 {
 		if old, ok := obj["collection"]; ok && old != nil {
-			return nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or take no test files from the reports)", ErrRequest)
+			return nil, nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or take no test files from the reports)", ErrRequest)
 		}
 		collection = judged.Collect(green.Report)
 		var fv []any
@@ -305,92 +339,103 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 		}
 		obj["collection"] = map[string]any{"files": fv}
 	}
+	return collection, judged, nil
+}
 
+// mergeTrace appends the reports' trace rows to obj's trace.
+func mergeTrace(obj map[string]any, reports []PhaseReport, judged *testreport.Files) error {
 	var existing []any
 	switch t := obj["trace"].(type) {
 	case nil:
 	case []any:
 		existing = t
 	default:
-		return nil, fmt.Errorf("%w: the evidence's trace is not an array, so the test reports' rows cannot join it", ErrRequest)
+		return fmt.Errorf("%w: the evidence's trace is not an array, so the test reports' rows cannot join it", ErrRequest)
 	}
-	rows, err := traceRows(existing, req.Reports, judged)
+	rows, err := traceRows(existing, reports, judged)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	obj["trace"] = rows
+	return nil
+}
 
-	facts := facts(req.Reports, collection)
-	derived, reason, derr := verdictFromEvidence(facts)
-	contradiction := func(what string) error {
-		if req.Force {
-			out.warnings = append(out.warnings, what+" (written anyway: forced)")
-			return nil
-		}
-		return &ContradictionError{What: what}
+// contradiction is the error for what contradicts the reports, or, forced, a
+// warning and no error.
+func (out *reportOutcome) contradiction(force bool, what string) error {
+	if force {
+		out.warnings = append(out.warnings, what+" (written anyway: forced)")
+		return nil
 	}
+	return &ContradictionError{What: what}
+}
+
+// reconcileVerdict sets the verdict and regression reason from the reports'
+// facts when req gives none, else checks req's against them.
+func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, green *PhaseReport, obj map[string]any) error {
+	derived, reason, derr := verdictFromEvidence(facts)
 	switch {
 	case req.Verdict == "":
 		if derr != nil {
-			return nil, derr
+			return derr
 		}
 		out.verdict = derived
 		switch {
 		case req.Regression == nil:
 			out.regression = reason
 		case reason == nil:
-			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
-				return nil, err
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
+				return err
 			}
 			out.verdict = predicate.RegressionOnly
 		case !sameJSON(req.Regression, reason):
-			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
-				return nil, err
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+				return err
 			}
 		}
 	case facts.GreenFail:
-		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
+			return err
 		}
 	case derr != nil:
 		// The reports are too few to give a verdict (no red report): the
 		// explicit one stands.
 	case derived != req.Verdict:
-		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
+			return err
 		}
 	case reason != nil && req.Regression != nil && !sameJSON(req.Regression, reason):
-		if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+			return err
 		}
 	case reason != nil && req.Regression == nil:
 		if _, has := obj["regression"]; !has {
 			out.regression = reason
 		}
 	}
+	return nil
+}
 
-	if red != nil {
-		if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
-			switch {
-			case out.red == nil:
-				out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
-			case req.RedKindSet && out.red.Kind != kind:
-				if err := contradiction(fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
-					return nil, err
-				}
-			default:
-				out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+// reconcileRed sets the red run from the red report, or checks the red kind
+// and output req gives against it.
+func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *PhaseReport) error {
+	if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
+		switch {
+		case out.red == nil:
+			out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
+		case req.RedKindSet && out.red.Kind != kind:
+			if err := out.contradiction(req.Force, fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
+				return err
 			}
-		} else if out.red != nil {
-			if err := contradiction(fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
-				return nil, err
-			}
+		default:
+			out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+		}
+	} else if out.red != nil {
+		if err := out.contradiction(req.Force, fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
+			return err
 		}
 	}
-	if out.evidence, err = predicate.Canonical(obj); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 func canon(v any) string {

@@ -168,7 +168,6 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
-	var out []Written
 	var batch []pending
 	for _, t := range ticks {
 		task, repeated, err := tickTask(repo, t)
@@ -179,22 +178,12 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 			}
 			return nil, err
 		}
-		unit, fsys := t.ProjectUnit(), repoFS
-		if t.Root != "" {
-			if fsys, err = fs.Sub(repoFS, t.Root); err != nil {
-				return nil, err
-			}
-		}
-		section, err := specfmt.Section(fsys, unit, task)
-		if err != nil {
-			return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
-		}
-		p, err := predicate.Build(predicate.Input{
-			Unit: unit, Task: task, Section: section, Tree: string(commit.Tree),
-			Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
+		unit := t.ProjectUnit()
+		p, err := tickPredicate(repoFS, t, task, predicate.Input{
+			Tree: string(commit.Tree), Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
+			return nil, err
 		}
 		pd, err := prepare(ctx, commit.ID, unit, t.TaskID, p, req.Signers, urls)
 		if err != nil {
@@ -213,22 +202,53 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
 	}
+	return writeTicks(notes, commit.ID, batch, req)
+}
+
+// writeTicks writes the statements of every tick of commit in one note
+// update, refusing (unless req.Force) to replace statements the note holds
+// for them, and returns what it wrote.
+func writeTicks(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, req TickRequest) ([]Written, error) {
 	if !req.Force {
-		if err := refuseReplacing(notes, commit.ID, batch); err != nil {
+		if err := refuseReplacing(notes, commit, batch); err != nil {
 			return nil, err
 		}
 	}
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over the limits of docs/format.md#limits leaves the note as it was).
-	nc, err := commitNote(notes, commit.ID, batch, req.DryRun)
+	nc, err := commitNote(notes, commit, batch, req.DryRun)
 	if err != nil {
 		return nil, err
 	}
+	var out []Written
 	for _, pd := range batch {
 		pd.w.NotesCommit = nc
 		out = append(out, *pd.w)
 	}
 	return out, nil
+}
+
+// tickPredicate builds tick t's predicate from in (tree, policy, red run,
+// evidence, verdict, time) with t's project-relative unit, its task and the
+// spec section the task cites, read from repoFS under t's project root.
+func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.Input) (*predicate.Predicate, error) {
+	unit, fsys := t.ProjectUnit(), repoFS
+	if t.Root != "" {
+		var err error
+		if fsys, err = fs.Sub(repoFS, t.Root); err != nil {
+			return nil, err
+		}
+	}
+	section, err := specfmt.Section(fsys, unit, task)
+	if err != nil {
+		return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
+	}
+	in.Unit, in.Task, in.Section = unit, task, section
+	p, err := predicate.Build(in)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
+	}
+	return p, nil
 }
 
 // checkTickVerdict refuses a TickRequest without a verdict or reports to
