@@ -117,71 +117,7 @@ var (
 // phase are kept and not repeated; one whose result contradicts the report is
 // an error.
 func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) ([]any, error) {
-	type key struct{ test, phase string }
-	have := map[key]string{}
-	cites := map[string]map[string]any{}
-	for _, r := range existing {
-		row, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		test, _ := row["test"].(string)
-		phase, _ := row["phase"].(string)
-		if test == "" {
-			continue
-		}
-		if phase != "" {
-			res, _ := row["result"].(string)
-			have[key{test, phase}] = resultClass(res)
-		}
-		if _, ok := cites[test]; !ok {
-			c := map[string]any{}
-			for _, k := range []string{"requirement", "scenario"} {
-				if v, ok := row[k]; ok {
-					c[k] = v
-				}
-			}
-			if len(c) > 0 {
-				cites[test] = c
-			}
-		}
-	}
-	out := append([]any{}, existing...)
-	add := func(phase string, c testreport.Case, result string) error {
-		id := c.ID()
-		if old, ok := have[key{id, phase}]; ok {
-			if old != result {
-				return fmt.Errorf("%w: the evidence's trace says %s %s %s, the %s report says %s", ErrRequest, id, phase, old, phase, result)
-			}
-			return nil
-		}
-		have[key{id, phase}] = result
-		row := map[string]any{"test": id, "phase": phase, "result": result}
-		file := c.File
-		if files != nil {
-			if f := files.Of(c); f != "" {
-				file = f
-			}
-		}
-		if file != "" {
-			row["file"] = file
-		}
-		if cite, ok := cites[id]; ok {
-			for k, v := range cite {
-				row[k] = v
-			}
-		} else {
-			if m := citeStory.FindStringSubmatch(c.Name); m != nil {
-				row["requirement"] = m[1]
-			}
-			if m := citeScenario.FindStringSubmatch(c.Name); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				row["scenario"] = n
-			}
-		}
-		out = append(out, row)
-		return nil
-	}
+	tb := newTraceBuilder(existing, files)
 	var green *testreport.Report
 	for _, r := range reports {
 		if r.Phase == PhaseGreen {
@@ -197,7 +133,7 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 			case testreport.StatusSkipped:
 				res = "skip"
 			}
-			if err := add(r.Phase, c, res); err != nil {
+			if err := tb.add(r.Phase, c, res); err != nil {
 				return nil, err
 			}
 		}
@@ -210,14 +146,98 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 			}
 			for _, c := range green.Cases {
 				if c.Class == p.Package && r.Report.Format == testreport.FormatGoJSON {
-					if err := add(PhaseRed, c, "fail"); err != nil {
+					if err := tb.add(PhaseRed, c, "fail"); err != nil {
 						return nil, err
 					}
 				}
 			}
 		}
 	}
-	return out, nil
+	return tb.out, nil
+}
+
+// traceKey is a trace row's test and phase.
+type traceKey struct{ test, phase string }
+
+// traceBuilder appends report rows to an evidence's trace rows.
+type traceBuilder struct {
+	files *testreport.Files
+	// have is the result class of each (test, phase) row so far.
+	have map[traceKey]string
+	// cites are the requirement and scenario the evidence's own rows give a test.
+	cites map[string]map[string]any
+	out   []any
+}
+
+// newTraceBuilder starts from the evidence's trace rows existing, noting each
+// row's result and each test's first requirement and scenario.
+func newTraceBuilder(existing []any, files *testreport.Files) *traceBuilder {
+	tb := &traceBuilder{files: files, have: map[traceKey]string{}, cites: map[string]map[string]any{}, out: append([]any{}, existing...)}
+	for _, r := range existing {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		test, _ := row["test"].(string)
+		phase, _ := row["phase"].(string)
+		if test == "" {
+			continue
+		}
+		if phase != "" {
+			res, _ := row["result"].(string)
+			tb.have[traceKey{test, phase}] = resultClass(res)
+		}
+		if _, ok := tb.cites[test]; !ok {
+			c := map[string]any{}
+			for _, k := range []string{"requirement", "scenario"} {
+				if v, ok := row[k]; ok {
+					c[k] = v
+				}
+			}
+			if len(c) > 0 {
+				tb.cites[test] = c
+			}
+		}
+	}
+	return tb
+}
+
+// add appends case c's row for phase with result, unless a row for its test
+// and phase is there already (an error when its result differs).
+func (tb *traceBuilder) add(phase string, c testreport.Case, result string) error {
+	id := c.ID()
+	if old, ok := tb.have[traceKey{id, phase}]; ok {
+		if old != result {
+			return fmt.Errorf("%w: the evidence's trace says %s %s %s, the %s report says %s", ErrRequest, id, phase, old, phase, result)
+		}
+		return nil
+	}
+	tb.have[traceKey{id, phase}] = result
+	row := map[string]any{"test": id, "phase": phase, "result": result}
+	file := c.File
+	if tb.files != nil {
+		if f := tb.files.Of(c); f != "" {
+			file = f
+		}
+	}
+	if file != "" {
+		row["file"] = file
+	}
+	if cite, ok := tb.cites[id]; ok {
+		for k, v := range cite {
+			row[k] = v
+		}
+	} else {
+		if m := citeStory.FindStringSubmatch(c.Name); m != nil {
+			row["requirement"] = m[1]
+		}
+		if m := citeScenario.FindStringSubmatch(c.Name); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			row["scenario"] = n
+		}
+	}
+	tb.out = append(tb.out, row)
+	return nil
 }
 
 // resultClass reads a trace row's result as phasesFromTrace does: pass, skip
