@@ -654,6 +654,26 @@ func (s *NotesStore) placeNote(tree plumbing.Hash, id Hash, lp []notePath, conte
 	return s.setPath(tree, strings.Split(target, "/"), blob)
 }
 
+// RefspecMaps reports whether fetch refspec spec (a remote.<name>.fetch
+// value, git's refspec form) brings remote ref ref into local ref dst: exact
+// ("[+]ref:dst") or by a pattern with one '*' on both sides
+// ("refs/notes/*:refs/notes/*"). A refspec without ':' maps nothing.
+func RefspecMaps(spec, ref, dst string) bool {
+	src, to, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok {
+		return false
+	}
+	spre, ssuf, sglob := strings.Cut(src, "*")
+	if !sglob {
+		return src == ref && to == dst
+	}
+	dpre, dsuf, dglob := strings.Cut(to, "*")
+	if !dglob || !strings.HasPrefix(ref, spre) || !strings.HasSuffix(ref, ssuf) || len(ref) < len(spre)+len(ssuf) {
+		return false
+	}
+	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
+}
+
 // rejectedLines picks git's "! [rejected] …" lines out of its output.
 func rejectedLines(out string) []string {
 	var r []string
