@@ -3,8 +3,11 @@ package attest
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
@@ -19,11 +22,29 @@ const (
 )
 
 // PhaseReport is one phase's test report: Phase is red or green, Name the file
-// as the user named it (the test-result statement's url), Report what it says.
+// as the user named it (the test-result statement's url; see [ReportName]),
+// Report what it says.
 type PhaseReport struct {
 	Phase  string
 	Name   string
 	Report *testreport.Report
+}
+
+// ReportName is the name a test report file path is signed under (a
+// test-result statement's url, docs/format.md#test-reports): the path as
+// given, '/'-separated and cleaned; an absolute path is made relative to the
+// working directory when under it, else reduced to its base name, so that no
+// local path is signed.
+func ReportName(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(filepath.Clean(path))
 }
 
 // reportFacts is what a tick's test reports show (docs/format.md#test-reports):

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -357,10 +356,8 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	return req, nil
 }
 
-// readTestReports reads each --test-report PHASE=FILE. A report's name (its
-// test-result statement's url) is the path as given, '/'-separated; an
-// absolute path is made relative to the working directory when under it, else
-// reduced to its base name, so that no local path is signed.
+// readTestReports reads each --test-report PHASE=FILE, named as
+// attest.ReportName names it.
 func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 	var out []attest.PhaseReport
 	for _, fl := range flags {
@@ -379,21 +376,9 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
-		out = append(out, attest.PhaseReport{Phase: phase, Name: reportName(file), Report: r})
+		out = append(out, attest.PhaseReport{Phase: phase, Name: attest.ReportName(file), Report: r})
 	}
 	return out, nil
-}
-
-func reportName(file string) string {
-	if filepath.IsAbs(file) {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, file); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return filepath.ToSlash(rel)
-			}
-		}
-		return filepath.Base(file)
-	}
-	return filepath.ToSlash(filepath.Clean(file))
 }
 
 // printWritten reports what attest wrote: text (one line per task) or JSON.
