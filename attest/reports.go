@@ -3,8 +3,11 @@ package attest
 import (
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
@@ -19,11 +22,29 @@ const (
 )
 
 // PhaseReport is one phase's test report: Phase is red or green, Name the file
-// as the user named it (the test-result statement's url), Report what it says.
+// as the user named it (the test-result statement's url; see [ReportName]),
+// Report what it says.
 type PhaseReport struct {
 	Phase  string
 	Name   string
 	Report *testreport.Report
+}
+
+// ReportName is the name a test report file path is signed under (a
+// test-result statement's url, docs/format.md#test-reports): the path as
+// given, '/'-separated and cleaned; an absolute path is made relative to the
+// working directory when under it, else reduced to its base name, so that no
+// local path is signed.
+func ReportName(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(filepath.Clean(path))
 }
 
 // reportFacts is what a tick's test reports show (docs/format.md#test-reports):
@@ -117,71 +138,7 @@ var (
 // phase are kept and not repeated; one whose result contradicts the report is
 // an error.
 func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) ([]any, error) {
-	type key struct{ test, phase string }
-	have := map[key]string{}
-	cites := map[string]map[string]any{}
-	for _, r := range existing {
-		row, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		test, _ := row["test"].(string)
-		phase, _ := row["phase"].(string)
-		if test == "" {
-			continue
-		}
-		if phase != "" {
-			res, _ := row["result"].(string)
-			have[key{test, phase}] = resultClass(res)
-		}
-		if _, ok := cites[test]; !ok {
-			c := map[string]any{}
-			for _, k := range []string{"requirement", "scenario"} {
-				if v, ok := row[k]; ok {
-					c[k] = v
-				}
-			}
-			if len(c) > 0 {
-				cites[test] = c
-			}
-		}
-	}
-	out := append([]any{}, existing...)
-	add := func(phase string, c testreport.Case, result string) error {
-		id := c.ID()
-		if old, ok := have[key{id, phase}]; ok {
-			if old != result {
-				return fmt.Errorf("%w: the evidence's trace says %s %s %s, the %s report says %s", ErrRequest, id, phase, old, phase, result)
-			}
-			return nil
-		}
-		have[key{id, phase}] = result
-		row := map[string]any{"test": id, "phase": phase, "result": result}
-		file := c.File
-		if files != nil {
-			if f := files.Of(c); f != "" {
-				file = f
-			}
-		}
-		if file != "" {
-			row["file"] = file
-		}
-		if cite, ok := cites[id]; ok {
-			for k, v := range cite {
-				row[k] = v
-			}
-		} else {
-			if m := citeStory.FindStringSubmatch(c.Name); m != nil {
-				row["requirement"] = m[1]
-			}
-			if m := citeScenario.FindStringSubmatch(c.Name); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				row["scenario"] = n
-			}
-		}
-		out = append(out, row)
-		return nil
-	}
+	tb := newTraceBuilder(existing, files)
 	var green *testreport.Report
 	for _, r := range reports {
 		if r.Phase == PhaseGreen {
@@ -197,7 +154,7 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 			case testreport.StatusSkipped:
 				res = "skip"
 			}
-			if err := add(r.Phase, c, res); err != nil {
+			if err := tb.add(r.Phase, c, res); err != nil {
 				return nil, err
 			}
 		}
@@ -210,14 +167,98 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 			}
 			for _, c := range green.Cases {
 				if c.Class == p.Package && r.Report.Format == testreport.FormatGoJSON {
-					if err := add(PhaseRed, c, "fail"); err != nil {
+					if err := tb.add(PhaseRed, c, "fail"); err != nil {
 						return nil, err
 					}
 				}
 			}
 		}
 	}
-	return out, nil
+	return tb.out, nil
+}
+
+// traceKey is a trace row's test and phase.
+type traceKey struct{ test, phase string }
+
+// traceBuilder appends report rows to an evidence's trace rows.
+type traceBuilder struct {
+	files *testreport.Files
+	// have is the result class of each (test, phase) row so far.
+	have map[traceKey]string
+	// cites are the requirement and scenario the evidence's own rows give a test.
+	cites map[string]map[string]any
+	out   []any
+}
+
+// newTraceBuilder starts from the evidence's trace rows existing, noting each
+// row's result and each test's first requirement and scenario.
+func newTraceBuilder(existing []any, files *testreport.Files) *traceBuilder {
+	tb := &traceBuilder{files: files, have: map[traceKey]string{}, cites: map[string]map[string]any{}, out: append([]any{}, existing...)}
+	for _, r := range existing {
+		row, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		test, _ := row["test"].(string)
+		phase, _ := row["phase"].(string)
+		if test == "" {
+			continue
+		}
+		if phase != "" {
+			res, _ := row["result"].(string)
+			tb.have[traceKey{test, phase}] = resultClass(res)
+		}
+		if _, ok := tb.cites[test]; !ok {
+			c := map[string]any{}
+			for _, k := range []string{"requirement", "scenario"} {
+				if v, ok := row[k]; ok {
+					c[k] = v
+				}
+			}
+			if len(c) > 0 {
+				tb.cites[test] = c
+			}
+		}
+	}
+	return tb
+}
+
+// add appends case c's row for phase with result, unless a row for its test
+// and phase is there already (an error when its result differs).
+func (tb *traceBuilder) add(phase string, c testreport.Case, result string) error {
+	id := c.ID()
+	if old, ok := tb.have[traceKey{id, phase}]; ok {
+		if old != result {
+			return fmt.Errorf("%w: the evidence's trace says %s %s %s, the %s report says %s", ErrRequest, id, phase, old, phase, result)
+		}
+		return nil
+	}
+	tb.have[traceKey{id, phase}] = result
+	row := map[string]any{"test": id, "phase": phase, "result": result}
+	file := c.File
+	if tb.files != nil {
+		if f := tb.files.Of(c); f != "" {
+			file = f
+		}
+	}
+	if file != "" {
+		row["file"] = file
+	}
+	if cite, ok := tb.cites[id]; ok {
+		for k, v := range cite {
+			row[k] = v
+		}
+	} else {
+		if m := citeStory.FindStringSubmatch(c.Name); m != nil {
+			row["requirement"] = m[1]
+		}
+		if m := citeScenario.FindStringSubmatch(c.Name); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			row["scenario"] = n
+		}
+	}
+	tb.out = append(tb.out, row)
+	return nil
 }
 
 // resultClass reads a trace row's result as phasesFromTrace does: pass, skip
@@ -250,16 +291,49 @@ type reportOutcome struct {
 // they contradict them, unless req.Force).
 func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*reportOutcome, error) {
 	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
-	var red, green *PhaseReport
-	for i := range req.Reports {
-		r := &req.Reports[i]
+	red, green, err := out.phases(req.Reports)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := evidenceObject(req.Evidence)
+	if err != nil {
+		return nil, err
+	}
+	collection, judged, err := out.collect(repo, commit, req.TestFiles, green, obj)
+	if err != nil {
+		return nil, err
+	}
+	if err := mergeTrace(obj, req.Reports, judged); err != nil {
+		return nil, err
+	}
+	facts := facts(req.Reports, collection)
+	if err := out.reconcileVerdict(req, facts, green, obj); err != nil {
+		return nil, err
+	}
+	if red != nil {
+		if err := out.reconcileRed(req, facts, red); err != nil {
+			return nil, err
+		}
+	}
+	if out.evidence, err = predicate.Canonical(obj); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// phases checks each report's phase (red or green, one each at most), records
+// its name as the phase's url and returns the red and green reports (nil when
+// not given).
+func (out *reportOutcome) phases(reports []PhaseReport) (red, green *PhaseReport, err error) {
+	for i := range reports {
+		r := &reports[i]
 		switch r.Phase {
 		case PhaseRed, PhaseGreen:
 		default:
-			return nil, fmt.Errorf("%w: test report phase %q: want red or green", ErrRequest, r.Phase)
+			return nil, nil, fmt.Errorf("%w: test report phase %q: want red or green", ErrRequest, r.Phase)
 		}
 		if _, dup := out.urls[r.Phase]; dup {
-			return nil, fmt.Errorf("%w: two %s test reports (%s and %s); give one per phase", ErrRequest, r.Phase, out.urls[r.Phase], r.Name)
+			return nil, nil, fmt.Errorf("%w: two %s test reports (%s and %s); give one per phase", ErrRequest, r.Phase, out.urls[r.Phase], r.Name)
 		}
 		out.urls[r.Phase] = r.Name
 		if r.Phase == PhaseRed {
@@ -268,27 +342,28 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 			green = r
 		}
 	}
-	obj, err := evidenceObject(req.Evidence)
-	if err != nil {
-		return nil, err
-	}
+	return red, green, nil
+}
 
-	files := req.TestFiles
+// collect judges the test files (files, or the ones the tick commit and its
+// branch changed when nil) against the green report into obj's
+// collection.files, and returns the collection and the judged files.
+func (out *reportOutcome) collect(repo *gitref.Repo, commit *gitref.Commit, files []string, green *PhaseReport, obj map[string]any) ([]predicate.FileCollection, *testreport.Files, error) {
 	if files == nil {
 		var err error
 		if files, err = defaultTestFiles(repo, commit); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	fsys, err := repo.FS(commit.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	judged := testreport.NewFiles(files, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
 	var collection []predicate.FileCollection
 	if green != nil && len(files) > 0 {
 		if old, ok := obj["collection"]; ok && old != nil {
-			return nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or take no test files from the reports)", ErrRequest)
+			return nil, nil, fmt.Errorf("%w: the evidence file has a collection and the green test report gives one; give one (or take no test files from the reports)", ErrRequest)
 		}
 		collection = judged.Collect(green.Report)
 		var fv []any
@@ -305,92 +380,103 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 		}
 		obj["collection"] = map[string]any{"files": fv}
 	}
+	return collection, judged, nil
+}
 
+// mergeTrace appends the reports' trace rows to obj's trace.
+func mergeTrace(obj map[string]any, reports []PhaseReport, judged *testreport.Files) error {
 	var existing []any
 	switch t := obj["trace"].(type) {
 	case nil:
 	case []any:
 		existing = t
 	default:
-		return nil, fmt.Errorf("%w: the evidence's trace is not an array, so the test reports' rows cannot join it", ErrRequest)
+		return fmt.Errorf("%w: the evidence's trace is not an array, so the test reports' rows cannot join it", ErrRequest)
 	}
-	rows, err := traceRows(existing, req.Reports, judged)
+	rows, err := traceRows(existing, reports, judged)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	obj["trace"] = rows
+	return nil
+}
 
-	facts := facts(req.Reports, collection)
-	derived, reason, derr := verdictFromEvidence(facts)
-	contradiction := func(what string) error {
-		if req.Force {
-			out.warnings = append(out.warnings, what+" (written anyway: forced)")
-			return nil
-		}
-		return &ContradictionError{What: what}
+// contradiction is the error for what contradicts the reports, or, forced, a
+// warning and no error.
+func (out *reportOutcome) contradiction(force bool, what string) error {
+	if force {
+		out.warnings = append(out.warnings, what+" (written anyway: forced)")
+		return nil
 	}
+	return &ContradictionError{What: what}
+}
+
+// reconcileVerdict sets the verdict and regression reason from the reports'
+// facts when req gives none, else checks req's against them.
+func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, green *PhaseReport, obj map[string]any) error {
+	derived, reason, derr := verdictFromEvidence(facts)
 	switch {
 	case req.Verdict == "":
 		if derr != nil {
-			return nil, derr
+			return derr
 		}
 		out.verdict = derived
 		switch {
 		case req.Regression == nil:
 			out.regression = reason
 		case reason == nil:
-			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
-				return nil, err
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
+				return err
 			}
 			out.verdict = predicate.RegressionOnly
 		case !sameJSON(req.Regression, reason):
-			if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
-				return nil, err
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+				return err
 			}
 		}
 	case facts.GreenFail:
-		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the green report %s, which shows failing tests", req.Verdict, green.Name)); err != nil {
+			return err
 		}
 	case derr != nil:
 		// The reports are too few to give a verdict (no red report): the
 		// explicit one stands.
 	case derived != req.Verdict:
-		if err := contradiction(fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
+			return err
 		}
 	case reason != nil && req.Regression != nil && !sameJSON(req.Regression, reason):
-		if err := contradiction(fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
-			return nil, err
+		if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+			return err
 		}
 	case reason != nil && req.Regression == nil:
 		if _, has := obj["regression"]; !has {
 			out.regression = reason
 		}
 	}
+	return nil
+}
 
-	if red != nil {
-		if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
-			switch {
-			case out.red == nil:
-				out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
-			case req.RedKindSet && out.red.Kind != kind:
-				if err := contradiction(fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
-					return nil, err
-				}
-			default:
-				out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+// reconcileRed sets the red run from the red report, or checks the red kind
+// and output req gives against it.
+func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *PhaseReport) error {
+	if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
+		switch {
+		case out.red == nil:
+			out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
+		case req.RedKindSet && out.red.Kind != kind:
+			if err := out.contradiction(req.Force, fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
+				return err
 			}
-		} else if out.red != nil {
-			if err := contradiction(fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
-				return nil, err
-			}
+		default:
+			out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+		}
+	} else if out.red != nil {
+		if err := out.contradiction(req.Force, fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
+			return err
 		}
 	}
-	if out.evidence, err = predicate.Canonical(obj); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return nil
 }
 
 func canon(v any) string {

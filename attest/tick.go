@@ -120,11 +120,8 @@ type WrittenSigner struct {
 // [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
-	if req.Verdict == "" && len(req.Reports) == 0 {
-		return nil, fmt.Errorf("%w: no verdict: give a verdict, or the red and green test reports it follows from", ErrRequest)
-	}
-	if req.Verdict != "" && req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
-		return nil, fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
+	if err := checkTickVerdict(req); err != nil {
+		return nil, err
 	}
 	commit, err := repo.Commit(req.Commit)
 	if err != nil {
@@ -134,75 +131,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
-	// A task ticked in a tasks file new in the commit (born_ticked) is
-	// attested like a tick: the gate asks for its evidence
-	// (docs/format.md#born-ticked-tasks). A file no unit layout claims has no
-	// unit to attest.
-	var ticks []tick.Tick
-	for _, t := range all {
-		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized {
-			ticks = append(ticks, t)
-		}
-	}
-	if len(ticks) == 0 {
-		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; attest the commit that ticks the task)", ErrNoTick, commit.ID)
-	}
-	if req.Unit != "" {
-		var inUnit []tick.Tick
-		var dirs []string
-		for _, t := range ticks {
-			if t.Unit.Dir == req.Unit {
-				inUnit = append(inUnit, t)
-			} else if !slices.Contains(dirs, t.Unit.Dir) {
-				dirs = append(dirs, t.Unit.Dir)
-			}
-		}
-		if len(inUnit) == 0 {
-			return nil, fmt.Errorf("%w: %s ticks no task of unit %s (it ticks tasks of %s)", ErrTaskNotTicked, commit.ID, req.Unit, strings.Join(dirs, ", "))
-		}
-		ticks = inUnit
-	}
-	// Two projects' ticks that read the same to a statement (project-relative
-	// unit.dir, task ID, line_hash) cannot be told apart by one: refuse rather
-	// than sign a statement the gate could credit to the other project
-	// (docs/format.md#project-root-in-the-gate).
-	seen := map[string]string{}
-	for _, t := range all {
-		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked {
-			continue
-		}
-		k := t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
-		if r, ok := seen[k]; ok && r != t.Root {
-			for _, c := range ticks {
-				if c.ProjectUnit().Dir+"\x00"+c.TaskID+"\x00"+c.LineHash == k {
-					return nil, fmt.Errorf("%w: %s ticks the same task line of %s (task %s) in two projects (%q and %q); a statement names its unit only project-relative and could not tell them apart: tick them in separate commits", ErrRequest, commit.ID, t.ProjectUnit().Dir, t.TaskID, r, t.Root)
-				}
-			}
-		}
-		seen[k] = t.Root
-	}
-	if len(req.Tasks) > 0 {
-		// A task ID names every line the commit ticks with it (a tasks file
-		// may repeat an ID: each ticked line is a tick of its own).
-		byID := map[string][]tick.Tick{}
-		var ids []string
-		for _, t := range ticks {
-			byID[t.TaskID] = append(byID[t.TaskID], t)
-			ids = append(ids, t.TaskID)
-		}
-		var chosen []tick.Tick
-		named := map[string]bool{}
-		for _, id := range req.Tasks {
-			ts, ok := byID[id]
-			if !ok {
-				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit.ID, id, strings.Join(ids, ", "))
-			}
-			if !named[id] {
-				named[id] = true
-				chosen = append(chosen, ts...)
-			}
-		}
-		ticks = chosen
+	ticks, err := chooseTicks(commit.ID, all, req)
+	if err != nil {
+		return nil, err
 	}
 	var urls map[string]string
 	var reportWarnings []string
@@ -222,30 +153,21 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if when.IsZero() {
 		when = time.Now()
 	}
-	parent := commit.FirstParent()
 	// Each tick is attested under its project's root
 	// (docs/format.md#project-root): unit.dir relative to it, its
 	// speccoder.toml hashed, its files read for the section.
-	policies := map[string][]byte{}
+	policies, err := projectPolicies(repo, commit.FirstParent(), ticks)
+	if err != nil {
+		return nil, err
+	}
 	nested := false
 	for _, t := range all {
 		nested = nested || t.Root != ""
-	}
-	for _, t := range ticks {
-		if _, ok := policies[t.Root]; ok {
-			continue
-		}
-		policy, err := readOptional(repo, parent, specfmt.ProjectPath(t.Root, specfmt.ProjectConfig))
-		if err != nil {
-			return nil, err
-		}
-		policies[t.Root] = policy
 	}
 	repoFS, err := repo.FS(commit.ID)
 	if err != nil {
 		return nil, err
 	}
-	var out []Written
 	var batch []pending
 	for _, t := range ticks {
 		task, repeated, err := tickTask(repo, t)
@@ -256,22 +178,12 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 			}
 			return nil, err
 		}
-		unit, fsys := t.ProjectUnit(), repoFS
-		if t.Root != "" {
-			if fsys, err = fs.Sub(repoFS, t.Root); err != nil {
-				return nil, err
-			}
-		}
-		section, err := specfmt.Section(fsys, unit, task)
-		if err != nil {
-			return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
-		}
-		p, err := predicate.Build(predicate.Input{
-			Unit: unit, Task: task, Section: section, Tree: string(commit.Tree),
-			Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
+		unit := t.ProjectUnit()
+		p, err := tickPredicate(repoFS, t, task, predicate.Input{
+			Tree: string(commit.Tree), Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
+			return nil, err
 		}
 		pd, err := prepare(ctx, commit.ID, unit, t.TaskID, p, req.Signers, urls)
 		if err != nil {
@@ -290,22 +202,161 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
 	}
+	return writeTicks(notes, commit.ID, batch, req)
+}
+
+// writeTicks writes the statements of every tick of commit in one note
+// update, refusing (unless req.Force) to replace statements the note holds
+// for them, and returns what it wrote.
+func writeTicks(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, req TickRequest) ([]Written, error) {
 	if !req.Force {
-		if err := refuseReplacing(notes, commit.ID, batch); err != nil {
+		if err := refuseReplacing(notes, commit, batch); err != nil {
 			return nil, err
 		}
 	}
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over the limits of docs/format.md#limits leaves the note as it was).
-	nc, err := commitNote(notes, commit.ID, batch, req.DryRun)
+	nc, err := commitNote(notes, commit, batch, req.DryRun)
 	if err != nil {
 		return nil, err
 	}
+	var out []Written
 	for _, pd := range batch {
 		pd.w.NotesCommit = nc
 		out = append(out, *pd.w)
 	}
 	return out, nil
+}
+
+// tickPredicate builds tick t's predicate from in (tree, policy, red run,
+// evidence, verdict, time) with t's project-relative unit, its task and the
+// spec section the task cites, read from repoFS under t's project root.
+func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.Input) (*predicate.Predicate, error) {
+	unit, fsys := t.ProjectUnit(), repoFS
+	if t.Root != "" {
+		var err error
+		if fsys, err = fs.Sub(repoFS, t.Root); err != nil {
+			return nil, err
+		}
+	}
+	section, err := specfmt.Section(fsys, unit, task)
+	if err != nil {
+		return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)
+	}
+	in.Unit, in.Task, in.Section = unit, task, section
+	p, err := predicate.Build(in)
+	if err != nil {
+		return nil, fmt.Errorf("task %s: %w", t.TaskID, err)
+	}
+	return p, nil
+}
+
+// checkTickVerdict refuses a TickRequest without a verdict or reports to
+// follow it from, and a verdict attest tick does not write.
+func checkTickVerdict(req TickRequest) error {
+	if req.Verdict == "" && len(req.Reports) == 0 {
+		return fmt.Errorf("%w: no verdict: give a verdict, or the red and green test reports it follows from", ErrRequest)
+	}
+	if req.Verdict != "" && req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
+		return fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
+	}
+	return nil
+}
+
+// chooseTicks picks, from all the box changes of commit, the ticks req asks
+// to attest: ticks and born-ticked tasks of recognized units, of req.Unit
+// when set, of req.Tasks when set (every line of each ID). Errors:
+// [ErrNoTick], [ErrTaskNotTicked], [ErrRequest] for two projects' ticks a
+// statement could not tell apart.
+func chooseTicks(commit gitref.Hash, all []tick.Tick, req TickRequest) ([]tick.Tick, error) {
+	// A task ticked in a tasks file new in the commit (born_ticked) is
+	// attested like a tick: the gate asks for its evidence
+	// (docs/format.md#born-ticked-tasks). A file no unit layout claims has no
+	// unit to attest.
+	var ticks []tick.Tick
+	for _, t := range all {
+		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized {
+			ticks = append(ticks, t)
+		}
+	}
+	if len(ticks) == 0 {
+		return nil, fmt.Errorf("%w: %s (no task box goes from open to ticked against its first parent; attest the commit that ticks the task)", ErrNoTick, commit)
+	}
+	if req.Unit != "" {
+		var inUnit []tick.Tick
+		var dirs []string
+		for _, t := range ticks {
+			if t.Unit.Dir == req.Unit {
+				inUnit = append(inUnit, t)
+			} else if !slices.Contains(dirs, t.Unit.Dir) {
+				dirs = append(dirs, t.Unit.Dir)
+			}
+		}
+		if len(inUnit) == 0 {
+			return nil, fmt.Errorf("%w: %s ticks no task of unit %s (it ticks tasks of %s)", ErrTaskNotTicked, commit, req.Unit, strings.Join(dirs, ", "))
+		}
+		ticks = inUnit
+	}
+	// Two projects' ticks that read the same to a statement (project-relative
+	// unit.dir, task ID, line_hash) cannot be told apart by one: refuse rather
+	// than sign a statement the gate could credit to the other project
+	// (docs/format.md#project-root-in-the-gate).
+	seen := map[string]string{}
+	for _, t := range all {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked {
+			continue
+		}
+		k := t.ProjectUnit().Dir + "\x00" + t.TaskID + "\x00" + t.LineHash
+		if r, ok := seen[k]; ok && r != t.Root {
+			for _, c := range ticks {
+				if c.ProjectUnit().Dir+"\x00"+c.TaskID+"\x00"+c.LineHash == k {
+					return nil, fmt.Errorf("%w: %s ticks the same task line of %s (task %s) in two projects (%q and %q); a statement names its unit only project-relative and could not tell them apart: tick them in separate commits", ErrRequest, commit, t.ProjectUnit().Dir, t.TaskID, r, t.Root)
+				}
+			}
+		}
+		seen[k] = t.Root
+	}
+	if len(req.Tasks) > 0 {
+		// A task ID names every line the commit ticks with it (a tasks file
+		// may repeat an ID: each ticked line is a tick of its own).
+		byID := map[string][]tick.Tick{}
+		var ids []string
+		for _, t := range ticks {
+			byID[t.TaskID] = append(byID[t.TaskID], t)
+			ids = append(ids, t.TaskID)
+		}
+		var chosen []tick.Tick
+		named := map[string]bool{}
+		for _, id := range req.Tasks {
+			ts, ok := byID[id]
+			if !ok {
+				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit, id, strings.Join(ids, ", "))
+			}
+			if !named[id] {
+				named[id] = true
+				chosen = append(chosen, ts...)
+			}
+		}
+		ticks = chosen
+	}
+	return ticks, nil
+}
+
+// projectPolicies reads each tick's project's speccoder.toml at parent (nil
+// when absent), by project root.
+func projectPolicies(repo *gitref.Repo, parent gitref.Hash, ticks []tick.Tick) (map[string][]byte, error) {
+	policies := map[string][]byte{}
+	for _, t := range ticks {
+		if _, ok := policies[t.Root]; ok {
+			continue
+		}
+		policy, err := readOptional(repo, parent, specfmt.ProjectPath(t.Root, specfmt.ProjectConfig))
+		if err != nil {
+			return nil, err
+		}
+		policies[t.Root] = policy
+	}
+	return policies, nil
 }
 
 // tickTask returns the tick's task as the tick commit has it: the line an

@@ -94,7 +94,11 @@ type Signature struct {
 }
 
 // PAE returns the DSSE v1 pre-authentication encoding of the envelope's
-// payloadType and payload: the bytes every signature covers.
+// payloadType and payload, the bytes every signature covers
+// (docs/format.md#signatures-dsse-v1, DSSE protocol v1):
+// "DSSEv1" SP LEN(payloadType) SP payloadType SP LEN(payload) SP payload, where
+// LEN is the length in bytes as ASCII decimal without leading zeros and SP one
+// space.
 func (e *Envelope) PAE() []byte {
 	return ssldsse.PAE(e.PayloadType, e.Payload)
 }

@@ -125,6 +125,16 @@ func (s *NotesStore) notesTree(head Hash) (plumbing.Hash, error) {
 	return c.TreeHash, nil
 }
 
+// headTree is the tree of the ref's notes commit; the error wraps
+// ErrNotesRefAbsent when the ref does not exist.
+func (s *NotesStore) headTree() (plumbing.Hash, error) {
+	head, err := s.Head()
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.notesTree(head)
+}
+
 // notePath is one blob holding (part of) a commit's note.
 type notePath struct {
 	path string // in the notes tree: "<40hex>" or "ab/cd…"
@@ -194,11 +204,7 @@ func (s *NotesStore) Note(commit Hash) ([]byte, error) {
 	if _, err := ParseHash(string(commit)); err != nil {
 		return nil, err
 	}
-	head, err := s.Head()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := s.notesTree(head)
+	tree, err := s.headTree()
 	if err != nil {
 		return nil, err
 	}
@@ -224,11 +230,7 @@ type NoteEntry struct {
 // do not spell an object id) are skipped. Read each with ReadEntry. The error
 // wraps ErrNotesRefAbsent when the ref does not exist.
 func (s *NotesStore) All() ([]NoteEntry, error) {
-	head, err := s.Head()
-	if err != nil {
-		return nil, err
-	}
-	tree, err := s.notesTree(head)
+	tree, err := s.headTree()
 	if err != nil {
 		return nil, err
 	}

@@ -25,43 +25,12 @@ import (
 // reachable from base: dates going backwards where the walk does not see them
 // can only make the result larger (more commits to check), never smaller.
 func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Commit, error) {
-	const (
-		fromHead = 1 << iota
-		fromBase
-	)
-	w := &dateWalk{flags: map[plumbing.Hash]uint8{}, commits: map[plumbing.Hash]*object.Commit{}, queued: map[plumbing.Hash]bool{}}
-	mark := func(h plumbing.Hash, f uint8) error {
-		old, seen := w.flags[h]
-		if seen && old|f == old {
-			return nil
-		}
-		w.flags[h] = old | f
-		if w.queued[h] {
-			if old&fromBase == 0 && f&fromBase != 0 {
-				w.nonBase--
-			}
-			return nil
-		}
-		c := w.commits[h]
-		if c == nil {
-			var err error
-			if c, err = r.commit(fromPlumbing(h)); err != nil {
-				return err
-			}
-			w.commits[h] = c
-		}
-		w.queued[h] = true
-		if (old|f)&fromBase == 0 {
-			w.nonBase++
-		}
-		heap.Push(w, c)
-		return nil
-	}
-	if err := mark(head, fromHead); err != nil {
+	w := &dateWalk{r: r, flags: map[plumbing.Hash]uint8{}, commits: map[plumbing.Hash]*object.Commit{}, queued: map[plumbing.Hash]bool{}}
+	if err := w.mark(head, fromHead); err != nil {
 		return nil, err
 	}
 	if !base.IsZero() {
-		if err := mark(base, fromBase); err != nil {
+		if err := w.mark(base, fromBase); err != nil {
 			return nil, err
 		}
 	}
@@ -93,7 +62,7 @@ func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Com
 			}
 		}
 		for _, p := range r.walkParents(c) {
-			if err := mark(p, f); err != nil {
+			if err := w.mark(p, f); err != nil {
 				return nil, err
 			}
 			if w.commits[p].Committer.When.After(c.Committer.When) {
@@ -113,8 +82,46 @@ func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*object.Com
 	return out, nil
 }
 
+// rangeSet's marks: reachable from head, from base.
+const (
+	fromHead = 1 << iota
+	fromBase
+)
+
+// mark adds the marks f to commit h and queues it when they are new to it,
+// reading it on first sight; nonBase counts the queued commits not marked
+// fromBase.
+func (w *dateWalk) mark(h plumbing.Hash, f uint8) error {
+	old, seen := w.flags[h]
+	if seen && old|f == old {
+		return nil
+	}
+	w.flags[h] = old | f
+	if w.queued[h] {
+		if old&fromBase == 0 && f&fromBase != 0 {
+			w.nonBase--
+		}
+		return nil
+	}
+	c := w.commits[h]
+	if c == nil {
+		var err error
+		if c, err = w.r.commit(fromPlumbing(h)); err != nil {
+			return err
+		}
+		w.commits[h] = c
+	}
+	w.queued[h] = true
+	if (old|f)&fromBase == 0 {
+		w.nonBase++
+	}
+	heap.Push(w, c)
+	return nil
+}
+
 // dateWalk is rangeSet's queue: a max-heap of commits by committer date.
 type dateWalk struct {
+	r       *Repo
 	q       []*object.Commit
 	flags   map[plumbing.Hash]uint8
 	commits map[plumbing.Hash]*object.Commit

@@ -615,26 +615,7 @@ func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Has
 			}
 			merged = append(merged, id)
 		}
-		if int64(len(content)) > s.maxSize() {
-			return "", nil, &NoteError{Ref: s.ref, Commit: id, Path: "(merged)",
-				Err: &TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
-		}
-		blob, err := s.repo.writeBlob(content)
-		if err != nil {
-			return "", nil, err
-		}
-		var target string
-		if len(lp) > 0 {
-			target = lp[0].path
-			for _, p := range lp[1:] {
-				if tree, err = s.setPath(tree, strings.Split(p.path, "/"), plumbing.ZeroHash); err != nil {
-					return "", nil, err
-				}
-			}
-		} else if target, err = s.newNotePath(tree, sid); err != nil {
-			return "", nil, err
-		}
-		if tree, err = s.setPath(tree, strings.Split(target, "/"), blob); err != nil {
+		if tree, err = s.placeNote(tree, id, lp, content); err != nil {
 			return "", nil, err
 		}
 	}
@@ -644,6 +625,53 @@ func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Has
 		return "", nil, err
 	}
 	return c, merged, nil
+}
+
+// placeNote writes content as commit id's note into notes tree tree: at the
+// first of the paths lp it has there (the others removed), or at a new path
+// for a commit tree does not annotate. The content is refused, as a
+// *NoteError wrapping a *TooLargeError, over the note size limit.
+func (s *NotesStore) placeNote(tree plumbing.Hash, id Hash, lp []notePath, content []byte) (plumbing.Hash, error) {
+	if int64(len(content)) > s.maxSize() {
+		return plumbing.ZeroHash, &NoteError{Ref: s.ref, Commit: id, Path: "(merged)",
+			Err: &TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
+	}
+	blob, err := s.repo.writeBlob(content)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var target string
+	if len(lp) > 0 {
+		target = lp[0].path
+		for _, p := range lp[1:] {
+			if tree, err = s.setPath(tree, strings.Split(p.path, "/"), plumbing.ZeroHash); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+	} else if target, err = s.newNotePath(tree, string(id)); err != nil {
+		return plumbing.ZeroHash, err
+	}
+	return s.setPath(tree, strings.Split(target, "/"), blob)
+}
+
+// RefspecMaps reports whether fetch refspec spec (a remote.<name>.fetch
+// value, git's refspec form) brings remote ref ref into local ref dst: exact
+// ("[+]ref:dst") or by a pattern with one '*' on both sides
+// ("refs/notes/*:refs/notes/*"). A refspec without ':' maps nothing.
+func RefspecMaps(spec, ref, dst string) bool {
+	src, to, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
+	if !ok {
+		return false
+	}
+	spre, ssuf, sglob := strings.Cut(src, "*")
+	if !sglob {
+		return src == ref && to == dst
+	}
+	dpre, dsuf, dglob := strings.Cut(to, "*")
+	if !dglob || !strings.HasPrefix(ref, spre) || !strings.HasSuffix(ref, ssuf) || len(ref) < len(spre)+len(ssuf) {
+		return false
+	}
+	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
 }
 
 // rejectedLines picks git's "! [rejected] …" lines out of its output.

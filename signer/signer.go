@@ -43,7 +43,7 @@ var (
 	ErrAgent = errors.New("ssh-agent")
 	// ErrTooManySignatures: more signers than an envelope may carry (docs/format.md#limits).
 	ErrTooManySignatures = errors.New("too many signatures")
-	// ErrPayloadTooLarge: the statement exceeds MaxPayloadSize (docs/format.md#limits).
+	// ErrPayloadTooLarge: the statement exceeds dsse.MaxPayloadSize (docs/format.md#limits).
 	ErrPayloadTooLarge = errors.New("payload too large")
 )
 
@@ -121,12 +121,17 @@ func Sign(ctx context.Context, statement []byte, signers ...Signer) (*dsse.Envel
 // names keys:
 //   - KindSSH: a private key file (OpenSSH or PEM, see [NewSSH]); a public
 //     key file, a "key::<authorized key>" literal or a "SHA256:…" fingerprint
-//     select a key held by ssh-agent (newSSHAgent).
-//   - KindOpenPGP: an armored secret key file (newOpenPGP).
+//     select a key held by ssh-agent (SSH_AUTH_SOCK).
+//   - KindOpenPGP: an armored OpenPGP secret key file.
 //   - KindRaw: a PEM private key file ([NewRaw]).
 //
-// passphrase decrypts an encrypted key; nil for none ([ErrPassphraseRequired]
-// when one is needed).
+// passphrase decrypts an encrypted key; nil for none. Errors: the file's read
+// error (wrapped), [ErrPassphraseRequired] (an encrypted key and no
+// passphrase), [ErrBadPassphrase], [ErrUnsupportedKey] (a key type
+// docs/format.md#signatures-dsse-v1 does not allow), [ErrNoSigningKey] (no
+// usable secret key in the file), [ErrAgent] (the agent is unreachable or
+// lacks the key), and an error for a kind Load does not build (Sigstore signs
+// with [NewSigstore]).
 func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 	switch kind {
 	case KindSSH:

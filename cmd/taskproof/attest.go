@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -194,16 +193,7 @@ func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 }
 
 func newAttestTickCmd() *cobra.Command {
-	var (
-		sf                                                    signerFlags
-		commitRev, verdict, evidencePath, unitDir, policyFile string
-		redOutput, redKind, regression                        string
-		tasks                                                 []string
-		dryRun                                                bool
-		reportFlags                                           []string
-		testFiles                                             []string
-		force                                                 bool
-	)
+	var fl tickFlags
 	c := &cobra.Command{
 		Use:   "tick",
 		Short: "Attest the tasks a commit ticks, sign the statements and store them as a git note",
@@ -235,95 +225,41 @@ test-result statements, collection.files, red and, without --verdict, the verdic
   done`,
 		Args: cobra.NoArgs,
 	}
-	sf.add(c)
-	c.Flags().StringVar(&commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
-	c.Flags().StringSliceVar(&tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
-	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
-	c.Flags().StringVar(&unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
-	c.Flags().StringVar(&verdict, "verdict", "", "verified|regression_only (required unless --test-report gives the verdict: a bare attest tick claims nothing)")
-	c.Flags().StringVar(&evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
-	c.Flags().StringVar(&redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
-	c.Flags().StringVar(&redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
-	c.Flags().StringVar(&regression, "regression-reason", "", "why a regression_only tick is one: REASON[:key=value], e.g. no_scenarios:story=US2, not_red:red_class=build_error")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing the note")
-	c.Flags().StringArrayVar(&reportFlags, "test-report", nil, "PHASE=FILE: the red or green run's JUnit XML or `go test -json` output (repeatable; docs/format.md#test-reports)")
-	c.Flags().StringSliceVar(&testFiles, "test-files", nil, "test files the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
-	c.Flags().BoolVar(&force, "force", false, "replace the statements the commit's note already holds for the task (as `git notes add -f`), or write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
+	fl.sf.add(c)
+	c.Flags().StringVar(&fl.commitRev, "commit", "HEAD", "the tick commit (one per run; see the example for a range)")
+	c.Flags().StringSliceVar(&fl.tasks, "task", nil, "task ID to attest (repeatable; default: every task the commit ticks)")
+	c.Flags().StringVar(&fl.policyFile, "policy", "", "the verifier's policy file, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
+	c.Flags().StringVar(&fl.unitDir, "unit", "", "attest only the ticks of this unit directory (e.g. specs/001-x), when the commit ticks tasks of several units")
+	c.Flags().StringVar(&fl.verdict, "verdict", "", "verified|regression_only (required unless --test-report gives the verdict: a bare attest tick claims nothing)")
+	c.Flags().StringVar(&fl.evidencePath, "evidence", "", "evidence JSON file (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
+	c.Flags().StringVar(&fl.redOutput, "red-output", "", "file with the red run's captured output (the tests failing before the change)")
+	c.Flags().StringVar(&fl.redKind, "red-kind", "assertion", "how the red run failed: assertion|missing_symbol")
+	c.Flags().StringVar(&fl.regression, "regression-reason", "", "why a regression_only tick is one: REASON[:key=value], e.g. no_scenarios:story=US2, not_red:red_class=build_error")
+	c.Flags().BoolVar(&fl.dryRun, "dry-run", false, "print the statements without writing the note")
+	c.Flags().StringArrayVar(&fl.reportFlags, "test-report", nil, "PHASE=FILE: the red or green run's JUnit XML or `go test -json` output (repeatable; docs/format.md#test-reports)")
+	c.Flags().StringSliceVar(&fl.testFiles, "test-files", nil, "test files the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
+	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as `git notes add -f`), or write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
 		if err != nil {
 			return err
 		}
-		req := attest.TickRequest{Tasks: tasks, Unit: unitDir, Verdict: predicate.Verdict(verdict), DryRun: dryRun,
-			Force: force, RedKindSet: c.Flags().Changed("red-kind")}
-		if policyFile != "" {
-			pol, err := policy.Load(policyFile)
-			if err != nil {
-				return err
-			}
-			req.Layouts = pol.Layouts()
-		}
-		if req.Reports, err = readTestReports(reportFlags); err != nil {
+		req, err := fl.request(c)
+		if err != nil {
 			return err
-		}
-		if len(req.Reports) > 0 && !c.Flags().Changed("verdict") {
-			req.Verdict = "" // the verdict follows from the reports
-		}
-		if err := checkVerdictGiven(verdict, len(req.Reports) > 0); err != nil {
-			return err
-		}
-		switch {
-		case c.Flags().Changed("test-files") && len(testFiles) == 1 && testFiles[0] == "none":
-			req.TestFiles = []string{}
-		case c.Flags().Changed("test-files"):
-			req.TestFiles = testFiles
-			if len(req.Reports) == 0 {
-				return usageErr("--test-files goes with --test-report green=FILE")
-			}
-		}
-		if req.Verdict == predicate.RegressionOnly && regression == "" && evidencePath == "" && len(req.Reports) == 0 {
-			return usageErr("--verdict regression_only needs --regression-reason (or a regression member in --evidence)")
-		}
-		if regression != "" {
-			if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
-				return usageErr("--regression-reason goes with --verdict regression_only")
-			}
-			if req.Regression, err = attest.ParseRegressionReason(regression); err != nil {
-				return withCode(ExitUsage, err)
-			}
-		}
-		if evidencePath != "" {
-			if req.Evidence, err = os.ReadFile(evidencePath); err != nil {
-				return usageErr("--evidence: %v", err)
-			}
-		}
-		if redOutput != "" {
-			out, err := os.ReadFile(redOutput)
-			if err != nil {
-				return usageErr("--red-output: %v", err)
-			}
-			switch predicate.RedKind(redKind) {
-			case predicate.RedAssertion, predicate.RedMissingSymbol:
-			default:
-				return usageErr("--red-kind %q: want assertion or missing_symbol", redKind)
-			}
-			req.Red = &predicate.RedRun{Kind: predicate.RedKind(redKind), Output: out}
-		}
-		if req.Verdict == predicate.Verified && redOutput == "" && evidencePath == "" && len(req.Reports) == 0 {
-			fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
 		}
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err
 		}
 		defer repo.Close()
-		if req.Commit, err = repo.Resolve(commitRev); err != nil {
+		if req.Commit, err = repo.Resolve(fl.commitRev); err != nil {
 			return err
 		}
-		if req.Signers, err = sf.signers(c, repo); err != nil {
+		if req.Signers, err = fl.sf.signers(c, repo); err != nil {
 			// A dry run writes nothing, so it may preview the statements without a key.
-			if !dryRun || !errors.Is(err, signer.ErrNoSigner) {
+			if !fl.dryRun || !errors.Is(err, signer.ErrNoSigner) {
 				return err
 			}
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
@@ -338,15 +274,90 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		if err != nil {
 			return err
 		}
-		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, dryRun)
+		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, fl.dryRun)
 	}
 	return c
 }
 
-// readTestReports reads each --test-report PHASE=FILE. A report's name (its
-// test-result statement's url) is the path as given, '/'-separated; an
-// absolute path is made relative to the working directory when under it, else
-// reduced to its base name, so that no local path is signed.
+// tickFlags are attest tick's flags.
+type tickFlags struct {
+	sf                                                    signerFlags
+	commitRev, verdict, evidencePath, unitDir, policyFile string
+	redOutput, redKind, regression                        string
+	tasks                                                 []string
+	dryRun                                                bool
+	reportFlags                                           []string
+	testFiles                                             []string
+	force                                                 bool
+}
+
+// request checks attest tick's flags against each other and reads the files
+// they name into a TickRequest (Commit and Signers are left to the caller).
+func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
+	var err error
+	req := attest.TickRequest{Tasks: fl.tasks, Unit: fl.unitDir, Verdict: predicate.Verdict(fl.verdict), DryRun: fl.dryRun,
+		Force: fl.force, RedKindSet: c.Flags().Changed("red-kind")}
+	if fl.policyFile != "" {
+		pol, err := policy.Load(fl.policyFile)
+		if err != nil {
+			return req, err
+		}
+		req.Layouts = pol.Layouts()
+	}
+	if req.Reports, err = readTestReports(fl.reportFlags); err != nil {
+		return req, err
+	}
+	if len(req.Reports) > 0 && !c.Flags().Changed("verdict") {
+		req.Verdict = "" // the verdict follows from the reports
+	}
+	if err := checkVerdictGiven(fl.verdict, len(req.Reports) > 0); err != nil {
+		return req, err
+	}
+	switch {
+	case c.Flags().Changed("test-files") && len(fl.testFiles) == 1 && fl.testFiles[0] == "none":
+		req.TestFiles = []string{}
+	case c.Flags().Changed("test-files"):
+		req.TestFiles = fl.testFiles
+		if len(req.Reports) == 0 {
+			return req, usageErr("--test-files goes with --test-report green=FILE")
+		}
+	}
+	if req.Verdict == predicate.RegressionOnly && fl.regression == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
+		return req, usageErr("--verdict regression_only needs --regression-reason (or a fl.regression member in --evidence)")
+	}
+	if fl.regression != "" {
+		if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
+			return req, usageErr("--regression-reason goes with --verdict regression_only")
+		}
+		if req.Regression, err = attest.ParseRegressionReason(fl.regression); err != nil {
+			return req, withCode(ExitUsage, err)
+		}
+	}
+	if fl.evidencePath != "" {
+		if req.Evidence, err = os.ReadFile(fl.evidencePath); err != nil {
+			return req, usageErr("--evidence: %v", err)
+		}
+	}
+	if fl.redOutput != "" {
+		out, err := os.ReadFile(fl.redOutput)
+		if err != nil {
+			return req, usageErr("--red-output: %v", err)
+		}
+		switch predicate.RedKind(fl.redKind) {
+		case predicate.RedAssertion, predicate.RedMissingSymbol:
+		default:
+			return req, usageErr("--red-kind %q: want assertion or missing_symbol", fl.redKind)
+		}
+		req.Red = &predicate.RedRun{Kind: predicate.RedKind(fl.redKind), Output: out}
+	}
+	if req.Verdict == predicate.Verified && fl.redOutput == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
+		fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
+	}
+	return req, nil
+}
+
+// readTestReports reads each --test-report PHASE=FILE, named as
+// attest.ReportName names it.
 func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 	var out []attest.PhaseReport
 	for _, fl := range flags {
@@ -365,21 +376,9 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
-		out = append(out, attest.PhaseReport{Phase: phase, Name: reportName(file), Report: r})
+		out = append(out, attest.PhaseReport{Phase: phase, Name: attest.ReportName(file), Report: r})
 	}
 	return out, nil
-}
-
-func reportName(file string) string {
-	if filepath.IsAbs(file) {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, file); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-				return filepath.ToSlash(rel)
-			}
-		}
-		return filepath.Base(file)
-	}
-	return filepath.ToSlash(filepath.Clean(file))
 }
 
 // printWritten reports what attest wrote: text (one line per task) or JSON.

@@ -73,33 +73,12 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		if err != nil {
 			return err
 		}
-		for _, p := range pairs {
-			// Refused before any trust is read or note written.
-			if err := attest.CheckNoBundles(notes, p.From, p.To); err != nil {
-				if errors.Is(err, attest.ErrRequest) {
-					return fmt.Errorf("%w (taskproof attest tick --commit %s --signer sigstore …)", err, p.To)
-				}
-				return err
-			}
+		if err := refuseBundles(notes, pairs); err != nil {
+			return err
 		}
 		if !unverifiedInsecure {
-			trust, used, err := verify.LoadTrust(repo, src)
-			if err != nil {
-				return fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", withTrustFlags(err, "--trusted-key"))
-			}
-			for _, u := range used {
-				fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
-			}
-			now := time.Now()
-			req.CheckFrom = func(subject string, env *dsse.Envelope) error {
-				res, err := verify.VerifySignatures(env, trust, now)
-				if err != nil {
-					return err
-				}
-				if res.Status != verify.OK {
-					return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, args[0]))
-				}
-				return nil
+			if req.CheckFrom, err = checkFrom(c, repo, src, args[0]); err != nil {
+				return err
 			}
 		}
 		if req.Signers, err = sf.signers(c, repo); err != nil {
@@ -113,18 +92,62 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		if err != nil {
 			return err
 		}
-		if f == "json" {
-			return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res}, res)
-		}
-		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
-			return err
-		}
-		if res.RemovedFrom {
-			fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
-		}
-		return nil
+		return printCarry(c, res, f, dryRun)
 	})
 	return c
+}
+
+// refuseBundles refuses, before any trust is read or note written, the pairs
+// whose FROM note holds Sigstore bundles (attest.CheckNoBundles), pointing to
+// attest tick instead.
+func refuseBundles(notes *gitref.NotesStore, pairs []attest.CarryPair) error {
+	for _, p := range pairs {
+		if err := attest.CheckNoBundles(notes, p.From, p.To); err != nil {
+			if errors.Is(err, attest.ErrRequest) {
+				return fmt.Errorf("%w (taskproof attest tick --commit %s --signer sigstore …)", err, p.To)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFrom loads the verifier's trust from src and returns the
+// CarryRequest.CheckFrom that accepts a FROM envelope only when its signatures
+// are OK against it (verify.VerifySignatures).
+func checkFrom(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources, fromArg string) (func(string, *dsse.Envelope) error, error) {
+	trust, used, err := verify.LoadTrust(repo, src)
+	if err != nil {
+		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", withTrustFlags(err, "--trusted-key"))
+	}
+	for _, u := range used {
+		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
+	}
+	now := time.Now()
+	return func(subject string, env *dsse.Envelope) error {
+		res, err := verify.VerifySignatures(env, trust, now)
+		if err != nil {
+			return err
+		}
+		if res.Status != verify.OK {
+			return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, fromArg))
+		}
+		return nil
+	}, nil
+}
+
+// printCarry is a one-pair carry's report.
+func printCarry(c *cobra.Command, res *attest.CarryResult, f string, dryRun bool) error {
+	if f == "json" {
+		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res}, res)
+	}
+	if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
+		return err
+	}
+	if res.RemovedFrom {
+		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
+	}
+	return nil
 }
 
 // carryPairs resolves attest carry's two arguments: two revisions (one pair,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,93 +14,6 @@ import (
 
 func init() {
 	subcommands = append(subcommands, newInitCmd)
-}
-
-// refspecMaps reports whether fetch refspec spec (as in remote.<name>.fetch)
-// brings remote ref ref into local ref dst: exact ("[+]ref:dst") or by a
-// pattern with one '*' on both sides ("refs/notes/*:refs/notes/*").
-func refspecMaps(spec, ref, dst string) bool {
-	src, to, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
-	if !ok {
-		return false
-	}
-	spre, ssuf, sglob := strings.Cut(src, "*")
-	if !sglob {
-		return src == ref && to == dst
-	}
-	dpre, dsuf, dglob := strings.Cut(to, "*")
-	if !dglob || !strings.HasPrefix(ref, spre) || !strings.HasSuffix(ref, ssuf) || len(ref) < len(spre)+len(ssuf) {
-		return false
-	}
-	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
-}
-
-// initWants are the config settings `taskproof init` makes
-// (docs/format.md#sharing-notes-between-clones).
-//
-// The fetch refspecs mirror the remote's notes into tracking refs, as git does
-// for branches: forced, because a tracking ref only ever holds the remote's
-// value, and never into the local notes ref or skip records — a refspec that
-// updates those makes `git fetch` and `git pull` fail ("non-fast-forward") as
-// soon as both sides attested; `taskproof notes fetch` merges the tracking refs
-// in. The notes refspec is a pattern (<ref>*): git fetch fails outright on a
-// configured exact refspec whose ref the remote does not have yet, and the
-// pattern also tracks the conflicts ref (<ref>-conflicts). The refspecs an
-// earlier init wrote (into the local refs) are replaced.
-func initWants(remote, notesRef string) []gitref.ConfigWant {
-	var w []gitref.ConfigWant
-	if remote != "" {
-		fetch := "remote." + remote + ".fetch"
-		track := gitref.TrackingRef(notesRef, remote)
-		skipTrack := gitref.SkipTrackingPrefix(remote)
-		w = append(w,
-			gitref.ConfigWant{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
-				Replaces: []string{notesRef + "*:" + notesRef + "*"},
-				Satisfied: func(vs []string) bool {
-					for _, v := range vs {
-						if refspecMaps(v, notesRef, track) && refspecMaps(v, conflictsRef(notesRef), gitref.TrackingRef(conflictsRef(notesRef), remote)) {
-							return true
-						}
-					}
-					return false
-				}},
-			gitref.ConfigWant{Key: fetch, Value: "+" + attest.SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
-				Replaces: []string{attest.SkipRefPrefix + "*:" + attest.SkipRefPrefix + "*"},
-				Satisfied: func(vs []string) bool {
-					for _, v := range vs {
-						if refspecMaps(v, attest.SkipRefPrefix+"x", skipTrack+"x") {
-							return true
-						}
-					}
-					return false
-				}},
-		)
-	}
-	return append(w,
-		gitref.ConfigWant{Key: "notes.rewriteRef", Value: notesRef, Multi: true},
-		gitref.ConfigWant{Key: "notes.rewrite.rebase", Value: "true"},
-		gitref.ConfigWant{Key: "notes.rewrite.amend", Value: "true"},
-	)
-}
-
-// selfMappingRefspecs returns the remote's fetch refspecs (other than the ones
-// init replaces) that make git fetch write the local notes ref or skip records
-// directly: they make `git fetch` fail once both sides moved.
-func selfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
-	vs, err := repo.LocalConfigValues("remote." + remote + ".fetch")
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, v := range vs {
-		if v == notesRef+"*:"+notesRef+"*" || v == attest.SkipRefPrefix+"*:"+attest.SkipRefPrefix+"*" {
-			continue
-		}
-		if refspecMaps(v, notesRef, notesRef) || refspecMaps(v, attest.SkipRefPrefix+"x", attest.SkipRefPrefix+"x") {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 func newInitCmd() *cobra.Command {
@@ -151,26 +63,9 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
-		var err error
-		var warnings []string
-		target := remote
-		if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
-			return withCode(ExitTrust, err)
-		} else if !ok {
-			if c.Flags().Changed("remote") {
-				return withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
-			}
-			warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
-			target = ""
-		}
-		changes, err := repo.EnsureConfig(initWants(target, notes.Ref()), dryRun)
+		changes, warnings, err := initConfig(repo, notes.Ref(), remote, c.Flags().Changed("remote"), dryRun)
 		if err != nil {
-			return withCode(ExitTrust, err)
-		}
-		if target != "" {
-			for _, v := range selfMappingRefspecs(repo, target, notes.Ref()) {
-				warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
-			}
+			return err
 		}
 		hookChanges := []hookChange{}
 		if hooks {
@@ -198,6 +93,33 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 		return nil
 	})
 	return c
+}
+
+// initConfig makes (or, dry run, lists) init's git configuration for notesRef
+// and remote, with the warnings to print: no such remote (an error when the
+// remote was asked for by name), refspecs that write the notes ref directly.
+func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) ([]gitref.ConfigChange, []string, error) {
+	var warnings []string
+	target := remote
+	if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
+		return nil, nil, withCode(ExitTrust, err)
+	} else if !ok {
+		if named {
+			return nil, nil, withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
+		}
+		warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
+		target = ""
+	}
+	changes, err := repo.EnsureConfig(attest.NotesConfig(target, notesRef), dryRun)
+	if err != nil {
+		return nil, nil, withCode(ExitTrust, err)
+	}
+	if target != "" {
+		for _, v := range attest.SelfMappingRefspecs(repo, target, notesRef) {
+			warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
+		}
+	}
+	return changes, warnings, nil
 }
 
 // printInitChanges writes what init set (or, dry run, would set): the hook

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -12,7 +13,6 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -98,107 +98,22 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			return err
 		}
 		defer repo.Close()
-		type conflict struct {
-			Commit string `json:"commit"`
-			attest.NoteConflict
-		}
-		var conflicts []conflict
-		opts := gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts,
-			ConflictsRef: conflictsRef(notes.Ref()), MergeConflicts: attest.UnionLines,
-			Merge: func(commit gitref.Hash, local, remoteNote []byte) ([]byte, []byte, error) {
-				m, err := attest.MergeNotes(local, remoteNote)
-				if err != nil {
-					return nil, nil, err
-				}
-				for _, c := range m.Conflicts {
-					conflicts = append(conflicts, conflict{string(commit), c})
-				}
-				var displaced []byte
-				for _, l := range m.Displaced {
-					displaced = append(append(displaced, l...), '\n')
-				}
-				return m.Merged, displaced, nil
-			}}
-		var res *gitref.SyncResult
-		if op == "push" {
-			res, err = notes.Push(context.Background(), opts)
-		} else {
-			res, err = notes.Fetch(context.Background(), opts)
-		}
+		res, err := attest.SyncNotes(context.Background(), notes, op == "push",
+			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts})
 		if err != nil {
 			return err
 		}
-		// A merge may run again after a lost race: keep each conflict once.
-		sort.SliceStable(conflicts, func(i, j int) bool { return conflicts[i].Commit < conflicts[j].Commit })
-		cl := []conflict{}
-		for i, x := range conflicts {
-			if i > 0 && x.Commit == conflicts[i-1].Commit && x.Subject == conflicts[i-1].Subject &&
-				x.LineHash == conflicts[i-1].LineHash && x.Displaced.PayloadSHA256 == conflicts[i-1].Displaced.PayloadSHA256 {
-				continue
-			}
-			cl = append(cl, x)
-		}
-		arrived := []displacedStatement{}
-		for _, a := range displacedElsewhere(res.Arrived) {
-			own := false // displaced by this very merge: reported with the conflict
-			for _, x := range cl {
-				own = own || (x.Commit == a.Commit && x.Displaced.PayloadSHA256 == a.Displaced.PayloadSHA256)
-			}
-			if !own {
-				arrived = append(arrived, a)
-			}
-		}
-		for _, r := range res.Rejected {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: not moved: %s\n", r)
-		}
-		cref := strings.TrimPrefix(opts.ConflictsRef, "refs/notes/")
-		for _, x := range cl {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
-				"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, opts.ConflictsRef, cref, x.Commit)
-		}
-		for _, x := range arrived {
-			fmt.Fprintf(c.ErrOrStderr(), "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
-				"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), x.Displaced, opts.ConflictsRef, cref, x.Commit)
-		}
-		removed := make([]string, 0, len(res.Removed))
-		for id := range res.Removed {
-			removed = append(removed, string(id))
-		}
-		sort.Strings(removed)
-		for _, id := range removed {
-			n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
-			fmt.Fprintf(c.ErrOrStderr(), "warning: %s: %s's notes no longer hold %d line(s) of yours (another clone replaced or removed them: attest --force, attest carry); "+
-				"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-				short(gitref.Hash(id)), res.Remote, n, opts.ConflictsRef, cref, id)
-		}
+		printSyncWarnings(c.ErrOrStderr(), res, remote)
 		if f == "json" {
 			enc := json.NewEncoder(c.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res, "conflicts": cl, "displaced_elsewhere": arrived})
+			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res.SyncResult, "conflicts": res.Conflicts, "displaced_elsewhere": res.DisplacedElsewhere})
 		}
-		switch res.Action {
-		case "up-to-date":
-			fmt.Fprintf(c.OutOrStdout(), "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
-		case "merged":
-			fmt.Fprintf(c.OutOrStdout(), "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, short(res.After), len(res.Merged))
-		case "pushed":
-			fmt.Fprintf(c.OutOrStdout(), "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
-		default:
-			fmt.Fprintf(c.OutOrStdout(), "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, short(res.Before), short(res.After))
-		}
-		if op == "push" && len(res.Merged) > 0 {
-			fmt.Fprintf(c.OutOrStdout(), "%s: merged the remote's notes first (%d notes merged line by line, %d attempts)\n", op, len(res.Merged), res.Attempts)
-		}
+		printSyncResult(c.OutOrStdout(), op, res.SyncResult)
 		return nil
 	}
 	return c
 }
-
-// conflictsRef is the notes ref that keeps the statements a notes merge
-// displaced (docs/format.md#conflicting-statements-of-one-tick).
-func conflictsRef(notesRef string) string { return notesRef + "-conflicts" }
 
 // whose names a merge side for a person: "your" or "<remote>'s".
 func whose(side, remote string) string {
@@ -215,34 +130,53 @@ func otherSide(side string) string {
 	return "local"
 }
 
-// displacedStatement is a task-verification statement that reached the local
-// conflicts ref from the remote: someone else's merge displaced it.
-type displacedStatement struct {
-	Commit    string                   `json:"commit"`
-	Subject   string                   `json:"subject"`
-	Displaced attest.StatementsSummary `json:"displaced"`
+// printSyncWarnings tells, on w, what a notes sync moved aside: refs it did not
+// move, ticks the two sides attested differently, statements another clone's
+// merge displaced and lines of yours the remote no longer holds
+// (docs/format.md#conflicting-statements-of-one-tick).
+func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
+	for _, r := range res.Rejected {
+		fmt.Fprintf(w, "warning: not moved: %s\n", r)
+	}
+	cref := strings.TrimPrefix(res.ConflictsRef, "refs/notes/")
+	for _, x := range res.Conflicts {
+		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
+			"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, res.ConflictsRef, cref, x.Commit)
+	}
+	for _, x := range res.DisplacedElsewhere {
+		fmt.Fprintf(w, "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
+			"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
+			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), x.Displaced, res.ConflictsRef, cref, x.Commit)
+	}
+	removed := make([]string, 0, len(res.Removed))
+	for id := range res.Removed {
+		removed = append(removed, string(id))
+	}
+	sort.Strings(removed)
+	for _, id := range removed {
+		n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
+		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) of yours (another clone replaced or removed them: attest --force, attest carry); "+
+			"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+			short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
+	}
 }
 
-// displacedElsewhere names each task-verification statement among lines that
-// arrived in the conflicts ref, by commit.
-func displacedElsewhere(arrived map[gitref.Hash][]byte) []displacedStatement {
-	out := []displacedStatement{}
-	for commit, lines := range arrived {
-		for _, l := range noteline.Split(lines) {
-			for _, t := range attest.SummarizeNote(append(append([]byte{}, l...), '\n')) {
-				if t.PayloadSHA256 != "" {
-					out = append(out, displacedStatement{string(commit), t.Subject, t.StatementsSummary})
-				}
-			}
-		}
+// printSyncResult is notes push|fetch's text report.
+func printSyncResult(w io.Writer, op string, res *gitref.SyncResult) {
+	switch res.Action {
+	case "up-to-date":
+		fmt.Fprintf(w, "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
+	case "merged":
+		fmt.Fprintf(w, "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, short(res.After), len(res.Merged))
+	case "pushed":
+		fmt.Fprintf(w, "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
+	default:
+		fmt.Fprintf(w, "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, short(res.Before), short(res.After))
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Commit != out[j].Commit {
-			return out[i].Commit < out[j].Commit
-		}
-		return out[i].Displaced.PayloadSHA256 < out[j].Displaced.PayloadSHA256
-	})
-	return out
+	if op == "push" && len(res.Merged) > 0 {
+		fmt.Fprintf(w, "%s: merged the remote's notes first (%d notes merged line by line, %d attempts)\n", op, len(res.Merged), res.Attempts)
+	}
 }
 
 // notesFromRemotesFlag adds --notes-from-remotes to a reading command and

@@ -1,0 +1,75 @@
+package attest
+
+import "github.com/taskproof/taskproof/gitref"
+
+// NotesConfig is the repository configuration that makes notesRef travel with
+// the work (docs/format.md#sharing-notes-between-clones), as `taskproof init`
+// writes it with [gitref.Repo.EnsureConfig]: fetch refspecs of remote (none
+// when remote is "") and git's notes.rewrite settings, so that amend and
+// rebase copy a commit's note.
+//
+// The fetch refspecs mirror the remote's notes into tracking refs, as git does
+// for branches: forced, because a tracking ref only ever holds the remote's
+// value, and never into the local notes ref or skip records — a refspec that
+// updates those makes `git fetch` and `git pull` fail ("non-fast-forward") as
+// soon as both sides attested; `taskproof notes fetch` merges the tracking refs
+// in. The notes refspec is a pattern (<ref>*): git fetch fails outright on a
+// configured exact refspec whose ref the remote does not have yet, and the
+// pattern also tracks the conflicts ref (<ref>-conflicts). The refspecs an
+// earlier init wrote (into the local refs) are replaced.
+func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
+	var w []gitref.ConfigWant
+	if remote != "" {
+		fetch := "remote." + remote + ".fetch"
+		track := gitref.TrackingRef(notesRef, remote)
+		skipTrack := gitref.SkipTrackingPrefix(remote)
+		w = append(w,
+			gitref.ConfigWant{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
+				Replaces: []string{notesRef + "*:" + notesRef + "*"},
+				Satisfied: func(vs []string) bool {
+					for _, v := range vs {
+						if gitref.RefspecMaps(v, notesRef, track) && gitref.RefspecMaps(v, ConflictsRef(notesRef), gitref.TrackingRef(ConflictsRef(notesRef), remote)) {
+							return true
+						}
+					}
+					return false
+				}},
+			gitref.ConfigWant{Key: fetch, Value: "+" + SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
+				Replaces: []string{SkipRefPrefix + "*:" + SkipRefPrefix + "*"},
+				Satisfied: func(vs []string) bool {
+					for _, v := range vs {
+						if gitref.RefspecMaps(v, SkipRefPrefix+"x", skipTrack+"x") {
+							return true
+						}
+					}
+					return false
+				}},
+		)
+	}
+	return append(w,
+		gitref.ConfigWant{Key: "notes.rewriteRef", Value: notesRef, Multi: true},
+		gitref.ConfigWant{Key: "notes.rewrite.rebase", Value: "true"},
+		gitref.ConfigWant{Key: "notes.rewrite.amend", Value: "true"},
+	)
+}
+
+// SelfMappingRefspecs returns the remote's fetch refspecs (other than the ones
+// [NotesConfig] replaces) that make git fetch write the local notes ref or
+// skip records directly: they make `git fetch` fail once both sides moved. A
+// configuration that cannot be read gives none.
+func SelfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
+	vs, err := repo.LocalConfigValues("remote." + remote + ".fetch")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, v := range vs {
+		if v == notesRef+"*:"+notesRef+"*" || v == SkipRefPrefix+"*:"+SkipRefPrefix+"*" {
+			continue
+		}
+		if gitref.RefspecMaps(v, notesRef, notesRef) || gitref.RefspecMaps(v, SkipRefPrefix+"x", SkipRefPrefix+"x") {
+			out = append(out, v)
+		}
+	}
+	return out
+}
