@@ -130,6 +130,34 @@ type Report struct {
 	Summary    map[string]int `json:"summary"`
 	// Policy are the range rules' results that count.
 	Policy []policy.Result `json:"policy,omitempty"`
+
+	// objectSpool holds (BranchSpooled) the report's leading objects, before
+	// those in Objects, out of memory; firstPolicy the per-object rules'
+	// results of the first of the leading keyedTicks ticks with each object
+	// key, for the objects applyPolicy gives results to.
+	objectSpool *itemSpool
+	firstPolicy map[objectTask][]policy.Result
+	keyedTicks  int
+}
+
+// objectTask names a tick's object: its evidence commit, task (subject name)
+// and line hash (a commit may tick two lines of one task ID).
+type objectTask struct {
+	object   gitref.Hash
+	task     string
+	lineHash string
+}
+
+// Close removes what the report holds out of memory (BranchSpooled); its
+// writers cannot be used after it. A report held in memory needs no Close;
+// calling it is harmless.
+func (rep *Report) Close() error {
+	if rep == nil || rep.objectSpool == nil {
+		return nil
+	}
+	err := rep.objectSpool.close()
+	rep.objectSpool = nil
+	return err
 }
 
 // Objects verifies the given objects (docs/format.md#checks-in-order) and concludes failure when any
@@ -188,7 +216,27 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // a tick unticked later is superseded; and the state check compares head with
 // base (docs/format.md#gate-rules). A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
+//
+// The Report holds every tick and object in memory (about 3 KB a tick:
+// TickResult, ObjectResult and what they share); BranchSpooled holds the
+// objects out of memory.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
+	return v.branch(base, head, opts, false)
+}
+
+// BranchSpooled is Branch with the report's objects judged with the ticks
+// written, as WriteJSON writes them, to a temporary file (os.TempDir) as they
+// are judged, not held in memory: Report.Objects holds only those judged after
+// the ticks (a bug task's). Held in memory: the report's ticks, unticks and
+// born-ticked tasks, the walk's ticks, and per judged object its key
+// (evidence, task, line hash) with its policy results. WriteJSON writes the
+// spooled objects first; the other writers do not read a branch report's
+// objects. The caller must Close the report.
+func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
+	return v.branch(base, head, opts, true)
+}
+
+func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) (rep *Report, err error) {
 	if err := v.ready(Verified{Range: true, Base: base, Head: head}); err != nil {
 		return nil, err
 	}
@@ -199,10 +247,21 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	if spool {
+		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
+			return nil, fmt.Errorf("spooling the report: %w", err)
+		}
+		g.rep.firstPolicy = map[objectTask][]policy.Result{}
+		defer func() {
+			if err != nil {
+				g.rep.Close()
+			}
+		}()
+	}
 	if err := g.judgeTicks(); err != nil {
 		return nil, err
 	}
-	rep := g.rep
+	rep = g.rep
 	v.evidenceKiroParents(rep)
 	if err := v.bugTicks(rep, base, head, opts); err != nil {
 		return nil, err
@@ -373,10 +432,44 @@ func (g *gate) judgeTicks() error {
 		if err := g.judgeTick(i); err != nil {
 			return err
 		}
+		if g.rep.objectSpool != nil {
+			if err := g.spoolObjects(); err != nil {
+				return err
+			}
+		}
 		if g.lastTick[c] == i {
 			delete(g.objects, c)
 		}
 	}
+	return nil
+}
+
+// spoolObjects keys the ticks judged since its last call (Report.firstPolicy)
+// and moves the objects judged with them to the report's spool, with the
+// per-object rules' results applyPolicy would give them: the first tick's
+// with their key. Nothing changes those results later (the range rules'
+// results are not given to a branch report's objects).
+func (g *gate) spoolObjects() error {
+	rep := g.rep
+	for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
+		t := &rep.Ticks[j]
+		k := t.objectKey()
+		if _, ok := rep.firstPolicy[k]; !ok {
+			rep.firstPolicy[k] = t.Policy
+		}
+		t.Object = nil // keyed: nothing reads it again
+	}
+	rep.keyedTicks = len(rep.Ticks)
+	for i := range rep.Objects {
+		o := &rep.Objects[i]
+		o.Policy = rep.firstPolicy[objectTask{o.Object, o.Task, o.LineHash}]
+		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
+		if err := rep.objectSpool.add(o); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
+	}
+	clear(rep.Objects)
+	rep.Objects = rep.Objects[:0]
 	return nil
 }
 

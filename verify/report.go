@@ -45,11 +45,13 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		key string
 		n   int
 		at  func(i int) any
+		// spooled are the list's leading items, held out of memory.
+		spooled *itemSpool
 	}{
-		{"objects", len(rep.Objects), func(i int) any { return &rep.Objects[i] }},
-		{"ticks", len(rep.Ticks), func(i int) any { return &rep.Ticks[i] }},
-		{"unticks", len(rep.Unticks), func(i int) any { return &rep.Unticks[i] }},
-		{"born_ticked", len(rep.BornTicked), func(i int) any { return &rep.BornTicked[i] }},
+		{"objects", len(rep.Objects), func(i int) any { return &rep.Objects[i] }, rep.objectSpool},
+		{"ticks", len(rep.Ticks), func(i int) any { return &rep.Ticks[i] }, nil},
+		{"unticks", len(rep.Unticks), func(i int) any { return &rep.Unticks[i] }, nil},
+		{"born_ticked", len(rep.BornTicked), func(i int) any { return &rep.BornTicked[i] }, nil},
 	} {
 		// A top-level key starts its line, its quotes unescaped: no string
 		// value can read so.
@@ -61,11 +63,20 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		at += len(marker) - len("[]")
 		bw.Write(rest[:at])
 		rest = rest[at+len("[]"):]
-		if list.n == 0 {
+		if list.n == 0 && (list.spooled == nil || list.spooled.n == 0) {
 			bw.WriteString("[]")
 			continue
 		}
 		bw.WriteString("[\n")
+		if list.spooled != nil && list.spooled.n > 0 {
+			if err := list.spooled.writeTo(bw); err != nil {
+				return fmt.Errorf("writing the JSON report: %w", err)
+			}
+			if list.n > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
 		for i := 0; i < list.n; i++ {
 			item.Reset()
 			item.WriteString("    ")
