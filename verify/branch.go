@@ -132,10 +132,12 @@ type Report struct {
 	Policy []policy.Result `json:"policy,omitempty"`
 
 	// objectSpool holds (BranchSpooled) the report's leading objects, before
-	// those in Objects, out of memory; firstPolicy the per-object rules'
+	// those in Objects, out of memory, and tickSpool the lists of its leading
+	// ticks (tickReader); firstPolicy the per-object rules'
 	// results of the first of the leading keyedTicks ticks with each object
 	// key, for the objects applyPolicy gives results to.
 	objectSpool *itemSpool
+	tickSpool   *tickSpool
 	firstPolicy map[objectTask][]policy.Result
 	keyedTicks  int
 }
@@ -152,11 +154,19 @@ type objectTask struct {
 // writers cannot be used after it. A report held in memory needs no Close;
 // calling it is harmless.
 func (rep *Report) Close() error {
-	if rep == nil || rep.objectSpool == nil {
+	if rep == nil {
 		return nil
 	}
-	err := rep.objectSpool.close()
-	rep.objectSpool = nil
+	var err error
+	if rep.objectSpool != nil {
+		err = rep.objectSpool.close()
+	}
+	if rep.tickSpool != nil {
+		if terr := rep.tickSpool.close(); err == nil {
+			err = terr
+		}
+	}
+	rep.objectSpool, rep.tickSpool = nil, nil
 	return err
 }
 
@@ -249,6 +259,10 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	}
 	if spool {
 		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
+			return nil, fmt.Errorf("spooling the report: %w", err)
+		}
+		if g.rep.tickSpool, err = newTickSpool(""); err != nil {
+			g.rep.Close()
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
 		g.rep.firstPolicy = map[objectTask][]policy.Result{}
@@ -440,12 +454,16 @@ func (g *gate) judgeTicks() error {
 		if g.lastTick[c] == i {
 			delete(g.objects, c)
 		}
+		// Judged: the report holds what it needs of the tick (its task
+		// lines, the walk's, are not held past it).
+		g.ticks[i] = tick.Tick{}
 	}
+	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick = nil, nil, nil, nil, nil, nil
 	return nil
 }
 
-// spoolObjects keys the ticks judged since its last call (Report.firstPolicy)
-// and moves the objects judged with them to the report's spool, with the
+// spoolObjects keys the ticks judged since its last call (Report.firstPolicy),
+// moves their reasons and signers to the report's tick spool and the objects judged with them to the report's spool, with the
 // per-object rules' results applyPolicy would give them: the first tick's
 // with their key. Nothing changes those results later (the range rules'
 // results are not given to a branch report's objects).
@@ -458,6 +476,9 @@ func (g *gate) spoolObjects() error {
 			rep.firstPolicy[k] = t.Policy
 		}
 		t.Object = nil // keyed: nothing reads it again
+		if err := rep.tickSpool.add(t); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
 	}
 	rep.keyedTicks = len(rep.Ticks)
 	for i := range rep.Objects {
