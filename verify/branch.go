@@ -319,11 +319,11 @@ type gate struct {
 	broughtIn map[gitref.Hash]map[string]bool
 
 	// tickCommits are the commits whose objects are verified, in the order of
-	// their first tick; hints their tasks from the walk; lastTick the index
+	// their first tick, firstTick the index of that tick; lastTick the index
 	// of each one's last tick. objects holds the checked objects of the
 	// commits whose ticks are being judged (judgeTicks).
 	tickCommits []gitref.Hash
-	hints       map[gitref.Hash]taskHints
+	firstTick   []int
 	lastTick    map[gitref.Hash]int
 	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
@@ -345,7 +345,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
 		inRange:   map[string]bool{},
 		broughtIn: map[gitref.Hash]map[string]bool{},
-		hints:     map[gitref.Hash]taskHints{}, lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 	g.latest = latestTicks(ticks, g.units)
 	// A merge's change against its first parent repeats the ticks its other
@@ -361,26 +361,45 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 			}
 		}
 	}
-	// The task lines the walk parsed are handed on (an unambiguous tick's
-	// task is the one task of its tasks file at the commit with its ID), so
-	// that the tasks files are not parsed again; a repeated ID's lines are
-	// found in the file by the statements' line hashes.
 	for i, t := range ticks {
-		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
+		if !checksObjects(t) {
 			continue
 		}
-		h, queued := g.hints[t.Commit]
-		if !queued {
-			h = taskHints{}
-			g.hints[t.Commit] = h
+		if _, queued := g.lastTick[t.Commit]; !queued {
 			g.tickCommits = append(g.tickCommits, t.Commit)
+			g.firstTick = append(g.firstTick, i)
 		}
 		g.lastTick[t.Commit] = i
-		if t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+	}
+	return g, nil
+}
+
+// checksObjects reports whether tick t is judged by its commit's checked
+// objects (a tick or born-ticked task of a recognized tasks file).
+func checksObjects(t tick.Tick) bool {
+	return (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized
+}
+
+// batchHints are the task lines the walk parsed for the tick commits
+// g.tickCommits[from:to], handed on to the object check (an unambiguous
+// tick's task is the one task of its tasks file at the commit with its ID),
+// so that the tasks files are not parsed again; a repeated ID's lines are
+// found in the file by the statements' line hashes. Built per batch, from the
+// batch's first tick to its commits' last: the walk's ticks before are judged.
+func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
+	hints := make(map[gitref.Hash]taskHints, to-from)
+	end := 0
+	for _, c := range g.tickCommits[from:to] {
+		hints[c] = taskHints{}
+		end = max(end, g.lastTick[c])
+	}
+	for _, t := range g.ticks[g.firstTick[from] : end+1] {
+		h, ok := hints[t.Commit]
+		if ok && checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
 			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
 		}
 	}
-	return g, nil
+	return hints
 }
 
 // tickKey names a tick by commit, unit dir, task ID and line after.
@@ -432,16 +451,14 @@ func (g *gate) judgeTicks() error {
 	for i := range g.ticks {
 		c := g.ticks[i].Commit
 		if _, ok := g.lastTick[c]; ok && g.objects[c] == nil && next < len(g.tickCommits) {
-			batch := g.tickCommits[next:min(next+gateWindow, len(g.tickCommits))]
-			objects, err := g.v.checkObjects(batch, g.hints, g.head, readNote)
+			to := min(next+gateWindow, len(g.tickCommits))
+			batch := g.tickCommits[next:to]
+			objects, err := g.v.checkObjects(batch, g.batchHints(next, to), g.head, readNote)
 			if err != nil {
 				return err
 			}
 			maps.Copy(g.objects, objects)
-			for _, c := range batch {
-				delete(g.hints, c) // handed on: the walk's ticks keep the tasks
-			}
-			next += len(batch)
+			next = to
 		}
 		if err := g.judgeTick(i); err != nil {
 			return err
@@ -458,7 +475,7 @@ func (g *gate) judgeTicks() error {
 		// lines, the walk's, are not held past it).
 		g.ticks[i] = tick.Tick{}
 	}
-	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick = nil, nil, nil, nil, nil, nil
+	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil
 	return nil
 }
 
