@@ -2,6 +2,7 @@ package gitref
 
 import (
 	"bytes"
+	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -753,31 +754,72 @@ func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 	return out, nil
 }
 
-// commitCache holds decoded commits by id, at most commitCacheMax of them; when
-// full it starts again empty (a walk needs the commits near the one it is at).
-// Safe for concurrent use.
+// commitCache holds decoded commits by id, least recently used dropped first
+// once the commits held take more than commitCacheBytes (commitSize each).
+// A gate reads a range's commits in several passes (the range walk, the tick
+// walk, the object check): the budget holds about 100,000 commits of a few
+// hundred bytes, so that each pass finds the commits the one before read
+// instead of decoding them again. Safe for concurrent use.
 type commitCache struct {
-	mu sync.Mutex
-	m  map[plumbing.Hash]*object.Commit
+	mu    sync.Mutex
+	m     map[plumbing.Hash]*list.Element // of *commitEntry
+	lru   list.List                       // front: most recently used
+	bytes int
+	max   int // 0: commitCacheBytes
 }
 
-// commitCacheMax bounds commitCache: a decoded commit is a few hundred bytes.
-const commitCacheMax = 1 << 14
+type commitEntry struct {
+	h    plumbing.Hash
+	c    *object.Commit
+	size int
+}
+
+// commitCacheBytes bounds commitCache (commitSize of the commits it holds).
+const commitCacheBytes = 48 << 20
+
+// commitSize estimates the heap a decoded commit takes, in bytes: its
+// strings, its parents and the cache's own entry.
+func commitSize(c *object.Commit) int {
+	return 320 + len(c.Message) + len(c.PGPSignature) + len(c.Encoding) +
+		len(c.Author.Name) + len(c.Author.Email) + len(c.Committer.Name) + len(c.Committer.Email) +
+		len(c.ParentHashes)*len(plumbing.Hash{}) + len(c.ExtraHeaders)*64
+}
 
 func (c *commitCache) get(h plumbing.Hash) (*object.Commit, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	o, ok := c.m[h]
-	return o, ok
+	e, ok := c.m[h]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(e)
+	return e.Value.(*commitEntry).c, true
 }
 
 func (c *commitCache) put(h plumbing.Hash, o *object.Commit) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= commitCacheMax {
-		c.m = make(map[plumbing.Hash]*object.Commit, 1024)
+	if c.m == nil {
+		c.m = map[plumbing.Hash]*list.Element{}
 	}
-	c.m[h] = o
+	if e, ok := c.m[h]; ok {
+		c.lru.MoveToFront(e)
+		return
+	}
+	max := c.max
+	if max == 0 {
+		max = commitCacheBytes
+	}
+	ce := &commitEntry{h: h, c: o, size: commitSize(o)}
+	c.m[h] = c.lru.PushFront(ce)
+	c.bytes += ce.size
+	for c.bytes > max && c.lru.Len() > 1 {
+		last := c.lru.Back()
+		old := last.Value.(*commitEntry)
+		c.lru.Remove(last)
+		delete(c.m, old.h)
+		c.bytes -= old.size
+	}
 }
 
 // ambiguousRefs returns the refs a short ref name at the start of rev can mean

@@ -130,6 +130,44 @@ type Report struct {
 	Summary    map[string]int `json:"summary"`
 	// Policy are the range rules' results that count.
 	Policy []policy.Result `json:"policy,omitempty"`
+
+	// objectSpool holds (BranchSpooled) the report's leading objects, before
+	// those in Objects, out of memory, and tickSpool the lists of its leading
+	// ticks (tickReader); firstPolicy the per-object rules'
+	// results of the first of the leading keyedTicks ticks with each object
+	// key, for the objects applyPolicy gives results to.
+	objectSpool *itemSpool
+	tickSpool   *tickSpool
+	firstPolicy map[objectTask][]policy.Result
+	keyedTicks  int
+}
+
+// objectTask names a tick's object: its evidence commit, task (subject name)
+// and line hash (a commit may tick two lines of one task ID).
+type objectTask struct {
+	object   gitref.Hash
+	task     string
+	lineHash string
+}
+
+// Close removes what the report holds out of memory (BranchSpooled); its
+// writers cannot be used after it. A report held in memory needs no Close;
+// calling it is harmless.
+func (rep *Report) Close() error {
+	if rep == nil {
+		return nil
+	}
+	var err error
+	if rep.objectSpool != nil {
+		err = rep.objectSpool.close()
+	}
+	if rep.tickSpool != nil {
+		if terr := rep.tickSpool.close(); err == nil {
+			err = terr
+		}
+	}
+	rep.objectSpool, rep.tickSpool = nil, nil
+	return err
 }
 
 // Objects verifies the given objects (docs/format.md#checks-in-order) and concludes failure when any
@@ -188,7 +226,26 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 // a tick unticked later is superseded; and the state check compares head with
 // base (docs/format.md#gate-rules). A notes ref absent locally is an
 // error wrapping gitref.ErrNotesRefAbsent, never a pass.
+//
+// The Report holds every tick and object in memory (its JSON encoding is
+// about 1.3 KB a tick); BranchSpooled holds most of it out of memory.
 func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
+	return v.branch(base, head, opts, false)
+}
+
+// BranchSpooled is Branch with the report's objects judged with the ticks
+// written, as WriteJSON writes them, to a temporary file (os.TempDir) as they
+// are judged, not held in memory: Report.Objects holds only those judged after
+// the ticks (a bug task's). Held in memory: the report's ticks, unticks and
+// born-ticked tasks, the walk's ticks, and per judged object its key
+// (evidence, task, line hash) with its policy results. WriteJSON writes the
+// spooled objects first; the other writers do not read a branch report's
+// objects. The caller must Close the report.
+func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
+	return v.branch(base, head, opts, true)
+}
+
+func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) (rep *Report, err error) {
 	if err := v.ready(Verified{Range: true, Base: base, Head: head}); err != nil {
 		return nil, err
 	}
@@ -199,10 +256,25 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 	if err != nil {
 		return nil, err
 	}
+	if spool {
+		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
+			return nil, fmt.Errorf("spooling the report: %w", err)
+		}
+		if g.rep.tickSpool, err = newTickSpool(""); err != nil {
+			g.rep.Close()
+			return nil, fmt.Errorf("spooling the report: %w", err)
+		}
+		g.rep.firstPolicy = map[objectTask][]policy.Result{}
+		defer func() {
+			if err != nil {
+				g.rep.Close()
+			}
+		}()
+	}
 	if err := g.judgeTicks(); err != nil {
 		return nil, err
 	}
-	rep := g.rep
+	rep = g.rep
 	v.evidenceKiroParents(rep)
 	if err := v.bugTicks(rep, base, head, opts); err != nil {
 		return nil, err
@@ -246,11 +318,11 @@ type gate struct {
 	broughtIn map[gitref.Hash]map[string]bool
 
 	// tickCommits are the commits whose objects are verified, in the order of
-	// their first tick; hints their tasks from the walk; lastTick the index
+	// their first tick, firstTick the index of that tick; lastTick the index
 	// of each one's last tick. objects holds the checked objects of the
 	// commits whose ticks are being judged (judgeTicks).
 	tickCommits []gitref.Hash
-	hints       map[gitref.Hash]taskHints
+	firstTick   []int
 	lastTick    map[gitref.Hash]int
 	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
@@ -272,7 +344,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
 		inRange:   map[string]bool{},
 		broughtIn: map[gitref.Hash]map[string]bool{},
-		hints:     map[gitref.Hash]taskHints{}, lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 	g.latest = latestTicks(ticks, g.units)
 	// A merge's change against its first parent repeats the ticks its other
@@ -288,26 +360,45 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 			}
 		}
 	}
-	// The task lines the walk parsed are handed on (an unambiguous tick's
-	// task is the one task of its tasks file at the commit with its ID), so
-	// that the tasks files are not parsed again; a repeated ID's lines are
-	// found in the file by the statements' line hashes.
 	for i, t := range ticks {
-		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
+		if !checksObjects(t) {
 			continue
 		}
-		h, queued := g.hints[t.Commit]
-		if !queued {
-			h = taskHints{}
-			g.hints[t.Commit] = h
+		if _, queued := g.lastTick[t.Commit]; !queued {
 			g.tickCommits = append(g.tickCommits, t.Commit)
+			g.firstTick = append(g.firstTick, i)
 		}
 		g.lastTick[t.Commit] = i
-		if t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+	}
+	return g, nil
+}
+
+// checksObjects reports whether tick t is judged by its commit's checked
+// objects (a tick or born-ticked task of a recognized tasks file).
+func checksObjects(t tick.Tick) bool {
+	return (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized
+}
+
+// batchHints are the task lines the walk parsed for the tick commits
+// g.tickCommits[from:to], handed on to the object check (an unambiguous
+// tick's task is the one task of its tasks file at the commit with its ID),
+// so that the tasks files are not parsed again; a repeated ID's lines are
+// found in the file by the statements' line hashes. Built per batch, from the
+// batch's first tick to its commits' last: the walk's ticks before are judged.
+func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
+	hints := make(map[gitref.Hash]taskHints, to-from)
+	end := 0
+	for _, c := range g.tickCommits[from:to] {
+		hints[c] = taskHints{}
+		end = max(end, g.lastTick[c])
+	}
+	for _, t := range g.ticks[g.firstTick[from] : end+1] {
+		h, ok := hints[t.Commit]
+		if ok && checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
 			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
 		}
 	}
-	return g, nil
+	return hints
 }
 
 // tickKey names a tick by commit, unit dir, task ID and line after.
@@ -359,24 +450,63 @@ func (g *gate) judgeTicks() error {
 	for i := range g.ticks {
 		c := g.ticks[i].Commit
 		if _, ok := g.lastTick[c]; ok && g.objects[c] == nil && next < len(g.tickCommits) {
-			batch := g.tickCommits[next:min(next+gateWindow, len(g.tickCommits))]
-			objects, err := g.v.checkObjects(batch, g.hints, g.head, readNote)
+			to := min(next+gateWindow, len(g.tickCommits))
+			batch := g.tickCommits[next:to]
+			objects, err := g.v.checkObjects(batch, g.batchHints(next, to), g.head, readNote)
 			if err != nil {
 				return err
 			}
 			maps.Copy(g.objects, objects)
-			for _, c := range batch {
-				delete(g.hints, c) // handed on: the walk's ticks keep the tasks
-			}
-			next += len(batch)
+			next = to
 		}
 		if err := g.judgeTick(i); err != nil {
 			return err
 		}
+		if g.rep.objectSpool != nil {
+			if err := g.spoolObjects(); err != nil {
+				return err
+			}
+		}
 		if g.lastTick[c] == i {
 			delete(g.objects, c)
 		}
+		// Judged: the report holds what it needs of the tick (its task
+		// lines, the walk's, are not held past it).
+		g.ticks[i] = tick.Tick{}
 	}
+	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil
+	return nil
+}
+
+// spoolObjects keys the ticks judged since its last call (Report.firstPolicy),
+// moves their reasons and signers to the report's tick spool and the objects judged with them to the report's spool, with the
+// per-object rules' results applyPolicy would give them: the first tick's
+// with their key. Nothing changes those results later (the range rules'
+// results are not given to a branch report's objects).
+func (g *gate) spoolObjects() error {
+	rep := g.rep
+	for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
+		t := &rep.Ticks[j]
+		k := t.objectKey()
+		if _, ok := rep.firstPolicy[k]; !ok {
+			rep.firstPolicy[k] = t.Policy
+		}
+		t.Object = nil // keyed: nothing reads it again
+		if err := rep.tickSpool.add(t); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
+	}
+	rep.keyedTicks = len(rep.Ticks)
+	for i := range rep.Objects {
+		o := &rep.Objects[i]
+		o.Policy = rep.firstPolicy[objectTask{o.Object, o.Task, o.LineHash}]
+		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
+		if err := rep.objectSpool.add(o); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
+	}
+	clear(rep.Objects)
+	rep.Objects = rep.Objects[:0]
 	return nil
 }
 

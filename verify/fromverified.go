@@ -135,3 +135,12 @@ func (v *Verifier) Verify(t Verified, opts GateOptions) (*Report, error) {
 	}
 	return v.Objects(t.Objects, opts)
 }
+
+// VerifySpooled is Verify with a range's report spooled
+// (Verifier.BranchSpooled); the caller must Close the report.
+func (v *Verifier) VerifySpooled(t Verified, opts GateOptions) (*Report, error) {
+	if t.Range {
+		return v.BranchSpooled(t.Base, t.Head, opts)
+	}
+	return v.Objects(t.Objects, opts)
+}

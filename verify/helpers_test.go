@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -241,7 +242,54 @@ func (f *fixture) branch(base, head gitref.Hash, opts GateOptions) *Report {
 	if err != nil {
 		f.t.Fatalf("Branch(%s, %s): %v", base, head, err)
 	}
+	f.sameSpooled(base, head, opts)
 	return rep
+}
+
+// sameSpooled checks that BranchSpooled's report writes as Branch's does
+// (WriteJSON, byte for byte), and that Close removes its spool.
+func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
+	f.t.Helper()
+	mem, err := f.verifier().Branch(base, head, opts)
+	if err != nil {
+		f.t.Fatalf("Branch(%s, %s): %v", base, head, err)
+	}
+	spooled, err := f.verifier().BranchSpooled(base, head, opts)
+	if err != nil {
+		f.t.Fatalf("BranchSpooled(%s, %s): %v", base, head, err)
+	}
+	ci := CIOptions{Gate: opts}
+	for _, w := range []struct {
+		format string
+		write  func(io.Writer, *Report) error
+	}{
+		{"json", WriteJSON},
+		{"text", func(w io.Writer, r *Report) error { return WriteText(w, r, false) }},
+		{"sarif", func(w io.Writer, r *Report) error { return WriteSARIF(w, r, ci) }},
+		{"github", func(w io.Writer, r *Report) error { return WriteGitHub(w, r, ci) }},
+		{"github-summary", func(w io.Writer, r *Report) error { return WriteGitHubSummary(w, r, ci) }},
+		{"junit", func(w io.Writer, r *Report) error { return WriteJUnit(w, r, ci) }},
+	} {
+		var want, got bytes.Buffer
+		if err := w.write(&want, mem); err != nil {
+			f.t.Fatalf("%s: %v", w.format, err)
+		}
+		if err := w.write(&got, spooled); err != nil {
+			f.t.Fatalf("%s, spooled: %v", w.format, err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			f.t.Errorf("%s: BranchSpooled(%s, %s) writes\n%s\nBranch writes\n%s", w.format, base, head, got.Bytes(), want.Bytes())
+		}
+	}
+	names := []string{spooled.objectSpool.f.Name(), spooled.tickSpool.f.Name()}
+	if err := spooled.Close(); err != nil {
+		f.t.Fatalf("closing the spooled report: %v", err)
+	}
+	for _, name := range names {
+		if _, err := os.Stat(name); !errors.Is(err, os.ErrNotExist) {
+			f.t.Errorf("the spool %s is left after Close: %v", name, err)
+		}
+	}
 }
 
 // note returns commit c's note as stored.

@@ -133,26 +133,25 @@ func (v *Verifier) applyPolicy(rep *Report) {
 		}
 		// rep.Objects holds copies of the ticks' objects: give them the results.
 		// Keyed by task line too: a commit may tick two lines of one task ID.
-		type objectTask struct {
-			object   gitref.Hash
-			task     string
-			lineHash string
-		}
-		first := make(map[objectTask]*TickResult, len(rep.Ticks))
-		for j := range rep.Ticks {
+		// The first rep.keyedTicks ticks are keyed already (BranchSpooled).
+		first := make(map[objectTask][]policy.Result, len(rep.Ticks)-rep.keyedTicks)
+		for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
 			t := &rep.Ticks[j]
-			k := objectTask{t.Evidence, t.Task, ""}
-			if t.Object != nil {
-				k.lineHash = t.Object.LineHash
+			k := t.objectKey()
+			if _, ok := rep.firstPolicy[k]; ok {
+				continue
 			}
 			if _, ok := first[k]; !ok {
-				first[k] = t
+				first[k] = t.Policy
 			}
 		}
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			if t, ok := first[objectTask{o.Object, o.Task, o.LineHash}]; ok {
-				o.Policy = t.Policy
+			k := objectTask{o.Object, o.Task, o.LineHash}
+			if p, ok := rep.firstPolicy[k]; ok {
+				o.Policy = p
+			} else if p, ok := first[k]; ok {
+				o.Policy = p
 			}
 		}
 	default:
@@ -183,6 +182,16 @@ func (v *Verifier) applyPolicy(rep *Report) {
 			}
 		}
 	}
+}
+
+// objectKey is the key of t's object (objectTask): its evidence, task and
+// its object's line hash ("" without an object).
+func (t *TickResult) objectKey() objectTask {
+	k := objectTask{t.Evidence, t.Task, ""}
+	if t.Object != nil {
+		k.lineHash = t.Object.LineHash
+	}
+	return k
 }
 
 // evaluateTick sets the per-object rules' results that count on a tick with

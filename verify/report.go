@@ -39,17 +39,29 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		return err
 	}
 	rest := head.Bytes()
+	tickAt, err := rep.tickReader()
+	if err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var item bytes.Buffer
 	for _, list := range []struct {
 		key string
 		n   int
-		at  func(i int) any
+		at  func(i int) (any, error)
+		// spooled are the list's leading items, held out of memory.
+		spooled *itemSpool
 	}{
-		{"objects", len(rep.Objects), func(i int) any { return &rep.Objects[i] }},
-		{"ticks", len(rep.Ticks), func(i int) any { return &rep.Ticks[i] }},
-		{"unticks", len(rep.Unticks), func(i int) any { return &rep.Unticks[i] }},
-		{"born_ticked", len(rep.BornTicked), func(i int) any { return &rep.BornTicked[i] }},
+		{"objects", len(rep.Objects), func(i int) (any, error) { return &rep.Objects[i], nil }, rep.objectSpool},
+		{"ticks", len(rep.Ticks), func(i int) (any, error) {
+			t, err := tickAt(i)
+			if t != nil {
+				t.Reasons, t.Signers = nonNil(t.Reasons), nonNil(t.Signers)
+			}
+			return t, err
+		}, nil},
+		{"unticks", len(rep.Unticks), func(i int) (any, error) { return &rep.Unticks[i], nil }, nil},
+		{"born_ticked", len(rep.BornTicked), func(i int) (any, error) { return &rep.BornTicked[i], nil }, nil},
 	} {
 		// A top-level key starts its line, its quotes unescaped: no string
 		// value can read so.
@@ -61,15 +73,28 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		at += len(marker) - len("[]")
 		bw.Write(rest[:at])
 		rest = rest[at+len("[]"):]
-		if list.n == 0 {
+		if list.n == 0 && (list.spooled == nil || list.spooled.n == 0) {
 			bw.WriteString("[]")
 			continue
 		}
 		bw.WriteString("[\n")
+		if list.spooled != nil && list.spooled.n > 0 {
+			if err := list.spooled.writeTo(bw); err != nil {
+				return fmt.Errorf("writing the JSON report: %w", err)
+			}
+			if list.n > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteByte('\n')
+		}
 		for i := 0; i < list.n; i++ {
 			item.Reset()
 			item.WriteString("    ")
-			if err := encodeIndented(&item, list.at(i), "    "); err != nil {
+			v, err := list.at(i)
+			if err != nil {
+				return err
+			}
+			if err := encodeIndented(&item, v, "    "); err != nil {
 				return err
 			}
 			b := bytes.TrimSuffix(item.Bytes(), []byte("\n"))
@@ -123,7 +148,15 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 	}
 	if rep.Mode == "branch" {
 		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), len(rep.Ticks))
-		for _, t := range rep.Ticks {
+		tickAt, err := rep.tickReader()
+		if err != nil {
+			return err
+		}
+		for i := range rep.Ticks {
+			t, err := tickAt(i)
+			if err != nil {
+				return err
+			}
 			status := t.Status
 			if t.Reason != "" {
 				status += " (" + t.Reason + ")"

@@ -211,7 +211,15 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	var items []ciItem
 	switch rep.Mode {
 	case "branch":
-		for _, t := range rep.Ticks {
+		tickAt, err := rep.tickReader()
+		if err != nil {
+			return nil, err
+		}
+		for i := range rep.Ticks {
+			t, err := tickAt(i)
+			if err != nil {
+				return nil, err
+			}
 			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
 				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint, warnings: t.Warnings}

@@ -275,7 +275,7 @@ func TestScalingRepo(t *testing.T) {
 	}
 }
 
-// BenchmarkScalingRepoBranch is Verifier.Branch in process over the whole
+// BenchmarkScalingRepoBranch is Verifier.BranchSpooled (as `verify` runs it) in process over the whole
 // range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
 // -cpuprofile and -memprofile on one generated size, the Repo tuned as the
 // command tunes it; TASKPROOF_SCALING_BASE gives another base (a pull
@@ -299,9 +299,11 @@ func BenchmarkScalingRepoBranch(b *testing.B) {
 	for b.Loop() {
 		v := g.verifier(b)
 		v.Repo.ReadInOnePass() // as `verify` does
-		if _, err := v.Branch(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{}); err != nil {
+		rep, err := v.BranchSpooled(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{})
+		if err != nil {
 			b.Fatal(err)
 		}
+		rep.Close()
 	}
 	report()
 }

@@ -122,10 +122,11 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	warnEmptyRange(c, repo, tg)
-	rep, err := v.Verify(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
+	rep, err := v.VerifySpooled(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
 	if err != nil {
 		return err
 	}
+	defer rep.Close()
 	if err := repo.Damaged(); err != nil {
 		// Some check read a missing object as a finding: not a verdict.
 		return err
