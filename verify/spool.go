@@ -13,7 +13,7 @@ import (
 // JSON encoding as WriteJSON writes it in the list (indented four spaces, no
 // trailing newline), the items joined by ",\n", in a temporary file.
 type itemSpool struct {
-	f   *os.File
+	f   *spoolFile
 	w   *bufio.Writer
 	n   int
 	buf bytes.Buffer
@@ -22,7 +22,7 @@ type itemSpool struct {
 // newItemSpool creates the spool's temporary file (os.CreateTemp in dir, ""
 // for the default); Close removes it.
 func newItemSpool(dir string) (*itemSpool, error) {
-	f, err := os.CreateTemp(dir, "taskproof-report-*")
+	f, err := createSpoolFile(dir, "taskproof-report-*")
 	if err != nil {
 		return nil, err
 	}
@@ -60,10 +60,31 @@ func (s *itemSpool) writeTo(w io.Writer) error {
 }
 
 // close removes the spool's file.
-func (s *itemSpool) close() error {
-	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); err == nil {
-		err = rerr
+func (s *itemSpool) close() error { return s.f.close() }
+
+// spoolFile is a temporary file whose name is removed as soon as it is open
+// where the system allows it (an open file outlives its name on Unix), so a
+// killed verify leaves nothing behind; elsewhere close removes it.
+type spoolFile struct {
+	*os.File
+	named bool // the name still exists: close removes it
+}
+
+func createSpoolFile(dir, pattern string) (*spoolFile, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return nil, err
+	}
+	return &spoolFile{File: f, named: os.Remove(f.Name()) != nil}, nil
+}
+
+// close closes the file and removes its name if it still has one.
+func (f *spoolFile) close() error {
+	err := f.File.Close()
+	if f.named {
+		if rerr := os.Remove(f.Name()); err == nil {
+			err = rerr
+		}
 	}
 	return err
 }
@@ -73,7 +94,7 @@ func (s *itemSpool) close() error {
 // tick, in order, in a temporary file. The ticks in Report.Ticks keep every
 // other field.
 type tickSpool struct {
-	f   *os.File
+	f   *spoolFile
 	w   *bufio.Writer
 	enc *gob.Encoder
 	n   int
@@ -87,7 +108,7 @@ type tickLists struct {
 }
 
 func newTickSpool(dir string) (*tickSpool, error) {
-	f, err := os.CreateTemp(dir, "taskproof-ticks-*")
+	f, err := createSpoolFile(dir, "taskproof-ticks-*")
 	if err != nil {
 		return nil, err
 	}
@@ -130,13 +151,7 @@ func (s *tickSpool) reader() (func() (tickLists, error), error) {
 	}, nil
 }
 
-func (s *tickSpool) close() error {
-	err := s.f.Close()
-	if rerr := os.Remove(s.f.Name()); err == nil {
-		err = rerr
-	}
-	return err
-}
+func (s *tickSpool) close() error { return s.f.close() }
 
 // tickReader returns a function giving rep's ticks in order, i = 0, 1, …:
 // a copy of Ticks[i] with the lists its spool holds (and then its hint, which
