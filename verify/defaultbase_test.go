@@ -21,17 +21,17 @@ func TestDefaultBase(t *testing.T) {
 		repo, _ := f.open()
 		return repo
 	}
-	if id, err := DefaultBase(open(), head); err != nil || id != f.base {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
 		t.Errorf("main as base: %v, %v; want %s", id, err, f.base)
 	}
 	// origin/main is head itself: passed over for main.
 	f.git("update-ref", "refs/remotes/origin/main", string(head))
-	if id, err := DefaultBase(open(), head); err != nil || id != f.base {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
 		t.Errorf("origin/main at head: %v, %v; want main %s", id, err, f.base)
 	}
 	// Every candidate has head in its history: the first is taken.
 	f.git("update-ref", "refs/heads/main", string(head))
-	if id, err := DefaultBase(open(), head); err != nil || id != head {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != head {
 		t.Errorf("every candidate at head: %v, %v; want origin/main %s", id, err, head)
 	}
 	// A broken ref is an error, not skipped.
@@ -39,7 +39,7 @@ func TestDefaultBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	var de *DefaultBaseError
-	if _, err := DefaultBase(open(), head); !errors.As(err, &de) || !errors.Is(err, gitref.ErrBadRef) {
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || !errors.Is(err, gitref.ErrBadRef) {
 		t.Errorf("broken ref: %v, want a DefaultBaseError wrapping ErrBadRef", err)
 	}
 	if de != nil && de.Candidate != "origin/main" && de.Candidate != "origin/master" {
@@ -51,7 +51,7 @@ func TestDefaultBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.git("branch", "-q", "-m", "main", "trunk")
-	if _, err := DefaultBase(open(), head); !errors.As(err, &de) || de.Candidate != "" || !errors.Is(err, gitref.ErrUnknownRevision) {
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != "" || !errors.Is(err, gitref.ErrUnknownRevision) {
 		t.Errorf("no candidate: %v, want a DefaultBaseError wrapping ErrUnknownRevision", err)
 	}
 }

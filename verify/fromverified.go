@@ -68,9 +68,24 @@ func (e *FromVerifiedError) Unwrap() error { return ErrTrust }
 
 // checkNotFromVerified refuses ([*FromVerifiedError]) inputs read from a
 // commit that t verifies, and, for a range, from any commit of the range: trust
-// is the verifier's, never the head's. Sources are checked in order; other
-// errors are git's.
+// is the verifier's, never the head's. An empty range verifies nothing and
+// refuses nothing. Sources are checked in order; other errors are git's.
 func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) error {
+	if len(sources) == 0 {
+		return nil
+	}
+	if t.Range && t.Base != "" {
+		// An empty range (head is the base or one of its ancestors: the gate
+		// run on the base branch itself) verifies nothing, so no input judges
+		// anything (docs/format.md#exit-codes).
+		in, err := repo.InRange(t.Base, t.Head, t.Head)
+		if err != nil {
+			return err
+		}
+		if len(in) == 0 {
+			return nil
+		}
+	}
 	for _, h := range t.heads() {
 		for _, s := range sources {
 			if s.Commit == h {
@@ -78,7 +93,7 @@ func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 			}
 		}
 	}
-	if !t.Range || len(sources) == 0 {
+	if !t.Range {
 		return nil
 	}
 	ids := make([]gitref.Hash, 0, len(sources))
