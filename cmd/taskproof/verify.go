@@ -189,7 +189,11 @@ func noteNoTicks(c *cobra.Command, repo *gitref.Repo, tg verify.Verified, rep *v
 	if err != nil || len(commits) == 0 {
 		return
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "note: %d commits in %s, no ticks of recognized tasks files: nothing was verified\n", len(commits), verify.Printable(tg.RangeName()))
+	noun := "commits"
+	if len(commits) == 1 {
+		noun = "commit"
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", len(commits), noun, verify.Printable(tg.RangeName()))
 }
 
 // addTrustFlags adds the allowed signers, keyring and raw key flags of a
