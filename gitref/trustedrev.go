@@ -84,12 +84,12 @@ func (r *Repo) ResolveTrusted(rev string) (id Hash, ref string, err error) {
 			return id, "", err
 		}
 	}
-	full, err := r.followRef(through)
+	full, ok, err := r.followRef(through)
 	if err != nil {
 		return "", "", fmt.Errorf("%w: %q: %w", ErrUnknownRevision, rev, err)
 	}
-	if full == "" {
-		return "", "", fmt.Errorf("%w: %q: no ref %s", ErrUnknownRevision, rev, through)
+	if !ok {
+		return "", "", fmt.Errorf("%w: %q: no ref %s", ErrUnknownRevision, rev, full)
 	}
 	id, err = r.Resolve(full + suffix)
 	return id, full, err
@@ -148,34 +148,32 @@ func (r *Repo) shortRef(rev, name string) (string, error) {
 }
 
 // followRef follows ref name through symbolic refs to the ref holding an id
-// and returns that ref's name ("" when it does not exist). A
-// refs/remotes/<remote>/HEAD must be a symbolic ref to a branch of that remote.
-func (r *Repo) followRef(name string) (string, error) {
+// and returns that ref's name, ok false when it (the end of the chain) does not
+// exist. A refs/remotes/<remote>/HEAD must be a symbolic ref to a branch of
+// that remote.
+func (r *Repo) followRef(name string) (string, bool, error) {
 	for range 5 {
 		if !validRefName(name) {
-			return "", fmt.Errorf("%w: %q", ErrBadRefName, name)
+			return name, false, fmt.Errorf("%w: %q", ErrBadRefName, name)
 		}
 		id, target, err := readRefValue(r.refDir(name), name)
 		if err != nil {
-			return "", err
+			return name, false, err
 		}
 		if remote, ok := remoteHead(name); ok {
 			switch {
 			case id != "":
-				return "", fmt.Errorf("%s is a plain ref at %s, not the symbolic ref git clone and git remote set-head write (a branch named HEAD pushed to %s becomes one); name the base branch in full, e.g. refs/remotes/%s/main", name, id, remote, remote)
+				return name, false, fmt.Errorf("%s is a plain ref at %s, not the symbolic ref git clone and git remote set-head write (a branch named HEAD pushed to %s becomes one); name the base branch in full, e.g. refs/remotes/%s/main", name, id, remote, remote)
 			case target != "" && !strings.HasPrefix(target, "refs/remotes/"+remote+"/"):
-				return "", fmt.Errorf("%s names %s, not a branch of %s", name, target, remote)
+				return name, false, fmt.Errorf("%s names %s, not a branch of %s", name, target, remote)
 			}
 		}
 		if target == "" {
-			if id == "" {
-				return "", nil
-			}
-			return name, nil
+			return name, id != "", nil
 		}
 		name = target
 	}
-	return "", fmt.Errorf("%s: symbolic refs nested too deep", name)
+	return name, false, fmt.Errorf("%s: symbolic refs nested too deep", name)
 }
 
 // remoteHead reports whether name is refs/remotes/<remote>/HEAD, and remote.
@@ -190,15 +188,20 @@ func remoteHead(name string) (string, bool) {
 
 // RemoteHead reads refs/remotes/<remote>/HEAD, the remote's default branch as
 // git clone and git remote set-head record it: the branch it names (its full
-// ref, "" when the ref or its target does not exist) and that branch's commit.
-// A plain ref in its place is an error, as for [Repo.ResolveTrusted].
+// ref, "" when there is no such ref) and that branch's commit. A plain ref in
+// its place is an error, as for [Repo.ResolveTrusted]; so is a branch named
+// that was not fetched (a [*NotFetchedError]).
 func (r *Repo) RemoteHead(remote string) (Hash, string, error) {
-	full, err := r.followRef("refs/remotes/" + remote + "/HEAD")
-	if err != nil {
+	head := "refs/remotes/" + remote + "/HEAD"
+	full, ok, err := r.followRef(head)
+	switch {
+	case err != nil:
 		return "", "", fmt.Errorf("%w: %w", ErrUnknownRevision, err)
-	}
-	if full == "" {
+	case !ok && full == head:
 		return "", "", nil
+	case !ok:
+		branch := strings.TrimPrefix(full, "refs/remotes/"+remote+"/")
+		return "", "", &NotFetchedError{Rev: head, Ref: full, Remote: remote, Branch: branch}
 	}
 	id, err := r.Resolve(full)
 	return id, full, err

@@ -33,7 +33,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	addTrustFlags(c, &f.src)
 	addSigstoreTrustFlags(c, &f.src)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
+	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
@@ -51,8 +51,9 @@ func newVerifyCmd() *cobra.Command {
                                      missing, bad_signature, untrusted_signer, mismatch, malformed
                                      (docs/format.md#verification-rules)
   taskproof verify --branch [HEAD]   the merge gate: every tick in BASE..HEAD is
-                                     evidenced, stale or unverifiable; --base defaults to origin/HEAD,
-                                     else origin/main, origin/master, main, master (docs/format.md#gate-rules)
+                                     evidenced, stale or unverifiable; --base defaults to the pull request's
+                                     base, origin/HEAD, origin/main or origin/master, main or master
+                                     (docs/format.md#default-base, docs/format.md#gate-rules)
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
