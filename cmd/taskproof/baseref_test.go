@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,24 +56,11 @@ func actionsCheckout(t *testing.T, remote, head string, refspecs ...string) stri
 	return dir
 }
 
-// runIn runs the binary in dir with extra environment variables.
-func runIn(t *testing.T, bin, dir string, env []string, args ...string) (string, string, int) {
+// runIn runs the binary (TASKPROOF_BIN) in dir with extra environment
+// variables: stdout, stderr, the exit code.
+func runIn(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = append(testenv.GitEnv(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return out.String(), errb.String(), 0
-	case errors.As(err, &ee):
-		return out.String(), errb.String(), ee.ExitCode()
-	}
-	t.Fatalf("taskproof %v: %v", args, err)
-	return "", "", 0
+	return (&cliRepo{dir: dir}).taskproof(t, env, args...)
 }
 
 // TestDefaultBasePlainOriginHEAD: a branch pushed as HEAD becomes, in an
@@ -95,11 +79,11 @@ func TestDefaultBasePlainOriginHEAD(t *testing.T) {
 		t.Fatalf("setup: refs/remotes/origin/HEAD is %q, want the attacker's %s", id, bad)
 	}
 	trust := []string{"verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers"}
-	out, stderr, code := runIn(t, r.bin, dir, nil, trust...)
+	out, stderr, code := runIn(t, dir, nil, trust...)
 	wantPrecondition(t, "plain origin/HEAD", out, stderr, code, "refs/remotes/origin/HEAD", "plain ref", "--base")
 
 	testenv.Git(t, dir, "remote", "set-head", "origin", "main")
-	out, stderr, code = runIn(t, r.bin, dir, nil, trust...)
+	out, stderr, code = runIn(t, dir, nil, trust...)
 	if code != ExitFailure || !strings.Contains(out, "T002") {
 		t.Errorf("symbolic origin/HEAD → main: exit %d, want 1 failing T002\n%s%s", code, out, stderr)
 	}
@@ -119,14 +103,14 @@ func TestDefaultBaseAmbiguous(t *testing.T) {
 	r.push(t, remote, "master", "feature", "refs/notes/speccoder", bad+":refs/heads/main")
 	dir := actionsCheckout(t, remote, "refs/remotes/origin/feature")
 	trust := []string{"verify", "--branch", "--allowed-signers-rev", "origin/master:.github/allowed_signers"}
-	out, stderr, code := runIn(t, r.bin, dir, nil, trust...)
+	out, stderr, code := runIn(t, dir, nil, trust...)
 	wantPrecondition(t, "origin/main and origin/master", out, stderr, code, "ambiguous", "origin/main", "origin/master", "--base")
 
-	out, stderr, code = runIn(t, r.bin, dir, []string{"GITHUB_BASE_REF=master"}, trust...)
+	out, stderr, code = runIn(t, dir, []string{"GITHUB_BASE_REF=master"}, trust...)
 	if code != ExitFailure || !strings.Contains(out, "T002") {
 		t.Errorf("GITHUB_BASE_REF=master: exit %d, want 1 failing T002\n%s%s", code, out, stderr)
 	}
-	out, stderr, code = runIn(t, r.bin, dir, []string{"GITHUB_BASE_REF=release"}, trust...)
+	out, stderr, code = runIn(t, dir, []string{"GITHUB_BASE_REF=release"}, trust...)
 	wantPrecondition(t, "GITHUB_BASE_REF not fetched", out, stderr, code, "refs/remotes/origin/release", "git fetch origin +refs/heads/release:refs/remotes/origin/release")
 }
 
@@ -152,18 +136,18 @@ func TestTrustedRevTagAsRemoteBranch(t *testing.T) {
 	r.push(t, remote, "main", "feature", "refs/notes/speccoder", "refs/tags/origin/main", "refs/tags/trunk")
 	dir := actionsCheckout(t, remote, "refs/remotes/origin/feature", "+refs/heads/feature:refs/remotes/origin/feature", "+refs/tags/*:refs/tags/*")
 
-	out, stderr, code := runIn(t, r.bin, dir, nil, "verify", "--branch", "--base", "origin/main", "--allowed-signers-rev", "origin/main:.github/allowed_signers")
+	out, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--base", "origin/main", "--allowed-signers-rev", "origin/main:.github/allowed_signers")
 	wantPrecondition(t, "tag origin/main", out, stderr, code, "refs/remotes/origin/main", "git fetch origin +refs/heads/main:refs/remotes/origin/main")
-	out, stderr, code = runIn(t, r.bin, dir, nil, "verify", "--branch", "--base", "refs/remotes/origin/feature~2", "--allowed-signers-rev", "trunk:.github/allowed_signers")
+	out, stderr, code = runIn(t, dir, nil, "verify", "--branch", "--base", "refs/remotes/origin/feature~2", "--allowed-signers-rev", "trunk:.github/allowed_signers")
 	wantPrecondition(t, "tag trunk", out, stderr, code, "refs/tags/trunk", "tags/trunk")
 	// Written as a tag, the tag is what the verifier chose.
-	if _, stderr, code := runIn(t, r.bin, dir, nil, "verify", "--branch", "--base", "tags/trunk", "--allowed-signers-rev", "refs/tags/trunk:.github/allowed_signers"); code != 0 || !strings.Contains(stderr, "trust: allowed signers refs/tags/trunk:.github/allowed_signers (refs/tags/trunk at ") {
+	if _, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--base", "tags/trunk", "--allowed-signers-rev", "refs/tags/trunk:.github/allowed_signers"); code != 0 || !strings.Contains(stderr, "trust: allowed signers refs/tags/trunk:.github/allowed_signers (refs/tags/trunk at ") {
 		t.Errorf("tags/trunk: exit %d, want 0 naming the ref on the trust line\n%s", code, stderr)
 	}
 
 	// Fetched, the branch is the base; its trust does not know eve.
 	testenv.Git(t, dir, "fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main")
-	out, stderr, code = runIn(t, r.bin, dir, nil, "verify", "--branch", "--base", "refs/remotes/origin/main", "--allowed-signers-rev", "refs/remotes/origin/main:.github/allowed_signers")
+	out, stderr, code = runIn(t, dir, nil, "verify", "--branch", "--base", "refs/remotes/origin/main", "--allowed-signers-rev", "refs/remotes/origin/main:.github/allowed_signers")
 	if code != ExitFailure || !strings.Contains(out, "untrusted_signer") || !strings.Contains(stderr, "(refs/remotes/origin/main at ") {
 		t.Errorf("refs/remotes/origin/main: exit %d, want 1 with eve untrusted and the ref on the trust line\n%s%s", code, out, stderr)
 	}
@@ -179,7 +163,7 @@ func TestVerifyOnBaseBranch(t *testing.T) {
 	testenv.Git(t, "", "clone", "-q", "-b", "main", "file://"+remote, dir)
 	testenv.Git(t, dir, "fetch", "-q", "origin", "+refs/notes/speccoder:refs/notes/speccoder")
 	testenv.Git(t, dir, "remote", "set-head", "origin", "main")
-	out, stderr, code := runIn(t, r.bin, dir, nil, "verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers", "--format", "json")
+	out, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"conclusion": "neutral"`) || !strings.Contains(stderr, "is empty") {
 		t.Errorf("on main: exit %d, want 0, neutral, the empty-range warning\n%s%s", code, out, stderr)
 	}
