@@ -138,6 +138,8 @@ func TestTrustedRevTagAsRemoteBranch(t *testing.T) {
 
 	out, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--base", "origin/main", "--allowed-signers-rev", "origin/main:.github/allowed_signers")
 	wantPrecondition(t, "tag origin/main", out, stderr, code, "refs/remotes/origin/main", "git fetch origin +refs/heads/main:refs/remotes/origin/main")
+	out, stderr, code = runIn(t, dir, nil, "verify", "origin/main..HEAD", "--allowed-signers-rev", "refs/tags/trunk:.github/allowed_signers")
+	wantPrecondition(t, "range from the tag origin/main", out, stderr, code, "refs/remotes/origin/main")
 	out, stderr, code = runIn(t, dir, nil, "verify", "--branch", "--base", "refs/remotes/origin/feature~2", "--allowed-signers-rev", "trunk:.github/allowed_signers")
 	wantPrecondition(t, "tag trunk", out, stderr, code, "refs/tags/trunk", "tags/trunk")
 	// Written as a tag, the tag is what the verifier chose.

@@ -250,7 +250,13 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		if branch {
 			return t, usageErr("give --branch or a range A..B, not both")
 		}
-		t.Base, t.Head, err = repo.ResolveRange(args[0])
+		if t.Base, t.Head, err = repo.ResolveRange(args[0]); err != nil {
+			return t, err
+		}
+		// The range's base decides what is checked, as --base does.
+		if a, _, _ := strings.Cut(args[0], ".."); a != "" {
+			t.Base, _, err = repo.ResolveTrusted(a)
+		}
 		return t, err
 	}
 	if len(args) > 1 {
