@@ -74,17 +74,26 @@ func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 	if len(sources) == 0 {
 		return nil
 	}
-	if t.Range && t.Base != "" {
-		// An empty range (head is the base or one of its ancestors: the gate
-		// run on the base branch itself) verifies nothing, so no input judges
-		// anything (docs/format.md#exit-codes).
-		in, err := repo.InRange(t.Base, t.Head, t.Head)
-		if err != nil {
+	var in []gitref.Hash // of the sources' commits, those in the range (one walk, with head)
+	if t.Range {
+		ids := make([]gitref.Hash, 0, len(sources)+1)
+		ids = append(ids, t.Head)
+		for _, s := range sources {
+			ids = append(ids, s.Commit)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		var err error
+		if in, err = repo.InRange(t.Base, t.Head, ids...); err != nil {
 			return err
 		}
-		if len(in) == 0 {
+		if !slices.Contains(in, t.Head) {
+			// An empty range (head is the base or one of its ancestors: the
+			// gate run on the base branch itself) verifies nothing, so no
+			// input judges anything (docs/format.md#default-base).
 			return nil
 		}
+		in = slices.DeleteFunc(in, func(h gitref.Hash) bool { return h == t.Head })
 	}
 	for _, h := range t.heads() {
 		for _, s := range sources {
@@ -92,19 +101,6 @@ func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 				return &FromVerifiedError{Source: s}
 			}
 		}
-	}
-	if !t.Range {
-		return nil
-	}
-	ids := make([]gitref.Hash, 0, len(sources))
-	for _, s := range sources {
-		ids = append(ids, s.Commit)
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	in, err := repo.InRange(t.Base, t.Head, ids...)
-	if err != nil {
-		return err
 	}
 	if len(in) == 0 {
 		return nil
