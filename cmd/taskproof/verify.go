@@ -285,7 +285,7 @@ func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
 	case errors.As(err, &de) && de.Candidate != "":
 		return "", fmt.Errorf("--base (default %s): %w; give --base the branch the changes go into", de.Candidate, de.Err)
 	case errors.As(err, &de) && len(de.Ambiguous) > 0:
-		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base %s)", err, de.Ambiguous[0])
+		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), or record the remote's default branch (git remote set-head origin --auto)", err)
 	case err != nil:
 		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
 	}
