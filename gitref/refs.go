@@ -99,28 +99,41 @@ func (r *Repo) ReadRef(name string) (Hash, error) {
 }
 
 func readRef(dir, name string) (Hash, error) {
+	id, target, err := readRefValue(dir, name)
+	if err == nil && target != "" {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		return "", badRef(name, p, "ref: "+target, "a symbolic ref (refusing to follow it)")
+	}
+	return id, err
+}
+
+// readRefValue reads ref name's loose file, else its packed-refs line: the
+// object id of a plain ref, or the target of a symbolic ref ("ref: <target>";
+// packed refs are never symbolic). Both are "" when the ref does not exist.
+func readRefValue(dir, name string) (id Hash, target string, err error) {
 	p := filepath.Join(dir, filepath.FromSlash(name))
 	b, err := os.ReadFile(p)
 	switch {
 	case err == nil:
 		s := strings.TrimRight(string(b), "\n")
-		if strings.HasPrefix(s, "ref:") {
-			return "", badRef(name, p, s, "a symbolic ref (refusing to follow it)")
+		if t, ok := strings.CutPrefix(s, "ref:"); ok {
+			return "", strings.TrimSpace(t), nil
 		}
 		h, err := ParseHash(s)
 		if err != nil {
-			return "", badRef(name, p, s, "not an object id")
+			return "", "", badRef(name, p, s, "not an object id")
 		}
-		return h, nil
+		return h, "", nil
 	case errors.Is(err, os.ErrNotExist):
 	default:
 		// A directory in the ref's place (refs/notes/speccoder/…) means no such ref.
 		if fi, serr := os.Stat(p); serr == nil && fi.IsDir() {
-			return "", nil
+			return "", "", nil
 		}
-		return "", fmt.Errorf("reading ref %s: %w", name, err)
+		return "", "", fmt.Errorf("reading ref %s: %w", name, err)
 	}
-	return readPackedRef(dir, name)
+	id, err = readPackedRef(dir, name)
+	return id, "", err
 }
 
 // readPackedRef looks name up in dir/packed-refs.

@@ -8,23 +8,39 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// DefaultBases are the revisions a merge gate's base defaults to, the first
-// that names a commit (docs/format.md#default-base): the remote's default
-// branch, then the usual names, remote before local (a pull-request checkout is
-// detached and has no local branch but its own).
+// DefaultBases are the revisions a merge gate's base defaults to
+// (docs/format.md#default-base): the remote's default branch, then the usual
+// names, remote before local (a pull-request checkout is detached and has no
+// local branch but its own). Each is read as the full ref it stands for
+// (refs/remotes/origin/main, refs/heads/main): a tag of that name is never
+// taken.
 var DefaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
 
+// defaultBaseLevels are DefaultBases after origin/HEAD with their full refs,
+// remote-tracking branches before local ones; within a level two candidates
+// are ambiguous.
+var defaultBaseLevels = [][2][2]string{
+	{{"origin/main", "refs/remotes/origin/main"}, {"origin/master", "refs/remotes/origin/master"}},
+	{{"main", "refs/heads/main"}, {"master", "refs/heads/master"}},
+}
+
 // DefaultBaseError is a failure to choose the default base: Candidate is the
-// one of [DefaultBases] at fault ("" when none exists), Err the cause (a
-// broken ref, wrapping gitref.ErrBadRef, or a failed walk; for none,
-// gitref.ErrUnknownRevision).
+// default base at fault ("" when none exists or several do), Err the cause (a
+// broken ref, wrapping gitref.ErrBadRef; a plain origin/HEAD, a pull
+// request's base branch not fetched or a failed walk; for none, or several,
+// gitref.ErrUnknownRevision). Ambiguous names the candidates that could each
+// be the base when origin/HEAD does not decide.
 type DefaultBaseError struct {
 	Candidate string
+	Ambiguous []string
 	Err       error
 }
 
 func (e *DefaultBaseError) Error() string {
-	if e.Candidate == "" {
+	switch {
+	case len(e.Ambiguous) > 0:
+		return fmt.Sprintf("%v: the default base is ambiguous: %s all exist, name different commits, and refs/remotes/origin/HEAD does not say which is the default branch", e.Err, strings.Join(e.Ambiguous, ", "))
+	case e.Candidate == "":
 		return fmt.Sprintf("%v: none of the default bases exists (tried %s)", e.Err, strings.Join(DefaultBases, ", "))
 	}
 	return fmt.Sprintf("default base %s: %v", e.Candidate, e.Err)
@@ -32,35 +48,90 @@ func (e *DefaultBaseError) Error() string {
 
 func (e *DefaultBaseError) Unwrap() error { return e.Err }
 
-// DefaultBase resolves the first of [DefaultBases] that names a commit and
-// leaves head a range to check: a candidate that head is (or that has head in
-// its history: origin/HEAD naming the branch being verified) is passed over
-// for the next, and taken only when every candidate is such (the range is then
-// empty). A candidate whose ref file is broken is an error, not skipped
-// (docs/format.md#default-base). Errors are [*DefaultBaseError].
-func DefaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
+// DefaultBase chooses the base of head's range (docs/format.md#default-base).
+// prBase is the branch a pull request goes into, as the CI names it
+// (GitHub Actions' GITHUB_BASE_REF; "" when unknown): when given,
+// refs/remotes/origin/<prBase> is the base, and its absence is an error (a
+// *gitref.NotFetchedError). Otherwise refs/remotes/origin/HEAD, when it is a
+// symbolic ref to a branch of origin (a plain one is an error: a pushed branch
+// named HEAD becomes one); then origin/main or origin/master, then main or
+// master, each read as its full ref. A candidate that head is (or that has head
+// in its history: origin/HEAD naming the branch being verified) is passed over
+// for the next; two candidates of one level that are not, naming different
+// commits, are ambiguous (an error); when every candidate is passed over the
+// first that exists is taken (the range is then empty). A candidate whose ref
+// file is broken is an error, not skipped. Errors are [*DefaultBaseError].
+func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Hash, error) {
+	if prBase != "" {
+		return prBaseRef(repo, prBase)
+	}
 	var first gitref.Hash
-	for _, b := range DefaultBases {
-		id, err := repo.Resolve(b)
-		if errors.Is(err, gitref.ErrBadRef) {
-			return "", &DefaultBaseError{Candidate: b, Err: err}
-		}
+	// leaves reports whether base leaves head a range to check.
+	leaves := func(name string, base gitref.Hash) (bool, error) {
+		in, err := repo.InRange(base, head, head)
 		if err != nil {
-			continue
-		}
-		in, err := repo.InRange(id, head, head)
-		if err != nil {
-			return "", &DefaultBaseError{Candidate: b, Err: err}
-		}
-		if len(in) > 0 {
-			return id, nil
+			return false, &DefaultBaseError{Candidate: name, Err: err}
 		}
 		if first == "" {
-			first = id
+			first = base
+		}
+		return len(in) > 0, nil
+	}
+	id, full, err := repo.RemoteHead("origin")
+	if err != nil {
+		return "", &DefaultBaseError{Candidate: DefaultBases[0], Err: err}
+	}
+	if full != "" {
+		if ok, err := leaves(DefaultBases[0], id); err != nil || ok {
+			return id, err
+		}
+	}
+	for _, level := range defaultBaseLevels {
+		var found []string
+		var ids []gitref.Hash
+		for _, c := range level {
+			id, _, err := repo.ResolveTrusted(c[1])
+			if errors.Is(err, gitref.ErrBadRef) {
+				return "", &DefaultBaseError{Candidate: c[0], Err: err}
+			}
+			if err != nil {
+				continue
+			}
+			ok, err := leaves(c[0], id)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				found, ids = append(found, c[0]), append(ids, id)
+			}
+		}
+		switch {
+		case len(found) == 2 && ids[0] != ids[1]:
+			return "", &DefaultBaseError{Ambiguous: found, Err: gitref.ErrUnknownRevision}
+		case len(found) > 0:
+			return ids[0], nil
 		}
 	}
 	if first != "" {
 		return first, nil
 	}
 	return "", &DefaultBaseError{Err: gitref.ErrUnknownRevision}
+}
+
+// prBaseRef resolves refs/remotes/origin/<branch>, the base a CI names.
+func prBaseRef(repo *gitref.Repo, branch string) (gitref.Hash, error) {
+	name := "origin/" + branch
+	ref := "refs/remotes/" + name
+	cur, err := repo.ReadRef(ref)
+	if err == nil && cur == "" {
+		err = &gitref.NotFetchedError{Rev: name, Ref: ref, Remote: "origin", Branch: branch}
+	}
+	if err != nil {
+		return "", &DefaultBaseError{Candidate: name, Err: err}
+	}
+	id, _, err := repo.ResolveTrusted(ref)
+	if err != nil {
+		return "", &DefaultBaseError{Candidate: name, Err: err}
+	}
+	return id, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -21,17 +22,17 @@ func TestDefaultBase(t *testing.T) {
 		repo, _ := f.open()
 		return repo
 	}
-	if id, err := DefaultBase(open(), head); err != nil || id != f.base {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
 		t.Errorf("main as base: %v, %v; want %s", id, err, f.base)
 	}
 	// origin/main is head itself: passed over for main.
 	f.git("update-ref", "refs/remotes/origin/main", string(head))
-	if id, err := DefaultBase(open(), head); err != nil || id != f.base {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
 		t.Errorf("origin/main at head: %v, %v; want main %s", id, err, f.base)
 	}
 	// Every candidate has head in its history: the first is taken.
 	f.git("update-ref", "refs/heads/main", string(head))
-	if id, err := DefaultBase(open(), head); err != nil || id != head {
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != head {
 		t.Errorf("every candidate at head: %v, %v; want origin/main %s", id, err, head)
 	}
 	// A broken ref is an error, not skipped.
@@ -39,7 +40,7 @@ func TestDefaultBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	var de *DefaultBaseError
-	if _, err := DefaultBase(open(), head); !errors.As(err, &de) || !errors.Is(err, gitref.ErrBadRef) {
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || !errors.Is(err, gitref.ErrBadRef) {
 		t.Errorf("broken ref: %v, want a DefaultBaseError wrapping ErrBadRef", err)
 	}
 	if de != nil && de.Candidate != "origin/main" && de.Candidate != "origin/master" {
@@ -51,7 +52,47 @@ func TestDefaultBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.git("branch", "-q", "-m", "main", "trunk")
-	if _, err := DefaultBase(open(), head); !errors.As(err, &de) || de.Candidate != "" || !errors.Is(err, gitref.ErrUnknownRevision) {
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != "" || !errors.Is(err, gitref.ErrUnknownRevision) {
 		t.Errorf("no candidate: %v, want a DefaultBaseError wrapping ErrUnknownRevision", err)
+	}
+}
+
+// TestDefaultBaseRefusals: a plain origin/HEAD (a pushed branch named HEAD)
+// and two candidates of one level naming different commits are refused; a
+// symbolic origin/HEAD decides between them; a pull request's base branch
+// (prBase) comes first, and its absence names the fetch.
+func TestDefaultBaseRefusals(t *testing.T) {
+	f := newFixture(t)
+	f.git("switch", "-q", "-c", "feature")
+	other := f.tick("T001")
+	head := f.tick("T002")
+	open := func() *gitref.Repo {
+		repo, _ := f.open()
+		return repo
+	}
+	f.git("update-ref", "refs/remotes/origin/master", string(f.base))
+	f.git("update-ref", "refs/remotes/origin/main", string(other))
+	var de *DefaultBaseError
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || len(de.Ambiguous) != 2 || !errors.Is(err, gitref.ErrUnknownRevision) {
+		t.Errorf("origin/main and origin/master: %v, want an ambiguous DefaultBaseError", err)
+	}
+	f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/master")
+	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
+		t.Errorf("origin/HEAD → master: %v, %v; want %s", id, err, f.base)
+	}
+	if id, err := DefaultBase(open(), head, "main"); err != nil || id != other {
+		t.Errorf("prBase main: %v, %v; want %s", id, err, other)
+	}
+	var nf *gitref.NotFetchedError
+	if _, err := DefaultBase(open(), head, "release"); !errors.As(err, &nf) || nf.Ref != "refs/remotes/origin/release" {
+		t.Errorf("prBase release: %v, want a NotFetchedError", err)
+	}
+	f.git("update-ref", "--no-deref", "refs/remotes/origin/HEAD", string(other))
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != DefaultBases[0] || !strings.Contains(err.Error(), "plain ref") {
+		t.Errorf("plain origin/HEAD: %v, want a DefaultBaseError saying plain ref", err)
+	}
+	f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/gone")
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &nf) || nf.Ref != "refs/remotes/origin/gone" {
+		t.Errorf("origin/HEAD → a branch not fetched: %v, want a NotFetchedError", err)
 	}
 }

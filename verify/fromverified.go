@@ -68,28 +68,39 @@ func (e *FromVerifiedError) Unwrap() error { return ErrTrust }
 
 // checkNotFromVerified refuses ([*FromVerifiedError]) inputs read from a
 // commit that t verifies, and, for a range, from any commit of the range: trust
-// is the verifier's, never the head's. Sources are checked in order; other
-// errors are git's.
+// is the verifier's, never the head's. An empty range verifies nothing and
+// refuses nothing. Sources are checked in order; other errors are git's.
 func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) error {
+	if len(sources) == 0 {
+		return nil
+	}
+	var in []gitref.Hash // of the sources' commits, those in the range (one walk, with head)
+	if t.Range {
+		ids := make([]gitref.Hash, 0, len(sources)+1)
+		ids = append(ids, t.Head)
+		for _, s := range sources {
+			ids = append(ids, s.Commit)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		var err error
+		if in, err = repo.InRange(t.Base, t.Head, ids...); err != nil {
+			return err
+		}
+		if !slices.Contains(in, t.Head) {
+			// An empty range (head is the base or one of its ancestors: the
+			// gate run on the base branch itself) verifies nothing, so no
+			// input judges anything (docs/format.md#default-base).
+			return nil
+		}
+		in = slices.DeleteFunc(in, func(h gitref.Hash) bool { return h == t.Head })
+	}
 	for _, h := range t.heads() {
 		for _, s := range sources {
 			if s.Commit == h {
 				return &FromVerifiedError{Source: s}
 			}
 		}
-	}
-	if !t.Range || len(sources) == 0 {
-		return nil
-	}
-	ids := make([]gitref.Hash, 0, len(sources))
-	for _, s := range sources {
-		ids = append(ids, s.Commit)
-	}
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	in, err := repo.InRange(t.Base, t.Head, ids...)
-	if err != nil {
-		return err
 	}
 	if len(in) == 0 {
 		return nil

@@ -12,8 +12,8 @@ import (
 // TestTrustNotFromVerified: without the CLI, a Verifier whose trust LoadTrust
 // read from git, or whose policy LoadPolicy read from git, refuses to verify
 // the commit it was read from (Objects, Branch, Explain) and, for a range, any
-// commit of the range; the base is outside the range and allowed;
-// FromVerifiedUnsafe opts out.
+// commit of the range; the base is outside the range and allowed; an empty
+// range refuses nothing; FromVerifiedUnsafe opts out.
 func TestTrustNotFromVerified(t *testing.T) {
 	f := newFixture(t)
 	allowed := `dev@example.invalid namespaces="in-toto" ` + f.key.line + "\n"
@@ -85,6 +85,15 @@ func TestTrustNotFromVerified(t *testing.T) {
 		passes(tc.kind+": Branch(c1, c2) reading the base c1", rep, err)
 		rep, err = from(c2, WithFromVerifiedUnsafe()).Branch(f.base, c2, GateOptions{})
 		passes(tc.kind+": Branch(base, c2) reading c2 with WithFromVerifiedUnsafe", rep, err)
+		// An empty range verifies nothing: neutral, whatever the input's commit.
+		rep, err = from(c2).Branch(c2, c2, GateOptions{})
+		if err != nil || rep.Conclusion != Neutral {
+			t.Errorf("%s: Branch(c2, c2) reading c2: %v, %v; want neutral", tc.kind, rep, err)
+		}
+		rep, err = from(c2).Branch(c2, c1, GateOptions{})
+		if err != nil || rep.Conclusion != Neutral {
+			t.Errorf("%s: Branch(c2, c1) reading c2: %v, %v; want neutral", tc.kind, rep, err)
+		}
 	}
 	// Trust and policy from the range: the trust is named first.
 	_, err := verifier(c1, c1).Branch(f.base, c2, GateOptions{})

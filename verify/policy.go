@@ -300,25 +300,36 @@ type PolicySource struct {
 // ([FromVerifiedError]). Errors match policy.ErrPolicy (unreadable, invalid,
 // both sources given), or are git's for an unknown REV.
 func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
+	p, _, err := LoadPolicyRef(repo, src)
+	return p, err
+}
+
+// LoadPolicyRef is [LoadPolicy], also returning the full ref REV resolved
+// through ("" for a file, the default policy or a commit id). REV is resolved
+// as [gitref.Repo.ResolveTrusted] resolves it: a tag, or another remote's ref,
+// does not stand in for a branch (docs/format.md#ambiguous-ref-names).
+func LoadPolicyRef(repo *gitref.Repo, src PolicySource) (*policy.Policy, string, error) {
 	switch {
 	case src.File != "" && src.Rev != "":
-		return nil, &policy.Error{File: src.File, Msg: "give a policy file or one read from git (REV:PATH), not both"}
+		return nil, "", &policy.Error{File: src.File, Msg: "give a policy file or one read from git (REV:PATH), not both"}
 	case src.File != "":
-		return policy.Load(src.File)
+		p, err := policy.Load(src.File)
+		return p, "", err
 	case src.Rev != "":
 		rev, path, ok := strings.Cut(src.Rev, ":")
 		if !ok || rev == "" || path == "" {
-			return nil, &policy.Error{File: src.Rev, Msg: "policy from git: want REV:PATH"}
+			return nil, "", &policy.Error{File: src.Rev, Msg: "policy from git: want REV:PATH"}
 		}
-		c, err := repo.Resolve(rev)
+		c, ref, err := repo.ResolveTrusted(rev)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		b, err := repo.File(c, path)
 		if err != nil {
-			return nil, &policy.Error{File: src.Rev, Msg: fmt.Sprintf("cannot read at %s: %v", c, err)}
+			return nil, "", &policy.Error{File: src.Rev, Msg: fmt.Sprintf("cannot read at %s: %v", c, err)}
 		}
-		return policy.ParseFromCommit(b, src.Rev, string(c))
+		p, err := policy.ParseFromCommit(b, src.Rev, string(c))
+		return p, ref, err
 	}
-	return policy.Default(), nil
+	return policy.Default(), "", nil
 }

@@ -114,7 +114,7 @@ func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSi
 		if !ok || r == "" || path == "" {
 			return nil, "", nil, fmt.Errorf("%w: allowed signers from git %q: want REV:PATH", ErrTrust, src.AllowedSignersRev)
 		}
-		c, err := repo.Resolve(r)
+		c, ref, err := repo.ResolveTrusted(r)
 		if err != nil {
 			return nil, "", nil, err
 		}
@@ -126,7 +126,7 @@ func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSi
 		if err != nil {
 			return nil, "", nil, err
 		}
-		return as, "allowed signers " + src.AllowedSignersRev + " (" + string(c) + ")", &SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c}, nil
+		return as, "allowed signers " + src.AllowedSignersRev + " (" + through(ref, c) + ")", &SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c}, nil
 	case !src.NoGitConfig:
 		return loadConfiguredAllowedSigners(repo)
 	}
@@ -179,4 +179,14 @@ func within(p, dir string) bool {
 	}
 	rel, err := filepath.Rel(resolve(dir), resolve(p))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !errors.Is(err, os.ErrNotExist)
+}
+
+// through names the commit a revision resolved to and the full ref it
+// resolved through ("refs/remotes/origin/main at <id>"; the id alone for a
+// commit id).
+func through(ref string, c gitref.Hash) string {
+	if ref == "" {
+		return string(c)
+	}
+	return ref + " at " + string(c)
 }

@@ -33,7 +33,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	addTrustFlags(c, &f.src)
 	addSigstoreTrustFlags(c, &f.src)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/HEAD, else origin/main, origin/master, main, master)")
+	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
@@ -51,8 +51,9 @@ func newVerifyCmd() *cobra.Command {
                                      missing, bad_signature, untrusted_signer, mismatch, malformed
                                      (docs/format.md#verification-rules)
   taskproof verify --branch [HEAD]   the merge gate: every tick in BASE..HEAD is
-                                     evidenced, stale or unverifiable; --base defaults to origin/HEAD,
-                                     else origin/main, origin/master, main, master (docs/format.md#gate-rules)
+                                     evidenced, stale or unverifiable; --base defaults to the pull request's
+                                     base, origin/HEAD, origin/main or origin/master, main or master
+                                     (docs/format.md#default-base, docs/format.md#gate-rules)
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
@@ -134,6 +135,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if err := writeReport(c, format, rep); err != nil {
 		return err
 	}
+	noteNoTicks(c, repo, tg, rep)
 	if rep.Conclusion == verify.Failure {
 		return failed()
 	}
@@ -151,11 +153,14 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 	for _, u := range used {
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 	}
-	pol, err := verify.LoadPolicy(repo, psrc)
+	pol, ref, err := verify.LoadPolicyRef(repo, psrc)
 	if err != nil {
 		return nil, err
 	}
-	if psrc != (verify.PolicySource{}) {
+	switch {
+	case ref != "":
+		fmt.Fprintf(c.ErrOrStderr(), "policy: %s (%s at %s)\n", pol.Name(), ref, pol.Commit())
+	case psrc != (verify.PolicySource{}):
 		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
 	}
 	return verify.NewVerifier(repo, notes, trust, append(opts, verify.WithPolicy(pol))...)
@@ -171,6 +176,26 @@ func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
 	if in, err := repo.InRange(tg.Base, tg.Head, tg.Head); err == nil && len(in) == 0 {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(string(tg.Head)), verify.Printable(string(tg.Base)))
 	}
+}
+
+// noteNoTicks notes on stderr a neutral gate over a non-empty range: commits
+// were checked and none ticked a task of a recognized tasks file
+// (docs/format.md#tasks-files), which a reviewer should see (a branch whose
+// ticks are in files the gate does not read, or a base chosen past them). The
+// reports stay as they are.
+func noteNoTicks(c *cobra.Command, repo *gitref.Repo, tg verify.Verified, rep *verify.Report) {
+	if !tg.Range || rep.Conclusion != verify.Neutral || len(rep.Ticks)+len(rep.Unticks)+len(rep.BornTicked) > 0 {
+		return
+	}
+	commits, err := repo.RangeCommits(tg.Base, tg.Head, false)
+	if err != nil || len(commits) == 0 {
+		return
+	}
+	noun := "commits"
+	if len(commits) == 1 {
+		noun = "commit"
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", len(commits), noun, verify.Printable(tg.RangeName()))
 }
 
 // addTrustFlags adds the allowed signers, keyring and raw key flags of a
@@ -226,7 +251,13 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		if branch {
 			return t, usageErr("give --branch or a range A..B, not both")
 		}
-		t.Base, t.Head, err = repo.ResolveRange(args[0])
+		if t.Base, t.Head, err = repo.ResolveRange(args[0]); err != nil {
+			return t, err
+		}
+		// The range's base decides what is checked, as --base does.
+		if a, _, _ := strings.Cut(args[0], ".."); a != "" {
+			t.Base, _, err = repo.ResolveTrusted(a)
+		}
 		return t, err
 	}
 	if len(args) > 1 {
@@ -239,20 +270,23 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		t.Base, err = defaultBase(repo, t.Head)
 		return t, err
 	}
-	if t.Base, err = repo.Resolve(base); err != nil {
+	if t.Base, _, err = repo.ResolveTrusted(base); err != nil {
 		return t, fmt.Errorf("--base: %w", err)
 	}
 	return t, nil
 }
 
-// defaultBase is verify.DefaultBase, its errors naming --base (and, when no
-// default base exists, how to give one).
+// defaultBase is verify.DefaultBase, the pull request's base branch taken
+// from GitHub Actions' GITHUB_BASE_REF (set for pull_request events), its
+// errors naming --base (and how to give one).
 func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
-	id, err := verify.DefaultBase(repo, head)
+	id, err := verify.DefaultBase(repo, head, os.Getenv("GITHUB_BASE_REF"))
 	var de *verify.DefaultBaseError
 	switch {
 	case errors.As(err, &de) && de.Candidate != "":
-		return "", fmt.Errorf("--base (default %s): %w", de.Candidate, de.Err)
+		return "", fmt.Errorf("--base (default %s): %w; give --base the branch the changes go into", de.Candidate, de.Err)
+	case errors.As(err, &de) && len(de.Ambiguous) > 0:
+		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), or record the remote's default branch (git remote set-head origin --auto)", err)
 	case err != nil:
 		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
 	}

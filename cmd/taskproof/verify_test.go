@@ -261,7 +261,7 @@ func TestVerifyCLI(t *testing.T) {
 	})
 	t.Run("allowed signers from the base revision", func(t *testing.T) {
 		out, errOut := r.run(t, 0, "verify", r.t2, "--allowed-signers-rev", "main:.github/allowed_signers", "--format", "json")
-		if rep := vfParse(t, out); rep.Objects[0].Outcome != "ok" || !strings.Contains(errOut, "main:.github/allowed_signers ("+r.base+")") {
+		if rep := vfParse(t, out); rep.Objects[0].Outcome != "ok" || !strings.Contains(errOut, "main:.github/allowed_signers (refs/heads/main at "+r.base+")") {
 			t.Errorf("report %+v\nstderr %s", rep, errOut)
 		}
 		r.run(t, 3, "verify", r.t2, "--allowed-signers-rev", "main:.github/none")

@@ -91,6 +91,7 @@ func Git(t testing.TB, dir string, args ...string) string {
 func GitEnv() []string {
 	return append(os.Environ(),
 		"GIT_CONFIG_NOSYSTEM=1",
+		"GITHUB_BASE_REF=", // the default base follows it in a pull request run: not the tests' own CI
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_AUTHOR_NAME=Test Author", "GIT_AUTHOR_EMAIL=author@example.invalid",
 		"GIT_COMMITTER_NAME=Test Author", "GIT_COMMITTER_EMAIL=author@example.invalid",
