@@ -21,6 +21,7 @@ func newAttestCarryCmd() *cobra.Command {
 		src                verify.TrustSources
 		keep, dryRun       bool
 		unverifiedInsecure bool
+		force              bool
 	)
 	c := &cobra.Command{
 		Use:   "carry FROM TO | carry FROM-RANGE TO-RANGE",
@@ -65,10 +66,11 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as `git notes add -f`)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
-		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure}
+		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
 		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
@@ -111,7 +113,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		req.From, req.To = pairs[0].From, pairs[0].To
 		res, err := attest.Carry(context.Background(), repo, notes, req)
 		if err != nil {
-			return err
+			return withAttestFlags(err)
 		}
 		if f == "json" {
 			return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res}, res)
@@ -175,6 +177,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		r.From, r.To = p.From, p.To
 		res, err := attest.Carry(context.Background(), repo, notes, r)
 		if err != nil {
+			err = withAttestFlags(err)
 			var names []string
 			for _, d := range done {
 				names = append(names, short(d.From)+"->"+short(d.To))
