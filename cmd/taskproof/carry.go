@@ -37,7 +37,9 @@ line as ticked, read as open), the cited spec section at TO, and policy_sha256 (
 parent's speccoder.toml). TO must tick each task against its first parent — that is where the
 gate looks for the evidence. The test-result and verification-summary statements are rebuilt,
 everything is signed with your key, and written into TO's note (its other lines kept). Only
-then are the carried lines removed from FROM's note (--keep-from leaves them).
+then are the carried lines removed from FROM's note (--keep-from leaves them). Statements
+TO's note already holds about TO for a carried task are replaced only with --force; without it
+the carry is refused, naming them (docs/format.md#attesting-safely).
 
 FROM's signatures are checked first against your trust (the same flags as verify), so a carry
 never re-signs statements nobody trusted; --unverified-from-insecure skips that check.
