@@ -97,6 +97,16 @@ func refuseReplacing(notes *gitref.NotesStore, commit gitref.Hash, batch []pendi
 	return &AttestedError{Commit: commit, Existing: existing}
 }
 
+// commitNoteRefusing is commitNote, after refuseReplacing unless force.
+func commitNoteRefusing(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun, force bool) (gitref.Hash, error) {
+	if !force {
+		if err := refuseReplacing(notes, commit, batch); err != nil {
+			return "", err
+		}
+	}
+	return commitNote(notes, commit, batch, dryRun)
+}
+
 // refuseMovingSkip fails with an *AttestedError when ref already points at a
 // skip record: a new skip decision would move the ref off that record and its
 // signed statement (docs/format.md#attesting-safely). An absent ref is no error.

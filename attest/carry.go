@@ -115,12 +115,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	if !req.Force {
-		if err := refuseReplacing(notes, to.ID, batch); err != nil {
-			return nil, err
-		}
-	}
-	nc, err := commitNote(notes, to.ID, batch, req.DryRun)
+	nc, err := commitNoteRefusing(notes, to.ID, batch, req.DryRun, req.Force)
 	if err != nil {
 		return nil, err
 	}

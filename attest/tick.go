@@ -415,12 +415,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 		return nil, err
 	}
 	pd.line = line
-	if !force {
-		if err := refuseReplacing(notes, commit, []pending{pd}); err != nil {
-			return nil, err
-		}
-	}
-	nc, err := commitNote(notes, commit, []pending{pd}, dryRun)
+	nc, err := commitNoteRefusing(notes, commit, []pending{pd}, dryRun, force)
 	if err != nil {
 		return nil, err
 	}
