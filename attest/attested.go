@@ -16,9 +16,12 @@ import (
 var ErrAlreadyAttested = errors.New("already attested")
 
 // AttestedError names the statements a commit's note already holds for the
-// ticks an `attest tick` would replace (docs/format.md#attesting-safely).
+// ticks a writer (`attest tick`, `attest decide`, `attest carry`) would replace
+// (docs/format.md#attesting-safely). Ref, when not empty, is the skip-record ref
+// that points at Commit and that a new skip decision would move.
 type AttestedError struct {
 	Commit   gitref.Hash
+	Ref      string
 	Existing []TickSummary
 }
 
@@ -27,8 +30,15 @@ func (e *AttestedError) Error() string {
 	for _, s := range e.Existing {
 		parts = append(parts, fmt.Sprintf("%s (%s)", s.Subject, s.StatementsSummary))
 	}
-	return fmt.Sprintf("%v: the note of %s already holds statements for %s; replacing them must be forced (as `git notes add -f` is)",
-		ErrAlreadyAttested, e.Commit, strings.Join(parts, "; "))
+	if len(parts) == 0 {
+		parts = append(parts, "the task")
+	}
+	where := "the note of " + e.Commit.String()
+	if e.Ref != "" {
+		where = fmt.Sprintf("the skip record %s at %s", e.Commit, e.Ref)
+	}
+	return fmt.Sprintf("%v: %s already holds statements for %s; replacing them must be forced (as `git notes add -f` is)",
+		ErrAlreadyAttested, where, strings.Join(parts, "; "))
 }
 
 // Unwrap returns ErrAlreadyAttested.
@@ -85,4 +95,29 @@ func refuseReplacing(notes *gitref.NotesStore, commit gitref.Hash, batch []pendi
 		return err
 	}
 	return &AttestedError{Commit: commit, Existing: existing}
+}
+
+// commitNoteRefusing is commitNote, after refuseReplacing unless force.
+func commitNoteRefusing(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun, force bool) (gitref.Hash, error) {
+	if !force {
+		if err := refuseReplacing(notes, commit, batch); err != nil {
+			return "", err
+		}
+	}
+	return commitNote(notes, commit, batch, dryRun)
+}
+
+// refuseMovingSkip fails with an *AttestedError when ref already points at a
+// skip record: a new skip decision would move the ref off that record and its
+// signed statement (docs/format.md#attesting-safely). An absent ref is no error.
+func refuseMovingSkip(repo *gitref.Repo, notes *gitref.NotesStore, ref string) error {
+	old, err := repo.ReadRef(ref)
+	if err != nil || old == "" {
+		return err
+	}
+	note, err := notes.Note(old)
+	if err != nil && !errors.Is(err, gitref.ErrNotesRefAbsent) && !errors.Is(err, gitref.ErrNoNote) {
+		return err
+	}
+	return &AttestedError{Commit: old, Ref: ref, Existing: SummarizeNote(note)}
 }

@@ -48,6 +48,10 @@ type CarryRequest struct {
 	KeepFrom bool
 	// DryRun builds and signs the statements and writes nothing.
 	DryRun bool
+	// Force replaces the statements To's note already holds for a carried
+	// task; without it Carry fails with an *AttestedError naming them
+	// (docs/format.md#attesting-safely).
+	Force bool
 }
 
 // CarryResult says what Carry did.
@@ -76,7 +80,9 @@ type CarryResult struct {
 // so a crash never loses the evidence. Lines of From's note about other commits
 // (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
 // removed. A From note holding a Sigstore bundle is refused before anything is
-// read or written ([CheckNoBundles]). Errors: [ErrNothingToCarry],
+// read or written ([CheckNoBundles]); statements To's note already holds for a
+// carried task are replaced only with req.Force (else an *AttestedError,
+// [ErrAlreadyAttested], before anything is written). Errors: [ErrNothingToCarry],
 // [ErrTaskNotTicked], [ErrRequest], [ErrUncheckedFrom] (neither CheckFrom nor
 // UnverifiedFromUnsafe), CheckFrom's error, gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
@@ -109,7 +115,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	nc, err := commitNote(notes, to.ID, batch, req.DryRun)
+	nc, err := commitNoteRefusing(notes, to.ID, batch, req.DryRun, req.Force)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,11 @@ type DecideRequest struct {
 	Signers    []signer.Signer
 	Time       time.Time
 	DryRun     bool
+	// Force replaces what the decision would replace: for attested, the
+	// statements the tick commit's note already holds for the task; for
+	// skipped, an existing skip record at the task's ref. Without it Decide
+	// fails with an *AttestedError naming them (docs/format.md#attesting-safely).
+	Force bool
 }
 
 // Decide writes a decision statement (docs/format.md#storage,
@@ -43,9 +48,11 @@ type DecideRequest struct {
 // decision commit, message "skip <feature>/<task>: <reason>"), points
 // refs/speccoder/skipped/<feature>/<task> at it, and puts the statement in the
 // record's note. The predicate carries the decider and no test evidence; the
-// decision writes the task-verification statement alone. Errors: [ErrRequest]
+// decision writes the task-verification statement alone. Without req.Force a
+// decision replaces no signed statement: an *AttestedError
+// ([ErrAlreadyAttested]) names what it would replace. Errors: [ErrRequest]
 // (missing by/reason, a task that is not open for a skip), [ErrTaskNotTicked],
-// gitref's errors.
+// [ErrAlreadyAttested], gitref's errors.
 func Decide(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest) (*Written, error) {
 	if strings.TrimSpace(req.By) == "" || strings.TrimSpace(req.Reason) == "" {
 		return nil, fmt.Errorf("%w: a decision needs who decided (by) and a non-empty reason", ErrRequest)
@@ -133,7 +140,7 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	return write(ctx, notes, commit.ID, unit, req.Task, line, p, req.Signers, req.DryRun)
+	return write(ctx, notes, commit.ID, unit, req.Task, line, p, req.Signers, req.DryRun, req.Force)
 }
 
 func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {
@@ -165,13 +172,18 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	subject := SubjectName(unit.Feature, req.Task)
 	ref := SkipRefPrefix + subject
 	msg := fmt.Sprintf("skip %s: %s\n", subject, req.Reason)
+	if !req.Force {
+		if err := refuseMovingSkip(repo, notes, ref); err != nil {
+			return nil, err
+		}
+	}
 	if req.DryRun {
 		p, err := predicate.Build(predicate.Input{Unit: unit, Task: task, Section: section, Tree: string(decision.Tree),
 			Policy: policy, Verdict: predicate.Skipped, Decider: decider, Time: when})
 		if err != nil {
 			return nil, err
 		}
-		return write(ctx, notes, decision.ID, unit, req.Task, "", p, req.Signers, true)
+		return write(ctx, notes, decision.ID, unit, req.Task, "", p, req.Signers, true, true)
 	}
 	record, err := repo.WriteCommit(decision.Tree, decision.ID, msg)
 	if err != nil {
@@ -184,7 +196,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	}
 	// The note first, then the ref: a crash in between leaves an unreferenced
 	// record, never a ref to a record without its statement.
-	w, err := write(ctx, notes, record, unit, req.Task, "", p, req.Signers, false)
+	w, err := write(ctx, notes, record, unit, req.Task, "", p, req.Signers, false, true)
 	if err != nil {
 		return nil, err
 	}

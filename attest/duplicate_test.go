@@ -134,9 +134,9 @@ func TestTickRepeatedTaskID(t *testing.T) {
 		}
 	}
 
-	// A decision on c2 (one T001 line ticked) is about that line: it replaces
-	// the line's tick statements.
-	if _, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{Commit: r.c2, Task: "T001", Verdict: predicate.Attested, By: "ada", Reason: "by hand", Signers: []signer.Signer{sshSigner(t, key)}}); err != nil {
+	// A decision on c2 (one T001 line ticked) is about that line: forced, it
+	// replaces the line's tick statements.
+	if _, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{Commit: r.c2, Task: "T001", Verdict: predicate.Attested, By: "ada", Reason: "by hand", Signers: []signer.Signer{sshSigner(t, key)}, Force: true}); err != nil {
 		t.Fatalf("Decide on c2: %v", err)
 	}
 	if ps, n := tvs(r.c2); n != 1 || ps[hash(t001b)] == nil || ps[hash(t001b)].Verdict != predicate.Attested {

@@ -89,6 +89,19 @@ func TestSigstoreTickWritesBundles(t *testing.T) {
 	if second := note(t, r.dir, r.c1); len(noteline.Split([]byte(second))) != 4 || second == first {
 		t.Errorf("re-tick: note has %d lines (want 4, replaced)", len(noteline.Split([]byte(second))))
 	}
+	// A decision over a task's bundles is refused the same way
+	// (docs/format.md#attesting-safely).
+	second := note(t, r.dir, r.c1)
+	repoD, notesD := r.open(t)
+	_, err := attest.Decide(context.Background(), repoD, notesD, attest.DecideRequest{Commit: r.c1, Task: "T001",
+		Verdict: predicate.Attested, By: "bob", Reason: "meh"})
+	if !errors.As(err, &ae) || len(ae.Existing) != 1 || ae.Existing[0].Subject != "001-calc/T001" {
+		t.Fatalf("decide over bundles: err %v, want an AttestedError naming 001-calc/T001", err)
+	}
+	if note(t, r.dir, r.c1) != second {
+		t.Fatalf("refused decision changed the note")
+	}
+	repoD.Close()
 	// And taskproof verify accepts them with the trusted root from a file.
 	repo, notes := r.open(t)
 	trust, _, err := verify.LoadTrust(repo, verify.TrustSources{NoGitConfig: true, TrustedRoot: env.WriteTrustedRoot(t, t.TempDir()),

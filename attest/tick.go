@@ -458,14 +458,15 @@ type pending struct {
 }
 
 // write builds the statements of p for one task, signs them and writes the note;
-// line is pending.line.
-func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun bool) (*Written, error) {
+// line is pending.line. Unless force, it refuses to replace statements the note
+// holds (refuseReplacing).
+func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun, force bool) (*Written, error) {
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err
 	}
 	pd.line = line
-	nc, err := commitNote(notes, commit, []pending{pd}, dryRun)
+	nc, err := commitNoteRefusing(notes, commit, []pending{pd}, dryRun, force)
 	if err != nil {
 		return nil, err
 	}

@@ -767,9 +767,9 @@ func TestTickRewordedAndBorn(t *testing.T) {
 		t.Errorf("verify %s = %v, want ok for T004 and T005", c4, got)
 	}
 
-	// attest decide on the Born task replaces its statements with the decision.
+	// attest decide on the Born task, forced, replaces its statements with the decision.
 	if _, err := attest.Decide(ctx, repo, notes, attest.DecideRequest{Commit: c4, Task: "T005", Verdict: predicate.Attested,
-		By: "Ada Lovelace", Reason: "read the docs", Signers: signers, Time: fixedTime}); err != nil {
+		By: "Ada Lovelace", Reason: "read the docs", Signers: signers, Time: fixedTime, Force: true}); err != nil {
 		t.Fatal(err)
 	}
 	if p := taskPredicate(t, note(t, r.dir, c4), "001-calc/T005"); p.Verdict != predicate.Attested || p.Task.LineHash != predicate.LineHash("- [ ] T005 [US2] Document subtract") {

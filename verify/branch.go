@@ -331,6 +331,7 @@ type gate struct {
 	bornListed   map[string]bool // unit dir, task ID, line after
 	irregular    map[string]bool // paths reported tasks_file_not_regular
 	unrecognized map[string]bool // path, task ID, line after
+	moved        map[string]bool // movedOpenTasks, read at the first allowed born-ticked task
 }
 
 // newGate walks base..head and prepares the ticks' judging.
@@ -545,7 +546,14 @@ func (g *gate) judgeTick(i int) error {
 			return nil
 		}
 		g.bornListed[k] = true
+		moved := false
 		if g.v.policy().AllowsBornTicked(t.Path) {
+			var err error
+			if moved, err = g.movedOpen(t); err != nil {
+				return err
+			}
+		}
+		if g.v.policy().AllowsBornTicked(t.Path) && !moved {
 			tr.Status = StatusBornTicked
 			tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
 			rep.BornTicked = append(rep.BornTicked, tr)
@@ -1004,6 +1012,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 			return err
 		}
 	}
+	moved := v.movedOpenTasks(baseFiles, headFiles)
 	// At base: the checked tasks, by unit class, task ID and line read as open.
 	checkedAtBase := map[string]bool{}
 	for _, f := range baseFiles {
@@ -1068,7 +1077,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 				continue
 			}
 			k := class + "\x00" + t.ID
-			if covered[k+"\x00"+lh] || failing[k] || v.policy().AllowsBornTicked(f.Path) {
+			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !moved[movedOpenKey(t.ID, t.Title)]) {
 				continue
 			}
 			failing[k] = true

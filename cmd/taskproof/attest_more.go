@@ -19,7 +19,7 @@ func newAttestDecideCmd() *cobra.Command {
 		sf                                 signerFlags
 		commitRev, task, unit, verdict, by string
 		reason                             string
-		dryRun                             bool
+		dryRun, force                      bool
 	)
 	c := &cobra.Command{
 		Use:   "decide --task ID --verdict attested|skipped --by NAME --reason TEXT",
@@ -29,7 +29,11 @@ func newAttestDecideCmd() *cobra.Command {
   attested  goes into the note of the commit that ticks the task (--commit, default HEAD).
   skipped   writes a skip record: a commit whose tree is the decision commit's (--commit),
             with that commit as parent and the message "skip <feature>/<task>: <reason>",
-            pointed to by refs/speccoder/skipped/<feature>/<task>; its note holds the statement.`,
+            pointed to by refs/speccoder/skipped/<feature>/<task>; its note holds the statement.
+
+A decision replaces no statement unless --force: attested over statements the tick commit's
+note already holds for the task, or skipped over an existing skip record of the task, is
+refused, naming them (docs/format.md#attesting-safely).`,
 		Example: `  taskproof attest decide --task T007 --verdict attested --by "Ada Lovelace" --reason "verified by hand on staging"
   taskproof attest decide --task 2.3 --verdict skipped --by ada --reason "superseded by 2.4" --unit openspec/changes/add-auth`,
 		Args: cobra.NoArgs,
@@ -42,6 +46,7 @@ func newAttestDecideCmd() *cobra.Command {
 	c.Flags().StringVar(&by, "by", "", "who decided (required)")
 	c.Flags().StringVar(&reason, "reason", "", "why (required)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statement without writing anything")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements the tick commit's note holds for the task (attested) or the task's skip record (skipped)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -68,10 +73,10 @@ func newAttestDecideCmd() *cobra.Command {
 		}
 		w, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{
 			Commit: id, Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
-			Signers: signers, DryRun: dryRun,
+			Signers: signers, DryRun: dryRun, Force: force,
 		})
 		if err != nil {
-			return err
+			return withAttestFlags(err)
 		}
 		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, []attest.Written{*w}, dryRun)
 	}

@@ -21,6 +21,7 @@ func newAttestCarryCmd() *cobra.Command {
 		src                verify.TrustSources
 		keep, dryRun       bool
 		unverifiedInsecure bool
+		force              bool
 	)
 	c := &cobra.Command{
 		Use:   "carry FROM TO | carry FROM-RANGE TO-RANGE",
@@ -36,7 +37,9 @@ line as ticked, read as open), the cited spec section at TO, and policy_sha256 (
 parent's speccoder.toml). TO must tick each task against its first parent — that is where the
 gate looks for the evidence. The test-result and verification-summary statements are rebuilt,
 everything is signed with your key, and written into TO's note (its other lines kept). Only
-then are the carried lines removed from FROM's note (--keep-from leaves them).
+then are the carried lines removed from FROM's note (--keep-from leaves them). Statements
+TO's note already holds about TO for a carried task are replaced only with --force; without it
+the carry is refused, naming them (docs/format.md#attesting-safely).
 
 FROM's signatures are checked first against your trust (the same flags as verify), so a carry
 never re-signs statements nobody trusted; --unverified-from-insecure skips that check.
@@ -65,10 +68,11 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as `git notes add -f`)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
-		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure}
+		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
 		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
@@ -90,7 +94,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		req.From, req.To = pairs[0].From, pairs[0].To
 		res, err := attest.Carry(context.Background(), repo, notes, req)
 		if err != nil {
-			return err
+			return withAttestFlags(err)
 		}
 		return printCarry(c, res, f, dryRun)
 	})
@@ -198,6 +202,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		r.From, r.To = p.From, p.To
 		res, err := attest.Carry(context.Background(), repo, notes, r)
 		if err != nil {
+			err = withAttestFlags(err)
 			var names []string
 			for _, d := range done {
 				names = append(names, short(d.From)+"->"+short(d.To))

@@ -22,9 +22,9 @@ func withTrustFlags(err error, keyFlag string) error {
 	return err
 }
 
-// withAttestFlags names the flag that forces an attest tick over statements
-// the note already holds, or over a contradiction of the test reports (the
-// library names the concept).
+// withAttestFlags names the flag that forces a writer (attest tick, decide,
+// carry) over statements the note already holds, or over a contradiction of
+// the test reports (the library names the concept).
 func withAttestFlags(err error) error {
 	var ae *attest.AttestedError
 	if errors.As(err, &ae) {

@@ -32,6 +32,19 @@ func BenchmarkParseTasks(b *testing.B) {
 	}
 }
 
+// BenchmarkParseTasksFootnote is BenchmarkParseTasks on the file with a
+// footnote definition at its end: a file holding "[^" is read a second time,
+// with footnote definitions (compare the two for the cost).
+func BenchmarkParseTasksFootnote(b *testing.B) {
+	content := append(bigKiroTasks(1000), "\n[^1]: - [x] 1001. in a footnote\n"...)
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, err := ParseTasks(kiUnit, content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkParseTasksFlat parses 20,000 unindented tasks under one heading: the
 // parent search must stay linear.
 func BenchmarkParseTasksFlat(b *testing.B) {

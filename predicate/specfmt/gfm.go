@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -42,11 +43,24 @@ var boxesKey = parser.NewContextKey()
 // parsers cannot matter: a task checkbox is the first inline of its block, and
 // goldmark tries the parsers of "[" before any other at a block's start. The
 // parser holds configuration only; each Parse has its own context.
-var gfmParser = parser.NewParser(
-	parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-	parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-	parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
-)
+var gfmParser = newGFMParser()
+
+// gfmFootnoteParser is gfmParser with GFM footnote definitions (the block
+// parser of goldmark's Footnote extension): GitHub renders a definition's
+// blocks, a task list among them. A definition is read whether or not a link
+// references it. Its checkboxes are added to gfmParser's, never put in their
+// place: a definition can end a block that gfmParser's reading continues, so
+// either reading may hold boxes the other has not
+// (docs/format.md#task-recognition-follows-goldmark).
+var gfmFootnoteParser = newGFMParser(util.Prioritized(extension.NewFootnoteBlockParser(), 999))
+
+func newGFMParser(extra ...util.PrioritizedValue) parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(append(parser.DefaultBlockParsers(), extra...)...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+		parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
+	)
+}
 
 // boxParser recognises a task checkbox exactly where goldmark's TaskList
 // extension (v1.8) does — "[", one of space, tab, form feed, "x" or "X", "]"
@@ -219,10 +233,7 @@ func readGFM(content []byte) ([]gfmLine, error) {
 	lineOf := func(off int) int {
 		return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
 	}
-	var boxes []int
-	pc := parser.NewContext()
-	pc.Set(boxesKey, &boxes)
-	doc := gfmParser.Parse(text.NewReader(md), parser.WithContext(pc))
+	boxes, doc := parseBoxes(gfmParser, md)
 	for _, b := range boxes {
 		if i := lineOf(b); i >= 0 && out[i].box < 0 {
 			out[i].box = b - starts[i]
@@ -271,7 +282,27 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	walk(doc)
+	if bytes.Contains(md, []byte("[^")) {
+		// A footnote definition's boxes are tasks too, also on a line the
+		// reading without footnotes puts in code.
+		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
+		for _, b := range fnBoxes {
+			if i := lineOf(b); i >= 0 && out[i].box < 0 {
+				out[i].box, out[i].hidden = b-starts[i], false
+			}
+		}
+	}
 	return out, nil
+}
+
+// parseBoxes parses md with p and returns the source offsets of the boxes
+// boxParser found, and the document.
+func parseBoxes(p parser.Parser, md []byte) ([]int, ast.Node) {
+	var boxes []int
+	pc := parser.NewContext()
+	pc.Set(boxesKey, &boxes)
+	doc := p.Parse(text.NewReader(md), parser.WithContext(pc))
+	return boxes, doc
 }
 
 // hasLoneCR reports whether src holds a "\r" not followed by "\n".

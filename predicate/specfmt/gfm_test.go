@@ -17,12 +17,15 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // The differential tests hold ParseTasks to goldmark (v1.8, CommonMark with the
-// GFM TaskList extension, default options), the reference reading of a tasks
-// file (docs/format.md#units-and-task-lines): every checkbox goldmark renders is
+// GFM TaskList extension, default options, read with and without the Footnote
+// extension's definitions), the reference reading of a tasks file
+// (docs/format.md#units-and-task-lines): every checkbox goldmark renders is
 // a task at the same line and column, ticked when goldmark checks it, open
 // otherwise; every task is such a checkbox (a "[-]" box is one once its "-" is a
 // space); and no task's box lies in code (fenced or indented blocks, code spans)
@@ -30,6 +33,14 @@ import (
 
 // gfmReference is goldmark as GitHub-flavoured task lists are read with it.
 var gfmReference = goldmark.New(goldmark.WithExtensions(extension.TaskList))
+
+// gfmFootnotes is gfmReference with footnote definitions (GitHub renders
+// their blocks). Only the Footnote extension's block parser: its AST
+// transformer drops the definitions no link references, whose tasks are
+// tasks all the same. A file's tasks are the checkboxes of either reading:
+// footnotes make more lines tasks, never fewer.
+var gfmFootnotes = goldmark.New(goldmark.WithExtensions(extension.TaskList),
+	goldmark.WithParserOptions(parser.WithBlockParsers(util.Prioritized(extension.NewFootnoteBlockParser(), 999))))
 
 // refBox is a checkbox of goldmark's reading: its source offset ("[") in the
 // file without a leading BOM.
@@ -44,12 +55,45 @@ type gfmReading struct {
 	src    []byte // content without a BOM: offsets are into it
 	boxes  []refBox
 	hidden [][2]int // [start, stop) of code and raw HTML text
+	// also is the reading with footnote definitions (readReference), whose
+	// boxes are in boxes too.
+	also *gfmReading
 }
 
-// readReference parses content with gfmReference. CommonMark ends lines at a
-// lone "\r" too and readers drop a leading BOM; goldmark does neither, so it is
-// handed the file without its BOM and with each lone "\r" as "\n" (same length).
+// hides reports whether off lies in code or raw HTML in r and in r.also.
+func (r gfmReading) hides(off int) bool {
+	in := false
+	for _, h := range r.hidden {
+		in = in || (h[0] <= off && off < h[1])
+	}
+	if in && r.also != nil {
+		return r.also.hides(off)
+	}
+	return in
+}
+
+// readReference parses content with gfmReference and gfmFootnotes: boxes are
+// the checkboxes of either. CommonMark ends lines at a lone "\r" too and
+// readers drop a leading BOM; goldmark does neither, so it is handed the file
+// without its BOM and with each lone "\r" as "\n" (same length).
 func readReference(content []byte) gfmReading {
+	r := readWith(gfmReference, content)
+	fn := readWith(gfmFootnotes, content)
+	r.also = &fn
+	seen := map[int]bool{}
+	for _, b := range r.boxes {
+		seen[b.off] = true
+	}
+	for _, b := range fn.boxes {
+		if !seen[b.off] {
+			r.boxes = append(r.boxes, b)
+		}
+	}
+	return r
+}
+
+// readWith is readReference with the goldmark md.
+func readWith(gm goldmark.Markdown, content []byte) gfmReading {
 	src := bytes.TrimPrefix(content, []byte(bom))
 	md := bytes.Clone(src)
 	for i, c := range md {
@@ -58,7 +102,7 @@ func readReference(content []byte) gfmReading {
 		}
 	}
 	r := gfmReading{src: src}
-	doc := gfmReference.Parser().Parse(text.NewReader(md))
+	doc := gm.Parser().Parse(text.NewReader(md))
 	addLines := func(l *text.Segments) {
 		for k := 0; k < l.Len(); k++ {
 			r.hidden = append(r.hidden, [2]int{l.At(k).Start, l.At(k).Stop})
@@ -159,10 +203,8 @@ func compareGFM(t *testing.T, name string, content []byte) {
 	}
 	for _, tk := range f.Tasks {
 		off := starts[tk.LineNo-1] + tk.BoxCol
-		for _, h := range ref.hidden {
-			if h[0] <= off && off < h[1] {
-				t.Fatalf("%s: task %s at line %d lies in code or raw HTML [%d,%d)\n%q", name, tk.ID, tk.LineNo, h[0], h[1], content)
-			}
+		if ref.hides(off) {
+			t.Fatalf("%s: task %s at line %d lies in code or raw HTML\n%q", name, tk.ID, tk.LineNo, content)
 		}
 	}
 }
@@ -193,6 +235,10 @@ var gfmFragments = []string{
 	"<?\n- [x] T%d processing instruction\n?>\n",
 	"<![CDATA[\n- [x] T%d\n]]>\n",
 	"> - [x] T%d quoted\n> - [ ] T%d quoted open\n",
+	"Text[^t%d].\n\n[^t%d]: - [x] T%d in a footnote\n",
+	"[^%d]: note\n\n    - [x] T%d indented in a footnote\n",
+	"[^u%d]: - [ ] T%d unreferenced footnote\n    - [x] T%d its child\n",
+	"- [ ] T%d before\n[^f%d]: - [x] T%d interrupts\n        - [ ] T%d deep in a footnote\n",
 	"> quote\n- [x] T%d after a quote\n",
 	"> - [x] T%d\nlazy [x] continuation\n",
 	"- [ ] T%d parent\n  - [x] T%d child\n    - [X] T%d grandchild\n",
@@ -375,4 +421,35 @@ func FuzzGFMTasks(f *testing.F) {
 	f.Fuzz(func(t *testing.T, content []byte) {
 		compareGFM(t, "fuzz input", content)
 	})
+}
+
+// TestFootnoteTasks: a task list in a GFM footnote definition — on the
+// definition's line, or indented four spaces below it, referenced or not — is
+// read as tasks, with their lines, IDs, labels and the phase they sit under.
+func TestFootnoteTasks(t *testing.T) {
+	content := "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Create the skeleton\nMoved to a note[^t113].\n\n" +
+		"[^t113]: - [x] T113 [US1] Hidden in a footnote\n\n[^1]:\n    - [ ] T114 Indented below\n\n## Phase 2: Core\n\n[^2]: - [X] T115 Unreferenced\n"
+	f, err := ParseTasks(skUnit, []byte(content))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		id, title, story, group string
+		line                    int
+		ticked                  bool
+	}
+	var got []row
+	for _, tk := range f.Tasks {
+		got = append(got, row{tk.ID, tk.Title, tk.Story, tk.Group, tk.LineNo, tk.Ticked()})
+	}
+	want := []row{
+		{"T001", "Create the skeleton", "", "", 5, false},
+		{"T113", "Hidden in a footnote", "US1", "", 8, true},
+		{"T114", "Indented below", "", "", 11, false},
+		{"T115", "Unreferenced", "", "", 15, true},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("tasks\n got %+v\nwant %+v", got, want)
+	}
+	compareGFM(t, "footnotes", []byte(content))
 }

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGateBornTickedMovedFile: with a policy allowing born-ticked tasks under
+// specs/legacy-*, a branch that removes a unit's tasks file in one commit and
+// adds it, every box ticked, under an allowed path in a later commit does not
+// pass: each task open at base is ticked_without_evidence. A born-ticked unit
+// of tasks the base never had open stays allowed, and attesting the tick
+// commit passes the gate (docs/format.md#born-ticked-tasks).
+func TestGateBornTickedMovedFile(t *testing.T) {
+	r := newGateRepo(t, map[string]string{"specs/001-face/tasks.md": gateTasks})
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	vfWrite(t, pol, "version = 1\n[born_ticked]\nallow = [\"specs/legacy-*/tasks.md\"]\n")
+	ticked := strings.ReplaceAll(gateTasks, "- [ ] ", "- [x] ")
+	other := "# Tasks\n\n## Phase 1\n\n- [x] T900 Imported and done\n"
+
+	r.commit(t, "del", map[string]string{"specs/001-face/tasks.md": ""})
+	c := r.commit(t, "re-add ticked", map[string]string{"specs/legacy-x/tasks.md": ticked, "specs/legacy-y/tasks.md": other})
+	rep := r.gate(t, 1, "--policy", pol)
+	checkRows(t, rep, "failure",
+		"specs/legacy-x/tasks.md:T001 born_ticked/ticked_without_evidence",
+		"specs/legacy-x/tasks.md:T002 born_ticked/ticked_without_evidence")
+
+	// Honest use: the tick commit's evidence passes the gate.
+	r.attest(t, c, "--task", "T001")
+	r.attest(t, c, "--task", "T002")
+	rep = r.gate(t, 0, "--policy", pol)
+	if rep.Conclusion == "failure" {
+		t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
+	}
+}
