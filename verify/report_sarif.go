@@ -466,14 +466,7 @@ func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
 		if uri == "" {
 			uri = "refs/notes/speccoder"
 		}
-		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(uri)}}}
-		if it.path != "" && it.line > 0 {
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: it.line}
-		}
-		props := map[string]any{"commit": string(it.commit), "status": it.status}
-		if it.task != "" {
-			props["task"] = it.task
-		}
+		loc, props := sarifPlace(it, uri)
 		if it.reason != "" {
 			props["reason"] = it.reason
 		}
@@ -512,4 +505,19 @@ func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
 // "./" before a first element holding ':' so it cannot read as a scheme.
 func sarifURI(path string) string {
 	return (&url.URL{Path: path}).String()
+}
+
+// sarifPlace is a result's location for item it (uri, with its tasks-file line
+// when it has one) and the properties every result of it carries: commit,
+// status and task.
+func sarifPlace(it ciItem, uri string) (sarifLocation, map[string]any) {
+	loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(uri)}}}
+	if it.path != "" && it.line > 0 {
+		loc.PhysicalLocation.Region = &sarifRegion{StartLine: it.line}
+	}
+	props := map[string]any{"commit": string(it.commit), "status": it.status}
+	if it.task != "" {
+		props["task"] = it.task
+	}
+	return loc, props
 }

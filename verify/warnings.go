@@ -131,14 +131,7 @@ func sarifWarnings(rep *Report, items []ciItem, index map[string]int) []sarifRes
 			if uri == "" {
 				uri = rep.NotesRef
 			}
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: sarifURI(uri)}}}
-			if it.path != "" && it.line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: it.line}
-			}
-			props := map[string]any{"commit": string(it.commit), "status": it.status}
-			if it.task != "" {
-				props["task"] = it.task
-			}
+			loc, props := sarifPlace(it, uri)
 			wi := it
 			wi.rule = w.Code
 			out = append(out, sarifResult{
