@@ -11,9 +11,7 @@ import (
 // newRepo makes a git repository in a temporary directory with the real git.
 func newRepo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
-	testenv.Git(t, dir, "init", "-q", "-b", "main")
-	return dir
+	return testenv.NewRepo(t)
 }
 
 // commitFiles writes files (path → content; "" content deletes) and commits them,

@@ -14,8 +14,11 @@ import (
 type TreeEntry struct {
 	Name string
 	Mode EntryMode
-	ID   Hash
+	id   plumbing.Hash
 }
+
+// ID is the id of the object the entry names.
+func (e *TreeEntry) ID() Hash { return fromPlumbing(e.id) }
 
 // EntryMode is a tree entry's kind, read from its git mode (100664 is a
 // regular file, as git reads it).
@@ -53,20 +56,17 @@ func entryMode(m filemode.FileMode) EntryMode {
 	return OtherMode
 }
 
-func treeEntry(e *object.TreeEntry) *TreeEntry {
-	if e == nil {
-		return nil
-	}
-	return &TreeEntry{Name: e.Name, Mode: entryMode(e.Mode), ID: fromPlumbing(e.Hash)}
+func treeEntry(e *object.TreeEntry) TreeEntry {
+	return TreeEntry{Name: e.Name, Mode: entryMode(e.Mode), id: e.Hash}
 }
 
 // DiffTrees calls visit for every entry that differs between trees a and b
 // ("" : the empty tree) in id or mode, recursively: path is the entry's
 // '/'-separated path under the trees, ea and eb the entry in a and in b (nil
-// where absent). Only subtrees whose ids differ are read; a changed subtree's
-// entries are visited before the subtree itself. The first error from visit
-// ends the walk and is returned; reading errors wrap ErrNotFound for a missing
-// tree.
+// where absent; valid only during the call: copy what is kept). Only
+// subtrees whose ids differ are read; a changed subtree's entries are visited
+// before the subtree itself. The first error from visit ends the walk and is
+// returned; reading errors wrap ErrNotFound for a missing tree.
 //
 // The raw trees are compared entry by entry in git's order (diffRawTrees),
 // without decoding them; a tree that is not in git's order (or repeats a name)
@@ -83,10 +83,28 @@ func (r *Repo) DiffTrees(a, b Hash, visit func(path string, ea, eb *TreeEntry) e
 	if b != "" {
 		pb = b.plumbing()
 	}
-	return r.diffTrees(pa, pb, "", visit)
+	return r.diffTrees(pa, pb, "", &treeVisit{visit: visit})
 }
 
-func (r *Repo) diffTrees(a, b plumbing.Hash, dir string, visit func(path string, ea, eb *TreeEntry) error) error {
+// treeVisit is a DiffTrees walk's visitor and the two entries it hands it
+// (reused from one call to the next).
+type treeVisit struct {
+	visit  func(path string, ea, eb *TreeEntry) error
+	ea, eb TreeEntry
+}
+
+func (v *treeVisit) call(path string, a, b *object.TreeEntry) error {
+	var pa, pb *TreeEntry
+	if a != nil {
+		v.ea, pa = treeEntry(a), &v.ea
+	}
+	if b != nil {
+		v.eb, pb = treeEntry(b), &v.eb
+	}
+	return v.visit(path, pa, pb)
+}
+
+func (r *Repo) diffTrees(a, b plumbing.Hash, dir string, visit *treeVisit) error {
 	if a == b {
 		return nil
 	}
@@ -248,7 +266,7 @@ func diffRawTrees(a, b []byte) (changes []rawChange, ok bool, err error) {
 
 // diffDecoded is diffTrees on go-git's decoding of the trees, pairing entries
 // by name.
-func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, visit func(path string, ea, eb *TreeEntry) error) error {
+func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, visit *treeVisit) error {
 	var ae, be []object.TreeEntry
 	if !a.IsZero() {
 		t, err := r.tree(a)
@@ -293,7 +311,7 @@ func (r *Repo) diffDecoded(a, b plumbing.Hash, dir string, visit func(path strin
 
 // diffEntry handles one entry of dir that differs between two trees (a or b
 // nil: absent on that side): subtrees are compared, then the entry visited.
-func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, visit func(path string, ea, eb *TreeEntry) error) error {
+func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, visit *treeVisit) error {
 	name := ""
 	if a != nil {
 		name = a.Name
@@ -316,7 +334,7 @@ func (r *Repo) diffEntry(dir string, a, b *object.TreeEntry, visit func(path str
 			return err
 		}
 	}
-	return visit(path, treeEntry(a), treeEntry(b))
+	return visit.call(path, a, b)
 }
 
 func isRegular(m filemode.FileMode) bool {
@@ -332,7 +350,7 @@ func (r *Repo) TreeEntries(id Hash) ([]TreeEntry, error) {
 	}
 	out := make([]TreeEntry, len(t.Entries))
 	for i := range t.Entries {
-		out[i] = *treeEntry(&t.Entries[i])
+		out[i] = treeEntry(&t.Entries[i])
 	}
 	return out, nil
 }

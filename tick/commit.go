@@ -65,7 +65,7 @@ func TasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([
 				path = dir + "/" + e.Name
 			}
 			if e.Mode == gitref.Directory {
-				if err := walk(e.ID, path); err != nil {
+				if err := walk(e.ID(), path); err != nil {
 					return err
 				}
 				continue
@@ -83,7 +83,7 @@ func TasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([
 			if tf.unrecognized {
 				tf = projectTasksFile(r, layouts, c.Tree, path, tf, projects)
 			}
-			b, err := r.BlobView(e.ID)
+			b, err := r.BlobView(e.ID())
 			if err != nil {
 				return err
 			}

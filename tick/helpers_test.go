@@ -10,9 +10,7 @@ import (
 // newRepo makes a git repository in a temporary directory with the real git.
 func newRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	testenv.Git(t, dir, "init", "-q", "-b", "main")
-	return dir
+	return testenv.NewRepo(t)
 }
 
 // commitFiles writes files (path → content; "" content deletes) and commits them,

@@ -68,7 +68,7 @@ func holdsProjectConfig(r *gitref.Repo, root gitref.Hash, dir string, cache proj
 		var next gitref.Hash
 		for _, e := range t {
 			if e.Name == name && e.Mode == gitref.Directory {
-				next = e.ID
+				next = e.ID()
 				break
 			}
 		}

@@ -46,6 +46,10 @@ func checkReparse(t *testing.T, u specfmt.Unit, old, new []byte) (derived bool) 
 		!reflect.DeepEqual(got.byKey, want.byKey) || !reflect.DeepEqual(got.dups, want.dups) {
 		t.Fatalf("reparseBoxes(%q → %q):\n got %+v\nwant %+v", old, new, gotTasks, want.tasks)
 	}
+	// The box offsets it carries over are those of new's own parse.
+	if g, w := got.boxOffsets(), want.boxOffsets(); !reflect.DeepEqual(g, w) {
+		t.Fatalf("reparseBoxes(%q → %q): box offsets %v, want %v", old, new, g, w)
+	}
 	// A parse derived from a derived one (the next tick of the same file):
 	// back to old, it reads as old's own parse.
 	back, ok := reparseBoxes(got, old)

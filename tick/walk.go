@@ -247,6 +247,7 @@ type parseKey struct {
 
 type tickCtx struct {
 	r       *gitref.Repo
+	prev    *gitref.Commit // the commit commitTicks compared last
 	parsed  map[parseKey]*parsedFile
 	layouts *specfmt.Layouts
 }
@@ -271,6 +272,10 @@ type parsedFile struct {
 	// only in the boxes of tasks[changed[i]] (ascending indices).
 	from    *parsedFile
 	changed []int
+	// boxAt, once a reparse has needed it (boxOffsets), holds the byte
+	// offset in content of each task's box character, ascending: a box-only
+	// change moves no line, so every parse derived from this one shares it.
+	boxAt *[]int
 }
 
 func (f *parsedFile) find(key string) (specfmt.Task, bool) {
@@ -351,8 +356,10 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 	if len(diffs) == 0 || len(diffs) > len(prev.tasks) {
 		return nil, false
 	}
-	// Line starts as specfmt counts lines (a lone "\r" ends a line too).
-	lineStarts := specfmt.LineStarts(old)
+	at := prev.boxOffsets()
+	if at == nil {
+		return nil, false
+	}
 	isBox := func(b byte) bool { return b == ' ' || b == 'x' || b == 'X' || b == '-' }
 	tasks := prev.tasks
 	boxes := make([]byte, len(tasks))
@@ -368,9 +375,8 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 		if !isBox(old[d]) || !isBox(content[d]) {
 			return nil, false
 		}
-		line := sort.Search(len(lineStarts), func(i int) bool { return lineStarts[i] > d }) // 1-based line of d
-		j := sort.Search(len(tasks), func(i int) bool { return tasks[i].LineNo >= line })
-		if j == len(tasks) || tasks[j].LineNo != line || lineStarts[line-1]+tasks[j].BoxCol != d {
+		j, found := slices.BinarySearch(at, d)
+		if !found {
 			return nil, false
 		}
 		if strings.HasPrefix(tasks[j].Line[tasks[j].BoxCol+1:], "]:") {
@@ -381,7 +387,34 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 		boxes[j] = content[d]
 		changed = append(changed, j) // diffs ascend, one per task at most
 	}
-	return &parsedFile{content: content, tasks: tasks, boxes: boxes, byKey: prev.byKey, keys: prev.keys, dups: prev.dups, from: prev, changed: changed}, true
+	return &parsedFile{content: content, tasks: tasks, boxes: boxes, byKey: prev.byKey, keys: prev.keys, dups: prev.dups, from: prev, changed: changed, boxAt: prev.boxAt}, true
+}
+
+// boxOffsets returns the byte offset of each task's box character in
+// f.content (the start of its line, as specfmt counts lines — a lone "\r"
+// ends a line too — plus its BoxCol), computed once for f and the parses
+// derived from it. It is nil when the offsets do not ascend strictly (one
+// task per line, in line order), which a parse of specfmt's always does: the
+// caller then parses the file.
+func (f *parsedFile) boxOffsets() []int {
+	if f.boxAt != nil {
+		return *f.boxAt
+	}
+	lineStarts := specfmt.LineStarts(f.content)
+	at := make([]int, len(f.tasks))
+	for i, t := range f.tasks {
+		if t.LineNo < 1 || t.LineNo > len(lineStarts) {
+			at = nil
+			break
+		}
+		at[i] = lineStarts[t.LineNo-1] + t.BoxCol
+		if i > 0 && at[i] <= at[i-1] {
+			at = nil
+			break
+		}
+	}
+	f.boxAt = &at
+	return at
 }
 
 // tasksFile is one side of a changed tasks file.
@@ -451,12 +484,18 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 const parsedMax = 256
 
 func (tc *tickCtx) commitTicks(c *gitref.Commit) ([]Tick, []Move, error) {
+	prev := tc.prev
+	tc.prev = c
 	if len(c.Parents) == 0 {
 		return nil, nil, nil
 	}
-	p, err := tc.r.Commit(c.Parents[0])
-	if err != nil {
-		return nil, nil, err
+	// In a walk, the parent is mostly the commit compared just before.
+	p := prev
+	if p == nil || p.ID != c.Parents[0] {
+		var err error
+		if p, err = tc.r.Commit(c.Parents[0]); err != nil {
+			return nil, nil, err
+		}
 	}
 	if p.Tree == c.Tree {
 		return nil, nil, nil
@@ -713,7 +752,7 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 		if t.unrecognized {
 			t = projectTasksFile(d.r, d.layouts, root, path, t, d.projects)
 		}
-		t.blob = e.ID
+		t.blob = e.ID()
 		*files = append(*files, t)
 	}
 	side(a, d.oldRoot, &d.olds)

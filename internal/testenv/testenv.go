@@ -131,6 +131,15 @@ func Run(t testing.TB, stdin []byte, env []string, name string, args ...string) 
 	return string(out)
 }
 
+// NewRepo makes a git repository (branch main) in a temporary directory with
+// the real git and returns its directory.
+func NewRepo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	Git(t, dir, "init", "-q", "-b", "main")
+	return dir
+}
+
 // CommitFiles writes files in the repository at dir (path → content; ""
 // content deletes the file) and commits them with the real git, returning the
 // new commit's id.
