@@ -238,7 +238,7 @@ var errWalkStopped = errors.New("tick walk stopped")
 // parent's tasks file is usually the one parsed for the previous commit, and
 // several chunks per worker keep a worker slowed by other work (audit reads
 // the notes alongside) from holding up the rest. The next batch is compared
-// while emit consumes the last, so at most three batches' ticks are held. On
+// while emit consumes the last, so at most two batches' ticks are held. On
 // an error, the ticks of the commits before the failing one are emitted, and
 // walk returns the error of the oldest failing commit.
 func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, emit func([]Tick, []Move) bool) error {
