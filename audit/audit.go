@@ -417,8 +417,6 @@ func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
 // commits. The walk's error wins over the notes' (fanout.Each's rule: the
 // error of the earliest item).
 func readHistory(repo *gitref.Repo, notes *gitref.NotesStore, all bool, base, head gitref.Hash) (*reader, []tickRef, error) {
-	var rd *reader
-	var ticks []tickRef
 	if !all {
 		ticks, err := walkTicks(repo, base, head)
 		if err != nil {
@@ -427,6 +425,8 @@ func readHistory(repo *gitref.Repo, notes *gitref.NotesStore, all bool, base, he
 		rd, err := readTickNotes(notes, ticks)
 		return rd, ticks, err
 	}
+	var rd *reader
+	var ticks []tickRef
 	err := fanout.Each(2, 2, func(i int) error {
 		var err error
 		if i == 0 {
