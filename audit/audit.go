@@ -26,6 +26,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/tick"
@@ -337,7 +338,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	rep := newReport(notes, opts)
 	// 1. The history walk, alongside the notes' reading (for --all: both use
 	//    all cores), and the notes.
-	rd, ticks, err := readNotes(notes, opts.All, startTickWalk(repo, rep.Base, opts.Head))
+	rd, ticks, err := readHistory(repo, notes, opts.All, rep.Base, opts.Head)
 	if err != nil {
 		return nil, err
 	}
@@ -348,13 +349,12 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		}
 	}
 	// 3. Ticks joined to their statements, and the ticks without one.
-	names, err := joinTicks(repo, rep, rd, ticks, opts)
-	if err != nil {
+	if err := joinTicks(repo, rep, rd, ticks, opts); err != nil {
 		return nil, err
 	}
 	// 4. The statements in scope, and the ticks they evidence.
 	evidenced := statementsInScope(rep, rd, opts)
-	countEvidenced(rep, ticks, names, evidenced)
+	countEvidenced(rep, ticks, evidenced)
 	rep.Problems = append(rep.Problems, rd.problems...)
 	summarize(rep)
 	return rep, nil
@@ -378,59 +378,64 @@ func newReport(notes *gitref.NotesStore, opts Options) *Report {
 	return rep
 }
 
-// tickWalk is the walk of base..head for the ticks of recognized tasks files,
-// run in its own goroutine.
-type tickWalk struct {
-	done  chan struct{}
-	ticks []tick.Tick
-	err   error
+// tickRef is what the report needs of a tick of the walked history: the key
+// of its statements (commit and subject name), its task line's hash (which of
+// a repeated ID's lines it is) and where the line is.
+type tickRef struct {
+	commit   gitref.Hash
+	name     string // attest.SubjectName(unit feature, task ID)
+	taskID   string
+	unit     specfmt.Unit
+	path     string
+	line     int
+	lineHash string
+	merge    bool
 }
 
-// startTickWalk starts walking base..head (head "": no walk, no ticks).
-func startTickWalk(repo *gitref.Repo, base, head gitref.Hash) *tickWalk {
-	w := &tickWalk{done: make(chan struct{})}
-	go func() {
-		defer close(w.done)
-		if head == "" {
-			return
-		}
-		all, err := tick.Range(repo, base, head, tick.Options{})
+// walkTicks walks base..head (head "": no walk, no ticks) and keeps, of each
+// tick of a recognized tasks file as tick.Stream hands it out, its tickRef.
+func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
+	if head == "" {
+		return nil, nil
+	}
+	var refs []tickRef
+	for t, err := range tick.Stream(repo, base, head, tick.Options{}) {
 		if err != nil {
-			w.err = err
-			return
+			return nil, err
 		}
-		w.ticks = all[:0] // filtered in place
-		for _, t := range all {
-			if t.Kind == tick.KindTick && !t.Unrecognized {
-				w.ticks = append(w.ticks, t)
-			}
+		if t.Kind != tick.KindTick || t.Unrecognized {
+			continue
 		}
-	}()
-	return w
+		refs = append(refs, tickRef{commit: t.Commit, name: attest.SubjectName(t.Unit.Feature, t.TaskID), taskID: t.TaskID,
+			unit: t.Unit, path: t.Path, line: t.Line, lineHash: t.LineHash, merge: t.Merge})
+	}
+	return refs, nil
 }
 
-// wait returns the walk's ticks once it is done.
-func (w *tickWalk) wait() ([]tick.Tick, error) {
-	<-w.done
-	return w.ticks, w.err
-}
-
-// readNotes reads the notes to audit while walk runs: every note (all), or
-// those of the walk's tick commits. The walk's error wins over the notes'.
-func readNotes(notes *gitref.NotesStore, all bool, walk *tickWalk) (*reader, []tick.Tick, error) {
+// readHistory walks the history and reads the notes to audit: every note
+// (all), alongside the walk (both use all cores), or those of the walk's tick
+// commits. The walk's error wins over the notes' (fanout.Each's rule: the
+// error of the earliest item).
+func readHistory(repo *gitref.Repo, notes *gitref.NotesStore, all bool, base, head gitref.Hash) (*reader, []tickRef, error) {
 	if !all {
-		ticks, err := walk.wait()
+		ticks, err := walkTicks(repo, base, head)
 		if err != nil {
 			return nil, nil, err
 		}
 		rd, err := readTickNotes(notes, ticks)
 		return rd, ticks, err
 	}
-	rd, err := readAllNotes(notes)
-	ticks, werr := walk.wait()
-	if werr != nil {
-		return nil, nil, werr
-	}
+	var rd *reader
+	var ticks []tickRef
+	err := fanout.Each(2, 2, func(i int) error {
+		var err error
+		if i == 0 {
+			ticks, err = walkTicks(repo, base, head)
+		} else {
+			rd, err = readAllNotes(notes)
+		}
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,13 +465,13 @@ func readAllNotes(notes *gitref.NotesStore) (*reader, error) {
 }
 
 // readTickNotes reads the notes of the ticks' commits, each once.
-func readTickNotes(notes *gitref.NotesStore, ticks []tick.Tick) (*reader, error) {
+func readTickNotes(notes *gitref.NotesStore, ticks []tickRef) (*reader, error) {
 	var commits []gitref.Hash
 	seen := map[gitref.Hash]bool{}
 	for _, t := range ticks {
-		if !seen[t.Commit] {
-			seen[t.Commit] = true
-			commits = append(commits, t.Commit)
+		if !seen[t.commit] {
+			seen[t.commit] = true
+			commits = append(commits, t.commit)
 		}
 	}
 	return readParallel(len(commits), func(i int, rd *reader) error {
@@ -489,9 +494,8 @@ func readTickNotes(notes *gitref.NotesStore, ticks []tick.Tick) (*reader, error)
 // joinTicks joins the ticks to their statements by (commit, subject name):
 // each tick's own rows are marked in history with its task line, and a tick in
 // scope (Options.Unit, Options.Since by commit time) without a statement is
-// listed in rep.WithoutEvidence and counted. It returns each tick's subject
-// name.
-func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tick.Tick, opts Options) ([]string, error) {
+// listed in rep.WithoutEvidence and counted.
+func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tickRef, opts Options) error {
 	byKey := make(map[rowKey][]int, len(rd.rows))
 	for i := range rd.rows {
 		k := rowKey{rd.rows[i].Commit, rd.rows[i].Task}
@@ -506,26 +510,22 @@ func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tick.Tick, op
 		annotated[c] = true
 	}
 	before := committedBefore(repo, opts.Since)
-	names := make([]string, len(ticks)) // each tick's subject name
-	for ti, t := range ticks {
-		u := t.Unit
-		name := attest.SubjectName(t.Unit.Feature, t.TaskID)
-		names[ti] = name
-		k := rowKey{t.Commit, name}
+	for _, t := range ticks {
+		k := rowKey{t.commit, t.name}
 		idx := byKey[k]
-		for _, i := range ownRows(rd.rows, idx, t.LineHash) {
+		for _, i := range ownRows(rd.rows, idx, t.lineHash) {
 			r := &rd.rows[i]
 			if !r.InHistory {
-				r.InHistory, r.Path, r.Line = true, t.Path, t.Line
+				r.InHistory, r.Path, r.Line = true, t.path, t.line
 			}
 		}
-		if !matchUnit(opts.Unit, u) || len(idx) > 0 {
+		if !matchUnit(opts.Unit, t.unit) || len(idx) > 0 {
 			// A tick with a statement is counted with its statement's filters
 			// (statementsInScope).
 			continue
 		}
-		if old, err := before(t.Commit); err != nil {
-			return nil, err
+		if old, err := before(t.commit); err != nil {
+			return err
 		} else if old {
 			continue
 		}
@@ -533,15 +533,15 @@ func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tick.Tick, op
 		switch {
 		case unreadable[k]:
 			why = WhyUnreadable
-		case !annotated[t.Commit]:
+		case !annotated[t.commit]:
 			why = WhyNoNote
 		}
-		rep.WithoutEvidence = append(rep.WithoutEvidence, Unevidenced{Commit: t.Commit, Task: name, TaskID: t.TaskID,
-			Unit: u, Path: t.Path, Line: t.Line, Merge: t.Merge, Why: why})
+		rep.WithoutEvidence = append(rep.WithoutEvidence, Unevidenced{Commit: t.commit, Task: t.name, TaskID: t.taskID,
+			Unit: t.unit, Path: t.path, Line: t.line, Merge: t.merge, Why: why})
 		rep.Totals.Ticks++
 		rep.Totals.WithoutEvidence++
 	}
-	return names, nil
+	return nil
 }
 
 // ownRows are the rows of idx about the tick's task line: a commit that ticks
@@ -584,12 +584,15 @@ func committedBefore(repo *gitref.Repo, since time.Time) func(gitref.Hash) (bool
 	}
 }
 
-// statementsInScope puts the rows that pass the unit and since filters in
-// rep.Ticks, marks the rows that share a commit and task with another
-// (TaskLabel), and returns the keys of those about a tick of the walked
-// history.
+// statementsInScope moves the rows that pass the unit and since filters to
+// rep.Ticks (rd.rows is nil after it), marks the rows that share a commit and
+// task with another (TaskLabel), and returns the keys of those about a tick
+// of the walked history.
 func statementsInScope(rep *Report, rd *reader, opts Options) map[rowKey]bool {
 	evidenced := make(map[rowKey]bool, len(rd.rows))
+	// The rows in scope are kept in rd.rows' own array: the reader's rows are
+	// not read after this.
+	inScope := rd.rows[:0]
 	for _, r := range rd.rows {
 		if !matchUnit(opts.Unit, r.Unit) {
 			continue
@@ -597,13 +600,15 @@ func statementsInScope(rep *Report, rd *reader, opts Options) map[rowKey]bool {
 		if !opts.Since.IsZero() && (r.time.IsZero() || r.time.Before(opts.Since)) {
 			continue
 		}
-		if rep.Ticks == nil {
-			rep.Ticks = make([]Row, 0, len(rd.rows)) // stays nil (JSON null) when no row is in scope
-		}
-		rep.Ticks = append(rep.Ticks, r)
+		inScope = append(inScope, r)
 		if r.InHistory {
 			evidenced[rowKey{r.Commit, r.Task}] = true
 		}
+	}
+	clear(rd.rows[len(inScope):]) // the rows out of scope can go
+	rd.rows = nil
+	if len(inScope) > 0 {
+		rep.Ticks = inScope // stays nil when no row is in scope (summarize makes it empty)
 	}
 	seen := make(map[rowKey]int, len(rep.Ticks))
 	for _, r := range rep.Ticks {
@@ -617,9 +622,9 @@ func statementsInScope(rep *Report, rd *reader, opts Options) map[rowKey]bool {
 
 // countEvidenced counts the evidenced ticks: each tick once, however many
 // ticks share its key (a task ticked twice in one commit).
-func countEvidenced(rep *Report, ticks []tick.Tick, names []string, evidenced map[rowKey]bool) {
-	for ti, t := range ticks {
-		if evidenced[rowKey{t.Commit, names[ti]}] {
+func countEvidenced(rep *Report, ticks []tickRef, evidenced map[rowKey]bool) {
+	for _, t := range ticks {
+		if evidenced[rowKey{t.commit, t.name}] {
 			rep.Totals.Ticks++
 			rep.Totals.Evidenced++
 		}

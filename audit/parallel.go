@@ -2,42 +2,35 @@ package audit
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/fanout"
 )
 
 // readParallel runs read(i, rd) for i in [0, n) on all cores and returns the
 // readers' results merged as if one reader had read 0, 1, …, n-1 in order:
-// each worker reads a contiguous run of indexes into its own reader, and the
-// runs are joined in order. The error of the lowest index that failed is
-// returned (the work after it in that run is skipped).
+// the indexes are cut into contiguous runs, several per worker, each read
+// into its own reader (fanout.Each), and the runs are joined in order. The
+// error of the lowest index that failed is returned (the work after it in
+// that run is skipped).
 func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/readsPerWorkerMin))
-	rds := make([]reader, workers)
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		rds[w].rows = make([]Row, 0, hi-lo) // most notes hold one statement
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				if err := read(i, &rds[w]); err != nil {
-					errs[w] = err
-					return
-				}
+	runs := min(workers*runsPerWorker, max(1, n/readsPerWorkerMin))
+	rds := make([]reader, runs)
+	err := fanout.Each(runs, workers, func(k int) error {
+		lo, hi := k*n/runs, (k+1)*n/runs
+		rds[k].rows = make([]Row, 0, hi-lo) // most notes hold one statement
+		for i := lo; i < hi; i++ {
+			if err := read(i, &rds[k]); err != nil {
+				return err
 			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if workers == 1 {
+	if runs == 1 {
 		return &rds[0], nil
 	}
 	var nrows, nann int
@@ -52,9 +45,16 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 		out.problems = append(out.problems, rd.problems...)
 		out.unreadable = append(out.unreadable, rd.unreadable...)
 		out.annotated = append(out.annotated, rd.annotated...)
+		*rd = reader{} // copied: the run's lists can go
 	}
 	return out, nil
 }
 
-// readsPerWorkerMin is the fewest notes worth a worker of their own.
-const readsPerWorkerMin = 64
+// readsPerWorkerMin is the fewest notes worth a worker (and a run) of their
+// own; runsPerWorker is how many runs each worker takes in a long list, so
+// that a worker slowed by other work (the tick walk alongside) does not hold
+// up the rest.
+const (
+	readsPerWorkerMin = 64
+	runsPerWorker     = 4
+)

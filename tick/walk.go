@@ -10,17 +10,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -171,74 +172,158 @@ func Range(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, error)
 // Walk is [Range] that also returns the moves of tasks files it followed,
 // in the same order (parents before children).
 func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, []Move, error) {
-	commits, err := r.RangeCommits(base, head, opts.FirstParent)
+	var ticks []Tick
+	var moves []Move
+	err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, ms []Move) bool {
+		ticks = append(ticks, ts...)
+		moves = append(moves, ms...)
+		return true
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	// The commits are compared with their parents on all cores. The range is
-	// cut into contiguous chunks, several per worker, that the workers take in
-	// turn: within a chunk, a commit's parent's tasks file is usually the one
-	// the worker parsed for the previous commit, and a worker slowed by other
-	// work (audit reads the notes alongside) does not hold up the rest.
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(commits)/ticksPerWorkerMin))
-	size := max(ticksPerWorkerMin, (len(commits)+workers*ticksChunksPerWorker-1)/(workers*ticksChunksPerWorker))
-	chunks := (len(commits) + size - 1) / size
-	per := make([][]Tick, len(commits))
-	perMoves := make([][]Move, len(commits))
-	errs := make([]error, chunks)
-	var next atomic.Int64
-	var failed atomic.Bool
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts}
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= chunks || failed.Load() {
-					return
-				}
-				for i := k * size; i < min(len(commits), (k+1)*size); i++ {
-					ticks, moves, err := tc.commitTicks(commits[i])
-					if err != nil {
-						errs[k] = err
-						failed.Store(true)
-						break
-					}
-					per[i], perMoves[i] = ticks, moves
-				}
-			}
-		}()
+	if ticks == nil {
+		ticks = []Tick{} // an empty range's ticks are an empty list, not none
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err // the oldest failing commit's error: chunks are contiguous runs in order
-		}
-	}
-	n := 0
-	for _, ts := range per {
-		n += len(ts)
-	}
-	out := make([]Tick, 0, n)
-	for _, ts := range per {
-		out = append(out, ts...)
-	}
-	var moves []Move
-	for _, ms := range perMoves {
-		moves = append(moves, ms...)
-	}
-	return out, moves, nil
+	return ticks, moves, nil
 }
 
-// ticksPerWorkerMin is the fewest commits worth a worker of their own in Walk,
-// and the smallest chunk; ticksChunksPerWorker is how many chunks each worker
-// takes in a long range.
+// Stream yields the ticks [Range] returns, in the same order, as the walk
+// finds them: a range's ticks are not all held at once, only those of the
+// commits compared ahead of the caller (a few thousand commits' worth). An
+// error ends the sequence: it is yielded once, with a zero Tick, after the
+// ticks of the commits before the one that failed. Breaking out of the loop
+// stops the walk; Stream returns only when its workers are done.
+func Stream(r *gitref.Repo, base, head gitref.Hash, opts Options) iter.Seq2[Tick, error] {
+	return func(yield func(Tick, error) bool) {
+		stopped := false
+		err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, _ []Move) bool {
+			for _, t := range ts {
+				if !yield(t, nil) {
+					stopped = true
+					return false
+				}
+			}
+			return true
+		})
+		if err != nil && !stopped {
+			yield(Tick{}, err)
+		}
+	}
+}
+
+// walkSizes are the walk's chunk (commits one worker compares in a row) and
+// batch (chunks compared before the batch is handed out); zero: chosen from
+// the range's length.
+type walkSizes struct {
+	chunk, batch int
+}
+
+// The walk's sizes: ticksPerWorkerMin is the fewest commits worth a worker of
+// their own, and the smallest chunk; a chunk has at most chunkMax commits; a
+// batch holds chunksPerWorker chunks per worker.
 const (
-	ticksPerWorkerMin    = 64
-	ticksChunksPerWorker = 8
+	ticksPerWorkerMin = 64
+	chunkMax          = 128
+	chunksPerWorker   = 16
 )
+
+// errWalkStopped ends a batch early once the consumer of the walk stopped.
+var errWalkStopped = errors.New("tick walk stopped")
+
+// walk compares each commit of base..head with its first parent and calls
+// emit with each commit's ticks and moves, parents before children; emit
+// returning false stops the walk. The commits are compared on all cores
+// (fanout.Each) in batches of contiguous chunks: within a chunk, a commit's
+// parent's tasks file is usually the one parsed for the previous commit, and
+// several chunks per worker keep a worker slowed by other work (audit reads
+// the notes alongside) from holding up the rest. The next batch is compared
+// while emit consumes the last, so at most two batches' ticks are held. On
+// an error, the ticks of the commits before the failing one are emitted, and
+// walk returns the error of the oldest failing commit.
+func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, emit func([]Tick, []Move) bool) error {
+	commits, err := r.RangeCommits(base, head, opts.FirstParent)
+	if err != nil {
+		return err
+	}
+	n := len(commits)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/ticksPerWorkerMin))
+	if sz.chunk <= 0 {
+		sz.chunk = min(chunkMax, max(ticksPerWorkerMin, (n+workers*chunksPerWorker-1)/(workers*chunksPerWorker)))
+	}
+	if sz.batch <= 0 {
+		sz.batch = workers * chunksPerWorker
+	}
+	type batch struct {
+		ticks [][]Tick
+		moves [][]Move
+		err   error
+	}
+	batches := make(chan batch)
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(batches)
+		for first := 0; first < n; first += sz.chunk * sz.batch {
+			last := min(n, first+sz.chunk*sz.batch)
+			chunks := (last - first + sz.chunk - 1) / sz.chunk
+			b := batch{ticks: make([][]Tick, last-first), moves: make([][]Move, last-first)}
+			failedAt := make([]int, chunks) // per chunk, the failing commit's index in b; -1: none
+			b.err = fanout.Each(chunks, workers, func(k int) error {
+				failedAt[k] = -1
+				select {
+				case <-quit:
+					return errWalkStopped
+				default:
+				}
+				tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts}
+				for i := first + k*sz.chunk; i < min(last, first+(k+1)*sz.chunk); i++ {
+					ticks, moves, err := tc.commitTicks(commits[i])
+					if err != nil {
+						failedAt[k] = i - first
+						return err
+					}
+					b.ticks[i-first], b.moves[i-first] = ticks, moves
+				}
+				return nil
+			})
+			clear(commits[first:last]) // compared: what the rest of the walk needs is in the repository's caches
+			if b.err != nil {
+				// The commits after the oldest failing one are not the range's.
+				for _, at := range failedAt {
+					if at >= 0 {
+						b.ticks, b.moves = b.ticks[:at], b.moves[:at]
+						break
+					}
+				}
+			}
+			select {
+			case batches <- b:
+			case <-quit:
+				return
+			}
+			if b.err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(quit)
+		<-done
+	}()
+	for b := range batches {
+		for i := range b.ticks {
+			if (len(b.ticks[i]) > 0 || len(b.moves[i]) > 0) && !emit(b.ticks[i], b.moves[i]) {
+				return nil
+			}
+		}
+		if b.err != nil {
+			return b.err
+		}
+	}
+	return nil
+}
 
 type parseKey struct {
 	blob gitref.Hash

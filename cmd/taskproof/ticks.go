@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"text/tabwriter"
 
@@ -88,10 +89,7 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 			}
 			layouts = pol.Layouts()
 		}
-		ticks, err := tick.Range(repo, base, head, tick.Options{FirstParent: firstParent, Layouts: layouts})
-		if err != nil {
-			return err
-		}
+		ticks := tick.Stream(repo, base, head, tick.Options{FirstParent: firstParent, Layouts: layouts})
 		if f == "json" {
 			return writeTicksJSON(c.OutOrStdout(), ticks)
 		}
@@ -157,33 +155,46 @@ func tickReason(t tick.Tick) string {
 
 // writeTicksJSON writes {"schema_version":1,"ticks":[…]} indented by two
 // spaces, as json.Encoder with SetIndent("", "  ") writes the whole document,
-// one record at a time: no copy of the records, and no document-sized buffer.
-func writeTicksJSON(w io.Writer, ticks []tick.Tick) error {
+// one record at a time as the walk hands the ticks out: no list of the
+// records, and no document-sized buffer. On the walk's error it stops there
+// (what was written is not a document) and returns the error.
+func writeTicksJSON(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if len(ticks) == 0 {
-		bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": []\n}\n")
-		return bw.Flush()
-	}
-	bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": [\n    ")
-	for i, t := range ticks {
+	n := 0
+	for t, err := range ticks {
+		if err != nil {
+			return err
+		}
 		b, err := json.MarshalIndent(newTickRecord(t), "    ", "  ")
 		if err != nil {
 			return err
 		}
-		if i > 0 {
+		if n == 0 {
+			bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": [\n    ")
+		} else {
 			bw.WriteString(",\n    ")
 		}
+		n++
 		if _, err := bw.Write(b); err != nil {
 			return err
 		}
 	}
-	bw.WriteString("\n  ]\n}\n")
+	if n == 0 {
+		bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": []\n}\n")
+	} else {
+		bw.WriteString("\n  ]\n}\n")
+	}
 	return bw.Flush()
 }
 
-func writeTicksText(w io.Writer, ticks []tick.Tick) error {
+// writeTicksText writes the ticks as the walk hands them out, aligned by
+// tabwriter (which holds the lines' text until Flush, not the ticks).
+func writeTicksText(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	for _, t := range ticks {
+	for t, err := range ticks {
+		if err != nil {
+			return err
+		}
 		path := t.Path
 		if t.OldPath != t.Path {
 			path = t.OldPath + " => " + t.Path

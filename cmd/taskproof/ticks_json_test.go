@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"iter"
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -45,11 +47,37 @@ func TestWriteTicksJSONMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := writeTicksJSON(&got, ticks); err != nil {
+		if err := writeTicksJSON(&got, seqOf(ticks)); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
 			t.Fatalf("%d ticks: streamed\n%s\nwant\n%s", n, got.Bytes(), want.Bytes())
 		}
+	}
+}
+
+// seqOf yields ticks as tick.Stream yields a walk's.
+func seqOf(ticks []tick.Tick) iter.Seq2[tick.Tick, error] {
+	return func(yield func(tick.Tick, error) bool) {
+		for _, t := range ticks {
+			if !yield(t, nil) {
+				return
+			}
+		}
+	}
+}
+
+// TestWriteTicksJSONError: a walk that fails writes no document and returns
+// the walk's error.
+func TestWriteTicksJSONError(t *testing.T) {
+	boom := errors.New("unreadable tree")
+	var got bytes.Buffer
+	err := writeTicksJSON(&got, func(yield func(tick.Tick, error) bool) {
+		if yield(tick.Tick{Kind: tick.KindTick, Commit: gitref.Hash(fmt.Sprintf("%040x", 1))}, nil) {
+			yield(tick.Tick{}, boom)
+		}
+	})
+	if !errors.Is(err, boom) || got.Len() != 0 {
+		t.Fatalf("err %v, %d bytes written", err, got.Len())
 	}
 }
