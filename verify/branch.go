@@ -1077,7 +1077,7 @@ func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *spec
 				continue
 			}
 			k := class + "\x00" + t.ID
-			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !moved[movedOpenKey(t.ID, t.Title)]) {
+			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !movedMatch(moved, t.ID, t.Title)) {
 				continue
 			}
 			failing[k] = true

@@ -1,13 +1,17 @@
 package verify
 
 import (
+	"strings"
+	"unicode"
+
 	"github.com/taskproof/taskproof/tick"
 )
 
 // movedOpenTasks names the tasks open at base in the tasks files the range
-// removed or moved (a base path head holds no tasks file at), keyed by
-// movedOpenKey of their ID and title, and by their ID alone. A task ticked at
-// head in another tasks file that matches one was open at base: born ticked
+// removed or moved (a base path head holds no tasks file at), keyed by their
+// ID and, apart, by their title as movedTitleKey reads it. A task ticked at
+// head in another tasks file that matches one by either was open at base
+// (renumbering it or touching its title's punctuation does not hide it): born ticked
 // or not, it is a tick that needs evidence, whatever the policy allows for
 // born-ticked tasks (docs/format.md#born-ticked-tasks). Files that cannot be
 // read as tasks files are left out (the state check reports head's).
@@ -27,17 +31,43 @@ func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[s
 		}
 		for _, t := range tf.Tasks {
 			if !t.Ticked() {
-				out[movedOpenKey(t.ID, t.Title)] = true
-				out[movedOpenKey(t.ID, "")] = true
+				out[movedIDKey(t.ID)] = true
+				if k := movedTitleKey(t.Title); k != "" {
+					out[k] = true
+				}
 			}
 		}
 	}
 	return out
 }
 
-// movedOpenKey is movedOpenTasks' key: a task ID and title, or the ID alone
-// (title "") for a task whose line the caller cannot pair by title.
-func movedOpenKey(id, title string) string { return id + "\x00" + title }
+// movedIDKey is movedOpenTasks' key for a task ID.
+func movedIDKey(id string) string { return "id\x00" + id }
+
+// movedTitleKey is movedOpenTasks' key for a task title: its letters and
+// digits, lower-cased ("" when it has none, which pairs nothing).
+func movedTitleKey(title string) string {
+	var b strings.Builder
+	for _, r := range title {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "title\x00" + b.String()
+}
+
+// movedMatch reports whether a task with this ID and title (title "" for a
+// line the caller cannot pair by title) matches a task of moved.
+func movedMatch(moved map[string]bool, id, title string) bool {
+	if moved[movedIDKey(id)] {
+		return true
+	}
+	k := movedTitleKey(title)
+	return k != "" && moved[k]
+}
 
 // movedOpen reports whether a born-ticked task t was open at base in a tasks
 // file the range removed or moved (movedOpenTasks). The base's and head's
@@ -60,5 +90,5 @@ func (g *gate) movedOpen(t tick.Tick) (bool, error) {
 	if t.Task.ID != t.TaskID {
 		title = "" // an ambiguous tick's line: paired by its ID alone
 	}
-	return g.moved[movedOpenKey(t.TaskID, title)], nil
+	return movedMatch(g.moved, t.TaskID, title), nil
 }

@@ -34,3 +34,21 @@ func TestGateBornTickedMovedFile(t *testing.T) {
 		t.Errorf("attested: %s (%s)", rep.rows(), rep.Conclusion)
 	}
 }
+
+// TestGateBornTickedMovedRenumbered: the re-added tasks of a removed file are
+// paired by ID or by title (its letters and digits), so renumbering a task
+// (T001 → T101, same title) or touching its title (a trailing ".") does not
+// hide it behind the policy's born-ticked allowance.
+func TestGateBornTickedMovedRenumbered(t *testing.T) {
+	r := newGateRepo(t, map[string]string{"specs/001-face/tasks.md": gateTasks})
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	vfWrite(t, pol, "version = 1\n[born_ticked]\nallow = [\"specs/legacy-*/tasks.md\"]\n")
+	readded := "# Tasks\n\n## Phase 1: Setup\n\n- [x] T101 Create the skeleton\n- [x] T002 Write the test.\n"
+
+	r.commit(t, "del", map[string]string{"specs/001-face/tasks.md": ""})
+	r.commit(t, "re-add ticked", map[string]string{"specs/legacy-x/tasks.md": readded})
+	rep := r.gate(t, 1, "--policy", pol)
+	checkRows(t, rep, "failure",
+		"specs/legacy-x/tasks.md:T101 born_ticked/ticked_without_evidence",
+		"specs/legacy-x/tasks.md:T002 born_ticked/ticked_without_evidence")
+}
