@@ -156,7 +156,7 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 	sort.Strings(removed)
 	for _, id := range removed {
 		n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
-		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) of yours (another clone replaced or removed them: attest --force, attest carry); "+
+		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) your notes held (another clone replaced or removed them: attest --force, attest carry); "+
 			"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
 			short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
 	}

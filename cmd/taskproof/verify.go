@@ -174,7 +174,11 @@ func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
 		return
 	}
 	if in, err := repo.InRange(tg.Base, tg.Head, tg.Head); err == nil && len(in) == 0 {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s is %s or one of its ancestors, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(string(tg.Head)), verify.Printable(string(tg.Base)))
+		why := "head " + string(tg.Head) + " is the base itself"
+		if tg.Head != tg.Base {
+			why = "head " + string(tg.Head) + " is an ancestor of the base " + string(tg.Base)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(why))
 	}
 }
 
