@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -99,7 +100,7 @@ func TestStreamMatchesSequential(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/fp=%v/chunk=%d,batch=%d", name, fp, sz.chunk, sz.batch), func(t *testing.T) {
 					ticks := []Tick{}
 					var moves []Move
-					if err := walk(r, "", head, opts, sz, func(ts []Tick, ms []Move) bool {
+					if _, err := walk(r, "", head, opts, sz, func(ts []Tick, ms []Move) bool {
 						ticks, moves = append(ticks, ts...), append(moves, ms...)
 						return true
 					}); err != nil {
@@ -117,12 +118,19 @@ func TestStreamMatchesSequential(t *testing.T) {
 				}
 				streamed = append(streamed, tk)
 			}
-			ticks, moves, err := Walk(r, "", head, opts)
+			w, err := Walk(r, "", head, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(streamed, wantTicks) || !reflect.DeepEqual(ticks, wantTicks) || !reflect.DeepEqual(moves, wantMoves) {
+			if !reflect.DeepEqual(streamed, wantTicks) || !reflect.DeepEqual(w.Ticks, wantTicks) || !reflect.DeepEqual(w.Moves, wantMoves) {
 				t.Errorf("%s fp=%v: Stream, Walk and the sequential walk differ", name, fp)
+			}
+			revList := []string{"rev-list", "--count", string(head)}
+			if fp {
+				revList = []string{"rev-list", "--count", "--first-parent", string(head)}
+			}
+			if want := strings.TrimSpace(testenv.Git(t, dir, revList...)); strconv.Itoa(w.Commits) != want {
+				t.Errorf("%s fp=%v: Walk compared %d commits, git rev-list --count says %s", name, fp, w.Commits, want)
 			}
 		}
 	}
@@ -150,7 +158,7 @@ func TestStreamStops(t *testing.T) {
 		}
 		// Many small batches: the stop comes while later ones are compared.
 		got = nil
-		err := walk(r, "", head, Options{}, walkSizes{chunk: 2, batch: 3}, func(ts []Tick, _ []Move) bool {
+		_, err := walk(r, "", head, Options{}, walkSizes{chunk: 2, batch: 3}, func(ts []Tick, _ []Move) bool {
 			got = append(got, ts...)
 			return len(got) <= stopAt
 		})
@@ -174,7 +182,7 @@ func TestStreamError(t *testing.T) {
 	if n != 1 || got == nil {
 		t.Fatalf("got %d values, last error %v; want one error", n, got)
 	}
-	if _, _, err := Walk(r, "", "0123456789012345678901234567890123456789", Options{}); !errors.Is(err, got) && err.Error() != got.Error() {
+	if _, err := Walk(r, "", "0123456789012345678901234567890123456789", Options{}); !errors.Is(err, got) && err.Error() != got.Error() {
 		t.Errorf("Walk: %v; Stream: %v", err, got)
 	}
 }

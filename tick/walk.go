@@ -165,27 +165,37 @@ type Move struct {
 //
 // Results are ordered parents before children, then by path and line.
 func Range(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, error) {
-	ticks, _, err := Walk(r, base, head, opts)
-	return ticks, err
+	w, err := Walk(r, base, head, opts)
+	return w.Ticks, err
 }
 
-// Walk is [Range] that also returns the moves of tasks files it followed,
-// in the same order (parents before children).
-func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, []Move, error) {
-	var ticks []Tick
-	var moves []Move
-	err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, ms []Move) bool {
-		ticks = append(ticks, ts...)
-		moves = append(moves, ms...)
+// Walked is what [Walk] found in base..head: the ticks (as [Range] orders
+// them, never nil), the moves of tasks files it followed in the same order
+// (parents before children), and the number of commits it compared.
+type Walked struct {
+	Ticks   []Tick
+	Moves   []Move
+	Commits int
+}
+
+// Walk is [Range] that also returns the moves it followed and the number of
+// commits in the range, so a caller needs no second walk to tell an empty
+// range from one without ticks.
+func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) (Walked, error) {
+	var w Walked
+	n, err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, ms []Move) bool {
+		w.Ticks = append(w.Ticks, ts...)
+		w.Moves = append(w.Moves, ms...)
 		return true
 	})
 	if err != nil {
-		return nil, nil, err
+		return Walked{}, err
 	}
-	if ticks == nil {
-		ticks = []Tick{} // an empty range's ticks are an empty list, not none
+	if w.Ticks == nil {
+		w.Ticks = []Tick{} // an empty range's ticks are an empty list, not none
 	}
-	return ticks, moves, nil
+	w.Commits = n
+	return w, nil
 }
 
 // Stream yields the ticks [Range] returns, in the same order, as the walk
@@ -197,7 +207,7 @@ func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) ([]Tick, []Move,
 func Stream(r *gitref.Repo, base, head gitref.Hash, opts Options) iter.Seq2[Tick, error] {
 	return func(yield func(Tick, error) bool) {
 		stopped := false
-		err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, _ []Move) bool {
+		_, err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, _ []Move) bool {
 			for _, t := range ts {
 				if !yield(t, nil) {
 					stopped = true
@@ -241,10 +251,10 @@ var errWalkStopped = errors.New("tick walk stopped")
 // while emit consumes the last, so at most two batches' ticks are held. On
 // an error, the ticks of the commits before the failing one are emitted, and
 // walk returns the error of the oldest failing commit.
-func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, emit func([]Tick, []Move) bool) error {
+func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, emit func([]Tick, []Move) bool) (int, error) {
 	commits, err := r.RangeCommits(base, head, opts.FirstParent)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	n := len(commits)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/ticksPerWorkerMin))
@@ -315,14 +325,14 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 	for b := range batches {
 		for i := range b.ticks {
 			if (len(b.ticks[i]) > 0 || len(b.moves[i]) > 0) && !emit(b.ticks[i], b.moves[i]) {
-				return nil
+				return n, nil
 			}
 		}
 		if b.err != nil {
-			return b.err
+			return n, b.err
 		}
 	}
-	return nil
+	return n, nil
 }
 
 type parseKey struct {

@@ -140,7 +140,15 @@ type Report struct {
 	tickSpool   *tickSpool
 	firstPolicy map[objectTask][]policy.Result
 	keyedTicks  int
+	// commits is the number of commits the gate walked (RangeCommits).
+	commits int
 }
+
+// RangeCommits is the number of commits in the branch report's range
+// base..head as the gate walked them: 0 for an empty range (head is the base
+// or one of its ancestors) and for an objects report. A neutral report with
+// commits and no ticks verified nothing a reviewer may think was checked.
+func (r *Report) RangeCommits() int { return r.commits }
 
 // objectTask names a tick's object: its evidence commit, task (subject name)
 // and line hash (a commit may tick two lines of one task ID).
@@ -337,12 +345,13 @@ type gate struct {
 // newGate walks base..head and prepares the ticks' judging.
 func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, error) {
 	layouts := v.policy().Layouts()
-	ticks, moves, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
+	w, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
 	if err != nil {
 		return nil, err
 	}
-	g := &gate{v: v, head: head, opts: opts, layouts: layouts, ticks: ticks, units: unitClasses(moves), twins: projectTwins(ticks),
-		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
+	ticks := w.Ticks
+	g := &gate{v: v, head: head, opts: opts, layouts: layouts, ticks: ticks, units: unitClasses(w.Moves), twins: projectTwins(ticks),
+		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}, commits: w.Commits},
 		inRange:   map[string]bool{},
 		broughtIn: map[gitref.Hash]map[string]bool{},
 		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},

@@ -230,10 +230,11 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	// evidence it is superseded, not failing.
 	// Unit directories are followed across the walk's moves (an OpenSpec
 	// change unticked after its archive move).
-	_, moves, err := tick.Walk(repo, "", head, tick.Options{})
+	w, err := tick.Walk(repo, "", head, tick.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	moves := w.Moves
 	classes := unitClasses(moves)
 	unticked := map[string]int{} // unit class, task ID → index of the last untick
 	for i, tk := range ticks {

@@ -122,7 +122,6 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if err != nil {
 		return err
 	}
-	warnEmptyRange(c, repo, tg)
 	rep, err := v.VerifySpooled(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
 	if err != nil {
 		return err
@@ -135,7 +134,8 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if err := writeReport(c, format, rep); err != nil {
 		return err
 	}
-	noteNoTicks(c, repo, tg, rep)
+	warnEmptyRange(c, tg, rep)
+	noteNoTicks(c, tg, rep)
 	if rep.Conclusion == verify.Failure {
 		return failed()
 	}
@@ -169,11 +169,11 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 // warnEmptyRange warns when base..head is empty: head is base or one of its
 // ancestors (verify --branch run on the base branch itself). The report is
 // neutral, exit 0 (docs/format.md#exit-codes), which must not pass for a check.
-func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
+func warnEmptyRange(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 	if !tg.Range || tg.Base == "" {
 		return
 	}
-	if in, err := repo.InRange(tg.Base, tg.Head, tg.Head); err == nil && len(in) == 0 {
+	if rep.RangeCommits() == 0 {
 		why := "head " + string(tg.Head) + " is the base itself"
 		if tg.Head != tg.Base {
 			why = "head " + string(tg.Head) + " is an ancestor of the base " + string(tg.Base)
@@ -187,19 +187,16 @@ func warnEmptyRange(c *cobra.Command, repo *gitref.Repo, tg verify.Verified) {
 // (docs/format.md#tasks-files), which a reviewer should see (a branch whose
 // ticks are in files the gate does not read, or a base chosen past them). The
 // reports stay as they are.
-func noteNoTicks(c *cobra.Command, repo *gitref.Repo, tg verify.Verified, rep *verify.Report) {
-	if !tg.Range || rep.Conclusion != verify.Neutral || len(rep.Ticks)+len(rep.Unticks)+len(rep.BornTicked) > 0 {
-		return
-	}
-	commits, err := repo.RangeCommits(tg.Base, tg.Head, false)
-	if err != nil || len(commits) == 0 {
+func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
+	n := rep.RangeCommits()
+	if !tg.Range || n == 0 || rep.Conclusion != verify.Neutral || len(rep.Ticks)+len(rep.Unticks)+len(rep.BornTicked) > 0 {
 		return
 	}
 	noun := "commits"
-	if len(commits) == 1 {
+	if n == 1 {
 		noun = "commit"
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", len(commits), noun, verify.Printable(tg.RangeName()))
+	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", n, noun, verify.Printable(tg.RangeName()))
 }
 
 // addTrustFlags adds the allowed signers, keyring and raw key flags of a
