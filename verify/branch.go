@@ -287,7 +287,11 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	if err := v.bugTicks(rep, base, head, opts); err != nil {
 		return nil, err
 	}
-	if err := v.stateCheck(rep, base, head, g.layouts, g.units, g.irregular); err != nil {
+	rf, err := g.files()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.stateCheck(rep, rf, g.units, g.irregular); err != nil {
 		return nil, err
 	}
 	v.applyPolicy(rep)
@@ -339,7 +343,7 @@ type gate struct {
 	bornListed   map[string]bool // unit dir, task ID, line after
 	irregular    map[string]bool // paths reported tasks_file_not_regular
 	unrecognized map[string]bool // path, task ID, line after
-	moved        map[string]bool // movedOpenTasks, read at the first allowed born-ticked task
+	rangeFiles   *rangeFiles     // read at the first allowed born-ticked task, or by the state check
 }
 
 // newGate walks base..head and prepares the ticks' judging.
@@ -1010,18 +1014,8 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // walk already reported failing is not reported again. The files are parsed
 // through the Verifier's memos: a tasks file the range leaves as it was is
 // parsed once for base and head.
-func (v *Verifier) stateCheck(rep *Report, base, head gitref.Hash, layouts *specfmt.Layouts, units unitDirs, irregular map[string]bool) error {
-	headFiles, err := tick.TasksFiles(v.Repo, head, layouts)
-	if err != nil {
-		return err
-	}
-	var baseFiles []tick.TasksFileAt
-	if base != "" {
-		if baseFiles, err = tick.TasksFiles(v.Repo, base, layouts); err != nil {
-			return err
-		}
-	}
-	moved := v.movedOpenTasks(baseFiles, headFiles)
+func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irregular map[string]bool) error {
+	baseFiles, headFiles, moved, head := rf.base, rf.head, rf.moved, rep.Head
 	// At base: the checked tasks, by unit class, task ID and line read as open.
 	checkedAtBase := map[string]bool{}
 	for _, f := range baseFiles {

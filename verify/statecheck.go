@@ -69,26 +69,45 @@ func movedMatch(moved map[string]bool, id, title string) bool {
 	return k != "" && moved[k]
 }
 
+// rangeFiles are the tasks files at the range's base (none for base "") and
+// head, and the tasks of base's files the range removed or moved
+// (movedOpenTasks): read once per gate, by the first born-ticked task the
+// policy allows or else by the state check.
+type rangeFiles struct {
+	base, head []tick.TasksFileAt
+	moved      map[string]bool
+}
+
+// files reads g's rangeFiles on first use.
+func (g *gate) files() (*rangeFiles, error) {
+	if g.rangeFiles != nil {
+		return g.rangeFiles, nil
+	}
+	rf := &rangeFiles{}
+	var err error
+	if base := g.rep.Base; base != "" {
+		if rf.base, err = tick.TasksFiles(g.v.Repo, base, g.layouts); err != nil {
+			return nil, err
+		}
+	}
+	if rf.head, err = tick.TasksFiles(g.v.Repo, g.head, g.layouts); err != nil {
+		return nil, err
+	}
+	rf.moved = g.v.movedOpenTasks(rf.base, rf.head)
+	g.rangeFiles = rf
+	return rf, nil
+}
+
 // movedOpen reports whether a born-ticked task t was open at base in a tasks
-// file the range removed or moved (movedOpenTasks). The base's and head's
-// tasks files are read once, at the first born-ticked task the policy allows.
+// file the range removed or moved (movedOpenTasks).
 func (g *gate) movedOpen(t tick.Tick) (bool, error) {
-	if g.moved == nil {
-		var baseFiles, headFiles []tick.TasksFileAt
-		var err error
-		if base := g.rep.Base; base != "" {
-			if baseFiles, err = tick.TasksFiles(g.v.Repo, base, g.layouts); err != nil {
-				return false, err
-			}
-		}
-		if headFiles, err = tick.TasksFiles(g.v.Repo, g.head, g.layouts); err != nil {
-			return false, err
-		}
-		g.moved = g.v.movedOpenTasks(baseFiles, headFiles)
+	rf, err := g.files()
+	if err != nil {
+		return false, err
 	}
 	title := t.Task.Title
 	if t.Task.ID != t.TaskID {
 		title = "" // an ambiguous tick's line: paired by its ID alone
 	}
-	return movedMatch(g.moved, t.TaskID, title), nil
+	return movedMatch(rf.moved, t.TaskID, title), nil
 }
