@@ -216,10 +216,8 @@ func readGFM(content []byte) ([]gfmLine, error) {
 	if !mayHoldBox(src) {
 		return out, nil // no task, so neither headings nor code matter
 	}
-	for i := range out {
-		if containerPrefix(out[i].text) > MaxContainerPrefix {
-			return nil, &LineError{Line: i + 1, Err: ErrNestingTooDeep}
-		}
+	if err := checkNesting(whole, starts, ends); err != nil {
+		return nil, err
 	}
 	md := src
 	if hasLoneCR(src) {
@@ -293,6 +291,17 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkNesting refuses the first line of src (as lineBounds splits it) wider
+// than MaxContainerPrefix before its text.
+func checkNesting(src string, starts, ends []int) error {
+	for i := range starts {
+		if containerPrefix(src[starts[i]:ends[i]]) > MaxContainerPrefix {
+			return &LineError{Line: i + 1, Err: ErrNestingTooDeep}
+		}
+	}
+	return nil
 }
 
 // parseBoxes parses md with p and returns the source offsets of the boxes

@@ -165,6 +165,29 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	return f, nil
 }
 
+// CheckTasks returns the error ParseTasks(u, content, AllowDuplicateIDs())
+// returns, nil when that parses, without parsing the Markdown. With duplicate
+// IDs allowed, ParseTasks fails only on a bad unit, on content that is not
+// text, or on a line nested deeper than MaxContainerPrefix in a file that may
+// hold a box, each decided before goldmark runs; its check that a task line is
+// UTF-8 cannot fail then, since lines cut at ASCII bytes out of valid UTF-8
+// are valid UTF-8. For a caller that needs a file's verdict and not its tasks
+// (a file known to parse as one already read).
+func CheckTasks(u Unit, content []byte) error {
+	if err := u.validate(); err != nil {
+		return err
+	}
+	if err := checkText(content); err != nil {
+		return err
+	}
+	src := bytes.TrimPrefix(content, []byte(bom))
+	if len(src) == 0 || !mayHoldBox(src) {
+		return nil
+	}
+	starts, ends := lineBounds(src)
+	return checkNesting(string(src), starts, ends)
+}
+
 // parseTaskAt reads line as a task line of format f whose box's inner character
 // is at byte offset box ("[" before it, "]" after it): the task's ID, labels and
 // title come from the rest of the line after the "]".
