@@ -37,7 +37,9 @@ type TasksFileAt struct {
 	// Irregular is "symlink" or "submodule" for an entry that is not a
 	// regular file at a tasks-file position (Content is then nil).
 	Irregular string
-	Content   []byte
+	// Blob is the id of a regular file's content (the tree entry's).
+	Blob    gitref.Hash
+	Content []byte
 }
 
 // TasksFiles lists the tasks files of commit's tree: every file named
@@ -47,6 +49,33 @@ type TasksFileAt struct {
 // whole tree: the gate's state check compares head's tasks with base's
 // (docs/format.md#the-state-check).
 func TasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]TasksFileAt, error) {
+	return tasksFiles(r, commit, layouts, true)
+}
+
+// ListTasksFiles is [TasksFiles] without the files' content (Content nil,
+// Blob set): for a caller that reads only some of them ([ReadTasksFile]).
+func ListTasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]TasksFileAt, error) {
+	return tasksFiles(r, commit, layouts, false)
+}
+
+// ReadTasksFile sets the Content of f, a regular file of commit's
+// [ListTasksFiles], to a copy of its blob, as TasksFiles does; a file that is
+// not regular is left as it is. The error is TasksFiles's for the same read.
+func ReadTasksFile(r *gitref.Repo, commit gitref.Hash, f *TasksFileAt) error {
+	if f.Irregular != "" {
+		return nil
+	}
+	b, err := r.BlobView(f.Blob)
+	if err != nil {
+		return fmt.Errorf("listing the tasks files of %s: %w", commit, err)
+	}
+	f.Content = bytes.Clone(b)
+	return nil
+}
+
+// tasksFiles is TasksFiles, reading each file's content as it is listed when
+// read is set.
+func tasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts, read bool) ([]TasksFileAt, error) {
 	c, err := r.Commit(commit)
 	if err != nil {
 		return nil, err
@@ -83,11 +112,15 @@ func TasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([
 			if tf.unrecognized {
 				tf = projectTasksFile(r, layouts, c.Tree, path, tf, projects)
 			}
-			b, err := r.BlobView(e.ID())
-			if err != nil {
-				return err
+			f := TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Blob: e.ID()}
+			if read {
+				b, err := r.BlobView(f.Blob)
+				if err != nil {
+					return err
+				}
+				f.Content = bytes.Clone(b)
 			}
-			out = append(out, TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Content: bytes.Clone(b)})
+			out = append(out, f)
 		}
 		return nil
 	}

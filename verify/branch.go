@@ -1012,14 +1012,22 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
 // submodules at tasks-file positions at head tasks_file_not_regular. What the
 // walk already reported failing is not reported again. The files are parsed
-// through the Verifier's memos: a tasks file the range leaves as it was is
-// parsed once for base and head.
+// through the Verifier's memos. A tasks file head has as base has it
+// (rangeFiles.unchanged) has nothing checked that base has not: it is only
+// checked to be readable, and base's files are parsed for the unit classes of
+// head's other files alone.
 func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irregular map[string]bool) error {
 	baseFiles, headFiles, moved, head := rf.base, rf.head, rf.moved, rep.Head
+	changed := map[string]bool{} // the unit classes of head's files that are not unchanged
+	for j, f := range headFiles {
+		if f.Irregular == "" && !rf.unchanged[j] {
+			changed[units.find(f.Unit.Dir)] = true
+		}
+	}
 	// At base: the checked tasks, by unit class, task ID and line read as open.
 	checkedAtBase := map[string]bool{}
 	for _, f := range baseFiles {
-		if f.Irregular != "" {
+		if f.Irregular != "" || !changed[units.find(f.Unit.Dir)] {
 			continue
 		}
 		tf, err := v.parseTasksCached(f.Unit, f.Content)
@@ -1048,7 +1056,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 	for _, tr := range rep.BornTicked {
 		covered[units.find(tr.Unit.Dir)+"\x00"+tr.TaskID+"\x00"+tr.LineHash] = true
 	}
-	for _, f := range headFiles {
+	for j, f := range headFiles {
 		if f.Irregular != "" {
 			if !irregular[f.Path] {
 				irregular[f.Path] = true
@@ -1056,12 +1064,15 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			}
 			continue
 		}
+		if rf.unchanged[j] {
+			if err := specfmt.CheckTasks(f.Unit, f.Content); err != nil {
+				rep.Ticks = append(rep.Ticks, unreadableAtHead(head, f, err))
+			}
+			continue
+		}
 		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
-			// What cannot be read cannot be judged: the gate fails, naming it.
-			rep.Ticks = append(rep.Ticks, TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
-				Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
-				Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err)})
+			rep.Ticks = append(rep.Ticks, unreadableAtHead(head, f, err))
 			continue
 		}
 		class := units.find(f.Unit.Dir)
@@ -1090,6 +1101,15 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		}
 	}
 	return nil
+}
+
+// unreadableAtHead is the state check's finding for head's tasks file f that
+// ParseTasks refuses with err: what cannot be read cannot be judged, so the
+// gate fails, naming it.
+func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) TickResult {
+	return TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
+		Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
+		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err)}
 }
 
 // unreachableMessage names where a commit_unreachable tick's evidence is and

@@ -44,6 +44,11 @@ type Verifier struct {
 	FromVerifiedUnsafe bool
 
 	memos atomic.Pointer[memos] // per-content results, made on first use (parallel.go)
+
+	// everyTasksFile makes the state check read and parse every tasks file
+	// at base and head, as if none were unchanged (rangeFiles): the tests'
+	// reference for the reading of changed files alone.
+	everyTasksFile bool
 }
 
 // VerifierOption sets an optional part of a [Verifier] in [NewVerifier].

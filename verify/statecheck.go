@@ -73,8 +73,18 @@ func movedMatch(moved map[string]bool, id, title string) bool {
 // head, and the tasks of base's files the range removed or moved
 // (movedOpenTasks): read once per gate, by the first born-ticked task the
 // policy allows or else by the state check.
+//
+// unchanged marks, per head file, one base has as it is: at the same path,
+// regular at both, with the same blob, unit, project root and recognition.
+// Every task such a file has ticked was ticked at base in the same unit
+// class, so the state check only asks whether it can be read as a tasks file
+// (specfmt.CheckTasks), and reads base's files only for the unit classes of
+// head's other files. Base's twin of an unchanged file is not read: it shares
+// head's content. Every other file is read, so every blob the full reading
+// reads is read or is the blob of one read.
 type rangeFiles struct {
 	base, head []tick.TasksFileAt
+	unchanged  []bool // per head file; all false when every file was parsed
 	moved      map[string]bool
 }
 
@@ -83,6 +93,23 @@ func (g *gate) files() (*rangeFiles, error) {
 	if g.rangeFiles != nil {
 		return g.rangeFiles, nil
 	}
+	rf, err := g.changedFiles()
+	if err != nil || g.v.everyTasksFile {
+		// A read failed: the reading of every file, in its order, names the
+		// same failure as before (the first it meets); the test hook reads
+		// every file too.
+		rf, err = g.everyFile()
+	}
+	if err != nil {
+		return nil, err
+	}
+	rf.moved = g.v.movedOpenTasks(rf.base, rf.head)
+	g.rangeFiles = rf
+	return rf, nil
+}
+
+// everyFile reads every tasks file at base and head, none marked unchanged.
+func (g *gate) everyFile() (*rangeFiles, error) {
 	rf := &rangeFiles{}
 	var err error
 	if base := g.rep.Base; base != "" {
@@ -93,9 +120,63 @@ func (g *gate) files() (*rangeFiles, error) {
 	if rf.head, err = tick.TasksFiles(g.v.Repo, g.head, g.layouts); err != nil {
 		return nil, err
 	}
-	rf.moved = g.v.movedOpenTasks(rf.base, rf.head)
-	g.rangeFiles = rf
+	rf.unchanged = make([]bool, len(rf.head))
 	return rf, nil
+}
+
+// changedFiles lists the tasks files at base and head and reads them but for
+// base's twins of the files head has unchanged (rangeFiles).
+func (g *gate) changedFiles() (*rangeFiles, error) {
+	rf := &rangeFiles{}
+	var err error
+	base := g.rep.Base
+	if base != "" {
+		if rf.base, err = tick.ListTasksFiles(g.v.Repo, base, g.layouts); err != nil {
+			return nil, err
+		}
+	}
+	if rf.head, err = tick.ListTasksFiles(g.v.Repo, g.head, g.layouts); err != nil {
+		return nil, err
+	}
+	atBase := make(map[string]int, len(rf.base))
+	for i, f := range rf.base {
+		atBase[f.Path] = i
+	}
+	twin := make([]int, len(rf.base)) // base file → its unchanged head file, or -1
+	for i := range twin {
+		twin[i] = -1
+	}
+	rf.unchanged = make([]bool, len(rf.head))
+	for j, h := range rf.head {
+		if i, ok := atBase[h.Path]; ok && sameTasksFile(rf.base[i], h) {
+			rf.unchanged[j], twin[i] = true, j
+		}
+	}
+	for i := range rf.base {
+		if twin[i] < 0 {
+			if err := tick.ReadTasksFile(g.v.Repo, base, &rf.base[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for j := range rf.head {
+		if err := tick.ReadTasksFile(g.v.Repo, g.head, &rf.head[j]); err != nil {
+			return nil, err
+		}
+	}
+	for i, j := range twin {
+		if j >= 0 {
+			rf.base[i].Content = rf.head[j].Content
+		}
+	}
+	return rf, nil
+}
+
+// sameTasksFile reports whether base's file b is head's file h as it is
+// (rangeFiles.unchanged), their paths being equal.
+func sameTasksFile(b, h tick.TasksFileAt) bool {
+	return b.Irregular == "" && h.Irregular == "" && b.Blob == h.Blob && b.Unit == h.Unit &&
+		b.Root == h.Root && b.Unrecognized == h.Unrecognized
 }
 
 // movedOpen reports whether a born-ticked task t was open at base in a tasks
