@@ -240,6 +240,56 @@ func cmpInt64(a, b int64) int {
 
 // buildRev returns the positions sorted by offset.
 func (x *packIndex) buildRev() ([]uint32, error) {
+	if rev, ok := x.buildRev31(); ok {
+		return rev, nil
+	}
+	return x.buildRevSorted()
+}
+
+// buildRev31 is buildRev for an index whose offsets all fit the 31 bits of
+// its offset table (every pack under 2 GiB), false for any other: a radix
+// sort, a byte of the offset a pass, linear in the object count (a
+// comparison sort of a few hundred thousand entries is most of a short
+// read's time on a large history).
+func (x *packIndex) buildRev31() ([]uint32, bool) {
+	keys := make([]uint64, x.n) // offset << 32 | position
+	for pos := range x.n {
+		v := binary.BigEndian.Uint32(x.off32[4*pos:])
+		if v&(1<<31) != 0 {
+			return nil, false
+		}
+		keys[pos] = uint64(v)<<32 | uint64(pos)
+	}
+	tmp := make([]uint64, x.n)
+	for shift := 32; shift < 64 && x.n > 0; shift += 8 {
+		var count [256]int
+		for _, k := range keys {
+			count[byte(k>>shift)]++
+		}
+		if count[byte(keys[0]>>shift)] == x.n {
+			continue // every key has this byte: the pass would change nothing
+		}
+		sum := 0
+		for d, c := range count {
+			count[d] = sum
+			sum += c
+		}
+		for _, k := range keys {
+			d := byte(k >> shift)
+			tmp[count[d]] = k
+			count[d]++
+		}
+		keys, tmp = tmp, keys
+	}
+	rev := make([]uint32, x.n)
+	for i, k := range keys {
+		rev[i] = uint32(k)
+	}
+	return rev, true
+}
+
+// buildRevSorted is buildRev by a comparison sort, for any offsets.
+func (x *packIndex) buildRevSorted() ([]uint32, error) {
 	type entry struct {
 		off int64
 		pos uint32

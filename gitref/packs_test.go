@@ -2,6 +2,7 @@ package gitref
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -255,6 +256,7 @@ func FuzzParsePackIndex(f *testing.F) {
 		for _, o := range []int64{0, 12, 1 << 31} {
 			x.FindHash(o)
 		}
+		sameRev(t, x)
 		for _, it := range []func() (idxfile.EntryIter, error){x.Entries, x.EntriesByOffset} {
 			if iter, err := it(); err == nil {
 				for range x.n + 1 {
@@ -265,4 +267,51 @@ func FuzzParsePackIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// sameRev fails t unless x's radix-sorted offset table (buildRev31), where it
+// applies, orders the offsets as the comparison sort does.
+func sameRev(t *testing.T, x *packIndex) {
+	t.Helper()
+	rev, ok := x.buildRev31()
+	if !ok {
+		return
+	}
+	want, err := x.buildRevSorted()
+	if err != nil || len(rev) != len(want) {
+		t.Fatalf("buildRev31 gives %d positions; buildRevSorted %d, %v", len(rev), len(want), err)
+	}
+	seen := make([]bool, x.n)
+	for i := range rev {
+		a, _ := x.offset(int(rev[i]))
+		b, _ := x.offset(int(want[i]))
+		if a != b || seen[rev[i]] {
+			t.Fatalf("position %d of the offset table: offset %d (position %d), the comparison sort's %d", i, a, rev[i], b)
+		}
+		seen[rev[i]] = true
+	}
+}
+
+// TestPackIndexRev: the radix-sorted offset table orders every offset as the
+// comparison sort does, on the real git's index and on offsets of every size
+// below 2 GiB.
+func TestPackIndexRev(t *testing.T) {
+	_, idxPath, sum := packedRepo(t, 40)
+	x, err := openPackIndex(idxPath, sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameRev(t, x)
+	for _, spread := range []uint32{1, 255, 1 << 16, 1 << 24, 1<<31 - 1} {
+		n := 5000
+		off := make([]byte, 4*n)
+		for i := range n {
+			binary.BigEndian.PutUint32(off[4*i:], uint32((uint64(i)*2654435761)%uint64(spread)+uint64(i%3)))
+		}
+		y := &packIndex{n: n, off32: off}
+		sameRev(t, y)
+	}
+	if _, ok := (&packIndex{n: 1, off32: []byte{0x80, 0, 0, 0}}).buildRev31(); ok {
+		t.Error("buildRev31 takes a large-offset entry")
+	}
 }
