@@ -21,12 +21,12 @@ func TestStateCheckUnchangedFiles(t *testing.T) {
 	f := newFixture(t)
 	deep := "- [x] T001 a\n" + strings.Repeat(">", 300) + " - [x] T002 b\n"
 	base := f.commit("more units", map[string]string{
-		"specs/002-done/tasks.md":   "- [x] T001 Done before\n- [ ] T002 Open\n",
-		"specs/003-nul/tasks.md":    "- [x] T001 Nul \x00 here\n",
-		"specs/004-deep/tasks.md":   deep,
-		"docs/tasks.md":             "- [x] T001 Not a unit's\n",
-		"specs/005-later/tasks.md":  "- [ ] T001 Open\n",
-		"specs/007-moved/tasks.md":  "- [x] T001 Done before\n- [ ] T002 Open\n",
+		"specs/002-done/tasks.md":  "- [x] T001 Done before\n- [ ] T002 Open\n",
+		"specs/003-nul/tasks.md":   "- [x] T001 Nul \x00 here\n",
+		"specs/004-deep/tasks.md":  deep,
+		"docs/tasks.md":            "- [x] T001 Not a unit's\n",
+		"specs/005-later/tasks.md": "- [ ] T001 Open\n",
+		"specs/007-moved/tasks.md": "- [x] T001 Done before\n- [ ] T002 Open\n",
 	})
 	link := filepath.Join(f.dir, "specs", "008-link")
 	if err := os.MkdirAll(link, 0o755); err != nil {
@@ -58,9 +58,9 @@ func TestStateCheckUnchangedFiles(t *testing.T) {
 		}
 	}
 	for path, reason := range map[string]string{
-		"specs/003-nul/tasks.md":    string(Malformed),
-		"specs/004-deep/tasks.md":   string(Malformed),
-		"specs/008-link/tasks.md":   "tasks_file_not_regular",
+		"specs/003-nul/tasks.md":  string(Malformed),
+		"specs/004-deep/tasks.md": string(Malformed),
+		"specs/008-link/tasks.md": "tasks_file_not_regular",
 	} {
 		if found[path] != reason {
 			t.Errorf("%s at head: reason %q, want %q (head's findings %v)", path, found[path], reason, found)
