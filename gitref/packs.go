@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -482,18 +483,24 @@ func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 
 // packfile returns hd's reader of pack p, opening it on first use.
 func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
-	if pf := hd.packfiles[p.sum]; pf != nil {
+	return hd.reader(&hd.packfiles, r, p, r.cache)
+}
+
+// reader returns the reader of pack p in *readers that reads through c,
+// opening it on first use.
+func (hd *handle) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *Repo, p *pack, c cache.Object) (*packfile.Packfile, error) {
+	if pf := (*readers)[p.sum]; pf != nil {
 		return pf, nil
 	}
 	f, err := r.packFS.Open(p.name)
 	if err != nil {
 		return nil, err
 	}
-	pf := packfile.NewPackfileWithCache(p.idx, r.packFS, f, r.cache, 0)
-	if hd.packfiles == nil {
-		hd.packfiles = map[plumbing.Hash]*packfile.Packfile{}
+	pf := packfile.NewPackfileWithCache(p.idx, r.packFS, f, c, 0)
+	if *readers == nil {
+		*readers = map[plumbing.Hash]*packfile.Packfile{}
 	}
-	hd.packfiles[p.sum] = pf
+	(*readers)[p.sum] = pf
 	return pf, nil
 }
 
@@ -503,8 +510,76 @@ func (hd *handle) closePacks() error {
 	for _, pf := range hd.packfiles {
 		errs = append(errs, pf.Close())
 	}
-	hd.packfiles = nil
+	for _, pf := range hd.uncached {
+		errs = append(errs, pf.Close())
+	}
+	hd.packfiles, hd.uncached = nil, nil
 	return errors.Join(errs...)
+}
+
+// noCache is an object cache that holds nothing: the cache of the pack
+// readers BlobOnce reads with.
+type noCache struct{}
+
+func (noCache) Put(plumbing.EncodedObject)                       {}
+func (noCache) Get(plumbing.Hash) (plumbing.EncodedObject, bool) { return nil, false }
+func (noCache) Clear()                                           {}
+
+// BlobOnce returns a copy of blob id's content, as [Repo.BlobView] reads it
+// (with its errors), for a blob read once: one in a pack is read without
+// putting it, or the delta bases it is rebuilt from, into the object cache.
+// Caching an object keys it by the collision-detecting SHA-1 of its content
+// (objectCache.Put), which for a blob at the end of a long delta chain costs
+// more than the read; the chain of one tasks file's blob shares nothing with
+// another's. A blob the cache holds is read from there.
+func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
+	if b, ok := r.packBlobOnce(id.plumbing()); ok {
+		return b, nil
+	}
+	b, err := r.viewOf(plumbing.BlobObject, id.plumbing())
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// packBlobOnce is BlobOnce's read of a blob in a pack the cache does not
+// hold; false for any other, or on any error (the caller's read reports it).
+func (r *Repo) packBlobOnce(h plumbing.Hash) ([]byte, bool) {
+	if r.done.Load() {
+		return nil, false
+	}
+	if _, cached := r.cache.Get(h); cached {
+		return nil, false
+	}
+	hd, err := r.acquire()
+	if err != nil {
+		return nil, false
+	}
+	defer r.release(hd)
+	packs, err := r.packs.list(r.packStamp)
+	if err != nil {
+		return nil, false
+	}
+	for _, p := range packs {
+		if _, ok := p.idx.find(h); !ok {
+			continue
+		}
+		pf, err := hd.reader(&hd.uncached, r, p, noCache{})
+		if err != nil {
+			return nil, false
+		}
+		o, err := pf.Get(h)
+		if err != nil || o.Type() != plumbing.BlobObject {
+			return nil, false
+		}
+		b, err := readObject(o, make([]byte, 0, o.Size()))
+		if err != nil {
+			return nil, false
+		}
+		return b, true
+	}
+	return nil, false
 }
 
 // handleStorer is a handle's go-git storage with objects read as Repo.object

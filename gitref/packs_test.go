@@ -315,3 +315,48 @@ func TestPackIndexRev(t *testing.T) {
 		t.Error("buildRev31 takes a large-offset entry")
 	}
 }
+
+// TestBlobOnce: BlobOnce reads every blob of a packed repository (delta
+// chains, blobs over 16 KiB that go-git reads lazily, loose blobs) as
+// BlobView does, caching none it reads from a pack, and fails as BlobView
+// does on an absent object and on one that is not a blob.
+func TestBlobOnce(t *testing.T) {
+	dir, _, _ := packedRepo(t, 30)
+	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
+	var blobs []string
+	for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
+		if id, ok := strings.CutSuffix(line, " blob"); ok {
+			blobs = append(blobs, id)
+		}
+	}
+	blobs = append(blobs, gitOut(t, dir, "rev-parse", loose.String()+":f.txt"))
+	once, view := open(t, dir), open(t, dir)
+	var large bool
+	for _, id := range blobs {
+		got, err := once.BlobOnce(Hash(id))
+		if err != nil {
+			t.Fatalf("BlobOnce(%s): %v", id, err)
+		}
+		want, err := view.BlobView(Hash(id))
+		if err != nil {
+			t.Fatalf("BlobView(%s): %v", id, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("BlobOnce(%s) = %d bytes, BlobView %d", id, len(got), len(want))
+		}
+		large = large || len(got) > 16<<10
+		if _, cached := once.cache.Get(plumbing.NewHash(id)); cached && id != blobs[len(blobs)-1] {
+			t.Errorf("BlobOnce(%s) cached the packed blob", id)
+		}
+	}
+	if !large || len(blobs) < 30 {
+		t.Fatalf("%d blobs, one over 16 KiB: %v", len(blobs), large)
+	}
+	for _, id := range []Hash{Hash(strings.Repeat("e", 40)), loose} {
+		_, got := once.BlobOnce(id)
+		_, want := view.BlobView(id)
+		if got == nil || want == nil || got.Error() != want.Error() {
+			t.Errorf("BlobOnce(%s) = %v, BlobView %v", id, got, want)
+		}
+	}
+}

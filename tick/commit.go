@@ -59,17 +59,19 @@ func ListTasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts
 }
 
 // ReadTasksFile sets the Content of f, a regular file of commit's
-// [ListTasksFiles], to a copy of its blob, as TasksFiles does; a file that is
-// not regular is left as it is. The error is TasksFiles's for the same read.
+// [ListTasksFiles], to a copy of its blob, as TasksFiles does but through
+// [gitref.Repo.BlobOnce] (for files read once per run: not kept in the object
+// cache); a file that is not regular is left as it is. The error is
+// TasksFiles's for the same read.
 func ReadTasksFile(r *gitref.Repo, commit gitref.Hash, f *TasksFileAt) error {
 	if f.Irregular != "" {
 		return nil
 	}
-	b, err := r.BlobView(f.Blob)
+	b, err := r.BlobOnce(f.Blob)
 	if err != nil {
 		return fmt.Errorf("listing the tasks files of %s: %w", commit, err)
 	}
-	f.Content = bytes.Clone(b)
+	f.Content = b
 	return nil
 }
 
