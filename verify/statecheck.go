@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -152,17 +154,25 @@ func (g *gate) changedFiles() (*rangeFiles, error) {
 			rf.unchanged[j], twin[i] = true, j
 		}
 	}
+	type read struct {
+		commit gitref.Hash
+		f      *tick.TasksFileAt
+	}
+	var reads []read
 	for i := range rf.base {
 		if twin[i] < 0 {
-			if err := tick.ReadTasksFile(g.v.Repo, base, &rf.base[i]); err != nil {
-				return nil, err
-			}
+			reads = append(reads, read{base, &rf.base[i]})
 		}
 	}
 	for j := range rf.head {
-		if err := tick.ReadTasksFile(g.v.Repo, g.head, &rf.head[j]); err != nil {
-			return nil, err
-		}
+		reads = append(reads, read{g.head, &rf.head[j]})
+	}
+	// Independent reads (most of them delta chains to rebuild), on every
+	// core; which failed first does not matter (files rereads).
+	if err := fanout.Each(len(reads), 0, func(k int) error {
+		return tick.ReadTasksFile(g.v.Repo, reads[k].commit, reads[k].f)
+	}); err != nil {
+		return nil, err
 	}
 	for i, j := range twin {
 		if j >= 0 {
