@@ -142,3 +142,52 @@ func TestNoteSizeFromLooseHeader(t *testing.T) {
 		t.Fatalf("Note = %q, %v; want an error: longer than its size", b, err)
 	}
 }
+
+// TestNoteLooseAndPacked: a note blob held both loose and in a pack (git
+// repack without -d keeps the loose copies) reads as when it was loose only:
+// the same bytes, and a bomb the same TooLargeError; blob looks in the packs
+// first, as git does.
+func TestNoteLooseAndPacked(t *testing.T) {
+	dir := newRepo(t)
+	c1 := commitFiles(t, dir, "one", map[string]string{"a": "1"})
+	c2 := commitFiles(t, dir, "two", map[string]string{"a": "2"})
+	small := hashObject(t, dir, []byte("{\"payload\":\"e30=\"}\n"))
+	attachNote(t, dir, c1, small)
+	bomb := hashObject(t, dir, make([]byte, 16<<20))
+	attachNote(t, dir, c2, bomb)
+
+	read := func() (note []byte, tl *TooLargeError) {
+		t.Helper()
+		s, err := open(t, dir).Notes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note, err = s.Note(c1); err != nil {
+			t.Fatalf("Note(%s): %v", c1, err)
+		}
+		if _, err := s.Note(c2); !errors.As(err, &tl) {
+			t.Fatalf("Note(%s) = %v, want a TooLargeError", c2, err)
+		}
+		return note, tl
+	}
+	looseNote, looseTL := read()
+	testenv.Git(t, dir, "repack", "-aq")
+	for _, id := range []string{small, bomb} {
+		if _, err := os.Stat(filepath.Join(dir, ".git", "objects", id[:2], id[2:])); err != nil {
+			t.Fatalf("git repack removed the loose %s: %v", id, err)
+		}
+	}
+	r := open(t, dir)
+	for _, id := range []string{small, bomb} {
+		if !r.inPack(Hash(id).plumbing()) {
+			t.Fatalf("%s is not packed", id)
+		}
+	}
+	note, tl := read()
+	if !bytes.Equal(note, looseNote) {
+		t.Errorf("packed note %q, loose %q", note, looseNote)
+	}
+	if *tl != *looseTL {
+		t.Errorf("packed bomb %+v, loose %+v", tl, looseTL)
+	}
+}
