@@ -191,3 +191,33 @@ func TestNoteLooseAndPacked(t *testing.T) {
 		t.Errorf("packed bomb %+v, loose %+v", tl, looseTL)
 	}
 }
+
+// TestNoteOneBlob: a note of one blob reads as the blob's bytes (git
+// cat-file's) in a buffer of the reader's own, an empty one as nil.
+func TestNoteOneBlob(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, "one", map[string]string{"a": "1"})
+	attachNote(t, dir, c, hashObject(t, dir, []byte("line one\nline two\n")))
+	s, err := open(t, dir).Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testenv.Git(t, dir, "notes", "--ref", "speccoder", "show", string(c))
+	got, err := s.Note(c)
+	if err != nil || string(got) != want {
+		t.Fatalf("Note(%s) = %q, %v; git: %q", c, got, err, want)
+	}
+	got[0] = '#'
+	if again, _ := s.Note(c); string(again) != want {
+		t.Errorf("Note(%s) after writing to the last one = %q", c, again)
+	}
+
+	noteTreeRef(t, dir, c, hashObject(t, dir, nil))
+	s, err = open(t, dir).Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Note(c); err != nil || got != nil {
+		t.Errorf("empty note: Note(%s) = %q, %v; want nil, nil", c, got, err)
+	}
+}
