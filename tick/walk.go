@@ -356,7 +356,7 @@ type tickCtx struct {
 // commit's parent version of a file, or the first version of another unit's file,
 // is mostly that version with other boxes ticked (reparseBoxes derives it
 // from any version of the same length), not a file to parse again. Safe for
-// concurrent use; at most parsedMax files are held.
+// concurrent use; at most seedMax files are held.
 type seedFiles struct {
 	mu sync.Mutex
 	m  map[seedKey]*parsedFile
@@ -380,8 +380,8 @@ func (s *seedFiles) put(f tasksFile, p *parsedFile) {
 	p.boxOffsets()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.m) >= parsedMax {
-		clear(s.m)
+	if len(s.m) >= seedMax {
+		clear(s.m) // what a walk's workers are ticking is a few files at a time
 	}
 	s.m[seedKey{f.path, f.unit}] = p
 }
@@ -618,6 +618,10 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	tc.parsed[k] = p
 	return p, nil
 }
+
+// seedMax bounds a walk's seedFiles: each holds a file's content and tasks
+// (≈ 100 KiB for 500 tasks) for the whole walk.
+const seedMax = 32
 
 // parsedMax bounds a tickCtx's parsed files. In a walk, what is parsed again is
 // mostly the parent's version of a file the previous commit changed.
