@@ -268,12 +268,11 @@ func stringMember(obj map[string]any, name string, required bool) (string, error
 // encoding/base64 would otherwise skip), and non-zero trailing bits, so each
 // byte string has exactly one accepted spelling per alphabet and padding choice.
 func DecodeBase64(s string) ([]byte, error) {
-	std := strings.ContainsAny(s, "+/")
-	url := strings.ContainsAny(s, "-_")
+	std, url, space := base64Classes(s)
 	if std && url {
 		return nil, errors.New("base64 mixes the standard and URL-safe alphabets")
 	}
-	if strings.ContainsAny(s, "\r\n \t") {
+	if space {
 		return nil, errors.New("base64 contains whitespace")
 	}
 	padded := strings.HasSuffix(s, "=")
@@ -293,6 +292,24 @@ func DecodeBase64(s string) ([]byte, error) {
 		return nil, fmt.Errorf("invalid base64: %w", err)
 	}
 	return b, nil
+}
+
+// base64Classes reports, in one pass over s (payloads and signatures are
+// most of a note's bytes), whether it holds a character of the standard
+// alphabet's own ("+/"), of the URL-safe one's ("-_"), and whitespace
+// ("\r\n \t").
+func base64Classes(s string) (std, url, space bool) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '+', '/':
+			std = true
+		case '-', '_':
+			url = true
+		case '\r', '\n', ' ', '\t':
+			space = true
+		}
+	}
+	return std, url, space
 }
 
 // CheckStrictJSON walks data as JSON tokens and refuses, with a

@@ -185,3 +185,17 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 	})
 }
+
+// FuzzBase64Classes checks DecodeBase64's one-pass scan against the
+// character sets it stands for.
+func FuzzBase64Classes(f *testing.F) {
+	for _, s := range []string{"", "aGVsbG8=", "a+b/", "a-b_", "a+_", "ab\ncd", "ab cd\t", "\r", "é+", "\x00-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		std, url, space := base64Classes(s)
+		if std != strings.ContainsAny(s, "+/") || url != strings.ContainsAny(s, "-_") || space != strings.ContainsAny(s, "\r\n \t") {
+			t.Fatalf("base64Classes(%q) = %v, %v, %v", s, std, url, space)
+		}
+	})
+}

@@ -142,3 +142,82 @@ func TestNoteSizeFromLooseHeader(t *testing.T) {
 		t.Fatalf("Note = %q, %v; want an error: longer than its size", b, err)
 	}
 }
+
+// TestNoteLooseAndPacked: a note blob held both loose and in a pack (git
+// repack without -d keeps the loose copies) reads as when it was loose only:
+// the same bytes, and a bomb the same TooLargeError; blob looks in the packs
+// first, as git does.
+func TestNoteLooseAndPacked(t *testing.T) {
+	dir := newRepo(t)
+	c1 := commitFiles(t, dir, "one", map[string]string{"a": "1"})
+	c2 := commitFiles(t, dir, "two", map[string]string{"a": "2"})
+	small := hashObject(t, dir, []byte("{\"payload\":\"e30=\"}\n"))
+	attachNote(t, dir, c1, small)
+	bomb := hashObject(t, dir, make([]byte, 16<<20))
+	attachNote(t, dir, c2, bomb)
+
+	read := func() (note []byte, tl *TooLargeError) {
+		t.Helper()
+		s, err := open(t, dir).Notes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note, err = s.Note(c1); err != nil {
+			t.Fatalf("Note(%s): %v", c1, err)
+		}
+		if _, err := s.Note(c2); !errors.As(err, &tl) {
+			t.Fatalf("Note(%s) = %v, want a TooLargeError", c2, err)
+		}
+		return note, tl
+	}
+	looseNote, looseTL := read()
+	testenv.Git(t, dir, "repack", "-aq")
+	for _, id := range []string{small, bomb} {
+		if _, err := os.Stat(filepath.Join(dir, ".git", "objects", id[:2], id[2:])); err != nil {
+			t.Fatalf("git repack removed the loose %s: %v", id, err)
+		}
+	}
+	r := open(t, dir)
+	for _, id := range []string{small, bomb} {
+		if !r.inPack(Hash(id).plumbing()) {
+			t.Fatalf("%s is not packed", id)
+		}
+	}
+	note, tl := read()
+	if !bytes.Equal(note, looseNote) {
+		t.Errorf("packed note %q, loose %q", note, looseNote)
+	}
+	if *tl != *looseTL {
+		t.Errorf("packed bomb %+v, loose %+v", tl, looseTL)
+	}
+}
+
+// TestNoteOneBlob: a note of one blob reads as the blob's bytes (git
+// cat-file's) in a buffer of the reader's own, an empty one as nil.
+func TestNoteOneBlob(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, "one", map[string]string{"a": "1"})
+	attachNote(t, dir, c, hashObject(t, dir, []byte("line one\nline two\n")))
+	s, err := open(t, dir).Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := testenv.Git(t, dir, "notes", "--ref", "speccoder", "show", string(c))
+	got, err := s.Note(c)
+	if err != nil || string(got) != want {
+		t.Fatalf("Note(%s) = %q, %v; git: %q", c, got, err, want)
+	}
+	got[0] = '#'
+	if again, _ := s.Note(c); string(again) != want {
+		t.Errorf("Note(%s) after writing to the last one = %q", c, again)
+	}
+
+	noteTreeRef(t, dir, c, hashObject(t, dir, nil))
+	s, err = open(t, dir).Notes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Note(c); err != nil || got != nil {
+		t.Errorf("empty note: Note(%s) = %q, %v; want nil, nil", c, got, err)
+	}
+}

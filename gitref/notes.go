@@ -185,6 +185,10 @@ func (s *NotesStore) readNote(commit Hash, paths []notePath) ([]byte, error) {
 		if hasNUL(b) || !utf8.Valid(b) {
 			return nil, &NoteError{Ref: s.ref, Commit: commit, Path: p.path, Err: ErrNoteNotText}
 		}
+		if len(paths) == 1 && len(b) > 0 {
+			out = b // the usual note: one blob, read into a buffer of its own
+			break
+		}
 		if i > 0 && len(out) > 0 && out[len(out)-1] != '\n' {
 			out = append(out, '\n')
 		}

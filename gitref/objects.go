@@ -367,13 +367,14 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 // no limit). With a limit, the size is checked before the content is inflated:
 // a loose object's from its header (looseBlob; go-git would inflate it whole
 // first), a packed one's from its pack entry (go-git reads a large packed
-// object lazily).
+// object lazily). Packs are looked in first, as git does: a packed note is
+// not looked for among the loose objects (a failed open per note).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	if limit > 0 {
 		if r.done.Load() {
 			return nil, errClosed
 		}
-		if _, cached := r.cache.Get(id); !cached {
+		if _, cached := r.cache.Get(id); !cached && !r.inPack(id) {
 			b, err := r.looseBlob(id, limit)
 			if !errors.Is(err, errNotLoose) {
 				return b, err

@@ -461,6 +461,22 @@ func (r *Repo) packObject(hd *handle, h plumbing.Hash) (plumbing.EncodedObject, 
 	return nil, plumbing.ErrObjectNotFound
 }
 
+// inPack reports whether one of the Repo's packs, as last listed, holds h;
+// false also when the packs cannot be listed (the read that follows reports
+// why).
+func (r *Repo) inPack(h plumbing.Hash) bool {
+	packs, err := r.packs.list(r.packStamp)
+	if err != nil {
+		return false
+	}
+	for _, p := range packs {
+		if _, ok := p.idx.find(h); ok {
+			return true
+		}
+	}
+	return false
+}
+
 // packObjectSize is packObject's size of h, read from its pack entry.
 func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 	packs, err := r.packs.list(r.packStamp)

@@ -123,7 +123,19 @@ func predicateKeys() *KnownKeys {
 // is not nil, case-variant spellings of known keys. Every error is a
 // [*DecodeError] (errors.Is(err, [ErrMalformed])).
 func DecodeValue(data []byte, known *KnownKeys) (any, error) {
-	d := decoder{data: data}
+	v, err := decodeValue(data, known, false)
+	if err != nil {
+		// The decoder is deterministic: run again with key paths, the same
+		// error is found where it was, and named.
+		_, err = decodeValue(data, known, true)
+	}
+	return v, err
+}
+
+// decodeValue is DecodeValue; paths builds the key paths its errors name,
+// which a value that decodes does not need.
+func decodeValue(data []byte, known *KnownKeys, paths bool) (any, error) {
+	d := decoder{data: data, paths: paths}
 	d.skipSpace()
 	v, err := d.value("", known, 0)
 	if err != nil {
@@ -137,8 +149,23 @@ func DecodeValue(data []byte, known *KnownKeys) (any, error) {
 }
 
 type decoder struct {
-	data []byte
-	pos  int
+	data  []byte
+	pos   int
+	paths bool // build key paths (see decodeValue); "" everywhere otherwise
+}
+
+func (d *decoder) key(path, key string) string {
+	if !d.paths {
+		return ""
+	}
+	return joinKey(path, key)
+}
+
+func (d *decoder) index(path string, i int) string {
+	if !d.paths {
+		return ""
+	}
+	return joinIndex(path, i)
 }
 
 func (d *decoder) fail(path, format string, args ...any) *DecodeError {
@@ -209,7 +236,7 @@ func (d *decoder) object(path string, known *KnownKeys, depth int) (any, error) 
 		if err != nil {
 			return nil, err
 		}
-		kpath := joinKey(path, key)
+		kpath := d.key(path, key)
 		if _, dup := obj[key]; dup {
 			return nil, &DecodeError{Path: kpath, Offset: keyAt, Reason: "duplicate key"}
 		}
@@ -270,7 +297,7 @@ func (d *decoder) array(path string, known *KnownKeys, depth int) (any, error) {
 	}
 	for {
 		d.skipSpace()
-		v, err := d.value(joinIndex(path, len(arr)), elem, depth)
+		v, err := d.value(d.index(path, len(arr)), elem, depth)
 		if err != nil {
 			return nil, err
 		}

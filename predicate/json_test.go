@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -273,6 +274,36 @@ func FuzzDecodeStrict(f *testing.F) {
 			if !bytes.Equal(pc, c) {
 				t.Fatalf("predicate round trip changed bytes:\n%q\n%q", pc, c)
 			}
+		}
+	})
+}
+
+// FuzzDecodePaths checks DecodeValue's fast pass (no key paths) against the
+// pass with paths: the same value, or an error at the same offset for the
+// same reason, the one DecodeValue returns being the pass with paths'.
+func FuzzDecodePaths(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":[1,{"b":"c"}]}`, `{"a":1,"a":2}`, `{"subject":[{"Name":"x"}]}`, `{"predicate":{"task":{"id":"T1","ID":2}}}`, `[1,[2,[3,`, `{"x y":{"":tru}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ferr := decodeValue(data, StatementKeys, false)
+		slow, serr := decodeValue(data, StatementKeys, true)
+		if !reflect.DeepEqual(fast, slow) || (ferr == nil) != (serr == nil) {
+			t.Fatalf("fast %v, %v; with paths %v, %v", fast, ferr, slow, serr)
+		}
+		_, err := DecodeValue(data, StatementKeys)
+		if serr == nil {
+			if err != nil {
+				t.Fatalf("DecodeValue: %v", err)
+			}
+			return
+		}
+		var fe, se *DecodeError
+		if !errors.As(ferr, &fe) || !errors.As(serr, &se) || fe.Offset != se.Offset || fe.Reason != se.Reason {
+			t.Fatalf("fast error %v, with paths %v", ferr, serr)
+		}
+		if !reflect.DeepEqual(err, serr) {
+			t.Fatalf("DecodeValue error %v, want %v", err, serr)
 		}
 	})
 }

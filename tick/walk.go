@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/fanout"
@@ -270,6 +271,7 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 		err   error
 	}
 	batches := make(chan batch)
+	seeds := &seedFiles{m: map[seedKey]*parsedFile{}}
 	quit := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -287,7 +289,7 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 					return errWalkStopped
 				default:
 				}
-				tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts}
+				tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts, seeds: seeds}
 				for i := first + k*sz.chunk; i < min(last, first+(k+1)*sz.chunk); i++ {
 					ticks, moves, err := tc.commitTicks(commits[i])
 					if err != nil {
@@ -345,6 +347,43 @@ type tickCtx struct {
 	prev    *gitref.Commit // the commit commitTicks compared last
 	parsed  map[parseKey]*parsedFile
 	layouts *specfmt.Layouts
+	// seeds, when not nil, are the walk's full parses, shared by its workers.
+	seeds *seedFiles
+}
+
+// seedFiles are, per tasks file and unit, one version a walk's worker parsed in full, shared read-only by
+// every worker of the walk: a chunk starts with an empty tickCtx, and its first
+// commit's parent version of a file, or the first version of another unit's file,
+// is mostly that version with other boxes ticked (reparseBoxes derives it
+// from any version of the same length), not a file to parse again. Safe for
+// concurrent use; at most seedMax files are held.
+type seedFiles struct {
+	mu sync.Mutex
+	m  map[seedKey]*parsedFile
+}
+
+type seedKey struct {
+	path string
+	unit specfmt.Unit
+}
+
+func (s *seedFiles) get(f tasksFile) *parsedFile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[seedKey{f.path, f.unit}]
+}
+
+// put shares p, a full parse of f, with the walk's workers. Its box offsets
+// are computed here, before any other worker can read it: a shared
+// parsedFile is never written.
+func (s *seedFiles) put(f tasksFile, p *parsedFile) {
+	p.boxOffsets()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.m) >= seedMax {
+		clear(s.m) // what a walk's workers are ticking is a few files at a time
+	}
+	s.m[seedKey{f.path, f.unit}] = p
 }
 
 // parsedFile is a tasks file's tasks, keyed for matching: the task ID, and, only
@@ -562,9 +601,15 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 		return nil, err
 	}
 	p, ok := reparseBoxes(prev, b)
+	if !ok && prev == nil && tc.seeds != nil {
+		p, ok = reparseBoxes(tc.seeds.get(f), b)
+	}
 	if !ok {
 		if p, err = parseTasks(f.unit, b); err != nil {
 			return nil, err
+		}
+		if tc.seeds != nil {
+			tc.seeds.put(f, p)
 		}
 	}
 	if len(tc.parsed) >= parsedMax {
@@ -573,6 +618,10 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	tc.parsed[k] = p
 	return p, nil
 }
+
+// seedMax bounds a walk's seedFiles: each holds a file's content and tasks
+// (≈ 100 KiB for 500 tasks) for the whole walk.
+const seedMax = 32
 
 // parsedMax bounds a tickCtx's parsed files. In a walk, what is parsed again is
 // mostly the parent's version of a file the previous commit changed.

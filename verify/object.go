@@ -244,6 +244,19 @@ type taskHints map[taskHintKey]specfmt.Task
 
 type taskHintKey struct{ dir, id string }
 
+// hasDir reports whether h holds a task of a tasks file in unit dir dir: the
+// walk read dir/tasks.md, a regular file, at the object, which is all
+// projectRoot needs to know to return "" (a unit at the repository's root)
+// without reading the object's trees again.
+func (h taskHints) hasDir(dir string) bool {
+	for k := range h {
+		if k.dir == dir {
+			return true
+		}
+	}
+	return false
+}
+
 // object is Object with the tasks already parsed for the object (nil: none),
 // reading the note with readNote (NotesStore.Note, or a reader of the same
 // notes: see checkObjects).
@@ -577,7 +590,11 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	// The unit's project root: unit.dir is relative to it, and so is the
 	// speccoder.toml policy_sha256 is recomputed from.
-	r.root = v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
+	if hints.hasDir(p.Unit.Dir) {
+		r.root = "" // the walk read Unit.Dir/tasks.md at the object: projectRoot's first step
+	} else {
+		r.root = v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
+	}
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
 	//    A bug task is no line of a tasks file: its subject, tree, signature
 	//    and policy_sha256 are what can be checked (docs/format.md#bug-tasks).

@@ -1,0 +1,96 @@
+package verify
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testenv"
+)
+
+// TestHintedUnitsAtRoot checks what checkTask relies on to skip projectRoot's
+// search: for every unit dir of the merge gate's task hints at a commit
+// (batchHints), the search at that commit finds no nested project, so the
+// root is "" with or without it. A repository root unit, a nested project's
+// unit of another dir (its search runs and finds the project), the corpora.
+func TestHintedUnitsAtRoot(t *testing.T) {
+	f := newFixture(t)
+	f.commit("nested project", map[string]string{
+		nestedRoot + "/speccoder.toml": fxPolicy,
+		nestedDir + "/tasks.md":        fxTasks,
+	})
+	f.tick("T001")
+	nested := func(ids ...string) {
+		p := nestedDir + "/tasks.md"
+		s := f.read(p)
+		for _, id := range ids {
+			s = strings.Replace(s, "- [ ] "+id+" ", "- [x] "+id+" ", 1)
+		}
+		f.commit("nested "+strings.Join(ids, ", "), map[string]string{p: s})
+	}
+	nested("T002")
+	f.tick("T003")
+	nested("T003", "T004")
+	checkHintedAtRoot(t, f, f.base, 4)
+
+	for _, name := range []string{"speckit-youbencha", "openspec-agent-validator", "kiro-task-orchestrator-maxspec"} {
+		t.Run(name, func(t *testing.T) {
+			dir := testenv.CloneBundle(t, name)
+			c := &fixture{t: t, dir: dir, trust: f.trust}
+			checkHintedAtRoot(t, c, "", 1)
+		})
+	}
+}
+
+// The nested project of TestHintedUnitsAtRoot, and its unit's dir from the
+// repository's root.
+const (
+	nestedRoot    = "tools/sub"
+	nestedUnitDir = "specs/002-nested" // no unit of the repository's root
+	nestedDir     = nestedRoot + "/" + nestedUnitDir
+)
+
+// checkHintedAtRoot runs TestHintedUnitsAtRoot's check over base..HEAD of
+// f, which must hint at least minRoot commits (and, for the fixture, a commit
+// ticking the nested project's unit alone).
+func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) {
+	t.Helper()
+	v := f.verifier()
+	head := f.head()
+	g, err := v.newGate(base, head, GateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hinted, nestedSeen := 0, base == ""
+	for c, h := range g.batchHints(0, len(g.tickCommits)) {
+		if len(h) > 0 {
+			hinted++
+		}
+		for k := range h {
+			if !h.hasDir(k.dir) {
+				t.Fatalf("%s: hasDir(%q) false for a hint of that dir", c, k.dir)
+			}
+			if found := v.searchProjects(c, k.dir); found != nil {
+				t.Errorf("%s: unit dir %s hinted, but the project search finds %q", c, k.dir, found)
+			}
+		}
+		// A nested project's unit is hinted by its repository-relative dir,
+		// never by the project-relative one its statements name: for those
+		// the search runs, and finds the project.
+		if h.hasDir(nestedDir) {
+			if h.hasDir(nestedUnitDir) {
+				t.Errorf("%s: hasDir(%s) for a hint of %s", c, nestedUnitDir, nestedDir)
+			}
+			if got := v.projectRoot(c, nestedUnitDir, nil); got != nestedRoot {
+				t.Errorf("%s: projectRoot(%s) = %q, want %q", c, nestedUnitDir, got, nestedRoot)
+			}
+			nestedSeen = true
+		}
+	}
+	if hinted < minRoot {
+		t.Fatalf("%d commits hinted, want at least %d", hinted, minRoot)
+	}
+	if !nestedSeen {
+		t.Fatal("no hint of the nested project's unit: the fixture does not cover it")
+	}
+}
