@@ -260,11 +260,12 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
-	g, err := v.newGate(base, head, opts)
-	if err != nil {
-		return nil, err
-	}
-	if spool {
+	g := v.newGate(base, head, opts)
+	if !spool {
+		if err := g.walk(); err != nil {
+			return nil, err
+		}
+	} else {
 		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
@@ -279,7 +280,11 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			}
 		}()
 	}
-	if err := g.judgeTicks(); err != nil {
+	if spool {
+		if err := g.walkAndJudgeSpooled(); err != nil {
+			return nil, err
+		}
+	} else if err := g.judgeTicks(); err != nil {
 		return nil, err
 	}
 	rep = g.rep
@@ -323,6 +328,13 @@ type gate struct {
 	twins   map[string]bool
 	rep     *Report
 
+	// lastUntick is, for a walk judged from its spool (walkAndJudgeSpooled)
+	// instead of ticks and latest, each unit class and task ID's last
+	// untick (latestTicks' key): what tells, tick by tick, whether a tick is
+	// its task line's latest. merges: the walk has a merge's tick.
+	lastUntick map[string]untickAt
+	merges     bool
+
 	// inRange holds the ticks the range's commits make themselves (not
 	// merges), by tickKey; broughtIn, per merge, the ticks its other parents
 	// brought in that inRange holds (mergedIn).
@@ -346,20 +358,26 @@ type gate struct {
 	rangeFiles   *rangeFiles     // read at the first allowed born-ticked task, or by the state check
 }
 
-// newGate walks base..head and prepares the ticks' judging.
-func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, error) {
-	layouts := v.policy().Layouts()
-	w, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
-	if err != nil {
-		return nil, err
-	}
-	ticks := w.Ticks
-	g := &gate{v: v, head: head, opts: opts, layouts: layouts, ticks: ticks, units: unitClasses(w.Moves), twins: projectTwins(ticks),
-		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}, commits: w.Commits},
+// newGate prepares a run of the gate over base..head; walk, or
+// walkAndJudgeSpooled, walks it.
+func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
+	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
+		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
 		inRange:   map[string]bool{},
 		broughtIn: map[gitref.Hash]map[string]bool{},
 		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
+}
+
+// walk walks g's range into memory (g.ticks) and prepares the ticks'
+// judging (judgeTicks).
+func (g *gate) walk() error {
+	w, err := tick.Walk(g.v.Repo, g.rep.Base, g.head, tick.Options{Layouts: g.layouts})
+	if err != nil {
+		return err
+	}
+	ticks := w.Ticks
+	g.ticks, g.units, g.twins, g.rep.commits = ticks, unitClasses(w.Moves), projectTwins(ticks), w.Commits
 	g.latest = latestTicks(ticks, g.units)
 	// A merge's change against its first parent repeats the ticks its other
 	// parents brought in; those ticks are judged on the commits that made them.
@@ -384,7 +402,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 		}
 		g.lastTick[t.Commit] = i
 	}
-	return g, nil
+	return nil
 }
 
 // checksObjects reports whether tick t is judged by its commit's checked
@@ -407,12 +425,19 @@ func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
 		end = max(end, g.lastTick[c])
 	}
 	for _, t := range g.ticks[g.firstTick[from] : end+1] {
-		h, ok := hints[t.Commit]
-		if ok && checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
-			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+		if h, ok := hints[t.Commit]; ok {
+			addHint(h, t)
 		}
 	}
 	return hints
+}
+
+// addHint adds tick t's task line to its commit's hints when the object
+// check can take it as the task of t's ID (batchHints).
+func addHint(h taskHints, t tick.Tick) {
+	if checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+		h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+	}
 }
 
 // tickKey names a tick by commit, unit dir, task ID and line after.
@@ -448,8 +473,9 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
 // checked objects of at most about that many commits are held at once,
-// whatever the length of the range.
-const gateWindow = 1024
+// whatever the length of the range. (A variable for the tests: a window of
+// one commit judges every fixture across window boundaries.)
+var gateWindow = 1024
 
 // judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
 // objects are verified, and their sections checked at head, on all cores
@@ -473,7 +499,7 @@ func (g *gate) judgeTicks() error {
 			maps.Copy(g.objects, objects)
 			next = to
 		}
-		if err := g.judgeTick(i); err != nil {
+		if err := g.judgeTick(g.ticks[i], g.latest[i]); err != nil {
 			return err
 		}
 		if g.rep.objectSpool != nil {
@@ -524,10 +550,11 @@ func (g *gate) spoolObjects() error {
 	return nil
 }
 
-// judgeTick judges the walk's tick i: by its kind, then (a tick or
-// born-ticked task) by its commit's note.
-func (g *gate) judgeTick(i int) error {
-	t, rep := g.ticks[i], g.rep
+// judgeTick judges the walk's tick t: by its kind, then (a tick or
+// born-ticked task) by its commit's note. latest: t is its task line's
+// latest (latestTicks).
+func (g *gate) judgeTick(t tick.Tick, latest bool) error {
+	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
 	switch {
@@ -576,7 +603,7 @@ func (g *gate) judgeTick(i int) error {
 	case tick.KindEdit:
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
-		if !g.latest[i] {
+		if !latest {
 			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
 			tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
 		}
@@ -613,7 +640,7 @@ func (g *gate) judgeTick(i int) error {
 		tr.Status = StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
 	}
-	if !g.latest[i] && tr.Failing {
+	if !latest && tr.Failing {
 		// A later commit unticks the task: the line is judged by its
 		// latest tick (and the state check by what head holds). An
 		// evidenced earlier tick stays evidenced.
