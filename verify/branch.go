@@ -133,13 +133,20 @@ type Report struct {
 
 	// objectSpool holds (BranchSpooled) the report's leading objects, before
 	// those in Objects, out of memory, and tickSpool the lists of its leading
-	// ticks (tickReader); firstPolicy the per-object rules'
+	// ticks (tickReader); firstPolicy and commitPolicy the per-object rules'
 	// results of the first of the leading keyedTicks ticks with each object
-	// key, for the objects applyPolicy gives results to.
-	objectSpool *itemSpool
-	tickSpool   *tickSpool
-	firstPolicy map[objectTask][]policy.Result
-	keyedTicks  int
+	// key, for the objects spoolObjects and applyPolicy give results to:
+	// commitPolicy the keys of the tick commit policyCommit, judged last,
+	// whose objects are its own; firstPolicy the keys of other commits (an
+	// unreachable tick's evidence) and of bugCommits, the commits whose
+	// objects Objects holds after the ticks' (bugTicks).
+	objectSpool  *itemSpool
+	tickSpool    *tickSpool
+	firstPolicy  map[objectTask][]policy.Result
+	commitPolicy map[objectTask][]policy.Result
+	policyCommit gitref.Hash
+	bugCommits   map[gitref.Hash]bool
+	keyedTicks   int
 	// commits is the number of commits the gate walked (RangeCommits).
 	commits int
 }
@@ -273,14 +280,26 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			g.rep.Close()
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
-		g.rep.firstPolicy = map[objectTask][]policy.Result{}
+		g.rep.firstPolicy, g.rep.commitPolicy = map[objectTask][]policy.Result{}, map[objectTask][]policy.Result{}
 		defer func() {
 			if err != nil {
 				g.rep.Close()
 			}
 		}()
 	}
+	// The bug tasks' commits are known before the judging: their objects are
+	// the report's after the ticks' (applyPolicy, spoolObjects).
+	trailers, err := v.trailerCommits(base, head)
+	if err != nil {
+		return nil, err
+	}
 	if spool {
+		g.rep.bugCommits = map[gitref.Hash]bool{}
+		for _, c := range trailers {
+			if len(bugTasks(c)) > 0 {
+				g.rep.bugCommits[c.ID] = true
+			}
+		}
 		if err := g.walkAndJudgeSpooled(); err != nil {
 			return nil, err
 		}
@@ -289,7 +308,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	}
 	rep = g.rep
 	v.evidenceKiroParents(rep)
-	if err := v.bugTicks(rep, base, head, opts); err != nil {
+	if err := v.bugTicks(rep, trailers, opts); err != nil {
 		return nil, err
 	}
 	rf, err := g.files()
@@ -527,9 +546,21 @@ func (g *gate) spoolObjects() error {
 	rep := g.rep
 	for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
 		t := &rep.Ticks[j]
+		if t.Commit != rep.policyCommit {
+			// The objects judged with a commit's ticks are its own (their
+			// keys' object): its keys are looked up no more, unless a bug
+			// task's objects, judged after the ticks, are the commit's.
+			clear(rep.commitPolicy)
+			rep.policyCommit = t.Commit
+		}
 		k := t.objectKey()
-		if _, ok := rep.firstPolicy[k]; !ok {
-			rep.firstPolicy[k] = t.Policy
+		_, seen := rep.firstPolicy[k]
+		if _, ok := rep.commitPolicy[k]; !ok && !seen {
+			if k.object == t.Commit && !rep.bugCommits[k.object] {
+				rep.commitPolicy[k] = t.Policy
+			} else {
+				rep.firstPolicy[k] = t.Policy
+			}
 		}
 		t.Object = nil // keyed: nothing reads it again
 		if err := rep.tickSpool.add(t); err != nil {
@@ -539,7 +570,12 @@ func (g *gate) spoolObjects() error {
 	rep.keyedTicks = len(rep.Ticks)
 	for i := range rep.Objects {
 		o := &rep.Objects[i]
-		o.Policy = rep.firstPolicy[objectTask{o.Object, o.Task, o.LineHash}]
+		k := objectTask{o.Object, o.Task, o.LineHash}
+		p, ok := rep.firstPolicy[k]
+		if !ok {
+			p = rep.commitPolicy[k]
+		}
+		o.Policy = p
 		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
 		if err := rep.objectSpool.add(o); err != nil {
 			return fmt.Errorf("spooling the report: %w", err)
