@@ -168,6 +168,7 @@ type handle struct {
 	repo      *git.Repository
 	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
 	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
+	reads     int                                  // objects read through packfiles since they were opened
 }
 
 // close closes the handle's pack readers and storage.
