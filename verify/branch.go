@@ -251,11 +251,13 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // BranchSpooled is Branch with the report's objects judged with the ticks
 // written, as WriteJSON writes them, to a temporary file (os.TempDir) as they
 // are judged, not held in memory: Report.Objects holds only those judged after
-// the ticks (a bug task's). Held in memory: the report's ticks, unticks and
-// born-ticked tasks, the walk's ticks, and per judged object its key
-// (evidence, task, line hash) with its policy results. WriteJSON writes the
-// spooled objects first; the other writers do not read a branch report's
-// objects. The caller must Close the report.
+// the ticks (a bug task's). The walk's ticks are spooled too, and judged back
+// from the spool a window of commits at a time. Held in memory: the report's
+// ticks (without their reasons and signers), unticks and born-ticked tasks,
+// the walk's moves and unticks, and the policy results of the objects a later
+// pass looks up (spoolObjects). WriteJSON writes the spooled objects first;
+// the other writers do not read a branch report's objects. The caller must
+// Close the report.
 func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	return v.branch(base, head, opts, true)
 }
