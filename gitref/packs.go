@@ -497,8 +497,21 @@ func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 	return 0, plumbing.ErrObjectNotFound
 }
 
-// packfile returns hd's reader of pack p, opening it on first use.
+// packfileReads is how many objects a handle reads through its pack readers
+// before it opens them again: a go-git Packfile remembers the type of every
+// object it read, by offset, for as long as it lives, which over a long
+// history grows by megabytes per handle. (A variable for the tests.)
+var packfileReads = 1 << 16
+
+// packfile returns hd's reader of pack p, opening it on first use, and again
+// after packfileReads reads.
 func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
+	if hd.reads++; hd.reads > packfileReads {
+		hd.reads = 0
+		if err := hd.closePacks(); err != nil {
+			return nil, err
+		}
+	}
 	return hd.reader(&hd.packfiles, r, p, r.cache)
 }
 

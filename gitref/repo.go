@@ -169,6 +169,7 @@ type handle struct {
 	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
 	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
 	uncached  map[plumbing.Hash]*packfile.Packfile // the same without the object cache (BlobOnce)
+	reads     int                                  // objects read through packfiles since they were opened
 }
 
 // close closes the handle's pack readers and storage.

@@ -186,3 +186,43 @@ func TestStreamError(t *testing.T) {
 		t.Errorf("Walk: %v; Stream: %v", err, got)
 	}
 }
+
+// TestEachMatchesWalk checks that Each hands out Walk's ticks and moves,
+// commit by commit in Walk's order, with its commit count, and that fn's
+// error stops the walk and is returned.
+func TestEachMatchesWalk(t *testing.T) {
+	dir, head := tickHistory(t, 150)
+	r := open(t, dir)
+	want, err := Walk(r, "", head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Walked{Ticks: []Tick{}}
+	n, err := Each(r, "", head, Options{}, func(ts []Tick, ms []Move) error {
+		if len(ts) == 0 && len(ms) == 0 {
+			t.Error("Each handed out a commit without ticks or moves")
+		}
+		for _, tk := range ts {
+			if tk.Commit != ts[0].Commit {
+				t.Errorf("one call holds ticks of %s and %s", ts[0].Commit, tk.Commit)
+			}
+		}
+		got.Ticks, got.Moves = append(got.Ticks, ts...), append(got.Moves, ms...)
+		return nil
+	})
+	got.Commits = n
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Each: %v, %d ticks, %d moves, %d commits; Walk: %d, %d, %d", err, len(got.Ticks), len(got.Moves), got.Commits, len(want.Ticks), len(want.Moves), want.Commits)
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := Each(r, "", head, Options{}, func([]Tick, []Move) error {
+		calls++
+		if calls == 3 {
+			return stop
+		}
+		return nil
+	}); err != stop || calls != 3 {
+		t.Errorf("stopped at the third commit: %v after %d calls", err, calls)
+	}
+}

@@ -199,6 +199,24 @@ func Walk(r *gitref.Repo, base, head gitref.Hash, opts Options) (Walked, error) 
 	return w, nil
 }
 
+// Each calls fn with the ticks and moves of each commit of base..head that
+// has any, in [Walk]'s order, as the walk finds them: only the commits
+// compared ahead of fn (a few thousand commits' worth) are held, not the
+// range's ticks. It returns the number of commits compared, as
+// [Walked].Commits. An error of fn stops the walk and is returned; a walk
+// error comes after the ticks of the commits before the one that failed.
+func Each(r *gitref.Repo, base, head gitref.Hash, opts Options, fn func(ticks []Tick, moves []Move) error) (int, error) {
+	var ferr error
+	n, err := walk(r, base, head, opts, walkSizes{}, func(ts []Tick, ms []Move) bool {
+		ferr = fn(ts, ms)
+		return ferr == nil
+	})
+	if ferr != nil {
+		return n, ferr
+	}
+	return n, err
+}
+
 // Stream yields the ticks [Range] returns, in the same order, as the walk
 // finds them: a range's ticks are not all held at once, only those of the
 // commits compared ahead of the caller (a few thousand commits' worth). An

@@ -133,13 +133,20 @@ type Report struct {
 
 	// objectSpool holds (BranchSpooled) the report's leading objects, before
 	// those in Objects, out of memory, and tickSpool the lists of its leading
-	// ticks (tickReader); firstPolicy the per-object rules'
+	// ticks (tickReader); firstPolicy and commitPolicy the per-object rules'
 	// results of the first of the leading keyedTicks ticks with each object
-	// key, for the objects applyPolicy gives results to.
-	objectSpool *itemSpool
-	tickSpool   *tickSpool
-	firstPolicy map[objectTask][]policy.Result
-	keyedTicks  int
+	// key, for the objects spoolObjects and applyPolicy give results to:
+	// commitPolicy the keys of the tick commit policyCommit, judged last,
+	// whose objects are its own; firstPolicy the keys of other commits (an
+	// unreachable tick's evidence) and of bugCommits, the commits whose
+	// objects Objects holds after the ticks' (bugTicks).
+	objectSpool  *itemSpool
+	tickSpool    *tickSpool
+	firstPolicy  map[objectTask][]policy.Result
+	commitPolicy map[objectTask][]policy.Result
+	policyCommit gitref.Hash
+	bugCommits   map[gitref.Hash]bool
+	keyedTicks   int
 	// commits is the number of commits the gate walked (RangeCommits).
 	commits int
 }
@@ -244,11 +251,13 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // BranchSpooled is Branch with the report's objects judged with the ticks
 // written, as WriteJSON writes them, to a temporary file (os.TempDir) as they
 // are judged, not held in memory: Report.Objects holds only those judged after
-// the ticks (a bug task's). Held in memory: the report's ticks, unticks and
-// born-ticked tasks, the walk's ticks, and per judged object its key
-// (evidence, task, line hash) with its policy results. WriteJSON writes the
-// spooled objects first; the other writers do not read a branch report's
-// objects. The caller must Close the report.
+// the ticks (a bug task's). The walk's ticks are spooled too, and judged back
+// from the spool a window of commits at a time. Held in memory: the report's
+// ticks (without their reasons and signers), unticks and born-ticked tasks,
+// the walk's moves and unticks, and the policy results of the objects a later
+// pass looks up (spoolObjects). WriteJSON writes the spooled objects first;
+// the other writers do not read a branch report's objects. The caller must
+// Close the report.
 func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	return v.branch(base, head, opts, true)
 }
@@ -260,11 +269,12 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	if _, err := v.Notes.Head(); err != nil {
 		return nil, err
 	}
-	g, err := v.newGate(base, head, opts)
-	if err != nil {
-		return nil, err
-	}
-	if spool {
+	g := v.newGate(base, head, opts)
+	if !spool {
+		if err := g.walk(); err != nil {
+			return nil, err
+		}
+	} else {
 		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
@@ -272,19 +282,35 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			g.rep.Close()
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
-		g.rep.firstPolicy = map[objectTask][]policy.Result{}
+		g.rep.firstPolicy, g.rep.commitPolicy = map[objectTask][]policy.Result{}, map[objectTask][]policy.Result{}
 		defer func() {
 			if err != nil {
 				g.rep.Close()
 			}
 		}()
 	}
-	if err := g.judgeTicks(); err != nil {
+	// The bug tasks' commits are known before the judging: their objects are
+	// the report's after the ticks' (applyPolicy, spoolObjects).
+	trailers, err := v.trailerCommits(base, head)
+	if err != nil {
+		return nil, err
+	}
+	if spool {
+		g.rep.bugCommits = map[gitref.Hash]bool{}
+		for _, c := range trailers {
+			if len(bugTasks(c)) > 0 {
+				g.rep.bugCommits[c.ID] = true
+			}
+		}
+		if err := g.walkAndJudgeSpooled(); err != nil {
+			return nil, err
+		}
+	} else if err := g.judgeTicks(); err != nil {
 		return nil, err
 	}
 	rep = g.rep
 	v.evidenceKiroParents(rep)
-	if err := v.bugTicks(rep, base, head, opts); err != nil {
+	if err := v.bugTicks(rep, trailers, opts); err != nil {
 		return nil, err
 	}
 	rf, err := g.files()
@@ -323,6 +349,13 @@ type gate struct {
 	twins   map[string]bool
 	rep     *Report
 
+	// lastUntick is, for a walk judged from its spool (walkAndJudgeSpooled)
+	// instead of ticks and latest, each unit class and task ID's last
+	// untick (latestTicks' key): what tells, tick by tick, whether a tick is
+	// its task line's latest. merges: the walk has a merge's tick.
+	lastUntick map[string]untickAt
+	merges     bool
+
 	// inRange holds the ticks the range's commits make themselves (not
 	// merges), by tickKey; broughtIn, per merge, the ticks its other parents
 	// brought in that inRange holds (mergedIn).
@@ -346,20 +379,26 @@ type gate struct {
 	rangeFiles   *rangeFiles     // read at the first allowed born-ticked task, or by the state check
 }
 
-// newGate walks base..head and prepares the ticks' judging.
-func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, error) {
-	layouts := v.policy().Layouts()
-	w, err := tick.Walk(v.Repo, base, head, tick.Options{Layouts: layouts})
-	if err != nil {
-		return nil, err
-	}
-	ticks := w.Ticks
-	g := &gate{v: v, head: head, opts: opts, layouts: layouts, ticks: ticks, units: unitClasses(w.Moves), twins: projectTwins(ticks),
-		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}, commits: w.Commits},
+// newGate prepares a run of the gate over base..head; walk, or
+// walkAndJudgeSpooled, walks it.
+func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
+	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
+		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
 		inRange:   map[string]bool{},
 		broughtIn: map[gitref.Hash]map[string]bool{},
 		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
+}
+
+// walk walks g's range into memory (g.ticks) and prepares the ticks'
+// judging (judgeTicks).
+func (g *gate) walk() error {
+	w, err := tick.Walk(g.v.Repo, g.rep.Base, g.head, tick.Options{Layouts: g.layouts})
+	if err != nil {
+		return err
+	}
+	ticks := w.Ticks
+	g.ticks, g.units, g.twins, g.rep.commits = ticks, unitClasses(w.Moves), projectTwins(ticks), w.Commits
 	g.latest = latestTicks(ticks, g.units)
 	// A merge's change against its first parent repeats the ticks its other
 	// parents brought in; those ticks are judged on the commits that made them.
@@ -384,7 +423,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) (*gate, err
 		}
 		g.lastTick[t.Commit] = i
 	}
-	return g, nil
+	return nil
 }
 
 // checksObjects reports whether tick t is judged by its commit's checked
@@ -407,12 +446,19 @@ func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
 		end = max(end, g.lastTick[c])
 	}
 	for _, t := range g.ticks[g.firstTick[from] : end+1] {
-		h, ok := hints[t.Commit]
-		if ok && checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
-			h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+		if h, ok := hints[t.Commit]; ok {
+			addHint(h, t)
 		}
 	}
 	return hints
+}
+
+// addHint adds tick t's task line to its commit's hints when the object
+// check can take it as the task of t's ID (batchHints).
+func addHint(h taskHints, t tick.Tick) {
+	if checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+		h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+	}
 }
 
 // tickKey names a tick by commit, unit dir, task ID and line after.
@@ -448,8 +494,9 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
 // checked objects of at most about that many commits are held at once,
-// whatever the length of the range.
-const gateWindow = 1024
+// whatever the length of the range. (A variable for the tests: a window of
+// one commit judges every fixture across window boundaries.)
+var gateWindow = 1024
 
 // judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
 // objects are verified, and their sections checked at head, on all cores
@@ -473,7 +520,7 @@ func (g *gate) judgeTicks() error {
 			maps.Copy(g.objects, objects)
 			next = to
 		}
-		if err := g.judgeTick(i); err != nil {
+		if err := g.judgeTick(g.ticks[i], g.latest[i]); err != nil {
 			return err
 		}
 		if g.rep.objectSpool != nil {
@@ -501,9 +548,21 @@ func (g *gate) spoolObjects() error {
 	rep := g.rep
 	for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
 		t := &rep.Ticks[j]
+		if t.Commit != rep.policyCommit {
+			// The objects judged with a commit's ticks are its own (their
+			// keys' object): its keys are looked up no more, unless a bug
+			// task's objects, judged after the ticks, are the commit's.
+			clear(rep.commitPolicy)
+			rep.policyCommit = t.Commit
+		}
 		k := t.objectKey()
-		if _, ok := rep.firstPolicy[k]; !ok {
-			rep.firstPolicy[k] = t.Policy
+		_, seen := rep.firstPolicy[k]
+		if _, ok := rep.commitPolicy[k]; !ok && !seen {
+			if k.object == t.Commit && !rep.bugCommits[k.object] {
+				rep.commitPolicy[k] = t.Policy
+			} else {
+				rep.firstPolicy[k] = t.Policy
+			}
 		}
 		t.Object = nil // keyed: nothing reads it again
 		if err := rep.tickSpool.add(t); err != nil {
@@ -513,7 +572,12 @@ func (g *gate) spoolObjects() error {
 	rep.keyedTicks = len(rep.Ticks)
 	for i := range rep.Objects {
 		o := &rep.Objects[i]
-		o.Policy = rep.firstPolicy[objectTask{o.Object, o.Task, o.LineHash}]
+		k := objectTask{o.Object, o.Task, o.LineHash}
+		p, ok := rep.firstPolicy[k]
+		if !ok {
+			p = rep.commitPolicy[k]
+		}
+		o.Policy = p
 		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
 		if err := rep.objectSpool.add(o); err != nil {
 			return fmt.Errorf("spooling the report: %w", err)
@@ -524,10 +588,11 @@ func (g *gate) spoolObjects() error {
 	return nil
 }
 
-// judgeTick judges the walk's tick i: by its kind, then (a tick or
-// born-ticked task) by its commit's note.
-func (g *gate) judgeTick(i int) error {
-	t, rep := g.ticks[i], g.rep
+// judgeTick judges the walk's tick t: by its kind, then (a tick or
+// born-ticked task) by its commit's note. latest: t is its task line's
+// latest (latestTicks).
+func (g *gate) judgeTick(t tick.Tick, latest bool) error {
+	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
 	switch {
@@ -576,7 +641,7 @@ func (g *gate) judgeTick(i int) error {
 	case tick.KindEdit:
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
-		if !g.latest[i] {
+		if !latest {
 			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
 			tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
 		}
@@ -613,7 +678,7 @@ func (g *gate) judgeTick(i int) error {
 		tr.Status = StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
 	}
-	if !g.latest[i] && tr.Failing {
+	if !latest && tr.Failing {
 		// A later commit unticks the task: the line is judged by its
 		// latest tick (and the state check by what head holds). An
 		// evidenced earlier tick stays evidenced.

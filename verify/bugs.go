@@ -6,23 +6,32 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// bugTicks adds to rep a tick per bug task that a commit of base..head names
-// in a Spec-Task trailer (<unit>/bug:<slug>, docs/format.md#bug-tasks): bug
-// tasks are no lines of a tasks file, so the tick walk cannot see them. Each
-// is judged on its commit's note like a tick; a named bug task without a
-// statement is ticked_without_evidence.
-func (v *Verifier) bugTicks(rep *Report, base, head gitref.Hash, opts GateOptions) error {
-	commits, err := v.Repo.CommitsWithTrailer(base, head, TrailerSpecTask)
-	if err != nil {
-		return err
-	}
-	for _, c := range commits {
-		var bugs []string
-		for _, task := range gitref.TrailerValues(c.Trailers, TrailerSpecTask) {
-			if i := strings.Index(task, "/"+BugTaskPrefix); i > 0 && len(task) > i+1+len(BugTaskPrefix) {
-				bugs = append(bugs, task)
-			}
+// trailerCommits are the commits of base..head with a Spec-Task trailer
+// (bugTicks reads them).
+func (v *Verifier) trailerCommits(base, head gitref.Hash) ([]gitref.TrailerCommit, error) {
+	return v.Repo.CommitsWithTrailer(base, head, TrailerSpecTask)
+}
+
+// bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
+func bugTasks(c gitref.TrailerCommit) []string {
+	var bugs []string
+	for _, task := range gitref.TrailerValues(c.Trailers, TrailerSpecTask) {
+		if i := strings.Index(task, "/"+BugTaskPrefix); i > 0 && len(task) > i+1+len(BugTaskPrefix) {
+			bugs = append(bugs, task)
 		}
+	}
+	return bugs
+}
+
+// bugTicks adds to rep a tick per bug task that a commit of the range names
+// in a Spec-Task trailer (<unit>/bug:<slug>, docs/format.md#bug-tasks;
+// commits: the range's trailerCommits): bug tasks are no lines of a tasks
+// file, so the tick walk cannot see them. Each is judged on its commit's note
+// like a tick; a named bug task without a statement is
+// ticked_without_evidence.
+func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts GateOptions) error {
+	for _, c := range commits {
+		bugs := bugTasks(c)
 		if len(bugs) == 0 {
 			continue
 		}

@@ -67,28 +67,25 @@ func statementHeader(st *attest.Statement) *attest.Statement {
 const noteScanMin = 256
 
 // noteReader returns how checkObjects reads the notes of n commits: for many,
-// the notes tree is listed once and each note read from its entry
-// (NotesStore.ReadEntry: Note's checks), which saves decoding the fan-out
-// trees again for every commit; a commit the listing does not name has no
-// note (an error wrapping gitref.ErrNoNote, as Note's). For few, NotesStore.Note.
+// the notes tree is indexed once (NotesStore.Index, in fixed-size ids: a long
+// range's index stays small) and each note read from its entry (Note's
+// checks), which saves decoding the fan-out trees again for every commit; a
+// commit the index does not name has no note (an error wrapping
+// gitref.ErrNoNote, as Note's). For few, NotesStore.Note.
 func (v *Verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) {
 	if n < noteScanMin {
 		return v.Notes.Note, nil
 	}
-	entries, err := v.Notes.All()
+	idx, err := v.Notes.Index()
 	if err != nil {
 		return nil, err
 	}
-	byCommit := make(map[gitref.Hash]gitref.NoteEntry, len(entries))
-	for _, e := range entries {
-		byCommit[e.Commit] = e
-	}
 	return func(c gitref.Hash) ([]byte, error) {
-		e, ok := byCommit[c]
+		note, ok, err := idx.Read(c)
 		if !ok {
 			return nil, fmt.Errorf("commit %s: %w", c, gitref.ErrNoNote)
 		}
-		return v.Notes.ReadEntry(e)
+		return note, err
 	}, nil
 }
 

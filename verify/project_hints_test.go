@@ -57,8 +57,8 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 	t.Helper()
 	v := f.verifier()
 	head := f.head()
-	g, err := v.newGate(base, head, GateOptions{})
-	if err != nil {
+	g := v.newGate(base, head, GateOptions{})
+	if err := g.walk(); err != nil {
 		t.Fatal(err)
 	}
 	hinted, nestedSeen := 0, base == ""

@@ -1,0 +1,230 @@
+package verify
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/tick"
+)
+
+// untickAt is where a unit class and task ID's last untick of a walk is:
+// its index among the walk's ticks and its commit.
+type untickAt struct {
+	index  int
+	commit gitref.Hash
+}
+
+// walkAndJudgeSpooled is walk and judgeTicks for BranchSpooled with the
+// walk's ticks held out of memory: the walk's ticks go to a spool as the walk
+// finds them, and what judging a tick needs of the ticks after it (whether a
+// later commit unticks its task: the last untick per unit class and task ID,
+// known once the walk's moves are) is kept; then the ticks are read back
+// and judged in order, gateWindow tick commits at a time, as judgeTicks
+// judges them. Held at once: the ticks of about gateWindow commits, the
+// walk's moves and unticks, and the keys of ticks two projects' roots share
+// (projectTwins, per commit).
+func (g *gate) walkAndJudgeSpooled() (err error) {
+	s, err := newWalkSpool("")
+	if err != nil {
+		return fmt.Errorf("spooling the tick walk: %w", err)
+	}
+	defer func() {
+		if cerr := s.close(); err == nil && cerr != nil {
+			err = fmt.Errorf("spooling the tick walk: %w", cerr)
+		}
+	}()
+	tickCommits, err := g.walkToSpool(s)
+	if err != nil {
+		return err
+	}
+	return g.judgeSpooled(s, tickCommits)
+}
+
+// walkToSpool walks g's range into s, one commit's ticks a record, and keeps
+// what the judging needs of the whole walk: the unit classes of its moves,
+// the last untick per unit class and task ID, the project twins, whether a
+// merge ticks. It returns how many commits have ticks judged by their
+// checked objects (checksObjects).
+func (g *gate) walkToSpool(s *walkSpool) (int, error) {
+	type untick struct {
+		dir, id string
+		at      untickAt
+	}
+	var (
+		moves       []tick.Move
+		unticks     []untick
+		index       int
+		tickCommits int
+		results     int // ticks that may be judged into the report's Ticks
+	)
+	g.twins = map[string]bool{}
+	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, tick.Options{Layouts: g.layouts}, func(ts []tick.Tick, ms []tick.Move) error {
+		moves = append(moves, ms...)
+		if len(ts) == 0 {
+			return nil
+		}
+		checks := false
+		for _, t := range ts {
+			checks = checks || checksObjects(t)
+			g.merges = g.merges || t.Merge
+			if t.Kind == tick.KindUntick {
+				unticks = append(unticks, untick{t.Unit.Dir, t.TaskID, untickAt{index, t.Commit}})
+			} else {
+				results++
+			}
+			index++
+		}
+		if checks {
+			tickCommits++
+		}
+		if len(ts) > 1 {
+			// Twins are ticks of one commit (the key holds it).
+			maps.Copy(g.twins, projectTwins(ts))
+		}
+		if err := s.add(ts); err != nil {
+			return fmt.Errorf("spooling the tick walk: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	g.rep.commits = n
+	// The report's ticks are held to the end: room for them all at once
+	// (and a few the state check adds), not a doubling array and its copy.
+	g.rep.Ticks = make([]TickResult, 0, results+results/64+16)
+	g.units = unitClasses(moves)
+	g.lastUntick = make(map[string]untickAt, len(unticks))
+	for _, u := range unticks {
+		g.lastUntick[g.units.find(u.dir)+"\x00"+u.id] = u.at // the last one stays
+	}
+	return tickCommits, nil
+}
+
+// isLatest is latestTicks' mark for the walk's tick t at index i, from the
+// walk's last unticks (walkToSpool).
+func (g *gate) isLatest(i int, t tick.Tick) bool {
+	if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked && t.Kind != tick.KindEdit {
+		return true
+	}
+	u, ok := g.lastUntick[g.units.find(t.Unit.Dir)+"\x00"+t.TaskID]
+	return !ok || u.index <= i || u.commit == t.Commit
+}
+
+// spooledCommitTicks is one commit's ticks read back from the walk's spool:
+// first is the index of its first tick in the walk, checks whether any of
+// them is judged by the commit's checked objects.
+type spooledCommitTicks struct {
+	ticks  []tick.Tick
+	first  int
+	checks bool
+}
+
+// judgeSpooled judges the ticks of s in order into g.rep, as judgeTicks
+// does: when the judging reaches a tick commit not checked yet, the next
+// gateWindow tick commits (read ahead from the spool) are checked at once,
+// with their ticks' task lines as hints (batchHints); a commit's checked
+// objects and ticks are dropped once its ticks are judged. tickCommits is
+// the number of tick commits (how the notes are read: noteReader).
+func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
+	readNote, err := g.v.noteReader(tickCommits)
+	if err != nil {
+		return err
+	}
+	next, err := s.reader()
+	if err != nil {
+		return fmt.Errorf("spooling the tick walk: %w", err)
+	}
+	var (
+		ahead []spooledCommitTicks // read from the spool, not judged yet
+		index int                  // the walk index of the next tick read
+		done  bool
+	)
+	readOne := func() error {
+		ts, err := next()
+		if errors.Is(err, io.EOF) {
+			done = true
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		c := spooledCommitTicks{ticks: ts, first: index}
+		for _, t := range ts {
+			c.checks = c.checks || checksObjects(t)
+		}
+		index += len(ts)
+		ahead = append(ahead, c)
+		return nil
+	}
+	for {
+		if len(ahead) == 0 {
+			if err := readOne(); err != nil {
+				return err
+			}
+			if done {
+				break
+			}
+		}
+		cur := ahead[0]
+		commit := cur.ticks[0].Commit
+		if cur.checks && g.objects[commit] == nil {
+			queued := 0
+			for _, a := range ahead {
+				if a.checks {
+					queued++
+				}
+			}
+			for queued < gateWindow && !done {
+				if err := readOne(); err != nil {
+					return err
+				}
+				if !done && ahead[len(ahead)-1].checks {
+					queued++
+				}
+			}
+			batch := make([]gitref.Hash, 0, queued)
+			hints := make(map[gitref.Hash]taskHints, queued)
+			for _, a := range ahead {
+				if !a.checks || len(batch) == gateWindow {
+					continue
+				}
+				c := a.ticks[0].Commit
+				batch = append(batch, c)
+				h := taskHints{}
+				for _, t := range a.ticks {
+					addHint(h, t)
+				}
+				hints[c] = h
+			}
+			objects, err := g.v.checkObjects(batch, hints, g.head, readNote)
+			if err != nil {
+				return err
+			}
+			maps.Copy(g.objects, objects)
+		}
+		for k, t := range cur.ticks {
+			if g.merges && !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
+				// mergedIn asks only about ticks of a merge's ancestors,
+				// which the walk has before the merge (parents first).
+				g.inRange[tickKey(t.Commit, t)] = true
+			}
+			if err := g.judgeTick(t, g.isLatest(cur.first+k, t)); err != nil {
+				return err
+			}
+			if g.rep.objectSpool != nil {
+				if err := g.spoolObjects(); err != nil {
+					return err
+				}
+			}
+		}
+		delete(g.objects, commit)
+		ahead[0] = spooledCommitTicks{}
+		ahead = ahead[1:]
+	}
+	g.twins, g.lastUntick, g.inRange, g.broughtIn = nil, nil, nil, nil
+	return nil
+}
