@@ -52,8 +52,7 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 
 // readsPerWorkerMin is the fewest notes worth a worker (and a run) of their
 // own; runsPerWorker is how many runs each worker takes in a long list, so
-// that a worker slowed by other work (the tick walk alongside) does not hold
-// up the rest.
+// that a worker slowed by other work does not hold up the rest.
 const (
 	readsPerWorkerMin = 64
 	runsPerWorker     = 4
