@@ -105,6 +105,12 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		if err != nil {
 			return err
 		}
+		// The history is walked once and the notes are read in pack order:
+		// small caches hold what each next read needs, and do not grow with
+		// the history.
+		repo.ReadInOnePass()
+		repo.SetObjectCacheSize(auditObjectCacheSize)
+		repo.SetCommitCacheSize(auditCommitCacheSize)
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
 		}
@@ -130,6 +136,15 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 	})
 	return c
 }
+
+// auditCommitCacheSize is audit's budget of decoded commits, in bytes: a few
+// of the walk's batches of commits (tick.Walk compares a range in batches of
+// a few thousand).
+const auditCommitCacheSize = 4 << 20
+
+// auditObjectCacheSize is audit's object cache, in bytes: in pack order each
+// note blob's delta base is the blob read just before it.
+const auditObjectCacheSize = 4 << 20
 
 // resolveAuditRange sets what the audit reads: HEAD's history for --all, else
 // the range or revision argument (default HEAD).
