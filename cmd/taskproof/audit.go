@@ -105,12 +105,15 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		if err != nil {
 			return err
 		}
-		// The history is walked once and the notes are read in pack order:
-		// small caches hold what each next read needs, and do not grow with
-		// the history.
-		repo.ReadInOnePass()
-		repo.SetObjectCacheSize(auditObjectCacheSize)
-		repo.SetCommitCacheSize(auditCommitCacheSize)
+		if !trustGiven(flags.src) {
+			// The history is walked once and the notes are read in pack
+			// order: small caches hold what each next read needs, and do not
+			// grow with the history. Checking signatures reads each tick's
+			// objects again, and keeps the default caches.
+			repo.ReadInOnePass()
+			repo.SetObjectCacheSize(auditObjectCacheSize)
+			repo.SetCommitCacheSize(auditCommitCacheSize)
+		}
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
 		}
@@ -162,7 +165,7 @@ func resolveAuditRange(repo *gitref.Repo, opts *audit.Options, args []string) er
 // stderr; nil when no flag gives one (signatures are then not checked, and
 // git's gpg.ssh.allowedSignersFile is not read).
 func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources) (*verify.Trust, error) {
-	if src.AllowedSigners == "" && src.AllowedSignersRev == "" && len(src.Keyrings) == 0 && len(src.RawKeys) == 0 {
+	if !trustGiven(src) {
 		return nil, nil
 	}
 	trust, used, err := verify.LoadTrust(repo, src)
@@ -173,6 +176,11 @@ func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 	}
 	return trust, nil
+}
+
+// trustGiven reports whether a trust flag is given.
+func trustGiven(src verify.TrustSources) bool {
+	return src.AllowedSigners != "" || src.AllowedSignersRev != "" || len(src.Keyrings) > 0 || len(src.RawKeys) > 0
 }
 
 // writeAudit writes the audit report to stdout in the chosen format.
