@@ -105,11 +105,12 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		if err != nil {
 			return err
 		}
-		if !trustGiven(flags.src) {
+		if flags.all && !trustGiven(flags.src) {
 			// The history is walked once and the notes are read in pack
 			// order: small caches hold what each next read needs, and do not
-			// grow with the history. Checking signatures reads each tick's
-			// objects again, and keeps the default caches.
+			// grow with the history. A range's notes are looked up per tick
+			// in the notes tree, and checking signatures reads each tick's
+			// objects again: both keep the default caches.
 			repo.ReadInOnePass()
 			repo.SetObjectCacheSize(auditObjectCacheSize)
 			repo.SetCommitCacheSize(auditCommitCacheSize)
