@@ -20,13 +20,13 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/tick"
@@ -336,8 +336,7 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 		return nil, err
 	}
 	rep := newReport(notes, opts)
-	// 1. The history walk, alongside the notes' reading (for --all: both use
-	//    all cores), and the notes.
+	// 1. The history walk, then the notes.
 	rd, ticks, err := readHistory(repo, notes, opts.All, rep.Base, opts.Head)
 	if err != nil {
 		return nil, err
@@ -413,43 +412,45 @@ func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
 }
 
 // readHistory walks the history and reads the notes to audit: every note
-// (all), alongside the walk (both use all cores), or those of the walk's tick
-// commits. The walk's error wins over the notes' (fanout.Each's rule: the
-// error of the earliest item).
+// (all), or those of the walk's tick commits. The walk comes first, and its
+// error wins: the walk and the notes' reading each use all cores, and one
+// after the other only what the walk keeps of each tick (tickRef) is held
+// while the notes are read, not the walk's working set beside the rows.
 func readHistory(repo *gitref.Repo, notes *gitref.NotesStore, all bool, base, head gitref.Hash) (*reader, []tickRef, error) {
-	if !all {
-		ticks, err := walkTicks(repo, base, head)
-		if err != nil {
-			return nil, nil, err
-		}
-		rd, err := readTickNotes(notes, ticks)
-		return rd, ticks, err
+	ticks, err := walkTicks(repo, base, head)
+	if err != nil {
+		return nil, nil, err
 	}
 	var rd *reader
-	var ticks []tickRef
-	err := fanout.Each(2, 2, func(i int) error {
-		var err error
-		if i == 0 {
-			ticks, err = walkTicks(repo, base, head)
-		} else {
-			rd, err = readAllNotes(notes)
-		}
-		return err
-	})
+	if all {
+		rd, err = readAllNotes(repo, notes)
+	} else {
+		rd, err = readTickNotes(notes, ticks)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	return rd, ticks, nil
 }
 
-// readAllNotes reads every note of the notes ref.
-func readAllNotes(notes *gitref.NotesStore) (*reader, error) {
+// readAllNotes reads every note of the notes ref, in the order the note blobs
+// are stored in the packs (gitref.Repo.PackOrder): note blobs are deltas of
+// one another, and in that order each one's base is still in the object
+// cache. The problems are then put back in the notes' order (by commit id);
+// the order of the rows does not matter, summarize sorts them by keys that
+// tell every two apart.
+func readAllNotes(repo *gitref.Repo, notes *gitref.NotesStore) (*reader, error) {
 	entries, err := notes.All()
 	if err != nil {
 		return nil, err
 	}
-	return readParallel(len(entries), func(i int, rd *reader) error {
-		e := entries[i]
+	order, err := notesOrder(repo, entries)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := readParallel(len(entries), func(i int, rd *reader) error {
+		e := entries[order[i]]
+		entries[order[i]] = gitref.NoteEntry{} // read once: its paths can go
 		note, err := notes.ReadEntry(e)
 		if err != nil {
 			var ne *gitref.NoteError
@@ -462,6 +463,35 @@ func readAllNotes(notes *gitref.NotesStore) (*reader, error) {
 		rd.readNote(e.Commit, note)
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	// A note's problems are in line order; its entry is its commit's only one.
+	slices.SortStableFunc(rd.problems, func(a, b Problem) int { return strings.Compare(string(a.Commit), string(b.Commit)) })
+	return rd, nil
+}
+
+// notesInPackOrder: readAllNotes reads the notes in pack order (the tests
+// turn it off to compare with the commit-id order of NotesStore.All).
+var notesInPackOrder = true
+
+// notesOrder is the order readAllNotes reads entries in: by the pack offset
+// of each entry's first note blob.
+func notesOrder(repo *gitref.Repo, entries []gitref.NoteEntry) ([]int, error) {
+	if !notesInPackOrder {
+		order := make([]int, len(entries))
+		for i := range order {
+			order[i] = i
+		}
+		return order, nil
+	}
+	blobs := make([]gitref.Hash, len(entries))
+	for i, e := range entries {
+		if len(e.Blobs) > 0 {
+			blobs[i] = e.Blobs[0]
+		}
+	}
+	return repo.PackOrder(blobs)
 }
 
 // readTickNotes reads the notes of the ticks' commits, each once.

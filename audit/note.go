@@ -20,6 +20,21 @@ type reader struct {
 	unreadable []rowKey
 	// annotated are the commits that have a note, in reading order.
 	annotated []gitref.Hash
+	// strs holds one copy of each string that rows repeat (unit, verdict,
+	// task ID, week, reason), so that thousands of rows share it.
+	strs map[string]string
+}
+
+// intern returns s, or the equal string read before.
+func (rd *reader) intern(s string) string {
+	if t, ok := rd.strs[s]; ok {
+		return t
+	}
+	if rd.strs == nil {
+		rd.strs = map[string]string{}
+	}
+	rd.strs[s] = s
+	return s
 }
 
 // rowKey joins a statement to a tick: the annotated commit and the subject name
@@ -75,7 +90,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 			rd.unreadable = append(rd.unreadable, rowKey{commit, name})
 			continue
 		}
-		row := rowOf(commit, n, name, p)
+		row := rd.rowOf(commit, n, name, p)
 		row.Signature = Signature{Status: SigNotChecked, Count: len(env.Signatures), Signers: nil}
 		if len(env.Signatures) == 0 {
 			row.Signature.Status = SigUnsigned
@@ -109,17 +124,18 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 
 // rowOf is the row of one readable task-verification statement, read
 // revision-aware (docs/format.md#hash-recipes).
-func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Row {
+func (rd *reader) rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Row {
 	view := p.Read()
 	r := Row{
-		Commit: commit, NoteLine: line, Task: name, TaskID: p.Task.ID, Title: p.Task.Title,
-		Unit:    specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir},
-		Verdict: string(p.Verdict), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
+		Commit: commit, NoteLine: line, Task: name, TaskID: rd.intern(p.Task.ID), Title: p.Task.Title,
+		Unit: specfmt.Unit{Format: specfmt.Format(rd.intern(string(p.Unit.Format))), Feature: rd.intern(p.Unit.Feature),
+			Dir: rd.intern(p.Unit.Dir)},
+		Verdict: rd.intern(string(p.Verdict)), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
 		NewerFields: view.NewerFields, lineHash: p.Task.LineHash,
 	}
 	if t, err := time.Parse(time.RFC3339, p.Time); err == nil {
 		r.time = t
-		r.Week = isoWeek(t)
+		r.Week = rd.intern(isoWeek(t))
 	}
 	if d, ok := p.Decider.Get(); ok {
 		r.Decider = &Decider{By: d.By, Reason: d.Reason}
@@ -127,6 +143,7 @@ func rowOf(commit gitref.Hash, line int, name string, p *predicate.Predicate) Ro
 	switch {
 	case view.Regression != nil:
 		r.Regression = reasonOf(p, view.Regression)
+		r.Regression.Reason = rd.intern(r.Regression.Reason)
 	case view.RegressionMissing:
 		r.Regression = &Reason{Reason: string(predicate.ReasonUnrecorded), Missing: true}
 	}

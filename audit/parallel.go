@@ -17,9 +17,13 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/readsPerWorkerMin))
 	runs := min(workers*runsPerWorker, max(1, n/readsPerWorkerMin))
 	rds := make([]reader, runs)
+	// Most notes hold one statement: each run appends its rows in place into
+	// its part of one array (one row per index), which the merge then closes
+	// up, so that the rows are not held twice at the end (see merge).
+	rows := make([]Row, n)
 	err := fanout.Each(runs, workers, func(k int) error {
 		lo, hi := k*n/runs, (k+1)*n/runs
-		rds[k].rows = make([]Row, 0, hi-lo) // most notes hold one statement
+		rds[k].rows = rows[lo:lo:hi]
 		for i := lo; i < hi; i++ {
 			if err := read(i, &rds[k]); err != nil {
 				return err
@@ -30,30 +34,49 @@ func readParallel(n int, read func(i int, rd *reader) error) (*reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	if runs == 1 {
-		return &rds[0], nil
+	inPlace := true
+	for k := range rds {
+		r := rds[k].rows[:cap(rds[k].rows)]
+		if len(r) > 0 && &r[0] != &rows[k*n/runs] {
+			inPlace = false // the run outgrew its part
+		}
 	}
+	return merge(rds, rows, inPlace), nil
+}
+
+// merge joins the runs' readers in order. With their rows in place in rows
+// (each run's in its own part), the rows are moved down within rows: each
+// run's to at or below where they are, so nothing is overwritten before it
+// moves. Otherwise they are copied into a new array.
+func merge(rds []reader, rows []Row, inPlace bool) *reader {
 	var nrows, nann int
-	for i := range rds {
-		nrows += len(rds[i].rows)
-		nann += len(rds[i].annotated)
+	for k := range rds {
+		nrows += len(rds[k].rows)
+		nann += len(rds[k].annotated)
 	}
-	out := &reader{rows: make([]Row, 0, nrows), annotated: make([]gitref.Hash, 0, nann)}
-	for i := range rds {
-		rd := &rds[i]
-		out.rows = append(out.rows, rd.rows...)
+	out := &reader{annotated: make([]gitref.Hash, 0, nann)}
+	if inPlace {
+		out.rows = rows[:0]
+	} else {
+		out.rows = make([]Row, 0, nrows)
+	}
+	for k := range rds {
+		rd := &rds[k]
+		out.rows = append(out.rows, rd.rows...) // in place: a move down within rows
 		out.problems = append(out.problems, rd.problems...)
 		out.unreadable = append(out.unreadable, rd.unreadable...)
 		out.annotated = append(out.annotated, rd.annotated...)
-		*rd = reader{} // copied: the run's lists can go
+		*rd = reader{} // copied: the run's lists (and strings table) can go
 	}
-	return out, nil
+	if inPlace {
+		clear(rows[len(out.rows):]) // moved down: not held twice
+	}
+	return out
 }
 
 // readsPerWorkerMin is the fewest notes worth a worker (and a run) of their
 // own; runsPerWorker is how many runs each worker takes in a long list, so
-// that a worker slowed by other work (the tick walk alongside) does not hold
-// up the rest.
+// that a worker slowed by other work does not hold up the rest.
 const (
 	readsPerWorkerMin = 64
 	runsPerWorker     = 4

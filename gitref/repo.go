@@ -179,8 +179,9 @@ func (h *handle) close() error {
 
 // DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
 // storages share (decoded commits, trees and blobs, and pack delta bases)
-// until SetObjectCacheSize: go-git's default, 96 MiB. Commands that walk long
-// histories more than once (audit) need it; see SetObjectCacheSize.
+// until SetObjectCacheSize: go-git's default, 96 MiB. Commands that read a
+// long history's objects more than once (audit checking signatures) need it;
+// see SetObjectCacheSize.
 const DefaultObjectCacheSize = int64(cache.DefaultMaxSize)
 
 // objectCache is the Repo's object cache: an LRU that SetObjectCacheSize
@@ -275,8 +276,8 @@ func (c *objectCache) Clear() { c.lru.Load().Clear() }
 
 // SetObjectCacheSize bounds the Repo's object cache to size bytes (at least
 // 1 MiB), dropping what it holds. A single walk over history reads each
-// object about once and needs little; audit, which reads the history again,
-// gains from a larger cache. Measured memory and time per size: see
+// object about once and needs little; audit checking signatures, which reads
+// the history again, gains from a larger cache. Measured memory and time per size: see
 // docs/benchmarks.md.
 // Safe to call concurrently with reads.
 func (r *Repo) SetObjectCacheSize(size int64) {
