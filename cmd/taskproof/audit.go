@@ -113,7 +113,7 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 			// objects again: both keep the default caches.
 			repo.ReadInOnePass()
 			repo.SetObjectCacheSize(auditObjectCacheSize)
-			repo.SetCommitCacheSize(auditCommitCacheSize)
+			repo.SetCommitCacheSize(walkOnceCommitCacheSize)
 		}
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
@@ -141,11 +141,12 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 	return c
 }
 
-// auditCommitCacheSize is audit's budget of decoded commits, in bytes (about
-// 2,000 commits): the walk compares each commit with the parent it read just
+// walkOnceCommitCacheSize is the budget of decoded commits, in bytes (about
+// 2,000 commits), of a command that walks a history once (`audit --all`,
+// `ticks`): the walk compares each commit with the parent it read just
 // before, so what it reads again is recent; a larger budget grows with the
 // history and saves no measurable CPU (docs/benchmarks.md).
-const auditCommitCacheSize = 2 << 20
+const walkOnceCommitCacheSize = 2 << 20
 
 // auditObjectCacheSize is audit's object cache, in bytes: read in pack order,
 // each note blob's delta base is the blob read just before it.

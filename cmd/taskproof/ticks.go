@@ -77,6 +77,7 @@ Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown re
 		}
 		defer repo.Close()
 		repo.ReadInOnePass()
+		repo.SetCommitCacheSize(walkOnceCommitCacheSize)
 		base, head, err := repo.ResolveRange(spec)
 		if err != nil {
 			return err
