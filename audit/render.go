@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,13 +199,11 @@ func WriteText(w io.Writer, rep *Report) error {
 		reasonRows(p, rep, reasons, 0, clean, rowFormat{"%s", "\t%d", "\t%d\n"}, rowFormat{"TOTAL", "\t%d", "\t%d\n"})
 
 		p("\nregression_only ticks\n")
-		p("TIME\tCOMMIT\tUNIT\tTASK\tREASON\tSIGNATURE\tDETAILS\n")
-		for _, r := range rep.Ticks {
-			if r.Regression == nil {
-				continue
-			}
-			p("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", clean(r.Time), short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskLabel()),
-				clean(r.Regression.Reason), clean(r.Signature.Status), clean(r.Regression.Details()))
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if err := writeTable(w, regressionRows(rep)); err != nil {
+			return err
 		}
 	}
 	if len(rep.Weeks) > 0 {
@@ -221,9 +220,11 @@ func WriteText(w io.Writer, rep *Report) error {
 	}
 	if len(rep.WithoutEvidence) > 0 {
 		p("\nticks without evidence (%d)\n", len(rep.WithoutEvidence))
-		p("COMMIT\tUNIT\tTASK\tFILE\tWHY\n")
-		for _, u := range rep.WithoutEvidence {
-			p("%s\t%s\t%s\t%s:%d\t%s\n", short(string(u.Commit)), clean(u.Unit.Dir), clean(u.TaskID), clean(u.Path), u.Line, u.Why)
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		if err := writeTable(w, withoutEvidenceRows(rep)); err != nil {
+			return err
 		}
 	}
 	if len(rep.Problems) > 0 {
@@ -240,6 +241,40 @@ func WriteText(w io.Writer, rep *Report) error {
 		p("\ngate %s: %s\n", verdict, clean(rep.Gate.Message))
 	}
 	return tw.Flush()
+}
+
+// regressionRows are the rows of WriteText's table of regression_only
+// ticks, its header first.
+func regressionRows(rep *Report) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		if !yield([]string{"TIME", "COMMIT", "UNIT", "TASK", "REASON", "SIGNATURE", "DETAILS"}) {
+			return
+		}
+		for _, r := range rep.Ticks {
+			if r.Regression == nil {
+				continue
+			}
+			if !yield([]string{clean(r.Time), short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskLabel()),
+				clean(r.Regression.Reason), clean(r.Signature.Status), clean(r.Regression.Details())}) {
+				return
+			}
+		}
+	}
+}
+
+// withoutEvidenceRows are the rows of WriteText's table of ticks without
+// evidence, its header first.
+func withoutEvidenceRows(rep *Report) iter.Seq[[]string] {
+	return func(yield func([]string) bool) {
+		if !yield([]string{"COMMIT", "UNIT", "TASK", "FILE", "WHY"}) {
+			return
+		}
+		for _, u := range rep.WithoutEvidence {
+			if !yield([]string{short(string(u.Commit)), clean(u.Unit.Dir), clean(u.TaskID), fmt.Sprintf("%s:%d", clean(u.Path), u.Line), u.Why}) {
+				return
+			}
+		}
+	}
 }
 
 func upper(s []string) []string {
