@@ -4,10 +4,29 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 )
+
+// ErrSpool is matched by the errors of the temporary files BranchSpooled
+// holds the tick walk and the report in (os.CreateTemp in os.TempDir, that
+// is TMPDIR): a directory that is missing, not writable or full is the
+// system's state, not the repository's, and nothing is judged without them.
+var ErrSpool = errors.New("verify: temporary file")
+
+// spoolError is a spool file's failure to op (create, write, read) in dir.
+type spoolError struct {
+	op, dir string
+	err     error
+}
+
+func (e *spoolError) Error() string {
+	return fmt.Sprintf("cannot %s a temporary file in %s (TMPDIR): %v", e.op, e.dir, e.err)
+}
+func (e *spoolError) Unwrap() error        { return e.err }
+func (e *spoolError) Is(target error) bool { return target == ErrSpool }
 
 // itemSpool holds a report list's leading items out of memory: each item's
 // JSON encoding as WriteJSON writes it in the list (indented four spaces, no
@@ -65,17 +84,44 @@ func (s *itemSpool) close() error { return s.f.close() }
 // spoolFile is a temporary file whose name is removed as soon as it is open
 // where the system allows it (an open file outlives its name on Unix), so a
 // killed verify leaves nothing behind; elsewhere close removes it.
+// Its Read, Write and Seek errors are spoolErrors.
 type spoolFile struct {
 	*os.File
+	dir   string
 	named bool // the name still exists: close removes it
 }
 
 func createSpoolFile(dir, pattern string) (*spoolFile, error) {
 	f, err := os.CreateTemp(dir, pattern)
-	if err != nil {
-		return nil, err
+	if dir == "" {
+		dir = os.TempDir()
 	}
-	return &spoolFile{File: f, named: os.Remove(f.Name()) != nil}, nil
+	if err != nil {
+		return nil, &spoolError{"create", dir, err}
+	}
+	return &spoolFile{File: f, dir: dir, named: os.Remove(f.Name()) != nil}, nil
+}
+
+func (f *spoolFile) fail(op string, err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	return &spoolError{op, f.dir, err}
+}
+
+func (f *spoolFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	return n, f.fail("write", err)
+}
+
+func (f *spoolFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	return n, f.fail("read", err)
+}
+
+func (f *spoolFile) Seek(offset int64, whence int) (int64, error) {
+	n, err := f.File.Seek(offset, whence)
+	return n, f.fail("seek in", err)
 }
 
 // close closes the file and removes its name if it still has one.
@@ -86,7 +132,7 @@ func (f *spoolFile) close() error {
 			err = rerr
 		}
 	}
-	return err
+	return f.fail("close", err)
 }
 
 // tickSpool holds, for a report's leading ticks, the lists the passes after

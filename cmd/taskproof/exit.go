@@ -142,6 +142,9 @@ var exitCodes = []struct {
 	{is: gitref.ErrNoteNotText, code: ExitFailure},
 	{is: gitref.ErrTooLarge, code: ExitFailure},
 	{is: verify.ErrTrust, code: ExitTrust},
+	// The temporary directory the gate spools its walk and report to
+	// (TMPDIR) is configuration of the system it runs on.
+	{is: verify.ErrSpool, code: ExitTrust},
 
 	// Rows for hook and init (taskproof hook, taskproof init) go here, above
 	// this line; say in the comment above the table if one must win over an

@@ -102,6 +102,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrTooLarge", gitref.ErrTooLarge, ExitFailure},
 		{"*gitref.NoteError too large", &gitref.NoteError{Err: &gitref.TooLargeError{Size: 2, Limit: 1}}, ExitFailure},
 		{"verify.ErrTrust", verify.ErrTrust, ExitTrust},
+		{"verify.ErrSpool", fmt.Errorf("spooling the report: %w", verify.ErrSpool), ExitTrust},
 		{"*verify.AllowedSignersError", &verify.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
 		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: verify.SourceRev{Kind: verify.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
 		{"*verify.DefaultBaseError", &verify.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
