@@ -467,7 +467,10 @@ func tickKey(c gitref.Hash, t tick.Tick) string {
 }
 
 // mergedIn reports whether merge tick t repeats a tick one of the merge's
-// other parents brought in from a commit of the range.
+// other parents brought in from a commit of the range: a tick of the other
+// side that the side still holds at that parent. A tick the side later
+// unticks is not brought in; a merge ticking the task again makes that tick
+// itself, and is judged on the merge.
 func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 	set, ok := g.broughtIn[t.Commit]
 	if !ok {
@@ -481,9 +484,19 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 			if err != nil {
 				return false, err
 			}
+			held := map[string][]string{} // unit dir and task ID → the side's ticks of it, by tickKey("", x)
 			for _, x := range side {
-				if g.inRange[tickKey(x.Commit, x)] {
-					set[tickKey("", x)] = true
+				task := x.Unit.Dir + "\x00" + x.TaskID
+				switch {
+				case x.Kind == tick.KindUntick:
+					delete(held, task)
+				case g.inRange[tickKey(x.Commit, x)]:
+					held[task] = append(held[task], tickKey("", x))
+				}
+			}
+			for _, keys := range held {
+				for _, k := range keys {
+					set[k] = true
 				}
 			}
 		}

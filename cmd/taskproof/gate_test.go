@@ -450,3 +450,36 @@ func TestGateSupersededEdit(t *testing.T) {
 	rep := r.gate(t, 0)
 	checkRows(t, rep, "success", gateUnit+":T001 evidenced/", gateUnit+":T001 superseded/", gateUnit+":T001 evidenced/")
 }
+
+// TestGateMergeReticksUntickedTask: a side branch ticks T001 (attested) and
+// then unticks it; the merge into the feature branch ticks T001 again in its
+// resolution. The side does not hold the tick at its tip, so the merge's
+// tick is the merge's own and needs evidence on the merge: the withdrawn
+// statement does not cover it (it did: the merge's tick was taken as brought
+// in by the side, and the gate passed).
+func TestGateMergeReticksUntickedTask(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "-c", "side")
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	r.commit(t, "reopen T001", map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "feature")
+	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+	r.git(t, "merge", "-q", "--no-ff", "--no-commit", "side")
+	r.write(t, map[string]string{gateUnit: strings.Replace(gateTasks, "- [ ] T001 ", "- [x] T001 ", 1)})
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "-m", "merge side, T001 ticked again")
+	merge := r.git(t, "rev-parse", "HEAD")
+	rep := r.gate(t, 1)
+	failing := false
+	for _, tk := range rep.Ticks {
+		failing = failing || (tk.Commit == merge && tk.Failing && tk.TaskID == "T001")
+	}
+	if !failing {
+		t.Fatalf("the merge's own tick of T001 is not failing: %s (%s)", rep.rows(), rep.Conclusion)
+	}
+	r.attest(t, merge)
+	if rep := r.gate(t, 0); rep.Conclusion != "success" {
+		t.Errorf("merge attested: %s (%s)", rep.rows(), rep.Conclusion)
+	}
+}
