@@ -1102,7 +1102,11 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			changed[units.find(f.Unit.Dir)] = true
 		}
 	}
-	// At base: the checked tasks, by unit class, task ID and line read as open.
+	// At base: the checked tasks, by unit class, task ID and line read as
+	// open: true for a unit's task, false for a box of a file that was no
+	// unit's tasks file (unrecognized). A box checked at base only in such a
+	// file was never judged as a tick; it does not cover a unit's task at
+	// head (a project root or layout the range adds makes the file a unit's).
 	checkedAtBase := map[string]bool{}
 	for _, f := range baseFiles {
 		if f.Irregular != "" || !changed[units.find(f.Unit.Dir)] {
@@ -1113,8 +1117,8 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			continue
 		}
 		for _, t := range tf.Tasks {
-			if t.Ticked() {
-				checkedAtBase[units.find(f.Unit.Dir)+"\x00"+t.ID+"\x00"+t.OpenLine()] = true
+			if k := units.find(f.Unit.Dir) + "\x00" + t.ID + "\x00" + t.OpenLine(); t.Ticked() && !checkedAtBase[k] {
+				checkedAtBase[k] = !f.Unrecognized
 			}
 		}
 	}
@@ -1155,7 +1159,8 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		}
 		class := units.find(f.Unit.Dir)
 		for _, t := range tf.Tasks {
-			if !t.Ticked() || checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()] {
+			asUnit, atBase := checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()]
+			if !t.Ticked() || asUnit || atBase && f.Unrecognized {
 				continue
 			}
 			lh := predicate.LineHash(t.OpenLine())
@@ -1175,6 +1180,9 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			failing[k] = true
 			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			if atBase {
+				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			}
 			rep.Ticks = append(rep.Ticks, tr)
 		}
 	}

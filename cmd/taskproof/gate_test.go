@@ -483,3 +483,22 @@ func TestGateMergeReticksUntickedTask(t *testing.T) {
 		t.Errorf("merge attested: %s (%s)", rep.rows(), rep.Conclusion)
 	}
 }
+
+// TestGateNewProjectRootTickedFile: base holds a tasks file under a directory
+// that is no project (no speccoder.toml), its T001 ticked: no unit's task,
+// never judged. A range that only adds the project root makes the file a
+// unit's, T001 checked at head: that box was never a tick of a unit, so it
+// needs evidence like any task checked at head and not at base (it passed,
+// neutral, for a spec-kit unit).
+func TestGateNewProjectRootTickedFile(t *testing.T) {
+	const file = "examples/app/specs/001-demo/tasks.md"
+	r := newGateRepo(t, map[string]string{file: "# Tasks\n\n- [x] T001 Add the endpoint\n- [ ] T002 Open\n"})
+	r.commit(t, "make examples/app a project", map[string]string{"examples/app/speccoder.toml": "# project\n"})
+	rep := r.gate(t, 1)
+	checkFails(t, rep, file+" ticked_without_evidence")
+	for _, tk := range rep.Ticks {
+		if tk.Failing && !strings.Contains(tk.Message, "no unit's tasks file") {
+			t.Errorf("message does not say the base's box was no unit's: %q", tk.Message)
+		}
+	}
+}
