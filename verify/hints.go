@@ -28,6 +28,7 @@ var Hints = map[string]string{
 	StatusBornTicked:            "the task is ticked in a tasks file new in the range, with no evidence: attest it on the commit that ticks it (taskproof attest tick --commit {commit} --task {task} --verdict …), or allow born-ticked tasks for this path in the verifier's policy",
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
+	hintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
 	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
 	"trailer":                   "the commit's Spec-Task/Verdict trailers disagree with its statements: re-attest with the verdict the trailer names (taskproof attest tick --commit {commit} --task {task} --verdict …), or fix the trailers (git commit --amend) and carry the statements (taskproof attest carry OLD NEW)",
 
@@ -115,6 +116,11 @@ func hintFor(codes []string, reasons []*Reason, fields map[string]string) string
 // tickHint is how to fix failing tick t: the hints of its sub-reason, of each
 // reason code, and of its status when neither has one.
 func tickHint(t *TickResult) string {
+	if t.Reason == string(Malformed) && t.TaskID == "" && t.Line == 0 && len(t.Reasons) == 0 {
+		// The state check's tasks file at head that cannot be read
+		// (unreadableAtHead): no note or statement is involved.
+		return hintFor([]string{hintTasksFileUnreadable}, []*Reason{nil}, map[string]string{"path": shellQuote(t.Path)})
+	}
 	old := "OLD"
 	switch {
 	case t.SameTreeAs != "":
@@ -138,6 +144,11 @@ func tickHint(t *TickResult) string {
 	}
 	return hintFor([]string{t.Status}, []*Reason{nil}, fields)
 }
+
+// hintTasksFileUnreadable keys Hints' hint for a tasks file at head that
+// cannot be read as one (a hint, not a reason code: the tick's reason is
+// malformed).
+const hintTasksFileUnreadable = "tasks_file_unreadable"
 
 // generic are the codes whose hint only points at a tick's reasons.
 var generic = map[string]bool{StatusUnverifiable: true, string(Mismatch): true}

@@ -502,3 +502,20 @@ func TestGateNewProjectRootTickedFile(t *testing.T) {
 		}
 	}
 }
+
+// TestGateUnreadableTasksFileHint: a tasks file base already holds that
+// cannot be read as one (NUL bytes) fails every pull request's gate, which
+// cannot judge it; the fix names the file and the base branch, not a note
+// line or a re-attestation (no tick or statement is involved).
+func TestGateUnreadableTasksFileHint(t *testing.T) {
+	const legacy = "specs/002-legacy/tasks.md"
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks, legacy: "# Tasks\n\x00\x00- [x] T001 Old\n"})
+	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out, "fix: '"+legacy+"' at head cannot be read as a tasks file") && !strings.Contains(out, "fix: "+legacy+" at head cannot be read as a tasks file") {
+		t.Fatalf("no tasks-file hint for %s:\n%s", legacy, out)
+	}
+	if strings.Contains(out, "note line") || strings.Contains(out, "attest tick") {
+		t.Errorf("the hint points at notes or attestation:\n%s", out)
+	}
+}
