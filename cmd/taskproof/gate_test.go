@@ -519,3 +519,16 @@ func TestGateUnreadableTasksFileHint(t *testing.T) {
 		t.Errorf("the hint points at notes or attestation:\n%s", out)
 	}
 }
+
+// TestGateMoveTickedFileIntoUnit: base holds ticked tasks in a file outside
+// every unit layout (unrecognized); a range that moves it to a unit's path
+// makes them a unit's tasks, which were never judged as ticks: they need
+// evidence (the move passed, neutral).
+func TestGateMoveTickedFileIntoUnit(t *testing.T) {
+	const drafts = "docs/drafts/002-payments/tasks.md"
+	r := newGateRepo(t, map[string]string{drafts: "# Tasks\n\n- [x] T001 Charge\n- [x] T002 Refund\n"})
+	vfWrite(t, filepath.Join(r.dir, "specs", ".keep"), "")
+	r.git(t, "mv", "docs/drafts/002-payments", "specs/002-payments")
+	r.git(t, "commit", "-q", "-m", "move the payments plan into specs")
+	checkFails(t, r.gate(t, 1), "specs/002-payments/tasks.md ticked_without_evidence")
+}
