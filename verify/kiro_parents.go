@@ -18,7 +18,9 @@ import (
 //     one line of the file);
 //   - every sub-task is ticked in that file;
 //   - at least one sub-task is ticked by the same commit;
-//   - every sub-task has an evidenced tick in the range and no failing one.
+//   - every sub-task has an evidenced tick in the range and no failing one;
+//   - every sub-task is still ticked in the file at head (the same path): a
+//     sub-task unticked later withdraws the credit its evidence gave.
 //
 // A sub-task that is a parent itself may be evidenced through its own
 // sub-tasks first: the pass repeats until nothing changes. Tasks files that
@@ -73,7 +75,7 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 				}
 				via = append(via, attest.SubjectName(t.Unit.Feature, x.ID))
 			}
-			if !ok || !sameCommit || len(via) == 0 {
+			if !ok || !sameCommit || len(via) == 0 || !v.subTasksTickedAtHead(rep, t, f) {
 				continue
 			}
 			t.Status, t.Reason, t.Failing, t.Via = StatusEvidenced, "", false, via
@@ -81,4 +83,28 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 			changed = true
 		}
 	}
+}
+
+// subTasksTickedAtHead reports whether every sub-task of parent tick t in
+// its tasks file at the tick commit (at) is ticked in the file at t.Path at
+// head. A file head lacks or cannot read leaves the parent uncredited.
+func (v *Verifier) subTasksTickedAtHead(rep *Report, t *TickResult, at *specfmt.TasksFile) bool {
+	b, err := v.Repo.File(rep.Head, t.Path)
+	if err != nil {
+		return false
+	}
+	f, err := v.parseTasksCached(t.Unit, b)
+	if err != nil {
+		return false
+	}
+	for _, x := range at.Tasks {
+		if x.Parent != t.TaskID {
+			continue
+		}
+		h, err := f.Lookup(x.ID)
+		if err != nil || h.Box == ' ' || h.Box == '-' {
+			return false
+		}
+	}
+	return true
 }

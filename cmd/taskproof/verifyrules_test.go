@@ -301,6 +301,23 @@ func TestVerifyKiroParentTasks(t *testing.T) {
 			t.Errorf("ticks %s, want %s", got, want)
 		}
 	})
+	t.Run("sub-task unticked later", func(t *testing.T) {
+		// Head shows the parent done over an open sub-task: the credit
+		// 1.1's evidence gave is withdrawn.
+		r, _, _ := newKiroRepo(t)
+		r.run(t, 0, "attest", "tick", "--signer", "ssh", "--key", r.key, "--task", "1.2", "--verdict", "regression_only", "--regression-reason", "planning_work")
+		tasks := filepath.Join(r.dir, ".kiro/specs/greet/tasks.md")
+		b, err := os.ReadFile(tasks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vfWrite(t, tasks, strings.Replace(string(b), "- [x] 1.1 ", "- [ ] 1.1 ", 1))
+		r.git(t, "commit", "-q", "-am", "reopen 1.1")
+		out, _ := r.run(t, 1, "verify", "--branch", "--base", r.base, "--allowed-signers", r.allowed, "--format", "json")
+		if got, want := kiroTicks(t, out), "1.1 evidenced/ , 1 unverifiable/ticked_without_evidence , 1.2 evidenced/ "; got != want {
+			t.Errorf("ticks %s, want %s", got, want)
+		}
+	})
 	t.Run("parent ticked on its own", func(t *testing.T) {
 		r := newVFRepo(t)
 		tasks := filepath.Join(r.dir, ".kiro/specs/greet/tasks.md")
