@@ -106,6 +106,11 @@ type TickResult struct {
 	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
 
 	Object *ObjectResult `json:"-"`
+
+	// earlierTick marks a commit_unreachable tick whose evidence is on
+	// commits of its own history (an earlier tick of the line, unticked
+	// since): no rewrite to carry from; the tick needs its own statement.
+	earlierTick bool
 }
 
 // Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
@@ -807,6 +812,15 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 				break
 			}
 		}
+		if tr.SameTreeAs == "" && len(tr.EvidenceOn) > 0 {
+			tr.earlierTick = true
+			for _, c := range tr.EvidenceOn {
+				if mb, err := g.v.Repo.MergeBase(c, t.Commit); err != nil || mb != c {
+					tr.earlierTick = false
+					break
+				}
+			}
+		}
 		tr.Message = unreachableMessage(tr, t.Commit)
 	case byName:
 		tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
@@ -1211,6 +1225,10 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 	names := make([]string, len(tr.EvidenceOn))
 	for i, c := range tr.EvidenceOn {
 		names[i] = string(c)
+	}
+	if tr.earlierTick {
+		return fmt.Sprintf("evidence for %s is on %s, earlier in the tick commit's own history (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
+			tr.Task, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("evidence for %s is on %s, not on the tick commit (rewritten by a rebase or squash?); re-issue it here: taskproof attest carry %s %s",
 		tr.Task, strings.Join(names, ", "), tr.Evidence, tick)

@@ -21,7 +21,7 @@ var Hints = map[string]string{
 	ReasonEditedAfterTick:       "the ticked task line was edited after its tick: untick the task in one commit, tick it again in the next and attest the new tick (taskproof attest tick --task {task} --verdict …)",
 	StatusUnverifiable:          "the tick's evidence does not verify: see the reasons",
 	ReasonTickedWithoutEvidence: "attest the tick on its commit and share the notes: taskproof attest tick --commit {commit} --task {task} --verdict verified|regression_only … && taskproof notes push (attested in another clone? taskproof notes fetch)",
-	ReasonCommitUnreachable:     "the evidence is on another commit (a rebase, amend or squash rewrote the tick): taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push",
+	ReasonCommitUnreachable:     "the evidence is on another commit: if the tick commit is a rewrite of it (a rebase, amend or squash), taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push; otherwise attest the tick on its commit (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	ReasonNotVerified:           "--require-verified accepts only verified ticks: attest the task with --verdict verified and its red run (taskproof attest tick --commit {commit} --task {task} --verdict verified --red-output FILE …)",
 	ReasonPolicy:                "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
 	StatusRejected:              "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
@@ -120,6 +120,12 @@ func tickHint(t *TickResult) string {
 		// The state check's tasks file at head that cannot be read
 		// (unreadableAtHead): no note or statement is involved.
 		return hintFor([]string{hintTasksFileUnreadable}, []*Reason{nil}, map[string]string{"path": shellQuote(t.Path)})
+	}
+	if t.Reason == ReasonCommitUnreachable && t.earlierTick {
+		// Carrying an earlier tick's statement would vouch for code it
+		// never judged: the tick needs its own.
+		fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID)}
+		return hintFor([]string{ReasonTickedWithoutEvidence}, []*Reason{nil}, fields)
 	}
 	old := "OLD"
 	switch {

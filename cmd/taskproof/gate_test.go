@@ -532,3 +532,31 @@ func TestGateMoveTickedFileIntoUnit(t *testing.T) {
 	r.git(t, "commit", "-q", "-m", "move the payments plan into specs")
 	checkFails(t, r.gate(t, 1), "specs/002-payments/tasks.md ticked_without_evidence")
 }
+
+// TestGateRetickHintAttests: a task ticked (attested), unticked and ticked
+// again has its evidence on an earlier commit of the tick's own history:
+// commit_unreachable, whose fix is attesting the new tick — carrying the
+// earlier statement would vouch for code it never judged (the tree changed
+// in between). A tick with the evidence commit's tree, or evidence off the
+// tick's history (a rewrite), keeps the carry hint.
+func TestGateRetickHintAttests(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	r.commit(t, "reopen T001, rework it", map[string]string{gateUnit: gateTasks, "src/skeleton.go": "package skeleton // reworked\n"})
+	c3 := r.tick(t, []string{gateUnit}, "T001")
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable")
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	fix := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "fix:") {
+			fix = l
+		}
+	}
+	if !strings.Contains(fix, "taskproof attest tick --commit "+c3[:12]) || strings.Contains(fix, "attest carry") {
+		t.Errorf("fix line %q: want attest tick on %s, no carry\n%s", fix, c3[:12], out)
+	}
+	if !strings.Contains(out, "earlier in the tick commit's own history") {
+		t.Errorf("message does not say the evidence is on an earlier commit:\n%s", out)
+	}
+}
