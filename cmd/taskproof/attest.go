@@ -323,7 +323,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		}
 	}
 	if req.Verdict == predicate.RegressionOnly && fl.regression == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
-		return req, usageErr("--verdict regression_only needs --regression-reason (or a fl.regression member in --evidence)")
+		return req, usageErr("--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)")
 	}
 	if fl.regression != "" {
 		if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
