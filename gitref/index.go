@@ -16,10 +16,17 @@ type StagedFile struct {
 	Blob Hash
 }
 
-// Staged returns the entries of the index (<git dir>/index) at stage 0 whose
-// path keep accepts, in index order; none for a repository without an index.
+// Staged returns the entries of the index at stage 0 whose path keep
+// accepts, in index order; none for a repository without an index. The index
+// is the file GIT_INDEX_FILE names when set, as git reads it (git sets it
+// for a hook of `git commit -a` or `git commit PATH`, whose commit is the
+// temporary index, not <git dir>/index), else <git dir>/index.
 func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
-	f, err := os.Open(filepath.Join(r.gitDir, "index"))
+	name := filepath.Join(r.gitDir, "index")
+	if v := os.Getenv("GIT_INDEX_FILE"); v != "" {
+		name = v
+	}
+	f, err := os.Open(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

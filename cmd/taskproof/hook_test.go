@@ -74,6 +74,13 @@ func TestInitHooksPrepareCommitMsg(t *testing.T) {
 	if msg := git(nil, "log", "-1", "--format=%B"); strings.Contains(msg, "Spec-Task") {
 		t.Errorf("a commit ticking nothing got trailers:\n%s", msg)
 	}
+	// git commit -a commits a temporary index (GIT_INDEX_FILE in the hook's
+	// environment): its ticks get trailers too.
+	write("specs/001-greet/tasks.md", "# Tasks\n\n- [x] T001 First\n- [X] T002 Second\n- [x] T003 Third\n")
+	git(path, "commit", "-q", "-a", "-m", "tick T003")
+	if msg := git(nil, "log", "-1", "--format=%B"); !strings.Contains(msg, "Spec-Task: 001-greet/T003") {
+		t.Errorf("git commit -a: no trailer for T003:\n%s", msg)
+	}
 
 	// Someone else's hook is never replaced.
 	other := "#!/bin/sh\necho mine\n"
