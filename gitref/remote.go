@@ -34,6 +34,9 @@ var (
 	ErrGitProgram = errors.New("git command failed")
 	// ErrRemoteNotesAbsent: the remote has no notes ref.
 	ErrRemoteNotesAbsent = errors.New("remote has no notes ref")
+	// ErrRemoteUnknown: the remote is a bare name no remote is configured
+	// under (nor a URL or a path).
+	ErrRemoteUnknown = errors.New("no such remote")
 	// ErrPushRetries: the push was rejected again after every retry (the remote
 	// keeps moving).
 	ErrPushRetries = errors.New("notes push still rejected after retries")
@@ -200,6 +203,11 @@ func (s *NotesStore) remoteNames(o SyncOptions) (remoteNames, error) {
 		return remoteNames{}, err
 	}
 	remote := o.Remote
+	if !named && !strings.ContainsAny(remote, "/:\\") && remote != "." {
+		if _, err := os.Stat(remote); err != nil {
+			return remoteNames{}, fmt.Errorf("%w %q: add it (git remote add %s URL) or give the remote's URL", ErrRemoteUnknown, remote, remote)
+		}
+	}
 	tmp := false
 	if !named || !validRefName("refs/remotes/"+remote) || strings.Contains(remote, "/") {
 		remote = fmt.Sprintf("taskproof-fetch-%d-%d", os.Getpid(), time.Now().UnixNano())

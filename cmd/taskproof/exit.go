@@ -122,6 +122,7 @@ var exitCodes = []struct {
 	{as: isType[*tick.TasksFileError], code: ExitUsage},
 	// notes push / pull / sync and carry.
 	{is: gitref.ErrRemoteNotesAbsent, code: ExitGit},
+	{is: gitref.ErrRemoteUnknown, code: ExitGit},
 	{is: gitref.ErrGitProgram, code: ExitGit},
 	{is: gitref.ErrPushRetries, code: ExitGit},
 	{is: gitref.ErrLocked, code: ExitGit},

@@ -77,6 +77,7 @@ func TestExitCode(t *testing.T) {
 		{"*tick.TasksFileError", &tick.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
 		// notes push / pull / sync, config, carry.
 		{"gitref.ErrRemoteNotesAbsent", gitref.ErrRemoteNotesAbsent, ExitGit},
+		{"gitref.ErrRemoteUnknown", gitref.ErrRemoteUnknown, ExitGit},
 		{"gitref.ErrGitProgram", gitref.ErrGitProgram, ExitGit},
 		{"*gitref.GitError", &gitref.GitError{Args: []string{"push"}, Code: 1}, ExitGit},
 		{"gitref.ErrPushRetries", gitref.ErrPushRetries, ExitGit},

@@ -247,3 +247,20 @@ func TestNotesConcurrentPushesBothLand(t *testing.T) {
 		t.Errorf("fsck: %s", out)
 	}
 }
+
+// TestNotesRemoteUnknown: notes push and fetch with a remote name that is
+// not configured (a clone without origin) say so and how to add it, exit 4,
+// instead of git's failure behind a temporary fetch command line.
+func TestNotesRemoteUnknown(t *testing.T) {
+	bin := testenv.Binary(t)
+	dir := t.TempDir()
+	testenv.Git(t, "", "init", "-q", "-b", "main", dir)
+	testenv.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "plan")
+	testenv.Git(t, dir, "notes", "--ref", "refs/notes/speccoder", "add", "-m", "x", "HEAD")
+	for _, sub := range []string{"push", "fetch"} {
+		_, stderr := vfRunIn(t, bin, dir, 4, "notes", sub)
+		if !strings.Contains(stderr, `no such remote "origin": add it (git remote add origin URL)`) || strings.Contains(stderr, "taskproof-fetch-") {
+			t.Errorf("notes %s: stderr %q", sub, stderr)
+		}
+	}
+}
