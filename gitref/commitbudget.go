@@ -1,0 +1,25 @@
+package gitref
+
+// SetCommitCacheSize bounds the Repo's cache of decoded commits to size bytes
+// of estimated heap (0: the default, 48 MiB, which holds about 100,000
+// commits), dropping the least recently used commits beyond it. A command
+// that walks a long history once and keeps what it needs of each commit
+// (audit) does not need the default: the cache would grow with the history.
+// Safe to call concurrently with reads.
+func (r *Repo) SetCommitCacheSize(size int) {
+	c := &r.commits
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.max = max(size, 0)
+	limit := c.max
+	if limit == 0 {
+		limit = commitCacheBytes
+	}
+	for c.bytes > limit && c.lru.Len() > 1 {
+		last := c.lru.Back()
+		old := last.Value.(*commitEntry)
+		c.lru.Remove(last)
+		delete(c.m, old.h)
+		c.bytes -= old.size
+	}
+}
