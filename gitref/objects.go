@@ -177,7 +177,15 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	if c, ok := r.commits.get(h); ok {
 		return c, nil
 	}
-	o, err := r.object(plumbing.CommitObject, h)
+	// A commit is read past the object cache: the commit cache keeps it
+	// decoded, and a range read again once it outgrows that cache would
+	// otherwise push the trees and blobs out of the object cache, keying each
+	// commit with a collision-detecting SHA-1 on the way.
+	o := r.packObjectOnce(plumbing.CommitObject, h)
+	var err error
+	if o == nil {
+		o, err = r.object(plumbing.CommitObject, h)
+	}
 	var c *object.Commit
 	if err == nil {
 		// DecodeCommit asks the object for its id, which a memory object

@@ -506,13 +506,20 @@ var packfileReads = 1 << 16
 // packfile returns hd's reader of pack p, opening it on first use, and again
 // after packfileReads reads.
 func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
-	if hd.reads++; hd.reads > packfileReads {
-		hd.reads = 0
-		if err := hd.closePacks(); err != nil {
-			return nil, err
-		}
+	if err := hd.countRead(); err != nil {
+		return nil, err
 	}
 	return hd.reader(&hd.packfiles, r, p, r.cache)
+}
+
+// countRead counts a read through hd's pack readers, closing them all once
+// packfileReads have been.
+func (hd *handle) countRead() error {
+	if hd.reads++; hd.reads > packfileReads {
+		hd.reads = 0
+		return hd.closePacks()
+	}
+	return nil
 }
 
 // reader returns the reader of pack p in *readers that reads through c,
@@ -575,40 +582,55 @@ func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
 // packBlobOnce is BlobOnce's read of a blob in a pack the cache does not
 // hold; false for any other, or on any error (the caller's read reports it).
 func (r *Repo) packBlobOnce(h plumbing.Hash) ([]byte, bool) {
-	if r.done.Load() {
+	o := r.packObjectOnce(plumbing.BlobObject, h)
+	if o == nil {
 		return nil, false
 	}
-	if _, cached := r.cache.Get(h); cached {
+	b, err := readObject(o, make([]byte, 0, o.Size()))
+	if err != nil {
 		return nil, false
+	}
+	return b, true
+}
+
+// packObjectOnce reads object h of type t from a pack without putting it, or
+// the delta bases it is rebuilt from, into the object cache, when the cache
+// does not hold it; nil for any other object, or on any error (the caller's
+// read reports it).
+func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.EncodedObject {
+	if r.done.Load() {
+		return nil
+	}
+	if _, cached := r.cache.Get(h); cached {
+		return nil
 	}
 	hd, err := r.acquire()
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	defer r.release(hd)
 	packs, err := r.packs.list(r.packStamp)
 	if err != nil {
-		return nil, false
+		return nil
 	}
 	for _, p := range packs {
 		if _, ok := p.idx.find(h); !ok {
 			continue
 		}
+		if hd.countRead() != nil {
+			return nil
+		}
 		pf, err := hd.reader(&hd.uncached, r, p, noCache{})
 		if err != nil {
-			return nil, false
+			return nil
 		}
 		o, err := pf.Get(h)
-		if err != nil || o.Type() != plumbing.BlobObject {
-			return nil, false
+		if err != nil || o.Type() != t {
+			return nil
 		}
-		b, err := readObject(o, make([]byte, 0, o.Size()))
-		if err != nil {
-			return nil, false
-		}
-		return b, true
+		return o
 	}
-	return nil, false
+	return nil
 }
 
 // handleStorer is a handle's go-git storage with objects read as Repo.object

@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
@@ -358,5 +360,50 @@ func TestBlobOnce(t *testing.T) {
 		if got == nil || want == nil || got.Error() != want.Error() {
 			t.Errorf("BlobOnce(%s) = %v, BlobView %v", id, got, want)
 		}
+	}
+}
+
+// TestCommitPastObjectCache: a packed commit is read without the object
+// cache and decodes as go-git's own storage decodes it (every field); a loose
+// one and a missing one read as before.
+func TestCommitPastObjectCache(t *testing.T) {
+	dir, _, _ := packedRepo(t, 30)
+	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
+	var commits []string
+	for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
+		if id, ok := strings.CutSuffix(line, " commit"); ok {
+			commits = append(commits, id)
+		}
+	}
+	if len(commits) < 30 {
+		t.Fatalf("%d packed commits", len(commits))
+	}
+	commits = append(commits, string(loose))
+	r := open(t, dir)
+	gg, err := git.PlainOpen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range commits {
+		got, err := r.commit(Hash(id))
+		if err != nil {
+			t.Fatalf("commit(%s): %v", id, err)
+		}
+		want, err := gg.CommitObject(plumbing.NewHash(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Hash != want.Hash || got.TreeHash != want.TreeHash || !reflect.DeepEqual(got.ParentHashes, want.ParentHashes) ||
+			got.Message != want.Message || got.PGPSignature != want.PGPSignature || got.Author.String() != want.Author.String() ||
+			!got.Author.When.Equal(want.Author.When) || got.Committer.String() != want.Committer.String() || !got.Committer.When.Equal(want.Committer.When) {
+			t.Fatalf("commit(%s) = %+v, go-git %+v", id, got, want)
+		}
+		if _, cached := r.cache.Get(plumbing.NewHash(id)); cached && id != string(loose) {
+			t.Errorf("commit(%s) put the packed commit into the object cache", id)
+		}
+	}
+	_, got := open(t, dir).commit(Hash(strings.Repeat("e", 40)))
+	if !errors.Is(got, ErrNotFound) {
+		t.Errorf("commit of a missing id: %v, want ErrNotFound", got)
 	}
 }

@@ -266,11 +266,16 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	}
 	defer spooled.Close()
 	// The spooled walk judged one tick commit at a time: every window
-	// boundary of the fixture's range is crossed.
-	saved := gateWindow
-	gateWindow = 1
-	small, err := f.verifier().BranchSpooled(base, head, opts)
-	gateWindow = saved
+	// boundary of the fixture's range is crossed. Its caches hold one
+	// commit and its tasks memos one file at most: every later read of a
+	// commit or a tasks file is decoded or parsed again.
+	saved, savedMemo := gateWindow, tasksMemoBytes
+	gateWindow, tasksMemoBytes = 1, 1
+	sv := f.verifier()
+	sv.Repo.ReadInOnePass()
+	sv.Repo.SetCommitCacheSize(1)
+	small, err := sv.BranchSpooled(base, head, opts)
+	gateWindow, tasksMemoBytes = saved, savedMemo
 	if err != nil {
 		f.t.Fatalf("BranchSpooled(%s, %s), a window of one commit: %v", base, head, err)
 	}
@@ -294,7 +299,7 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 		for _, sp := range []struct {
 			name string
 			rep  *Report
-		}{{"BranchSpooled", spooled}, {"BranchSpooled, a window of one commit", small}} {
+		}{{"BranchSpooled", spooled}, {"BranchSpooled, a window of one commit and minimal caches", small}} {
 			var got bytes.Buffer
 			if err := w.write(&got, sp.rep); err != nil {
 				f.t.Fatalf("%s, %s: %v", w.format, sp.name, err)

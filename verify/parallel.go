@@ -100,6 +100,11 @@ type memos struct {
 	// per tick of that unit (staleAtHead). Shared read-only; ≈ 50 KiB each
 	// for a 100-task file.
 	tasks map[parseCacheKey]*specfmt.TasksFile
+	// tasksBytes estimates the heap the files in tasks and tasksAt hold
+	// (tasksFileBytes, a file counted once per map): both are emptied when it
+	// would pass tasksMemoBytes. memoSize alone lets a history of many large
+	// units keep 256 parses of its tasks files.
+	tasksBytes int
 	// policyHashes is predicate.PolicySHA256 by speccoder.toml's content
 	// (policyKey): every tick of a range usually has the same file.
 	policyHashes map[string]string
@@ -130,6 +135,37 @@ type parseCacheKey struct {
 
 // memoSize bounds each map of memos.
 const memoSize = 256
+
+// tasksMemoBytes bounds memos.tasksBytes: 16 MiB, about 60 parses of a
+// 500-task file counted in both maps; ticks of one unit usually come
+// together, so a few units' files are all the gate asks for again.
+// A variable for tests.
+var tasksMemoBytes = 16 << 20
+
+// tasksFileBytes estimates the heap f, parsed from size bytes, takes in a
+// memo: the content (a key's copy) and about 256 bytes a task.
+func tasksFileBytes(size int, f *specfmt.TasksFile) int {
+	n := 64 + size
+	if f != nil {
+		n += 256 * (len(f.Tasks) + len(f.Duplicates))
+	}
+	return n
+}
+
+// putTasks runs put, which stores a file of weight bytes (tasksFileBytes) in
+// tasks or tasksAt, under m.mu; a put that would pass tasksMemoBytes, or find
+// either map full (memoSize), empties both maps first.
+func (m *memos) putTasks(weight int, put func()) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.tasksBytes+weight > tasksMemoBytes || len(m.tasks) >= memoSize || len(m.tasksAt) >= memoSize {
+		clear(m.tasks)
+		clear(m.tasksAt)
+		m.tasksBytes = 0
+	}
+	put()
+	m.tasksBytes += weight
+}
 
 // memo returns the Verifier's memos, made on first use.
 func (v *Verifier) memo() *memos {
@@ -172,7 +208,7 @@ func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.Ta
 	if err != nil {
 		return nil, err
 	}
-	memoPut(&m.mu, m.tasks, k, f)
+	m.putTasks(tasksFileBytes(len(content), f), func() { m.tasks[k] = f })
 	return f, nil
 }
 
@@ -193,7 +229,7 @@ func (v *Verifier) tasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (
 	} else {
 		r.file, r.err = v.parseTasksCached(unit, b)
 	}
-	memoPut(&m.mu, m.tasksAt, k, r)
+	m.putTasks(tasksFileBytes(len(b), r.file), func() { m.tasksAt[k] = r })
 	return r.file, r.err
 }
 
