@@ -107,9 +107,11 @@ type TickResult struct {
 
 	Object *ObjectResult `json:"-"`
 
-	// earlierTick marks a commit_unreachable tick whose evidence is on
-	// commits of its own history (an earlier tick of the line, unticked
-	// since): no rewrite to carry from; the tick needs its own statement.
+	// earlierTick marks a commit_unreachable tick whose evidence is only on
+	// other commits of the range, none with its tree (an earlier tick of the
+	// line, unticked since and ticked again over changed code): a rewrite's
+	// original is no commit of the range, so there is nothing to carry from;
+	// the tick needs its own statement.
 	earlierTick bool
 }
 
@@ -377,11 +379,28 @@ type gate struct {
 	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
 
-	elsewhere    *subjectIndex   // every note's statements, read at the first tick without evidence
-	bornListed   map[string]bool // unit dir, task ID, line after
-	irregular    map[string]bool // paths reported tasks_file_not_regular
-	unrecognized map[string]bool // path, task ID, line after
-	rangeFiles   *rangeFiles     // read at the first allowed born-ticked task, or by the state check
+	elsewhere    *subjectIndex        // every note's statements, read at the first tick without evidence
+	bornListed   map[string]bool      // unit dir, task ID, line after
+	irregular    map[string]bool      // paths reported tasks_file_not_regular
+	unrecognized map[string]bool      // path, task ID, line after
+	rangeFiles   *rangeFiles          // read at the first allowed born-ticked task, or by the state check
+	inRangeSet   map[gitref.Hash]bool // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
+}
+
+// rangeCommits returns the set of the range's commits, listing them on first
+// use: one walk of the range per gate, not one per tick asking.
+func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
+	if g.inRangeSet == nil {
+		cs, err := g.v.Repo.RangeCommits(g.rep.Base, g.head, false)
+		if err != nil {
+			return nil, err
+		}
+		g.inRangeSet = make(map[gitref.Hash]bool, len(cs))
+		for _, c := range cs {
+			g.inRangeSet[c.ID] = true
+		}
+	}
+	return g.inRangeSet, nil
 }
 
 // newGate prepares a run of the gate over base..head; walk, or
@@ -812,14 +831,12 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 				break
 			}
 		}
-		if tr.SameTreeAs == "" && len(tr.EvidenceOn) > 0 {
-			tr.earlierTick = true
-			for _, c := range tr.EvidenceOn {
-				if mb, err := g.v.Repo.MergeBase(c, t.Commit); err != nil || mb != c {
-					tr.earlierTick = false
-					break
-				}
+		if tr.SameTreeAs == "" {
+			in, err := g.rangeCommits()
+			if err != nil {
+				return err
 			}
+			tr.earlierTick = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
 		}
 		tr.Message = unreachableMessage(tr, t.Commit)
 	case byName:
@@ -1227,7 +1244,7 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 		names[i] = string(c)
 	}
 	if tr.earlierTick {
-		return fmt.Sprintf("evidence for %s is on %s, earlier in the tick commit's own history (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
+		return fmt.Sprintf("evidence for %s is on %s, other commits of this range with other trees (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
 			tr.Task, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("evidence for %s is on %s, not on the tick commit (rewritten by a rebase or squash?); re-issue it here: taskproof attest carry %s %s",

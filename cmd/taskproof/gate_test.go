@@ -538,7 +538,7 @@ func TestGateMoveTickedFileIntoUnit(t *testing.T) {
 // commit_unreachable, whose fix is attesting the new tick — carrying the
 // earlier statement would vouch for code it never judged (the tree changed
 // in between). A tick with the evidence commit's tree, or evidence off the
-// tick's history (a rewrite), keeps the carry hint.
+// range (a rewrite's original), keeps the carry hint.
 func TestGateRetickHintAttests(t *testing.T) {
 	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
 	c1 := r.tick(t, []string{gateUnit}, "T001")
@@ -556,7 +556,7 @@ func TestGateRetickHintAttests(t *testing.T) {
 	if !strings.Contains(fix, "taskproof attest tick --commit "+c3[:12]) || strings.Contains(fix, "attest carry") {
 		t.Errorf("fix line %q: want attest tick on %s, no carry\n%s", fix, c3[:12], out)
 	}
-	if !strings.Contains(out, "earlier in the tick commit's own history") {
+	if !strings.Contains(out, "other commits of this range with other trees") {
 		t.Errorf("message does not say the evidence is on an earlier commit:\n%s", out)
 	}
 }
