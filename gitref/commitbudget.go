@@ -11,15 +11,5 @@ func (r *Repo) SetCommitCacheSize(size int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.max = max(size, 0)
-	limit := c.max
-	if limit == 0 {
-		limit = commitCacheBytes
-	}
-	for c.bytes > limit && c.lru.Len() > 1 {
-		last := c.lru.Back()
-		old := last.Value.(*commitEntry)
-		c.lru.Remove(last)
-		delete(c.m, old.h)
-		c.bytes -= old.size
-	}
+	c.evict()
 }

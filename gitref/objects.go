@@ -815,14 +815,21 @@ func (c *commitCache) put(h plumbing.Hash, o *object.Commit) {
 		c.lru.MoveToFront(e)
 		return
 	}
-	max := c.max
-	if max == 0 {
-		max = commitCacheBytes
-	}
 	ce := &commitEntry{h: h, c: o, size: commitSize(o)}
 	c.m[h] = c.lru.PushFront(ce)
 	c.bytes += ce.size
-	for c.bytes > max && c.lru.Len() > 1 {
+	c.evict()
+}
+
+// evict drops the least recently used commits while the cache holds more
+// than its budget (max, or commitCacheBytes when max is 0), keeping the
+// newest one; c.mu is held.
+func (c *commitCache) evict() {
+	limit := c.max
+	if limit == 0 {
+		limit = commitCacheBytes
+	}
+	for c.bytes > limit && c.lru.Len() > 1 {
 		last := c.lru.Back()
 		old := last.Value.(*commitEntry)
 		c.lru.Remove(last)
