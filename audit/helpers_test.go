@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -207,4 +208,20 @@ func (f *fixture) writeRaw(t *testing.T, n int, name string, line []byte) {
 
 func runCmd(name string, args ...string) ([]byte, error) {
 	return exec.Command(name, args...).CombinedOutput()
+}
+
+// signedHistory is a generated history of units × tasks ticks
+// (benchrepo.NewHistory) and its notes, each tick's statements signed with a
+// fresh SSH key from the real ssh-keygen; the notes are not written.
+func signedHistory(t *testing.T, units, tasks int) (*benchrepo.History, map[string][]byte) {
+	t.Helper()
+	testenv.LookPath(t, "ssh-keygen")
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	if err := os.Mkdir(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, signer, _ := benchrepo.SSHKey(t, keys)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), units, tasks)
+	return h, h.SignedNotes(t, signer)
 }

@@ -2,8 +2,6 @@ package audit_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -11,8 +9,6 @@ import (
 
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/internal/benchrepo"
-	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // TestRunPackOrder: reading the notes of --all in pack order gives the report
@@ -22,15 +18,7 @@ import (
 // read in place) and with a note of two (a run outgrows its part). The notes
 // are written by fast-import in history order, so pack order is not id order.
 func TestRunPackOrder(t *testing.T) {
-	testenv.LookPath(t, "ssh-keygen")
-	dir := t.TempDir()
-	keys := filepath.Join(dir, "keys")
-	if err := os.Mkdir(keys, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	_, signer, _ := benchrepo.SSHKey(t, keys)
-	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 3, 100)
-	signed := h.SignedNotes(t, signer)
+	h, signed := signedHistory(t, 3, 100)
 	for _, double := range []bool{false, true} {
 		notes := map[string][]byte{}
 		for k, v := range signed {

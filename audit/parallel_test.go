@@ -2,15 +2,11 @@ package audit_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"runtime"
 	"testing"
 
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/internal/benchrepo"
-	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // TestRunWorkers: audit reads notes on all cores; with one worker and with
@@ -18,15 +14,7 @@ import (
 // ticks without evidence). 150 ticks, one note undecodable, one missing. Run
 // with -race.
 func TestRunWorkers(t *testing.T) {
-	testenv.LookPath(t, "ssh-keygen")
-	dir := t.TempDir()
-	keys := filepath.Join(dir, "keys")
-	if err := os.Mkdir(keys, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	_, signer, _ := benchrepo.SSHKey(t, keys)
-	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 3, 50)
-	notes := h.SignedNotes(t, signer)
+	h, notes := signedHistory(t, 3, 50)
 	notes[h.Ticks[7].Commit] = []byte("not an envelope\n")
 	delete(notes, h.Ticks[99].Commit)
 	h.WriteNotes(t, notes)
