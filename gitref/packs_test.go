@@ -325,12 +325,7 @@ func TestPackIndexRev(t *testing.T) {
 func TestBlobOnce(t *testing.T) {
 	dir, _, _ := packedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
-	var blobs []string
-	for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
-		if id, ok := strings.CutSuffix(line, " blob"); ok {
-			blobs = append(blobs, id)
-		}
-	}
+	blobs := objectsOfType(t, dir, "blob")
 	blobs = append(blobs, gitOut(t, dir, "rev-parse", loose.String()+":f.txt"))
 	once, view := open(t, dir), open(t, dir)
 	var large bool
@@ -369,12 +364,7 @@ func TestBlobOnce(t *testing.T) {
 func TestCommitPastObjectCache(t *testing.T) {
 	dir, _, _ := packedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
-	var commits []string
-	for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
-		if id, ok := strings.CutSuffix(line, " commit"); ok {
-			commits = append(commits, id)
-		}
-	}
+	commits := objectsOfType(t, dir, "commit")
 	if len(commits) < 30 {
 		t.Fatalf("%d packed commits", len(commits))
 	}
@@ -406,4 +396,17 @@ func TestCommitPastObjectCache(t *testing.T) {
 	if !errors.Is(got, ErrNotFound) {
 		t.Errorf("commit of a missing id: %v, want ErrNotFound", got)
 	}
+}
+
+// objectsOfType lists the ids of the repository's objects of type typ, as
+// `git cat-file --batch-all-objects` gives them.
+func objectsOfType(t *testing.T, dir, typ string) []string {
+	t.Helper()
+	var ids []string
+	for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)"), "\n") {
+		if id, ok := strings.CutSuffix(line, " "+typ); ok {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
