@@ -6,20 +6,17 @@ type TrailerCommit struct {
 	Trailers []Trailer
 }
 
-// CommitsWithTrailer returns the commits of base..head ("" base: all of head's
-// history), parents before children, whose message has a trailer named key
-// (compared case-insensitively), each with its trailers ([ParseTrailers]).
-func (r *Repo) CommitsWithTrailer(base, head Hash, key string) ([]TrailerCommit, error) {
-	cs, err := r.rangeCommits(base, head, false)
-	if err != nil {
-		return nil, err
-	}
+// WithTrailer returns the commits of cs, in their order, whose message has a
+// trailer named key (compared case-insensitively), each with its trailers
+// ([ParseTrailers]). cs is a range's listing ([Repo.RangeCommits]), so that
+// the range's trailers are read from the listing a walk of it makes anyway.
+func WithTrailer(cs []*Commit, key string) []TrailerCommit {
 	var out []TrailerCommit
 	for _, c := range cs {
 		ts := ParseTrailers(c.Message)
 		if len(TrailerValues(ts, key)) > 0 {
-			out = append(out, TrailerCommit{ID: fromPlumbing(c.Hash), Trailers: ts})
+			out = append(out, TrailerCommit{ID: c.ID, Trailers: ts})
 		}
 	}
-	return out, nil
+	return out
 }

@@ -65,3 +65,33 @@ func FuzzParseTrailers(f *testing.F) {
 		}
 	})
 }
+
+// TestWithTrailer keeps the listed commits whose trailers name the key, in
+// the listing's order, whatever the key's case in the message.
+func TestWithTrailer(t *testing.T) {
+	var cs []*Commit
+	for i, m := range trailerMessages {
+		cs = append(cs, &Commit{ID: Hash(strings.Repeat(string(rune('a'+i%6)), 40)), Message: m})
+	}
+	got := WithTrailer(cs, "spec-task")
+	var want []Hash
+	for _, c := range cs {
+		if len(TrailerValues(ParseTrailers(c.Message), "Spec-Task")) > 0 {
+			want = append(want, c.ID)
+		}
+	}
+	if len(want) < 5 || len(want) == len(cs) {
+		t.Fatalf("%d of %d messages carry the trailer: the fixture no longer tells kept from dropped", len(want), len(cs))
+	}
+	if len(got) != len(want) {
+		t.Fatalf("WithTrailer kept %d commits, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i] || len(TrailerValues(got[i].Trailers, "SPEC-TASK")) == 0 {
+			t.Errorf("commit %d: got %s with trailers %v, want %s", i, got[i].ID, got[i].Trailers, want[i])
+		}
+	}
+	if WithTrailer(nil, "Spec-Task") != nil {
+		t.Error("an empty listing has no trailer commits")
+	}
+}

@@ -134,6 +134,13 @@ type Options struct {
 	// Layouts are the unit layouts and ignored paths (nil: the built-in
 	// layouts alone).
 	Layouts *specfmt.Layouts
+	// Listed, when set, is called once with the range's commits, parents
+	// before children, as soon as they are listed and before any is compared:
+	// what a caller needs of every commit (their messages' trailers, say)
+	// without listing the range a second time. The slice and its commits are
+	// the walk's: Listed must neither keep nor change them. An error of Listed
+	// ends the walk before it starts and is returned.
+	Listed func(commits []*gitref.Commit) error
 }
 
 // Move is a tasks file followed across a rename or move by a commit of a walk
@@ -274,6 +281,11 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 	commits, err := r.RangeCommits(base, head, opts.FirstParent)
 	if err != nil {
 		return 0, err
+	}
+	if opts.Listed != nil {
+		if err := opts.Listed(commits); err != nil {
+			return 0, err
+		}
 	}
 	n := len(commits)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/ticksPerWorkerMin))

@@ -296,19 +296,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			}
 		}()
 	}
-	// The bug tasks' commits are known before the judging: their objects are
-	// the report's after the ticks' (applyPolicy, spoolObjects).
-	trailers, err := v.trailerCommits(base, head)
-	if err != nil {
-		return nil, err
-	}
 	if spool {
-		g.rep.bugCommits = map[gitref.Hash]bool{}
-		for _, c := range trailers {
-			if len(bugTasks(c)) > 0 {
-				g.rep.bugCommits[c.ID] = true
-			}
-		}
 		if err := g.walkAndJudgeSpooled(); err != nil {
 			return nil, err
 		}
@@ -317,7 +305,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	}
 	rep = g.rep
 	v.evidenceKiroParents(rep)
-	if err := v.bugTicks(rep, trailers, opts); err != nil {
+	if err := v.bugTicks(rep, g.trailers, opts); err != nil {
 		return nil, err
 	}
 	rf, err := g.files()
@@ -379,12 +367,13 @@ type gate struct {
 	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
 
-	elsewhere    *subjectIndex        // every note's statements, read at the first tick without evidence
-	bornListed   map[string]bool      // unit dir, task ID, line after
-	irregular    map[string]bool      // paths reported tasks_file_not_regular
-	unrecognized map[string]bool      // path, task ID, line after
-	rangeFiles   *rangeFiles          // read at the first allowed born-ticked task, or by the state check
-	inRangeSet   map[gitref.Hash]bool // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
+	elsewhere    *subjectIndex          // every note's statements, read at the first tick without evidence
+	bornListed   map[string]bool        // unit dir, task ID, line after
+	irregular    map[string]bool        // paths reported tasks_file_not_regular
+	unrecognized map[string]bool        // path, task ID, line after
+	rangeFiles   *rangeFiles            // read at the first allowed born-ticked task, or by the state check
+	inRangeSet   map[gitref.Hash]bool   // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
+	trailers     []gitref.TrailerCommit // the range's commits with a Spec-Task trailer, parents first (walkOptions)
 }
 
 // rangeCommits returns the set of the range's commits, listing them on first
@@ -414,10 +403,20 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
+// walkOptions are the tick walk's options for g's range: its layouts, and
+// the Spec-Task trailers of the range's commits read from the walk's listing
+// into g.trailers (bugTicks).
+func (g *gate) walkOptions() tick.Options {
+	return tick.Options{Layouts: g.layouts, Listed: func(cs []*gitref.Commit) error {
+		g.trailers = gitref.WithTrailer(cs, TrailerSpecTask)
+		return nil
+	}}
+}
+
 // walk walks g's range into memory (g.ticks) and prepares the ticks'
 // judging (judgeTicks).
 func (g *gate) walk() error {
-	w, err := tick.Walk(g.v.Repo, g.rep.Base, g.head, tick.Options{Layouts: g.layouts})
+	w, err := tick.Walk(g.v.Repo, g.rep.Base, g.head, g.walkOptions())
 	if err != nil {
 		return err
 	}

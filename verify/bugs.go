@@ -6,12 +6,6 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// trailerCommits are the commits of base..head with a Spec-Task trailer
-// (bugTicks reads them).
-func (v *Verifier) trailerCommits(base, head gitref.Hash) ([]gitref.TrailerCommit, error) {
-	return v.Repo.CommitsWithTrailer(base, head, TrailerSpecTask)
-}
-
 // bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
 func bugTasks(c gitref.TrailerCommit) []string {
 	var bugs []string

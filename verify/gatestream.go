@@ -40,6 +40,14 @@ func (g *gate) walkAndJudgeSpooled() (err error) {
 	if err != nil {
 		return err
 	}
+	// The bug tasks' commits are known before the judging: their objects are
+	// the report's after the ticks' (applyPolicy, spoolObjects).
+	g.rep.bugCommits = map[gitref.Hash]bool{}
+	for _, c := range g.trailers {
+		if len(bugTasks(c)) > 0 {
+			g.rep.bugCommits[c.ID] = true
+		}
+	}
 	return g.judgeSpooled(s, tickCommits)
 }
 
@@ -61,7 +69,7 @@ func (g *gate) walkToSpool(s *walkSpool) (int, error) {
 		results     int // ticks that may be judged into the report's Ticks
 	)
 	g.twins = map[string]bool{}
-	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, tick.Options{Layouts: g.layouts}, func(ts []tick.Tick, ms []tick.Move) error {
+	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, g.walkOptions(), func(ts []tick.Tick, ms []tick.Move) error {
 		moves = append(moves, ms...)
 		if len(ts) == 0 {
 			return nil
@@ -114,6 +122,14 @@ func (g *gate) isLatest(i int, t tick.Tick) bool {
 	return !ok || u.index <= i || u.commit == t.Commit
 }
 
+// windowCheck is a window of tick commits being checked (checkObjects) while
+// the judging goes on; done is closed when objects or err is set.
+type windowCheck struct {
+	done    chan struct{}
+	objects map[gitref.Hash]*checkedObject
+	err     error
+}
+
 // spooledCommitTicks is one commit's ticks read back from the walk's spool:
 // first is the index of its first tick in the walk, checks whether any of
 // them is judged by the commit's checked objects.
@@ -124,12 +140,14 @@ type spooledCommitTicks struct {
 }
 
 // judgeSpooled judges the ticks of s in order into g.rep, as judgeTicks
-// does: when the judging reaches a tick commit not checked yet, the next
-// gateWindow tick commits (read ahead from the spool) are checked at once,
-// with their ticks' task lines as hints (batchHints); a commit's checked
-// objects and ticks are dropped once its ticks are judged. tickCommits is
-// the number of tick commits (how the notes are read: noteReader).
-func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
+// does: the tick commits are checked gateWindow at a time (read ahead from
+// the spool), with their ticks' task lines as hints (batchHints), and the
+// next window is checked on the other cores while the ticks of this one are
+// judged, so that the judging, which is serial, does not leave them idle; a
+// commit's checked objects and ticks are dropped once its ticks are judged.
+// At most two windows' checked objects are held. tickCommits is the number
+// of tick commits (how the notes are read: noteReader).
+func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 	readNote, err := g.v.noteReader(tickCommits)
 	if err != nil {
 		return err
@@ -139,10 +157,17 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
 		return fmt.Errorf("spooling the tick walk: %w", err)
 	}
 	var (
-		ahead []spooledCommitTicks // read from the spool, not judged yet
-		index int                  // the walk index of the next tick read
-		done  bool
+		ahead   []spooledCommitTicks // read from the spool, not judged yet
+		covered int                  // ahead[:covered] are checked or being checked
+		index   int                  // the walk index of the next tick read
+		done    bool
+		pending *windowCheck // the window being checked
 	)
+	defer func() {
+		if pending != nil {
+			<-pending.done // its workers read the repository this gate's caller may close
+		}
+	}()
 	readOne := func() error {
 		ts, err := next()
 		if errors.Is(err, io.EOF) {
@@ -160,6 +185,48 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
 		ahead = append(ahead, c)
 		return nil
 	}
+	// startWindow reads ahead to the next gateWindow tick commits after
+	// those covered and starts checking them; nil when there are none.
+	startWindow := func() (*windowCheck, error) {
+		queued := 0
+		for _, a := range ahead[covered:] {
+			if a.checks {
+				queued++
+			}
+		}
+		for queued < gateWindow && !done {
+			if err := readOne(); err != nil {
+				return nil, err
+			}
+			if !done && ahead[len(ahead)-1].checks {
+				queued++
+			}
+		}
+		batch := make([]gitref.Hash, 0, min(queued, gateWindow))
+		hints := make(map[gitref.Hash]taskHints, cap(batch))
+		for ; covered < len(ahead) && len(batch) < gateWindow; covered++ {
+			a := ahead[covered]
+			if !a.checks {
+				continue
+			}
+			c := a.ticks[0].Commit
+			batch = append(batch, c)
+			h := taskHints{}
+			for _, t := range a.ticks {
+				addHint(h, t)
+			}
+			hints[c] = h
+		}
+		if len(batch) == 0 {
+			return nil, nil
+		}
+		w := &windowCheck{done: make(chan struct{})}
+		go func() {
+			defer close(w.done)
+			w.objects, w.err = g.v.checkObjects(batch, hints, g.head, readNote)
+		}()
+		return w, nil
+	}
 	for {
 		if len(ahead) == 0 {
 			if err := readOne(); err != nil {
@@ -172,39 +239,21 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
 		cur := ahead[0]
 		commit := cur.ticks[0].Commit
 		if cur.checks && g.objects[commit] == nil {
-			queued := 0
-			for _, a := range ahead {
-				if a.checks {
-					queued++
-				}
-			}
-			for queued < gateWindow && !done {
-				if err := readOne(); err != nil {
+			if pending == nil {
+				if pending, err = startWindow(); err != nil {
 					return err
 				}
-				if !done && ahead[len(ahead)-1].checks {
-					queued++
-				}
 			}
-			batch := make([]gitref.Hash, 0, queued)
-			hints := make(map[gitref.Hash]taskHints, queued)
-			for _, a := range ahead {
-				if !a.checks || len(batch) == gateWindow {
-					continue
-				}
-				c := a.ticks[0].Commit
-				batch = append(batch, c)
-				h := taskHints{}
-				for _, t := range a.ticks {
-					addHint(h, t)
-				}
-				hints[c] = h
+			<-pending.done
+			w := pending
+			pending = nil
+			if w.err != nil {
+				return w.err
 			}
-			objects, err := g.v.checkObjects(batch, hints, g.head, readNote)
-			if err != nil {
+			maps.Copy(g.objects, w.objects)
+			if pending, err = startWindow(); err != nil {
 				return err
 			}
-			maps.Copy(g.objects, objects)
 		}
 		for k, t := range cur.ticks {
 			if g.merges && !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
@@ -224,6 +273,7 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) error {
 		delete(g.objects, commit)
 		ahead[0] = spooledCommitTicks{}
 		ahead = ahead[1:]
+		covered = max(0, covered-1)
 	}
 	g.twins, g.lastUntick, g.inRange, g.broughtIn = nil, nil, nil, nil
 	return nil
