@@ -280,17 +280,80 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	walk(doc)
-	if bytes.Contains(md, []byte("[^")) {
-		// A footnote definition's boxes are tasks too, also on a line the
-		// reading without footnotes puts in code.
-		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
-		for _, b := range fnBoxes {
+	// The other readings' boxes are tasks too, also on a line the reading
+	// above puts in code or HTML.
+	addBoxes := func(bs []int) {
+		for _, b := range bs {
 			if i := lineOf(b); i >= 0 && out[i].box < 0 {
 				out[i].box, out[i].hidden = b-starts[i], false
 			}
 		}
 	}
+	footnotes := bytes.Contains(md, []byte("[^"))
+	if footnotes {
+		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
+		addBoxes(fnBoxes)
+	}
+	if old, ok := withoutNewHTMLBlocks(md); ok {
+		oldBoxes, _ := parseBoxes(gfmParser, old)
+		addBoxes(oldBoxes)
+		if footnotes {
+			fnBoxes, _ := parseBoxes(gfmFootnoteParser, old)
+			addBoxes(fnBoxes)
+		}
+	}
 	return out, nil
+}
+
+// newHTMLBlockTags are the tag names whose HTML blocks CommonMark 0.30 and
+// 0.31 added (goldmark follows 0.31): "textarea" starts a block that runs
+// to "</textarea>" across blank lines, "search" one that may interrupt a
+// paragraph. GitHub's renderer (cmark-gfm, CommonMark 0.29) knows neither,
+// so a task list after such a tag is a task list on GitHub, hidden from
+// goldmark's reading (docs/format.md#task-recognition-follows-goldmark).
+var newHTMLBlockTags = []string{"textarea", "search"}
+
+// withoutNewHTMLBlocks returns a copy of md, the same length, with each
+// newHTMLBlockTags name after "<" or "</" (in any case) given an unknown
+// name, so that goldmark reads such a tag as CommonMark 0.29 does (an HTML
+// block only alone on its line, up to a blank line); ok is false when md
+// holds none.
+func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
+	for i := bytes.IndexByte(md, '<'); i >= 0; {
+		name := i + 1
+		if name < len(md) && md[name] == '/' {
+			name++
+		}
+		for _, tag := range newHTMLBlockTags {
+			if name+len(tag) <= len(md) && asciiEqualFold(md[name:name+len(tag)], tag) {
+				if out == nil {
+					out = bytes.Clone(md)
+				}
+				out[name+len(tag)-1] = 'q' // "textareq", "searcq": no tag CommonMark names
+			}
+		}
+		j := bytes.IndexByte(md[i+1:], '<')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return out, out != nil
+}
+
+// asciiEqualFold reports whether b equals s, a lowercase ASCII name, under
+// ASCII case folding.
+func asciiEqualFold(b []byte, s string) bool {
+	for k := range len(s) {
+		c := b[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != s[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // checkNesting refuses the first line of src (as lineBounds splits it) wider

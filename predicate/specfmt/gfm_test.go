@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -79,18 +80,33 @@ func (r gfmReading) hides(off int) bool {
 func readReference(content []byte) gfmReading {
 	r := readWith(gfmReference, content)
 	fn := readWith(gfmFootnotes, content)
-	r.also = &fn
+	// GitHub's renderer follows CommonMark 0.29, without the HTML blocks of
+	// "textarea" and "search": their tags read under unknown names.
+	old := content
+	for _, re := range cmark029Tags {
+		old = re.ReplaceAll(old, []byte("${1}${2}q"))
+	}
+	o := readWith(gfmReference, old)
+	ofn := readWith(gfmFootnotes, old)
+	r.also, fn.also, o.also = &fn, &o, &ofn
 	seen := map[int]bool{}
 	for _, b := range r.boxes {
 		seen[b.off] = true
 	}
-	for _, b := range fn.boxes {
-		if !seen[b.off] {
-			r.boxes = append(r.boxes, b)
+	for _, other := range []gfmReading{fn, o, ofn} {
+		for _, b := range other.boxes {
+			if !seen[b.off] {
+				seen[b.off] = true
+				r.boxes = append(r.boxes, b)
+			}
 		}
 	}
 	return r
 }
+
+// cmark029Tags match a "textarea" or "search" tag name after "<" or "</",
+// all of it but its last letter in a group.
+var cmark029Tags = []*regexp.Regexp{regexp.MustCompile(`(?i)(</?)(textare)a`), regexp.MustCompile(`(?i)(</?)(searc)h`)}
 
 // readWith is readReference with the goldmark md.
 func readWith(gm goldmark.Markdown, content []byte) gfmReading {
@@ -212,6 +228,9 @@ func compareGFM(t *testing.T, name string, content []byte) {
 // gfmFragments are the pieces generated files are made of: every kind of block
 // that can hold, hide or look like a task line. "%d" becomes a fresh task number.
 var gfmFragments = []string{
+	"<textarea>\n\n- [x] T%d after a textarea\n",
+	"p\n<Search>\n- [x] T%d after a search tag\n</search>\n",
+	"<textarea>\n- [x] T%d in a textarea\n</textarea>\n",
 	"```\n- [x] T%d in a fence\n```\n",
 	"~~~\n- [x] T%d in a tilde fence\n~~~\n",
 	"```` \n```\n- [x] T%d still fenced\n````\n",
@@ -452,4 +471,33 @@ func TestFootnoteTasks(t *testing.T) {
 		t.Errorf("tasks\n got %+v\nwant %+v", got, want)
 	}
 	compareGFM(t, "footnotes", []byte(content))
+}
+
+// TestCommonMark029HTMLBlocks: a "textarea" tag starts, in CommonMark 0.30
+// and goldmark, an HTML block running to "</textarea>" across blank lines,
+// and "search" one that interrupts a paragraph; GitHub's renderer (0.29)
+// shows the task list after either as checkboxes, so they are tasks.
+func TestCommonMark029HTMLBlocks(t *testing.T) {
+	for _, tt := range []struct{ name, content string }{
+		{"textarea", "# Tasks\n\n- [x] T001 Ticked\n<textarea>\n\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"TEXTAREA", "# Tasks\n\n- [x] T001 Ticked\n<TEXTAREA>\n\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"textarea unclosed", "# Tasks\n\n- [x] T001 Ticked\n<textarea\n\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"textarea self-closed", "# Tasks\n\n- [x] T001 Ticked\n<textarea/>\n\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"textarea after a paragraph", "# Tasks\n\n- [x] T001 Ticked\n\np\n<textarea>\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"search after a paragraph", "# Tasks\n\n- [x] T001 Ticked\n\np\n<search>\n- [x] T002 Ticked\n- [ ] T003 Open\n"},
+		{"Search after a paragraph, closed", "# Tasks\n\n- [x] T001 Ticked\n\np\n<Search>\n- [x] T002 Ticked\n- [ ] T003 Open\n</search>\n"},
+	} {
+		compareGFM(t, tt.name, []byte(tt.content))
+		f, err := ParseTasks(skUnit, []byte(tt.content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, tk := range f.Tasks {
+			got = append(got, fmt.Sprintf("%s:%v", tk.ID, tk.Ticked()))
+		}
+		if want := "[T001:true T002:true T003:false]"; fmt.Sprint(got) != want {
+			t.Errorf("%s: tasks %v, want %s", tt.name, got, want)
+		}
+	}
 }
