@@ -47,10 +47,14 @@ func (c *Commit) FirstParent() Hash {
 
 // Resolve resolves a revision to a commit id: "HEAD", "HEAD~2", "HEAD^2",
 // branch and tag names (annotated tags are peeled), full and abbreviated ids,
-// "refs/…" names. The error wraps ErrUnknownRevision when rev names no commit.
+// "refs/…" names. The error wraps ErrUnknownRevision when rev names no commit,
+// ErrBadRange when it is a range ("A..B", "^A").
 func (r *Repo) Resolve(rev string) (Hash, error) {
 	if rev == "" || strings.ContainsAny(rev, "\x00\n:") { // "rev:path" names a blob or tree, never a commit
 		return "", fmt.Errorf("%w: %q", ErrUnknownRevision, rev)
+	}
+	if strings.Contains(rev, "..") || strings.HasPrefix(rev, "^") {
+		return "", fmt.Errorf("%w: %q where one revision is expected (a range is its own argument, A..B)", ErrBadRange, rev)
 	}
 	hd, err := r.acquire()
 	if err != nil {

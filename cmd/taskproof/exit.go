@@ -131,11 +131,13 @@ var exitCodes = []struct {
 	{is: attest.ErrNothingToCarry, code: ExitUsage},
 	{is: policy.ErrPolicy, code: ExitTrust},
 	// Git preconditions: not a repository, unsupported repository format,
-	// unknown revision or bad range, notes ref absent, bad ref name.
+	// unknown revision, notes ref absent, bad ref name. A malformed range
+	// (A...B, a range where one revision is expected) is the user's typing:
+	// a usage error.
 	{is: gitref.ErrNotRepository, code: ExitGit},
 	{is: gitref.ErrUnsupportedRepository, code: ExitGit},
 	{is: gitref.ErrUnknownRevision, code: ExitGit},
-	{is: gitref.ErrBadRange, code: ExitGit},
+	{is: gitref.ErrBadRange, code: ExitUsage},
 	{is: gitref.ErrNotesRefAbsent, code: ExitGit},
 	{is: gitref.ErrBadRefName, code: ExitGit},
 	// A note that is not text or is over the size limit is a malformed note:

@@ -94,7 +94,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrUnsupportedRepository", gitref.ErrUnsupportedRepository, ExitGit},
 		{"gitref.ErrUnknownRevision", gitref.ErrUnknownRevision, ExitGit},
 		{"gitref.ErrUnknownRevision+*BadRefError", fmt.Errorf("%w: %q: %w", gitref.ErrUnknownRevision, "x", &gitref.BadRefError{Ref: "x"}), ExitGit},
-		{"gitref.ErrBadRange", gitref.ErrBadRange, ExitGit},
+		{"gitref.ErrBadRange", gitref.ErrBadRange, ExitUsage},
 		{"gitref.ErrNotesRefAbsent", gitref.ErrNotesRefAbsent, ExitGit},
 		{"gitref.ErrBadRefName", gitref.ErrBadRefName, ExitGit},
 		// A malformed note: a verification failure.
