@@ -145,10 +145,12 @@ type tickSpool struct {
 	ix  *tickIndex
 }
 
-// spooledTick is a spooled tick's record, nil lists told apart from empty.
+// spooledTick is a spooled tick's record, nil lists told apart from empty,
+// with its unexported fields (gob skips them).
 type spooledTick struct {
 	Tick                   TickResult
 	NilReasons, NilSigners bool
+	EarlierTick            bool
 }
 
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
@@ -172,7 +174,7 @@ func (s *tickSpool) len() int {
 
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil}
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick}
 	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
@@ -196,6 +198,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
+		t.earlierTick = r.EarlierTick
 		if t.Reasons == nil && !r.NilReasons {
 			t.Reasons = []Reason{}
 		}

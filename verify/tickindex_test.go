@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -58,5 +59,38 @@ func TestTickIndexRoundTrip(t *testing.T) {
 	if !rep.ticks(ticks[0].Commit, unit.Dir, "T001") || !rep.ticks(ticks[1].Commit, "", "T002") ||
 		rep.ticks(ticks[0].Commit, unit.Dir, "T002") || rep.ticks(ticks[1].Commit, unit.Dir, "T002") {
 		t.Error("ticks: wrong answer")
+	}
+}
+
+// TestTickSpoolRoundTrip checks that a tick reads back from the tick spool
+// as it was added, its unexported mark (which the hint reads) and nil lists
+// told apart from empty included.
+func TestTickSpoolRoundTrip(t *testing.T) {
+	s, err := newTickSpool(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	ticks := []TickResult{
+		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, earlierTick: true, Reasons: []Reason{}, Line: 3},
+		{Commit: "abce", Signers: []Signer{{KeyID: "k"}}, Message: "m"},
+	}
+	for i := range ticks {
+		if err := s.add(&ticks[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next, err := s.reader()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range ticks {
+		got, err := next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("tick %d:\n got %+v\nwant %+v", i, got, want)
+		}
 	}
 }
