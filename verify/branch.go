@@ -139,10 +139,10 @@ type Report struct {
 	Policy []policy.Result `json:"policy,omitempty"`
 
 	// objectSpool holds (BranchSpooled) the report's leading objects, before
-	// those in Objects, out of memory, and tickSpool the lists of its leading
-	// ticks (tickReader); firstPolicy and commitPolicy the per-object rules'
-	// results of the first of the leading keyedTicks ticks with each object
-	// key, for the objects spoolObjects and applyPolicy give results to:
+	// those in Objects, out of memory, and tickSpool its leading ticks, before
+	// those in Ticks (tickReader, eachTick); firstPolicy and commitPolicy the
+	// per-object rules' results of the first of the spooled ticks with each
+	// object key, for the objects spoolObjects and applyPolicy give results to:
 	// commitPolicy the keys of the tick commit policyCommit, judged last,
 	// whose objects are its own; firstPolicy the keys of other commits (an
 	// unreachable tick's evidence) and of bugCommits, the commits whose
@@ -153,7 +153,6 @@ type Report struct {
 	commitPolicy map[objectTask][]policy.Result
 	policyCommit gitref.Hash
 	bugCommits   map[gitref.Hash]bool
-	keyedTicks   int
 	// commits is the number of commits the gate walked (RangeCommits).
 	commits int
 }
@@ -259,12 +258,17 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // written, as WriteJSON writes them, to a temporary file (os.TempDir) as they
 // are judged, not held in memory: Report.Objects holds only those judged after
 // the ticks (a bug task's). The walk's ticks are spooled too, and judged back
-// from the spool a window of commits at a time. Held in memory: the report's
-// ticks (without their reasons and signers), unticks and born-ticked tasks,
-// the walk's moves and unticks, and the policy results of the objects a later
-// pass looks up (spoolObjects). WriteJSON writes the spooled objects first;
-// the other writers do not read a branch report's objects. The caller must
-// Close the report.
+// from the spool a window of commits at a time; each judged tick goes whole to
+// a third temporary file, and Report.Ticks holds only the ticks added after
+// the judging (bug tasks', the state check's): Report.TickCount counts them
+// all. Held in memory: a compact index of the spooled ticks (about 90 bytes a
+// tick: commit, unit, path, task ID, line_hash, status, reason, verdict and
+// the rare warnings, policy results and Via the passes after the judging read
+// or change), unticks and born-ticked tasks, the walk's moves and unticks,
+// and the policy results of the objects a later pass looks up
+// (spoolObjects). The writers read the ticks back from their file; WriteJSON
+// writes the spooled objects first; the other writers do not read a branch
+// report's objects. The caller must Close the report.
 func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
 	return v.branch(base, head, opts, true)
 }
@@ -285,7 +289,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
-		if g.rep.tickSpool, err = newTickSpool(""); err != nil {
+		if g.rep.tickSpool, err = newTickSpool("", 0); err != nil {
 			g.rep.Close()
 			return nil, fmt.Errorf("spooling the report: %w", err)
 		}
@@ -575,14 +579,15 @@ func (g *gate) judgeTicks() error {
 	return nil
 }
 
-// spoolObjects keys the ticks judged since its last call (Report.firstPolicy),
-// moves their reasons and signers to the report's tick spool and the objects judged with them to the report's spool, with the
+// spoolObjects keys the ticks judged since its last call (Report.firstPolicy)
+// and moves them to the report's tick spool (Ticks is left empty), and the
+// objects judged with them to the report's object spool, with the
 // per-object rules' results applyPolicy would give them: the first tick's
 // with their key. Nothing changes those results later (the range rules'
 // results are not given to a branch report's objects).
 func (g *gate) spoolObjects() error {
 	rep := g.rep
-	for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
+	for j := range rep.Ticks {
 		t := &rep.Ticks[j]
 		if t.Commit != rep.policyCommit {
 			// The objects judged with a commit's ticks are its own (their
@@ -605,7 +610,8 @@ func (g *gate) spoolObjects() error {
 			return fmt.Errorf("spooling the report: %w", err)
 		}
 	}
-	rep.keyedTicks = len(rep.Ticks)
+	clear(rep.Ticks)
+	rep.Ticks = rep.Ticks[:0]
 	for i := range rep.Objects {
 		o := &rep.Objects[i]
 		k := objectTask{o.Object, o.Task, o.LineHash}
@@ -848,7 +854,7 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 // conclusion: neutral without ticks, failure when one fails.
 func concludeBranch(rep *Report) {
 	rep.Conclusion = Neutral
-	for _, tr := range rep.Ticks {
+	rep.eachTick(func(tr *TickResult) {
 		rep.Summary[tr.Status]++
 		if tr.Reason != "" {
 			rep.Summary[tr.Reason]++
@@ -859,7 +865,7 @@ func concludeBranch(rep *Report) {
 		if tr.Failing {
 			rep.Conclusion = Failure
 		}
-	}
+	})
 	rep.Summary["unticked"] = len(rep.Unticks)
 	rep.Summary[StatusBornTicked] = len(rep.BornTicked)
 	countWarnings(rep)
@@ -1154,7 +1160,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 	}
 	covered := map[string]bool{} // unit class, task ID, line_hash
 	failing := map[string]bool{} // unit class, task ID; or path for unrecognized files
-	for _, tr := range rep.Ticks {
+	rep.eachTick(func(tr *TickResult) {
 		k := units.find(tr.Unit.Dir) + "\x00" + tr.TaskID
 		switch {
 		case tr.Status == StatusEvidenced:
@@ -1164,7 +1170,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		case tr.Failing:
 			failing[k] = true
 		}
-	}
+	})
 	for _, tr := range rep.BornTicked {
 		covered[units.find(tr.Unit.Dir)+"\x00"+tr.TaskID+"\x00"+tr.LineHash] = true
 	}

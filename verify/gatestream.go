@@ -101,9 +101,11 @@ func (g *gate) walkToSpool(s *walkSpool) (int, error) {
 		return 0, err
 	}
 	g.rep.commits = n
-	// The report's ticks are held to the end: room for them all at once
-	// (and a few the state check adds), not a doubling array and its copy.
-	g.rep.Ticks = make([]TickResult, 0, results+results/64+16)
+	// The index of the spooled ticks is held to the end: room for them all
+	// at once, not a doubling array and its copy.
+	if s := g.rep.tickSpool; s != nil && len(s.ix.entries) == 0 {
+		s.ix.entries = make([]tickEntry, 0, results)
+	}
 	g.units = unitClasses(moves)
 	g.lastUntick = make(map[string]untickAt, len(unticks))
 	for _, u := range unticks {

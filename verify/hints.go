@@ -196,11 +196,8 @@ func shortCommit(c string) string {
 // addHints sets Hint on every failing tick and object of rep (opts decides,
 // in objects mode, which objects fail).
 func addHints(rep *Report, opts GateOptions) {
-	spooled := 0 // their hints read their reasons: given by tickReader
-	if rep.tickSpool != nil {
-		spooled = rep.tickSpool.n
-	}
-	for i := spooled; i < len(rep.Ticks); i++ {
+	// The spooled ticks' hints read their reasons: tickReader gives them.
+	for i := range rep.Ticks {
 		if t := &rep.Ticks[i]; t.Failing {
 			t.Hint = tickHint(t)
 		}

@@ -31,7 +31,7 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 	for changed := true; changed; {
 		changed = false
 		subs := map[key]*state{}
-		for _, t := range rep.Ticks {
+		rep.eachTick(func(t *TickResult) {
 			k := key{t.Unit.Dir, t.TaskID}
 			s := subs[k]
 			if s == nil {
@@ -40,22 +40,21 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 			}
 			s.failing = s.failing || t.Failing
 			s.evidenced = s.evidenced || t.Status == StatusEvidenced
-		}
-		for i := range rep.Ticks {
-			t := &rep.Ticks[i]
+		})
+		rep.eachTick(func(t *TickResult) {
 			if t.Unit.Format != specfmt.Kiro || t.Reason != ReasonTickedWithoutEvidence {
-				continue
+				return
 			}
 			b, err := v.Repo.File(t.Commit, t.Path)
 			if err != nil {
-				continue
+				return
 			}
 			f, err := v.parseTasksCached(t.Unit, b)
 			if err != nil {
-				continue
+				return
 			}
 			if _, err := f.Lookup(t.TaskID); err != nil {
-				continue // a repeated ID: its sub-tasks cannot be told apart
+				return // a repeated ID: its sub-tasks cannot be told apart
 			}
 			var via []string
 			ok, sameCommit := true, false
@@ -68,20 +67,16 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 					ok = false
 					break
 				}
-				for _, o := range rep.Ticks {
-					if o.Commit == t.Commit && o.Unit.Dir == t.Unit.Dir && o.TaskID == x.ID {
-						sameCommit = true
-					}
-				}
+				sameCommit = sameCommit || rep.ticks(t.Commit, t.Unit.Dir, x.ID)
 				via = append(via, attest.SubjectName(t.Unit.Feature, x.ID))
 			}
 			if !ok || !sameCommit || len(via) == 0 || !v.subTasksTickedAtHead(rep, t, f) {
-				continue
+				return
 			}
 			t.Status, t.Reason, t.Failing, t.Via = StatusEvidenced, "", false, via
 			t.Message = fmt.Sprintf("a parent task, evidenced through its sub-tasks %s", strings.Join(via, ", "))
 			changed = true
-		}
+		})
 	}
 }
 

@@ -123,19 +123,19 @@ func (v *Verifier) applyPolicy(rep *Report) {
 	var items []policy.RangeItem
 	switch rep.Mode {
 	case "branch":
-		for i := range rep.Ticks {
-			t := &rep.Ticks[i]
+		items = make([]policy.RangeItem, 0, rep.tickCount())
+		rep.eachTick(func(t *TickResult) {
 			if t.Status == StatusEdited {
-				continue
+				return
 			}
 			items = append(items, policy.RangeItem{Object: string(t.Commit), Task: t.Task, Verdict: t.Verdict})
 			v.evaluateTick(t)
-		}
+		})
 		// rep.Objects holds copies of the ticks' objects: give them the results.
 		// Keyed by task line too: a commit may tick two lines of one task ID.
-		// The first rep.keyedTicks ticks are keyed already (BranchSpooled).
-		first := make(map[objectTask][]policy.Result, len(rep.Ticks)-rep.keyedTicks)
-		for j := rep.keyedTicks; j < len(rep.Ticks); j++ {
+		// The spooled ticks are keyed already (BranchSpooled: firstPolicy).
+		first := make(map[objectTask][]policy.Result, len(rep.Ticks))
+		for j := range rep.Ticks {
 			t := &rep.Ticks[j]
 			k := t.objectKey()
 			if _, ok := rep.firstPolicy[k]; ok {
@@ -168,13 +168,12 @@ func (v *Verifier) applyPolicy(rep *Report) {
 		if !r.Failing() {
 			continue
 		}
-		for i := range rep.Ticks {
-			t := &rep.Ticks[i]
+		rep.eachTick(func(t *TickResult) {
 			if t.Verdict == "regression_only" && t.Status != StatusEdited {
 				t.Policy = append(t.Policy, policy.Result{Rule: r.Rule, Level: r.Level, Status: r.Status, Message: r.Message, Object: string(t.Evidence), Task: t.Task})
 				rejectTick(t)
 			}
-		}
+		})
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
 			if o.Verdict == "regression_only" && rep.Mode == "objects" {

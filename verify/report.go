@@ -53,7 +53,7 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		spooled *itemSpool
 	}{
 		{"objects", len(rep.Objects), func(i int) (any, error) { return &rep.Objects[i], nil }, rep.objectSpool},
-		{"ticks", len(rep.Ticks), func(i int) (any, error) {
+		{"ticks", rep.tickCount(), func(i int) (any, error) {
 			t, err := tickAt(i)
 			if t != nil {
 				t.Reasons, t.Signers = nonNil(t.Reasons), nonNil(t.Signers)
@@ -147,12 +147,12 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		return err
 	}
 	if rep.Mode == "branch" {
-		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), len(rep.Ticks))
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), rep.tickCount())
 		tickAt, err := rep.tickReader()
 		if err != nil {
 			return err
 		}
-		for i := range rep.Ticks {
+		for i := range rep.tickCount() {
 			t, err := tickAt(i)
 			if err != nil {
 				return err
@@ -359,13 +359,13 @@ func summaryText(rep *Report) string {
 		}
 	}
 	if rep.Mode == "branch" {
-		for _, t := range rep.Ticks {
+		rep.eachTick(func(t *TickResult) {
 			sub := ""
 			if t.Failing {
 				sub = t.Reason
 			}
 			add(t.Status, sub)
-		}
+		})
 		for range rep.Unticks {
 			add("unticked", "")
 		}

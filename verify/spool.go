@@ -135,46 +135,56 @@ func (f *spoolFile) close() error {
 	return f.fail("close", err)
 }
 
-// tickSpool holds, for a report's leading ticks, the lists the passes after
-// the judging do not read (Reasons, Signers), out of memory: one gob record a
-// tick, in order, in a temporary file. The ticks in Report.Ticks keep every
-// other field.
+// tickSpool holds a report's leading ticks out of memory: each tick as it
+// was judged, one gob record a tick, in order, in a temporary file, and, in
+// memory, what the passes after the judging read and change of them (ix).
 type tickSpool struct {
 	f   *spoolFile
 	w   *bufio.Writer
 	enc *gob.Encoder
-	n   int
+	ix  *tickIndex
 }
 
-// tickLists are a spooled tick's lists, nil told apart from empty.
-type tickLists struct {
-	Reasons                []Reason
-	Signers                []Signer
+// spooledTick is a spooled tick's record, nil lists told apart from empty,
+// with its unexported fields (gob skips them).
+type spooledTick struct {
+	Tick                   TickResult
 	NilReasons, NilSigners bool
+	EarlierTick            bool
 }
 
-func newTickSpool(dir string) (*tickSpool, error) {
+// newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
+// for the default), with room in its index for capacity ticks.
+func newTickSpool(dir string, capacity int) (*tickSpool, error) {
 	f, err := createSpoolFile(dir, "taskproof-ticks-*")
 	if err != nil {
 		return nil, err
 	}
 	w := bufio.NewWriterSize(f, 64<<10)
-	return &tickSpool{f: f, w: w, enc: gob.NewEncoder(w)}, nil
+	return &tickSpool{f: f, w: w, enc: gob.NewEncoder(w), ix: newTickIndex(capacity)}, nil
 }
 
-// add moves t's lists to the spool (t keeps nil lists).
+// len is the number of spooled ticks.
+func (s *tickSpool) len() int {
+	if s == nil {
+		return 0
+	}
+	return len(s.ix.entries)
+}
+
+// add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	l := tickLists{Reasons: t.Reasons, Signers: t.Signers, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil}
-	if err := s.enc.Encode(&l); err != nil {
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick}
+	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
-	t.Reasons, t.Signers = nil, nil
-	s.n++
+	s.ix.add(t)
 	return nil
 }
 
-// reader returns a function giving the spooled lists of tick 0, 1, … in turn.
-func (s *tickSpool) reader() (func() (tickLists, error), error) {
+// reader returns a function giving the spooled ticks 0, 1, … in turn, as
+// they were judged.
+func (s *tickSpool) reader() (func() (TickResult, error), error) {
 	if err := s.w.Flush(); err != nil {
 		return nil, err
 	}
@@ -182,28 +192,61 @@ func (s *tickSpool) reader() (func() (tickLists, error), error) {
 		return nil, err
 	}
 	dec := gob.NewDecoder(bufio.NewReaderSize(s.f, 64<<10))
-	return func() (tickLists, error) {
-		var l tickLists
-		if err := dec.Decode(&l); err != nil {
-			return l, fmt.Errorf("reading the spooled report: %w", err)
+	return func() (TickResult, error) {
+		var r spooledTick
+		if err := dec.Decode(&r); err != nil {
+			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
-		if l.Reasons == nil && !l.NilReasons {
-			l.Reasons = []Reason{}
+		t := r.Tick
+		t.earlierTick = r.EarlierTick
+		if t.Reasons == nil && !r.NilReasons {
+			t.Reasons = []Reason{}
 		}
-		if l.Signers == nil && !l.NilSigners {
-			l.Signers = []Signer{}
+		if t.Signers == nil && !r.NilSigners {
+			t.Signers = []Signer{}
 		}
-		return l, nil
+		return t, nil
 	}, nil
 }
 
 func (s *tickSpool) close() error { return s.f.close() }
 
-// tickReader returns a function giving rep's ticks in order, i = 0, 1, …:
-// a copy of Ticks[i] with the lists its spool holds (and then its hint, which
-// reads them: addHints leaves spooled ticks out).
+// tickCount is the number of the report's ticks: the spooled ones and
+// those in Ticks.
+func (rep *Report) tickCount() int { return rep.tickSpool.len() + len(rep.Ticks) }
+
+// TickCount is the number of ticks the report lists (ticks in JSON). For a
+// report held in memory it is len(Ticks); BranchSpooled's report holds its
+// leading ticks out of memory, and Ticks only those after them.
+func (rep *Report) TickCount() int { return rep.tickCount() }
+
+// eachTick calls f with each of rep's ticks in order. A spooled tick is
+// given as its index holds it (tickIndex.tick: what the passes after the
+// judging read), and what f changes of its status, reason, failing,
+// message, policy results and Via is kept for the writers; the ticks in
+// Ticks are given in place.
+func (rep *Report) eachTick(f func(t *TickResult)) {
+	if n := rep.tickSpool.len(); n > 0 {
+		ix := rep.tickSpool.ix
+		var t TickResult
+		for i := 0; i < n; i++ {
+			ix.tick(i, &t)
+			f(&t)
+			ix.update(i, &t)
+		}
+	}
+	for i := range rep.Ticks {
+		f(&rep.Ticks[i])
+	}
+}
+
+// tickReader returns a function giving rep's ticks in order, i = 0, 1, …
+// up to tickCount: a spooled tick read back whole, with what the passes
+// after the judging changed (and then its hint, which reads its reasons:
+// addHints leaves spooled ticks out), then those of Ticks.
 func (rep *Report) tickReader() (func(i int) (*TickResult, error), error) {
-	if rep.tickSpool == nil || rep.tickSpool.n == 0 {
+	n := rep.tickSpool.len()
+	if n == 0 {
 		return func(i int) (*TickResult, error) { return &rep.Ticks[i], nil }, nil
 	}
 	next, err := rep.tickSpool.reader()
@@ -212,15 +255,14 @@ func (rep *Report) tickReader() (func(i int) (*TickResult, error), error) {
 	}
 	var t TickResult
 	return func(i int) (*TickResult, error) {
-		t = rep.Ticks[i]
-		if i >= rep.tickSpool.n {
-			return &t, nil
+		if i >= n {
+			return &rep.Ticks[i-n], nil
 		}
-		l, err := next()
-		if err != nil {
+		var err error
+		if t, err = next(); err != nil {
 			return nil, err
 		}
-		t.Reasons, t.Signers = l.Reasons, l.Signers
+		rep.tickSpool.ix.patch(i, &t)
 		if t.Failing {
 			t.Hint = tickHint(&t)
 		}

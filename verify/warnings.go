@@ -52,11 +52,11 @@ func writtenByTaskproof(tv *entry, group []*entry) bool {
 // objects to its summary, by code.
 func countWarnings(rep *Report) {
 	if rep.Mode == "branch" {
-		for _, t := range rep.Ticks {
+		rep.eachTick(func(t *TickResult) {
 			for _, w := range t.Warnings {
 				rep.Summary[w.Code]++
 			}
-		}
+		})
 		return
 	}
 	for _, o := range rep.Objects {
@@ -78,9 +78,7 @@ func warningSummary(rep *Report) string {
 		}
 	}
 	if rep.Mode == "branch" {
-		for _, t := range rep.Ticks {
-			add(t.Warnings)
-		}
+		rep.eachTick(func(t *TickResult) { add(t.Warnings) })
 	} else {
 		for _, o := range rep.Objects {
 			add(o.Warnings)

@@ -189,7 +189,7 @@ func warnEmptyRange(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 // reports stay as they are.
 func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 	n := rep.RangeCommits()
-	if !tg.Range || n == 0 || rep.Conclusion != verify.Neutral || len(rep.Ticks)+len(rep.Unticks)+len(rep.BornTicked) > 0 {
+	if !tg.Range || n == 0 || rep.Conclusion != verify.Neutral || rep.TickCount()+len(rep.Unticks)+len(rep.BornTicked) > 0 {
 		return
 	}
 	noun := "commits"
