@@ -533,10 +533,11 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 }
 
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
-// checked objects of at most about that many commits are held at once,
-// whatever the length of the range. (A variable for the tests: a window of
+// checked objects of at most about that many commits (twice that many for
+// judgeSpooled, which checks the next window while judging one) are held at
+// once, whatever the length of the range. (A variable for the tests: a window of
 // one commit judges every fixture across window boundaries.)
-var gateWindow = 1024
+var gateWindow = 512
 
 // judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
 // objects are verified, and their sections checked at head, on all cores
