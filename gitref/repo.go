@@ -859,9 +859,9 @@ const SinglePassCacheSize = 16 << 20
 
 // SinglePassCommitCacheSize is the commit cache [Repo.ReadInOnePass] sets, in
 // bytes of estimated heap: 4 MiB, some 10,000 commits. The merge gate reads a
-// range's commits in three passes (the trailer commits' and the tick walk's
-// range walks, the object check); the default cache holds the whole range for
-// them, 55 MB at 100,000 ticks. Decoding them again costs about 5 % of the
+// range's commits in two passes (the tick walk's listing of the range, the
+// object check); the default cache holds the whole range for them, 55 MB at
+// 100,000 ticks. Decoding them again costs about 5 % of the
 // gate's CPU at 50,000 ticks (docs/benchmarks.md).
 const SinglePassCommitCacheSize = 4 << 20
 
