@@ -123,7 +123,7 @@ func (v *Verifier) applyPolicy(rep *Report) {
 	var items []policy.RangeItem
 	switch rep.Mode {
 	case "branch":
-		items = make([]policy.RangeItem, 0, rep.tickCount())
+		items = make([]policy.RangeItem, 0, rep.TickCount())
 		rep.eachTick(func(t *TickResult) {
 			if t.Status == StatusEdited {
 				return

@@ -53,7 +53,7 @@ func WriteJSON(w io.Writer, rep *Report) error {
 		spooled *itemSpool
 	}{
 		{"objects", len(rep.Objects), func(i int) (any, error) { return &rep.Objects[i], nil }, rep.objectSpool},
-		{"ticks", rep.tickCount(), func(i int) (any, error) {
+		{"ticks", rep.TickCount(), func(i int) (any, error) {
 			t, err := tickAt(i)
 			if t != nil {
 				t.Reasons, t.Signers = nonNil(t.Reasons), nonNil(t.Signers)
@@ -147,12 +147,12 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		return err
 	}
 	if rep.Mode == "branch" {
-		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), rep.tickCount())
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), rep.TickCount())
 		tickAt, err := rep.tickReader()
 		if err != nil {
 			return err
 		}
-		for i := range rep.tickCount() {
+		for i := range rep.TickCount() {
 			t, err := tickAt(i)
 			if err != nil {
 				return err

@@ -215,7 +215,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 		if err != nil {
 			return nil, err
 		}
-		for i := range rep.tickCount() {
+		for i := range rep.TickCount() {
 			t, err := tickAt(i)
 			if err != nil {
 				return nil, err

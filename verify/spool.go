@@ -211,14 +211,10 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 
 func (s *tickSpool) close() error { return s.f.close() }
 
-// tickCount is the number of the report's ticks: the spooled ones and
-// those in Ticks.
-func (rep *Report) tickCount() int { return rep.tickSpool.len() + len(rep.Ticks) }
-
 // TickCount is the number of ticks the report lists (ticks in JSON). For a
 // report held in memory it is len(Ticks); BranchSpooled's report holds its
 // leading ticks out of memory, and Ticks only those after them.
-func (rep *Report) TickCount() int { return rep.tickCount() }
+func (rep *Report) TickCount() int { return rep.tickSpool.len() + len(rep.Ticks) }
 
 // eachTick calls f with each of rep's ticks in order. A spooled tick is
 // given as its index holds it (tickIndex.tick: what the passes after the
@@ -241,7 +237,7 @@ func (rep *Report) eachTick(f func(t *TickResult)) {
 }
 
 // tickReader returns a function giving rep's ticks in order, i = 0, 1, …
-// up to tickCount: a spooled tick read back whole, with what the passes
+// up to TickCount: a spooled tick read back whole, with what the passes
 // after the judging changed (and then its hint, which reads its reasons:
 // addHints leaves spooled ticks out), then those of Ticks.
 func (rep *Report) tickReader() (func(i int) (*TickResult, error), error) {

@@ -63,22 +63,18 @@ func newTickIndex(capacity int) *tickIndex {
 	return &tickIndex{entries: make([]tickEntry, 0, capacity), strIDs: map[string]uint32{}, unitIDs: map[specfmt.Unit]uint32{}}
 }
 
-func (ix *tickIndex) str(s string) uint32 {
-	id, ok := ix.strIDs[s]
-	if !ok {
-		id = uint32(len(ix.strs))
-		ix.strs = append(ix.strs, s)
-		ix.strIDs[s] = id
-	}
-	return id
-}
+func (ix *tickIndex) str(s string) uint32 { return intern(ix.strIDs, &ix.strs, s) }
 
-func (ix *tickIndex) unit(u specfmt.Unit) uint32 {
-	id, ok := ix.unitIDs[u]
+func (ix *tickIndex) unit(u specfmt.Unit) uint32 { return intern(ix.unitIDs, &ix.units, u) }
+
+// intern returns v's index in *vals, appending it (and its index to ids)
+// when it is new.
+func intern[V comparable](ids map[V]uint32, vals *[]V, v V) uint32 {
+	id, ok := ids[v]
 	if !ok {
-		id = uint32(len(ix.units))
-		ix.units = append(ix.units, u)
-		ix.unitIDs[u] = id
+		id = uint32(len(*vals))
+		*vals = append(*vals, v)
+		ids[v] = id
 	}
 	return id
 }

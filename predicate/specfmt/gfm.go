@@ -325,7 +325,8 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 			name++
 		}
 		for _, tag := range newHTMLBlockTags {
-			if name+len(tag) <= len(md) && asciiEqualFold(md[name:name+len(tag)], tag) {
+			// Byte lengths equal: an ASCII name matches only ASCII letters.
+			if name+len(tag) <= len(md) && bytes.EqualFold(md[name:name+len(tag)], []byte(tag)) {
 				if out == nil {
 					out = bytes.Clone(md)
 				}
@@ -339,21 +340,6 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 		i += 1 + j
 	}
 	return out, out != nil
-}
-
-// asciiEqualFold reports whether b equals s, a lowercase ASCII name, under
-// ASCII case folding.
-func asciiEqualFold(b []byte, s string) bool {
-	for k := range len(s) {
-		c := b[k]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != s[k] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkNesting refuses the first line of src (as lineBounds splits it) wider
