@@ -713,7 +713,11 @@ func (r *Repo) SetPackMapping(on bool) { r.mapPacks.Store(on) }
 // plain file. Objects read together (a commit, its trees, their blobs) are
 // mostly near each other in a pack, so most reads are served from the window
 // without a system call. Pack files never change once written (their name is
-// their checksum), so the window cannot go stale. Windows are pooled
+// their checksum), so the window cannot go stale. A read just before the
+// window places the next one mostly before the read (preadTail): go-git reads
+// a history's objects in either direction through a pack (commits newest
+// first, trees and blobs oldest first), and a window placed only forwards
+// costs a system call per object read backwards. Windows are pooled
 // (preadWindows): readers opened for one object each do not allocate one.
 //
 // Where the system allows it (mapFile), the whole pack is mapped read-only
@@ -733,6 +737,11 @@ type preadFile struct {
 }
 
 const preadWindow = 64 << 10
+
+// preadTail is how much of a window placed for reading backwards lies from
+// the read offset on: the scanner's 4 KiB buffer fill and a small object's
+// content, which the scanner reads next.
+const preadTail = 16 << 10
 
 // preadWindows pools the windows of closed preadFiles.
 var preadWindows = sync.Pool{New: func() any { return new([preadWindow]byte) }}
@@ -761,11 +770,24 @@ func (f *preadFile) Read(p []byte) (int, error) {
 			}
 			return n, err
 		}
+		start := f.off
 		if f.win == nil {
 			f.win = preadWindows.Get().(*[preadWindow]byte)
+		} else if f.off < f.winOff && f.winOff-f.off < preadWindow {
+			// Reading backwards through the pack (a history listed newest
+			// first, or walked oldest first, where the pack holds objects
+			// the other way round): the window holds preadTail bytes from
+			// f.off on, for this object, and the objects before it.
+			start = max(0, f.off-(preadWindow-preadTail))
 		}
-		n, err := f.File.ReadAt(f.win[:], f.off)
-		f.winLen, f.winOff = n, f.off
+		n, err := f.File.ReadAt(f.win[:], start)
+		f.winLen, f.winOff = n, start
+		if f.off >= start+int64(n) {
+			// Short of f.off (the file ends before the window's end):
+			// read at f.off itself, as a forward window.
+			n, err = f.File.ReadAt(f.win[:], f.off)
+			f.winLen, f.winOff = n, f.off
+		}
 		if n == 0 {
 			if err == nil {
 				err = io.ErrNoProgress

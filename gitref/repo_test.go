@@ -17,6 +17,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -601,6 +602,11 @@ func testPreadFile(t *testing.T, mapped bool) {
 		{0, io.SeekStart, 10}, {5, io.SeekCurrent, 4096}, {preadWindow - 3, io.SeekStart, 10},
 		{-20, io.SeekEnd, 100}, {0, io.SeekCurrent, 5}, {1, io.SeekStart, 2 * preadWindow},
 		{int64(len(data)) + 5, io.SeekStart, 3}, {100, io.SeekStart, 1}, {-10, io.SeekCurrent, 64},
+		// Backwards: near the window's start (the next window ends there),
+		// across its start, and far before it.
+		{2*preadWindow + 50, io.SeekStart, 100}, {2*preadWindow - 200, io.SeekStart, 300},
+		{preadWindow + 10, io.SeekStart, 4096}, {preadWindow + 5, io.SeekStart, 10}, {3, io.SeekStart, 2},
+		{int64(len(data)) - 7, io.SeekStart, 7}, {int64(len(data)) - 40, io.SeekStart, 100},
 	}
 	for i, s := range steps {
 		got, gerr := f.Seek(s.off, s.whence)
@@ -628,6 +634,57 @@ func testPreadFile(t *testing.T, mapped bool) {
 		if gn != wn || !bytes.Equal(gb[:gn], wb[:wn]) || !errors.Is(gerr, werr) {
 			t.Fatalf("ReadAt(%d, %d) = %d, %v; want %d, %v", at.n, at.off, gn, gerr, wn, werr)
 		}
+	}
+}
+
+// countingFile counts ReadAt calls on a file.
+type countingFile struct {
+	billy.File
+	reads int
+}
+
+func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	f.reads++
+	return f.File.ReadAt(p, off)
+}
+
+// TestPreadFileBackwards: objects read from the end of a pack to its start
+// (commits listed newest first from a pack that holds them oldest first)
+// cost a system call per window, not one per object, and read the file's
+// bytes.
+func TestPreadFileBackwards(t *testing.T) {
+	data := make([]byte, 4*preadWindow+77)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	p := filepath.Join(t.TempDir(), "pack-y.pack")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bf, err := osfs.New(filepath.Dir(p)).Open("pack-y.pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bf.Close()
+	cf := &countingFile{File: bf}
+	f := &preadFile{File: cf, name: "pack-y.pack", size: int64(len(data))}
+	const step, n = 997, 200
+	objects := 0
+	for off := int64(len(data)) - n; off >= 0; off -= step {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, n)
+		if _, err := io.ReadFull(f, b); err != nil {
+			t.Fatalf("read at %d: %v", off, err)
+		}
+		if !bytes.Equal(b, data[off:off+n]) {
+			t.Fatalf("read at %d: wrong bytes", off)
+		}
+		objects++
+	}
+	if limit := len(data)/(preadWindow-preadTail) + 2; cf.reads > limit {
+		t.Errorf("%d objects read backwards took %d ReadAt calls, want at most %d (one per window read backwards)", objects, cf.reads, limit)
 	}
 }
 
