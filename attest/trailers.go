@@ -59,12 +59,12 @@ func StagedSpecTasks(repo *gitref.Repo) ([]string, error) {
 		}
 		open := map[string]bool{}
 		for _, t := range before.Tasks {
-			if t.Box == ' ' || t.Box == '-' {
+			if t.Open() {
 				open[t.ID] = true
 			}
 		}
 		for _, t := range after.Tasks {
-			if (t.Box == 'x' || t.Box == 'X') && open[t.ID] {
+			if t.Ticked() && open[t.ID] {
 				name := SubjectName(unit.Feature, t.ID)
 				if !seen[name] {
 					seen[name] = true

@@ -63,7 +63,7 @@ func (v *Verifier) evidenceKiroParents(rep *Report) {
 					continue
 				}
 				s := subs[key{t.Unit.Dir, x.ID}]
-				if x.Box == ' ' || x.Box == '-' || s == nil || !s.evidenced || s.failing {
+				if !x.Ticked() || s == nil || !s.evidenced || s.failing {
 					ok = false
 					break
 				}
@@ -97,7 +97,7 @@ func (v *Verifier) subTasksTickedAtHead(rep *Report, t *TickResult, at *specfmt.
 			continue
 		}
 		h, err := f.Lookup(x.ID)
-		if err != nil || h.Box == ' ' || h.Box == '-' {
+		if err != nil || !h.Ticked() {
 			return false
 		}
 	}

@@ -9,6 +9,7 @@ package specfmt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 )
 
 // Format is a spec format: "speckit", "openspec" or "kiro" (docs/format.md#units-and-task-lines).
@@ -77,15 +78,23 @@ type Task struct {
 	Parent string
 }
 
-// Open reports whether the task's box reads as open: "[ ]" (GFM also renders a
-// tab or a form feed between the brackets as an unchecked box) or "[-]" (Kiro's
-// "in progress", docs/format.md#units-and-task-lines). "[-]" is read as open in
-// every format, so that a "[-]"→"[x]" change is a tick the merge gate checks
-// wherever it occurs.
-func (t Task) Open() bool { return t.Box == ' ' || t.Box == '-' || t.Box == '\t' || t.Box == '\f' }
+// Open reports whether the task reads as open: its box is "[ ]" (GFM also
+// renders a tab or a form feed between the brackets as an unchecked box) or
+// "[-]" (Kiro's "in progress", docs/format.md#units-and-task-lines), and it is
+// not Ticked. "[-]" is read as open in every format, so that a "[-]"→"[x]"
+// change is a tick the merge gate checks wherever it occurs.
+func (t Task) Open() bool {
+	return (t.Box == ' ' || t.Box == '-' || t.Box == '\t' || t.Box == '\f') && !t.Ticked()
+}
 
-// Ticked reports whether the box is "[x]" or "[X]".
-func (t Task) Ticked() bool { return t.Box == 'x' || t.Box == 'X' }
+// Ticked reports whether GitHub renders the task checked: its box is "[x]" or
+// "[X]", or its line holds "[x]" or "[X]" anywhere else. GitHub's renderer
+// (cmark-gfm's task list extension) checks an item whose first line holds
+// either string, whatever its box holds, so "- [ ] T002 Parse `[x]` boxes" is
+// shown done (docs/format.md#task-recognition-follows-goldmark).
+func (t Task) Ticked() bool {
+	return t.Box == 'x' || t.Box == 'X' || strings.Contains(t.Line, "[x]") || strings.Contains(t.Line, "[X]")
+}
 
 // OpenLine is Line with the box's inner character replaced by a space: the bytes
 // line_hash is computed over (docs/format.md#hash-recipes).

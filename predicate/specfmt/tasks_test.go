@@ -287,6 +287,30 @@ func TestParseTasks(t *testing.T) {
 	}
 }
 
+// TestTaskCheckedOutsideBox: a task line holding "[x]" or "[X]" outside its
+// box is ticked whatever its box holds, as GitHub renders it (cmark-gfm's
+// task list extension); "[ x]" or "[x" are not.
+func TestTaskCheckedOutsideBox(t *testing.T) {
+	for _, tt := range []struct {
+		line         string
+		open, ticked bool
+	}{
+		{"- [ ] 1. Parse `[x]` boxes", false, true},
+		{"- [ ] 1. Task [X]", false, true},
+		{"- [-] 1. Task [x]", false, true},
+		{"- [x] 1. Task [X]", false, true},
+		{"- [ ] 1. Task [ x] and [x", true, false},
+	} {
+		f, err := ParseTasks(kiUnit, []byte(tt.line+"\n"))
+		if err != nil || len(f.Tasks) != 1 {
+			t.Fatalf("%q: %v, %d tasks", tt.line, err, len(f.Tasks))
+		}
+		if tk := f.Tasks[0]; tk.Open() != tt.open || tk.Ticked() != tt.ticked {
+			t.Errorf("%q: Open %v Ticked %v, want %v %v", tt.line, tk.Open(), tk.Ticked(), tt.open, tt.ticked)
+		}
+	}
+}
+
 func TestTaskBoxStates(t *testing.T) {
 	tests := []struct {
 		box          byte

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// GitHub renders tasks files with cmark-gfm, whose reading differs from
+// goldmark's in places; a task GitHub shows checked is a tick wherever the
+// two differ (docs/format.md#task-recognition-follows-goldmark). The tests
+// below build each repository with the real git.
+
+// TestGateCheckedOutsideBox: cmark-gfm checks a task item whose line holds
+// "[x]" or "[X]" anywhere, whatever its box holds. Adding one to an open
+// task's line, or writing a task with one in its title, is a tick: without
+// evidence the gate fails; attested, it passes.
+func TestGateCheckedOutsideBox(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticked := string(b)
+	ticked = strings.Replace(ticked, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test [X]\n", 1)
+	ticked += "- [ ] T003 Parse `[x]` boxes\n"
+	c := r.commit(t, "T002 and T003 shown done", map[string]string{path: ticked})
+	out, _ := r.run(t, 0, "ticks", "main..HEAD")
+	for _, id := range []string{"T002", "T003"} {
+		if !strings.Contains(out, id) {
+			t.Errorf("ticks does not list %s:\n%s", id, out)
+		}
+	}
+	rep := r.gate(t, 1)
+	for _, id := range []string{"T002", "T003"} {
+		if !strings.Contains(rep.rows(), path+":"+id+" ") {
+			t.Errorf("gate: %s, want %s failing", rep.rows(), id)
+		}
+	}
+	checkFails(t, rep, path+" ticked_without_evidence")
+	r.attest(t, c)
+	if rep := r.gate(t, 0); rep.Conclusion != "success" {
+		t.Errorf("gate after attesting: %s (%s), want success", rep.rows(), rep.Conclusion)
+	}
+	// Taking the "[X]" away again is an untick, as unchecking the box is.
+	unticked := strings.Replace(ticked, "T002 Write the test [X]", "T002 Write the test", 1)
+	r.commit(t, "T002 reopened", map[string]string{path: unticked})
+	out, _ = r.run(t, 0, "ticks", "HEAD~1..HEAD")
+	if !strings.Contains(out, "T002") {
+		t.Errorf("ticks HEAD~1..HEAD does not list T002's untick:\n%s", out)
+	}
+}
