@@ -53,3 +53,35 @@ func TestGateCheckedOutsideBox(t *testing.T) {
 		t.Errorf("ticks HEAD~1..HEAD does not list T002's untick:\n%s", out)
 	}
 }
+
+// TestGateCmarkGFMHTMLBlocks: a tag alone on a line after a ticked task (a
+// lazy line: cmark-gfm starts an HTML block there, goldmark continues the
+// item's paragraph), or a stray "</pre>", followed by a fence opener or
+// "<!--", hid every later task from goldmark's reading while GitHub renders
+// them ticked: they are ticks, and without evidence the gate fails.
+func TestGateCmarkGFMHTMLBlocks(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	tasks := gateTasks + "- [ ] T003 Wire it up\n"
+	for _, tt := range []struct{ name, after1, before1 string }{
+		{"lazy br", "<br>\n~~~\n\n", ""},
+		{"lazy span", "<span>\n<!--\n\n", ""},
+		{"closing pre", "", "</pre>\n~~~\n\n"},
+		{"closing script", "", "</script>\n<!--\n\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{path: tasks})
+			r.attest(t, r.tick(t, []string{path}, "T001"))
+			hidden := strings.Replace(tasks, "- [ ] T001 Create the skeleton\n", tt.before1+"- [x] T001 Create the skeleton\n"+tt.after1, 1)
+			hidden = strings.Replace(hidden, "- [ ] T002", "- [x] T002", 1)
+			hidden = strings.Replace(hidden, "- [ ] T003", "- [x] T003", 1)
+			r.commit(t, "T002, T003 done", map[string]string{path: hidden})
+			rep := r.gate(t, 1)
+			checkFails(t, rep, path+" ticked_without_evidence")
+			for _, id := range []string{"T002", "T003"} {
+				if !strings.Contains(rep.rows(), path+":"+id+" ") {
+					t.Errorf("gate: %s, want %s failing", rep.rows(), id)
+				}
+			}
+		})
+	}
+}

@@ -294,6 +294,15 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
 		addBoxes(fnBoxes)
 	}
+	if bytes.IndexByte(md, '<') >= 0 {
+		// GitHub's HTML blocks (htmlBlock029Parser).
+		bs, _ := parseBoxes(gfm029Parser, md)
+		addBoxes(bs)
+		if footnotes {
+			fnBoxes, _ := parseBoxes(gfm029FootnoteParser, md)
+			addBoxes(fnBoxes)
+		}
+	}
 	if old, ok := withoutNewHTMLBlocks(md); ok {
 		oldBoxes, _ := parseBoxes(gfmParser, old)
 		addBoxes(oldBoxes)

@@ -43,6 +43,28 @@ var gfmReference = goldmark.New(goldmark.WithExtensions(extension.TaskList))
 var gfmFootnotes = goldmark.New(goldmark.WithExtensions(extension.TaskList),
 	goldmark.WithParserOptions(parser.WithBlockParsers(util.Prioritized(extension.NewFootnoteBlockParser(), 999))))
 
+// gfm029Reference is gfmReference with HTML blocks as GitHub's renderer
+// starts and ends them (htmlBlock029Parser; TestHTMLBlocks029AgainstCmarkGFM
+// checks that reading against cmark-gfm itself), and gfm029Footnotes the same
+// with footnote definitions.
+var (
+	gfm029Reference = goldmark.New(goldmark.WithParser(parser029()), goldmark.WithExtensions(extension.TaskList))
+	gfm029Footnotes = goldmark.New(goldmark.WithParser(parser029(util.Prioritized(extension.NewFootnoteBlockParser(), 999))), goldmark.WithExtensions(extension.TaskList))
+)
+
+func parser029(extra ...util.PrioritizedValue) parser.Parser {
+	var bps []util.PrioritizedValue
+	for _, bp := range parser.DefaultBlockParsers() {
+		if fmt.Sprintf("%T", bp.Value) == fmt.Sprintf("%T", parser.NewHTMLBlockParser()) {
+			bp.Value = htmlBlock029Parser{}
+		}
+		bps = append(bps, bp)
+	}
+	return parser.NewParser(parser.WithBlockParsers(append(bps, extra...)...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+}
+
 // refBox is a checkbox of goldmark's reading: its source offset ("[") in the
 // file without a leading BOM.
 type refBox struct {
@@ -88,12 +110,15 @@ func readReference(content []byte) gfmReading {
 	}
 	o := readWith(gfmReference, old)
 	ofn := readWith(gfmFootnotes, old)
-	r.also, fn.also, o.also = &fn, &o, &ofn
+	// And with GitHub's HTML blocks.
+	g := readWith(gfm029Reference, content)
+	gfn := readWith(gfm029Footnotes, content)
+	r.also, fn.also, o.also, ofn.also, g.also = &fn, &o, &ofn, &g, &gfn
 	seen := map[int]bool{}
 	for _, b := range r.boxes {
 		seen[b.off] = true
 	}
-	for _, other := range []gfmReading{fn, o, ofn} {
+	for _, other := range []gfmReading{fn, o, ofn, g, gfn} {
 		for _, b := range other.boxes {
 			if !seen[b.off] {
 				seen[b.off] = true
@@ -229,6 +254,10 @@ func compareGFM(t *testing.T, name string, content []byte) {
 // gfmFragments are the pieces generated files are made of: every kind of block
 // that can hold, hide or look like a task line. "%d" becomes a fresh task number.
 var gfmFragments = []string{
+	"- [x] T%d before a lazy tag\n<br>\n~~~\n\n",
+	"</pre>\n<!--\n\n- [x] T%d after a closing pre\n",
+	"p\n<span>\n~~~\n\n- [x] T%d after a tag continuing a paragraph\n",
+	"<!x\n- [x] T%d after a lower-case declaration\n>\n",
 	"<textarea>\n\n- [x] T%d after a textarea\n",
 	"p\n<Search>\n- [x] T%d after a search tag\n</search>\n",
 	"<textarea>\n- [x] T%d in a textarea\n</textarea>\n",

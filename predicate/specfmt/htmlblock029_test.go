@@ -1,0 +1,94 @@
+package specfmt
+
+import (
+	"os/exec"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// htmlBlock029Cases are tasks files where cmark-gfm (GitHub's renderer,
+// CommonMark 0.29) and goldmark start or end HTML blocks differently, with the
+// tasks cmark-gfm 0.29.0.gfm.6 (`cmark-gfm -e tasklist`) renders checked.
+var htmlBlock029Cases = []struct {
+	name, md string
+	checked  []string
+}{
+	{"lazy br after an item", "# T\n\n- [x] T001 a\n<br>\n~~~\n\n- [x] T002 b\n- [x] T003 c\n", []string{"T001", "T002", "T003"}},
+	{"lazy span then comment", "- [x] T001 a\n<span>\n<!--\n\n- [x] T002 b\n", []string{"T001", "T002"}},
+	{"lazy closing tag after a quote", "> - [x] T001 a\n</x>\n```\n\n- [x] T002 b\n", []string{"T002"}},
+	{"closing pre", "# T\n\n</pre>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
+	{"closing script", "</script>\n<!--\n\n- [x] T002 b\n", []string{"T002"}},
+	{"closing style, upper case", "</STYLE>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
+	{"self-closing pre", "<pre/>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
+	{"pre block then a stray closing pre", "<pre>x</pre>\n\n</pre>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
+	{"lower-case declaration", "<!x\n- [x] T002 b\n>\n", []string{"T002"}},
+	{"tag continuing a paragraph", "para\n<br>\n~~~\n\n- [x] T002 b\n", nil},
+}
+
+// TestHTMLBlocks029: every task cmark-gfm renders checked in
+// htmlBlock29Cases is a ticked task (more may be: the readings are unioned).
+func TestHTMLBlocks029(t *testing.T) {
+	for _, tt := range htmlBlock029Cases {
+		got := tickedIDs(t, tt.md)
+		for _, id := range tt.checked {
+			if !slices.Contains(got, id) {
+				t.Errorf("%s: ticked %v, want %s among them (GitHub renders it checked)\n%q", tt.name, got, id, tt.md)
+			}
+		}
+	}
+}
+
+// TestHTMLBlocks029AgainstCmarkGFM runs cmark-gfm, where it is installed, on
+// the same files: the expectations above are its readings.
+func TestHTMLBlocks029AgainstCmarkGFM(t *testing.T) {
+	bin, err := exec.LookPath("cmark-gfm")
+	if err != nil {
+		t.Skip("cmark-gfm not installed")
+	}
+	re := regexp.MustCompile(`checked="" disabled="" /> (T[0-9]+)`)
+	for _, tt := range htmlBlock029Cases {
+		cmd := exec.Command(bin, "-e", "tasklist")
+		cmd.Stdin = strings.NewReader(tt.md)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, m := range re.FindAllStringSubmatch(string(out), -1) {
+			want = append(want, m[1])
+		}
+		if !slices.Equal(want, tt.checked) {
+			t.Errorf("%s: cmark-gfm checks %v, the case says %v", tt.name, want, tt.checked)
+		}
+	}
+}
+
+func tickedIDs(t *testing.T, md string) []string {
+	t.Helper()
+	f, err := ParseTasks(Unit{Format: Speckit, Dir: "specs/001-x", Feature: "001-x"}, []byte(md), AllowDuplicateIDs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, tk := range f.Tasks {
+		if tk.Ticked() {
+			ids = append(ids, tk.ID)
+		}
+	}
+	return ids
+}
+
+// TestIsTagLine: CommonMark 0.29's type-7 start lines.
+func TestIsTagLine(t *testing.T) {
+	for s, want := range map[string]bool{
+		"<br>\n": true, "<br/>": true, "</x>  \n": true, `<a href="x" b='y' c=z d>` + "\n": true, "<x-y:z>\n": false,
+		"<a b>c\n": false, "</x y>\n": false, "<1a>\n": false, "<a\n": false, "<a =b>\n": false, "<span >\t\f\n": true,
+		"<a b=>\n": false, `<a b="c>` + "\n": false, "</pre>\r\n": true,
+	} {
+		if got := isTagLine([]byte(s)); got != want {
+			t.Errorf("isTagLine(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
