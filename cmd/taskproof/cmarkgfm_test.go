@@ -85,3 +85,27 @@ func TestGateCmarkGFMHTMLBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestGateGitHubBlanks: a vertical tab between an item's marker and its box,
+// or a sub-task indented with two spaces and a tab, is a checked task for
+// cmark-gfm and was no task for goldmark's reading: they are ticks, and
+// without evidence the gate fails.
+func TestGateGitHubBlanks(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	tasks := gateTasks + "- [ ] T003 Wire it up\n"
+	r := newGateRepo(t, map[string]string{path: tasks})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticked := strings.Replace(string(b), "- [ ] T002", "- \v[x] T002", 1)
+	ticked = strings.Replace(ticked, "- [ ] T003", "  \t- [x] T003", 1)
+	r.commit(t, "T002, T003 done", map[string]string{path: ticked})
+	rep := r.gate(t, 1)
+	for _, id := range []string{"T002", "T003"} {
+		if !strings.Contains(rep.rows(), path+":"+id+" ") {
+			t.Errorf("gate: %s, want %s failing", rep.rows(), id)
+		}
+	}
+}

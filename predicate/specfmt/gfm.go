@@ -303,6 +303,17 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			addBoxes(fnBoxes)
 		}
 	}
+	if ws, at, ok := withSpacedIndents(md, starts); ok {
+		// GitHub's reading of tabs in indentation, vertical tabs and form
+		// feeds (withSpacedIndents): its boxes, at their offsets in md.
+		for _, p := range []parser.Parser{gfmParser, gfm029Parser} {
+			bs, _ := parseBoxes(p, ws)
+			for k, b := range bs {
+				bs[k] = at(b)
+			}
+			addBoxes(bs)
+		}
+	}
 	if old, ok := withoutNewHTMLBlocks(md); ok {
 		oldBoxes, _ := parseBoxes(gfmParser, old)
 		addBoxes(oldBoxes)
@@ -404,4 +415,61 @@ func mayHoldBox(src []byte) bool {
 		i += 1 + j
 	}
 	return false
+}
+
+// withSpacedIndents returns a copy of md read as GitHub's renderer reads its
+// blanks, where goldmark does otherwise: each tab in a line's leading blanks
+// expanded to the next multiple of four columns (cmark-gfm reads "  \t- [x]"
+// under an item as a nested item, goldmark as text), and each vertical tab
+// and form feed a space (cmark-gfm's task list item allows them between the
+// list marker and the box: "- \v[x]" is a checked task). at maps an offset
+// in the copy after a line's leading blanks back to md's. ok is false when
+// md holds no such blank; starts are md's line starts.
+func withSpacedIndents(md []byte, starts []int) (out []byte, at func(int) int, ok bool) {
+	if bytes.IndexByte(md, '\v') < 0 && bytes.IndexByte(md, '\f') < 0 && bytes.IndexByte(md, '\t') < 0 {
+		return nil, nil, false
+	}
+	out = make([]byte, 0, len(md)+len(md)/8)
+	outStarts := make([]int, len(starts))
+	delta := make([]int, len(starts)) // bytes the line's leading blanks grew by
+	for i, st := range starts {
+		end := len(md)
+		if i+1 < len(starts) {
+			end = starts[i+1]
+		}
+		outStarts[i] = len(out)
+		col, j := 0, st
+		for ; j < end && (md[j] == ' ' || md[j] == '\t'); j++ {
+			if md[j] == ' ' {
+				out = append(out, ' ')
+				col++
+				continue
+			}
+			n := 4 - col%4
+			for range n {
+				out = append(out, ' ')
+			}
+			col += n
+			ok = ok || n > 1
+		}
+		delta[i] = len(out) - outStarts[i] - (j - st)
+		for ; j < end; j++ {
+			c := md[j]
+			if c == '\v' || c == '\f' {
+				c, ok = ' ', true
+			}
+			out = append(out, c)
+		}
+	}
+	if !ok {
+		return nil, nil, false
+	}
+	at = func(off int) int {
+		i := sort.Search(len(outStarts), func(k int) bool { return outStarts[k] > off }) - 1
+		if i < 0 {
+			return off
+		}
+		return starts[i] + off - outStarts[i] - delta[i]
+	}
+	return out, at, true
 }

@@ -114,11 +114,31 @@ func readReference(content []byte) gfmReading {
 	g := readWith(gfm029Reference, content)
 	gfn := readWith(gfm029Footnotes, content)
 	r.also, fn.also, o.also, ofn.also, g.also = &fn, &o, &ofn, &g, &gfn
+	others := []gfmReading{fn, o, ofn, g, gfn}
+	// And with blanks as GitHub reads them (withSpacedIndents), offsets
+	// mapped back.
+	src := bytes.TrimPrefix(content, []byte(bom))
+	if ws, at, ok := withSpacedIndents(src, LineStarts(src)); ok {
+		last := &gfn
+		for _, gm := range []goldmark.Markdown{gfmReference, gfm029Reference} {
+			w := readWith(gm, ws)
+			w.src = src
+			for k := range w.boxes {
+				w.boxes[k].off = at(w.boxes[k].off)
+			}
+			for k := range w.hidden {
+				w.hidden[k] = [2]int{at(w.hidden[k][0]), at(w.hidden[k][1])}
+			}
+			last.also = &w
+			last = &w
+			others = append(others, w)
+		}
+	}
 	seen := map[int]bool{}
 	for _, b := range r.boxes {
 		seen[b.off] = true
 	}
-	for _, other := range []gfmReading{fn, o, ofn, g, gfn} {
+	for _, other := range others {
 		for _, b := range other.boxes {
 			if !seen[b.off] {
 				seen[b.off] = true
