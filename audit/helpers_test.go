@@ -26,10 +26,11 @@ const (
 	fxTasks   = 20 // T001..T020
 )
 
-// fxTitle is task n's title; T003's holds markup every renderer must escape.
+// fxTitle is task n's title; T003's holds markup every renderer must escape (a
+// link named "y": a line holding "[x]" is ticked, as GitHub shows it).
 func fxTitle(n int) string {
 	if n == 3 {
-		return `Escape <script>alert(1)</script> | *bold* [x](http://e.invalid)`
+		return `Escape <script>alert(1)</script> | *bold* [y](http://e.invalid)`
 	}
 	return fmt.Sprintf("Task number %d", n)
 }

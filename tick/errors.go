@@ -9,7 +9,8 @@ import (
 )
 
 // TasksFileError reports a tasks file of a commit that taskproof cannot read
-// as a tasks file (invalid UTF-8 on a task line, nesting deeper than it reads):
+// as a tasks file (not text, invalid UTF-8 on a task line, nesting deeper than
+// it reads, a Git LFS pointer):
 // its ticks cannot be judged, so a gate that meets one fails
 // (docs/format.md#tasks-files). Commit is "" when the file was read to pair
 // moves. It wraps the parser's error.
@@ -32,7 +33,7 @@ func (e *TasksFileError) Unwrap() error { return e.Err }
 // tasksFileErr wraps a tasks file's parse error as a *TasksFileError; other
 // errors (an object that cannot be read) are returned with context only.
 func tasksFileErr(commit gitref.Hash, path string, err error) error {
-	if errors.Is(err, specfmt.ErrInvalidUTF8) || errors.Is(err, specfmt.ErrNestingTooDeep) || errors.Is(err, specfmt.ErrNotText) {
+	if errors.Is(err, specfmt.ErrInvalidUTF8) || errors.Is(err, specfmt.ErrNestingTooDeep) || errors.Is(err, specfmt.ErrNotText) || errors.Is(err, specfmt.ErrLFSPointer) {
 		return &TasksFileError{Commit: commit, Path: path, Err: err}
 	}
 	if commit != "" {

@@ -109,3 +109,20 @@ func TestGateGitHubBlanks(t *testing.T) {
 		}
 	}
 }
+
+// TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked
+// file in LFS storage, which clones with git-lfs check out) fails the gate,
+// naming the file, instead of reading as a file without tasks.
+func TestGateLFSPointer(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	r.commit(t, "tasks in LFS", map[string]string{
+		".gitattributes": "specs/**/tasks.md filter=lfs diff=lfs merge=lfs -text\n",
+		path:             "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 120\n",
+	})
+	out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, "LFS pointer") {
+		t.Errorf("verify: want the gate failing on %s as an LFS pointer:\n%s\n%s", path, out, errOut)
+	}
+}

@@ -23,6 +23,11 @@ var (
 	// MaxTasksFileSize. Such a file cannot be read as GitHub shows it, so its
 	// ticks cannot be judged (docs/format.md#tasks-files).
 	ErrNotText = errors.New("specfmt: tasks file is not UTF-8 text of at most 4 MiB")
+	// ErrLFSPointer: a tasks file is a Git LFS pointer (its first line
+	// "version https://git-lfs.github.com/spec/…"): the tasks file it stands
+	// for, which clones with git-lfs check out and GitHub shows, is not in
+	// the commit, so its ticks cannot be judged (docs/format.md#tasks-files).
+	ErrLFSPointer = errors.New("specfmt: tasks file is a Git LFS pointer, not the tasks file")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.

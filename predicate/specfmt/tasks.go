@@ -446,6 +446,9 @@ const MaxTasksFileSize = 4 << 20
 // that are not UTF-8. A UTF-16 file is one: read as UTF-8 it holds no task
 // lines, while an editor or agent reading it sees the ticks.
 func checkText(content []byte) error {
+	if isLFSPointer(content) {
+		return &LineError{Line: 1, Err: ErrLFSPointer}
+	}
 	if len(content) > MaxTasksFileSize {
 		return fmt.Errorf("%w: it has %d bytes", ErrNotText, len(content))
 	}
@@ -467,6 +470,14 @@ func checkText(content []byte) error {
 		}
 	}
 	return &LineError{Line: lineOf(content, bad), Err: ErrNotText}
+}
+
+// isLFSPointer reports whether content starts as a Git LFS pointer file does
+// (git-lfs's spec: the first line "version " and the spec's URL; the
+// pre-release "hawser" URL too).
+func isLFSPointer(content []byte) bool {
+	return bytes.HasPrefix(content, []byte("version https://git-lfs.github.com/spec/")) ||
+		bytes.HasPrefix(content, []byte("version https://hawser.github.com/spec/"))
 }
 
 // lineOf is the 1-based line (lines end at \n, \r\n or a lone \r) holding byte off.

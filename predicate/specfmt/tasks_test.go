@@ -568,3 +568,19 @@ func TestDerivedIDStableAcrossTick(t *testing.T) {
 		}
 	}
 }
+
+// TestLFSPointer: a tasks file that is a Git LFS pointer is refused, naming
+// line 1; a file that only mentions one is read.
+func TestLFSPointer(t *testing.T) {
+	ptr := "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+	var le *LineError
+	if _, err := ParseTasks(skUnit, []byte(ptr)); !errors.Is(err, ErrLFSPointer) || !errors.As(err, &le) || le.Line != 1 {
+		t.Errorf("ParseTasks(LFS pointer) = %v, want ErrLFSPointer at line 1", err)
+	}
+	if err := CheckTasks(skUnit, []byte(ptr)); !errors.Is(err, ErrLFSPointer) {
+		t.Errorf("CheckTasks(LFS pointer) = %v, want ErrLFSPointer", err)
+	}
+	if _, err := ParseTasks(skUnit, []byte("# Tasks\n\nversion https://git-lfs.github.com/spec/v1\n- [ ] T001 a\n")); err != nil {
+		t.Errorf("a file mentioning a pointer line: %v", err)
+	}
+}
