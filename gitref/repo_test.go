@@ -570,14 +570,7 @@ func TestPreadFile(t *testing.T) {
 }
 
 func testPreadFile(t *testing.T, mapped bool) {
-	data := make([]byte, 3*preadWindow+123)
-	for i := range data {
-		data[i] = byte(i * 7)
-	}
-	p := filepath.Join(t.TempDir(), "pack-x.pack")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data, p := writePackBytes(t, "pack-x.pack", 3*preadWindow+123)
 	bfs := osfs.New(filepath.Dir(p))
 	var on atomic.Bool
 	on.Store(mapped)
@@ -637,6 +630,22 @@ func testPreadFile(t *testing.T, mapped bool) {
 	}
 }
 
+// writePackBytes writes a file name of n bytes, each byte telling its offset
+// apart from its neighbours', in a temporary directory; it returns the bytes
+// and the path.
+func writePackBytes(t *testing.T, name string, n int) ([]byte, string) {
+	t.Helper()
+	data := make([]byte, n)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data, p
+}
+
 // countingFile counts ReadAt calls on a file.
 type countingFile struct {
 	billy.File
@@ -653,14 +662,7 @@ func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
 // cost a system call per window, not one per object, and read the file's
 // bytes.
 func TestPreadFileBackwards(t *testing.T) {
-	data := make([]byte, 4*preadWindow+77)
-	for i := range data {
-		data[i] = byte(i * 13)
-	}
-	p := filepath.Join(t.TempDir(), "pack-y.pack")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data, p := writePackBytes(t, "pack-y.pack", 4*preadWindow+77)
 	bf, err := osfs.New(filepath.Dir(p)).Open("pack-y.pack")
 	if err != nil {
 		t.Fatal(err)

@@ -240,6 +240,35 @@ func checkFails(t *testing.T, rep gateReport, want ...string) {
 	}
 }
 
+// checkTicksFail fails t unless each of ids has a failing tick in path.
+func checkTicksFail(t *testing.T, rep gateReport, path string, ids ...string) {
+	t.Helper()
+	for _, id := range ids {
+		if !strings.Contains(rep.rows(), path+":"+id+" ") {
+			t.Errorf("gate: %s, want %s failing", rep.rows(), id)
+		}
+	}
+}
+
+// checkHiddenTicks builds a unit of three open tasks, ticks and attests
+// T001, then commits hide's version of the file (given the file with T001
+// ticked): one that ticks T002 and T003 where GitHub shows them ticked. The
+// gate must fail on both, without evidence.
+func checkHiddenTicks(t *testing.T, hide func(tasks string) string) {
+	t.Helper()
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks + "- [ ] T003 Wire it up\n"})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.commit(t, "T002, T003 done", map[string]string{path: hide(string(b))})
+	rep := r.gate(t, 1)
+	checkFails(t, rep, path+" ticked_without_evidence")
+	checkTicksFail(t, rep, path, "T002", "T003")
+}
+
 const gateUnit = "specs/001-x/tasks.md"
 
 // TestGateSymlinks: a tasks file, or a directory on a unit layout's path,

@@ -43,7 +43,7 @@ var boxesKey = parser.NewContextKey()
 // parsers cannot matter: a task checkbox is the first inline of its block, and
 // goldmark tries the parsers of "[" before any other at a block's start. The
 // parser holds configuration only; each Parse has its own context.
-var gfmParser = newGFMParser()
+var gfmParser = newGFMParserWith(parser.DefaultBlockParsers())
 
 // gfmFootnoteParser is gfmParser with GFM footnote definitions (the block
 // parser of goldmark's Footnote extension): GitHub renders a definition's
@@ -52,11 +52,18 @@ var gfmParser = newGFMParser()
 // place: a definition can end a block that gfmParser's reading continues, so
 // either reading may hold boxes the other has not
 // (docs/format.md#task-recognition-follows-goldmark).
-var gfmFootnoteParser = newGFMParser(util.Prioritized(extension.NewFootnoteBlockParser(), 999))
+var gfmFootnoteParser = newGFMParserWith(append(parser.DefaultBlockParsers(), footnoteBlockParser()))
 
-func newGFMParser(extra ...util.PrioritizedValue) parser.Parser {
+// footnoteBlockParser is the block parser of goldmark's Footnote extension.
+func footnoteBlockParser() util.PrioritizedValue {
+	return util.Prioritized(extension.NewFootnoteBlockParser(), 999)
+}
+
+// newGFMParserWith is a parser of the block parsers bps with goldmark's
+// paragraph transforms and boxParser as its only inline parser.
+func newGFMParserWith(bps []util.PrioritizedValue) parser.Parser {
 	return parser.NewParser(
-		parser.WithBlockParsers(append(parser.DefaultBlockParsers(), extra...)...),
+		parser.WithBlockParsers(bps...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 		parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
 	)
@@ -294,7 +301,8 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
 		addBoxes(fnBoxes)
 	}
-	if bytes.IndexByte(md, '<') >= 0 {
+	hasTag := bytes.IndexByte(md, '<') >= 0
+	if hasTag {
 		// GitHub's HTML blocks (htmlBlock029Parser).
 		bs, _ := parseBoxes(gfm029Parser, md)
 		addBoxes(bs)
@@ -306,7 +314,11 @@ func readGFM(content []byte) ([]gfmLine, error) {
 	if ws, at, ok := withSpacedIndents(md, starts); ok {
 		// GitHub's reading of tabs in indentation, vertical tabs and form
 		// feeds (withSpacedIndents): its boxes, at their offsets in md.
-		for _, p := range []parser.Parser{gfmParser, gfm029Parser} {
+		ps := []parser.Parser{gfmParser}
+		if hasTag {
+			ps = append(ps, gfm029Parser)
+		}
+		for _, p := range ps {
 			bs, _ := parseBoxes(p, ws)
 			for k, b := range bs {
 				bs[k] = at(b)

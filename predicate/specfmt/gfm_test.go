@@ -48,19 +48,13 @@ var gfmFootnotes = goldmark.New(goldmark.WithExtensions(extension.TaskList),
 // checks that reading against cmark-gfm itself), and gfm029Footnotes the same
 // with footnote definitions.
 var (
-	gfm029Reference = goldmark.New(goldmark.WithParser(parser029()), goldmark.WithExtensions(extension.TaskList))
-	gfm029Footnotes = goldmark.New(goldmark.WithParser(parser029(util.Prioritized(extension.NewFootnoteBlockParser(), 999))), goldmark.WithExtensions(extension.TaskList))
+	gfm029Reference = goldmark.New(goldmark.WithParser(referenceParser(blockParsers029())), goldmark.WithExtensions(extension.TaskList))
+	gfm029Footnotes = goldmark.New(goldmark.WithParser(referenceParser(append(blockParsers029(), footnoteBlockParser()))), goldmark.WithExtensions(extension.TaskList))
 )
 
-func parser029(extra ...util.PrioritizedValue) parser.Parser {
-	var bps []util.PrioritizedValue
-	for _, bp := range parser.DefaultBlockParsers() {
-		if fmt.Sprintf("%T", bp.Value) == fmt.Sprintf("%T", parser.NewHTMLBlockParser()) {
-			bp.Value = htmlBlock029Parser{}
-		}
-		bps = append(bps, bp)
-	}
-	return parser.NewParser(parser.WithBlockParsers(append(bps, extra...)...),
+// referenceParser is goldmark's default parser with the block parsers bps.
+func referenceParser(bps []util.PrioritizedValue) parser.Parser {
+	return parser.NewParser(parser.WithBlockParsers(bps...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
 }

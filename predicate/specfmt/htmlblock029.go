@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
@@ -32,33 +31,26 @@ import (
 // gfm029Parser is gfmParser with CommonMark 0.29's HTML blocks as cmark-gfm
 // reads them; gfm029FootnoteParser the same with footnote definitions.
 var (
-	gfm029Parser         = newGFMParser029()
-	gfm029FootnoteParser = newGFMParser029(util.Prioritized(extension.NewFootnoteBlockParser(), 999))
+	gfm029Parser         = newGFMParserWith(blockParsers029())
+	gfm029FootnoteParser = newGFMParserWith(append(blockParsers029(), footnoteBlockParser()))
 )
 
-func newGFMParser029(extra ...util.PrioritizedValue) parser.Parser {
+// blockParsers029 are goldmark's default block parsers with
+// htmlBlock029Parser in place of its HTML block parser.
+func blockParsers029() []util.PrioritizedValue {
 	goldmarks := reflect.TypeOf(parser.NewHTMLBlockParser())
-	var bps []util.PrioritizedValue
-	for _, bp := range parser.DefaultBlockParsers() {
-		if reflect.TypeOf(bp.Value) == goldmarks {
-			bp.Value = htmlBlock029Parser{}
+	bps := parser.DefaultBlockParsers()
+	for i := range bps {
+		if reflect.TypeOf(bps[i].Value) == goldmarks {
+			bps[i].Value = htmlBlock029Parser{}
 		}
-		bps = append(bps, bp)
 	}
-	return parser.NewParser(
-		parser.WithBlockParsers(append(bps, extra...)...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
-		parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
-	)
+	return bps
 }
 
 // htmlBlock029Parser is a goldmark block parser of HTML blocks as cmark-gfm
 // (CommonMark 0.29) starts and ends them; its blocks only hide their lines.
 type htmlBlock029Parser struct{}
-
-// closedKey marks, during one parse, the HTML blocks that ended on their
-// first line.
-var closedKey = parser.NewContextKey()
 
 func (htmlBlock029Parser) Trigger() []byte { return []byte{'<'} }
 
@@ -83,22 +75,15 @@ func (htmlBlock029Parser) Open(parent ast.Node, reader text.Reader, pc parser.Co
 	node := ast.NewHTMLBlock(ast.HTMLBlockType(typ))
 	node.Lines().Append(seg)
 	reader.AdvanceToEOL()
-	if typ <= 5 && htmlEnd029(typ, rest) {
-		closed, _ := pc.Get(closedKey).(map[ast.Node]bool)
-		if closed == nil {
-			closed = map[ast.Node]bool{}
-			pc.Set(closedKey, closed)
-		}
-		closed[node] = true
-	}
 	return node, parser.NoChildren
 }
 
 func (htmlBlock029Parser) Continue(node ast.Node, reader text.Reader, pc parser.Context) parser.State {
 	b := node.(*ast.HTMLBlock)
 	typ := int(b.HTMLBlockType)
-	if closed, _ := pc.Get(closedKey).(map[ast.Node]bool); closed[node] {
-		return parser.Close
+	lines := b.Lines()
+	if first := lines.At(0); lines.Len() == 1 && typ <= 5 && htmlEnd029(typ, first.Value(reader.Source())) {
+		return parser.Close // the block ended on its first line
 	}
 	line, seg := reader.PeekLine()
 	if line == nil || (typ >= 6 && util.IsBlank(line)) {

@@ -25,6 +25,8 @@ var htmlBlock029Cases = []struct {
 	{"self-closing pre", "<pre/>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
 	{"pre block then a stray closing pre", "<pre>x</pre>\n\n</pre>\n~~~\n\n- [x] T002 b\n", []string{"T002"}},
 	{"lower-case declaration", "<!x\n- [x] T002 b\n>\n", []string{"T002"}},
+	{"textarea (no block in 0.29)", "# Tasks\n\n- [x] T001 a\n<textarea>\n\n- [x] T002 b\n", []string{"T001", "T002"}},
+	{"search after a paragraph (no block in 0.29)", "p\n<search>\n- [x] T002 b\n", []string{"T002"}},
 	{"tag continuing a paragraph", "para\n<br>\n~~~\n\n- [x] T002 b\n", nil},
 	// Blanks (withSpacedIndents), not HTML blocks.
 	{"vertical tab and form feed before the box", "- [ ] T001 a\n- \v[x] T002 b\n- \f[x] T003 c\n", []string{"T002", "T003"}},
