@@ -456,7 +456,7 @@ func (r *Repo) packObject(hd *handle, h plumbing.Hash) (plumbing.EncodedObject, 
 		if err != nil {
 			return nil, err
 		}
-		return pf.Get(h)
+		return hd.cache.get(pf, h)
 	}
 	return nil, plumbing.ErrObjectNotFound
 }
@@ -509,7 +509,7 @@ func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
 	if err := hd.countRead(); err != nil {
 		return nil, err
 	}
-	return hd.reader(&hd.packfiles, r, p, r.cache)
+	return hd.reader(&hd.packfiles, r, p, hd.cache)
 }
 
 // countRead counts a read through hd's pack readers, closing them all once

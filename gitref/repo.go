@@ -169,6 +169,7 @@ type handle struct {
 	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
 	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
 	uncached  map[plumbing.Hash]*packfile.Packfile // the same without the object cache (BlobOnce)
+	cache     *readCache                           // the object cache as packfiles read through it
 	reads     int                                  // objects read through packfiles since they were opened
 }
 
@@ -204,6 +205,8 @@ func newObjectCache(size int64) *objectCache {
 // of a SHA-1 collision attack: such an object is then always read from its
 // pack under the id the pack index gives it, and never served from the cache
 // for its colliding twin's id (docs/format.md#object-ids-and-collisions).
+// A handle's pack readers store the object read by id under that id instead
+// (readCache), so Put hashes the delta bases resolved on the way.
 func (c *objectCache) Put(o plumbing.EncodedObject) {
 	h := keyHashes.Get().(hash.Hash)
 	k, ok := keyedObject(o, func() hash.Hash { h.Reset(); return h })
@@ -267,6 +270,61 @@ type hashedObject struct {
 }
 
 func (o hashedObject) Hash() plumbing.Hash { return o.id }
+
+// putAs stores o, read from a pack for id, under id, without hashing it: the
+// content the pack index gives id, which is what an uncached read of id
+// returns. o is stored as Put would when it is not a memory object holding
+// all of its content (a failed read go-git caches anyway).
+func (c *objectCache) putAs(o plumbing.EncodedObject, id plumbing.Hash) {
+	mo, ok := o.(*plumbing.MemoryObject)
+	if !ok {
+		c.Put(o)
+		return
+	}
+	if _, whole := viewObject(mo); !whole {
+		c.Put(o)
+		return
+	}
+	c.lru.Load().Put(hashedObject{EncodedObject: mo, id: id})
+}
+
+// readCache is a handle's view of the object cache, the one its pack readers
+// read through. While the handle reads an object by id (get), the objects
+// go-git puts are held back; then the object returned for the id is cached
+// under that id (putAs) and the delta bases resolved on the way under the
+// SHA-1 of their content (Put): only bases are hashed. Used by one goroutine
+// at a time, as its handle is.
+type readCache struct {
+	*objectCache
+	holding bool
+	held    []plumbing.EncodedObject
+}
+
+// Put holds o back during get, and stores it otherwise.
+func (c *readCache) Put(o plumbing.EncodedObject) {
+	if c.holding {
+		c.held = append(c.held, o)
+		return
+	}
+	c.objectCache.Put(o)
+}
+
+// get reads id through pf, caching what the read put as readCache says.
+func (c *readCache) get(pf *packfile.Packfile, id plumbing.Hash) (plumbing.EncodedObject, error) {
+	c.holding = true
+	o, err := pf.Get(id)
+	c.holding = false
+	for i, p := range c.held {
+		if err == nil && p == o {
+			c.putAs(p, id)
+		} else {
+			c.objectCache.Put(p)
+		}
+		c.held[i] = nil
+	}
+	c.held = c.held[:0]
+	return o, err
+}
 
 func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
 	return c.lru.Load().Get(k)
@@ -336,7 +394,7 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) newHandle() (*handle, error) {
 	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
 	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	h := &handle{st: st, packs: stamp}
+	h := &handle{st: st, packs: stamp, cache: &readCache{objectCache: r.cache}}
 	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
