@@ -83,6 +83,17 @@ func TestGateGitHubBlanks(t *testing.T) {
 	})
 }
 
+// TestGateEmptyListItems: under a list item that starts empty, a sub-task
+// after a blank line, or one after a sub-task of another marker with a wide
+// gap, is a checked task for cmark-gfm and was code or a paragraph's text for
+// goldmark's reading: they are ticks, and without evidence the gate fails.
+func TestGateEmptyListItems(t *testing.T) {
+	checkHiddenTicks(t, func(tasks string) string {
+		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "1)\n   -\n\n      * [x] T002 Write the test\n", 1)
+		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "-\n  +   [ ] T004 Bench it\n    + [x] T003 Wire it up\n", 1)
+	})
+}
+
 // TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked
 // file in LFS storage, which clones with git-lfs check out) fails the gate,
 // naming the file, instead of reading as a file without tasks.

@@ -296,19 +296,31 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			}
 		}
 	}
+	emptyItems := hasEmptyItem(md)
+	// boxesOf is p's boxes in src and, for a file with an item that starts
+	// empty, its twin's (emptyItemTwins).
+	boxesOf := func(p parser.Parser, src []byte) []int {
+		bs, _ := parseBoxes(p, src)
+		if emptyItems {
+			more, _ := parseBoxes(emptyItemTwins[p], src)
+			bs = append(bs, more...)
+		}
+		return bs
+	}
+	if emptyItems {
+		more, _ := parseBoxes(emptyItemTwins[gfmParser], md)
+		addBoxes(more)
+	}
 	footnotes := bytes.Contains(md, []byte("[^"))
 	if footnotes {
-		fnBoxes, _ := parseBoxes(gfmFootnoteParser, md)
-		addBoxes(fnBoxes)
+		addBoxes(boxesOf(gfmFootnoteParser, md))
 	}
 	hasTag := bytes.IndexByte(md, '<') >= 0
 	if hasTag {
 		// GitHub's HTML blocks (htmlBlock029Parser).
-		bs, _ := parseBoxes(gfm029Parser, md)
-		addBoxes(bs)
+		addBoxes(boxesOf(gfm029Parser, md))
 		if footnotes {
-			fnBoxes, _ := parseBoxes(gfm029FootnoteParser, md)
-			addBoxes(fnBoxes)
+			addBoxes(boxesOf(gfm029FootnoteParser, md))
 		}
 	}
 	if ws, at, ok := withSpacedIndents(md, starts); ok {
@@ -319,7 +331,7 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			ps = append(ps, gfm029Parser)
 		}
 		for _, p := range ps {
-			bs, _ := parseBoxes(p, ws)
+			bs := boxesOf(p, ws)
 			for k, b := range bs {
 				bs[k] = at(b)
 			}
@@ -327,11 +339,9 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	if old, ok := withoutNewHTMLBlocks(md); ok {
-		oldBoxes, _ := parseBoxes(gfmParser, old)
-		addBoxes(oldBoxes)
+		addBoxes(boxesOf(gfmParser, old))
 		if footnotes {
-			fnBoxes, _ := parseBoxes(gfmFootnoteParser, old)
-			addBoxes(fnBoxes)
+			addBoxes(boxesOf(gfmFootnoteParser, old))
 		}
 	}
 	return out, nil

@@ -52,6 +52,17 @@ var (
 	gfm029Footnotes = goldmark.New(goldmark.WithParser(referenceParser(append(blockParsers029(), footnoteBlockParser()))), goldmark.WithExtensions(extension.TaskList))
 )
 
+// gfmEmptyItems, gfmFootnotesEmptyItems, gfm029EmptyItems and
+// gfm029FootnotesEmptyItems are the readings above with list items that start
+// empty read as GitHub's renderer reads them (emptyItemListParser;
+// TestHTMLBlocks029AgainstCmarkGFM checks its cases against cmark-gfm).
+var (
+	gfmEmptyItems             = goldmark.New(goldmark.WithParser(referenceParser(withEmptyItems(parser.DefaultBlockParsers()))), goldmark.WithExtensions(extension.TaskList))
+	gfmFootnotesEmptyItems    = goldmark.New(goldmark.WithParser(referenceParser(withEmptyItems(append(parser.DefaultBlockParsers(), footnoteBlockParser())))), goldmark.WithExtensions(extension.TaskList))
+	gfm029EmptyItems          = goldmark.New(goldmark.WithParser(referenceParser(withEmptyItems(blockParsers029()))), goldmark.WithExtensions(extension.TaskList))
+	gfm029FootnotesEmptyItems = goldmark.New(goldmark.WithParser(referenceParser(withEmptyItems(append(blockParsers029(), footnoteBlockParser())))), goldmark.WithExtensions(extension.TaskList))
+)
+
 // referenceParser is goldmark's default parser with the block parsers bps.
 func referenceParser(bps []util.PrioritizedValue) parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(bps...),
@@ -94,28 +105,36 @@ func (r gfmReading) hides(off int) bool {
 // readers drop a leading BOM; goldmark does neither, so it is handed the file
 // without its BOM and with each lone "\r" as "\n" (same length).
 func readReference(content []byte) gfmReading {
-	r := readWith(gfmReference, content)
-	fn := readWith(gfmFootnotes, content)
 	// GitHub's renderer follows CommonMark 0.29, without the HTML blocks of
 	// "textarea" and "search": their tags read under unknown names.
 	old := content
 	for _, re := range cmark029Tags {
 		old = re.ReplaceAll(old, []byte("${1}${2}q"))
 	}
-	o := readWith(gfmReference, old)
-	ofn := readWith(gfmFootnotes, old)
+	var all []*gfmReading
+	read := func(gm goldmark.Markdown, b []byte) *gfmReading {
+		w := readWith(gm, b)
+		all = append(all, &w)
+		return &w
+	}
+	for _, gms := range [][2]goldmark.Markdown{
+		{gfmReference, gfmEmptyItems}, {gfmFootnotes, gfmFootnotesEmptyItems},
+	} {
+		for _, gm := range gms {
+			read(gm, content)
+			read(gm, old)
+		}
+	}
 	// And with GitHub's HTML blocks.
-	g := readWith(gfm029Reference, content)
-	gfn := readWith(gfm029Footnotes, content)
-	r.also, fn.also, o.also, ofn.also, g.also = &fn, &o, &ofn, &g, &gfn
-	others := []gfmReading{fn, o, ofn, g, gfn}
+	for _, gm := range []goldmark.Markdown{gfm029Reference, gfm029Footnotes, gfm029EmptyItems, gfm029FootnotesEmptyItems} {
+		read(gm, content)
+	}
 	// And with blanks as GitHub reads them (withSpacedIndents), offsets
 	// mapped back.
 	src := bytes.TrimPrefix(content, []byte(bom))
 	if ws, at, ok := withSpacedIndents(src, LineStarts(src)); ok {
-		last := &gfn
-		for _, gm := range []goldmark.Markdown{gfmReference, gfm029Reference} {
-			w := readWith(gm, ws)
+		for _, gm := range []goldmark.Markdown{gfmReference, gfm029Reference, gfmEmptyItems, gfm029EmptyItems} {
+			w := read(gm, ws)
 			w.src = src
 			for k := range w.boxes {
 				w.boxes[k].off = at(w.boxes[k].off)
@@ -123,16 +142,17 @@ func readReference(content []byte) gfmReading {
 			for k := range w.hidden {
 				w.hidden[k] = [2]int{at(w.hidden[k][0]), at(w.hidden[k][1])}
 			}
-			last.also = &w
-			last = &w
-			others = append(others, w)
 		}
 	}
+	for i := 1; i < len(all); i++ {
+		all[i-1].also = all[i]
+	}
+	r := *all[0]
 	seen := map[int]bool{}
 	for _, b := range r.boxes {
 		seen[b.off] = true
 	}
-	for _, other := range others {
+	for _, other := range all[1:] {
 		for _, b := range other.boxes {
 			if !seen[b.off] {
 				seen[b.off] = true
@@ -312,6 +332,9 @@ var gfmFragments = []string{
 	"\t- [x]\tT%d tab\n",
 	"-\t[x] T%d tab after the bullet\n",
 	"- [-] T%d in progress\n",
+	"-\n  +   [ ] T%d wide, under an empty item\n    + [x] T%d its sibling\n",
+	"1)\n   -\n\n      * [x] T%d after a blank under an empty item\n",
+	"- \n  \n  - [x] T%d after an indented blank\n",
 	"- [x]: /url\n",
 	"- [ ]: /url\n",
 	"* [x]T%d glued\n",
