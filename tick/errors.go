@@ -33,7 +33,7 @@ func (e *TasksFileError) Unwrap() error { return e.Err }
 // tasksFileErr wraps a tasks file's parse error as a *TasksFileError; other
 // errors (an object that cannot be read) are returned with context only.
 func tasksFileErr(commit gitref.Hash, path string, err error) error {
-	if errors.Is(err, specfmt.ErrInvalidUTF8) || errors.Is(err, specfmt.ErrNestingTooDeep) || errors.Is(err, specfmt.ErrNotText) || errors.Is(err, specfmt.ErrLFSPointer) {
+	if errors.Is(err, specfmt.ErrInvalidUTF8) || errors.Is(err, specfmt.ErrNestingTooDeep) || errors.Is(err, specfmt.ErrHiddenCheckbox) || errors.Is(err, specfmt.ErrNotText) || errors.Is(err, specfmt.ErrLFSPointer) {
 		return &TasksFileError{Commit: commit, Path: path, Err: err}
 	}
 	if commit != "" {

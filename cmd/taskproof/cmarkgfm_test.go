@@ -94,6 +94,43 @@ func TestGateEmptyListItems(t *testing.T) {
 	})
 }
 
+// TestGateLazyQuoteChecks: a line continuing a paragraph of a block quote in
+// a task's item without the quote's ">", that looks like a checked task, makes
+// GitHub show the task checked whatever its box holds: it is a tick, and
+// without evidence the gate fails. In an item without a box, GitHub shows a
+// checked task taskproof cannot name: the gate fails on the tasks file,
+// naming the line.
+func TestGateLazyQuoteChecks(t *testing.T) {
+	checkHiddenTicks(t, func(tasks string) string {
+		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  > a note\n      - [x] see above\n", 1)
+		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n  > > deep\n        * [ ] and [X]\n", 1)
+	})
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.commit(t, "a note", map[string]string{path: string(b) + "- Notes\n  > shipped\n      - [x] T009 Ship it\n"})
+	out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, "line 9") {
+		t.Errorf("verify: want the gate failing on %s naming line 9:\n%s\n%s", path, out, errOut)
+	}
+}
+
+// TestGateTabAfterNestedMarker: a tab after the marker of a nested item
+// reaches the next multiple of four columns of the line for cmark-gfm, while
+// goldmark counted it from the item's start: the sub-tasks under such an item
+// were text for goldmark's reading and checked tasks for cmark-gfm. They are
+// ticks, and without evidence the gate fails.
+func TestGateTabAfterNestedMarker(t *testing.T) {
+	checkHiddenTicks(t, func(tasks string) string {
+		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "+\n    2)\t[ ] T004 Bench it\n        *   [x] T002 Write the test\n", 1)
+		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- Later\n  1)\t[ ] T005 Document it\n        * [x] T003 Wire it up\n", 1)
+	})
+}
+
 // TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked
 // file in LFS storage, which clones with git-lfs check out) fails the gate,
 // naming the file, instead of reading as a file without tasks.

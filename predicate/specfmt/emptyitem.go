@@ -137,22 +137,7 @@ func startsListItem(line []byte) bool {
 	for i < len(line) && i < 3 && line[i] == ' ' {
 		i++
 	}
-	rest := line[i:]
-	n := 0
-	for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	switch {
-	case len(rest) == 0:
-		return false
-	case n == 0 && (rest[0] == '-' || rest[0] == '+' || rest[0] == '*'):
-		n = 1
-	case n > 0 && n < len(rest) && (rest[n] == '.' || rest[n] == ')'):
-		n++
-	default:
-		return false
-	}
-	return n == len(rest) || rest[n] == ' ' || rest[n] == '\t' || rest[n] == '\n' || rest[n] == '\r'
+	return markerLen(line[i:]) > 0
 }
 
 // hasEmptyItem reports whether a line of md may be a list item that starts

@@ -28,6 +28,11 @@ var (
 	// for, which clones with git-lfs check out and GitHub shows, is not in
 	// the commit, so its ticks cannot be judged (docs/format.md#tasks-files).
 	ErrLFSPointer = errors.New("specfmt: tasks file is a Git LFS pointer, not the tasks file")
+	// ErrHiddenCheckbox: a line of a tasks file makes GitHub show a list item
+	// that is no task as a checked task: a line continuing a paragraph of a
+	// block quote in the item lazily that looks like a checked task
+	// (docs/format.md#task-recognition-follows-goldmark).
+	ErrHiddenCheckbox = errors.New("specfmt: a line makes GitHub show a list item without a box as a checked task")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.
@@ -72,7 +77,7 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == ErrTaskNotFound }
 
 // LineError is a failure tied to one line of a tasks file (1-based). Err is the kind
-// (ErrInvalidUTF8, ErrNestingTooDeep).
+// (ErrInvalidUTF8, ErrNestingTooDeep, ErrHiddenCheckbox).
 type LineError struct {
 	Line int
 	Err  error

@@ -29,7 +29,7 @@ var fuzzSeeds = []string{
 func checkTasks(t *testing.T, u Unit, content []byte, f *TasksFile, err error) {
 	t.Helper()
 	if err != nil {
-		if f != nil || !(errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNestingTooDeep) || (errors.Is(err, ErrNotText) && !isText(content))) {
+		if f != nil || !(errors.Is(err, ErrDuplicateTask) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNestingTooDeep) || errors.Is(err, ErrHiddenCheckbox) || (errors.Is(err, ErrNotText) && !isText(content))) {
 			t.Fatalf("ParseTasks = %v, %v", f, err)
 		}
 		return
@@ -99,7 +99,7 @@ func checkLenient(t *testing.T, u Unit, content []byte, strict *TasksFile, stric
 	f, err := ParseTasks(u, content, AllowDuplicateIDs())
 	if errors.Is(strictErr, ErrDuplicateTask) {
 		if err != nil {
-			if !errors.Is(err, ErrInvalidUTF8) && !errors.Is(err, ErrNestingTooDeep) {
+			if !errors.Is(err, ErrInvalidUTF8) && !errors.Is(err, ErrNestingTooDeep) && !errors.Is(err, ErrHiddenCheckbox) {
 				t.Fatalf("lenient parse: %v", err)
 			}
 			return

@@ -33,6 +33,9 @@ type gfmLine struct {
 	// hidden: the line lies in a code block (fenced or indented) or an HTML
 	// block (comments included).
 	hidden bool
+	// checkedBy is the number (1-based) of a later line that checks this
+	// line's task on GitHub (lazyChecks), 0 when none.
+	checkedBy int
 }
 
 // boxesKey holds, during one parse, the source offsets of the boxes found.
@@ -344,6 +347,10 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			addBoxes(boxesOf(gfmFootnoteParser, old))
 		}
 	}
+	// Last, as a line another reading finds a task on is none of lazyChecks'.
+	if err := lazyChecks(doc, lineOf, out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -440,20 +447,24 @@ func mayHoldBox(src []byte) bool {
 }
 
 // withSpacedIndents returns a copy of md read as GitHub's renderer reads its
-// blanks, where goldmark does otherwise: each tab in a line's leading blanks
-// expanded to the next multiple of four columns (cmark-gfm reads "  \t- [x]"
-// under an item as a nested item, goldmark as text), and each vertical tab
-// and form feed a space (cmark-gfm's task list item allows them between the
-// list marker and the box: "- \v[x]" is a checked task). at maps an offset
-// in the copy after a line's leading blanks back to md's. ok is false when
-// md holds no such blank; starts are md's line starts.
+// blanks, where goldmark does otherwise: each tab in a line's container
+// prefix (its leading blanks, block quote markers and list markers) expanded
+// to the next multiple of four columns (cmark-gfm reads "  \t- [x]" under an
+// item as a nested item, goldmark as text; goldmark counts a tab after a
+// nested item's marker from the item's start, not from the line's, so
+// "+", "    2)\t[x] T005", "        *   [x] T007" holds one task for it and
+// two for cmark-gfm), and each vertical tab and form feed a space
+// (cmark-gfm's task list item allows them between the list marker and the
+// box: "- \v[x]" is a checked task). at maps an offset in the copy after a
+// line's container prefix back to md's. ok is false when md holds no such
+// blank; starts are md's line starts.
 func withSpacedIndents(md []byte, starts []int) (out []byte, at func(int) int, ok bool) {
 	if bytes.IndexByte(md, '\v') < 0 && bytes.IndexByte(md, '\f') < 0 && bytes.IndexByte(md, '\t') < 0 {
 		return nil, nil, false
 	}
 	out = make([]byte, 0, len(md)+len(md)/8)
 	outStarts := make([]int, len(starts))
-	delta := make([]int, len(starts)) // bytes the line's leading blanks grew by
+	delta := make([]int, len(starts)) // bytes the line's container prefix grew by
 	for i, st := range starts {
 		end := len(md)
 		if i+1 < len(starts) {
@@ -461,18 +472,35 @@ func withSpacedIndents(md []byte, starts []int) (out []byte, at func(int) int, o
 		}
 		outStarts[i] = len(out)
 		col, j := 0, st
-		for ; j < end && (md[j] == ' ' || md[j] == '\t'); j++ {
-			if md[j] == ' ' {
+		for j < end {
+			switch c := md[j]; {
+			case c == ' ':
 				out = append(out, ' ')
 				col++
+				j++
+				continue
+			case c == '\t':
+				n := 4 - col%4
+				for range n {
+					out = append(out, ' ')
+				}
+				col += n
+				ok = ok || n > 1
+				j++
+				continue
+			case c == '>':
+				out = append(out, c)
+				col++
+				j++
 				continue
 			}
-			n := 4 - col%4
-			for range n {
-				out = append(out, ' ')
+			m := markerLen(md[j:end])
+			if m == 0 {
+				break
 			}
-			col += n
-			ok = ok || n > 1
+			out = append(out, md[j:j+m]...)
+			col += m
+			j += m
 		}
 		delta[i] = len(out) - outStarts[i] - (j - st)
 		for ; j < end; j++ {
@@ -494,4 +522,28 @@ func withSpacedIndents(md []byte, starts []int) (out []byte, at func(int) int, o
 		return starts[i] + off - outStarts[i] - delta[i]
 	}
 	return out, at, true
+}
+
+// markerLen is the length of the list marker b starts with ("-", "+", "*", or
+// one to nine digits and "." or ")") when a blank or the line's end follows
+// it, else 0.
+func markerLen(b []byte) int {
+	n := 0
+	for n < len(b) && n < 9 && b[n] >= '0' && b[n] <= '9' {
+		n++
+	}
+	switch {
+	case len(b) == 0:
+		return 0
+	case n == 0 && (b[0] == '-' || b[0] == '+' || b[0] == '*'):
+		n = 1
+	case n > 0 && n < len(b) && (b[n] == '.' || b[n] == ')'):
+		n++
+	default:
+		return 0
+	}
+	if n < len(b) && b[n] != ' ' && b[n] != '\t' && b[n] != '\n' && b[n] != '\r' {
+		return 0
+	}
+	return n
 }

@@ -241,6 +241,10 @@ func compareGFM(t *testing.T, name string, content []byte) {
 		if errors.As(err, &le) && errors.Is(err, ErrNestingTooDeep) && containerPrefix(taskLinesOracle(content)[le.Line-1]) > MaxContainerPrefix {
 			return // refused whole, before parsing
 		}
+		if errors.As(err, &le) && errors.Is(err, ErrHiddenCheckbox) {
+			checkCheckedBy(t, name, content, ref, lineOf, 0, le.Line)
+			return // a list item GitHub shows checked is no task: refused whole
+		}
 		t.Fatalf("%s: ParseTasks: %v", name, err)
 	}
 	type pos struct{ line, col int }
@@ -255,9 +259,13 @@ func compareGFM(t *testing.T, name string, content []byte) {
 		switch {
 		case !ok:
 			t.Fatalf("%s: goldmark renders a checkbox (checked %v) at line %d column %d that is not a task\n%q", name, b.checked, p.line, p.col, content)
-		case (b.checked || strings.Contains(tk.Line, "[x]") || strings.Contains(tk.Line, "[X]")) != tk.Ticked() || tk.Ticked() == tk.Open():
-			// GitHub also checks a line holding "[x]" outside its box.
+		case (b.checked || strings.Contains(tk.Line, "[x]") || strings.Contains(tk.Line, "[X]") || tk.CheckedBy > 0) != tk.Ticked() || tk.Ticked() == tk.Open():
+			// GitHub also checks a line holding "[x]" outside its box, and a
+			// task a later line checks (checkCheckedBy).
 			t.Fatalf("%s: line %d: goldmark checked %v, task box %q", name, p.line, b.checked, tk.Box)
+		}
+		if tk.CheckedBy > 0 {
+			checkCheckedBy(t, name, content, ref, lineOf, tk.LineNo, tk.CheckedBy)
 		}
 		delete(tasks, p)
 	}
@@ -282,6 +290,31 @@ func compareGFM(t *testing.T, name string, content []byte) {
 		if ref.hides(off) {
 			t.Fatalf("%s: task %s at line %d lies in code or raw HTML\n%q", name, tk.ID, tk.LineNo, content)
 		}
+	}
+}
+
+// checkCheckedBy fails t unless line by of content (1-based) can make GitHub
+// show the item of the task at line task (0: an item without a box) checked:
+// a later line, no checkbox of goldmark's, that looks like a checked task
+// from its first byte (cmarkTaskLine) and lies in a block quote's paragraph
+// in goldmark's reading.
+func checkCheckedBy(t *testing.T, name string, content []byte, ref gfmReading, lineOf func(int) int, task, by int) {
+	t.Helper()
+	lines := taskLinesOracle(content)
+	if by <= task || by > len(lines) {
+		t.Fatalf("%s: task at line %d checked by line %d\n%q", name, task, by, content)
+	}
+	l := lines[by-1]
+	if !cmarkTaskLine.MatchString(l) || !(strings.Contains(l, "[x]") || strings.Contains(l, "[X]")) {
+		t.Fatalf("%s: line %d, said to check the item at line %d, is no checked task line for cmark-gfm: %q", name, by, task, l)
+	}
+	for _, b := range ref.boxes {
+		if lineOf(b.off) == by {
+			t.Fatalf("%s: line %d, said to check the item at line %d, is a checkbox of goldmark's\n%q", name, by, task, content)
+		}
+	}
+	if !bytes.Contains(content, []byte(">")) {
+		t.Fatalf("%s: line %d said to check the item at line %d, in a file without a block quote\n%q", name, by, task, content)
 	}
 }
 
@@ -335,6 +368,8 @@ var gfmFragments = []string{
 	"-\n  +   [ ] T%d wide, under an empty item\n    + [x] T%d its sibling\n",
 	"1)\n   -\n\n      * [x] T%d after a blank under an empty item\n",
 	"- \n  \n  - [x] T%d after an indented blank\n",
+	"- [ ] T%d opened, its quote continued lazily\n  > quote\n      - [x] more\n",
+	"1. item without a box\n   > quote\n        * [ ] more [X]\n",
 	"- [x]: /url\n",
 	"- [ ]: /url\n",
 	"* [x]T%d glued\n",

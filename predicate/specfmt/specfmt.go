@@ -76,6 +76,12 @@ type Task struct {
 	// columns); when there is none, the earlier task whose ID is this ID without its
 	// last dotted part ("17" for "17.1": Kiro often writes sub-tasks unindented).
 	Parent string
+	// CheckedBy is the number (1-based) of a later line of the file that makes
+	// GitHub show the task checked whatever its box holds — a line in a block
+	// quote of the task's item, continuing its paragraph without the quote's
+	// ">", that looks like a checked task — 0 when none
+	// (docs/format.md#task-recognition-follows-goldmark).
+	CheckedBy int
 }
 
 // Open reports whether the task reads as open: its box is "[ ]" (GFM also
@@ -88,12 +94,13 @@ func (t Task) Open() bool {
 }
 
 // Ticked reports whether GitHub renders the task checked: its box is "[x]" or
-// "[X]", or its line holds "[x]" or "[X]" anywhere else. GitHub's renderer
-// (cmark-gfm's task list extension) checks an item whose first line holds
-// either string, whatever its box holds, so "- [ ] T002 Parse `[x]` boxes" is
-// shown done (docs/format.md#task-recognition-follows-goldmark).
+// "[X]", its line holds "[x]" or "[X]" anywhere else, or a later line checks
+// it (CheckedBy). GitHub's renderer (cmark-gfm's task list extension) checks
+// an item whose first line holds either string, whatever its box holds, so
+// "- [ ] T002 Parse `[x]` boxes" is shown done
+// (docs/format.md#task-recognition-follows-goldmark).
 func (t Task) Ticked() bool {
-	return t.Box == 'x' || t.Box == 'X' || strings.Contains(t.Line, "[x]") || strings.Contains(t.Line, "[X]")
+	return t.Box == 'x' || t.Box == 'X' || t.CheckedBy > 0 || strings.Contains(t.Line, "[x]") || strings.Contains(t.Line, "[X]")
 }
 
 // OpenLine is Line with the box's inner character replaced by a space: the bytes

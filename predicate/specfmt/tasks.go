@@ -108,6 +108,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		}
 		t := parseTaskAt(u.Format, l.text, l.box)
 		t.LineNo = i + 1
+		t.CheckedBy = l.checkedBy
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
 		}
