@@ -94,16 +94,17 @@ func TestGateEmptyListItems(t *testing.T) {
 	})
 }
 
-// TestGateLazyQuoteChecks: a line continuing a paragraph of a block quote in
-// a task's item without the quote's ">", that looks like a checked task, makes
-// GitHub show the task checked whatever its box holds: it is a tick, and
-// without evidence the gate fails. In an item without a box, GitHub shows a
-// checked task taskproof cannot name: the gate fails on the tasks file,
-// naming the line.
-func TestGateLazyQuoteChecks(t *testing.T) {
+// TestGateItemBoxReRead: GitHub re-reads a task item's box from a later
+// line that ends in the item and looks like a checked task — one continuing
+// a paragraph of a block quote in the item without the quote's ">", or the
+// first line of a later paragraph of the item starting "2024 [x]" — and shows
+// the task checked whatever its box holds: it is a tick, and without evidence
+// the gate fails. In an item without a box, GitHub shows a checked task
+// taskproof cannot name: the gate fails on the tasks file, naming the line.
+func TestGateItemBoxReRead(t *testing.T) {
 	checkHiddenTicks(t, func(tasks string) string {
 		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  > a note\n      - [x] see above\n", 1)
-		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n  > > deep\n        * [ ] and [X]\n", 1)
+		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n\n  2024 [x] wired\n", 1)
 	})
 	const path = "specs/001-face/tasks.md"
 	r := newGateRepo(t, map[string]string{path: gateTasks})

@@ -29,8 +29,8 @@ var (
 	// the commit, so its ticks cannot be judged (docs/format.md#tasks-files).
 	ErrLFSPointer = errors.New("specfmt: tasks file is a Git LFS pointer, not the tasks file")
 	// ErrHiddenCheckbox: a line of a tasks file makes GitHub show a list item
-	// that is no task as a checked task: a line continuing a paragraph of a
-	// block quote in the item lazily that looks like a checked task
+	// that is no task as a checked task: a later line of the item that looks
+	// like a checked task and re-reads the item's box
 	// (docs/format.md#task-recognition-follows-goldmark).
 	ErrHiddenCheckbox = errors.New("specfmt: a line makes GitHub show a list item without a box as a checked task")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more

@@ -36,6 +36,8 @@ var htmlBlock029Cases = []struct {
 	// Lazy lines in a block quote re-read the item's box (lazyChecks).
 	{"lazy line in a quote checks the item", "- [ ] T001 a\n  > a note\n      - [x] see above\n", []string{"T001"}},
 	{"lazy uppercase box in a nested quote", "- [ ] T001 a\n  > > deep\n        * [X] yes\n", []string{"T001"}},
+	{"digits after a blank line check the item", "- [ ] T001 a\n\n  2024 [x] note\n", []string{"T001"}},
+	{"digits after a fence check the item", "- [ ] T001 a\n  ```\n  x\n  ```\n  1x [x] note\n", []string{"T001"}},
 	// Items that start empty (emptyItemListParser), not HTML blocks.
 	{"empty item, then a wide item of another kind", "-\n  +   [ ] T013 a\n    + [x] T016 b\n", []string{"T016"}},
 	{"empty bullet item, then an ordered one", "*\n  1.   [ ] T013 a\n     2. [x] T016 b\n", []string{"T016"}},

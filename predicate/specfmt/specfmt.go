@@ -77,9 +77,10 @@ type Task struct {
 	// last dotted part ("17" for "17.1": Kiro often writes sub-tasks unindented).
 	Parent string
 	// CheckedBy is the number (1-based) of a later line of the file that makes
-	// GitHub show the task checked whatever its box holds — a line in a block
-	// quote of the task's item, continuing its paragraph without the quote's
-	// ">", that looks like a checked task — 0 when none
+	// GitHub show the task checked whatever its box holds — a line of the
+	// task's item that looks like a checked task and re-reads the item's box
+	// (a lazy line in a block quote of the item, a paragraph of the item
+	// starting "2024 [x]") — 0 when none
 	// (docs/format.md#task-recognition-follows-goldmark).
 	CheckedBy int
 }
