@@ -197,6 +197,10 @@ func (r *Repo) RangeCommits(base, head Hash, firstParent bool) ([]*Commit, error
 	out := make([]*Commit, len(cs))
 	for i, c := range cs {
 		out[i] = toCommit(fromPlumbing(c.Hash), c)
+		// Dropped as converted: over a long range the decoded commits and
+		// their conversions are not all held at once (the range's listing
+		// was the gate's peak of memory).
+		cs[i] = nil
 	}
 	return out, nil
 }
