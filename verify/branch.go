@@ -868,7 +868,7 @@ func concludeBranch(rep *Report) {
 		}
 	})
 	rep.Summary["unticked"] = len(rep.Unticks)
-	rep.Summary[StatusBornTicked] = len(rep.BornTicked)
+	rep.Summary[StatusBornTicked] += len(rep.BornTicked) // the failing ones are counted above, by status
 	countWarnings(rep)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
 )
 
 // TrustSources name where the verifier's trust comes from
@@ -189,4 +190,44 @@ func through(ref string, c gitref.Hash) string {
 		return string(c)
 	}
 	return ref + " at " + string(c)
+}
+
+// CheckInputsOutsideWorkTree returns an error naming the first of the gate's
+// input files in src and psrc — allowed signers, OpenPGP keyrings, public
+// keys, Sigstore trusted root, policy — that lies inside repo's work tree:
+// there it is the checked-out head's copy, and the head being verified would
+// choose its own trust or policy (docs/format.md#choices-where-the-brief-leaves-room,
+// "Trust and policy come from outside what is verified"). It matches [ErrTrust] for trust files, policy.ErrPolicy
+// for the policy file; nil for a bare repository.
+func CheckInputsOutsideWorkTree(repo *gitref.Repo, src TrustSources, psrc PolicySource) error {
+	wt := repo.WorkTree()
+	if wt == "" {
+		return nil
+	}
+	inside := func(p string) bool {
+		if p == "" {
+			return false
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		return within(p, wt)
+	}
+	const fix = "give a file outside it, or read it from the base branch (REV:PATH)"
+	trust := []struct{ what, path string }{{"allowed signers file", src.AllowedSigners}, {"trusted root", src.TrustedRoot}}
+	for _, k := range src.Keyrings {
+		trust = append(trust, struct{ what, path string }{"keyring", k})
+	}
+	for _, k := range src.RawKeys {
+		trust = append(trust, struct{ what, path string }{"public key file", k})
+	}
+	for _, f := range trust {
+		if inside(f.path) {
+			return fmt.Errorf("%w: the %s %s is inside the work tree being verified, so the head would choose its own trust; %s", ErrTrust, f.what, f.path, fix)
+		}
+	}
+	if inside(psrc.File) {
+		return &policy.Error{File: psrc.File, Msg: "inside the work tree being verified, so the head would choose its own policy; " + fix}
+	}
+	return nil
 }

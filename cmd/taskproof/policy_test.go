@@ -69,3 +69,39 @@ func TestPolicyCommands(t *testing.T) {
 		t.Errorf("explain:\n%s", out)
 	}
 }
+
+// TestGateInputsInWorkTree: a trust or policy file given to verify by a path
+// inside the work tree being verified is the head's own copy (a pull request
+// adds its author's key to .github/allowed_signers, or allows born-ticked
+// tasks): the gate refuses it (exit 3), through a symbolic link from outside
+// too, and names the file; the base branch's copy (REV:PATH) is read.
+func TestGateInputsInWorkTree(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	signers, err := os.ReadFile(r.allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.commit(t, "trust and policy in the project", map[string]string{".github/allowed_signers": string(signers), ".taskproof/policy.toml": "version = 1\n"})
+	r.git(t, "branch", "-f", "main")
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	inTree := filepath.Join(r.dir, ".github", "allowed_signers")
+	link := filepath.Join(t.TempDir(), "allowed_signers")
+	if err := os.Symlink(inTree, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"--allowed-signers", inTree},
+		{"--allowed-signers", ".github/allowed_signers"},
+		{"--allowed-signers", link},
+		{"--allowed-signers", r.allowed, "--policy", ".taskproof/policy.toml"},
+		{"--allowed-signers", r.allowed, "--key", filepath.Join(r.dir, path)},
+	} {
+		out, errOut := r.run(t, 3, append([]string{"verify", "--branch", "--base", "main"}, args...)...)
+		if !strings.Contains(errOut, "inside the work tree being verified") {
+			t.Errorf("verify %v: want the file refused as inside the work tree:\n%s\n%s", args, out, errOut)
+		}
+	}
+	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers-rev", "main:.github/allowed_signers", "--policy-rev", "main:.taskproof/policy.toml")
+	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+}

@@ -375,3 +375,40 @@ func TestTickFromJUnitSamples(t *testing.T) {
 		})
 	}
 }
+
+// TestBornTickedSummary: the JSON summary's born_ticked counts the failing
+// born-ticked ticks (in ticks, status born_ticked) and the ones the policy
+// allows (the born_ticked list), as the text summary does.
+func TestBornTickedSummary(t *testing.T) {
+	r := newGateRepo(t, map[string]string{"specs/001-face/tasks.md": gateTasks})
+	r.commit(t, "two units born ticked", map[string]string{
+		"specs/002-y/tasks.md": "# Tasks\n\n- [x] T001 Born ticked\n",
+		"specs/003-z/tasks.md": "# Tasks\n\n- [x] T001 Allowed\n- [x] T002 Allowed too\n",
+	})
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	if err := os.WriteFile(pol, []byte("version = 1\n[born_ticked]\nallow = [\"specs/003-z/**\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--policy", pol, "--format", "json")
+	var rep struct {
+		Ticks      []struct{ Status string } `json:"ticks"`
+		BornTicked []struct{ Task string }   `json:"born_ticked"`
+		Summary    map[string]int            `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	failing := 0
+	for _, tk := range rep.Ticks {
+		if tk.Status == "born_ticked" {
+			failing++
+		}
+	}
+	if failing != 1 || len(rep.BornTicked) != 2 || rep.Summary["born_ticked"] != 3 {
+		t.Errorf("born_ticked: %d failing ticks, %d allowed, summary %v; want 1, 2 and a count of 3\n%s", failing, len(rep.BornTicked), rep.Summary, out)
+	}
+	text, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--policy", pol)
+	if !strings.Contains(text, "3 born_ticked") {
+		t.Errorf("text summary does not count 3 born_ticked:\n%s", text)
+	}
+}

@@ -118,6 +118,9 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if err != nil {
 		return err
 	}
+	if err := verify.CheckInputsOutsideWorkTree(repo, flags.src, flags.psrc); err != nil {
+		return err
+	}
 	v, err := loadVerifier(c, repo, notes, flags.src, flags.psrc, verify.WithTime(when))
 	if err != nil {
 		return err
