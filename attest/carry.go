@@ -186,6 +186,11 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 		if SubjectName(p.Unit.Feature, p.Task.ID) != name {
 			return nil, nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from, p.Task.ID, p.Unit.Feature)
 		}
+		if p.Verdict == predicate.Skipped {
+			// A skip record decides for an open task: carried onto a tick it
+			// would make the ticked task "skipped", which decide refuses.
+			return nil, nil, fmt.Errorf("%w: the note of %s holds a skipped decision for %s (a skip record, made while the task was open), not a tick's evidence: attest the tick instead", ErrRequest, from, name)
+		}
 		todo = append(todo, carried{name, p})
 	}
 	if len(todo) == 0 {

@@ -985,6 +985,9 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 		}
 		for _, line := range noteline.Split(note) {
 			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
+				if p, _ := st.Predicate.(map[string]any); p["verdict"] == string(predicate.Skipped) {
+					continue // a skip record's decision, for an open task: no tick's evidence
+				}
 				name, dir := st.Subjects[0].Name, attest.TaskUnitDir(st)
 				k := [3]string{name, dir, attest.TaskLineHash(st)}
 				idx.commits[[2]string{name, dir}] = append(idx.commits[[2]string{name, dir}], e.Commit)

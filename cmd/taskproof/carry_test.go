@@ -84,3 +84,28 @@ func TestSquashMergeUnreachableThenCarry(t *testing.T) {
 	w.run(a, 0, "attest", "carry", tick, squash, "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key)
 	w.verifyBranch(a, 0)
 }
+
+// TestSkipRecordIsNoTickEvidence: a skip decision, made while the task was
+// open and stored on its skip record, is not the evidence of a later tick of
+// the task: the tick without evidence is ticked_without_evidence (no
+// commit_unreachable, no carry hint), and `attest carry` refuses the skip
+// record as FROM (it would make a ticked task "skipped").
+func TestSkipRecordIsNoTickEvidence(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	r.run(t, 0, "attest", "decide", "--task", "T002", "--verdict", "skipped", "--by", "Ada", "--reason", "not needed", "--signer", "ssh", "--key", r.key)
+	skip := strings.TrimSpace(r.git(t, "rev-parse", "refs/speccoder/skipped/001-face/T002"))
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	r.tick(t, []string{path}, "T002")
+	rep := r.gate(t, 1)
+	for _, tk := range rep.Ticks {
+		if tk.TaskID == "T002" && (tk.Reason != "ticked_without_evidence" || strings.Contains(tk.Message, "carry")) {
+			t.Errorf("T002 ticked after its skip decision: reason %s, message %q; want ticked_without_evidence, no carry hint", tk.Reason, tk.Message)
+		}
+	}
+	_, errOut := r.run(t, 2, "attest", "carry", skip, "HEAD", "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(errOut, "skip record") {
+		t.Errorf("attest carry from the skip record: want it refused as a skip record:\n%s", errOut)
+	}
+	r.git(t, "notes", "--ref", "speccoder", "show", skip) // the skip record keeps its statement
+}

@@ -55,7 +55,9 @@ directory holding one is; line_before is "" and old_line 0 when born). Ticks in 
 file named tasks.md (any case) that no unit layout claims are listed with reason
 unrecognized_tasks_file; the gate fails them (docs/format.md#tasks-files). --policy
 adds the unit layouts and ignored paths of the verifier's policy.
-Exit codes: 0 listed (also when none), 2 usage, 4 not a repository or unknown revision.`,
+Exit codes: 0 listed (also when none), 2 usage or a tasks file that cannot be read
+(not text, over 4 MiB, a Git LFS pointer: docs/format.md#tasks-files), 4 not a repository
+or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
