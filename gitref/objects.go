@@ -47,7 +47,8 @@ func (c *Commit) FirstParent() Hash {
 
 // Resolve resolves a revision to a commit id: "HEAD", "HEAD~2", "HEAD^2",
 // branch and tag names (annotated tags are peeled), full and abbreviated ids,
-// "refs/…" names. The error wraps ErrUnknownRevision when rev names no commit,
+// "refs/…" names. The error wraps ErrUnknownRevision when rev names no commit
+// or is a reflog revision ("HEAD@{1}", which go-git would read as HEAD),
 // ErrBadRange when it is a range ("A..B", "^A").
 func (r *Repo) Resolve(rev string) (Hash, error) {
 	if rev == "" || strings.ContainsAny(rev, "\x00\n:") { // "rev:path" names a blob or tree, never a commit
@@ -55,6 +56,11 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 	}
 	if strings.Contains(rev, "..") || strings.HasPrefix(rev, "^") {
 		return "", fmt.Errorf("%w: %q where one revision is expected (a range is its own argument, A..B)", ErrBadRange, rev)
+	}
+	if strings.Contains(rev, "@{") {
+		// go-git reads "X@{1}" as X itself: the reflog is not read, so the
+		// revision is refused rather than taken for another commit.
+		return "", fmt.Errorf("%w: %q: reflog revisions (@{…}) are not read; give the commit id (git rev-parse %s)", ErrUnknownRevision, rev, rev)
 	}
 	hd, err := r.acquire()
 	if err != nil {

@@ -63,3 +63,21 @@ func TestResolveTrusted(t *testing.T) {
 		t.Errorf("origin/dev: %v, want a NotFetchedError for refs/remotes/origin/dev", err)
 	}
 }
+
+// TestResolveRefusesReflog: "HEAD@{1}" (the commit before an amend) is not
+// read as HEAD, which go-git's revision parser would return: a reflog
+// revision is refused, as are ranges of them.
+func TestResolveRefusesReflog(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, "one", map[string]string{"a": "1\n"})
+	gitOut(t, dir, "commit", "-q", "--amend", "-m", "one, amended")
+	r := open(t, dir)
+	for _, rev := range []string{"HEAD@{1}", "HEAD@{5}", "main@{1}", "@{1}"} {
+		if h, err := r.Resolve(rev); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("Resolve(%q) = %s, %v; want ErrUnknownRevision", rev, h, err)
+		}
+	}
+	if _, err := r.Resolve("HEAD"); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -132,6 +132,18 @@ func TestGateTabAfterNestedMarker(t *testing.T) {
 	})
 }
 
+// TestGateTabAfterThreeSpaces: under an item whose content starts at column
+// two, "   \t- [x] T002" (three spaces and a tab: column four) is a nested
+// checked task for cmark-gfm and was no task for goldmark's reading (the
+// blanks reading skipped tabs one column wide). They are ticks, and without
+// evidence the gate fails.
+func TestGateTabAfterThreeSpaces(t *testing.T) {
+	checkHiddenTicks(t, func(tasks string) string {
+		tasks = strings.Replace(tasks, "- [ ] T002", "   \t- [x] T002", 1)
+		return strings.Replace(tasks, "- [ ] T003", "   \t1. [x] T003", 1)
+	})
+}
+
 // TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked
 // file in LFS storage, which clones with git-lfs check out) fails the gate,
 // naming the file, instead of reading as a file without tasks.

@@ -485,7 +485,7 @@ func withSpacedIndents(md []byte, starts []int) (out []byte, at func(int) int, o
 					out = append(out, ' ')
 				}
 				col += n
-				ok = ok || n > 1
+				ok = true // even one column wide: goldmark reads "   \t- [x]" under an item otherwise
 				j++
 				continue
 			case c == '>':

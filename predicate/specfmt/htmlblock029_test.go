@@ -32,6 +32,7 @@ var htmlBlock029Cases = []struct {
 	// Blanks (withSpacedIndents), not HTML blocks.
 	{"vertical tab and form feed before the box", "- [ ] T001 a\n- \v[x] T002 b\n- \f[x] T003 c\n", []string{"T002", "T003"}},
 	{"two spaces and a tab under an item", "- [ ] T001 a\n  \t- [x] T002 b\n", []string{"T002"}},
+	{"three spaces and a tab under an item", "- [x] T001 a\n   \t- [x] T002 b\n   \t1. [x] T003 c\n", []string{"T001", "T002", "T003"}},
 	{"tab after a nested item's marker", "+\n    2)\t[x] T005 a\n        *   [x] T007 b\n", []string{"T005", "T007"}},
 	// Lazy lines in a block quote re-read the item's box (lazyChecks).
 	{"lazy line in a quote checks the item", "- [ ] T001 a\n  > a note\n      - [x] see above\n", []string{"T001"}},
