@@ -172,14 +172,17 @@ func expandHome(p string) (string, error) {
 // within reports whether path p lies inside dir (after resolving symlinks where
 // possible).
 func within(p, dir string) bool {
-	resolve := func(s string) string {
-		if r, err := filepath.EvalSymlinks(s); err == nil {
-			return r
-		}
-		return filepath.Clean(s)
-	}
-	rel, err := filepath.Rel(resolve(dir), resolve(p))
+	rel, err := filepath.Rel(resolvePath(dir), resolvePath(p))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !errors.Is(err, os.ErrNotExist)
+}
+
+// resolvePath is s with its symbolic links resolved, or cleaned when they
+// cannot be.
+func resolvePath(s string) string {
+	if r, err := filepath.EvalSymlinks(s); err == nil {
+		return r
+	}
+	return filepath.Clean(s)
 }
 
 // through names the commit a revision resolved to and the full ref it
@@ -194,24 +197,39 @@ func through(ref string, c gitref.Hash) string {
 
 // CheckInputsOutsideWorkTree returns an error naming the first of the gate's
 // input files in src and psrc — allowed signers, OpenPGP keyrings, public
-// keys, Sigstore trusted root, policy — that lies inside repo's work tree:
-// there it is the checked-out head's copy, and the head being verified would
-// choose its own trust or policy (docs/format.md#choices-where-the-brief-leaves-room,
-// "Trust and policy come from outside what is verified"). It matches [ErrTrust] for trust files, policy.ErrPolicy
-// for the policy file; nil for a bare repository.
+// keys, Sigstore trusted root, policy — that is a file of the checked-out
+// head: it lies inside repo's work tree (symbolic links resolved) at a path
+// HEAD's tree holds, so the head being verified would choose its own trust
+// or policy (docs/format.md#choices-where-the-brief-leaves-room, "Trust and
+// policy come from outside what is verified"). A file the head does not hold
+// there (a second checkout of the base branch in a subdirectory, a file CI
+// wrote) is the verifier's. It matches [ErrTrust] for trust files,
+// policy.ErrPolicy for the policy file; nil for a bare repository.
 func CheckInputsOutsideWorkTree(repo *gitref.Repo, src TrustSources, psrc PolicySource) error {
 	wt := repo.WorkTree()
 	if wt == "" {
 		return nil
 	}
-	inside := func(p string) bool {
+	head, headErr := repo.Resolve("HEAD")
+	headsFile := func(p string) bool {
 		if p == "" {
 			return false
 		}
 		if abs, err := filepath.Abs(p); err == nil {
 			p = abs
 		}
-		return within(p, wt)
+		if !within(p, wt) {
+			return false
+		}
+		if headErr != nil {
+			return true // no commit checked out to tell by: inside is the head's
+		}
+		rel, err := filepath.Rel(resolvePath(wt), resolvePath(p))
+		if err != nil {
+			return true
+		}
+		_, err = repo.File(head, filepath.ToSlash(rel))
+		return err == nil
 	}
 	const fix = "give a file outside it, or read it from the base branch (REV:PATH)"
 	trust := []struct{ what, path string }{{"allowed signers file", src.AllowedSigners}, {"trusted root", src.TrustedRoot}}
@@ -222,12 +240,12 @@ func CheckInputsOutsideWorkTree(repo *gitref.Repo, src TrustSources, psrc Policy
 		trust = append(trust, struct{ what, path string }{"public key file", k})
 	}
 	for _, f := range trust {
-		if inside(f.path) {
-			return fmt.Errorf("%w: the %s %s is inside the work tree being verified, so the head would choose its own trust; %s", ErrTrust, f.what, f.path, fix)
+		if headsFile(f.path) {
+			return fmt.Errorf("%w: the %s %s is a file of the work tree being verified (HEAD holds it), so the head would choose its own trust; %s", ErrTrust, f.what, f.path, fix)
 		}
 	}
-	if inside(psrc.File) {
-		return &policy.Error{File: psrc.File, Msg: "inside the work tree being verified, so the head would choose its own policy; " + fix}
+	if headsFile(psrc.File) {
+		return &policy.Error{File: psrc.File, Msg: "a file of the work tree being verified (HEAD holds it), so the head would choose its own policy; " + fix}
 	}
 	return nil
 }

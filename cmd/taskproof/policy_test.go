@@ -71,10 +71,11 @@ func TestPolicyCommands(t *testing.T) {
 }
 
 // TestGateInputsInWorkTree: a trust or policy file given to verify by a path
-// inside the work tree being verified is the head's own copy (a pull request
+// inside the work tree that HEAD holds is the head's own copy (a pull request
 // adds its author's key to .github/allowed_signers, or allows born-ticked
 // tasks): the gate refuses it (exit 3), through a symbolic link from outside
-// too, and names the file; the base branch's copy (REV:PATH) is read.
+// too, and names the file; the base branch's copy (REV:PATH), or one the head
+// does not hold, is read.
 func TestGateInputsInWorkTree(t *testing.T) {
 	const path = "specs/001-face/tasks.md"
 	r := newGateRepo(t, map[string]string{path: gateTasks})
@@ -98,10 +99,20 @@ func TestGateInputsInWorkTree(t *testing.T) {
 		{"--allowed-signers", r.allowed, "--key", filepath.Join(r.dir, path)},
 	} {
 		out, errOut := r.run(t, 3, append([]string{"verify", "--branch", "--base", "main"}, args...)...)
-		if !strings.Contains(errOut, "inside the work tree being verified") {
-			t.Errorf("verify %v: want the file refused as inside the work tree:\n%s\n%s", args, out, errOut)
+		if !strings.Contains(errOut, "a file of the work tree being verified") {
+			t.Errorf("verify %v: want the file refused as the head's:\n%s\n%s", args, out, errOut)
 		}
 	}
+	// A file the head does not hold, in the work tree (the base branch's copy
+	// checked out into a subdirectory by CI, untracked), is the verifier's.
+	base := filepath.Join(r.dir, "base-checkout")
+	if err := os.MkdirAll(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "allowed_signers"), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers", filepath.Join(base, "allowed_signers"))
 	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers-rev", "main:.github/allowed_signers", "--policy-rev", "main:.taskproof/policy.toml")
 	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
 }
