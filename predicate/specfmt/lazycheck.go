@@ -58,7 +58,8 @@ func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
 				lines := c.Lines()
 				if item, ok := n.(*ast.ListItem); ok && c.PreviousSibling() != nil && lines.Len() > 0 {
 					_, afterList := c.PreviousSibling().(*ast.List)
-					if first := lines.At(0); !afterList && digitNotMarker(out[lineOf(first.Start)].text) {
+					first := lines.At(0)
+					if i := lineOf(first.Start); !afterList && i >= 0 && digitNotMarker(out[i].text) {
 						check(item, first)
 					}
 				}
