@@ -109,6 +109,9 @@ func TestReparseBoxes(t *testing.T) {
 	for _, tt := range [][2]string{
 		{"- [ ] T001 a\n- [ ]: /url\n", "- [ ] T001 a\n- [x]: /url\n"},
 		{"a\rb\n- [ ] T001 a\r- [ ] T002 b\n", "a\rb\n- [ ] T001 a\r- [x] T002 b\n"},
+		// A task a later line checks on GitHub (Task.CheckedBy) stays so.
+		{"- [ ] T001 a\n  > q\n      - [x] b\n- [ ] T002 c\n", "- [x] T001 a\n  > q\n      - [x] b\n- [x] T002 c\n"},
+		{"- [ ] T001 a\n\n  2024 [x] b\n- [ ] T002 c\n", "- [ ] T001 a\n\n  2024 [x] b\n- [x] T002 c\n"},
 	} {
 		checkReparse(t, u, []byte(tt[0]), []byte(tt[1]))
 	}
