@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,7 +200,8 @@ func through(ref string, c gitref.Hash) string {
 // input files in src and psrc — allowed signers, OpenPGP keyrings, public
 // keys, Sigstore trusted root, policy — that is a file of the checked-out
 // head: it lies inside repo's work tree (symbolic links resolved) at a path
-// HEAD's tree holds, so the head being verified would choose its own trust
+// HEAD's tree holds, or under a submodule HEAD pins, so the head being
+// verified would choose its own trust
 // or policy (docs/format.md#choices-where-the-brief-leaves-room, "Trust and
 // policy come from outside what is verified"). A file the head does not hold
 // there (a second checkout of the base branch in a subdirectory, a file CI
@@ -228,8 +230,23 @@ func CheckInputsOutsideWorkTree(repo *gitref.Repo, src TrustSources, psrc Policy
 		if err != nil {
 			return true
 		}
-		_, err = repo.File(head, filepath.ToSlash(rel))
-		return err == nil
+		fsys, err := repo.FS(head)
+		if err != nil {
+			return true
+		}
+		// HEAD holds the file, or a submodule on its path: the head pins
+		// that submodule's commit, so its files are the head's choice too.
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		for i := range parts {
+			fi, err := fs.Stat(fsys, strings.Join(parts[:i+1], "/"))
+			if err != nil {
+				return false
+			}
+			if fi.Mode()&fs.ModeIrregular != 0 {
+				return true
+			}
+		}
+		return true
 	}
 	const fix = "give a file outside it, or read it from the base branch (REV:PATH)"
 	trust := []struct{ what, path string }{{"allowed signers file", src.AllowedSigners}, {"trusted root", src.TrustedRoot}}

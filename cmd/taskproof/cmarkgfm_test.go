@@ -113,10 +113,15 @@ func TestGateItemBoxReRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.commit(t, "a note", map[string]string{path: string(b) + "- Notes\n  > shipped\n      - [x] T009 Ship it\n"})
-	out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
-	if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, "line 9") {
-		t.Errorf("verify: want the gate failing on %s naming line 9:\n%s\n%s", path, out, errOut)
+	for _, tt := range []struct{ add, line string }{
+		{"- Notes\n  > shipped\n      - [x] T009 Ship it\n", "line 9"},
+		{"-\n  2024 [x] T009 Ship it\n", "line 9"}, // an item that starts empty
+	} {
+		r.commit(t, "a note", map[string]string{path: string(b) + tt.add})
+		out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+		if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, tt.line) {
+			t.Errorf("verify: want the gate failing on %s naming %s:\n%s\n%s", path, tt.line, out, errOut)
+		}
 	}
 }
 

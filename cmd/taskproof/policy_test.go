@@ -113,6 +113,21 @@ func TestGateInputsInWorkTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers", filepath.Join(base, "allowed_signers"))
+	// Under a submodule HEAD pins (a gitlink in its tree, the submodule's
+	// files checked out), the file is the head's choice: refused.
+	sub := filepath.Join(r.dir, "trust")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "allowed_signers"), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r.git(t, "update-index", "--add", "--cacheinfo", "160000,"+r.git(t, "rev-parse", "HEAD")+",trust")
+	r.git(t, "commit", "-qm", "trust as a submodule")
+	_, errOut := r.run(t, 3, "verify", "--branch", "--base", "main", "--allowed-signers", filepath.Join(sub, "allowed_signers"))
+	if !strings.Contains(errOut, "a file of the work tree being verified") {
+		t.Errorf("verify with a submodule's file: want it refused:\n%s", errOut)
+	}
 	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers-rev", "main:.github/allowed_signers", "--policy-rev", "main:.taskproof/policy.toml")
 	r.run(t, 0, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
 }

@@ -300,30 +300,41 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	emptyItems := hasEmptyItem(md)
+	// Every reading's document, for lazyChecks: at maps its offsets to md's
+	// (nil: they are md's).
+	docs := []lazyDoc{{doc: doc}}
 	// boxesOf is p's boxes in src and, for a file with an item that starts
-	// empty, its twin's (emptyItemTwins).
-	boxesOf := func(p parser.Parser, src []byte) []int {
-		bs, _ := parseBoxes(p, src)
+	// empty, its twin's (emptyItemTwins), at md's offsets (at: see docs).
+	boxesOf := func(p parser.Parser, src []byte, at func(int) int) []int {
+		bs, d := parseBoxes(p, src)
+		docs = append(docs, lazyDoc{d, at})
 		if emptyItems {
-			more, _ := parseBoxes(emptyItemTwins[p], src)
+			more, d := parseBoxes(emptyItemTwins[p], src)
+			docs = append(docs, lazyDoc{d, at})
 			bs = append(bs, more...)
+		}
+		if at != nil {
+			for k, b := range bs {
+				bs[k] = at(b)
+			}
 		}
 		return bs
 	}
 	if emptyItems {
-		more, _ := parseBoxes(emptyItemTwins[gfmParser], md)
+		more, d := parseBoxes(emptyItemTwins[gfmParser], md)
+		docs = append(docs, lazyDoc{doc: d})
 		addBoxes(more)
 	}
 	footnotes := bytes.Contains(md, []byte("[^"))
 	if footnotes {
-		addBoxes(boxesOf(gfmFootnoteParser, md))
+		addBoxes(boxesOf(gfmFootnoteParser, md, nil))
 	}
 	hasTag := bytes.IndexByte(md, '<') >= 0
 	if hasTag {
 		// GitHub's HTML blocks (htmlBlock029Parser).
-		addBoxes(boxesOf(gfm029Parser, md))
+		addBoxes(boxesOf(gfm029Parser, md, nil))
 		if footnotes {
-			addBoxes(boxesOf(gfm029FootnoteParser, md))
+			addBoxes(boxesOf(gfm029FootnoteParser, md, nil))
 		}
 	}
 	if ws, at, ok := withSpacedIndents(md, starts); ok {
@@ -334,22 +345,24 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			ps = append(ps, gfm029Parser)
 		}
 		for _, p := range ps {
-			bs := boxesOf(p, ws)
-			for k, b := range bs {
-				bs[k] = at(b)
-			}
-			addBoxes(bs)
+			addBoxes(boxesOf(p, ws, at))
 		}
 	}
 	if old, ok := withoutNewHTMLBlocks(md); ok {
-		addBoxes(boxesOf(gfmParser, old))
+		addBoxes(boxesOf(gfmParser, old, nil))
 		if footnotes {
-			addBoxes(boxesOf(gfmFootnoteParser, old))
+			addBoxes(boxesOf(gfmFootnoteParser, old, nil))
 		}
 	}
 	// Last, as a line another reading finds a task on is none of lazyChecks'.
-	if err := lazyChecks(doc, lineOf, out); err != nil {
-		return nil, err
+	for _, d := range docs {
+		lineAt := lineOf
+		if d.at != nil {
+			lineAt = func(off int) int { return lineOf(d.at(off)) }
+		}
+		if err := lazyChecks(d.doc, lineAt, out); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -38,6 +38,7 @@ var htmlBlock029Cases = []struct {
 	{"lazy line in a quote checks the item", "- [ ] T001 a\n  > a note\n      - [x] see above\n", []string{"T001"}},
 	{"lazy uppercase box in a nested quote", "- [ ] T001 a\n  > > deep\n        * [X] yes\n", []string{"T001"}},
 	{"digits after a blank line check the item", "- [ ] T001 a\n\n  2024 [x] note\n", []string{"T001"}},
+	{"setext underline behind a tab, then digits", "- [x] T001 a\n- [ ] T002 b\n  \t-\n\t2024 [x] x\n", []string{"T001", "T002"}},
 	{"digits after a fence check the item", "- [ ] T001 a\n  ```\n  x\n  ```\n  1x [x] note\n", []string{"T001"}},
 	// Items that start empty (emptyItemListParser), not HTML blocks.
 	{"empty item, then a wide item of another kind", "-\n  +   [ ] T013 a\n    + [x] T016 b\n", []string{"T016"}},
@@ -69,7 +70,7 @@ func TestHTMLBlocks029AgainstCmarkGFM(t *testing.T) {
 	if err != nil {
 		t.Skip("cmark-gfm not installed")
 	}
-	re := regexp.MustCompile(`checked="" disabled="" />\s*(?:<p>)?(?:\] )?(T[0-9]+)`)
+	re := regexp.MustCompile(`checked="" disabled="" />\s*(?:<p>|<h[1-6]>)?(?:\] )?(T[0-9]+)`)
 	for _, tt := range htmlBlock029Cases {
 		cmd := exec.Command(bin, "-e", "tasklist")
 		cmd.Stdin = strings.NewReader(tt.md)

@@ -27,6 +27,13 @@ import (
 // tick); an item that is no task fails the parse, as taskproof cannot name
 // the task GitHub shows (docs/format.md#task-recognition-follows-goldmark).
 
+// lazyDoc is one reading's document for lazyChecks, with at mapping its
+// offsets to the file's (nil: they are the file's).
+type lazyDoc struct {
+	doc ast.Node
+	at  func(int) int
+}
+
 // cmarkTaskLine is cmark-gfm's task list pattern, matched from a line's
 // start: blanks, a list marker ("-", "+", "*", or digits and any one
 // character), blanks, "[ ]", "[x]" or "[X]" (its scanners are generated
@@ -56,10 +63,13 @@ func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
 				walk(c, q)
 			case *ast.Paragraph, *ast.TextBlock:
 				lines := c.Lines()
-				if item, ok := n.(*ast.ListItem); ok && c.PreviousSibling() != nil && lines.Len() > 0 {
+				if item, ok := n.(*ast.ListItem); ok && lines.Len() > 0 {
 					_, afterList := c.PreviousSibling().(*ast.List)
 					first := lines.At(0)
-					if i := lineOf(first.Start); !afterList && i >= 0 && digitNotMarker(out[i].text) {
+					// Not the item's own first line: a later paragraph, or the
+					// first of an item that starts empty ("-", then "  2024 [x] …").
+					later := c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start))
+					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].text) {
 						check(item, first)
 					}
 				}
