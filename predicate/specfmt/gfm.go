@@ -356,11 +356,11 @@ func readGFM(content []byte) ([]gfmLine, error) {
 	}
 	// Last, as a line another reading finds a task on is none of lazyChecks'.
 	for _, d := range docs {
-		lineAt := lineOf
-		if d.at != nil {
-			lineAt = func(off int) int { return lineOf(d.at(off)) }
+		toMD := d.at
+		if toMD == nil {
+			toMD = func(off int) int { return off }
 		}
-		if err := lazyChecks(d.doc, lineAt, out); err != nil {
+		if err := lazyChecks(d.doc, toMD, lineOf, starts, out); err != nil {
 			return nil, err
 		}
 	}

@@ -44,12 +44,18 @@ var cmarkTaskLine = regexp.MustCompile(`^[ \t\v\f\r]*(?:[-+*]|[0-9]+[^\n])[ \t\v
 // checks on GitHub, as above, reading doc (goldmark's parse of the file, whose
 // lines lineOf finds). It returns a *LineError (ErrHiddenCheckbox) naming the
 // first such line whose item is no task.
-func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
+func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []gfmLine) error {
+	lineOf := func(off int) int { return mdLineOf(toMD(off)) }
 	var err error
-	check := func(item *ast.ListItem, seg text.Segment) {
-		if err == nil {
-			err = checkLine(item, lineOf(seg.Start), lineOf, out)
+	check := func(item *ast.ListItem, seg text.Segment, lazy bool) {
+		if err != nil {
+			return
 		}
+		i := lineOf(seg.Start)
+		if lazy && i >= 0 && !reachesContent(item, out[i].text, toMD, lineOf, starts, out) {
+			return // less indented than the item's content: the item does not go on there
+		}
+		err = checkLine(item, i, lineOf, out)
 	}
 	var walk func(n ast.Node, quote ast.Node)
 	walk = func(n ast.Node, quote ast.Node) {
@@ -70,7 +76,7 @@ func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
 					// first of an item that starts empty ("-", then "  2024 [x] …").
 					later := c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start))
 					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].text) {
-						check(item, first)
+						check(item, first, false)
 					}
 				}
 				if quote == nil {
@@ -78,7 +84,7 @@ func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
 				}
 				if item, ok := quote.Parent().(*ast.ListItem); ok {
 					for k := 1; k < lines.Len(); k++ {
-						check(item, lines.At(k))
+						check(item, lines.At(k), true)
 					}
 				}
 			default:
@@ -90,6 +96,31 @@ func lazyChecks(doc ast.Node, lineOf func(int) int, out []gfmLine) error {
 	}
 	walk(doc, nil)
 	return err
+}
+
+// reachesContent reports whether line, a lazy line, is indented at least to
+// the column item's content starts at (its first block's first line), tabs to
+// multiples of four: cmark-gfm's item goes on only there, so only then does the
+// line end in the item. An item without a block continues as far as any line.
+func reachesContent(item *ast.ListItem, line string, toMD, lineOf func(int) int, starts []int, out []gfmLine) bool {
+	first := item.FirstChild()
+	if first == nil || first.Lines().Len() == 0 {
+		return true
+	}
+	off := toMD(first.Lines().At(0).Start)
+	i := lineOf(first.Lines().At(0).Start)
+	if i < 0 || off < starts[i] || off-starts[i] > len(out[i].text) {
+		return true
+	}
+	col := 0
+	for _, c := range []byte(out[i].text[:off-starts[i]]) {
+		if c == '\t' {
+			col += 4 - col%4
+		} else {
+			col++
+		}
+	}
+	return width(line) >= col
 }
 
 // checkLine applies lazyChecks to line i (0-based), which ends in item.
