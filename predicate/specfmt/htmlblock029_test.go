@@ -39,6 +39,7 @@ var htmlBlock029Cases = []struct {
 	{"lazy uppercase box in a nested quote", "- [ ] T001 a\n  > > deep\n        * [X] yes\n", []string{"T001"}},
 	{"digits after a blank line check the item", "- [ ] T001 a\n\n  2024 [x] note\n", []string{"T001"}},
 	{"lazy line in a quote less indented than the item's content", "- [ ] T001 a\n  > q\n2024 [x] x\n- [ ] T002 b\n  > q\n  2024 [x] x\n", []string{"T002"}},
+	{"digits underlined as a heading", "- [x] T001 a\n- [ ] T002 b\n\n  2024 [x] Release\n  =======\n", []string{"T001", "T002"}},
 	{"setext underline behind a tab, then digits", "- [x] T001 a\n- [ ] T002 b\n  \t-\n\t2024 [x] x\n", []string{"T001", "T002"}},
 	{"digits after a fence check the item", "- [ ] T001 a\n  ```\n  x\n  ```\n  1x [x] note\n", []string{"T001"}},
 	// Items that start empty (emptyItemListParser), not HTML blocks.

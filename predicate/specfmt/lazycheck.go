@@ -67,7 +67,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					q = c // the outermost: a line without ">" ends in its parent
 				}
 				walk(c, q)
-			case *ast.Paragraph, *ast.TextBlock:
+			case *ast.Paragraph, *ast.TextBlock, *ast.Heading: // a setext heading was a paragraph too
 				lines := c.Lines()
 				if item, ok := n.(*ast.ListItem); ok && lines.Len() > 0 {
 					_, afterList := c.PreviousSibling().(*ast.List)
