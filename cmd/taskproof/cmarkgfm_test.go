@@ -72,26 +72,30 @@ func TestGateCmarkGFMHTMLBlocks(t *testing.T) {
 	}
 }
 
-// TestGateGitHubBlanks: a vertical tab between an item's marker and its box,
-// or a sub-task indented with two spaces and a tab, is a checked task for
-// cmark-gfm and was no task for goldmark's reading: they are ticks, and
-// without evidence the gate fails.
-func TestGateGitHubBlanks(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002", "- \v[x] T002", 1)
-		return strings.Replace(tasks, "- [ ] T003", "  \t- [x] T003", 1)
-	})
-}
-
-// TestGateEmptyListItems: under a list item that starts empty, a sub-task
-// after a blank line, or one after a sub-task of another marker with a wide
-// gap, is a checked task for cmark-gfm and was code or a paragraph's text for
-// goldmark's reading: they are ticks, and without evidence the gate fails.
-func TestGateEmptyListItems(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "1)\n   -\n\n      * [x] T002 Write the test\n", 1)
-		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "-\n  +   [ ] T004 Bench it\n    + [x] T003 Wire it up\n", 1)
-	})
+// TestGateHiddenTicks: sub-tasks cmark-gfm renders checked where goldmark's
+// reading saw no task (before taskproof's GitHub readings) are ticks: without
+// evidence the gate fails on both. Each case rewrites the "- [ ] T002" and
+// "- [ ] T003" lines of the fixture.
+func TestGateHiddenTicks(t *testing.T) {
+	for _, tt := range []struct{ name, t002, t003 string }{
+		// A vertical tab between the marker and the box; two spaces and a tab
+		// before a sub-task.
+		{"blanks", "- \v[x] T002", "  \t- [x] T003"},
+		// Three spaces and a tab: column four, a tab one column wide.
+		{"three spaces and a tab", "   \t- [x] T002", "   \t1. [x] T003"},
+		// Under an item that starts empty: after a blank line, and after a
+		// sub-task of another marker with a wide gap.
+		{"items that start empty", "1)\n   -\n\n      * [x] T002", "-\n  +   [ ] T004 Bench it\n    + [x] T003"},
+		// A tab after a nested item's marker, counted from the line's start.
+		{"tab after a nested marker", "+\n    2)\t[ ] T004 Bench it\n        *   [x] T002", "- Later\n  1)\t[ ] T005 Document it\n        * [x] T003"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkHiddenTicks(t, func(tasks string) string {
+				tasks = strings.Replace(tasks, "- [ ] T002", tt.t002, 1)
+				return strings.Replace(tasks, "- [ ] T003", tt.t003, 1)
+			})
+		})
+	}
 }
 
 // TestGateItemBoxReRead: GitHub re-reads a task item's box from a later
@@ -123,30 +127,6 @@ func TestGateItemBoxReRead(t *testing.T) {
 			t.Errorf("verify: want the gate failing on %s naming %s:\n%s\n%s", path, tt.line, out, errOut)
 		}
 	}
-}
-
-// TestGateTabAfterNestedMarker: a tab after the marker of a nested item
-// reaches the next multiple of four columns of the line for cmark-gfm, while
-// goldmark counted it from the item's start: the sub-tasks under such an item
-// were text for goldmark's reading and checked tasks for cmark-gfm. They are
-// ticks, and without evidence the gate fails.
-func TestGateTabAfterNestedMarker(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "+\n    2)\t[ ] T004 Bench it\n        *   [x] T002 Write the test\n", 1)
-		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- Later\n  1)\t[ ] T005 Document it\n        * [x] T003 Wire it up\n", 1)
-	})
-}
-
-// TestGateTabAfterThreeSpaces: under an item whose content starts at column
-// two, "   \t- [x] T002" (three spaces and a tab: column four) is a nested
-// checked task for cmark-gfm and was no task for goldmark's reading (the
-// blanks reading skipped tabs one column wide). They are ticks, and without
-// evidence the gate fails.
-func TestGateTabAfterThreeSpaces(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002", "   \t- [x] T002", 1)
-		return strings.Replace(tasks, "- [ ] T003", "   \t1. [x] T003", 1)
-	})
 }
 
 // TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked

@@ -154,21 +154,9 @@ func hasEmptyItem(md []byte) bool {
 		}
 		line = bytes.TrimRight(line, " \t\r\v\f")
 		tok := line[bytes.LastIndexAny(line, " \t>")+1:]
-		switch n := len(tok); {
-		case n == 1 && (tok[0] == '-' || tok[0] == '+' || tok[0] == '*'):
-			return true
-		case n >= 2 && n <= 10 && (tok[n-1] == '.' || tok[n-1] == ')') && allDigits(tok[:n-1]):
+		if len(tok) > 0 && markerLen(tok) == len(tok) {
 			return true
 		}
 	}
 	return false
-}
-
-func allDigits(b []byte) bool {
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
