@@ -37,15 +37,15 @@ func helper(mode, dir, arg string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		commits, err := r.rangeCommits("", mustResolve(r, "HEAD"), false)
+		l, err := r.List("", mustResolve(r, "HEAD"), false)
 		r.Close()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
 		var ids []Hash
-		for _, c := range commits {
-			ids = append(ids, fromPlumbing(c.Hash))
+		for i := range l.Len() {
+			ids = append(ids, l.ID(i))
 		}
 		if err := writeAll(dir, ids, arg); err != nil {
 			fmt.Fprintln(os.Stderr, err)

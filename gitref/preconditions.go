@@ -224,21 +224,21 @@ func (r *Repo) CheckParents(commit Hash) error {
 	return nil
 }
 
-// walkParents are the parents a history walk follows from c: none for a
-// commit at a shallow clone's edge (as git grafts it), whose parents are not
-// in the repository. Walks that find such a commit in what they must list
-// completely report a *ShallowError.
-func (r *Repo) walkParents(c *object.Commit) []plumbing.Hash {
-	if r.isShallowCommit(c.Hash) {
+// walkParents are the parents a history walk follows from commit c, whose
+// own are parents: none for a commit at a shallow clone's edge (as git
+// grafts it), whose parents are not in the repository. Walks that find such
+// a commit in what they must list completely report a *ShallowError.
+func (r *Repo) walkParents(c plumbing.Hash, parents []plumbing.Hash) []plumbing.Hash {
+	if r.isShallowCommit(c) {
 		return nil
 	}
-	return c.ParentHashes
+	return parents
 }
 
 // checkRangeEdge refuses a range (rangeSet's result for base..head) holding a
 // commit at a shallow clone's edge: the walk did not follow its parents, so
 // the range may go on past what was fetched.
-func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*object.Commit, base, head plumbing.Hash) error {
+func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*rangeNode, base, head plumbing.Hash) error {
 	if !r.IsShallow() {
 		return nil
 	}

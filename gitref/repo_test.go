@@ -223,9 +223,13 @@ func TestRangeSet(t *testing.T) {
 			t.Fatalf("rangeSet(%s, %s): %v", tc.base, tc.head, err)
 		}
 		var ids []string
-		for h, c := range got {
-			if c == nil || c.Hash != h {
-				t.Errorf("rangeSet(%s, %s): entry %s holds %v", tc.base, tc.head, h, c)
+		for h, n := range got {
+			c, err := r.commit(fromPlumbing(h))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == nil || n.tree != c.TreeHash || !slices.Equal(n.parents, c.ParentHashes) || !n.when.Equal(c.Committer.When) {
+				t.Errorf("rangeSet(%s, %s): entry %s holds %+v, not its commit", tc.base, tc.head, h, n)
 			}
 			ids = append(ids, h.String())
 		}
@@ -246,11 +250,18 @@ func TestRangeSet(t *testing.T) {
 				t.Fatalf("rangeCommitsFull(%s, %s, %v): %v", name(tc.base), name(tc.head), fp, err)
 			}
 			var g, w []string
-			for _, c := range got {
-				g = append(g, c.Hash.String())
+			for i := range got.Len() {
+				g = append(g, got.ID(i).String())
+				c, err := r.Commit(got.ID(i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l := got.Link(i); l.ID != c.ID || l.Tree != c.Tree || !slices.Equal(l.Parents, c.Parents) {
+					t.Errorf("rangeCommits(%s, %s, %v): commit %d listed as %+v, want %+v", name(tc.base), name(tc.head), fp, i, l, c.Link())
+				}
 			}
-			for _, c := range ref {
-				w = append(w, c.Hash.String())
+			for i := range ref.Len() {
+				w = append(w, ref.ID(i).String())
 			}
 			if !slices.Equal(g, w) {
 				t.Errorf("rangeCommits(%s, %s, firstParent %v) = %s\nwant %s", name(tc.base), name(tc.head), fp, names(g), names(w))
@@ -283,8 +294,8 @@ func BenchmarkRangeSet(b *testing.B) {
 	b.Run("fullExclusion", func(b *testing.B) {
 		for b.Loop() {
 			s, err := r.rangeCommitsFull(base, head, false)
-			if err != nil || len(s) != 3 {
-				b.Fatal(len(s), err)
+			if err != nil || s.Len() != 3 {
+				b.Fatal(s, err)
 			}
 		}
 	})

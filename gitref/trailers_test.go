@@ -1,7 +1,10 @@
 package gitref
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,31 +70,54 @@ func FuzzParseTrailers(f *testing.F) {
 }
 
 // TestWithTrailer keeps the listed commits whose trailers name the key, in
-// the listing's order, whatever the key's case in the message.
+// the listing's order, whatever the key's case in the message, their
+// trailers as ParseTrailers reads the message: commits made by the real git
+// with each message kept verbatim.
 func TestWithTrailer(t *testing.T) {
-	var cs []*Commit
-	for i, m := range trailerMessages {
-		cs = append(cs, &Commit{ID: Hash(strings.Repeat(string(rune('a'+i%6)), 40)), Message: m})
+	dir := newRepo(t)
+	commitFiles(t, dir, "start", map[string]string{"a": "a"})
+	msgFile := filepath.Join(t.TempDir(), "msg")
+	for _, m := range trailerMessages {
+		if err := os.WriteFile(msgFile, []byte(m), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		gitOut(t, dir, "commit", "-q", "--allow-empty", "--allow-empty-message", "--cleanup=verbatim", "-F", msgFile)
 	}
-	got := WithTrailer(cs, "spec-task")
+	r := open(t, dir)
+	head, err := r.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := r.List("", head, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Len() != len(trailerMessages)+1 {
+		t.Fatalf("listed %d commits, want %d", l.Len(), len(trailerMessages)+1)
+	}
+	got := l.WithTrailer("spec-task")
 	var want []Hash
-	for _, c := range cs {
-		if len(TrailerValues(ParseTrailers(c.Message), "Spec-Task")) > 0 {
-			want = append(want, c.ID)
+	for i, m := range trailerMessages {
+		if len(TrailerValues(ParseTrailers(m), "Spec-Task")) > 0 {
+			want = append(want, l.ID(i+1))
 		}
 	}
-	if len(want) < 5 || len(want) == len(cs) {
-		t.Fatalf("%d of %d messages carry the trailer: the fixture no longer tells kept from dropped", len(want), len(cs))
+	if len(want) < 5 || len(want) == len(trailerMessages) {
+		t.Fatalf("%d of %d messages carry the trailer: the fixture no longer tells kept from dropped", len(want), len(trailerMessages))
 	}
 	if len(got) != len(want) {
 		t.Fatalf("WithTrailer kept %d commits, want %d", len(got), len(want))
 	}
 	for i := range got {
-		if got[i].ID != want[i] || len(TrailerValues(got[i].Trailers, "SPEC-TASK")) == 0 {
+		c, err := r.Commit(want[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i].ID != want[i] || !slices.Equal(got[i].Trailers, ParseTrailers(c.Message)) {
 			t.Errorf("commit %d: got %s with trailers %v, want %s", i, got[i].ID, got[i].Trailers, want[i])
 		}
 	}
-	if WithTrailer(nil, "Spec-Task") != nil {
-		t.Error("an empty listing has no trailer commits")
+	if none := (&Listing{}).WithTrailer("Spec-Task"); none != nil {
+		t.Errorf("an empty listing has no trailer commits: %v", none)
 	}
 }

@@ -64,7 +64,7 @@ func sequentialWalk(t *testing.T, r *gitref.Repo, head gitref.Hash, opts Options
 	ticks := []Tick{}
 	var moves []Move
 	for _, c := range commits {
-		ts, ms, err := tc.commitTicks(c)
+		ts, ms, err := tc.commitTicks(c.Link())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -134,13 +134,12 @@ type Options struct {
 	// Layouts are the unit layouts and ignored paths (nil: the built-in
 	// layouts alone).
 	Layouts *specfmt.Layouts
-	// Listed, when set, is called once with the range's commits, parents
-	// before children, as soon as they are listed and before any is compared:
-	// what a caller needs of every commit (their messages' trailers, say)
-	// without listing the range a second time. The slice and its commits are
-	// the walk's: Listed must neither keep nor change them. An error of Listed
-	// ends the walk before it starts and is returned.
-	Listed func(commits []*gitref.Commit) error
+	// Listed, when set, is called once with the range's listing, parents
+	// before children, as soon as it is listed and before any commit is
+	// compared: what a caller needs of every commit (their trailers, say)
+	// without listing the range a second time. An error of Listed ends the
+	// walk before it starts and is returned.
+	Listed func(l *gitref.Listing) error
 }
 
 // Move is a tasks file followed across a rename or move by a commit of a walk
@@ -278,16 +277,16 @@ var errWalkStopped = errors.New("tick walk stopped")
 // an error, the ticks of the commits before the failing one are emitted, and
 // walk returns the error of the oldest failing commit.
 func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, emit func([]Tick, []Move) bool) (int, error) {
-	commits, err := r.RangeCommits(base, head, opts.FirstParent)
+	l, err := r.List(base, head, opts.FirstParent)
 	if err != nil {
 		return 0, err
 	}
 	if opts.Listed != nil {
-		if err := opts.Listed(commits); err != nil {
+		if err := opts.Listed(l); err != nil {
 			return 0, err
 		}
 	}
-	n := len(commits)
+	n := l.Len()
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/ticksPerWorkerMin))
 	if sz.chunk <= 0 {
 		sz.chunk = min(chunkMax, max(ticksPerWorkerMin, (n+workers*chunksPerWorker-1)/(workers*chunksPerWorker)))
@@ -321,7 +320,7 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 				}
 				tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts, seeds: seeds}
 				for i := first + k*sz.chunk; i < min(last, first+(k+1)*sz.chunk); i++ {
-					ticks, moves, err := tc.commitTicks(commits[i])
+					ticks, moves, err := tc.commitTicks(l.Link(i))
 					if err != nil {
 						failedAt[k] = i - first
 						return err
@@ -330,7 +329,6 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 				}
 				return nil
 			})
-			clear(commits[first:last]) // compared: what the rest of the walk needs is in the repository's caches
 			if b.err != nil {
 				// The commits after the oldest failing one are not the range's.
 				for _, at := range failedAt {
@@ -374,7 +372,7 @@ type parseKey struct {
 
 type tickCtx struct {
 	r       *gitref.Repo
-	prev    *gitref.Commit // the commit commitTicks compared last
+	prev    *gitref.Link // the commit commitTicks compared last
 	parsed  map[parseKey]*parsedFile
 	layouts *specfmt.Layouts
 	// seeds, when not nil, are the walk's full parses, shared by its workers.
@@ -657,19 +655,21 @@ const seedMax = 32
 // mostly the parent's version of a file the previous commit changed.
 const parsedMax = 256
 
-func (tc *tickCtx) commitTicks(c *gitref.Commit) ([]Tick, []Move, error) {
+func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 	prev := tc.prev
-	tc.prev = c
+	tc.prev = &c
 	if len(c.Parents) == 0 {
 		return nil, nil, nil
 	}
 	// In a walk, the parent is mostly the commit compared just before.
 	p := prev
 	if p == nil || p.ID != c.Parents[0] {
-		var err error
-		if p, err = tc.r.Commit(c.Parents[0]); err != nil {
+		pc, err := tc.r.Commit(c.Parents[0])
+		if err != nil {
 			return nil, nil, err
 		}
+		l := pc.Link()
+		p = &l
 	}
 	if p.Tree == c.Tree {
 		return nil, nil, nil

@@ -384,13 +384,13 @@ type gate struct {
 // use: one walk of the range per gate, not one per tick asking.
 func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 	if g.inRangeSet == nil {
-		cs, err := g.v.Repo.RangeCommits(g.rep.Base, g.head, false)
+		l, err := g.v.Repo.List(g.rep.Base, g.head, false)
 		if err != nil {
 			return nil, err
 		}
-		g.inRangeSet = make(map[gitref.Hash]bool, len(cs))
-		for _, c := range cs {
-			g.inRangeSet[c.ID] = true
+		g.inRangeSet = make(map[gitref.Hash]bool, l.Len())
+		for i := range l.Len() {
+			g.inRangeSet[l.ID(i)] = true
 		}
 	}
 	return g.inRangeSet, nil
@@ -411,8 +411,8 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 // the Spec-Task trailers of the range's commits read from the walk's listing
 // into g.trailers (bugTicks).
 func (g *gate) walkOptions() tick.Options {
-	return tick.Options{Layouts: g.layouts, Listed: func(cs []*gitref.Commit) error {
-		g.trailers = gitref.WithTrailer(cs, TrailerSpecTask)
+	return tick.Options{Layouts: g.layouts, Listed: func(l *gitref.Listing) error {
+		g.trailers = l.WithTrailer(TrailerSpecTask)
 		return nil
 	}}
 }
