@@ -129,6 +129,32 @@ func TestGateItemBoxReRead(t *testing.T) {
 	}
 }
 
+// TestGateFootnoteAndTableReRead: GitHub's footnotes and tables extensions
+// end blocks inside a task's item where goldmark goes on with a paragraph,
+// and the line there re-reads the item's box: one continuing a footnote
+// definition less indented than its content, and the first line after code
+// that a table's over-indented row started. Both show the task checked; the
+// gate fails them without evidence. So does a checked item GitHub starts
+// after such code, where goldmark goes on with the paragraph.
+func TestGateFootnoteAndTableReRead(t *testing.T) {
+	checkHiddenTicks(t, func(tasks string) string {
+		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  [^1]: see the notes\n  2024 [x] written\n", 1)
+		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n  |---|\n      wired in main.go\n  2024 [x] wired\n", 1)
+	})
+	const path = "specs/001-face/tasks.md"
+	r := newGateRepo(t, map[string]string{path: gateTasks})
+	r.attest(t, r.tick(t, []string{path}, "T001"))
+	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.commit(t, "a table", map[string]string{path: strings.Replace(string(b), "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  |---|\n      code\n  2. [x] shipped\n", 1)})
+	out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out, path+":9 ") || !strings.Contains(out, "ticked_without_evidence") {
+		t.Errorf("verify: want the gate failing on the task at %s:9 as ticked_without_evidence:\n%s\n%s", path, out, errOut)
+	}
+}
+
 // TestGateLFSPointer: a tasks file replaced by a Git LFS pointer (the ticked
 // file in LFS storage, which clones with git-lfs check out) fails the gate,
 // naming the file, instead of reading as a file without tasks.

@@ -28,11 +28,12 @@ var (
 	// for, which clones with git-lfs check out and GitHub shows, is not in
 	// the commit, so its ticks cannot be judged (docs/format.md#tasks-files).
 	ErrLFSPointer = errors.New("specfmt: tasks file is a Git LFS pointer, not the tasks file")
-	// ErrHiddenCheckbox: a line of a tasks file makes GitHub show a list item
-	// that is no task as a checked task: a later line of the item that looks
-	// like a checked task and re-reads the item's box
+	// ErrHiddenCheckbox: a line of a tasks file makes GitHub show a checked
+	// task that taskproof reads no task for: a later line of an item that is
+	// no task, which looks like a checked task and re-reads the item's box,
+	// or a checked item GitHub starts where goldmark continues a paragraph
 	// (docs/format.md#task-recognition-follows-goldmark).
-	ErrHiddenCheckbox = errors.New("specfmt: a line makes GitHub show a list item without a box as a checked task")
+	ErrHiddenCheckbox = errors.New("specfmt: a line makes GitHub show a checked task that taskproof reads no task for")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.

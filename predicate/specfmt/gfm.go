@@ -57,10 +57,19 @@ var gfmParser = newGFMParserWith(parser.DefaultBlockParsers())
 // (docs/format.md#task-recognition-follows-goldmark).
 var gfmFootnoteParser = newGFMParserWith(append(parser.DefaultBlockParsers(), footnoteBlockParser()))
 
-// footnoteBlockParser is the block parser of goldmark's Footnote extension.
+// footnoteBlockParser is the block parser of goldmark's Footnote extension,
+// its definitions left where they are read (footnoteInPlace).
 func footnoteBlockParser() util.PrioritizedValue {
-	return util.Prioritized(extension.NewFootnoteBlockParser(), 999)
+	return util.Prioritized(footnoteInPlace{extension.NewFootnoteBlockParser()}, 999)
 }
+
+// footnoteInPlace is goldmark's footnote definition parser without its
+// Close, which moves every definition of the document into the list of the
+// first one: the blocks around a definition (the list item holding it) are
+// what lazyChecks reads.
+type footnoteInPlace struct{ parser.BlockParser }
+
+func (footnoteInPlace) Close(ast.Node, text.Reader, parser.Context) {}
 
 // newGFMParserWith is a parser of the block parsers bps with goldmark's
 // paragraph transforms and boxParser as its only inline parser.
@@ -354,6 +363,16 @@ func readGFM(content []byte) ([]gfmLine, error) {
 			addBoxes(boxesOf(gfmFootnoteParser, old, nil))
 		}
 	}
+	if tables, ok := withoutTableDelimiters(md, func(i int) bool { return i < len(out) && out[i].hidden }); ok {
+		// Its document is not lazyChecks': a table row that looks like a
+		// task would read as the first line of a paragraph there.
+		more, _ := parseBoxes(gfmParser, tables)
+		addBoxes(more)
+		if footnotes {
+			more, _ := parseBoxes(gfmFootnoteParser, tables)
+			addBoxes(more)
+		}
+	}
 	// Last, as a line another reading finds a task on is none of lazyChecks'.
 	for _, d := range docs {
 		toMD := d.at
@@ -400,6 +419,39 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 			break
 		}
 		i += 1 + j
+	}
+	return out, out != nil
+}
+
+// withoutTableDelimiters returns a copy of md, the same length, with each
+// table delimiter row under a line that is not blank (a header row) turned
+// into blanks: a blank line ends goldmark's paragraph there, as cmark-gfm's
+// table extension ends it, so that a list item goldmark would take for the
+// paragraph's text (one numbered from 10, say) starts after it as it does
+// under GitHub's table. Rows in code or HTML blocks (hidden, by 0-based
+// line) stay. ok is false when md has no such row.
+func withoutTableDelimiters(md []byte, hidden func(line int) bool) (out []byte, ok bool) {
+	prevBlank := true
+	for off, n := 0, 0; off < len(md); n++ {
+		end := bytes.IndexByte(md[off:], '\n')
+		if end < 0 {
+			end = len(md)
+		} else {
+			end += off
+		}
+		line := md[off:end]
+		if !prevBlank && tableDelimiterRow.Match(line) && !hidden(n) {
+			if out == nil {
+				out = bytes.Clone(md)
+			}
+			for k := off; k < end; k++ {
+				if out[k] != '\r' {
+					out[k] = ' '
+				}
+			}
+		}
+		prevBlank = len(bytes.TrimSpace(line)) == 0
+		off = end + 1
 	}
 	return out, out != nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
+	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
 )
 
@@ -17,6 +18,9 @@ import (
 // others, in goldmark's reading:
 //   - a line continuing a paragraph of a block quote inside the item lazily,
 //     without the quote's ">": "1. [ ] T001", "   > text", "        - [x] more";
+//     or one of a footnote definition inside the item, indented less than the
+//     definition's content (four columns past the item's): "- [ ] T001",
+//     "  [^1]: note", "  2024 [x] more";
 //   - the first line of a paragraph of the item that does not follow a list
 //     in it (after a blank line, a heading, a fence), when it starts with
 //     digits and no list marker's "." or ")": "- [ ] T001", "", "  2024 [x] note"
@@ -47,24 +51,85 @@ var cmarkTaskLine = regexp.MustCompile(`^[ \t\v\f\r]*(?:[-+*]|[0-9]+[^\n])[ \t\v
 func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []gfmLine) error {
 	lineOf := func(off int) int { return mdLineOf(toMD(off)) }
 	var err error
-	check := func(item *ast.ListItem, seg text.Segment, lazy bool) {
+	// check checks seg's line, in item; lazy: a line continuing a paragraph
+	// of quote, the outermost block quote or footnote definition of item
+	// that holds it.
+	check := func(item *ast.ListItem, seg text.Segment, lazy bool, quote ast.Node) {
 		if err != nil {
 			return
 		}
 		i := lineOf(seg.Start)
-		if lazy && i >= 0 && !reachesContent(item, out[i].text, toMD, lineOf, starts, out) {
-			return // less indented than the item's content: the item does not go on there
+		if lazy && i >= 0 {
+			col, ok := contentColumn(item, toMD, lineOf, starts, out)
+			w := width(out[i].text)
+			if ok && w < col {
+				return // less indented than the item's content: the item does not go on there
+			}
+			if _, note := quote.(*extast.Footnote); note && (!ok || w >= col+4) {
+				return // indented to the definition's content: the definition goes on there
+			}
 		}
 		err = checkLine(item, i, lineOf, out)
+	}
+	// tableChecks reads lines, a paragraph of item in goldmark's reading, as
+	// cmark-gfm's table extension splits it: from a delimiter row ("|---|")
+	// on, the paragraph is a table, whose row a line indented four columns
+	// past the item's content cannot be: that line starts a code block, and
+	// the first line after it indented less, but to the item's content, ends
+	// in the item and starts a paragraph ("- [ ] T001", "  |---|",
+	// "      code", "  2024 [x] x"). goldmark reads all of them as one
+	// paragraph. Any delimiter row is taken to start a table (cmark-gfm also
+	// wants the row above to have as many cells): a task line more, not one
+	// less.
+	tableChecks := func(item *ast.ListItem, lines *text.Segments) {
+		col, ok := contentColumn(item, toMD, lineOf, starts, out)
+		if !ok {
+			return
+		}
+		const (
+			para = iota
+			table
+			code
+		)
+		state := para
+		for k := 1; k < lines.Len() && err == nil; k++ {
+			i := lineOf(lines.At(k).Start)
+			if i < 0 {
+				return
+			}
+			line := out[i].text
+			w := width(line)
+			switch {
+			case state == para && tableDelimiterRow.MatchString(line):
+				state = table
+			case state == para:
+			case w < col:
+				return // no lazy line after a table or code: the item ends here
+			case w >= col+4 && state == table:
+				state = code
+			case w >= col+4:
+			case state == code:
+				if out[i].box < 0 && markerLen([]byte(strings.TrimLeft(line, " \t"))) > 0 && cmarkTaskLine.MatchString(line) && (strings.Contains(line, "[x]") || strings.Contains(line, "[X]")) {
+					// An item of its own on GitHub, checked, that this reading
+					// has no task for.
+					err = &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
+					return
+				}
+				check(item, lines.At(k), false, nil)
+				state = para
+			}
+		}
 	}
 	var walk func(n ast.Node, quote ast.Node)
 	walk = func(n ast.Node, quote ast.Node) {
 		for c := n.FirstChild(); c != nil && err == nil; c = c.NextSibling() {
 			switch c := c.(type) {
-			case *ast.Blockquote:
+			case *ast.Blockquote, *extast.Footnote:
 				q := quote
 				if q == nil {
-					q = c // the outermost: a line without ">" ends in its parent
+					// The outermost: a line without ">", or less indented
+					// than a footnote definition's content, ends in its parent.
+					q = c
 				}
 				walk(c, q)
 			case *ast.Paragraph, *ast.TextBlock, *ast.Heading: // a setext heading was a paragraph too
@@ -76,7 +141,10 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					// first of an item that starts empty ("-", then "  2024 [x] …").
 					later := c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start))
 					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].text) {
-						check(item, first, false)
+						check(item, first, false, nil)
+					}
+					if _, heading := c.(*ast.Heading); !heading {
+						tableChecks(item, lines)
 					}
 				}
 				if quote == nil {
@@ -84,7 +152,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 				}
 				if item, ok := quote.Parent().(*ast.ListItem); ok {
 					for k := 1; k < lines.Len(); k++ {
-						check(item, lines.At(k), true)
+						check(item, lines.At(k), true, quote)
 					}
 				}
 			default:
@@ -98,21 +166,21 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 	return err
 }
 
-// reachesContent reports whether line, a lazy line, is indented at least to
-// the column item's content starts at (its first block's first line), tabs to
-// multiples of four: cmark-gfm's item goes on only there, so only then does the
-// line end in the item. An item without a block continues as far as any line.
-func reachesContent(item *ast.ListItem, line string, toMD, lineOf func(int) int, starts []int, out []gfmLine) bool {
+// contentColumn is the column item's content starts at (its first block's
+// first line), tabs to multiples of four: cmark-gfm's item goes on only on a
+// line indented that far, so only there does a lazy line end in the item.
+// ok is false for an item without a block, which continues as far as any
+// line.
+func contentColumn(item *ast.ListItem, toMD, lineOf func(int) int, starts []int, out []gfmLine) (col int, ok bool) {
 	first := item.FirstChild()
 	if first == nil || first.Lines().Len() == 0 {
-		return true
+		return 0, false
 	}
 	off := toMD(first.Lines().At(0).Start)
 	i := lineOf(first.Lines().At(0).Start)
 	if i < 0 || off < starts[i] || off-starts[i] > len(out[i].text) {
-		return true
+		return 0, false
 	}
-	col := 0
 	for _, c := range []byte(out[i].text[:off-starts[i]]) {
 		if c == '\t' {
 			col += 4 - col%4
@@ -120,7 +188,7 @@ func reachesContent(item *ast.ListItem, line string, toMD, lineOf func(int) int,
 			col++
 		}
 	}
-	return width(line) >= col
+	return col, true
 }
 
 // checkLine applies lazyChecks to line i (0-based), which ends in item.
@@ -144,6 +212,10 @@ func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []gfmLine) e
 	}
 	return nil
 }
+
+// tableDelimiterRow is a GFM table's delimiter row: cells of dashes, each
+// with an optional colon on either side, between pipes, at least one pipe.
+var tableDelimiterRow = regexp.MustCompile(`^[ \t]*(?:\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?|:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?)[ \t]*\r?$`)
 
 // digitNotMarker reports whether line, after its leading blanks, starts with
 // a digit but not with an ordered list marker (one to nine digits, "." or ")",
