@@ -431,6 +431,9 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 // under GitHub's table. Rows in code or HTML blocks (hidden, by 0-based
 // line) stay. ok is false when md has no such row.
 func withoutTableDelimiters(md []byte, hidden func(line int) bool) (out []byte, ok bool) {
+	if bytes.IndexByte(md, '|') < 0 {
+		return nil, false
+	}
 	prevBlank := true
 	for off, n := 0, 0; off < len(md); n++ {
 		end := bytes.IndexByte(md[off:], '\n')
@@ -440,7 +443,7 @@ func withoutTableDelimiters(md []byte, hidden func(line int) bool) (out []byte, 
 			end += off
 		}
 		line := md[off:end]
-		if !prevBlank && tableDelimiterRow.Match(line) && !hidden(n) {
+		if !prevBlank && isDelimiterRow(line) && !hidden(n) {
 			if out == nil {
 				out = bytes.Clone(md)
 			}

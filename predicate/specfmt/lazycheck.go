@@ -1,6 +1,7 @@
 package specfmt
 
 import (
+	"bytes"
 	"regexp"
 	"strings"
 
@@ -100,7 +101,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 			line := out[i].text
 			w := width(line)
 			switch {
-			case state == para && tableDelimiterRow.MatchString(line):
+			case state == para && isDelimiterRow([]byte(line)):
 				state = table
 			case state == para:
 			case w < col:
@@ -216,6 +217,12 @@ func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []gfmLine) e
 // tableDelimiterRow is a GFM table's delimiter row: cells of dashes, each
 // with an optional colon on either side, between pipes, at least one pipe.
 var tableDelimiterRow = regexp.MustCompile(`^[ \t]*(?:\|[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?|:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)+\|?)[ \t]*\r?$`)
+
+// isDelimiterRow reports whether line is a table delimiter row
+// (tableDelimiterRow), the pattern matched only on a line with "|" and "-".
+func isDelimiterRow(line []byte) bool {
+	return bytes.IndexByte(line, '|') >= 0 && bytes.IndexByte(line, '-') >= 0 && tableDelimiterRow.Match(line)
+}
 
 // digitNotMarker reports whether line, after its leading blanks, starts with
 // a digit but not with an ordered list marker (one to nine digits, "." or ")",
