@@ -257,6 +257,10 @@ func compareGFM(t *testing.T, name string, content []byte) {
 		p := pos{l, b.off - starts[l-1]}
 		tk, ok := tasks[p]
 		switch {
+		case !ok && b.off+1 < len(content) && content[b.off+1] == '\v' && !b.checked:
+			// "[\v]": the reference's reading of blanks as spaces
+			// (withSpacedIndents) makes a box of it; goldmark's own pattern
+			// and cmark-gfm make none, nor does taskproof.
 		case !ok:
 			t.Fatalf("%s: goldmark renders a checkbox (checked %v) at line %d column %d that is not a task\n%q", name, b.checked, p.line, p.col, content)
 		case (b.checked || strings.Contains(tk.Line, "[x]") || strings.Contains(tk.Line, "[X]") || tk.CheckedBy > 0) != tk.Ticked() || tk.Ticked() == tk.Open():
