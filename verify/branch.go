@@ -1130,7 +1130,8 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
 // submodules at tasks-file positions at head tasks_file_not_regular. What the
 // walk already reported failing is not reported again. The files are parsed
-// through the Verifier's memos. A tasks file head has as base has it
+// once each, a parse the Verifier's memos hold reused (parseTasksOnce). A
+// tasks file head has as base has it
 // (rangeFiles.unchanged) has nothing checked that base has not: it is only
 // checked to be readable, and base's files are parsed for the unit classes of
 // head's other files alone.
@@ -1152,7 +1153,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		if f.Irregular != "" || !changed[units.find(f.Unit.Dir)] {
 			continue
 		}
-		tf, err := v.parseTasksCached(f.Unit, f.Content)
+		tf, err := v.parseTasksOnce(f.Unit, f.Content)
 		if err != nil {
 			continue
 		}
@@ -1192,7 +1193,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			}
 			continue
 		}
-		tf, err := v.parseTasksCached(f.Unit, f.Content)
+		tf, err := v.parseTasksOnce(f.Unit, f.Content)
 		if err != nil {
 			rep.Ticks = append(rep.Ticks, unreadableAtHead(head, f, err))
 			continue

@@ -212,6 +212,18 @@ func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.Ta
 	return f, nil
 }
 
+// parseTasksOnce is parseTasksCached for a file read once: a parse the memos
+// hold is used, another is not kept. The state check parses every tasks file
+// of head and base once; keeping those parses would fill the memos with files
+// nothing asks for again, at the end of the gate, when its memory peaks.
+func (v *Verifier) parseTasksOnce(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
+	m := v.memo()
+	if f, ok := memoGet(&m.mu, m.tasks, parseCacheKey{u, string(content)}); ok {
+		return f, nil
+	}
+	return specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
+}
+
 // tasksAt is the tasks file at path of commit, read and parsed as unit's
 // (parseTasksCached), through the Verifier's memos: a commit's file is read
 // and parsed once however many ticks ask for it. The error is File's or
