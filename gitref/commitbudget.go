@@ -13,3 +13,17 @@ func (r *Repo) SetCommitCacheSize(size int) {
 	c.max = max(size, 0)
 	c.evict()
 }
+
+// DropCaches empties the Repo's object and decoded-commit caches, keeping
+// their bounds: a command done with the objects it read (a range's walk and
+// checks) frees their memory before its next stage. Reads after it are
+// correct, only read again. Safe to call concurrently with reads.
+func (r *Repo) DropCaches() {
+	r.cache.Clear()
+	c := &r.commits
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.lru.Init()
+	c.bytes = 0
+}

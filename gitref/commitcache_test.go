@@ -39,3 +39,38 @@ func TestCommitCacheLRU(t *testing.T) {
 		t.Errorf("after a repeated put: %d bytes, want %d", c.bytes, 4*size)
 	}
 }
+
+// TestDropCaches: DropCaches empties the object and commit caches, and what
+// was cached reads the same afterwards.
+func TestDropCaches(t *testing.T) {
+	dir := newRepo(t)
+	head := commitFiles(t, dir, "one", map[string]string{"a.md": "a\n"})
+	r := open(t, dir)
+	c, err := r.Commit(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.commits.get(head.plumbing()); !ok {
+		t.Fatal("the commit read is not cached")
+	}
+	if _, err := r.File(head, "a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.cache.Get(c.Tree.plumbing()); !ok {
+		t.Fatal("the tree read is not cached")
+	}
+	r.DropCaches()
+	if _, ok := r.commits.get(head.plumbing()); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
+		t.Errorf("commit cache after DropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
+	}
+	if _, ok := r.cache.Get(c.Tree.plumbing()); ok {
+		t.Error("the object cache still holds the tree")
+	}
+	again, err := r.Commit(head)
+	if err != nil || again.Tree != c.Tree || again.Message != c.Message {
+		t.Errorf("read again: %+v, %v; want %+v", again, err, c)
+	}
+	if b, err := r.File(head, "a.md"); err != nil || string(b) != "a\n" {
+		t.Errorf("a.md read again: %q, %v", b, err)
+	}
+}

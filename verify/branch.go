@@ -316,6 +316,9 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	if err != nil {
 		return nil, err
 	}
+	// The range's objects are read: what the state check holds (the files of
+	// head and base, one parse at a time) is the gate's last peak of memory.
+	v.Repo.DropCaches()
 	if err := v.stateCheck(rep, rf, g.units, g.irregular); err != nil {
 		return nil, err
 	}
