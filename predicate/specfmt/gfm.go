@@ -353,6 +353,9 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		if hasTag {
 			ps = append(ps, gfm029Parser)
 		}
+		if footnotes {
+			ps = append(ps, gfmFootnoteParser)
+		}
 		for _, p := range ps {
 			addBoxes(boxesOf(p, ws, at))
 		}

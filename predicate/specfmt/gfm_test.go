@@ -133,7 +133,7 @@ func readReference(content []byte) gfmReading {
 	// mapped back.
 	src := bytes.TrimPrefix(content, []byte(bom))
 	if ws, at, ok := withSpacedIndents(src, LineStarts(src)); ok {
-		for _, gm := range []goldmark.Markdown{gfmReference, gfm029Reference, gfmEmptyItems, gfm029EmptyItems} {
+		for _, gm := range []goldmark.Markdown{gfmReference, gfm029Reference, gfmEmptyItems, gfm029EmptyItems, gfmFootnotes, gfmFootnotesEmptyItems} {
 			w := read(gm, ws)
 			w.src = src
 			for k := range w.boxes {

@@ -45,6 +45,7 @@ var htmlBlock029Cases = []struct {
 	// Blocks of GitHub's footnotes and tables extensions inside the item.
 	{"digits continuing a footnote definition", "- [x] T001 a\n- [ ] T002 b\n  [^1]: n\n  2024 [x] x\n", []string{"T001", "T002"}},
 	{"uppercase box continuing a footnote definition of an ordered item", "1. [ ] T001 a\n   [^a]: n\n   2024 [X] x\n", []string{"T001"}},
+	{"digits under an empty footnote definition, a tab after the marker", "* [x] T001 a\n  *\t[ ] T002 b\n    [^a]:\n      2024 [x] x\n", []string{"T001", "T002"}},
 	{"digits indented into a footnote definition", "- [ ] T001 a\n  [^1]: n\n      2024 [x] x\n", nil},
 	{"code after a table, then digits", "- [x] T001 a\n- [ ] T002 b\n  |---|\n      |---|\n  2024 [x] x\n", []string{"T001", "T002"}},
 	{"code after a table of two columns, then digits", "* [ ] T001 a\n      |---|---|\n  |---|---|\n       \t2024 [x] x\n  \t2024 [x] x\n", []string{"T001"}},
