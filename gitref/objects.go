@@ -70,6 +70,11 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 		r.release(hd)
 		return "", fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(refs, ", "), refs[len(refs)-1])
 	}
+	rev, err = refFirst(hd, rev)
+	if err != nil {
+		r.release(hd)
+		return "", err
+	}
 	h, err := hd.repo.ResolveRevision(plumbing.Revision(rev))
 	r.release(hd)
 	if err != nil || h == nil || h.IsZero() {
@@ -877,6 +882,49 @@ func ambiguousRefs(hd *handle, rev string) []string {
 		return nil
 	}
 	return found
+}
+
+// refFirst rewrites rev's name part (before any "~" or "^") to the full
+// name of the ref it names, found in git's order (the name itself, refs/,
+// refs/tags/, refs/heads/, refs/remotes/, refs/remotes/<name>/HEAD): git
+// reads a name as a ref before it reads it as an abbreviated object id,
+// where go-git does the reverse (a branch "a" would be read as the commit
+// whose id starts with "a"). A name that is also four or more hex digits is
+// refused as ambiguous (git warns and takes the ref; a verifier names it in
+// full), and a hex name of fewer than four digits that names no ref is no
+// revision, as for git. The error wraps ErrUnknownRevision.
+func refFirst(hd *handle, rev string) (string, error) {
+	name, suffix := rev, ""
+	if i := strings.IndexAny(rev, "~^"); i >= 0 {
+		name, suffix = rev[:i], rev[i:]
+	}
+	if name == "" || name == "HEAD" || strings.HasPrefix(name, "refs/") || len(name) == 40 && isHexPrefix(name) {
+		return rev, nil
+	}
+	for _, c := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
+		if err != nil || ref == nil {
+			continue
+		}
+		if isHexPrefix(name) {
+			return "", fmt.Errorf("%w: %q is ambiguous: the ref %s and an abbreviated object id; name the ref in full (%s)", ErrUnknownRevision, rev, c, c+suffix)
+		}
+		return c + suffix, nil
+	}
+	if isHexDigits(name) && len(name) < 4 {
+		return "", fmt.Errorf("%w: %q: an abbreviated object id needs at least four hex digits", ErrUnknownRevision, rev)
+	}
+	return rev, nil
+}
+
+// isHexDigits reports whether s is hex digits only.
+func isHexDigits(s string) bool {
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isHexPrefix(s string) bool {

@@ -81,3 +81,33 @@ func TestResolveRefusesReflog(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestResolveRefBeforeAbbreviatedID: a branch whose name is also the start of
+// another commit's id names the branch, as git reads it (go-git would take
+// the commit: a pull request branch "a" read as main, its range empty); a
+// branch of four or more hex digits, which git reads as the branch with a
+// warning, is refused as ambiguous; a hex name of fewer than four digits
+// that names no ref is no revision.
+func TestResolveRefBeforeAbbreviatedID(t *testing.T) {
+	dir := newRepo(t)
+	main := commitFiles(t, dir, "one", map[string]string{"a": "1\n"})
+	short := string(main)[:1]
+	gitOut(t, dir, "checkout", "-q", "-b", short)
+	tip := commitFiles(t, dir, "two", map[string]string{"a": "2\n"})
+	long := string(main)[:6]
+	gitOut(t, dir, "branch", long, string(tip))
+	r := open(t, dir)
+	for rev, want := range map[string]Hash{short: tip, short + "~1": main, "refs/heads/" + short: tip, string(main)[:7]: main} {
+		if h, err := r.Resolve(rev); err != nil || h != want {
+			t.Errorf("Resolve(%q) = %s, %v; want %s (git rev-parse: %s)", rev, h, err, want, gitOut(t, dir, "rev-parse", rev))
+		}
+	}
+	for _, rev := range []string{long, long + "^", string(main)[:2]} {
+		if h, err := r.Resolve(rev); !errors.Is(err, ErrUnknownRevision) {
+			t.Errorf("Resolve(%q) = %s, %v; want ErrUnknownRevision", rev, h, err)
+		}
+	}
+	if h, err := r.Resolve("refs/heads/" + long); err != nil || h != tip {
+		t.Errorf("Resolve(refs/heads/%s) = %s, %v; want %s", long, h, err, tip)
+	}
+}

@@ -589,3 +589,19 @@ func TestGateRetickHintAttests(t *testing.T) {
 		t.Errorf("message does not say the evidence is on an earlier commit:\n%s", out)
 	}
 }
+
+// TestGateBranchNamedLikeAnID: a pull request branch whose name is the first
+// hex digit of main's id is the branch, as for git: its tick without
+// evidence fails the gate named by the branch and in a range, instead of an
+// empty range (main read for the branch) passing neutral with exit 0.
+func TestGateBranchNamedLikeAnID(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	b := r.git(t, "rev-parse", "main")[:1]
+	r.git(t, "checkout", "-q", "-b", b)
+	r.commit(t, "tick T002, no evidence", map[string]string{gateUnit: strings.Replace(gateTasks, "- [ ] T002", "- [x] T002", 1)})
+	r.git(t, "checkout", "-q", "main")
+	checkTicksFail(t, r.gate(t, 1, b), gateUnit, "T002")
+	if out, _ := r.run(t, 1, "verify", "main.."+b, "--allowed-signers", r.allowed); !strings.Contains(out, "ticked_without_evidence") {
+		t.Errorf("verify main..%s: want the tick failing:\n%s", b, out)
+	}
+}
