@@ -870,7 +870,7 @@ func ambiguousRefs(hd *handle, rev string) []string {
 	}
 	var found []string
 	ids := map[plumbing.Hash]bool{}
-	for _, c := range []string{"refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+	for _, c := range refCandidates(name)[1:] {
 		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
 		if err != nil || ref == nil {
 			continue
@@ -901,7 +901,7 @@ func refFirst(hd *handle, rev string) (string, error) {
 	if name == "" || name == "HEAD" || strings.HasPrefix(name, "refs/") || len(name) == 40 && isHexPrefix(name) {
 		return rev, nil
 	}
-	for _, c := range []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+	for _, c := range refCandidates(name) {
 		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
 		if err != nil || ref == nil {
 			continue
@@ -917,6 +917,12 @@ func refFirst(hd *handle, rev string) (string, error) {
 	return rev, nil
 }
 
+// refCandidates are the full ref names a short name may stand for, in the
+// order git looks them up (git rev-parse, "dwim").
+func refCandidates(name string) []string {
+	return []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
+}
+
 // isHexDigits reports whether s is hex digits only.
 func isHexDigits(s string) bool {
 	for _, c := range s {
@@ -927,14 +933,6 @@ func isHexDigits(s string) bool {
 	return s != ""
 }
 
-func isHexPrefix(s string) bool {
-	if len(s) < 4 {
-		return false
-	}
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
-}
+// isHexPrefix reports whether s can be an abbreviated object id for git:
+// four or more hex digits.
+func isHexPrefix(s string) bool { return len(s) >= 4 && isHexDigits(s) }

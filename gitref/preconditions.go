@@ -270,7 +270,7 @@ func (r *Repo) badRefFor(rev string) error {
 	if name == "" {
 		name = "HEAD"
 	}
-	candidates := []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
+	candidates := refCandidates(name)
 	for _, c := range candidates {
 		if err := r.checkRefFile(c, 0); err != nil {
 			return err

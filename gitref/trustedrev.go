@@ -125,7 +125,7 @@ func (r *Repo) notFetched(rev, name string) error {
 // tag or a refs/<name> ref outside refs/tags, refs/heads and refs/remotes; ""
 // when no ref answers to name.
 func (r *Repo) shortRef(rev, name string) (string, error) {
-	for _, c := range []string{"refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"} {
+	for _, c := range refCandidates(name)[1:] {
 		if !validRefName(c) {
 			continue
 		}

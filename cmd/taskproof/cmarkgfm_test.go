@@ -99,59 +99,46 @@ func TestGateHiddenTicks(t *testing.T) {
 }
 
 // TestGateItemBoxReRead: GitHub re-reads a task item's box from a later
-// line that ends in the item and looks like a checked task — one continuing
-// a paragraph of a block quote in the item without the quote's ">", or the
-// first line of a later paragraph of the item starting "2024 [x]" — and shows
-// the task checked whatever its box holds: it is a tick, and without evidence
-// the gate fails. In an item without a box, GitHub shows a checked task
-// taskproof cannot name: the gate fails on the tasks file, naming the line.
+// line that ends in the item and looks like a checked task, and shows the
+// task checked whatever its box holds: it is a tick, and without evidence the
+// gate fails. Such lines: one continuing a paragraph of a block quote in the
+// item without the quote's ">"; the first line of a later paragraph of the
+// item starting "2024 [x]"; and, with GitHub's footnotes and tables, one
+// continuing a footnote definition less indented than its content, or the
+// first after code that a table's over-indented row started. In an item
+// without a box GitHub shows a checked task taskproof cannot name: the gate
+// fails on the tasks file, naming the line; a checked item GitHub starts
+// under a table's code is a task, ticked without evidence.
 func TestGateItemBoxReRead(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  > a note\n      - [x] see above\n", 1)
-		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n\n  2024 [x] wired\n", 1)
-	})
-	const path = "specs/001-face/tasks.md"
-	r := newGateRepo(t, map[string]string{path: gateTasks})
-	r.attest(t, r.tick(t, []string{path}, "T001"))
-	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tt := range []struct{ add, line string }{
-		{"- Notes\n  > shipped\n      - [x] T009 Ship it\n", "line 9"},
-		{"-\n  2024 [x] T009 Ship it\n", "line 9"}, // an item that starts empty
+	for _, tt := range []struct{ name, t002, t003 string }{
+		{"quote and paragraph", "  > a note\n      - [x] see above\n", "\n  2024 [x] wired\n"},
+		{"footnote and table", "  [^1]: see the notes\n  2024 [x] written\n", "  |---|\n      wired in main.go\n  2024 [x] wired\n"},
 	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checkHiddenTicks(t, func(tasks string) string {
+				tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n"+tt.t002, 1)
+				return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n"+tt.t003, 1)
+			})
+		})
+	}
+	const path = "specs/001-face/tasks.md"
+	for _, tt := range []struct{ add, want string }{
+		{"- Notes\n  > shipped\n      - [x] T009 Ship it\n", "line 9: specfmt"},
+		{"-\n  2024 [x] T009 Ship it\n", "line 8: specfmt"}, // an item that starts empty
+		{"- Notes\n  |---|\n      code\n  2. [x] shipped\n", path + ":10 "},
+	} {
+		// A repository each: the range holds the one change.
+		r := newGateRepo(t, map[string]string{path: gateTasks})
+		r.attest(t, r.tick(t, []string{path}, "T001"))
+		b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
 		r.commit(t, "a note", map[string]string{path: string(b) + tt.add})
 		out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
-		if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, tt.line) {
-			t.Errorf("verify: want the gate failing on %s naming %s:\n%s\n%s", path, tt.line, out, errOut)
+		if !strings.Contains(out+errOut, path) || !strings.Contains(out+errOut, tt.want) {
+			t.Errorf("verify: want the gate failing on %s naming %q:\n%s\n%s", path, tt.want, out, errOut)
 		}
-	}
-}
-
-// TestGateFootnoteAndTableReRead: GitHub's footnotes and tables extensions
-// end blocks inside a task's item where goldmark goes on with a paragraph,
-// and the line there re-reads the item's box: one continuing a footnote
-// definition less indented than its content, and the first line after code
-// that a table's over-indented row started. Both show the task checked; the
-// gate fails them without evidence. So does a checked item GitHub starts
-// after such code, where goldmark goes on with the paragraph.
-func TestGateFootnoteAndTableReRead(t *testing.T) {
-	checkHiddenTicks(t, func(tasks string) string {
-		tasks = strings.Replace(tasks, "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  [^1]: see the notes\n  2024 [x] written\n", 1)
-		return strings.Replace(tasks, "- [ ] T003 Wire it up\n", "- [ ] T003 Wire it up\n  |---|\n      wired in main.go\n  2024 [x] wired\n", 1)
-	})
-	const path = "specs/001-face/tasks.md"
-	r := newGateRepo(t, map[string]string{path: gateTasks})
-	r.attest(t, r.tick(t, []string{path}, "T001"))
-	b, err := os.ReadFile(filepath.Join(r.dir, filepath.FromSlash(path)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.commit(t, "a table", map[string]string{path: strings.Replace(string(b), "- [ ] T002 Write the test\n", "- [ ] T002 Write the test\n  |---|\n      code\n  2. [x] shipped\n", 1)})
-	out, errOut := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
-	if !strings.Contains(out, path+":9 ") || !strings.Contains(out, "ticked_without_evidence") {
-		t.Errorf("verify: want the gate failing on the task at %s:9 as ticked_without_evidence:\n%s\n%s", path, out, errOut)
 	}
 }
 
