@@ -5,8 +5,10 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/ssh"
 
@@ -263,13 +265,17 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if !isSSHPublicKey(data) {
 		return newSSHSignerFromBytes(data, ref, passphrase)
 	}
+	pub, _, _, _, _ := ssh.ParseAuthorizedKey(data)
+	if err := certWindow(ref, pub, time.Now()); err != nil {
+		return nil, err
+	}
 	agentSigner, agentErr := newSSHAgent(ref)
 	if agentErr == nil {
 		return agentSigner, nil
 	}
-	private, ok := strings.CutSuffix(ref, ".pub")
+	private, ok := privateKeyPath(ref)
 	if !ok {
-		return nil, fmt.Errorf("%s %s is a public key and %w; there is no private key beside it (the path without .pub): ssh-add the key or name the private key file", from, ref, agentErr)
+		return nil, fmt.Errorf("%s %s is a public key and %w; there is no private key beside it (the path without .pub or -cert.pub): ssh-add the key or name the private key file", from, ref, agentErr)
 	}
 	privData, err := os.ReadFile(private)
 	if err != nil {
@@ -279,11 +285,60 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	want, _, _, _, _ := ssh.ParseAuthorizedKey(data)
-	if want != nil && s.KeyID() != ssh.FingerprintSHA256(want) {
-		return nil, fmt.Errorf("%w: %s is not the private key of %s (%s)", ErrNoSigningKey, private, ref, ssh.FingerprintSHA256(want))
+	if want := sshKeyID(pub); s.KeyID() != want {
+		return nil, fmt.Errorf("%w: %s is not the private key of %s (%s)", ErrNoSigningKey, private, ref, want)
 	}
-	return s, nil
+	cert, ok := pub.(*ssh.Certificate)
+	if !ok {
+		return s, nil
+	}
+	// As ssh-keygen -Y sign does, the certificate is grafted onto the private
+	// key: the signature carries the certificate, which a cert-authority
+	// entry of allowed signers accepts.
+	certSigner, err := ssh.NewCertSigner(cert, s.(*sshSigner).signer)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s cannot sign with the certificate %s: %v", ErrNoSigningKey, private, ref, err)
+	}
+	return &sshSigner{signer: certSigner}, nil
+}
+
+// privateKeyPath is the private key file beside the public key or
+// certificate file ref, as ssh-keygen -Y sign finds it: ref without
+// "-cert.pub", else without ".pub".
+func privateKeyPath(ref string) (string, bool) {
+	for _, suffix := range []string{"-cert.pub", ".pub"} {
+		if p, ok := strings.CutSuffix(ref, suffix); ok && p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+// certWindow refuses to sign with an SSH certificate outside its validity
+// window at now: every verifier would judge such a signature
+// untrusted_signer. A key that is no certificate passes.
+func certWindow(ref string, pub ssh.PublicKey, now time.Time) error {
+	cert, ok := pub.(*ssh.Certificate)
+	if !ok {
+		return nil
+	}
+	unix := now.Unix()
+	if unix < 0 {
+		unix = 0
+	}
+	stamp := func(t uint64) string {
+		if t > math.MaxInt64 {
+			return "forever"
+		}
+		return time.Unix(int64(t), 0).UTC().Format(time.RFC3339)
+	}
+	switch {
+	case uint64(unix) < cert.ValidAfter:
+		return fmt.Errorf("%w: the certificate %s is not valid before %s", ErrNoSigningKey, ref, stamp(cert.ValidAfter))
+	case uint64(unix) >= cert.ValidBefore:
+		return fmt.Errorf("%w: the certificate %s expired at %s", ErrNoSigningKey, ref, stamp(cert.ValidBefore))
+	}
+	return nil
 }
 
 // loadOpenPGPFile reads an armored or binary OpenPGP secret key file.

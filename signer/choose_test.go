@@ -319,3 +319,67 @@ func TestChooseSignerGPGKeyring(t *testing.T) {
 		t.Errorf("gpg absent: err = %v", err)
 	}
 }
+
+// An SSH certificate file signs, with no ssh-agent, with the private key
+// beside it (the path without -cert.pub) and the certificate grafted on, as
+// ssh-keygen -Y sign does: ssh-keygen verifies the signature against a
+// cert-authority entry. A certificate outside its window, or one for another
+// key than the private key beside it, is refused before signing.
+func TestChooseSignerCertificateFile(t *testing.T) {
+	t.Setenv("SSH_AUTH_SOCK", "")
+	ca := sshKeygen(t, "ed25519", "")
+	user := sshKeygen(t, "ed25519", "")
+	certify := func(key, validity string) string {
+		t.Helper()
+		args := []string{"-q", "-s", ca, "-I", "alice-cert", "-n", "alice@example.com"}
+		if validity != "" {
+			args = append(args, "-V", validity)
+		}
+		testenv.Run(t, nil, nil, "ssh-keygen", append(args, key+".pub")...)
+		return key + "-cert.pub"
+	}
+	cert := certify(user, "")
+	signers, err := Choose(Choice{Keys: []string{cert}}, fakeConfig(nil))
+	if err != nil || len(signers) != 1 {
+		t.Fatalf("Choose(%s) = %v, %v", cert, signers, err)
+	}
+	if got, want := signers[0].KeyID(), sshFingerprint(t, user); got != want {
+		t.Errorf("KeyID = %s, want the certified key's %s", got, want)
+	}
+	env, err := Sign(context.Background(), []byte(testStatement), signers...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	caPub, err := os.ReadFile(ca + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := filepath.Join(dir, "allowed_signers")
+	sigFile := filepath.Join(dir, "sig")
+	os.WriteFile(allowed, []byte(`alice@example.com cert-authority,namespaces="in-toto" `+string(caPub)), 0o600)
+	os.WriteFile(sigFile, env.Signatures[0].Sig, 0o600)
+	out := testenv.Run(t, env.PAE(), nil, "ssh-keygen", "-Y", "verify", "-n", "in-toto", "-f", allowed, "-I", "alice@example.com", "-s", sigFile)
+	if !strings.Contains(out, `Good "in-toto" signature for alice@example.com`) {
+		t.Fatalf("ssh-keygen -Y verify: %s", out)
+	}
+
+	expired := certify(sshKeygen(t, "ed25519", ""), "20200101:20200102")
+	if _, err := Choose(Choice{Keys: []string{expired}}, fakeConfig(nil)); !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "expired at 2020-01-0") {
+		t.Errorf("expired certificate: err = %v", err)
+	}
+	future := certify(sshKeygen(t, "ed25519", ""), "+1d:+2d")
+	if _, err := Choose(Choice{Keys: []string{future}}, fakeConfig(nil)); !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "not valid before") {
+		t.Errorf("certificate not yet valid: err = %v", err)
+	}
+	// The certificate of another key beside this private key.
+	other := sshKeygen(t, "ed25519", "")
+	b, err := os.ReadFile(certify(other, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(user+"-cert.pub", b, 0o600)
+	if _, err := Choose(Choice{Keys: []string{cert}}, fakeConfig(nil)); !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "is not the private key of") {
+		t.Errorf("certificate of another key: err = %v", err)
+	}
+}

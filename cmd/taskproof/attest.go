@@ -55,7 +55,7 @@ type signerFlags struct {
 
 func (f *signerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw|sigstore (default: git's gpg.format for user.signingKey, the file's kind for --key)")
-	c.Flags().StringArrayVar(&f.keys, "key", nil, "signing key (repeatable: one signature per key): a private key file, an SSH public key (ssh-agent, else the private key beside it) or fingerprint, an OpenPGP secret key file or a key ID in gpg's keyring, or a PEM key; without --signer its kind is read from the file (default: git's user.signingKey)")
+	c.Flags().StringArrayVar(&f.keys, "key", nil, "signing key (repeatable: one signature per key): a private key file, an SSH public key or certificate (ssh-agent, else the private key beside it) or fingerprint, an OpenPGP secret key file or a key ID in gpg's keyring, or a PEM key; without --signer its kind is read from the file (default: git's user.signingKey)")
 	c.Flags().BoolVar(&f.unsigned, "unsigned", false, "write unsigned statements (sign them later with 'taskproof attest sign'); without it a missing key is an error")
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
 	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio URL issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")

@@ -605,3 +605,34 @@ func TestGateBranchNamedLikeAnID(t *testing.T) {
 		t.Errorf("verify main..%s: want the tick failing:\n%s", b, out)
 	}
 }
+
+// TestGateSSHCertificateFile: `attest tick --key id-cert.pub` with no
+// ssh-agent signs with the private key beside the certificate and carries the
+// certificate, as ssh-keygen does. The gate credits it to a cert-authority
+// entry for the certificate's CA and refuses it against an entry for the bare
+// key (a certificate's signature needs its CA trusted, as in ssh-keygen).
+func TestGateSSHCertificateFile(t *testing.T) {
+	t.Setenv("SSH_AUTH_SOCK", "")
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	ca := filepath.Join(t.TempDir(), "ca")
+	for _, args := range [][]string{
+		{"-q", "-t", "ed25519", "-N", "", "-C", "ca", "-f", ca},
+		{"-q", "-s", ca, "-I", "dev-cert", "-n", "dev@example.invalid", r.key + ".pub"},
+	} {
+		if out, err := exec.Command(testenv.LookPath(t, "ssh-keygen"), args...).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen %v: %v\n%s", args, err, out)
+		}
+	}
+	r.run(t, 0, "attest", "tick", "--commit", r.tick(t, []string{gateUnit}, "T001"), "--key", r.key+"-cert.pub",
+		"--verdict", "regression_only", "--regression-reason", "planning_work")
+	checkTicksFail(t, r.gate(t, 1), gateUnit, "T001")
+
+	caPub, err := os.ReadFile(ca + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vfWrite(t, r.allowed, `dev@example.invalid cert-authority,namespaces="in-toto" `+string(caPub))
+	if rep := r.gate(t, 0); rep.Conclusion != "success" {
+		t.Errorf("gate with the CA trusted: %s %s, want success", rep.Conclusion, rep.rows())
+	}
+}
