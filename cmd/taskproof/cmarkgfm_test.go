@@ -113,6 +113,7 @@ func TestGateItemBoxReRead(t *testing.T) {
 	for _, tt := range []struct{ name, t002, t003 string }{
 		{"quote and paragraph", "  > a note\n      - [x] see above\n", "\n  2024 [x] wired\n"},
 		{"footnote and table", "  [^1]: see the notes\n  2024 [x] written\n", "  |---|\n      wired in main.go\n  2024 [x] wired\n"},
+		{"link reference definitions", "  > [spec]: ../spec.md\n  2024 [x] written\n", "  [^1]:\n      [plan]: ../plan.md\n  2024 [x] wired\n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			checkHiddenTicks(t, func(tasks string) string {

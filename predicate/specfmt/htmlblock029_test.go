@@ -52,6 +52,12 @@ var htmlBlock029Cases = []struct {
 	{"a table row that looks like a task", "- [ ] T001 a\n  |---|\n  2024 [x] x\n", nil},
 	{"an item numbered from 10 under a table", "- [x] T001 a\n  text\n  |---|\n  10) [x] T002 b\n", []string{"T001", "T002"}},
 	{"an item numbered from 2 after a table's code", "- [x] T001 a\n  |---|\n      code\n  2. [x] T002 b\n", []string{"T001", "T002"}},
+	// A link reference definition opens a paragraph that goldmark splits off.
+	{"digits after a link reference definition in a quote", "1. [ ] T001 a\n   > [a]: /u\n   1x [x] x\n", []string{"T001"}},
+	{"digits after link reference definitions, the second lazy", "1. [ ] T001 a\n   > [a]: /u\n   [b]: /v\n   1x [x] x\n", []string{"T001"}},
+	{"digits after a link reference definition in a footnote definition", "- [ ] T001 a\n  [^a]:\n      [a]: /u\n  12 [X] x\n", []string{"T001"}},
+	{"digits after a link reference definition in a quote's list", "- [ ] T001 a\n  > - [a]: /u\n  1x [x] x\n", []string{"T001"}},
+	{"digits continuing a link reference definition's paragraph", "- [ ] T001 a\n\n  [a]: /u\n  24 [x] x\n", nil},
 	{"code in a paragraph without a table", "- [ ] T001 a\n  text\n      code\n  2024 [x] x\n", nil},
 	// Items that start empty (emptyItemListParser), not HTML blocks.
 	{"empty item, then a wide item of another kind", "-\n  +   [ ] T013 a\n    + [x] T016 b\n", []string{"T016"}},

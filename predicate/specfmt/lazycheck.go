@@ -140,7 +140,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					first := lines.At(0)
 					// Not the item's own first line: a later paragraph, or the
 					// first of an item that starts empty ("-", then "  2024 [x] …").
-					later := c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start))
+					later := !continuesDefinition(c, lineOf) && (c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start)))
 					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].text) {
 						check(item, first, false, nil)
 					}
@@ -152,7 +152,11 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					continue
 				}
 				if item, ok := quote.Parent().(*ast.ListItem); ok {
-					for k := 1; k < lines.Len(); k++ {
+					from := 1
+					if continuesDefinition(c, lineOf) {
+						from = 0 // "> [a]: /u", then "1x [x] …" lazily
+					}
+					for k := from; k < lines.Len(); k++ {
 						check(item, lines.At(k), true, quote)
 					}
 				}
@@ -165,6 +169,20 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 	}
 	walk(doc, nil)
 	return err
+}
+
+// continuesDefinition reports whether paragraph c is the rest of a paragraph
+// that goldmark split into link reference definitions and c: its previous
+// sibling is a definition ending on the line above c's first. cmark-gfm reads
+// that line as a continuation line of one paragraph, not the first line of
+// another.
+func continuesDefinition(c ast.Node, lineOf func(int) int) bool {
+	def, ok := c.PreviousSibling().(*ast.LinkReferenceDefinition)
+	if !ok || def.Lines().Len() == 0 || c.Lines().Len() == 0 {
+		return false
+	}
+	last := lineOf(def.Lines().At(def.Lines().Len() - 1).Start)
+	return last >= 0 && last+1 == lineOf(c.Lines().At(0).Start)
 }
 
 // contentColumn is the column item's content starts at (its first block's
