@@ -723,6 +723,9 @@ func (g *gate) judgeTick(t tick.Tick, latest bool) error {
 	if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
 		tr.Status = StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
+		if g.v.policy().AllowsBornTicked(t.Path) {
+			tr.Message = "ticked in a tasks file new in this commit, with no evidence; the task was open at the base in a tasks file the range removed, moved or added back, so the verifier's policy for born-ticked tasks does not apply: attest the commit"
+		}
 	}
 	if !latest && tr.Failing {
 		// A later commit unticks the task: the line is judged by its
@@ -1218,7 +1221,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 				continue
 			}
 			k := class + "\x00" + t.ID
-			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !movedMatch(moved, t.ID, t.Title)) {
+			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !movedMatch(moved, f.Path, t.ID, t.Title)) {
 				continue
 			}
 			failing[k] = true

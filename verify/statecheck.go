@@ -10,7 +10,8 @@ import (
 )
 
 // movedOpenTasks names the tasks open at base in the tasks files the range
-// removed or moved (a base path head holds no tasks file at), keyed by their
+// removed or moved (a base path head holds no tasks file at), and apart those
+// of the files head holds at the same path (movedPathScope), keyed by their
 // ID and, apart, by their title as movedTitleKey reads it. A task ticked at
 // head in another tasks file that matches one by either was open at base
 // (renumbering it or touching its title's punctuation does not hide it): born ticked
@@ -24,8 +25,15 @@ func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[s
 	}
 	out := map[string]bool{}
 	for _, f := range baseFiles {
-		if atHead[f.Path] || f.Irregular != "" {
+		if f.Irregular != "" {
 			continue
+		}
+		// A file head holds at the same path pairs its own path's tasks only:
+		// one deleted and added back, or moved away and back, is new in the
+		// commit that adds it back, and its tasks open at base are no less open.
+		scope := ""
+		if atHead[f.Path] {
+			scope = movedPathScope(f.Path)
 		}
 		tf, err := v.parseTasksCached(f.Unit, f.Content)
 		if err != nil {
@@ -33,15 +41,19 @@ func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[s
 		}
 		for _, t := range tf.Tasks {
 			if !t.Ticked() {
-				out[movedIDKey(t.ID)] = true
+				out[scope+movedIDKey(t.ID)] = true
 				if k := movedTitleKey(t.Title); k != "" {
-					out[k] = true
+					out[scope+k] = true
 				}
 			}
 		}
 	}
 	return out
 }
+
+// movedPathScope prefixes movedOpenTasks' keys of a tasks file at path that
+// head also holds.
+func movedPathScope(path string) string { return "path\x00" + path + "\x00" }
 
 // movedIDKey is movedOpenTasks' key for a task ID.
 func movedIDKey(id string) string { return "id\x00" + id }
@@ -62,13 +74,17 @@ func movedTitleKey(title string) string {
 }
 
 // movedMatch reports whether a task with this ID and title (title "" for a
-// line the caller cannot pair by title) matches a task of moved.
-func movedMatch(moved map[string]bool, id, title string) bool {
-	if moved[movedIDKey(id)] {
-		return true
-	}
+// line the caller cannot pair by title), in the tasks file at path, matches a
+// task of moved: one of a file the range removed or moved, or one of a file
+// at the same path.
+func movedMatch(moved map[string]bool, path, id, title string) bool {
 	k := movedTitleKey(title)
-	return k != "" && moved[k]
+	for _, scope := range []string{"", movedPathScope(path)} {
+		if moved[scope+movedIDKey(id)] || k != "" && moved[scope+k] {
+			return true
+		}
+	}
+	return false
 }
 
 // rangeFiles are the tasks files at the range's base (none for base "") and
@@ -200,5 +216,5 @@ func (g *gate) movedOpen(t tick.Tick) (bool, error) {
 	if t.Task.ID != t.TaskID {
 		title = "" // an ambiguous tick's line: paired by its ID alone
 	}
-	return movedMatch(rf.moved, t.TaskID, title), nil
+	return movedMatch(rf.moved, t.Path, t.TaskID, title), nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -51,4 +52,31 @@ func TestGateBornTickedMovedRenumbered(t *testing.T) {
 	checkRows(t, rep, "failure",
 		"specs/legacy-x/tasks.md:T101 born_ticked/ticked_without_evidence",
 		"specs/legacy-x/tasks.md:T002 born_ticked/ticked_without_evidence")
+}
+
+// TestGateBornTickedAddedBack: with born-ticked tasks allowed under specs/,
+// a tasks file deleted and added back at its own path with a task ticked, or
+// renamed away and back with the tick, is new in the commit that adds it
+// back; the task was open at base there, so it needs evidence like any tick
+// (tryout round 4: the gate passed it as born_ticked, neutral, exit 0).
+func TestGateBornTickedAddedBack(t *testing.T) {
+	const path = "specs/001-face/tasks.md"
+	ticked := strings.Replace(gateTasks, "- [ ] T002", "- [x] T002", 1)
+	for _, tt := range []struct {
+		name  string
+		steps []map[string]string
+	}{
+		{"deleted and added back", []map[string]string{{path: ""}, {path: ticked}}},
+		{"renamed away and back", []map[string]string{{path: "", "specs/001-face/tasks.txt": gateTasks}, {"specs/001-face/tasks.txt": "", path: ticked}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{path: gateTasks})
+			pol := filepath.Join(t.TempDir(), "policy.toml")
+			vfWrite(t, pol, "version = 1\n[born_ticked]\nallow = [\"specs/**\"]\n")
+			for i, files := range tt.steps {
+				r.commit(t, fmt.Sprintf("step %d", i), files)
+			}
+			checkRows(t, r.gate(t, 1, "--policy", pol), "failure", path+":T002 born_ticked/ticked_without_evidence")
+		})
+	}
 }
