@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -387,6 +388,8 @@ func (e *evaluation) decision(d *decisionConfig, v predicate.Verdict, deciderRul
 				return fmt.Sprintf("%s decision names no decider", v)
 			case !contains(d.Deciders, dec.By):
 				return fmt.Sprintf("decider %q may not decide %s tasks", dec.By, v)
+			case !e.signedBy(dec.By):
+				return fmt.Sprintf("decider %q did not sign the decision (signed by %s): a decider is who signs, not only who is named", dec.By, e.signerList())
 			}
 			return ""
 		})
@@ -399,6 +402,56 @@ func (e *evaluation) decision(d *decisionConfig, v predicate.Verdict, deciderRul
 			return ""
 		})
 	}
+}
+
+// signedBy reports whether a trusted signer of the statement is name: its
+// keyid; for SSH one of the comma-joined principals it is credited to, taken as
+// written (so "*@example.com" is not alice@example.com); for OpenPGP the
+// address of its primary user id ("Name <addr>"); for Sigstore its
+// certificate identity (docs/format.md#deciders).
+func (e *evaluation) signedBy(name string) bool {
+	if e.in == nil || name == "" {
+		return false
+	}
+	for _, s := range e.in.Signers {
+		if s.KeyID != "" && s.KeyID == name {
+			return true
+		}
+		switch s.Kind {
+		case "ssh":
+			// An SSH signer's principals are comma-joined (they hold no comma).
+			if slices.Contains(strings.Split(s.Principal, ","), name) {
+				return true
+			}
+		case "openpgp":
+			if i := strings.LastIndexByte(s.Principal, '<'); i >= 0 && strings.HasSuffix(s.Principal, ">") && s.Principal[i+1:len(s.Principal)-1] == name {
+				return true
+			}
+		default:
+			if s.Principal == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// signerList names the statement's trusted signers for a message.
+func (e *evaluation) signerList() string {
+	var names []string
+	if e.in != nil {
+		for _, s := range e.in.Signers {
+			if s.Principal != "" {
+				names = append(names, fmt.Sprintf("%q", s.Principal))
+			} else {
+				names = append(names, s.Kind+" "+s.KeyID)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return "no trusted signer"
+	}
+	return strings.Join(names, ", ")
 }
 
 func (e *evaluation) verifiedRed(v *verifiedConfig) {

@@ -71,7 +71,10 @@ func input(p *predicate.Predicate, signers ...Signer) *Input {
 	}
 }
 
-var ssh1 = Signer{Kind: "ssh", KeyID: "SHA256:one", Principal: "dev@example.com"}
+var (
+	ssh1  = Signer{Kind: "ssh", KeyID: "SHA256:one", Principal: "dev@example.com"}
+	alice = Signer{Kind: "ssh", KeyID: "SHA256:alice", Principal: "alice@example.com"}
+)
 
 func mustParse(t testing.TB, src string) *Policy {
 	t.Helper()
@@ -174,7 +177,14 @@ func TestBuiltinDecisions(t *testing.T) {
 	blank := map[string]any{"decider": map[string]any{"by": "alice@example.com", "reason": "  "}}
 	caseVariant := map[string]any{"decider": map[string]any{"by": "Alice@example.com", "reason": "x"}}
 	runEval(t, []evalCase{
-		{"attested by alice", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil)), StatusPass, ""},
+		{"attested by alice", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), alice), StatusPass, ""},
+		{"alice named, another signs", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), ssh1), StatusViolated, `decider "alice@example.com" did not sign the decision (signed by "dev@example.com")`},
+		{"alice named, nobody trusted signs", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil)), StatusViolated, "no trusted signer"},
+		{"alice among the principals", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), Signer{Kind: "ssh", KeyID: "SHA256:two", Principal: "a@example.com,alice@example.com"}), StatusPass, ""},
+		{"a pattern is not alice", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), Signer{Kind: "ssh", KeyID: "SHA256:two", Principal: "*@example.com"}), StatusViolated, "did not sign"},
+		{"alice's OpenPGP user id", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), Signer{Kind: "openpgp", KeyID: "ABCD", Principal: "Alice Example <alice@example.com>"}), StatusPass, ""},
+		{"alice as a display name is not her address", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", nil), Signer{Kind: "openpgp", KeyID: "ABCD", Principal: "alice@example.com <mallory@example.com>"}), StatusViolated, "did not sign"},
+		{"a raw key by keyid", "[attested]\ndeciders = [\"SHA256:raw\"]\n", RuleAttestedDecider, input(predicateJSON(t, 3, "attested", map[string]any{"decider": map[string]any{"by": "SHA256:raw", "reason": "x"}}), Signer{Kind: "raw", KeyID: "SHA256:raw", Principal: "keys/ci.pub"}), StatusPass, ""},
 		{"attested by a case variant", att, RuleAttestedDecider, input(predicateJSON(t, 3, "attested", caseVariant)), StatusViolated, `decider "Alice@example.com" may not decide attested`},
 		{"attested reason", att, RuleAttestedReason, input(predicateJSON(t, 3, "attested", nil)), StatusPass, ""},
 		{"attested blank reason", att, RuleAttestedReason, input(predicateJSON(t, 3, "attested", blank)), StatusViolated, "gives no reason"},

@@ -636,3 +636,36 @@ func TestGateSSHCertificateFile(t *testing.T) {
 		t.Errorf("gate with the CA trusted: %s %s, want success", rep.Conclusion, rep.rows())
 	}
 }
+
+// TestGateDeciderSigns: [attested] deciders names who may decide; a decision
+// naming alice but signed by mallory's key (trusted, for other work) fails the
+// gate, and the same decision signed by alice's key passes.
+func TestGateDeciderSigns(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	alice, _ := sshKeyFile(t, "")
+	pub, err := os.ReadFile(alice + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(r.allowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vfWrite(t, r.allowed, string(old)+`alice@example.invalid namespaces="in-toto" `+string(pub))
+	pol := filepath.Join(t.TempDir(), "policy.toml")
+	vfWrite(t, pol, "version = 1\n\n[attested]\ndeciders = [\"alice@example.invalid\"]\nrequire_reason = true\n")
+	c := r.tick(t, []string{gateUnit}, "T001")
+	decide := func(key string) {
+		r.run(t, 0, "attest", "decide", "--commit", c, "--task", "T001", "--verdict", "attested",
+			"--by", "alice@example.invalid", "--reason", "read it", "--signer", "ssh", "--key", key, "--force")
+	}
+	decide(r.key) // mallory: the dev@example.invalid key
+	rep := r.gate(t, 1, "--policy", pol)
+	checkFails(t, rep, gateUnit+" policy")
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed, "--policy", pol)
+	if !strings.Contains(out, `decider "alice@example.invalid" did not sign the decision (signed by "dev@example.invalid")`) {
+		t.Errorf("the gate does not say who signed:\n%s", out)
+	}
+	decide(alice)
+	checkRows(t, r.gate(t, 0, "--policy", pol), "success", gateUnit+":T001 evidenced/")
+}
