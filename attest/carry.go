@@ -83,7 +83,8 @@ type CarryResult struct {
 // read or written ([CheckNoBundles]); statements To's note already holds for a
 // carried task are replaced only with req.Force (else an *AttestedError,
 // [ErrAlreadyAttested], before anything is written). Errors: [ErrNothingToCarry],
-// [ErrTaskNotTicked], [ErrRequest], [ErrUncheckedFrom] (neither CheckFrom nor
+// [ErrTaskNotTicked], [ErrRequest] (also when From is an ancestor of To: no
+// rewrite), [ErrUncheckedFrom] (neither CheckFrom nor
 // UnverifiedFromUnsafe), CheckFrom's error, gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
 	if req.CheckFrom == nil && !req.UnverifiedFromUnsafe {
@@ -100,7 +101,15 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if from.ID == to.ID {
 		return nil, fmt.Errorf("%w: FROM and TO are the same commit %s", ErrRequest, from.ID)
 	}
-	note, err := notes.Note(from.ID)
+	// FROM in TO's history is no rewrite: its evidence is of an earlier tick of
+	// the line (ticked, unticked, ticked again over changed code), and TO's
+	// tick needs its own.
+	if earlier, err := repo.IsAncestor(from.ID, to.ID); err != nil {
+		return nil, err
+	} else if earlier {
+		return nil, fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, to.ID, to.ID)
+	}
+	note, err := fromNote(notes, from.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +324,20 @@ func removeCarried(notes *gitref.NotesStore, from gitref.Hash, seen map[string]i
 // must be attested again. [Carry] makes this check itself; a caller carrying
 // several pairs calls it first to refuse before anything is written.
 func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
-	note, err := notes.Note(from)
+	note, err := fromNote(notes, from)
 	if err != nil {
 		return err
 	}
 	return noBundles(note, from, to)
+}
+
+// fromNote is FROM's note; a FROM without one has nothing to carry.
+func fromNote(notes *gitref.NotesStore, from gitref.Hash) ([]byte, error) {
+	note, err := notes.Note(from)
+	if errors.Is(err, gitref.ErrNoNote) {
+		return nil, fmt.Errorf("%w: %s has no note in %s (attested in another clone? taskproof notes fetch)", ErrNothingToCarry, from, notes.Ref())
+	}
+	return note, err
 }
 
 func noBundles(note []byte, from, to gitref.Hash) error {

@@ -2,6 +2,7 @@ package gitref
 
 import (
 	"fmt"
+	"github.com/go-git/go-git/v5/plumbing"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing/object"
@@ -42,6 +43,43 @@ func (r *Repo) ChangedPaths(base, head Hash) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// IsAncestor reports whether commit a is b or one of b's ancestors (as
+// `git merge-base --is-ancestor a b`), walking b's history. In a shallow clone
+// a walk that reaches the clone's edge without finding a cannot tell: a
+// *ShallowError.
+func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
+	if _, err := r.commit(a); err != nil {
+		return false, err
+	}
+	want := a.plumbing()
+	seen := map[plumbing.Hash]bool{}
+	queue := []plumbing.Hash{b.plumbing()}
+	var edge plumbing.Hash
+	for len(queue) > 0 {
+		h := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		if h == want {
+			return true, nil
+		}
+		c, err := r.commit(fromPlumbing(h))
+		if err != nil {
+			return false, err
+		}
+		if r.isShallowCommit(h) && edge.IsZero() {
+			edge = h
+		}
+		queue = append(queue, r.walkParents(h, c.ParentHashes)...)
+	}
+	if !edge.IsZero() {
+		return false, &ShallowError{Commit: fromPlumbing(edge), Need: fmt.Sprintf("telling whether %s is an ancestor of %s needs the history beyond it", a, b)}
+	}
+	return false, nil
 }
 
 // MergeBase returns a best common ancestor of commits a and b, "" when they

@@ -32,6 +32,14 @@ func TestChangedPathsAndMergeBase(t *testing.T) {
 	if git := gitOut(t, dir, "diff", "--name-only", "--diff-filter=d", string(mb), string(head)); git != "a.go\nd/new_test.go\nrenamed_test.go" {
 		t.Errorf("git lists %q", git)
 	}
+	for _, tc := range []struct {
+		a, b Hash
+		want bool
+	}{{base, head, true}, {head, head, true}, {head, base, false}, {mainHead, head, false}} {
+		if got, err := r.IsAncestor(tc.a, tc.b); err != nil || got != tc.want {
+			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.a, tc.b, got, err, tc.want)
+		}
+	}
 	all, err := r.ChangedPaths("", base)
 	if err != nil || len(all) != 4 {
 		t.Errorf("against the empty tree: %q, %v", all, err)

@@ -45,6 +45,12 @@ func TestShallowEdge(t *testing.T) {
 	if err := r.CheckParents(ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
 		t.Errorf("CheckParents(c3, the edge) = %v, want a ShallowError", err)
 	}
+	if ok, err := r.IsAncestor(ids[2], ids[3]); !ok || err != nil {
+		t.Errorf("IsAncestor(c3, c4) = %v, %v; want true", ok, err)
+	}
+	if _, err := r.IsAncestor(ids[3], ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
+		t.Errorf("IsAncestor(c4, c3) = %v, want a ShallowError at c3: the history beyond it is unknown", err)
+	}
 	if _, err := r.Resolve(string(ids[0])); !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), "--unshallow") {
 		t.Errorf("Resolve(c1, not fetched) = %v, want unknown revision naming --unshallow", err)
 	}

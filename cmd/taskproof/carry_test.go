@@ -109,3 +109,30 @@ func TestSkipRecordIsNoTickEvidence(t *testing.T) {
 	}
 	r.git(t, "notes", "--ref", "speccoder", "show", skip) // the skip record keeps its statement
 }
+
+// TestCarryRefusesEarlierTick: T001 ticked and attested at A, unticked, then
+// ticked again at C over changed code. A is in C's history, so C is no
+// rewrite of A: carry A C is refused (exit 2, naming attest tick) and the gate
+// still fails C's tick; a FROM without a note has nothing to carry (exit 2).
+func TestCarryRefusesEarlierTick(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	a := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, a)
+	r.commit(t, "untick T001", map[string]string{gateUnit: gateTasks})
+	r.write(t, map[string]string{"impl.txt": "changed\n"})
+	c := r.tick(t, []string{gateUnit}, "T001")
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable")
+
+	_, stderr := r.run(t, 2, "attest", "carry", a, c, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(stderr, "is an ancestor of TO") || !strings.Contains(stderr, "taskproof attest tick --commit "+c) {
+		t.Errorf("carry from an earlier tick: %s", stderr)
+	}
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable")
+
+	r.git(t, "commit", "-q", "--amend", "-m", "re-tick T001")
+	amended := r.git(t, "rev-parse", "HEAD")
+	_, stderr = r.run(t, 2, "attest", "carry", c, amended, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(stderr, "nothing to carry: "+c+" has no note") {
+		t.Errorf("carry from a commit without a note: %s", stderr)
+	}
+}
