@@ -244,17 +244,13 @@ type taskHints map[taskHintKey]specfmt.Task
 
 type taskHintKey struct{ dir, id string }
 
-// hasDir reports whether h holds a task of a tasks file in unit dir dir: the
-// walk read dir/tasks.md, a regular file, at the object, which is all
-// projectRoot needs to know to return "" (a unit at the repository's root)
-// without reading the object's trees again.
-func (h taskHints) hasDir(dir string) bool {
-	for k := range h {
-		if k.dir == dir {
-			return true
-		}
-	}
-	return false
+// hasTask reports whether h holds task id of a tasks file in unit dir dir:
+// the walk read dir/tasks.md, a regular file, at the object and found the
+// task ticked there, which is all projectRoot needs to know to return "" (a
+// unit at the repository's root) without reading the object's trees again.
+func (h taskHints) hasTask(dir, id string) bool {
+	_, ok := h[taskHintKey{dir, id}]
+	return ok
 }
 
 // object is Object with the tasks already parsed for the object (nil: none),
@@ -590,7 +586,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	// The unit's project root: unit.dir is relative to it, and so is the
 	// speccoder.toml policy_sha256 is recomputed from.
-	if hints.hasDir(p.Unit.Dir) {
+	if hints.hasTask(p.Unit.Dir, p.Task.ID) {
 		r.root = "" // the walk read Unit.Dir/tasks.md at the object: projectRoot's first step
 	} else {
 		r.root = v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))

@@ -18,39 +18,80 @@ const (
 	maxProjectDepth  = tick.MaxProjectDepth
 )
 
+// lineMatch rates how well the tasks file of a statement's unit under a
+// project root fits the statement at its commit: noLine, hasLine (the task line
+// the statement's line hash names), or tickedLine (that line, ticked).
+type lineMatch func(root string) int
+
+const (
+	noLine = iota
+	hasLine
+	tickedLine
+)
+
 // projectRoot returns the project root at commit c of the unit whose
-// project-relative dir is dir (docs/format.md#project-root): "" when
-// dir/tasks.md is at the repository's root (the usual single-project
-// repository), else the one directory P, at most maxProjectDepth levels deep,
-// whose P/dir/tasks.md has P as its nearest project root
-// (specfmt.ProjectUnit). When no such directory is found, or several are (two
-// projects with one unit dir), it returns "" and the checks read the
-// repository's root, so they fail as for a missing unit — unless the statement's
-// task line tells them apart (want: the task line's line hash), which picks
-// the one project whose tasks file has the statement's line.
-func (v *Verifier) projectRoot(c gitref.Hash, dir string, match func(root string) bool) string {
+// project-relative dir is dir (docs/format.md#project-root): "" (the
+// repository's root) when dir/tasks.md is there and has the statement's task
+// line ticked (match, the usual single-project repository), else the one
+// directory P, at most maxProjectDepth levels deep, whose P/dir/tasks.md has
+// P as its nearest project root (specfmt.ProjectUnit). When several such
+// directories qualify, the one whose tasks file has the statement's line
+// ticked is taken, else the one that has the line at all; when the
+// repository's root has dir/tasks.md without the line ticked, a nested
+// project is taken only when it is the one with the line ticked. Otherwise it
+// returns "" and the checks read the repository's root, so they fail as for a
+// missing unit.
+func (v *Verifier) projectRoot(c gitref.Hash, dir string, match lineMatch) string {
+	if v.rootHasUnit(c, dir) {
+		if match == nil || match("") == tickedLine {
+			return ""
+		}
+		if hit := rated(v.projectCandidates(c, dir), match, tickedLine); len(hit) == 1 {
+			return hit[0]
+		}
+		return ""
+	}
 	found := v.projectCandidates(c, dir)
 	switch {
 	case len(found) == 1:
 		return found[0]
 	case len(found) > 1 && match != nil:
-		var hit []string
-		for _, r := range found {
-			if match(r) {
-				hit = append(hit, r)
-			}
+		if hit := rated(found, match, tickedLine); len(hit) == 1 {
+			return hit[0]
 		}
-		if len(hit) == 1 {
+		if hit := rated(found, match, hasLine); len(hit) == 1 {
 			return hit[0]
 		}
 	}
 	return ""
 }
 
+// rated are the roots match rates at least min.
+func rated(roots []string, match lineMatch, min int) []string {
+	var hit []string
+	for _, r := range roots {
+		if match(r) >= min {
+			hit = append(hit, r)
+		}
+	}
+	return hit
+}
+
+// rootHasUnit reports whether dir/tasks.md is at the repository's root at
+// commit c.
+func (v *Verifier) rootHasUnit(c gitref.Hash, dir string) bool {
+	fsys, err := v.Repo.FS(c)
+	if err != nil {
+		return false
+	}
+	_, err = fs.Stat(fsys, dir+"/tasks.md")
+	return err == nil
+}
+
 // projectCandidates is projectRoot's search at commit c for unit dir dir,
 // through the Verifier's memos (a commit's statements, and a statement's
-// line hashes, ask for the same commit and dir): nil when dir/tasks.md is at
-// the repository's root or the commit cannot be read, else every directory P
+// line hashes, ask for the same commit and dir): nil when the commit cannot be
+// read, else every directory P
 // (breadth first, at most maxProjectDepth levels and maxProjectSearch
 // directories) whose P/dir/tasks.md has P as its nearest project root. The
 // returned slice must not be modified.
@@ -79,9 +120,6 @@ func (v *Verifier) searchProjects(c gitref.Hash, dir string) []string {
 	exists := func(p string) bool {
 		_, err := fs.Stat(fsys, p)
 		return err == nil
-	}
-	if exists(dir + "/tasks.md") {
-		return nil
 	}
 	var found []string
 	queue := []string{"."}
@@ -128,21 +166,25 @@ func subFS(fsys fs.FS, root string) (fs.FS, error) {
 	return sub, nil
 }
 
-// hasTaskLine reports, for a project root, whether the tasks file of p's
-// unit under it at commit c has task p.Task.ID on a line whose line hash is
-// lineHash: how projectRoot tells two projects' units with one unit.dir apart.
-func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash string) func(root string) bool {
-	return func(root string) bool {
-		b, err := v.Repo.File(c, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"))
+// hasTaskLine rates (lineMatch), for a project root, the tasks file of p's
+// unit under it at commit c: whether it has task p.Task.ID on a line whose
+// line hash is lineHash, and whether that line is ticked. It is how
+// projectRoot tells two projects' units with one unit.dir apart.
+func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash string) lineMatch {
+	return func(root string) int {
+		unit := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
+		f, err := v.tasksAt(c, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"), unit)
 		if err != nil {
-			return false
+			return noLine
 		}
-		f, err := specfmt.ParseTasks(specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}, b, specfmt.AllowDuplicateIDs())
-		if err != nil {
-			return false
+		t, err := f.LookupLine(p.Task.ID, lineHash)
+		switch {
+		case err != nil:
+			return noLine
+		case t.Ticked():
+			return tickedLine
 		}
-		_, err = f.LookupLine(p.Task.ID, lineHash)
-		return err == nil
+		return hasLine
 	}
 }
 

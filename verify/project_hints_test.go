@@ -6,6 +6,8 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // TestHintedUnitsAtRoot checks what checkTask relies on to skip projectRoot's
@@ -62,24 +64,35 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 		t.Fatal(err)
 	}
 	hinted, nestedSeen := 0, base == ""
+	units := map[taskHintKey]specfmt.Unit{}
+	for _, tk := range g.ticks {
+		units[taskHintKey{string(tk.Commit), tk.Unit.Dir}] = tk.Unit
+	}
 	for c, h := range g.batchHints(0, len(g.tickCommits)) {
 		if len(h) > 0 {
 			hinted++
 		}
-		for k := range h {
-			if !h.hasDir(k.dir) {
-				t.Fatalf("%s: hasDir(%q) false for a hint of that dir", c, k.dir)
+		for k, task := range h {
+			if !h.hasTask(k.dir, k.id) {
+				t.Fatalf("%s: hasTask(%q, %q) false for a hint of that task", c, k.dir, k.id)
 			}
-			if found := v.searchProjects(c, k.dir); found != nil {
-				t.Errorf("%s: unit dir %s hinted, but the project search finds %q", c, k.dir, found)
+			if !v.rootHasUnit(c, k.dir) || !task.Ticked() {
+				t.Fatalf("%s: hint of %s %s: no ticked task of a unit at the root", c, k.dir, k.id)
+			}
+			// What projectRoot's first step decides for a statement of the
+			// hinted task, without the hint.
+			u := units[taskHintKey{string(c), k.dir}]
+			p := &predicate.Predicate{Unit: predicate.Unit{Format: string(u.Format), Feature: u.Feature, Dir: k.dir}, Task: predicate.TaskRef{ID: k.id}}
+			if got := v.projectRoot(c, k.dir, v.hasTaskLine(c, p, predicate.LineHash(task.OpenLine()))); got != "" {
+				t.Errorf("%s: %s %s hinted at the root, but projectRoot finds %q", c, k.dir, k.id, got)
 			}
 		}
 		// A nested project's unit is hinted by its repository-relative dir,
 		// never by the project-relative one its statements name: for those
 		// the search runs, and finds the project.
-		if h.hasDir(nestedDir) {
-			if h.hasDir(nestedUnitDir) {
-				t.Errorf("%s: hasDir(%s) for a hint of %s", c, nestedUnitDir, nestedDir)
+		if hasDir(h, nestedDir) {
+			if hasDir(h, nestedUnitDir) {
+				t.Errorf("%s: a hint of %s for a hint of %s", c, nestedUnitDir, nestedDir)
 			}
 			if got := v.projectRoot(c, nestedUnitDir, nil); got != nestedRoot {
 				t.Errorf("%s: projectRoot(%s) = %q, want %q", c, nestedUnitDir, got, nestedRoot)
@@ -93,4 +106,14 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 	if !nestedSeen {
 		t.Fatal("no hint of the nested project's unit: the fixture does not cover it")
 	}
+}
+
+// hasDir reports whether h hints a task of unit dir dir.
+func hasDir(h taskHints, dir string) bool {
+	for k := range h {
+		if k.dir == dir {
+			return true
+		}
+	}
+	return false
 }

@@ -140,3 +140,25 @@ func TestMonorepoTwinTicks(t *testing.T) {
 	rep := r.gate(t, 1)
 	checkRows(t, rep, "failure", root+":T001 unverifiable/ticked_without_evidence", nested+":T001 unverifiable/ticked_without_evidence")
 }
+
+// TestMonorepoTwinLinesOneTick: the root project and a nested one have the
+// same task lines, and a commit ticks the line in one of them. The statement
+// reads the same for both, but the commit ticks only one: its tick is
+// evidenced, whichever project it is in, and the other project's open line
+// is not ticked by it.
+func TestMonorepoTwinLinesOneTick(t *testing.T) {
+	root, nested := "specs/001-x/tasks.md", "svc/specs/001-x/tasks.md"
+	tasks := "# Tasks\n\n- [ ] T001 Create the service\n- [ ] T002 Test it\n"
+	for _, path := range []string{nested, root} {
+		t.Run(path, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{"svc/speccoder.toml": "[model]\nprovider = \"svc\"\n", root: tasks, nested: tasks})
+			c := r.tick(t, []string{path}, "T002")
+			checkRows(t, r.gate(t, 1), "failure", path+":T002 unverifiable/ticked_without_evidence")
+			r.attest(t, c)
+			checkRows(t, r.gate(t, 0), "success", path+":T002 evidenced/")
+			if out, _ := r.run(t, 0, "verify", c, "--allowed-signers", r.allowed); !strings.Contains(out, "ok") {
+				t.Errorf("verify %s:\n%s", c, out)
+			}
+		})
+	}
+}
