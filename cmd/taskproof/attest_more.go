@@ -43,7 +43,7 @@ refused, naming them (docs/format.md#attesting-safely).`,
 	c.Flags().StringVar(&task, "task", "", "task ID (required)")
 	c.Flags().StringVar(&unit, "unit", "", "unit directory, when the task ID is in several units")
 	c.Flags().StringVar(&verdict, "verdict", "", "attested|skipped (required)")
-	c.Flags().StringVar(&by, "by", "", "who decided (required)")
+	c.Flags().StringVar(&by, "by", "", "who decided (required): a policy's deciders credit it only when the statement is signed by that principal, keyid, OpenPGP address or Sigstore identity (docs/format.md#deciders)")
 	c.Flags().StringVar(&reason, "reason", "", "why (required)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statement without writing anything")
 	c.Flags().BoolVar(&force, "force", false, "replace the statements the tick commit's note holds for the task (attested) or the task's skip record (skipped)")
