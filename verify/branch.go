@@ -497,15 +497,21 @@ func tickKey(c gitref.Hash, t tick.Tick) string {
 }
 
 // mergedIn reports whether merge tick t repeats a tick one of the merge's
-// other parents brought in from a commit of the range: a tick of the other
-// side that the side still holds at that parent. A tick the side later
-// unticks is not brought in; a merge ticking the task again makes that tick
-// itself, and is judged on the merge.
+// other parents brought in: a tick of the other side that the side still
+// holds at that parent, made by a commit of the range (judged there) or by a
+// commit of the base's history (the base's tick, as after merging the base
+// into the branch: not the range's to judge). A tick the side later unticks is
+// not brought in; a merge ticking the task again makes that tick itself, and
+// is judged on the merge.
 func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 	set, ok := g.broughtIn[t.Commit]
 	if !ok {
 		set = map[string]bool{}
 		m, err := g.v.Repo.Commit(t.Commit)
+		if err != nil {
+			return false, err
+		}
+		inRange, err := g.rangeCommits()
 		if err != nil {
 			return false, err
 		}
@@ -520,7 +526,7 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 				switch {
 				case x.Kind == tick.KindUntick:
 					delete(held, task)
-				case g.inRange[tickKey(x.Commit, x)]:
+				case g.inRange[tickKey(x.Commit, x)] || !inRange[x.Commit]:
 					held[task] = append(held[task], tickKey("", x))
 				}
 			}

@@ -513,6 +513,33 @@ func TestGateMergeReticksUntickedTask(t *testing.T) {
 	}
 }
 
+// TestGateMergeFromBase: main moves on, ticking T002 (without evidence: the
+// base's ticks are the base's to judge), and the feature merges main in, as
+// GitHub's "Update branch" does. The merge's tick of T002 is main's, brought
+// in: not a tick of the range (it failed commit_unreachable, its fix a carry
+// that is no rewrite). A tick the merge makes in its own resolution (T003,
+// open on both sides) is still judged on the merge.
+func TestGateMergeFromBase(t *testing.T) {
+	// Phases apart, so that git merges the two sides' ticks cleanly.
+	const tasks = "# Tasks\n\n## Phase 1\n\n- [ ] T001 Create the skeleton\n\n## Phase 2\n\n- [ ] T002 Write the test\n\n## Phase 3\n\n- [ ] T003 Wire it\n"
+	r := newGateRepo(t, map[string]string{gateUnit: tasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	r.git(t, "switch", "-q", "main")
+	r.tick(t, []string{gateUnit}, "T002")
+	r.git(t, "switch", "-q", "feature")
+	r.git(t, "merge", "-q", "--no-edit", "main")
+	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/")
+
+	r.git(t, "reset", "-q", "--hard", "HEAD^")
+	r.git(t, "merge", "-q", "--no-ff", "--no-commit", "main")
+	both := strings.Replace(strings.Replace(tasks, "- [ ] T001 ", "- [x] T001 ", 1), "- [ ] T002 ", "- [x] T002 ", 1)
+	r.write(t, map[string]string{gateUnit: strings.Replace(both, "- [ ] T003 ", "- [x] T003 ", 1)})
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "-m", "merge main, T003 ticked in the resolution")
+	checkRows(t, r.gate(t, 1), "failure", gateUnit+":T001 evidenced/", gateUnit+":T003 unverifiable/ticked_without_evidence")
+}
+
 // TestGateNewProjectRootTickedFile: base holds a tasks file under a directory
 // that is no project (no speccoder.toml), its T001 ticked: no unit's task,
 // never judged. A range that only adds the project root makes the file a
