@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // TestDefaultBase: the first of DefaultBases that leaves head a range wins;
@@ -94,5 +95,44 @@ func TestDefaultBaseRefusals(t *testing.T) {
 	f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/gone")
 	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &nf) || nf.Ref != "refs/remotes/origin/gone" {
 		t.Errorf("origin/HEAD → a branch not fetched: %v, want a NotFetchedError", err)
+	}
+}
+
+// TestDefaultBaseClones: the branch under test is origin's default branch
+// (origin/HEAD names it) and no other candidate exists. A full clone is the
+// gate run on the base branch itself: the empty range. A shallow clone or a
+// single-branch one may lack the branch the changes go into: an error naming
+// why, never the empty range (which passes).
+func TestDefaultBaseClones(t *testing.T) {
+	f := newFixture(t)
+	f.git("branch", "-q", "-m", "main", "develop")
+	head := f.tick("T001")
+	for _, tc := range []struct {
+		name string
+		args []string
+		why  string
+	}{
+		{"full", nil, ""},
+		{"single-branch", []string{"--single-branch"}, "single-branch"},
+		{"depth 1", []string{"--depth", "1"}, "shallow"},
+		{"depth 1, every branch", []string{"--depth", "1", "--no-single-branch"}, "shallow"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "clone")
+			testenv.Git(t, "", append(append([]string{"clone", "-q"}, tc.args...), "file://"+f.dir, dir)...)
+			repo, err := gitref.Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer repo.Close()
+			id, err := DefaultBase(repo, head, "")
+			var de *DefaultBaseError
+			switch {
+			case tc.why == "" && (err != nil || id != head):
+				t.Errorf("%v, %v; want the empty range at %s", id, err, head)
+			case tc.why != "" && (!errors.As(err, &de) || !errors.Is(err, gitref.ErrUnknownRevision) || !strings.Contains(err.Error(), tc.why)):
+				t.Errorf("%v, %v; want a DefaultBaseError saying %s", id, err, tc.why)
+			}
+		})
 	}
 }
