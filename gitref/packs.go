@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -640,6 +641,34 @@ type handleStorer struct {
 	*filesystem.Storage
 	r  *Repo
 	hd *handle
+}
+
+// readOnlyExtensions are the repository extensions (lower case, as go-git
+// reads them) that change nothing for a reader of objects and refs:
+// worktreeConfig (taskproof reads git's configuration through git itself, or
+// its own reader, which follows config.worktree), preciousObjects (never
+// delete objects: taskproof deletes none) and partialClone (objects may be
+// missing: a missing object is a git precondition taskproof reports). go-git
+// refuses every extension but noop when it opens a repository; these are
+// hidden from it. objectFormat and refStorage are refused before
+// (checkFormat); any other stays for go-git to refuse.
+var readOnlyExtensions = map[string]bool{"worktreeconfig": true, "preciousobjects": true, "partialclone": true}
+
+// Config is the repository's config with readOnlyExtensions hidden.
+func (s handleStorer) Config() (*config.Config, error) {
+	cfg, err := s.Storage.Config()
+	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
+		return cfg, err
+	}
+	ext := cfg.Raw.Section("extensions")
+	kept := ext.Options[:0:0]
+	for _, o := range ext.Options {
+		if !readOnlyExtensions[strings.ToLower(o.Key)] {
+			kept = append(kept, o)
+		}
+	}
+	ext.Options = kept
+	return cfg, nil
 }
 
 func (s handleStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {

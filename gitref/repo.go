@@ -398,6 +398,9 @@ func (r *Repo) newHandle() (*handle, error) {
 	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
+		if errors.Is(err, git.ErrUnknownExtension) || errors.Is(err, git.ErrUnsupportedExtensionRepositoryFormatVersion) || errors.Is(err, git.ErrUnsupportedRepositoryFormatVersion) {
+			err = fmt.Errorf("%w: %v", ErrUnsupportedRepository, err)
+		}
 		return nil, err
 	}
 	h.repo = repo

@@ -160,6 +160,45 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// TestOpenExtensions: the extensions that change nothing for a reader
+// (worktreeConfig, as `git sparse-checkout init` sets it; preciousObjects;
+// partialClone), at repository format 0 or 1, open and read; an extension
+// taskproof does not know is ErrUnsupportedRepository, as git refuses it.
+func TestOpenExtensions(t *testing.T) {
+	for _, tc := range []struct {
+		version string
+		ext     []string
+		ok      bool
+	}{
+		{"0", []string{"extensions.worktreeConfig", "true"}, true},
+		{"1", []string{"extensions.worktreeConfig", "true"}, true},
+		{"0", []string{"extensions.preciousObjects", "true"}, true},
+		{"1", []string{"extensions.partialClone", "origin"}, true},
+		{"1", []string{"extensions.frobnicate", "true"}, false},
+	} {
+		t.Run(tc.version+" "+tc.ext[0], func(t *testing.T) {
+			dir := newRepo(t)
+			c := commitFiles(t, dir, "one", map[string]string{"f": "x"})
+			testenv.Git(t, dir, "config", "core.repositoryFormatVersion", tc.version)
+			testenv.Git(t, dir, "config", tc.ext[0], tc.ext[1])
+			r, err := Open(dir)
+			if !tc.ok {
+				if !errors.Is(err, ErrUnsupportedRepository) {
+					t.Errorf("Open = %v, want ErrUnsupportedRepository", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer r.Close()
+			if b, err := r.File(c, "f"); err != nil || string(b) != "x" {
+				t.Errorf("File = %q, %v", b, err)
+			}
+		})
+	}
+}
+
 // TestRangeSet compares rangeSet with `git rev-list base..head` on a history
 // with branches and merges, with increasing, equal and backward dates.
 func TestRangeSet(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -173,6 +174,9 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 			return err
 		}
 		note, err := notes.Note(id)
+		if errors.Is(err, gitref.ErrNoNote) {
+			return fmt.Errorf("%w (attested in another clone? taskproof notes fetch; not attested yet? taskproof attest tick --commit %s)", err, id)
+		}
 		if err != nil {
 			return err
 		}

@@ -302,6 +302,10 @@ func TestAttestTickUnsignedThenSign(t *testing.T) {
 		}
 	}
 
+	// attest show of a commit without a note is a git precondition, not a bug.
+	if _, stderr, code := r.taskproof(t, nil, "attest", "show", r.c2); code != ExitGit || !strings.Contains(stderr, "no note for commit") {
+		t.Errorf("attest show (no note): exit %d: %s", code, stderr)
+	}
 	// attest show summarises the signatures.
 	stdout, _, code = r.taskproof(t, nil, "attest", "show", "--format", "json", r.c1)
 	var shown struct {

@@ -139,6 +139,7 @@ var exitCodes = []struct {
 	{is: gitref.ErrUnknownRevision, code: ExitGit},
 	{is: gitref.ErrBadRange, code: ExitUsage},
 	{is: gitref.ErrNotesRefAbsent, code: ExitGit},
+	{is: gitref.ErrNoNote, code: ExitGit},
 	{is: gitref.ErrBadRefName, code: ExitGit},
 	// A note that is not text or is over the size limit is a malformed note:
 	// a verification failure.

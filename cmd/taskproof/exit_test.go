@@ -96,6 +96,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrUnknownRevision+*BadRefError", fmt.Errorf("%w: %q: %w", gitref.ErrUnknownRevision, "x", &gitref.BadRefError{Ref: "x"}), ExitGit},
 		{"gitref.ErrBadRange", gitref.ErrBadRange, ExitUsage},
 		{"gitref.ErrNotesRefAbsent", gitref.ErrNotesRefAbsent, ExitGit},
+		{"gitref.ErrNoNote", gitref.ErrNoNote, ExitGit},
 		{"gitref.ErrBadRefName", gitref.ErrBadRefName, ExitGit},
 		// A malformed note: a verification failure.
 		{"gitref.ErrNoteNotText", gitref.ErrNoteNotText, ExitFailure},
