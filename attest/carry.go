@@ -52,6 +52,10 @@ type CarryRequest struct {
 	// task; without it Carry fails with an *AttestedError naming them
 	// (docs/format.md#attesting-safely).
 	Force bool
+	// Reach, when not nil, is the refs' reach Carry asks whether From is still
+	// in some branch's history (a range carry walks the refs once for all its
+	// pairs); nil: Carry walks them itself when it would remove From's lines.
+	Reach *gitref.RefReach
 }
 
 // CarryResult says what Carry did.
@@ -62,6 +66,9 @@ type CarryResult struct {
 	Written []Written `json:"written"`
 	// RemovedFrom is true when From's carried lines were removed.
 	RemovedFrom bool `json:"removed_from"`
+	// KeptFromRef names the ref whose history still holds From (a
+	// cherry-pick's original), when From's lines were kept for that reason.
+	KeptFromRef string `json:"kept_from_ref,omitempty"`
 }
 
 // Carry re-issues on To the task-verification statements From's note holds
@@ -76,8 +83,9 @@ type CarryResult struct {
 // results and VSA for verified and regression_only ticks) are rebuilt from the
 // predicate, signed with req.Signers and written into To's note in one update
 // (docs/format.md#storage: To's other lines are kept); only then, unless
-// req.KeepFrom, are the carried subjects' owned lines removed from From's note,
-// so a crash never loses the evidence. Lines of From's note about other commits
+// req.KeepFrom or From is still in the history of a branch, remote-tracking
+// branch, tag or HEAD (res.KeptFromRef), are the carried subjects' owned lines
+// removed from From's note, so a crash never loses the evidence. Lines of From's note about other commits
 // (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
 // removed. A From note holding a Sigstore bundle is refused before anything is
 // read or written ([CheckNoBundles]); statements To's note already holds for a
@@ -134,6 +142,18 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		res.Written = append(res.Written, *pd.w)
 	}
 	if req.KeepFrom || req.DryRun {
+		return res, nil
+	}
+	// A From that a branch or tag still holds (the original of a
+	// cherry-pick) keeps its statements: they are that history's evidence.
+	reach := req.Reach
+	if reach == nil {
+		if reach, err = repo.RefReach(); err != nil {
+			return res, fmt.Errorf("the statements were written on %s; %s's are kept: %w", to.ID, from.ID, err)
+		}
+	}
+	if ref := reach.Ref(from.ID); ref != "" {
+		res.KeptFromRef = ref
 		return res, nil
 	}
 	// To's note is written: only now remove From's carried lines.

@@ -33,7 +33,8 @@ type CarryPlan struct {
 // (toBase..toHead, after it: HEAD~3..HEAD) by the tasks they tick: each FROM
 // commit whose note holds task-verification statements about it is paired with
 // the TO commit that ticks those tasks (same unit dir and task ID; the latest
-// tick in TO when a task is ticked more than once). Nothing is written. It
+// tick in TO when a task is ticked more than once; born-ticked tasks as
+// ticks). Nothing is written. It
 // fails with [ErrTaskNotTicked] when a task has no tick in TO, and with
 // [ErrRequest] when one FROM commit's tasks are ticked by several TO commits
 // (carry those with `attest carry FROM TO` one at a time) or two FROM commits
@@ -47,18 +48,20 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 	if err != nil {
 		return nil, err
 	}
+	// A task is keyed as its statements name it: the unit dir relative to
+	// the unit's project root.
 	type task struct{ dir, id string }
 	latest := map[task]gitref.Hash{} // TO: task → its latest tick commit
 	for _, t := range to {
-		if t.Kind == tick.KindTick {
-			latest[task{t.Unit.Dir, t.TaskID}] = t.Commit
+		if carriesTick(t) {
+			latest[task{t.ProjectUnit().Dir, t.TaskID}] = t.Commit
 		}
 	}
 	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}}
 	seen := map[gitref.Hash]bool{}
 	claimed := map[task]gitref.Hash{} // task → the FROM commit carried to its TO tick
 	for _, t := range from {
-		if t.Kind != tick.KindTick || seen[t.Commit] {
+		if !carriesTick(t) || seen[t.Commit] {
 			continue
 		}
 		seen[t.Commit] = true
@@ -91,6 +94,13 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 		plan.Pairs = append(plan.Pairs, CarryPair{From: t.Commit, To: target, Tasks: names})
 	}
 	return plan, nil
+}
+
+// carriesTick reports whether a range carry pairs by tick t: a task ticked,
+// or ticked in a tasks file new in its commit (born ticked, attested as a
+// tick).
+func carriesTick(t tick.Tick) bool {
+	return t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked
 }
 
 // statementTasks returns the (unit dir, task ID) and subject name of each

@@ -1,10 +1,12 @@
 package gitref
 
 import (
+	"errors"
 	"fmt"
-	"github.com/go-git/go-git/v5/plumbing"
 	"sort"
+	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -101,4 +103,84 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 		return "", nil
 	}
 	return fromPlumbing(bases[0].Hash), nil
+}
+
+// RefReach records which commits the repository's branches, remote-tracking
+// branches, tags and HEAD reach, as they were when [Repo.RefReach] walked
+// them.
+type RefReach struct {
+	by map[plumbing.Hash]string
+}
+
+// Ref names a ref (or "HEAD") whose history holds c, "" when none does.
+func (rr *RefReach) Ref(c Hash) string { return rr.by[c.plumbing()] }
+
+// RefReach walks the history of HEAD and of every ref under refs/heads/,
+// refs/remotes/ and refs/tags/ (refs in name order, HEAD first; a tag is
+// peeled to its commit), so that [RefReach.Ref] can say whether a commit is
+// still part of some branch's history (a cherry-picked original) or only of
+// reflogs (a rewritten one). A walk stops at a shallow clone's edge.
+func (r *Repo) RefReach() (*RefReach, error) {
+	hd, err := r.acquire()
+	if err != nil {
+		return nil, err
+	}
+	type tip struct {
+		name string
+		id   plumbing.Hash
+	}
+	var tips []tip
+	refs, err := hd.st.IterReferences()
+	if err == nil {
+		err = refs.ForEach(func(ref *plumbing.Reference) error {
+			n := ref.Name().String()
+			if ref.Type() == plumbing.HashReference && (strings.HasPrefix(n, "refs/heads/") || strings.HasPrefix(n, "refs/remotes/") || strings.HasPrefix(n, "refs/tags/")) {
+				tips = append(tips, tip{n, ref.Hash()})
+			}
+			return nil
+		})
+	}
+	var head *plumbing.Reference
+	if err == nil {
+		head, err = hd.st.Reference(plumbing.HEAD)
+		if err == nil && head.Type() == plumbing.SymbolicReference {
+			head, err = hd.st.Reference(head.Target())
+		}
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			head, err = nil, nil
+		}
+	}
+	r.release(hd)
+	if err != nil {
+		return nil, fmt.Errorf("listing refs: %w", err)
+	}
+	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })
+	if head != nil {
+		tips = append([]tip{{"HEAD", head.Hash()}}, tips...)
+	}
+	rr := &RefReach{by: map[plumbing.Hash]string{}}
+	for _, t := range tips {
+		c, err := r.peelToCommit(t.id)
+		if err != nil {
+			continue // a ref to a tree or blob holds no history
+		}
+		queue := []plumbing.Hash{c}
+		for len(queue) > 0 {
+			h := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			if _, ok := rr.by[h]; ok {
+				continue
+			}
+			rr.by[h] = t.name
+			cm, err := r.commit(fromPlumbing(h))
+			if err != nil {
+				if errors.Is(err, ErrMissingObject) {
+					continue
+				}
+				return nil, err
+			}
+			queue = append(queue, r.walkParents(h, cm.ParentHashes)...)
+		}
+	}
+	return rr, nil
 }

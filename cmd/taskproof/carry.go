@@ -148,9 +148,7 @@ func printCarry(c *cobra.Command, res *attest.CarryResult, f string, dryRun bool
 	if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
 		return err
 	}
-	if res.RemovedFrom {
-		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
-	}
+	printFromKept(c, res)
 	return nil
 }
 
@@ -193,9 +191,26 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 	return plan.Pairs, nil
 }
 
-// carryRange carries every pair of a range carry; all pairs were checked by
-// PairCarries before the first is written. A failure names the pairs done.
+// carryRange carries every pair of a range carry. PairCarries paired them;
+// each pair is then carried dry and unsigned (FROM's signatures checked, TO's
+// ticks and note read) before the first is written, so that a pair that
+// cannot be carried leaves the branch as it was. A failure while writing
+// names the pairs done.
 func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs []attest.CarryPair, f string, dryRun bool) error {
+	for _, p := range pairs {
+		r := req
+		r.From, r.To, r.DryRun, r.Signers = p.From, p.To, true, nil
+		if _, err := attest.Carry(context.Background(), repo, notes, r); err != nil {
+			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), withAttestFlags(err))
+		}
+	}
+	if !dryRun && !req.KeepFrom {
+		reach, err := repo.RefReach()
+		if err != nil {
+			return err
+		}
+		req.Reach = reach
+	}
 	var done []*attest.CarryResult
 	for _, p := range pairs {
 		r := req
@@ -222,11 +237,19 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
 			return err
 		}
-		if res.RemovedFrom {
-			fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
-		}
+		printFromKept(c, res)
 	}
 	return nil
+}
+
+// printFromKept says what became of FROM's statements.
+func printFromKept(c *cobra.Command, res *attest.CarryResult) {
+	switch {
+	case res.RemovedFrom:
+		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
+	case res.KeptFromRef != "":
+		fmt.Fprintf(c.OutOrStdout(), "kept %s's statements: it is still in the history of %s (a cherry-pick's original keeps its evidence; for a backup of a rewrite, delete that ref and carry again to remove them)\n", short(res.From), res.KeptFromRef)
+	}
 }
 
 // writeCarryJSON writes the JSON report v of carries, their statements'

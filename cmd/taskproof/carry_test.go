@@ -136,3 +136,60 @@ func TestCarryRefusesEarlierTick(t *testing.T) {
 		t.Errorf("carry from a commit without a note: %s", stderr)
 	}
 }
+
+// TestCarryCherryPickKeepsOriginal: main's tick commit M, attested, is
+// cherry-picked onto a release branch as R; carrying M to R evidences R's
+// tick and keeps M's statements, since main still holds M (removing them
+// failed main's own gate).
+func TestCarryCherryPickKeepsOriginal(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "main")
+	r.git(t, "branch", "release")
+	m := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, m)
+	r.git(t, "switch", "-q", "release")
+	r.git(t, "cherry-pick", "-x", m)
+	c := r.git(t, "rev-parse", "HEAD")
+	out, _ := r.run(t, 0, "attest", "carry", m, c, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(out, "still in the history of refs/heads/main") {
+		t.Errorf("carry does not say why M's statements are kept:\n%s", out)
+	}
+	for _, rev := range []string{m, c} {
+		if out, _ := r.run(t, 0, "verify", rev, "--allowed-signers", r.allowed); !strings.Contains(out, "conclusion: success") {
+			t.Errorf("verify %s after the carry:\n%s", rev, out)
+		}
+	}
+}
+
+// TestCarryRangeChecksFirst: a rebased branch of three ticks, the second
+// attested by a key the verifier does not trust, and a born-ticked task.
+// The range carry refuses before writing anything (it carried the first
+// pair, then stopped); with the second attested by a trusted key, it carries
+// every pair, the born-ticked task's too (it was left out, silently).
+func TestCarryRangeChecksFirst(t *testing.T) {
+	const tasks = "# Tasks\n\n## Phase 1\n\n- [ ] T001 One\n\n## Phase 2\n\n- [ ] T002 Two\n"
+	r := newGateRepo(t, map[string]string{gateUnit: tasks})
+	mallory, _ := sshKeyFile(t, "")
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	c2 := r.tick(t, []string{gateUnit}, "T002")
+	r.run(t, 0, "attest", "tick", "--commit", c2, "--signer", "ssh", "--key", mallory, "--verdict", "regression_only", "--regression-reason", "planning_work")
+	c3 := r.commit(t, "a unit born ticked", map[string]string{"specs/002-y/tasks.md": "# Tasks\n\n- [x] T001 Born\n"})
+	r.attest(t, c3)
+	r.git(t, "tag", "orig")
+	r.git(t, "switch", "-q", "main")
+	r.commit(t, "main moves", map[string]string{"README.md": "x\n"})
+	r.git(t, "switch", "-q", "feature")
+	r.git(t, "rebase", "-q", "main")
+	notes := r.git(t, "rev-parse", "refs/notes/speccoder")
+	_, stderr := r.run(t, 1, "attest", "carry", "main..orig", "main..HEAD", "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(stderr, "nothing was carried") {
+		t.Errorf("range carry with an untrusted pair: %s", stderr)
+	}
+	if now := r.git(t, "rev-parse", "refs/notes/speccoder"); now != notes {
+		t.Fatalf("the refused range carry moved the notes ref %s → %s", notes, now)
+	}
+	r.attest(t, c2, "--force")
+	r.run(t, 0, "attest", "carry", "main..orig", "main..HEAD", "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/", gateUnit+":T002 evidenced/", "specs/002-y/tasks.md:T001 evidenced/")
+}
