@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,14 +111,25 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 		warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
 		target = ""
 	}
+	var self []string
+	if target != "" {
+		self = attest.SelfMappingRefspecs(repo, target, notesRef)
+	}
+	// A forced refspec onto the notes ref makes every `git fetch` replace the
+	// local notes with the remote's: what was attested and not pushed yet is
+	// lost, with nothing in the conflicts ref. init does not set up sync over
+	// it.
+	for _, v := range self {
+		if strings.HasPrefix(v, "+") {
+			return nil, nil, withCode(ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch` overwrite your notes with %s's (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`), then run taskproof init again", target, v, target, target, v))
+		}
+	}
 	changes, err := repo.EnsureConfig(attest.NotesConfig(target, notesRef), dryRun)
 	if err != nil {
 		return nil, nil, withCode(ExitTrust, err)
 	}
-	if target != "" {
-		for _, v := range attest.SelfMappingRefspecs(repo, target, notesRef) {
-			warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
-		}
+	for _, v := range self {
+		warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))
 	}
 	return changes, warnings, nil
 }

@@ -199,6 +199,27 @@ func TestInitMigratesOldRefspec(t *testing.T) {
 	}
 }
 
+// TestInitRefusesForcedNotesRefspec: a hand-written +refs/notes/*:refs/notes/*
+// makes every git fetch replace the local notes with origin's, dropping what
+// was attested and not pushed (git does not refuse a forced update): init
+// refuses (exit 3), changing nothing and naming the refspec to remove, and
+// sets up sync once it is removed.
+func TestInitRefusesForcedNotesRefspec(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	testenv.Git(t, a, "config", "--add", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+	before := testenv.Git(t, a, "config", "--get-all", "remote.origin.fetch")
+	_, stderr := w.run(a, ExitTrust, "init")
+	if !strings.Contains(stderr, "overwrite your notes") || !strings.Contains(stderr, "--unset remote.origin.fetch '+refs/notes/*:refs/notes/*'") {
+		t.Errorf("init with a forced notes refspec: %s", stderr)
+	}
+	if after := testenv.Git(t, a, "config", "--get-all", "remote.origin.fetch"); after != before {
+		t.Errorf("the refused init changed remote.origin.fetch:\n%s\nwas\n%s", after, before)
+	}
+	testenv.Git(t, a, "config", "--fixed-value", "--unset", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+	w.run(a, 0, "init")
+}
+
 func TestNotesConcurrentPushesBothLand(t *testing.T) {
 	w := newWorld(t)
 	a := w.seed()
