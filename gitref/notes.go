@@ -358,6 +358,7 @@ func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
 			return next, err
 		}
 	}
+	s.repo.logUpdate(s.ref, cur, next, "taskproof: notes update of "+string(commit))
 	if err := lock.commit(next); err != nil {
 		return "", err
 	}

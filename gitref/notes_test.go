@@ -188,8 +188,15 @@ func TestNotesReadWriteInterop(t *testing.T) {
 	if out := testenv.Git(t, dir, "notes", "--ref", "speccoder", "show", c2.String()); out != "{\"mine\":2}\n" {
 		t.Errorf("git notes show c2 = %q", out)
 	}
-	// An unchanged note writes no commit.
+	// The notes ref's reflog holds taskproof's updates after git's own, as
+	// `git notes add` logs its own: what a forced fetch overwrites can be
+	// found again.
 	head, _ := s.Head()
+	reflog := testenv.Git(t, dir, "reflog", "show", "--format=%H %gs", "refs/notes/speccoder")
+	if lines := strings.Split(strings.TrimSpace(reflog), "\n"); len(lines) != 3 || lines[0] != string(head)+" taskproof: notes update of "+string(c2) {
+		t.Errorf("git reflog refs/notes/speccoder:\n%s", reflog)
+	}
+	// An unchanged note writes no commit.
 	if h, err := s.Update(c2, addLine(`{"mine":2}`)); err != nil || h != head {
 		t.Errorf("no-op Update = %s, %v; want %s", h, err, head)
 	}

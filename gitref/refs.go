@@ -237,6 +237,46 @@ func (l *refLock) commit(id Hash) error {
 	return nil
 }
 
+// logUpdate appends the move of ref name from old ("" for a new ref) to new
+// to its reflog, $GIT_DIR/logs/<name>, while the ref's lock is held, as git
+// does for refs/notes/ (and refs/heads/, refs/remotes/): when the log exists,
+// or core.logAllRefUpdates is "always", or it is true (the default in a
+// repository with a work tree) and the ref is under one of those prefixes.
+// The entry is git's: "<old> <new> <ident> <unix time> <zone>\t<message>", the
+// ident taskproof's [Identity]. Writing the log is best effort: git itself
+// moves a ref whose log it cannot write, with a warning.
+func (r *Repo) logUpdate(name string, old, new Hash, msg string) {
+	path := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
+	if _, err := os.Stat(path); err != nil {
+		mode := "false"
+		if r.workTree != "" {
+			mode = "true"
+		}
+		if v, ok, err := r.ConfigValue("core.logAllRefUpdates"); err == nil && ok {
+			mode = strings.ToLower(v)
+		}
+		logged := mode == "always" || ((mode == "true" || mode == "yes" || mode == "on" || mode == "1") &&
+			(strings.HasPrefix(name, "refs/notes/") || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/")))
+		if !logged {
+			return
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+			return
+		}
+	}
+	if old == "" {
+		old = Hash(strings.Repeat("0", 40))
+	}
+	now := time.Now()
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, Identity.Name, Identity.Email, now.Unix(), now.Format("-0700"), msg)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return
+	}
+	f.WriteString(line)
+	f.Close()
+}
+
 // release drops the lock without changing the ref.
 func (l *refLock) release() {
 	l.f.Close()
@@ -278,5 +318,6 @@ func (r *Repo) SetRef(name string, old, new Hash, opts LockOptions) error {
 		lock.release()
 		return fmt.Errorf("%w: %s is at %q, expected %q", ErrRefChanged, name, cur, old)
 	}
+	r.logUpdate(name, old, new, "taskproof: update")
 	return lock.commit(new)
 }
