@@ -789,13 +789,17 @@ func TestTickRewordedAndBorn(t *testing.T) {
 		t.Fatalf("the refused carry wrote %s's note: %q", c4b, after)
 	}
 
-	// attest carry to the picked commit recomputes the same lines there.
+	// attest carry to the picked commit recomputes the same lines there; the
+	// original, still on main, keeps its statements.
 	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers, UnverifiedFromUnsafe: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Written) != 2 || !res.RemovedFrom {
-		t.Fatalf("carry = %+v", res)
+	if len(res.Written) != 2 || res.RemovedFrom || res.KeptFromRef != "refs/heads/main" {
+		t.Fatalf("carry: %d written, removed %v, kept for %q", len(res.Written), res.RemovedFrom, res.KeptFromRef)
+	}
+	if got := objectOutcomes(t, v, c4); got["001-calc/T004"] != verify.OK {
+		t.Errorf("verify %s (the original) after the carry = %v", c4, got)
 	}
 	for _, w := range res.Written {
 		if len(w.Warnings) != 1 {
