@@ -38,7 +38,7 @@ var Hints = map[string]string{
 	string(Malformed):       "a note line or statement cannot be read: look at it (taskproof attest show {commit}) and re-attest the tick (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	string(BadSignature):    "a signature does not verify over its statement (changed after signing?): re-attest the tick with your key (taskproof attest tick --commit {commit} --task {task} --verdict … --signer ssh --key KEY)",
 	string(Mismatch):        "the statement does not describe this commit: see the reasons",
-	string(UntrustedSigner): "no key the verifier trusts signed the statement (for namespace in-toto, now): add the signer's public key to the allowed signers file on the base branch (PRINCIPAL namespaces=\"in-toto\" KEY), or re-attest with a trusted key",
+	string(UntrustedSigner): "no key the verifier trusts signed the statement (for namespace in-toto, now): add the signer's public key to the trust the gate reads, on the base branch (an SSH key: a line PRINCIPAL namespaces=\"in-toto\" KEY of the allowed signers file; an OpenPGP key: the --keyring file; a raw key: a PEM file given as --key; Sigstore: --certificate-identity), or re-attest with a trusted key",
 	string(Unsigned):        "sign the statements: taskproof attest sign --signer ssh --key KEY {commit} && taskproof notes push (or verify with --require-signed=false)",
 
 	// Reason codes.

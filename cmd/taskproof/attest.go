@@ -268,7 +268,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 		err = withAttestFlags(err)
 		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
 			if pending, werr := tick.Uncommitted(repo, req.Commit); werr == nil && len(pending) > 0 {
-				return fmt.Errorf("%w\nthe work tree ticks these boxes, not committed yet (commit them, then attest the commit):\n  %s", err, strings.Join(pending, "\n  "))
+				return fmt.Errorf("%w; the work tree ticks these boxes, not committed yet (commit them, then attest the commit): %s", err, strings.Join(pending, "; "))
 			}
 		}
 		if err != nil {
