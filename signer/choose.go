@@ -120,7 +120,10 @@ func configuredSigner(choice Choice, config GitConfig) (Signer, error) {
 	kind, why := choice.Kind, ""
 	if kind == "" {
 		format, _ := config.Get("gpg.format")
-		switch strings.ToLower(format) {
+		if l := strings.ToLower(format); l != format && (l == "ssh" || l == "openpgp" || l == "x509") {
+			return nil, fmt.Errorf("%w: gpg.format=%s: git reads only %s, in lower case (git commit -S fails with \"bad config variable 'gpg.format'\"); git config gpg.format %s", ErrUnsupportedKey, format, l, l)
+		}
+		switch format {
 		case "ssh":
 			kind, why = KindSSH, " (git's gpg.format)"
 		case "":
@@ -146,6 +149,15 @@ func configuredSigner(choice Choice, config GitConfig) (Signer, error) {
 		}
 		return loadSSH(p, "user.signingKey", choice.Passphrase)
 	case KindOpenPGP:
+		if why != "" && looksLikeSSHKey(v, config) {
+			format, _ := config.Get("gpg.format")
+			if format == "" {
+				format = "unset, so git signs with OpenPGP"
+			} else {
+				format = "=" + format
+			}
+			return nil, fmt.Errorf("%w: user.signingKey %s is an SSH key, but gpg.format is %s (git commit -S would hand the key to gpg too): git config gpg.format ssh", ErrNoSigningKey, v, format)
+		}
 		if looksLikePath(v) {
 			// A secret key file (git itself would hand this to gpg -u and
 			// fail; taskproof reads the file).
@@ -163,6 +175,28 @@ func configuredSigner(choice Choice, config GitConfig) (Signer, error) {
 		}
 		return Load(kind, p, choice.Passphrase)
 	}
+}
+
+// looksLikeSSHKey reports whether user.signingKey value v is an SSH key: a
+// literal ("key::ssh-ed25519 …", "ssh-ed25519 …") or a file whose content is
+// an SSH public or private key.
+func looksLikeSSHKey(v string, config GitConfig) bool {
+	if isSSHLiteral(v) {
+		return true
+	}
+	if !looksLikePath(v) {
+		return false
+	}
+	p, _, err := config.Path("user.signingKey")
+	if err != nil {
+		return false
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	kind, err := detectKeyKind(data)
+	return err == nil && kind == KindSSH
 }
 
 // givenSigner is the signer of one --key value.

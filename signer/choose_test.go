@@ -61,9 +61,20 @@ func TestChooseSigner(t *testing.T) {
 			wantKind: KindSSH, wantKeyID: fpA,
 		},
 		{
-			name:     "gpg.format is case-insensitive",
-			config:   map[string]string{"gpg.format": "SSH", "user.signingKey": keyA},
-			wantKind: KindSSH, wantKeyID: fpA,
+			// git compares gpg.format case-sensitively and refuses SSH.
+			name:   "gpg.format in upper case",
+			config: map[string]string{"gpg.format": "SSH", "user.signingKey": keyA},
+			err:    ErrUnsupportedKey, msg: "git config gpg.format ssh",
+		},
+		{
+			name:   "an SSH user.signingKey with gpg.format unset",
+			config: map[string]string{"user.signingKey": keyA},
+			err:    ErrNoSigningKey, msg: "is an SSH key, but gpg.format is unset",
+		},
+		{
+			name:   "an SSH literal with gpg.format unset",
+			config: map[string]string{"user.signingKey": "key::ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIg4s80GM4Ad1V+G2FXnlTXuSp0mQ7GSGCIwmyofSzXx alice"},
+			err:    ErrNoSigningKey, msg: "git config gpg.format ssh",
 		},
 		{
 			name:   "user.signingKey naming a key gpg does not hold",
