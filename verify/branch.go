@@ -113,6 +113,10 @@ type TickResult struct {
 	// original is no commit of the range, so there is nothing to carry from;
 	// the tick needs its own statement.
 	earlierTick bool
+	// untickedInRange marks the state check's finding of a task checked at
+	// head and open at base that no commit of the range ticks (it came ticked
+	// from history the range does not hold): no commit can be attested for it.
+	untickedInRange bool
 }
 
 // Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
@@ -1177,8 +1181,10 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 	}
 	covered := map[string]bool{} // unit class, task ID, line_hash
 	failing := map[string]bool{} // unit class, task ID; or path for unrecognized files
+	ticked := map[string]bool{}  // unit class, task ID: a tick of the range, whatever its status
 	rep.eachTick(func(tr *TickResult) {
 		k := units.find(tr.Unit.Dir) + "\x00" + tr.TaskID
+		ticked[k] = true
 		switch {
 		case tr.Status == StatusEvidenced:
 			covered[k+"\x00"+tr.LineHash] = true
@@ -1233,6 +1239,10 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			failing[k] = true
 			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			if !ticked[k] {
+				tr.untickedInRange = true
+				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history the base does not hold, such as a branch that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
+			}
 			if atBase {
 				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
 			}

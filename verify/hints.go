@@ -28,6 +28,7 @@ var Hints = map[string]string{
 	StatusBornTicked:            "the task is ticked in a tasks file new in the range, with no evidence: attest it on the commit that ticks it (taskproof attest tick --commit {commit} --task {task} --verdict …), or allow born-ticked tasks for this path in the verifier's policy",
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
+	hintUntickedInRange:         "no commit of the range ticks {task}, so none can be attested for it: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it open as the base has it",
 	hintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
 	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
 	"trailer":                   "the commit's Spec-Task/Verdict trailers disagree with its statements: re-attest with the verdict the trailer names (taskproof attest tick --commit {commit} --task {task} --verdict …), or fix the trailers (git commit --amend) and carry the statements (taskproof attest carry OLD NEW)",
@@ -121,6 +122,9 @@ func tickHint(t *TickResult) string {
 		// (unreadableAtHead): no note or statement is involved.
 		return hintFor([]string{hintTasksFileUnreadable}, []*Reason{nil}, map[string]string{"path": shellQuote(t.Path)})
 	}
+	if t.untickedInRange {
+		return hintFor([]string{hintUntickedInRange}, []*Reason{nil}, map[string]string{"task": shellQuote(t.TaskID), "path": shellQuote(t.Path)})
+	}
 	if t.Reason == ReasonCommitUnreachable && t.earlierTick {
 		// Carrying an earlier tick's statement would vouch for code it
 		// never judged: the tick needs its own.
@@ -150,6 +154,10 @@ func tickHint(t *TickResult) string {
 	}
 	return hintFor([]string{t.Status}, []*Reason{nil}, fields)
 }
+
+// hintUntickedInRange keys Hints' hint for a task checked at head and open
+// at base that no commit of the range ticks (a hint, not a reason code).
+const hintUntickedInRange = "unticked_in_range"
 
 // hintTasksFileUnreadable keys Hints' hint for a tasks file at head that
 // cannot be read as one (a hint, not a reason code: the tick's reason is

@@ -151,6 +151,7 @@ type spooledTick struct {
 	Tick                   TickResult
 	NilReasons, NilSigners bool
 	EarlierTick            bool
+	UntickedInRange        bool
 }
 
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
@@ -174,7 +175,7 @@ func (s *tickSpool) len() int {
 
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick}
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick, UntickedInRange: t.untickedInRange}
 	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
@@ -198,7 +199,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
-		t.earlierTick = r.EarlierTick
+		t.earlierTick, t.untickedInRange = r.EarlierTick, r.UntickedInRange
 		if t.Reasons == nil && !r.NilReasons {
 			t.Reasons = []Reason{}
 		}

@@ -696,3 +696,24 @@ func TestGateDeciderSigns(t *testing.T) {
 	decide(alice)
 	checkRows(t, r.gate(t, 0, "--policy", pol), "success", gateUnit+":T001 evidenced/")
 }
+
+// TestGateStateCheckNoTickInRange: the feature branched while T001 was
+// ticked on main; main then reopened it. At head T001 is checked, at the base
+// open, and no commit of the range ticks it: the gate fails, and its fix says
+// to untick and re-tick rather than to attest a commit that ticks nothing
+// (attest refuses those).
+func TestGateStateCheckNoTickInRange(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "main")
+	m := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, m)
+	r.git(t, "branch", "-f", "feature")
+	r.commit(t, "reopen T001", map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "feature")
+	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+	checkRows(t, r.gate(t, 1), "failure", gateUnit+":T001 unverifiable/ticked_without_evidence")
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out, "fix: no commit of the range ticks T001") {
+		t.Errorf("the fix does not say no commit of the range ticks T001:\n%s", out)
+	}
+}
