@@ -26,6 +26,10 @@ type CarryPlan struct {
 	// Unattested lists the tick commits of the FROM range whose notes hold no
 	// task-verification statement about them (nothing to carry).
 	Unattested []gitref.Hash `json:"unattested"`
+	// Kept lists the attested tick commits of the FROM range that are the TO
+	// range's tick commits themselves (a rebase that left them as they were):
+	// their statements are where the gate looks already.
+	Kept []gitref.Hash `json:"kept"`
 }
 
 // PairCarries pairs the tick commits of range FROM (fromBase..fromHead, the
@@ -57,7 +61,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			latest[task{t.ProjectUnit().Dir, t.TaskID}] = t.Commit
 		}
 	}
-	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}}
+	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}, Kept: []gitref.Hash{}}
 	seen := map[gitref.Hash]bool{}
 	claimed := map[task]gitref.Hash{} // task → the FROM commit carried to its TO tick
 	for _, t := range from {
@@ -77,7 +81,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 		for i, k := range tasks {
 			c, ok := latest[task{k[0], k[1]}]
 			if !ok {
-				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range", ErrTaskNotTicked, names[i], k[0], t.Commit)
+				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range (dropped by the rebase? carry the other commits one pair at a time: taskproof attest carry FROM TO)", ErrTaskNotTicked, names[i], k[0], t.Commit)
 			}
 			if target != "" && c != target {
 				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s): carry them one pair at a time (taskproof attest carry FROM TO)", ErrRequest, t.Commit, target, c)
@@ -89,7 +93,8 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			claimed[task{k[0], k[1]}] = t.Commit
 		}
 		if target == t.Commit {
-			continue // the same commit in both ranges: nothing to carry
+			plan.Kept = append(plan.Kept, t.Commit) // the same commit in both ranges: nothing to carry
+			continue
 		}
 		plan.Pairs = append(plan.Pairs, CarryPair{From: t.Commit, To: target, Tasks: names})
 	}

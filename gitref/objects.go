@@ -82,7 +82,11 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 			return "", fmt.Errorf("%w: %q: %w", ErrUnknownRevision, rev, bad)
 		}
 		why := "no such ref or object"
-		if err != nil {
+		switch {
+		case errors.Is(err, io.EOF):
+			// go-git walks past a root commit (HEAD~5 in a history of three).
+			why = "no such ancestor: the history is shorter than that"
+		case err != nil:
 			why = err.Error()
 		}
 		if r.IsShallow() {

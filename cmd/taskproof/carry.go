@@ -158,6 +158,9 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 	fromRange, toRange := strings.Contains(fromArg, ".."), strings.Contains(toArg, "..")
 	if !fromRange && !toRange {
 		from, err := repo.Resolve(fromArg)
+		if errors.Is(err, gitref.ErrUnknownRevision) && len(fromArg) == 40 {
+			return nil, fmt.Errorf("%w (a note fetched from another clone can name a commit only that clone has: run the carry there, or fetch the commit first)", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -184,6 +187,9 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 	}
 	for _, u := range plan.Unattested {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", short(u))
+	}
+	if len(plan.Pairs) == 0 && len(plan.Kept) > 0 {
+		return nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", attest.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
 	}
 	if len(plan.Pairs) == 0 {
 		return nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", attest.ErrNothingToCarry, fromArg, toArg)

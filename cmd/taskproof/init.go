@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -76,6 +77,9 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 			}
 			if h.Action == "kept" {
 				warnings = append(warnings, fmt.Sprintf("%s is not taskproof's hook: kept; add the line 'taskproof hook prepare-commit-msg \"$@\"' to it", h.Path))
+			}
+			if _, err := exec.LookPath("taskproof"); err != nil {
+				warnings = append(warnings, "taskproof is not on PATH: the hook does nothing (no Spec-Task trailers) until it is, in the environment git commit runs in")
 			}
 			hookChanges = append(hookChanges, h)
 		}
