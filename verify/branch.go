@@ -853,12 +853,19 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 				break
 			}
 		}
+		in, err := g.rangeCommits()
+		if err != nil {
+			return err
+		}
 		if tr.SameTreeAs == "" {
-			in, err := g.rangeCommits()
-			if err != nil {
+			tr.earlierTick = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
+		} else if in[tr.SameTreeAs] {
+			// The same tree earlier in the tick's own history (a revert of
+			// a revert ticks the line again over the same code): no rewrite,
+			// and carry refuses a FROM in TO's history.
+			if tr.earlierTick, err = g.v.Repo.IsAncestor(tr.SameTreeAs, t.Commit); err != nil {
 				return err
 			}
-			tr.earlierTick = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
 		}
 		tr.Message = unreachableMessage(tr, t.Commit)
 	case byName:
@@ -1276,7 +1283,7 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 		names[i] = string(c)
 	}
 	if tr.earlierTick {
-		return fmt.Sprintf("evidence for %s is on %s, other commits of this range with other trees (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
+		return fmt.Sprintf("evidence for %s is on %s, other commits of this range (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
 			tr.Task, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("evidence for %s is on %s, not on the tick commit (rewritten by a rebase or squash?); re-issue it here: taskproof attest carry %s %s",

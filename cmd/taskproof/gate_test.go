@@ -612,8 +612,19 @@ func TestGateRetickHintAttests(t *testing.T) {
 	if !strings.Contains(fix, "taskproof attest tick --commit "+c3[:12]) || strings.Contains(fix, "attest carry") {
 		t.Errorf("fix line %q: want attest tick on %s, no carry\n%s", fix, c3[:12], out)
 	}
-	if !strings.Contains(out, "other commits of this range with other trees") {
+	if !strings.Contains(out, "other commits of this range (an earlier tick of the line") {
 		t.Errorf("message does not say the evidence is on an earlier commit:\n%s", out)
+	}
+
+	// Reverting the reopening ticks T001 again over c1's very tree: still
+	// no rewrite (c1 is in the tick's history, and carry refuses it).
+	r.git(t, "reset", "-q", "--hard", c1)
+	r.git(t, "revert", "--no-edit", "HEAD")
+	r.git(t, "revert", "--no-edit", "HEAD")
+	c5 := r.git(t, "rev-parse", "HEAD")
+	out, _ = r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out, "taskproof attest tick --commit "+c5[:12]) || strings.Contains(out, "attest carry") {
+		t.Errorf("revert of a revert: want attest tick on %s, no carry\n%s", c5[:12], out)
 	}
 }
 
