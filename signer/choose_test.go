@@ -324,8 +324,20 @@ func TestChooseSignerGPGKeyring(t *testing.T) {
 			t.Fatalf("gpg --verify: %s", out)
 		}
 	}
+	// A gpg.program that signs with another key of the keyring than the one
+	// asked for: refused, not reported as the asked key's signature.
+	testenv.Run(t, nil, nil, "gpg", "--batch", "--passphrase", "", "--quick-gen-key", "Mallory <mallory@example.com>", "ed25519", "sign", "never")
+	wrapper := filepath.Join(t.TempDir(), "gpg-other")
+	os.WriteFile(wrapper, []byte("#!/bin/bash\nargs=(); prev=\nfor a in \"$@\"; do [ \"$prev\" = --local-user ] && a=mallory@example.com; args+=(\"$a\"); prev=$a; done\nexec gpg --batch \"${args[@]}\"\n"), 0o755)
+	signers, err := Choose(Choice{}, fakeConfig(map[string]string{"gpg.format": "openpgp", "user.signingKey": fpr, "gpg.program": wrapper}))
+	if err != nil || len(signers) != 1 {
+		t.Fatalf("gpg.program wrapper: %v, %v", signers, err)
+	}
+	if _, err := Sign(context.Background(), []byte(testStatement), signers...); !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "not by "+fpr) {
+		t.Errorf("a signature by another key: err = %v", err)
+	}
 	// gpg.program that is not installed: say how to export the key.
-	_, err := Choose(Choice{}, fakeConfig(map[string]string{"user.signingKey": fpr, "gpg.program": "/nonexistent/gpg"}))
+	_, err = Choose(Choice{}, fakeConfig(map[string]string{"user.signingKey": fpr, "gpg.program": "/nonexistent/gpg"}))
 	if !errors.Is(err, ErrNoSigningKey) || !strings.Contains(err.Error(), "gpg --export-secret-keys --armor "+fpr) {
 		t.Errorf("gpg absent: err = %v", err)
 	}
