@@ -58,10 +58,9 @@ func (e *DefaultBaseError) Unwrap() error { return e.Err }
 // master, each read as its full ref. A candidate that head is (or that has head
 // in its history: origin/HEAD naming the branch being verified) is passed over
 // for the next; two candidates of one level that are not, naming different
-// commits, are ambiguous (an error); when every candidate is passed over the
-// first that exists is taken (the range is then empty), unless the clone is
-// shallow or fetches only some of origin's branches (an error: the base may
-// not have been fetched). A candidate whose ref
+// commits, are ambiguous (an error); when every candidate is passed over it
+// is an error too (the base branch itself, or a base never fetched: the empty
+// range would pass). A candidate whose ref
 // file is broken is an error, not skipped. Errors are [*DefaultBaseError].
 func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Hash, error) {
 	if prBase != "" {
@@ -117,44 +116,15 @@ func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Has
 	}
 	if first != "" {
 		// Every candidate is head or has head in its history: the gate run on
-		// the base branch itself, unless the branch the changes go into was
-		// never fetched — which a clone holding all of origin's branches and
-		// history rules out, and a shallow or single-branch one does not.
-		if why, err := partialClone(repo); err != nil || why != "" {
-			if err == nil {
-				err = fmt.Errorf("%w: every default base is HEAD or has it in its history, and %s, so the branch the changes go into may not be here: verifying nothing would pass", gitref.ErrUnknownRevision, why)
-			}
-			return "", &DefaultBaseError{Candidate: firstName, Err: err}
-		}
-		return first, nil
+		// the base branch itself, or the branch the changes go into was never
+		// fetched (a CI checkout of the pull request's branch alone, whatever
+		// its refspecs say). The two cannot be told apart, and the empty range
+		// would pass: the base must be named.
+		return "", &DefaultBaseError{Candidate: firstName, Err: fmt.Errorf("%w: every default base is HEAD or has it in its history: this is the base branch itself, or the branch the changes go into was not fetched, and verifying nothing would pass (on the base branch itself, --base HEAD verifies nothing)", gitref.ErrUnknownRevision)}
 	}
 	return "", &DefaultBaseError{Err: gitref.ErrUnknownRevision}
 }
 
-// partialClone says why the repository may lack the branch a change goes
-// into: a shallow clone, or one whose origin fetches only some of its
-// branches (`git clone --single-branch`, `--depth`, actions/checkout without
-// fetch-depth: 0). "" for a repository without an origin remote, whose
-// branches are its own.
-func partialClone(repo *gitref.Repo) (string, error) {
-	if repo.IsShallow() {
-		return "this clone is shallow", nil
-	}
-	c, err := repo.Config()
-	if err != nil {
-		return "", err
-	}
-	if _, ok := c.Get("remote.origin.url"); !ok {
-		return "", nil
-	}
-	for _, spec := range c.GetAll("remote.origin.fetch") {
-		src, dst, _ := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
-		if (src == "refs/heads/*" && dst == "refs/remotes/origin/*") || (src == "refs/*" && dst == "refs/*") {
-			return "", nil
-		}
-	}
-	return "origin's fetch refspecs do not bring all of its branches (a single-branch clone)", nil
-}
 
 // prBaseRef resolves refs/remotes/origin/<branch>, the base a CI names.
 func prBaseRef(repo *gitref.Repo, branch string) (gitref.Hash, error) {

@@ -155,9 +155,11 @@ func TestTrustedRevTagAsRemoteBranch(t *testing.T) {
 	}
 }
 
-// TestVerifyOnBaseBranch: the gate run on the base branch itself has an
-// empty range: neutral, exit 0, with the warning, even though the trust is
-// read from the very commit checked out (nothing is verified with it).
+// TestVerifyOnBaseBranch: the gate run on the base branch itself without
+// --base cannot tell that from a base never fetched: exit 4 naming --base.
+// Named (--base HEAD), the range is empty: neutral, exit 0, with the warning,
+// even though the trust is read from the very commit checked out (nothing is
+// verified with it).
 func TestVerifyOnBaseBranch(t *testing.T) {
 	r, remote := baseRefRepo(t)
 	r.push(t, remote, "main", "refs/notes/speccoder")
@@ -165,9 +167,13 @@ func TestVerifyOnBaseBranch(t *testing.T) {
 	testenv.Git(t, "", "clone", "-q", "-b", "main", "file://"+remote, dir)
 	testenv.Git(t, dir, "fetch", "-q", "origin", "+refs/notes/speccoder:refs/notes/speccoder")
 	testenv.Git(t, dir, "remote", "set-head", "origin", "main")
-	out, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers", "--format", "json")
+	_, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers")
+	if code != ExitGit || !strings.Contains(stderr, "--base HEAD verifies nothing") {
+		t.Errorf("on main, no --base: exit %d, want 4 naming --base\n%s", code, stderr)
+	}
+	out, stderr, code := runIn(t, dir, nil, "verify", "--branch", "--base", "HEAD", "--allowed-signers-rev", "origin/main:.github/allowed_signers", "--format", "json")
 	if code != 0 || !strings.Contains(out, `"conclusion": "neutral"`) || !strings.Contains(stderr, "is empty") {
-		t.Errorf("on main: exit %d, want 0, neutral, the empty-range warning\n%s%s", code, out, stderr)
+		t.Errorf("on main, --base HEAD: exit %d, want 0, neutral, the empty-range warning\n%s%s", code, out, stderr)
 	}
 }
 
