@@ -407,7 +407,8 @@ func (e *evaluation) decision(d *decisionConfig, v predicate.Verdict, deciderRul
 // signedBy reports whether a trusted signer of the statement is name: its
 // keyid; for SSH one of the comma-joined principals it is credited to, taken as
 // written (so "*@example.com" is not alice@example.com); for OpenPGP the
-// address of its primary user id ("Name <addr>"); for Sigstore its
+// address of its primary user id ("Name <addr>", one pair of angle brackets
+// ending it); for Sigstore its
 // certificate identity (docs/format.md#deciders).
 func (e *evaluation) signedBy(name string) bool {
 	if e.in == nil || name == "" {
@@ -424,7 +425,11 @@ func (e *evaluation) signedBy(name string) bool {
 				return true
 			}
 		case "openpgp":
-			if i := strings.LastIndexByte(s.Principal, '<'); i >= 0 && strings.HasSuffix(s.Principal, ">") && s.Principal[i+1:len(s.Principal)-1] == name {
+			// One address, in the one pair of angle brackets that ends the
+			// user id: "Mallory <m@evil> <alice@example.com>" names no one
+			// (gpg reads its first address, this its last).
+			if i := strings.IndexByte(s.Principal, '<'); i >= 0 && strings.Count(s.Principal, "<") == 1 && strings.Count(s.Principal, ">") == 1 &&
+				strings.HasSuffix(s.Principal, ">") && s.Principal[i+1:len(s.Principal)-1] == name {
 				return true
 			}
 		default:
