@@ -125,7 +125,6 @@ func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Has
 	return "", &DefaultBaseError{Err: gitref.ErrUnknownRevision}
 }
 
-
 // prBaseRef resolves refs/remotes/origin/<branch>, the base a CI names.
 func prBaseRef(repo *gitref.Repo, branch string) (gitref.Hash, error) {
 	name := "origin/" + branch
