@@ -3,6 +3,8 @@ package gitref
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -105,9 +107,9 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 	return fromPlumbing(bases[0].Hash), nil
 }
 
-// RefReach records which commits the repository's branches, remote-tracking
-// branches, tags and HEAD reach, as they were when [Repo.RefReach] walked
-// them.
+// RefReach records which commits the repository's refs (all but the notes
+// refs and skip records), HEAD and linked worktrees' HEADs reach, as they
+// were when [Repo.RefReach] walked them.
 type RefReach struct {
 	by map[plumbing.Hash]string
 }
@@ -115,11 +117,12 @@ type RefReach struct {
 // Ref names a ref (or "HEAD") whose history holds c, "" when none does.
 func (rr *RefReach) Ref(c Hash) string { return rr.by[c.plumbing()] }
 
-// RefReach walks the history of HEAD and of every ref under refs/heads/,
-// refs/remotes/ and refs/tags/ (refs in name order, HEAD first; a tag is
-// peeled to its commit), so that [RefReach.Ref] can say whether a commit is
-// still part of some branch's history (a cherry-picked original) or only of
-// reflogs (a rewritten one). A walk stops at a shallow clone's edge.
+// RefReach walks the history of HEAD, of every ref but those under
+// refs/notes/ and refs/speccoder/ (in name order, HEAD first; a tag is peeled
+// to its commit) and of each linked worktree's HEAD, so that [RefReach.Ref]
+// can say whether a commit is still part of some history (a cherry-picked
+// original) or only of reflogs (a rewritten one). A walk stops at a shallow
+// clone's edge.
 func (r *Repo) RefReach() (*RefReach, error) {
 	hd, err := r.acquire()
 	if err != nil {
@@ -134,7 +137,7 @@ func (r *Repo) RefReach() (*RefReach, error) {
 	if err == nil {
 		err = refs.ForEach(func(ref *plumbing.Reference) error {
 			n := ref.Name().String()
-			if ref.Type() == plumbing.HashReference && (strings.HasPrefix(n, "refs/heads/") || strings.HasPrefix(n, "refs/remotes/") || strings.HasPrefix(n, "refs/tags/")) {
+			if ref.Type() == plumbing.HashReference && !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
 				tips = append(tips, tip{n, ref.Hash()})
 			}
 			return nil
@@ -155,6 +158,27 @@ func (r *Repo) RefReach() (*RefReach, error) {
 		return nil, fmt.Errorf("listing refs: %w", err)
 	}
 	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })
+	// Linked worktrees' HEADs hold history too (git counts them as roots).
+	if dirs, err := os.ReadDir(filepath.Join(r.commonDir, "worktrees")); err == nil {
+		for _, d := range dirs {
+			b, err := os.ReadFile(filepath.Join(r.commonDir, "worktrees", d.Name(), "HEAD"))
+			if err != nil {
+				continue
+			}
+			v := strings.TrimSpace(string(b))
+			name := "worktree " + d.Name() + " HEAD"
+			if target, ok := strings.CutPrefix(v, "ref: "); ok {
+				id, err := r.ReadRef(target)
+				if err != nil || id == "" {
+					continue
+				}
+				v = string(id)
+			}
+			if h, err := ParseHash(v); err == nil {
+				tips = append(tips, tip{name, h.plumbing()})
+			}
+		}
+	}
 	if head != nil {
 		tips = append([]tip{{"HEAD", head.Hash()}}, tips...)
 	}

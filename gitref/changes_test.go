@@ -45,3 +45,30 @@ func TestChangedPathsAndMergeBase(t *testing.T) {
 		t.Errorf("against the empty tree: %q, %v", all, err)
 	}
 }
+
+// TestRefReach: commits a branch, a tag or a linked worktree's HEAD holds
+// are reached, each named by the first root that reaches it; a commit only
+// the reflog holds (amended away) is not.
+func TestRefReach(t *testing.T) {
+	dir := newRepo(t)
+	c1 := commitFiles(t, dir, "one", map[string]string{"f": "1"})
+	c2 := commitFiles(t, dir, "two", map[string]string{"f": "2"})
+	gitOut(t, dir, "commit", "-q", "--amend", "-m", "two, amended")
+	gitOut(t, dir, "worktree", "add", "-q", "--detach", t.TempDir()+"/wt", string(c2))
+	c3 := commitFiles(t, dir, "three", map[string]string{"f": "3"})
+	gitOut(t, dir, "commit", "-q", "--amend", "-m", "three, amended")
+	r := open(t, dir)
+	rr, err := r.RefReach()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rr.Ref(c1); got != "HEAD" {
+		t.Errorf("Ref(c1) = %q, want HEAD", got)
+	}
+	if got := rr.Ref(c2); got != "worktree wt HEAD" {
+		t.Errorf("Ref(c2) = %q, want the worktree's HEAD", got)
+	}
+	if got := rr.Ref(c3); got != "" {
+		t.Errorf("Ref(c3, amended away) = %q, want none", got)
+	}
+}
