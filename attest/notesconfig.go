@@ -1,6 +1,10 @@
 package attest
 
-import "github.com/taskproof/taskproof/gitref"
+import (
+	"strings"
+
+	"github.com/taskproof/taskproof/gitref"
+)
 
 // NotesConfig is the repository configuration that makes notesRef travel with
 // the work (docs/format.md#sharing-notes-between-clones), as `taskproof init`
@@ -72,4 +76,51 @@ func SelfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
 		}
 	}
 	return out
+}
+
+// ForcedRefspec is a forced fetch refspec of a remote that writes a local ref
+// taskproof owns.
+type ForcedRefspec struct {
+	Remote, Spec string
+}
+
+// ForcedOntoNotes returns the forced fetch refspecs ("+src:dst"), of any
+// remote, in any configuration file git reads, whose destination is the
+// local notes ref, its conflicts ref or a skip record: every `git fetch` of
+// that remote then replaces the local ref with what the remote (or another of
+// its refs) holds, losing what was written locally and not pushed. A
+// configuration that cannot be read gives none.
+func ForcedOntoNotes(repo *gitref.Repo, notesRef string) []ForcedRefspec {
+	c, err := repo.Config()
+	if err != nil {
+		return nil
+	}
+	var out []ForcedRefspec
+	for _, e := range c.Entries() {
+		rest, ok := strings.CutPrefix(e.Key, "remote.")
+		if !ok || !strings.HasSuffix(rest, ".fetch") || !strings.HasPrefix(e.Value, "+") {
+			continue
+		}
+		_, dst, ok := strings.Cut(e.Value[1:], ":")
+		if !ok {
+			continue
+		}
+		for _, ref := range []string{notesRef, ConflictsRef(notesRef), SkipRefPrefix + "x"} {
+			if destinationCovers(dst, ref) {
+				out = append(out, ForcedRefspec{Remote: strings.TrimSuffix(rest, ".fetch"), Spec: e.Value})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// destinationCovers reports whether a refspec destination (exact, or a
+// pattern with one '*') can name local ref ref.
+func destinationCovers(dst, ref string) bool {
+	pre, suf, glob := strings.Cut(dst, "*")
+	if !glob {
+		return dst == ref
+	}
+	return len(ref) > len(pre)+len(suf) && strings.HasPrefix(ref, pre) && strings.HasSuffix(ref, suf)
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os/exec"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -115,18 +114,17 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 		warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
 		target = ""
 	}
-	var self []string
-	if target != "" {
-		self = attest.SelfMappingRefspecs(repo, target, notesRef)
-	}
 	// A forced refspec onto the notes ref makes every `git fetch` replace the
 	// local notes with the remote's: what was attested and not pushed yet is
 	// lost, with nothing in the conflicts ref. init does not set up sync over
-	// it.
-	for _, v := range self {
-		if strings.HasPrefix(v, "+") {
-			return nil, nil, withCode(ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch` overwrite your notes with %s's (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`), then run taskproof init again", target, v, target, target, v))
-		}
+	// it, whichever remote or source it names.
+	if forced := attest.ForcedOntoNotes(repo, notesRef); len(forced) > 0 {
+		f := forced[0]
+		return nil, nil, withCode(ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch %s` overwrite your notes (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`, in the file `git config --show-origin --get-all remote.%s.fetch` names), then run taskproof init again", f.Remote, f.Spec, f.Remote, f.Remote, f.Spec, f.Remote))
+	}
+	var self []string
+	if target != "" {
+		self = attest.SelfMappingRefspecs(repo, target, notesRef)
 	}
 	changes, err := repo.EnsureConfig(attest.NotesConfig(target, notesRef), dryRun)
 	if err != nil {

@@ -217,6 +217,14 @@ func TestInitRefusesForcedNotesRefspec(t *testing.T) {
 		t.Errorf("the refused init changed remote.origin.fetch:\n%s\nwas\n%s", after, before)
 	}
 	testenv.Git(t, a, "config", "--fixed-value", "--unset", "remote.origin.fetch", "+refs/notes/*:refs/notes/*")
+	// Another remote's, or another source's, is refused the same way.
+	for _, c := range [][2]string{{"remote.upstream.fetch", "+refs/notes/*:refs/notes/*"}, {"remote.origin.fetch", "+refs/notes/ci:refs/notes/speccoder"}} {
+		testenv.Git(t, a, "config", "--add", c[0], c[1])
+		if _, stderr := w.run(a, ExitTrust, "init"); !strings.Contains(stderr, c[1]) {
+			t.Errorf("init with %s = %s: %s", c[0], c[1], stderr)
+		}
+		testenv.Git(t, a, "config", "--fixed-value", "--unset", c[0], c[1])
+	}
 	w.run(a, 0, "init")
 }
 
