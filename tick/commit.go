@@ -114,6 +114,9 @@ func tasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts, re
 			if tf.unrecognized {
 				tf = projectTasksFile(r, layouts, c.Tree, path, tf, projects)
 			}
+			if tf.ignored {
+				continue
+			}
 			f := TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Blob: e.ID()}
 			if read {
 				b, err := r.BlobView(f.Blob)

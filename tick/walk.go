@@ -590,6 +590,10 @@ type tasksFile struct {
 	// unrecognized: the file is named tasks.md but no layout's
 	// (specfmt.UnrecognizedTasksFile); unit is what it is parsed as.
 	unrecognized bool
+	// ignored: the verifier's policy ignores the path at the repository's
+	// root; dropped unless it is a nested project's unit's tasks file (the
+	// ignore list is for stray files, not for projects a range adds).
+	ignored bool
 }
 
 // irregularEntry is a symbolic link or submodule at a tasks-file position
@@ -926,6 +930,9 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 		if t.unrecognized {
 			t = projectTasksFile(d.r, d.layouts, root, path, t, d.projects)
 		}
+		if t.ignored {
+			return
+		}
 		t.blob = e.ID()
 		*files = append(*files, t)
 	}
@@ -936,13 +943,15 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 
 // classifyTasksFile is path as a tasks file of the walk (no blob): a unit's,
 // or a file named tasks.md no layout claims (parsed as a spec-kit unit of its
-// directory, unrecognized set); ok is false for other paths and ignored ones.
+// directory, unrecognized set; ignored set too when the policy ignores it,
+// for the caller to drop unless a nested project claims it); ok is false for
+// other paths.
 func classifyTasksFile(l *specfmt.Layouts, path string) (tasksFile, bool) {
 	u, kind := l.Classify(path)
 	switch kind {
 	case specfmt.UnitTasksFile:
 		return tasksFile{path: path, unit: u}, true
-	case specfmt.UnrecognizedTasksFile:
+	case specfmt.UnrecognizedTasksFile, specfmt.IgnoredTasksFile:
 		dir := "."
 		if i := strings.LastIndexByte(path, '/'); i >= 0 {
 			dir = path[:i]
@@ -951,7 +960,7 @@ func classifyTasksFile(l *specfmt.Layouts, path string) (tasksFile, bool) {
 			dir = "_" // the root, or a name specfmt refuses: parsed as some unit
 		}
 		feature := dir[strings.LastIndexByte(dir, '/')+1:]
-		return tasksFile{path: path, unit: specfmt.Unit{Format: specfmt.Speckit, Feature: feature, Dir: dir}, unrecognized: true}, true
+		return tasksFile{path: path, unit: specfmt.Unit{Format: specfmt.Speckit, Feature: feature, Dir: dir}, unrecognized: true, ignored: kind == specfmt.IgnoredTasksFile}, true
 	}
 	return tasksFile{}, false
 }

@@ -362,6 +362,17 @@ func TestGateUnrecognizedTasksFiles(t *testing.T) {
 		r.attest(t, c)
 		checkRows(t, r.gate(t, 0, "--policy", pol), "success", gateUnit+":T001 evidenced/")
 	})
+	t.Run("policy ignores, a project added there", func(t *testing.T) {
+		// The ignore list is for stray tasks files: a project root the range
+		// adds under an ignored path makes its units' ticks ticks (they
+		// passed neutral, unjudged).
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		pol := filepath.Join(t.TempDir(), "policy.toml")
+		vfWrite(t, pol, "version = 1\n\n[unit_paths]\nignore = [\"docs/**\"]\n")
+		r.commit(t, "docs becomes a project", map[string]string{"docs/speccoder.toml": "# docs\n", "docs/specs/001-x/tasks.md": gateTasks})
+		r.tick(t, []string{"docs/specs/001-x/tasks.md"}, "T001")
+		checkFails(t, r.gate(t, 1, "--policy", pol), "docs/specs/001-x/tasks.md ticked_without_evidence")
+	})
 }
 
 // TestGateBornTickedByRenaming: a unit renamed with every title edited and
