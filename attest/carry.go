@@ -117,6 +117,15 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	} else if earlier {
 		return nil, fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, to.ID, to.ID)
 	}
+	reach := req.Reach
+	if reach == nil {
+		if reach, err = repo.RefReach(); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkRewrite(repo, from, to, reach); err != nil {
+		return nil, err
+	}
 	note, err := fromNote(notes, from.ID)
 	if err != nil {
 		return nil, err
@@ -146,12 +155,6 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	}
 	// A From that a branch or tag still holds (the original of a
 	// cherry-pick) keeps its statements: they are that history's evidence.
-	reach := req.Reach
-	if reach == nil {
-		if reach, err = repo.RefReach(); err != nil {
-			return res, fmt.Errorf("the statements were written on %s; %s's are kept: %w", to.ID, from.ID, err)
-		}
-	}
 	if ref := reach.Ref(from.ID); ref != "" {
 		res.KeptFromRef = ref
 		return res, nil
@@ -349,6 +352,29 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 		return err
 	}
 	return noBundles(note, from, to)
+}
+
+// checkRewrite refuses a To that is no rewrite of From: From still in some
+// history (a ref holds it), To with another tree, and another change (git
+// patch-id differs, or cannot be told): another attempt at the task, not a
+// cherry-pick or rebase of From, and its statements never judged To's code.
+func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach) error {
+	ref := reach.Ref(from.ID)
+	if ref == "" || from.Tree == to.Tree {
+		return nil
+	}
+	pf, err := repo.PatchID(from.ID)
+	if err != nil {
+		return err
+	}
+	pt, err := repo.PatchID(to.ID)
+	if err != nil {
+		return err
+	}
+	if pf != "" && pf == pt {
+		return nil
+	}
+	return fmt.Errorf("%w: FROM %s is still in the history of %s and makes another change than TO %s (git patch-id differs): TO is no rewrite of it (another attempt at the task?), so its statements never judged TO's code; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, to.ID, to.ID)
 }
 
 // fromNote is FROM's note; a FROM without one has nothing to carry.

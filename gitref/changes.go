@@ -1,9 +1,11 @@
 package gitref
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -207,4 +209,34 @@ func (r *Repo) RefReach() (*RefReach, error) {
 		}
 	}
 	return rr, nil
+}
+
+// PatchID is `git patch-id --stable` of commit c's change against its first
+// parent (`git diff-tree -p`): the same for a cherry-pick or rebase of the
+// change that applied cleanly, whatever the base. "" for a commit whose diff
+// is empty (or a merge, which diff-tree shows no patch for). It runs the git
+// program (an error matching ErrGitProgram when it cannot).
+func (r *Repo) PatchID(c Hash) (string, error) {
+	if _, err := ParseHash(string(c)); err != nil {
+		return "", err
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrGitProgram, err)
+	}
+	env := append(os.Environ(), "GIT_DIR="+r.gitDir, "LC_ALL=C")
+	diff := exec.Command(git, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", string(c))
+	diff.Env = env
+	patch, err := diff.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: git diff-tree -p %s: %v", ErrGitProgram, c, err)
+	}
+	pid := exec.Command(git, "patch-id", "--stable")
+	pid.Env, pid.Stdin = env, bytes.NewReader(patch)
+	out, err := pid.Output()
+	if err != nil {
+		return "", fmt.Errorf("%w: git patch-id: %v", ErrGitProgram, err)
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return id, nil
 }

@@ -203,19 +203,17 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 // cannot be carried leaves the branch as it was. A failure while writing
 // names the pairs done.
 func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs []attest.CarryPair, f string, dryRun bool) error {
+	reach, err := repo.RefReach()
+	if err != nil {
+		return err
+	}
+	req.Reach = reach
 	for _, p := range pairs {
 		r := req
 		r.From, r.To, r.DryRun, r.Signers = p.From, p.To, true, nil
 		if _, err := attest.Carry(context.Background(), repo, notes, r); err != nil {
 			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), withAttestFlags(err))
 		}
-	}
-	if !dryRun && !req.KeepFrom {
-		reach, err := repo.RefReach()
-		if err != nil {
-			return err
-		}
-		req.Reach = reach
 	}
 	var done []*attest.CarryResult
 	for _, p := range pairs {

@@ -193,3 +193,24 @@ func TestCarryRangeChecksFirst(t *testing.T) {
 	r.run(t, 0, "attest", "carry", "main..orig", "main..HEAD", "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
 	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/", gateUnit+":T002 evidenced/", "specs/002-y/tasks.md:T001 evidenced/")
 }
+
+// TestCarryRefusesSiblingAttempt: branch attempt1 ticks and attests T001
+// over one implementation; the feature ticks T001 over another. attempt1's
+// commit is no ancestor of the feature's, but a branch still holds it and its
+// change differs (git patch-id): the feature's tick is no rewrite of it, and
+// the carry is refused (it passed the gate for code nobody judged).
+func TestCarryRefusesSiblingAttempt(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	r.git(t, "switch", "-q", "-c", "attempt1", "main")
+	r.write(t, map[string]string{"impl.go": "package impl // attempt one\n"})
+	a := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, a)
+	r.git(t, "switch", "-q", "feature")
+	r.write(t, map[string]string{"impl.go": "package impl // attempt two\n"})
+	b := r.tick(t, []string{gateUnit}, "T001")
+	_, stderr := r.run(t, 2, "attest", "carry", a, b, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+	if !strings.Contains(stderr, "git patch-id differs") || !strings.Contains(stderr, "refs/heads/attempt1") {
+		t.Errorf("carry from a sibling attempt: %s", stderr)
+	}
+	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable")
+}
