@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
+	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -654,9 +655,16 @@ type handleStorer struct {
 // (checkFormat); any other stays for go-git to refuse.
 var readOnlyExtensions = map[string]bool{"worktreeconfig": true, "preciousobjects": true, "partialclone": true}
 
-// Config is the repository's config with readOnlyExtensions hidden.
+// Config is the repository's config with readOnlyExtensions hidden, and
+// without the remote fetch refspecs go-git cannot parse (git's negative
+// refspecs "^refs/heads/x", a source without destination "refs/heads/main"):
+// taskproof fetches and pushes with the git program, which reads them, and
+// go-git would refuse to open the repository over them.
 func (s handleStorer) Config() (*config.Config, error) {
 	cfg, err := s.Storage.Config()
+	if errors.Is(err, config.ErrRefSpecMalformedSeparator) || errors.Is(err, config.ErrRefSpecMalformedWildcard) {
+		cfg, err = s.lenientConfig()
+	}
 	if err != nil || cfg.Raw == nil || !cfg.Raw.HasSection("extensions") {
 		return cfg, err
 	}
@@ -668,6 +676,40 @@ func (s handleStorer) Config() (*config.Config, error) {
 		}
 	}
 	ext.Options = kept
+	return cfg, nil
+}
+
+// lenientConfig reads the repository's config file as go-git does, leaving
+// out the remote fetch refspecs it cannot parse.
+func (s handleStorer) lenientConfig() (*config.Config, error) {
+	b, err := os.ReadFile(filepath.Join(s.r.commonDir, "config"))
+	if err != nil {
+		return nil, err
+	}
+	raw := cfgformat.New()
+	if err := cfgformat.NewDecoder(bytes.NewReader(b)).Decode(raw); err != nil {
+		return nil, err
+	}
+	if raw.HasSection("remote") {
+		for _, sub := range raw.Section("remote").Subsections {
+			kept := sub.Options[:0:0]
+			for _, o := range sub.Options {
+				if o.IsKey("fetch") && config.RefSpec(o.Value).Validate() != nil {
+					continue
+				}
+				kept = append(kept, o)
+			}
+			sub.Options = kept
+		}
+	}
+	var buf bytes.Buffer
+	if err := cfgformat.NewEncoder(&buf).Encode(raw); err != nil {
+		return nil, err
+	}
+	cfg := config.NewConfig()
+	if err := cfg.Unmarshal(buf.Bytes()); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

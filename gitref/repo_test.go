@@ -199,6 +199,25 @@ func TestOpenExtensions(t *testing.T) {
 	}
 }
 
+// TestOpenRefspecsGoGitRefuses: fetch refspecs git reads and go-git does
+// not (a negative refspec, a source without destination) leave the
+// repository readable (go-git refused to open it: exit 5).
+func TestOpenRefspecsGoGitRefuses(t *testing.T) {
+	dir := newRepo(t)
+	c := commitFiles(t, dir, "one", map[string]string{"f": "x"})
+	testenv.Git(t, dir, "remote", "add", "origin", "https://example.invalid/r.git")
+	testenv.Git(t, dir, "config", "--add", "remote.origin.fetch", "^refs/heads/dependabot/*")
+	testenv.Git(t, dir, "config", "--add", "remote.origin.fetch", "refs/heads/main")
+	r, err := Open(dir)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer r.Close()
+	if b, err := r.File(c, "f"); err != nil || string(b) != "x" {
+		t.Errorf("File = %q, %v", b, err)
+	}
+}
+
 // TestRangeSet compares rangeSet with `git rev-list base..head` on a history
 // with branches and merges, with increasing, equal and backward dates.
 func TestRangeSet(t *testing.T) {
