@@ -669,11 +669,17 @@ func (s handleStorer) Config() (*config.Config, error) {
 		return cfg, err
 	}
 	ext := cfg.Raw.Section("extensions")
+	v0 := cfg.Core.RepositoryFormatVersion == "" || cfg.Core.RepositoryFormatVersion == "0"
 	kept := ext.Options[:0:0]
 	for _, o := range ext.Options {
-		if !readOnlyExtensions[strings.ToLower(o.Key)] {
-			kept = append(kept, o)
+		k, v := strings.ToLower(o.Key), strings.ToLower(o.Value)
+		// git reads no extension of a format-0 repository (but the
+		// read-only ones above); checkFormat refused object formats and ref
+		// backends other than sha1 and files.
+		if v0 || readOnlyExtensions[k] || (k == "objectformat" && v == "sha1") || (k == "refstorage" && v == "files") {
+			continue
 		}
+		kept = append(kept, o)
 	}
 	ext.Options = kept
 	return cfg, nil

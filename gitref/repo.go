@@ -606,12 +606,18 @@ func checkFormat(commonDir string) error {
 			section = strings.ToLower(strings.TrimSpace(line[1:end]))
 			line = strings.TrimSpace(line[end+1:])
 		}
-		if section != "extensions" || line == "" {
+		if (section != "extensions" && section != "core") || line == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(line, "=")
 		k = strings.ToLower(strings.TrimSpace(k))
 		v = strings.ToLower(strings.Trim(strings.TrimSpace(v), `"`))
+		if section == "core" {
+			if k == "repositoryformatversion" && v != "" && v != "0" && v != "1" {
+				return fmt.Errorf("%w: %s has core.repositoryFormatVersion %s; git and taskproof read versions 0 and 1", ErrUnsupportedRepository, commonDir, v)
+			}
+			continue
+		}
 		switch {
 		case k == "objectformat" && v != "" && v != "sha1":
 			return fmt.Errorf("%w: %s uses %s object ids (extensions.objectFormat); taskproof's git layer (go-git v5) reads SHA-1 repositories only",

@@ -153,6 +153,11 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := Open(bad); !errors.Is(err, ErrNotRepository) {
 		t.Errorf("Open(bad .git file) = %v, want ErrNotRepository", err)
 	}
+	v2 := newRepo(t)
+	testenv.Git(t, v2, "config", "core.repositoryFormatVersion", "2")
+	if _, err := Open(v2); !errors.Is(err, ErrUnsupportedRepository) {
+		t.Errorf("Open(format version 2) = %v, want ErrUnsupportedRepository", err)
+	}
 	sha256 := t.TempDir()
 	testenv.Git(t, sha256, "init", "-q", "--object-format=sha256")
 	if _, err := Open(sha256); !errors.Is(err, ErrUnsupportedRepository) {
@@ -175,6 +180,8 @@ func TestOpenExtensions(t *testing.T) {
 		{"0", []string{"extensions.preciousObjects", "true"}, true},
 		{"1", []string{"extensions.partialClone", "origin"}, true},
 		{"1", []string{"extensions.frobnicate", "true"}, false},
+		{"0", []string{"extensions.frobnicate", "true"}, true}, // git reads no extension at format 0
+		{"1", []string{"extensions.objectFormat", "sha1"}, true},
 	} {
 		t.Run(tc.version+" "+tc.ext[0], func(t *testing.T) {
 			dir := newRepo(t)
