@@ -313,8 +313,8 @@ func carryTick(ticks []tick.Tick, from, to gitref.Hash, c carried, statements in
 		}
 	}
 	if found == nil {
-		return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v)",
-			ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked)
+		return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v); when FROM's ticks were split over several commits, attest each of them instead (taskproof attest tick --commit %s)",
+			ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked, to)
 	}
 	if (lines > 1 || statements > 1) && found.LineHash != c.p.Task.LineHash {
 		// Several lines on either side: each statement goes to its own.

@@ -84,7 +84,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range (dropped by the rebase? carry the other commits one pair at a time: taskproof attest carry FROM TO)", ErrTaskNotTicked, names[i], k[0], t.Commit)
 			}
 			if target != "" && c != target {
-				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s): carry them one pair at a time (taskproof attest carry FROM TO)", ErrRequest, t.Commit, target, c)
+				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s; a split commit?): a carry moves one commit's statements to one commit, so attest those commits' ticks instead (taskproof attest tick --commit %s, and --commit %s)", ErrRequest, t.Commit, target, c, target, c)
 			}
 			target = c
 			if prev, dup := claimed[task{k[0], k[1]}]; dup && prev != t.Commit {

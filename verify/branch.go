@@ -117,6 +117,9 @@ type TickResult struct {
 	// head and open at base that no commit of the range ticks (it came ticked
 	// from history the range does not hold): no commit can be attested for it.
 	untickedInRange bool
+	// twinProjects marks a tick whose commit ticks the same task line in two
+	// projects: no statement can be credited to it, nor attested for it.
+	twinProjects bool
 }
 
 // Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
@@ -781,6 +784,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 		// Two projects' ticks of this commit read the same to a statement
 		// (same unit.dir, task ID and line_hash): none can be credited.
 		rs = nil
+		tr.twinProjects = true
 		tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
 	}
 	for i := range rs {
@@ -1248,7 +1252,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
 			if !ticked[k] {
 				tr.untickedInRange = true
-				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history the base does not hold, such as a branch that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
+				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history outside the range: a branch or a merged commit that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
 			}
 			if atBase {
 				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)

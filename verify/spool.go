@@ -152,6 +152,7 @@ type spooledTick struct {
 	NilReasons, NilSigners bool
 	EarlierTick            bool
 	UntickedInRange        bool
+	TwinProjects           bool
 }
 
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
@@ -175,7 +176,7 @@ func (s *tickSpool) len() int {
 
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick, UntickedInRange: t.untickedInRange}
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick, UntickedInRange: t.untickedInRange, TwinProjects: t.twinProjects}
 	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
@@ -199,7 +200,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
-		t.earlierTick, t.untickedInRange = r.EarlierTick, r.UntickedInRange
+		t.earlierTick, t.untickedInRange, t.twinProjects = r.EarlierTick, r.UntickedInRange, r.TwinProjects
 		if t.Reasons == nil && !r.NilReasons {
 			t.Reasons = []Reason{}
 		}

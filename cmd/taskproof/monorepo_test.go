@@ -139,6 +139,11 @@ func TestMonorepoTwinTicks(t *testing.T) {
 	}
 	rep := r.gate(t, 1)
 	checkRows(t, rep, "failure", root+":T001 unverifiable/ticked_without_evidence", nested+":T001 unverifiable/ticked_without_evidence")
+	// The fix does not name the attest tick that is refused.
+	out, _ := r.run(t, 1, "verify", "--branch", "--base", "main", "--allowed-signers", r.allowed)
+	if !strings.Contains(out, "fix: "+c[:12]+" ticks T001's line in two projects") || strings.Contains(out, "taskproof attest tick --commit "+c[:12]) {
+		t.Errorf("twin ticks' fix:\n%s", out)
+	}
 }
 
 // TestMonorepoTwinLinesOneTick: the root project and a nested one have the
