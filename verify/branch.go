@@ -370,6 +370,8 @@ type gate struct {
 	// brought in that inRange holds (mergedIn).
 	inRange   map[string]bool
 	broughtIn map[gitref.Hash]map[string]bool
+	// baseParents are, per merge, its other parents in the base's history.
+	baseParents map[gitref.Hash][]gitref.Hash
 
 	// tickCommits are the commits whose objects are verified, in the order of
 	// their first tick, firstTick the index of that tick; lastTick the index
@@ -410,10 +412,11 @@ func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 // walkAndJudgeSpooled, walks it.
 func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
-		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
-		inRange:   map[string]bool{},
-		broughtIn: map[gitref.Hash]map[string]bool{},
-		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		rep:         &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
+		inRange:     map[string]bool{},
+		broughtIn:   map[gitref.Hash]map[string]bool{},
+		baseParents: map[gitref.Hash][]gitref.Hash{},
+		lastTick:    map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
@@ -509,7 +512,10 @@ func tickKey(c gitref.Hash, t tick.Tick) string {
 // commit of the base's history (the base's tick, as after merging the base
 // into the branch: not the range's to judge). A tick the side later unticks is
 // not brought in; a merge ticking the task again makes that tick itself, and
-// is judged on the merge.
+// is judged on the merge. An other parent in the base's history brings in
+// every task line it holds ticked at the tick's path, however the base came
+// to hold it there (a unit it moved or archived holds its ticks at the new
+// path): the base's, as the state check then holds head against the base.
 func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 	set, ok := g.broughtIn[t.Commit]
 	if !ok {
@@ -523,6 +529,9 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 			return false, err
 		}
 		for _, p := range m.Parents[1:] {
+			if !inRange[p] {
+				g.baseParents[t.Commit] = append(g.baseParents[t.Commit], p)
+			}
 			side, err := tick.Range(g.v.Repo, m.Parents[0], p, tick.Options{Layouts: g.layouts})
 			if err != nil {
 				return false, err
@@ -545,7 +554,21 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 		}
 		g.broughtIn[t.Commit] = set
 	}
-	return set[tickKey("", t)], nil
+	if set[tickKey("", t)] {
+		return true, nil
+	}
+	for _, p := range g.baseParents[t.Commit] {
+		f, err := g.v.tasksAt(p, t.Path, t.Unit)
+		if err != nil {
+			continue // no such file there, or one that cannot be read: not brought in
+		}
+		for _, x := range f.Tasks {
+			if x.ID == t.TaskID && x.Line == t.After && x.Ticked() {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
@@ -592,7 +615,7 @@ func (g *gate) judgeTicks() error {
 		// lines, the walk's, are not held past it).
 		g.ticks[i] = tick.Tick{}
 	}
-	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil
+	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.baseParents, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil, nil
 	return nil
 }
 

@@ -551,6 +551,35 @@ func TestGateMergeFromBase(t *testing.T) {
 	checkRows(t, r.gate(t, 1), "failure", gateUnit+":T001 evidenced/", gateUnit+":T003 unverifiable/ticked_without_evidence")
 }
 
+// TestGateMergeFromBaseMovedUnit: main ticks a task (unattested: the base's
+// ticks are the base's) and then moves the unit (an OpenSpec change archived,
+// a spec-kit unit renamed); the feature merges main. The moved tasks file's
+// ticks are main's, brought in: they failed born_ticked or
+// ticked_without_evidence on the merge.
+func TestGateMergeFromBaseMovedUnit(t *testing.T) {
+	for _, tc := range []struct{ from, to, tasks, id string }{
+		{"openspec/changes/add-login/tasks.md", "openspec/changes/archive/2026-01-25-add-login/tasks.md", "## 1. Work\n\n- [ ] 1.1 Do it\n- [ ] 1.2 Test it\n", "1.1"},
+		{"specs/001-x/tasks.md", "specs/009-x/tasks.md", gateTasks, "T001"},
+	} {
+		t.Run(tc.to, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{tc.from: tc.tasks})
+			r.commit(t, "feature work", map[string]string{"README.md": "feature\n"})
+			r.git(t, "switch", "-q", "main")
+			r.tick(t, []string{tc.from}, tc.id)
+			if err := os.MkdirAll(filepath.Join(r.dir, filepath.Dir(filepath.Dir(tc.to))), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r.git(t, "mv", filepath.Dir(tc.from), filepath.Dir(tc.to))
+			r.git(t, "commit", "-q", "-m", "move the unit")
+			r.git(t, "switch", "-q", "feature")
+			r.git(t, "merge", "-q", "--no-edit", "main")
+			if rep := r.gate(t, 0); rep.Conclusion != "neutral" {
+				t.Errorf("merge of main: %s (%s)", rep.rows(), rep.Conclusion)
+			}
+		})
+	}
+}
+
 // TestGateNewProjectRootTickedFile: base holds a tasks file under a directory
 // that is no project (no speccoder.toml), its T001 ticked: no unit's task,
 // never judged. A range that only adds the project root makes the file a
