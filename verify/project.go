@@ -27,6 +27,9 @@ const (
 	noLine = iota
 	hasLine
 	tickedLine
+	// newlyTicked: ticked at the commit and not at its first parent (the
+	// commit's own tick of the line).
+	newlyTicked
 )
 
 // projectRoot returns the project root at commit c of the unit whose
@@ -43,11 +46,23 @@ const (
 // missing unit.
 func (v *Verifier) projectRoot(c gitref.Hash, dir string, match lineMatch) string {
 	if v.rootHasUnit(c, dir) {
-		if match == nil || match("") == tickedLine {
+		if match == nil {
 			return ""
 		}
-		if hit := rated(v.projectCandidates(c, dir), match, tickedLine); len(hit) == 1 {
-			return hit[0]
+		root := match("")
+		if root == newlyTicked {
+			return ""
+		}
+		// A nested project's own tick of the line wins over a root that has
+		// it ticked from before; one with the line ticked wins over a root
+		// without.
+		for _, min := range []int{newlyTicked, tickedLine} {
+			if min <= root {
+				break
+			}
+			if hit := rated(v.projectCandidates(c, dir), match, min); len(hit) == 1 {
+				return hit[0]
+			}
 		}
 		return ""
 	}
@@ -56,11 +71,10 @@ func (v *Verifier) projectRoot(c gitref.Hash, dir string, match lineMatch) strin
 	case len(found) == 1:
 		return found[0]
 	case len(found) > 1 && match != nil:
-		if hit := rated(found, match, tickedLine); len(hit) == 1 {
-			return hit[0]
-		}
-		if hit := rated(found, match, hasLine); len(hit) == 1 {
-			return hit[0]
+		for _, min := range []int{newlyTicked, tickedLine, hasLine} {
+			if hit := rated(found, match, min); len(hit) == 1 {
+				return hit[0]
+			}
 		}
 	}
 	return ""
@@ -181,10 +195,21 @@ func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash s
 		switch {
 		case err != nil:
 			return noLine
-		case t.Ticked():
+		case !t.Ticked():
+			return hasLine
+		}
+		cm, err := v.Repo.Commit(c)
+		if err != nil || len(cm.Parents) == 0 {
 			return tickedLine
 		}
-		return hasLine
+		pf, err := v.tasksAt(cm.Parents[0], specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"), unit)
+		if err != nil {
+			return newlyTicked
+		}
+		if pt, err := pf.LookupLine(p.Task.ID, lineHash); err == nil && pt.Ticked() {
+			return tickedLine
+		}
+		return newlyTicked
 	}
 }
 

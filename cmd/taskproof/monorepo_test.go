@@ -166,4 +166,14 @@ func TestMonorepoTwinLinesOneTick(t *testing.T) {
 			}
 		})
 	}
+	t.Run("root ticked at the base", func(t *testing.T) {
+		// The root's line is ticked already; the nested project ticks its
+		// own: the statement is the nested tick's (the commit's own tick of
+		// the line), not the root's (it could never be evidenced).
+		ticked := strings.Replace(tasks, "- [ ] T002 ", "- [x] T002 ", 1)
+		r := newGateRepo(t, map[string]string{"svc/speccoder.toml": "[model]\nprovider = \"svc\"\n", root: ticked, nested: tasks})
+		c := r.tick(t, []string{nested}, "T002")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0), "success", nested+":T002 evidenced/")
+	})
 }
