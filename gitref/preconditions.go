@@ -2,6 +2,7 @@ package gitref
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
@@ -38,11 +40,17 @@ type MissingObjectError struct {
 	Kind    string // "commit", "tree", "blob", or "object"
 	ID      Hash
 	Shallow bool // the repository is a shallow clone
+	// Partial is the promisor remote of a partial clone (git clone
+	// --filter), "" for none: its objects may be missing by design.
+	Partial string
 }
 
 func (e *MissingObjectError) Error() string {
 	if e.Shallow {
 		return fmt.Sprintf("%s %s: not found: the repository is a shallow clone and the object is beyond its edge; %s", e.Kind, e.ID, unshallowHint)
+	}
+	if e.Partial != "" {
+		return fmt.Sprintf("%s %s: not found: the repository is a partial clone (its promisor remote %s filtered objects out) and taskproof does not fetch missing objects; fetch everything (`git -c remote.%s.partialclonefilter= fetch --refetch %s`, then `git config --unset remote.%s.partialclonefilter`) or clone without --filter", e.Kind, e.ID, e.Partial, e.Partial, e.Partial, e.Partial)
 	}
 	return fmt.Sprintf("%s %s: not found: the repository lacks an object its history names (`git fsck` lists what is missing); fetch it again (`git fetch --refetch`) or clone the repository again", e.Kind, e.ID)
 }
@@ -179,6 +187,28 @@ func (r *Repo) parentsPresent(h plumbing.Hash) bool {
 	return true
 }
 
+// promisorRemote is the promisor remote of a partial clone: the remote
+// whose remote.<name>.promisor is true, else extensions.partialClone's value;
+// "" when the repository's config names none (or cannot be read).
+func (r *Repo) promisorRemote() string {
+	b, err := os.ReadFile(filepath.Join(r.commonDir, "config"))
+	if err != nil {
+		return ""
+	}
+	raw := cfgformat.New()
+	if cfgformat.NewDecoder(bytes.NewReader(b)).Decode(raw) != nil {
+		return ""
+	}
+	if raw.HasSection("remote") {
+		for _, sub := range raw.Section("remote").Subsections {
+			if strings.EqualFold(sub.Option("promisor"), "true") {
+				return sub.Name
+			}
+		}
+	}
+	return raw.Section("extensions").Option("partialclone")
+}
+
 // isShallowCommit reports whether h is at the edge of a shallow clone.
 func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] }
 
@@ -186,7 +216,7 @@ func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] 
 // tree or blob is reached from a commit or tree that is there, so its absence
 // is damage (or a partial clone): the first is kept for Damaged.
 func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
-	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.IsShallow()}
+	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.IsShallow(), Partial: r.promisorRemote()}
 	if kind == plumbing.TreeObject.String() || kind == plumbing.BlobObject.String() {
 		r.damage.CompareAndSwap(nil, e)
 	}

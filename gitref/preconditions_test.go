@@ -138,3 +138,21 @@ func FuzzLooseHeader(f *testing.F) {
 		}
 	})
 }
+
+// TestPartialCloneMissingBlob: in a --filter=blob:none clone, a blob the
+// filter left out is a missing object naming the promisor remote and the
+// fetch that brings it (git fsck lists nothing there: missing is by design).
+func TestPartialCloneMissingBlob(t *testing.T) {
+	src := newRepo(t)
+	testenv.Git(t, src, "config", "uploadpack.allowFilter", "true")
+	c1 := commitFiles(t, src, "one", map[string]string{"f": "one"})
+	commitFiles(t, src, "two", map[string]string{"f": "two"})
+	dir := filepath.Join(t.TempDir(), "partial")
+	testenv.Git(t, "", "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
+	r := open(t, dir)
+	_, err := r.File(c1, "f")
+	var me *MissingObjectError
+	if !errors.As(err, &me) || me.Partial != "origin" || !strings.Contains(err.Error(), "partialclonefilter= fetch --refetch origin") {
+		t.Errorf("File(c1, f) in a partial clone = %v, want a missing object naming the promisor remote", err)
+	}
+}
