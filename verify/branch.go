@@ -1199,8 +1199,20 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 	// file was never judged as a tick; it does not cover a unit's task at
 	// head (a project root or layout the range adds makes the file a unit's).
 	checkedAtBase := map[string]bool{}
+	// At base, by path and task ID: the tasks open in a file at a path a
+	// changed file of head holds. A unit moved over another's path (deleted
+	// in one commit, moved there in the next) brings its own ticks, but at
+	// that path the task was open: the move does not cover it.
+	headPaths := map[string]bool{}
+	for j, f := range headFiles {
+		if f.Irregular == "" && !rf.unchanged[j] {
+			headPaths[f.Path] = true
+		}
+	}
+	openAtPath := map[string]bool{}   // path, task ID
+	tickedAtPath := map[string]bool{} // path, task ID, line read as open
 	for _, f := range baseFiles {
-		if f.Irregular != "" || !changed[units.find(f.Unit.Dir)] {
+		if f.Irregular != "" || (!changed[units.find(f.Unit.Dir)] && !headPaths[f.Path]) {
 			continue
 		}
 		tf, err := v.parseTasksOnce(f.Unit, f.Content)
@@ -1210,6 +1222,13 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		for _, t := range tf.Tasks {
 			if k := units.find(f.Unit.Dir) + "\x00" + t.ID + "\x00" + t.OpenLine(); t.Ticked() && !checkedAtBase[k] {
 				checkedAtBase[k] = !f.Unrecognized
+			}
+			if headPaths[f.Path] && !f.Unrecognized {
+				if t.Ticked() {
+					tickedAtPath[f.Path+"\x00"+t.ID+"\x00"+t.OpenLine()] = true
+				} else {
+					openAtPath[f.Path+"\x00"+t.ID] = true
+				}
 			}
 		}
 	}
@@ -1253,7 +1272,8 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 		class := units.find(f.Unit.Dir)
 		for _, t := range tf.Tasks {
 			asUnit, atBase := checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()]
-			if !t.Ticked() || asUnit || atBase && f.Unrecognized {
+			reopenedHere := openAtPath[f.Path+"\x00"+t.ID] && !tickedAtPath[f.Path+"\x00"+t.ID+"\x00"+t.OpenLine()]
+			if !t.Ticked() || (asUnit && !reopenedHere) || atBase && f.Unrecognized {
 				continue
 			}
 			lh := predicate.LineHash(t.OpenLine())
@@ -1277,8 +1297,11 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 				tr.untickedInRange = true
 				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history outside the range: a branch or a merged commit that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
 			}
-			if atBase {
+			if atBase && !asUnit {
 				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
+			}
+			if asUnit && reopenedHere {
+				tr.Message = fmt.Sprintf("%s:%d: task %s is open at the base in this file; the range moved another unit's tasks file here with it ticked (a move keeps its ticks, but not over a task open at its new path), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
 			}
 			rep.Ticks = append(rep.Ticks, tr)
 		}

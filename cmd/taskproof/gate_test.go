@@ -768,3 +768,19 @@ func TestGateStateCheckNoTickInRange(t *testing.T) {
 		t.Errorf("the fix does not say no commit of the range ticks T001:\n%s", out)
 	}
 }
+
+// TestGateMoveOverOpenUnit: at the base specs/001-x has T001 open and
+// specs/002-y has it ticked. The branch deletes 001-x's tasks file, then
+// moves 002-y onto 001-x: at that path T001 goes from open to ticked with no
+// tick anywhere (the move brings 002-y's). It fails; it passed, 0 ticks.
+func TestGateMoveOverOpenUnit(t *testing.T) {
+	done := strings.Replace(gateTasks, "- [ ] T001 ", "- [x] T001 ", 1)
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks, "specs/002-y/tasks.md": done})
+	r.commit(t, "drop 001-x's tasks", map[string]string{gateUnit: ""})
+	if err := os.Remove(filepath.Join(r.dir, "specs/001-x")); err != nil {
+		t.Fatal(err)
+	}
+	r.git(t, "mv", "specs/002-y", "specs/001-x")
+	r.git(t, "commit", "-q", "-m", "002-y becomes 001-x")
+	checkFails(t, r.gate(t, 1), gateUnit+" ticked_without_evidence")
+}
