@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
@@ -372,9 +374,68 @@ func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefR
 		return err
 	}
 	if pf != "" && pf == pt {
+		// The same change, unless it is only the box: then the code the
+		// statements judged is in other commits, and the same tick on another
+		// branch says nothing of its code.
+		var paths []string
+		if len(from.Parents) > 0 {
+			if paths, err = repo.ChangedPaths(from.Parents[0], from.ID); err != nil {
+				return err
+			}
+		}
+		if !slices.ContainsFunc(paths, func(p string) bool { return !specfmt.IsTasksFileName(path.Base(p)) }) {
+			return sameSeries(repo, from, to, ref)
+		}
 		return nil
 	}
-	return fmt.Errorf("%w: FROM %s is still in the history of %s and makes another change than TO %s (git patch-id differs): TO is no rewrite of it (another attempt at the task?), so its statements never judged TO's code; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, to.ID, to.ID)
+	return fmt.Errorf("%w: FROM %s is still in the history of %s and makes another change than TO %s (their diffs differ, whitespace included): TO is no rewrite of it (another attempt at the task?), so its statements never judged TO's code; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, to.ID, to.ID)
+}
+
+// maxSeries bounds the commits sameSeries reads the diffs of on TO's side.
+const maxSeries = 2000
+
+// sameSeries checks, for a FROM whose own change is its tasks file alone
+// (the code its statements judged is in the commits before it), that TO's
+// side of their merge base holds every change FROM's side does (a rebase
+// replays them): else TO may be another attempt whose own tick merely reads
+// the same.
+func sameSeries(repo *gitref.Repo, from, to *gitref.Commit, ref string) error {
+	refuse := func(why string) error {
+		return fmt.Errorf("%w: FROM %s is still in the history of %s, its change is its tasks file alone (the code its statements judged is in the commits before it), and %s: TO %s may be another attempt at the task; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, why, to.ID, to.ID)
+	}
+	mb, err := repo.MergeBase(from.ID, to.ID)
+	if err != nil {
+		return err
+	}
+	fromSide, err := repo.List(mb, from.ID, false)
+	if err != nil {
+		return err
+	}
+	toSide, err := repo.List(mb, to.ID, false)
+	if err != nil {
+		return err
+	}
+	if toSide.Len() > maxSeries {
+		return refuse(fmt.Sprintf("TO's side of their merge base has %d commits, too many to compare", toSide.Len()))
+	}
+	have := map[string]bool{}
+	for i := range toSide.Len() {
+		id, err := repo.PatchID(toSide.ID(i))
+		if err != nil {
+			return err
+		}
+		have[id] = true
+	}
+	for i := range fromSide.Len() {
+		id, err := repo.PatchID(fromSide.ID(i))
+		if err != nil {
+			return err
+		}
+		if id != "" && !have[id] {
+			return refuse(fmt.Sprintf("TO's history since their merge base lacks FROM's change %s", fromSide.ID(i)))
+		}
+	}
+	return nil
 }
 
 // fromNote is FROM's note; a FROM without one has nothing to carry.

@@ -2,6 +2,8 @@ package gitref
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -211,11 +213,15 @@ func (r *Repo) RefReach() (*RefReach, error) {
 	return rr, nil
 }
 
-// PatchID is `git patch-id --stable` of commit c's change against its first
-// parent (`git diff-tree -p`): the same for a cherry-pick or rebase of the
-// change that applied cleanly, whatever the base. "" for a commit whose diff
-// is empty (or a merge, which diff-tree shows no patch for). It runs the git
-// program (an error matching ErrGitProgram when it cannot).
+// PatchID identifies commit c's change against its first parent, as `git
+// patch-id --verbatim` does (git 2.39 lacks that option): the SHA-256 of
+// `git diff-tree -p` without the lines that depend on the base (blob ids in
+// "index" lines, line numbers in "@@" headers), whitespace kept, so that
+// `rm -rf /tmp/x` and `rm -rf / tmp/x` are two changes. The same for a
+// cherry-pick or rebase of a change that applied cleanly, whatever the base.
+// "" for a commit whose diff is empty (or a merge, which diff-tree shows no
+// patch for). It runs the git program (an error matching ErrGitProgram when
+// it cannot).
 func (r *Repo) PatchID(c Hash) (string, error) {
 	if _, err := ParseHash(string(c)); err != nil {
 		return "", err
@@ -224,19 +230,21 @@ func (r *Repo) PatchID(c Hash) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrGitProgram, err)
 	}
-	env := append(os.Environ(), "GIT_DIR="+r.gitDir, "LC_ALL=C")
-	diff := exec.Command(git, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", string(c))
-	diff.Env = env
+	diff := exec.Command(git, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-commit-id", string(c))
+	diff.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "LC_ALL=C")
 	patch, err := diff.Output()
 	if err != nil {
 		return "", fmt.Errorf("%w: git diff-tree -p %s: %v", ErrGitProgram, c, err)
 	}
-	pid := exec.Command(git, "patch-id", "--stable")
-	pid.Env, pid.Stdin = env, bytes.NewReader(patch)
-	out, err := pid.Output()
-	if err != nil {
-		return "", fmt.Errorf("%w: git patch-id: %v", ErrGitProgram, err)
+	if len(bytes.TrimSpace(patch)) == 0 {
+		return "", nil
 	}
-	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
-	return id, nil
+	h := sha256.New()
+	for _, line := range bytes.SplitAfter(patch, []byte("\n")) {
+		if bytes.HasPrefix(line, []byte("index ")) || bytes.HasPrefix(line, []byte("@@")) {
+			continue
+		}
+		h.Write(line)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }

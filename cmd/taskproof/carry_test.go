@@ -209,8 +209,35 @@ func TestCarryRefusesSiblingAttempt(t *testing.T) {
 	r.write(t, map[string]string{"impl.go": "package impl // attempt two\n"})
 	b := r.tick(t, []string{gateUnit}, "T001")
 	_, stderr := r.run(t, 2, "attest", "carry", a, b, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
-	if !strings.Contains(stderr, "git patch-id differs") || !strings.Contains(stderr, "refs/heads/attempt1") {
+	if !strings.Contains(stderr, "their diffs differ") || !strings.Contains(stderr, "refs/heads/attempt1") {
 		t.Errorf("carry from a sibling attempt: %s", stderr)
 	}
 	checkFails(t, r.gate(t, 1), gateUnit+" commit_unreachable")
+}
+
+// TestCarryRefusesSiblingTickOnly: the code and the box in separate commits,
+// on two branches with different code: the two tick commits make the same
+// change (the box alone), but the feature's history lacks attempt1's code
+// commit, so the carry is refused; a whitespace-only difference in the code
+// is a different change too.
+func TestCarryRefusesSiblingTickOnly(t *testing.T) {
+	for name, code := range map[string][2]string{
+		"tick-only commits": {"package impl // attempt one\n", "package impl // attempt two\n"},
+		"whitespace":        {"rm -rf /tmp/cache\n", "rm -rf / tmp/cache\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+			r.git(t, "switch", "-q", "-c", "attempt1", "main")
+			r.commit(t, "code one", map[string]string{"impl.sh": code[0]})
+			a := r.tick(t, []string{gateUnit}, "T001")
+			r.attest(t, a)
+			r.git(t, "switch", "-q", "feature")
+			r.commit(t, "code two", map[string]string{"impl.sh": code[1]})
+			b := r.tick(t, []string{gateUnit}, "T001")
+			_, stderr := r.run(t, 2, "attest", "carry", a, b, "--allowed-signers", r.allowed, "--signer", "ssh", "--key", r.key)
+			if !strings.Contains(stderr, "lacks FROM's change") {
+				t.Errorf("carry: %s", stderr)
+			}
+		})
+	}
 }
