@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,29 +61,20 @@ func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
 		return false, err
 	}
 	want := a.plumbing()
-	seen := map[plumbing.Hash]bool{}
-	queue := []plumbing.Hash{b.plumbing()}
 	var edge plumbing.Hash
-	for len(queue) > 0 {
-		h := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if seen[h] {
-			continue
-		}
-		seen[h] = true
+	found, err := r.walkHistory(b.plumbing(), map[plumbing.Hash]bool{}, false, func(h plumbing.Hash, _ *object.Commit) bool {
 		if h == want {
-			return true, nil
+			return true
 		}
-		c, err := r.commit(fromPlumbing(h))
-		if err != nil {
-			return false, err
-		}
-		if r.isShallowCommit(h) && edge.IsZero() {
+		if edge.IsZero() && r.isShallowCommit(h) {
 			edge = h
 		}
-		queue = append(queue, r.walkParents(h, c.ParentHashes)...)
-	}
-	if !edge.IsZero() {
+		return false
+	})
+	switch {
+	case err != nil || found:
+		return found, err
+	case !edge.IsZero():
 		return false, &ShallowError{Commit: fromPlumbing(edge), Need: fmt.Sprintf("telling whether %s is an ancestor of %s needs the history beyond it", a, b)}
 	}
 	return false, nil
@@ -128,40 +118,13 @@ func (rr *RefReach) Ref(c Hash) string { return rr.by[c.plumbing()] }
 // original) or only of reflogs (a rewritten one). A walk stops at a shallow
 // clone's edge.
 func (r *Repo) RefReach() (*RefReach, error) {
-	hd, err := r.acquire()
+	tips, err := r.refTips()
 	if err != nil {
 		return nil, err
 	}
-	type tip struct {
-		name string
-		id   plumbing.Hash
+	if head, err := r.Resolve("HEAD"); err == nil {
+		tips = append([]namedTip{{"HEAD", head.plumbing()}}, tips...)
 	}
-	var tips []tip
-	refs, err := hd.st.IterReferences()
-	if err == nil {
-		err = refs.ForEach(func(ref *plumbing.Reference) error {
-			n := ref.Name().String()
-			if ref.Type() == plumbing.HashReference && !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
-				tips = append(tips, tip{n, ref.Hash()})
-			}
-			return nil
-		})
-	}
-	var head *plumbing.Reference
-	if err == nil {
-		head, err = hd.st.Reference(plumbing.HEAD)
-		if err == nil && head.Type() == plumbing.SymbolicReference {
-			head, err = hd.st.Reference(head.Target())
-		}
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			head, err = nil, nil
-		}
-	}
-	r.release(hd)
-	if err != nil {
-		return nil, fmt.Errorf("listing refs: %w", err)
-	}
-	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })
 	// Linked worktrees' HEADs hold history too (git counts them as roots).
 	if dirs, err := os.ReadDir(filepath.Join(r.commonDir, "worktrees")); err == nil {
 		for _, d := range dirs {
@@ -170,7 +133,6 @@ func (r *Repo) RefReach() (*RefReach, error) {
 				continue
 			}
 			v := strings.TrimSpace(string(b))
-			name := "worktree " + d.Name() + " HEAD"
 			if target, ok := strings.CutPrefix(v, "ref: "); ok {
 				id, err := r.ReadRef(target)
 				if err != nil || id == "" {
@@ -179,35 +141,18 @@ func (r *Repo) RefReach() (*RefReach, error) {
 				v = string(id)
 			}
 			if h, err := ParseHash(v); err == nil {
-				tips = append(tips, tip{name, h.plumbing()})
+				tips = append(tips, namedTip{"worktree " + d.Name() + " HEAD", h.plumbing()})
 			}
 		}
-	}
-	if head != nil {
-		tips = append([]tip{{"HEAD", head.Hash()}}, tips...)
 	}
 	rr := &RefReach{by: map[plumbing.Hash]string{}}
+	seen := map[plumbing.Hash]bool{}
 	for _, t := range tips {
-		c, err := r.peelToCommit(t.id)
-		if err != nil {
-			continue // a ref to a tree or blob holds no history
-		}
-		queue := []plumbing.Hash{c}
-		for len(queue) > 0 {
-			h := queue[len(queue)-1]
-			queue = queue[:len(queue)-1]
-			if _, ok := rr.by[h]; ok {
-				continue
-			}
+		if _, err := r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
 			rr.by[h] = t.name
-			cm, err := r.commit(fromPlumbing(h))
-			if err != nil {
-				if errors.Is(err, ErrMissingObject) {
-					continue
-				}
-				return nil, err
-			}
-			queue = append(queue, r.walkParents(h, cm.ParentHashes)...)
+			return false
+		}); err != nil {
+			return nil, err
 		}
 	}
 	return rr, nil

@@ -724,36 +724,21 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message 
 }
 
 // CommitsWithTree returns the commits whose root tree is tree, among the
-// commits reachable from heads (from every ref outside refs/notes/ when heads
-// is empty), in no particular order. Used to report same_tree_as (docs/format.md#gate-rules).
+// commits reachable from heads (from every ref but the notes refs and skip
+// records when heads is empty; not past a shallow clone's edge), in no
+// particular order. Used to report same_tree_as (docs/format.md#gate-rules).
 func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 	if _, err := ParseHash(string(tree)); err != nil {
 		return nil, err
 	}
 	var starts []plumbing.Hash
 	if len(heads) == 0 {
-		hd, err := r.acquire()
+		tips, err := r.refTips()
 		if err != nil {
 			return nil, err
 		}
-		var tips []plumbing.Hash
-		refs, err := hd.st.IterReferences()
-		if err == nil {
-			err = refs.ForEach(func(ref *plumbing.Reference) error {
-				if ref.Type() == plumbing.HashReference && !strings.HasPrefix(ref.Name().String(), "refs/notes/") {
-					tips = append(tips, ref.Hash())
-				}
-				return nil
-			})
-		}
-		r.release(hd)
-		if err != nil {
-			return nil, fmt.Errorf("listing refs: %w", err)
-		}
-		for _, h := range tips {
-			if c, err := r.peelToCommit(h); err == nil {
-				starts = append(starts, c)
-			}
+		for _, t := range tips {
+			starts = append(starts, t.id)
 		}
 	} else {
 		for _, h := range heads {
@@ -763,21 +748,15 @@ func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
 	seen := map[plumbing.Hash]bool{}
 	var out []Hash
 	want := tree.plumbing()
-	for len(starts) > 0 {
-		h := starts[len(starts)-1]
-		starts = starts[:len(starts)-1]
-		if seen[h] {
-			continue
+	for _, start := range starts {
+		if _, err := r.walkHistory(start, seen, false, func(h plumbing.Hash, c *object.Commit) bool {
+			if c.TreeHash == want {
+				out = append(out, fromPlumbing(h))
+			}
+			return false
+		}); err != nil {
+			return nil, err
 		}
-		seen[h] = true
-		c, err := object.GetCommit(r.objects, h)
-		if err != nil {
-			return nil, fmt.Errorf("reading commit %s: %w", h, err)
-		}
-		if c.TreeHash == want {
-			out = append(out, fromPlumbing(h))
-		}
-		starts = append(starts, c.ParentHashes...)
 	}
 	return out, nil
 }

@@ -107,19 +107,13 @@ type TickResult struct {
 
 	Object *ObjectResult `json:"-"`
 
-	// earlierTick marks a commit_unreachable tick whose evidence is only on
-	// other commits of the range, none with its tree (an earlier tick of the
-	// line, unticked since and ticked again over changed code): a rewrite's
-	// original is no commit of the range, so there is nothing to carry from;
-	// the tick needs its own statement.
-	earlierTick bool
-	// untickedInRange marks the state check's finding of a task checked at
-	// head and open at base that no commit of the range ticks (it came ticked
-	// from history the range does not hold): no commit can be attested for it.
-	untickedInRange bool
-	// twinProjects marks a tick whose commit ticks the same task line in two
-	// projects: no statement can be credited to it, nor attested for it.
-	twinProjects bool
+	// hintKey is the key of Hints the judge chose for the tick's fix, when its
+	// reasons alone would name one that cannot work ("": tickHint's usual
+	// choice): attesting the tick for an earlier tick's evidence (no rewrite
+	// to carry from), the state check's task no commit of the range ticks,
+	// a commit ticking one line in two projects, a tasks file at head that
+	// cannot be read.
+	hintKey string
 }
 
 // Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
@@ -807,7 +801,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 		// Two projects' ticks of this commit read the same to a statement
 		// (same unit.dir, task ID and line_hash): none can be credited.
 		rs = nil
-		tr.twinProjects = true
+		tr.hintKey = hintTwinProjects
 		tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
 	}
 	for i := range rs {
@@ -884,17 +878,23 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 		if err != nil {
 			return err
 		}
+		// An earlier tick of the line holds the evidence: its commits are the
+		// range's and none has the tick's tree (ticked, unticked, ticked
+		// again over changed code), or the one with it is in the tick's own
+		// history (a revert of a revert). No rewrite to carry from: the tick
+		// needs its own statement.
+		earlier := false
 		if tr.SameTreeAs == "" {
-			tr.earlierTick = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
+			earlier = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
 		} else if in[tr.SameTreeAs] {
-			// The same tree earlier in the tick's own history (a revert of
-			// a revert ticks the line again over the same code): no rewrite,
-			// and carry refuses a FROM in TO's history.
-			if tr.earlierTick, err = g.v.Repo.IsAncestor(tr.SameTreeAs, t.Commit); err != nil {
+			if earlier, err = g.v.Repo.IsAncestor(tr.SameTreeAs, t.Commit); err != nil {
 				return err
 			}
 		}
-		tr.Message = unreachableMessage(tr, t.Commit)
+		if earlier {
+			tr.hintKey = ReasonTickedWithoutEvidence
+		}
+		tr.Message = unreachableMessage(tr, t.Commit, earlier)
 	case byName:
 		tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 	}
@@ -1294,7 +1294,7 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
 			if !ticked[k] {
-				tr.untickedInRange = true
+				tr.hintKey = hintUntickedInRange
 				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history outside the range: a branch or a merged commit that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
 			}
 			if atBase && !asUnit {
@@ -1315,12 +1315,12 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) TickResult {
 	return TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
 		Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
-		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err)}
+		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err), hintKey: hintTasksFileUnreadable}
 }
 
 // unreachableMessage names where a commit_unreachable tick's evidence is and
 // how to re-issue it on the tick commit (sets tr.Evidence).
-func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
+func unreachableMessage(tr *TickResult, tick gitref.Hash, earlier bool) string {
 	if len(tr.EvidenceOn) == 0 {
 		return fmt.Sprintf("evidence for %s is on other commits, not on the tick commit", tr.Task)
 	}
@@ -1332,7 +1332,7 @@ func unreachableMessage(tr *TickResult, tick gitref.Hash) string {
 	for i, c := range tr.EvidenceOn {
 		names[i] = string(c)
 	}
-	if tr.earlierTick {
+	if earlier {
 		return fmt.Sprintf("evidence for %s is on %s, other commits of this range (an earlier tick of the line, unticked since?), not on the tick commit: attest this tick",
 			tr.Task, strings.Join(names, ", "))
 	}

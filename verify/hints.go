@@ -115,26 +115,10 @@ func hintFor(codes []string, reasons []*Reason, fields map[string]string) string
 	return strings.Join(out, "; ")
 }
 
-// tickHint is how to fix failing tick t: the hints of its sub-reason, of each
-// reason code, and of its status when neither has one.
+// tickHint is how to fix failing tick t: the hint the judge chose (t.hintKey),
+// else those of its sub-reason, of each reason code, and of its status when
+// neither has one.
 func tickHint(t *TickResult) string {
-	if t.Reason == string(Malformed) && t.TaskID == "" && t.Line == 0 && len(t.Reasons) == 0 {
-		// The state check's tasks file at head that cannot be read
-		// (unreadableAtHead): no note or statement is involved.
-		return hintFor([]string{hintTasksFileUnreadable}, []*Reason{nil}, map[string]string{"path": shellQuote(t.Path)})
-	}
-	if t.twinProjects {
-		return hintFor([]string{hintTwinProjects}, []*Reason{nil}, map[string]string{"task": shellQuote(t.TaskID), "commit": shortCommit(string(t.Commit))})
-	}
-	if t.untickedInRange {
-		return hintFor([]string{hintUntickedInRange}, []*Reason{nil}, map[string]string{"task": shellQuote(t.TaskID), "path": shellQuote(t.Path)})
-	}
-	if t.Reason == ReasonCommitUnreachable && t.earlierTick {
-		// Carrying an earlier tick's statement would vouch for code it
-		// never judged: the tick needs its own.
-		fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID)}
-		return hintFor([]string{ReasonTickedWithoutEvidence}, []*Reason{nil}, fields)
-	}
 	old := "OLD"
 	switch {
 	case t.SameTreeAs != "":
@@ -143,6 +127,9 @@ func tickHint(t *TickResult) string {
 		old = string(t.Evidence)
 	}
 	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old)}
+	if t.hintKey != "" {
+		return hintFor([]string{t.hintKey}, []*Reason{nil}, fields)
+	}
 	var codes []string
 	var reasons []*Reason
 	for i := range t.Reasons {

@@ -150,9 +150,7 @@ type tickSpool struct {
 type spooledTick struct {
 	Tick                   TickResult
 	NilReasons, NilSigners bool
-	EarlierTick            bool
-	UntickedInRange        bool
-	TwinProjects           bool
+	Hint                   string
 }
 
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
@@ -176,7 +174,7 @@ func (s *tickSpool) len() int {
 
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, EarlierTick: t.earlierTick, UntickedInRange: t.untickedInRange, TwinProjects: t.twinProjects}
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, Hint: t.hintKey}
 	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
@@ -200,7 +198,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
-		t.earlierTick, t.untickedInRange, t.twinProjects = r.EarlierTick, r.UntickedInRange, r.TwinProjects
+		t.hintKey = r.Hint
 		if t.Reasons == nil && !r.NilReasons {
 			t.Reasons = []Reason{}
 		}

@@ -63,7 +63,7 @@ func TestTickIndexRoundTrip(t *testing.T) {
 }
 
 // TestTickSpoolRoundTrip checks that a tick reads back from the tick spool
-// as it was added, its unexported mark (which the hint reads) and nil lists
+// as it was added, its unexported hint key and nil lists
 // told apart from empty included.
 func TestTickSpoolRoundTrip(t *testing.T) {
 	s, err := newTickSpool(t.TempDir(), 0)
@@ -72,7 +72,7 @@ func TestTickSpoolRoundTrip(t *testing.T) {
 	}
 	defer s.close()
 	ticks := []TickResult{
-		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, earlierTick: true, Reasons: []Reason{}, Line: 3},
+		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, hintKey: ReasonTickedWithoutEvidence, Reasons: []Reason{}, Line: 3},
 		{Commit: "abce", Signers: []Signer{{KeyID: "k"}}, Message: "m"},
 	}
 	for i := range ticks {

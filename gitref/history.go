@@ -1,0 +1,80 @@
+package gitref
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// namedTip is a commit a ref names.
+type namedTip struct {
+	name string
+	id   plumbing.Hash
+}
+
+// refTips lists, in name order, the commits the repository's refs name, but
+// for taskproof's own (refs/notes/, the skip records under refs/speccoder/):
+// tags peeled, refs to a tree or blob left out.
+func (r *Repo) refTips() ([]namedTip, error) {
+	hd, err := r.acquire()
+	if err != nil {
+		return nil, err
+	}
+	var tips []namedTip
+	refs, err := hd.st.IterReferences()
+	if err == nil {
+		err = refs.ForEach(func(ref *plumbing.Reference) error {
+			n := ref.Name().String()
+			if ref.Type() == plumbing.HashReference && !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
+				tips = append(tips, namedTip{n, ref.Hash()})
+			}
+			return nil
+		})
+	}
+	r.release(hd)
+	if err != nil {
+		return nil, fmt.Errorf("listing refs: %w", err)
+	}
+	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })
+	out := tips[:0]
+	for _, t := range tips {
+		if c, err := r.peelToCommit(t.id); err == nil {
+			out = append(out, namedTip{t.name, c})
+		}
+	}
+	return out, nil
+}
+
+// walkHistory visits, depth first, every commit reachable from start that
+// seen does not hold yet, marking it there, and follows parents as
+// walkParents does (none past a shallow clone's edge). visit returns true to
+// stop the walk (stopped). A commit that cannot be read is the walk's error,
+// unless skipMissing and it is a missing object: then its parents are not
+// followed.
+func (r *Repo) walkHistory(start plumbing.Hash, seen map[plumbing.Hash]bool, skipMissing bool, visit func(h plumbing.Hash, c *object.Commit) bool) (stopped bool, err error) {
+	stack := []plumbing.Hash{start}
+	for len(stack) > 0 {
+		h := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		c, err := r.commit(fromPlumbing(h))
+		if err != nil {
+			if skipMissing && errors.Is(err, ErrMissingObject) {
+				continue
+			}
+			return false, err
+		}
+		if visit(h, c) {
+			return true, nil
+		}
+		stack = append(stack, r.walkParents(h, c.ParentHashes)...)
+	}
+	return false, nil
+}
