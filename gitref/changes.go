@@ -53,10 +53,22 @@ func (r *Repo) ChangedPaths(base, head Hash) ([]string, error) {
 }
 
 // IsAncestor reports whether commit a is b or one of b's ancestors (as
-// `git merge-base --is-ancestor a b`), walking b's history. In a shallow clone
+// `git merge-base --is-ancestor a b`), walking b's history (once per pair and
+// Repo). In a shallow clone
 // a walk that reaches the clone's edge without finding a cannot tell: a
 // *ShallowError.
 func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
+	if v, ok := r.ancestors.Load([2]Hash{a, b}); ok {
+		return v.(bool), nil
+	}
+	ok, err := r.isAncestor(a, b)
+	if err == nil {
+		r.ancestors.Store([2]Hash{a, b}, ok)
+	}
+	return ok, err
+}
+
+func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 	if _, err := r.commit(a); err != nil {
 		return false, err
 	}
@@ -166,8 +178,19 @@ func (r *Repo) RefReach() (*RefReach, error) {
 // cherry-pick or rebase of a change that applied cleanly, whatever the base.
 // "" for a commit whose diff is empty (or a merge, which diff-tree shows no
 // patch for). It runs the git program (an error matching ErrGitProgram when
-// it cannot).
+// it cannot), once per commit and Repo.
 func (r *Repo) PatchID(c Hash) (string, error) {
+	if v, ok := r.patchIDs.Load(c); ok {
+		return v.(string), nil
+	}
+	id, err := r.patchID(c)
+	if err == nil {
+		r.patchIDs.Store(c, id)
+	}
+	return id, err
+}
+
+func (r *Repo) patchID(c Hash) (string, error) {
 	if _, err := ParseHash(string(c)); err != nil {
 		return "", err
 	}

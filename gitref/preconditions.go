@@ -189,8 +189,14 @@ func (r *Repo) parentsPresent(h plumbing.Hash) bool {
 
 // promisorRemote is the promisor remote of a partial clone: the remote
 // whose remote.<name>.promisor is true, else extensions.partialClone's value;
-// "" when the repository's config names none (or cannot be read).
+// "" when the repository's config names none (or cannot be read). Read once
+// per Repo.
 func (r *Repo) promisorRemote() string {
+	r.promisorOnce.Do(func() { r.promisor = r.readPromisorRemote() })
+	return r.promisor
+}
+
+func (r *Repo) readPromisorRemote() string {
 	b, err := os.ReadFile(filepath.Join(r.commonDir, "config"))
 	if err != nil {
 		return ""

@@ -248,13 +248,16 @@ func (l *refLock) commit(id Hash) error {
 func (r *Repo) logUpdate(name string, old, new Hash, msg string) {
 	path := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
 	if _, err := os.Stat(path); err != nil {
-		mode := "false"
-		if r.workTree != "" {
-			mode = "true"
-		}
-		if v, ok, err := r.ConfigValue("core.logAllRefUpdates"); err == nil && ok {
-			mode = strings.ToLower(v)
-		}
+		r.logsOnce.Do(func() {
+			r.logsMode = "false"
+			if r.workTree != "" {
+				r.logsMode = "true"
+			}
+			if v, ok, err := r.ConfigValue("core.logAllRefUpdates"); err == nil && ok {
+				r.logsMode = strings.ToLower(v)
+			}
+		})
+		mode := r.logsMode
 		logged := mode == "always" || ((mode == "true" || mode == "yes" || mode == "on" || mode == "1") &&
 			(strings.HasPrefix(name, "refs/notes/") || strings.HasPrefix(name, "refs/heads/") || strings.HasPrefix(name, "refs/remotes/")))
 		if !logged {

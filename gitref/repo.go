@@ -130,6 +130,20 @@ type Repo struct {
 	shallowListed bool                               // .git/shallow lists commits
 	damage        atomic.Pointer[MissingObjectError] // see Damaged
 
+	// Read once from the repository's config, for the errors and writes
+	// that ask again and again: the promisor remote of a partial clone
+	// (promisorRemote), whether a ref without a log gets one (logsRef).
+	promisorOnce sync.Once
+	promisor     string
+	logsOnce     sync.Once
+	logsMode     string
+
+	// Facts of commits, which never change, for a range carry that asks
+	// them once to check every pair and again to carry it: PatchID by
+	// commit, IsAncestor by pair.
+	patchIDs  sync.Map // Hash → string
+	ancestors sync.Map // [2]Hash → bool
+
 	// storage.Reindex() makes every storage of the pool re-list the packs
 	// before its next read (after running a git command that may add a pack).
 	storage reindexer

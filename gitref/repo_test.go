@@ -165,29 +165,39 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
-// TestOpenExtensions: the extensions that change nothing for a reader
-// (worktreeConfig, as `git sparse-checkout init` sets it; preciousObjects;
-// partialClone), at repository format 0 or 1, open and read; an extension
-// taskproof does not know is ErrUnsupportedRepository, as git refuses it.
-func TestOpenExtensions(t *testing.T) {
+// TestOpenConfig: repository configuration git reads and go-git refused
+// (exit 5 on every command) opens and reads: the extensions that change
+// nothing for a reader (worktreeConfig, as `git sparse-checkout init` sets it;
+// preciousObjects; partialClone; objectFormat sha1), any extension at format
+// 0 (git reads none), fetch refspecs go-git cannot parse (a negative one, a
+// source without destination). An extension taskproof does not know, at
+// format 1, is ErrUnsupportedRepository, as git refuses it.
+func TestOpenConfig(t *testing.T) {
 	for _, tc := range []struct {
-		version string
-		ext     []string
-		ok      bool
+		name   string
+		config [][2]string // git config --add KEY VALUE, in order (the format version replaced)
+		ok     bool
 	}{
-		{"0", []string{"extensions.worktreeConfig", "true"}, true},
-		{"1", []string{"extensions.worktreeConfig", "true"}, true},
-		{"0", []string{"extensions.preciousObjects", "true"}, true},
-		{"1", []string{"extensions.partialClone", "origin"}, true},
-		{"1", []string{"extensions.frobnicate", "true"}, false},
-		{"0", []string{"extensions.frobnicate", "true"}, true}, // git reads no extension at format 0
-		{"1", []string{"extensions.objectFormat", "sha1"}, true},
+		{"worktreeConfig at 0", [][2]string{{"core.repositoryFormatVersion", "0"}, {"extensions.worktreeConfig", "true"}}, true},
+		{"worktreeConfig at 1", [][2]string{{"core.repositoryFormatVersion", "1"}, {"extensions.worktreeConfig", "true"}}, true},
+		{"preciousObjects at 0", [][2]string{{"core.repositoryFormatVersion", "0"}, {"extensions.preciousObjects", "true"}}, true},
+		{"partialClone at 1", [][2]string{{"core.repositoryFormatVersion", "1"}, {"extensions.partialClone", "origin"}}, true},
+		{"objectFormat sha1 at 1", [][2]string{{"core.repositoryFormatVersion", "1"}, {"extensions.objectFormat", "sha1"}}, true},
+		{"unknown at 0", [][2]string{{"core.repositoryFormatVersion", "0"}, {"extensions.frobnicate", "true"}}, true},
+		{"unknown at 1", [][2]string{{"core.repositoryFormatVersion", "1"}, {"extensions.frobnicate", "true"}}, false},
+		{"refspecs go-git refuses", [][2]string{{"remote.origin.url", "https://example.invalid/r.git"},
+			{"remote.origin.fetch", "^refs/heads/dependabot/*"}, {"remote.origin.fetch", "refs/heads/main"}}, true},
 	} {
-		t.Run(tc.version+" "+tc.ext[0], func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			dir := newRepo(t)
 			c := commitFiles(t, dir, "one", map[string]string{"f": "x"})
-			testenv.Git(t, dir, "config", "core.repositoryFormatVersion", tc.version)
-			testenv.Git(t, dir, "config", tc.ext[0], tc.ext[1])
+			for _, kv := range tc.config {
+				if kv[0] == "core.repositoryFormatVersion" {
+					testenv.Git(t, dir, "config", kv[0], kv[1])
+					continue
+				}
+				testenv.Git(t, dir, "config", "--add", kv[0], kv[1])
+			}
 			r, err := Open(dir)
 			if !tc.ok {
 				if !errors.Is(err, ErrUnsupportedRepository) {
@@ -203,25 +213,6 @@ func TestOpenExtensions(t *testing.T) {
 				t.Errorf("File = %q, %v", b, err)
 			}
 		})
-	}
-}
-
-// TestOpenRefspecsGoGitRefuses: fetch refspecs git reads and go-git does
-// not (a negative refspec, a source without destination) leave the
-// repository readable (go-git refused to open it: exit 5).
-func TestOpenRefspecsGoGitRefuses(t *testing.T) {
-	dir := newRepo(t)
-	c := commitFiles(t, dir, "one", map[string]string{"f": "x"})
-	testenv.Git(t, dir, "remote", "add", "origin", "https://example.invalid/r.git")
-	testenv.Git(t, dir, "config", "--add", "remote.origin.fetch", "^refs/heads/dependabot/*")
-	testenv.Git(t, dir, "config", "--add", "remote.origin.fetch", "refs/heads/main")
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer r.Close()
-	if b, err := r.File(c, "f"); err != nil || string(b) != "x" {
-		t.Errorf("File = %q, %v", b, err)
 	}
 }
 

@@ -360,12 +360,10 @@ type gate struct {
 	merges     bool
 
 	// inRange holds the ticks the range's commits make themselves (not
-	// merges), by tickKey; broughtIn, per merge, the ticks its other parents
-	// brought in that inRange holds (mergedIn).
+	// merges), by tickKey; broughtIn, per merge, what its other parents bring
+	// in (mergedIn).
 	inRange   map[string]bool
-	broughtIn map[gitref.Hash]map[string]bool
-	// baseParents are, per merge, its other parents in the base's history.
-	baseParents map[gitref.Hash][]gitref.Hash
+	broughtIn map[gitref.Hash]*mergeSides
 
 	// tickCommits are the commits whose objects are verified, in the order of
 	// their first tick, firstTick the index of that tick; lastTick the index
@@ -406,11 +404,10 @@ func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 // walkAndJudgeSpooled, walks it.
 func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
-		rep:         &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
-		inRange:     map[string]bool{},
-		broughtIn:   map[gitref.Hash]map[string]bool{},
-		baseParents: map[gitref.Hash][]gitref.Hash{},
-		lastTick:    map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
+		inRange:   map[string]bool{},
+		broughtIn: map[gitref.Hash]*mergeSides{},
+		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
@@ -511,9 +508,9 @@ func tickKey(c gitref.Hash, t tick.Tick) string {
 // to hold it there (a unit it moved or archived holds its ticks at the new
 // path): the base's, as the state check then holds head against the base.
 func (g *gate) mergedIn(t tick.Tick) (bool, error) {
-	set, ok := g.broughtIn[t.Commit]
+	sides, ok := g.broughtIn[t.Commit]
 	if !ok {
-		set = map[string]bool{}
+		sides = &mergeSides{ticks: map[string]bool{}}
 		m, err := g.v.Repo.Commit(t.Commit)
 		if err != nil {
 			return false, err
@@ -524,7 +521,10 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 		}
 		for _, p := range m.Parents[1:] {
 			if !inRange[p] {
-				g.baseParents[t.Commit] = append(g.baseParents[t.Commit], p)
+				// Every commit of this side is the base's: what p holds
+				// ticked is what it brings in (read per tick below).
+				sides.base = append(sides.base, p)
+				continue
 			}
 			side, err := tick.Range(g.v.Repo, m.Parents[0], p, tick.Options{Layouts: g.layouts})
 			if err != nil {
@@ -542,16 +542,16 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 			}
 			for _, keys := range held {
 				for _, k := range keys {
-					set[k] = true
+					sides.ticks[k] = true
 				}
 			}
 		}
-		g.broughtIn[t.Commit] = set
+		g.broughtIn[t.Commit] = sides
 	}
-	if set[tickKey("", t)] {
+	if sides.ticks[tickKey("", t)] {
 		return true, nil
 	}
-	for _, p := range g.baseParents[t.Commit] {
+	for _, p := range sides.base {
 		f, err := g.v.tasksAt(p, t.Path, t.Unit)
 		if err != nil {
 			continue // no such file there, or one that cannot be read: not brought in
@@ -563,6 +563,14 @@ func (g *gate) mergedIn(t tick.Tick) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// mergeSides is what a merge's other parents bring in (mergedIn): the ticks
+// its sides in the range hold, by tickKey("", x), and its parents in the
+// base's history.
+type mergeSides struct {
+	ticks map[string]bool
+	base  []gitref.Hash
 }
 
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
@@ -609,7 +617,7 @@ func (g *gate) judgeTicks() error {
 		// lines, the walk's, are not held past it).
 		g.ticks[i] = tick.Tick{}
 	}
-	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.baseParents, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil, nil
+	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil
 	return nil
 }
 

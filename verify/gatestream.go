@@ -277,6 +277,6 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 		ahead = ahead[1:]
 		covered = max(0, covered-1)
 	}
-	g.twins, g.lastUntick, g.inRange, g.broughtIn, g.baseParents = nil, nil, nil, nil, nil
+	g.twins, g.lastUntick, g.inRange, g.broughtIn = nil, nil, nil, nil
 	return nil
 }
