@@ -113,8 +113,10 @@ type memos struct {
 	// once per tick of its unit (staleAtHead).
 	tasksAt map[tasksAtKey]tasksAtResult
 	// projects is projectRoot's search by commit and unit dir
-	// (projectCandidates).
-	projects map[projectKey][]string
+	// (projectCandidates); rootUnits whether the repository's root has the
+	// unit dir's tasks file there (rootHasUnit).
+	projects  map[projectKey][]string
+	rootUnits map[projectKey]bool
 }
 
 type tasksAtKey struct {
@@ -172,7 +174,7 @@ func (v *Verifier) memo() *memos {
 	if m := v.memos.Load(); m != nil {
 		return m
 	}
-	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}, projects: map[projectKey][]string{}})
+	v.memos.CompareAndSwap(nil, &memos{tasks: map[parseCacheKey]*specfmt.TasksFile{}, policyHashes: map[string]string{}, tasksAt: map[tasksAtKey]tasksAtResult{}, projects: map[projectKey][]string{}, rootUnits: map[projectKey]bool{}})
 	return v.memos.Load()
 }
 

@@ -92,14 +92,21 @@ func rated(roots []string, match lineMatch, min int) []string {
 }
 
 // rootHasUnit reports whether dir/tasks.md is at the repository's root at
-// commit c.
+// commit c, through the Verifier's memos (a commit's statements ask for the
+// same commit and dir).
 func (v *Verifier) rootHasUnit(c gitref.Hash, dir string) bool {
-	fsys, err := v.Repo.FS(c)
-	if err != nil {
-		return false
+	m := v.memo()
+	k := projectKey{c, dir}
+	if has, ok := memoGet(&m.mu, m.rootUnits, k); ok {
+		return has
 	}
-	_, err = fs.Stat(fsys, dir+"/tasks.md")
-	return err == nil
+	has := false
+	if fsys, err := v.Repo.FS(c); err == nil {
+		_, err = fs.Stat(fsys, dir+"/tasks.md")
+		has = err == nil
+	}
+	memoPut(&m.mu, m.rootUnits, k, has)
+	return has
 }
 
 // projectCandidates is projectRoot's search at commit c for unit dir dir,
