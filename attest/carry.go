@@ -55,8 +55,8 @@ type CarryRequest struct {
 	// (docs/format.md#attesting-safely).
 	Force bool
 	// Reach, when not nil, is the refs' reach Carry asks whether From is still
-	// in some branch's history (a range carry walks the refs once for all its
-	// pairs); nil: Carry walks them itself when it would remove From's lines.
+	// in some history (a range carry walks the refs once for all its pairs);
+	// nil: Carry walks them itself.
 	Reach *gitref.RefReach
 }
 
@@ -85,8 +85,9 @@ type CarryResult struct {
 // results and VSA for verified and regression_only ticks) are rebuilt from the
 // predicate, signed with req.Signers and written into To's note in one update
 // (docs/format.md#storage: To's other lines are kept); only then, unless
-// req.KeepFrom or From is still in the history of a branch, remote-tracking
-// branch, tag or HEAD (res.KeptFromRef), are the carried subjects' owned lines
+// req.KeepFrom or From is still in the history of a ref (but the notes refs
+// and skip records), HEAD or a worktree's HEAD (res.KeptFromRef), are the
+// carried subjects' owned lines
 // removed from From's note, so a crash never loses the evidence. Lines of From's note about other commits
 // (copied there by `git rebase` with notes.rewriteRef) are neither carried nor
 // removed. A From note holding a Sigstore bundle is refused before anything is
@@ -357,9 +358,11 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 }
 
 // checkRewrite refuses a To that is no rewrite of From: From still in some
-// history (a ref holds it), To with another tree, and another change (git
-// patch-id differs, or cannot be told): another attempt at the task, not a
-// cherry-pick or rebase of From, and its statements never judged To's code.
+// history (a ref holds it), To with another tree, and another change
+// ([gitref.Repo.PatchID] differs or is empty; for a From that only ticks, its
+// side's changes missing on To's side, sameSeries): another attempt at the
+// task, not a cherry-pick or rebase of From, and its statements never judged
+// To's code (docs/format.md#after-a-rebase-or-squash).
 func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach) error {
 	ref := reach.Ref(from.ID)
 	if ref == "" || from.Tree == to.Tree {
@@ -391,7 +394,7 @@ func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefR
 	return fmt.Errorf("%w: FROM %s is still in the history of %s and makes another change than TO %s (their diffs differ, whitespace included): TO is no rewrite of it (another attempt at the task?), so its statements never judged TO's code; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, to.ID, to.ID)
 }
 
-// maxSeries bounds the commits sameSeries reads the diffs of on TO's side.
+// maxSeries bounds the commits sameSeries reads the diffs of on each side.
 const maxSeries = 2000
 
 // sameSeries checks, for a FROM whose own change is its tasks file alone
@@ -415,8 +418,8 @@ func sameSeries(repo *gitref.Repo, from, to *gitref.Commit, ref string) error {
 	if err != nil {
 		return err
 	}
-	if toSide.Len() > maxSeries {
-		return refuse(fmt.Sprintf("TO's side of their merge base has %d commits, too many to compare", toSide.Len()))
+	if n := max(fromSide.Len(), toSide.Len()); n > maxSeries {
+		return refuse(fmt.Sprintf("a side of their merge base has %d commits, too many to compare", n))
 	}
 	have := map[string]bool{}
 	for i := range toSide.Len() {
