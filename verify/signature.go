@@ -13,7 +13,6 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
-	pgperrors "github.com/ProtonMail/go-crypto/openpgp/errors"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
@@ -327,29 +326,27 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 	if trust.keyring == nil {
 		return fail(kind, UntrustedSigner, "openpgp key %s: no keyring in trust", issuer)
 	}
-	cfg := &packet.Config{Time: func() time.Time { return at }}
-	_, entity, err := openpgp.VerifyDetachedSignature(trust.keyring.Entities, bytes.NewReader(pae), bytes.NewReader(body), cfg)
-	if entity == nil {
-		if errors.Is(err, pgperrors.ErrUnknownIssuer) {
-			return fail(kind, UntrustedSigner, "openpgp key %s: not a signing key in the keyring", issuer)
+	for _, n := range sig.Notations {
+		if n.IsCritical {
+			return fail(kind, BadSignature, "openpgp signature by %s: critical notation %q", issuer, n.Name)
+		}
+	}
+	key, err := trust.keyring.ring.verifyData(sig, pae)
+	if key == nil {
+		if errors.Is(err, errPGPUnknownKey) {
+			return fail(kind, UntrustedSigner, "openpgp key %s: not in the keyring", issuer)
 		}
 		return fail(kind, BadSignature, "openpgp signature by %s does not verify: %v", issuer, err)
 	}
-	keyID := fmt.Sprintf("%X", entity.PrimaryKey.Fingerprint)
-	if err != nil {
-		status := BadSignature
-		if errors.Is(err, pgperrors.ErrKeyExpired) || errors.Is(err, pgperrors.ErrKeyRevoked) || errors.Is(err, pgperrors.ErrSignatureExpired) {
-			status = UntrustedSigner
-		}
-		r := fail(kind, status, "openpgp key %s at %s: %v", keyID, at.UTC().Format(time.RFC3339), err)
+	keyID := key.cert.fpr
+	// The key is judged at the verifier's time as gpg --verify judges it with
+	// its clock there (docs/format.md#openpgp-keys).
+	if why := key.judge(sig, at.Unix()); why != "" {
+		r := fail(kind, UntrustedSigner, "openpgp key %s at %s: %s", keyID, at.UTC().Format(time.RFC3339), why)
 		r.KeyID = keyID
 		return r
 	}
-	var principal string
-	if id := entity.PrimaryIdentity(); id != nil {
-		principal = id.Name
-	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: OK}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: key.cert.primaryUserID(at.Unix()), Status: OK}
 }
 
 // verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw

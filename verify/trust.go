@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -64,10 +65,15 @@ func WithKeyring(k *Keyring) TrustOption {
 		if k == nil {
 			return fmt.Errorf("%w: nil keyring", ErrTrust)
 		}
-		if t.keyring == nil {
-			t.keyring = &Keyring{}
+		bodies := k.bodies
+		if t.keyring != nil {
+			bodies = append(append([][]byte{}, t.keyring.bodies...), k.bodies...)
 		}
-		t.keyring.Entities = append(t.keyring.Entities, k.Entities...)
+		merged, err := keyringOf(bodies)
+		if err != nil {
+			return err
+		}
+		t.keyring = merged
 		return nil
 	}
 }
@@ -112,14 +118,29 @@ func (t *Trust) empty() bool {
 		n += len(as.Entries)
 	}
 	if t.keyring != nil {
-		n += len(t.keyring.Entities)
+		n += len(t.keyring.ring.certs)
 	}
 	return n == 0
 }
 
-// Keyring is a set of trusted OpenPGP public keys (verify --keyring).
+// Keyring is a set of trusted OpenPGP public keys (verify --keyring), judged
+// as gpg judges them (docs/format.md#openpgp-keys).
 type Keyring struct {
-	Entities openpgp.EntityList
+	// bodies are the binary keyrings read, kept so that keyrings merge as gpg
+	// merges keys imported twice.
+	bodies [][]byte
+	ring   *pgpKeyring
+}
+
+// keyringOf reads binary keyrings into one [Keyring].
+func keyringOf(bodies [][]byte) (*Keyring, error) {
+	ring := newPGPKeyring()
+	for _, b := range bodies {
+		if err := ring.add(bytes.NewReader(b)); err != nil {
+			return nil, err
+		}
+	}
+	return &Keyring{bodies: bodies, ring: ring}, nil
 }
 
 // LoadKeyring reads and parses the keyring file at path (see [ParseKeyring]).
@@ -144,10 +165,10 @@ func readTrustFile[T any](path, what string, parse func([]byte) (T, error)) (T, 
 
 // ParseKeyring parses an OpenPGP keyring: `gpg --export` output, binary or
 // armored (one or more "PGP PUBLIC KEY BLOCK"s; secret key blocks are read for
-// their public keys). An input holding no key is an error. Errors match
-// [ErrTrust].
+// their public keys). An input holding no key, or a key taskproof does not
+// judge (docs/format.md#openpgp-keys), is an error. Errors match [ErrTrust].
 func ParseKeyring(data []byte) (*Keyring, error) {
-	var el openpgp.EntityList
+	var bodies [][]byte
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP ")) {
 		rest := trimmed
@@ -163,11 +184,11 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 			if block.Type != openpgp.PublicKeyType && block.Type != openpgp.PrivateKeyType {
 				return nil, fmt.Errorf("%w: armored keyring: unexpected block %q", ErrTrust, block.Type)
 			}
-			list, err := openpgp.ReadKeyRing(block.Body)
+			body, err := io.ReadAll(block.Body)
 			if err != nil {
 				return nil, fmt.Errorf("%w: armored keyring: %v", ErrTrust, err)
 			}
-			el = append(el, list...)
+			bodies = append(bodies, body)
 			end := bytes.Index(rest[i:], []byte("-----END PGP "))
 			if end < 0 {
 				break
@@ -175,16 +196,16 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 			rest = rest[i+end+len("-----END PGP "):]
 		}
 	} else {
-		list, err := openpgp.ReadKeyRing(bytes.NewReader(data))
-		if err != nil {
-			return nil, fmt.Errorf("%w: keyring: %v", ErrTrust, err)
-		}
-		el = list
+		bodies = [][]byte{data}
 	}
-	if len(el) == 0 {
+	k, err := keyringOf(bodies)
+	if err != nil {
+		return nil, err
+	}
+	if len(k.ring.certs) == 0 {
 		return nil, fmt.Errorf("%w: keyring holds no key", ErrTrust)
 	}
-	return &Keyring{Entities: el}, nil
+	return k, nil
 }
 
 // RawKey is a trusted raw public key (docs/format.md#signatures-dsse-v1; verify --key FILE.pem).
