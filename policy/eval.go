@@ -107,6 +107,10 @@ type Statement struct {
 // Kind is ssh, openpgp, raw or sigstore.
 type Signer struct {
 	Kind, KeyID, Principal string
+	// Key names the signer's public key material: signers with one Key are
+	// one key, whatever wrapper (SSH, raw, OpenPGP, Sigstore) carried each
+	// signature. "" counts the signer by Kind and KeyID.
+	Key string
 }
 
 // Commit is the object the statement is about.
@@ -611,7 +615,11 @@ func (e *evaluation) signers(s *signersConfig) {
 				if len(s.KeyIDs) > 0 && !contains(s.KeyIDs, sg.KeyID) {
 					continue
 				}
-				seen[sg.Kind+"\x00"+sg.KeyID] = true
+				if sg.Key != "" {
+					seen[sg.Key] = true
+				} else {
+					seen[sg.Kind+"\x00"+sg.KeyID] = true
+				}
 			}
 			if len(seen) < *s.Min {
 				return fmt.Sprintf("%d distinct trusted key(s) signed, at least %d required", len(seen), *s.Min)

@@ -270,6 +270,8 @@ func TestBuiltinPolicySHA256AndSigners(t *testing.T) {
 		{"openpgp does not count", sshOnly, RuleSignersMin, input(p, pgp), StatusViolated, "0 distinct"},
 		{"key not among n", named, RuleSignersMin, input(p, ssh1), StatusViolated, "0 distinct"},
 		{"key among n", named, RuleSignersMin, input(p, ssh1, ssh2), StatusPass, ""},
+		{"one key as ssh and raw", two, RuleSignersMin, input(p, Signer{Kind: "ssh", KeyID: "SHA256:k", Key: "spki:k"}, Signer{Kind: "raw", KeyID: "k", Key: "spki:k"}), StatusViolated, "1 distinct trusted key(s) signed, at least 2"},
+		{"two keys as ssh and raw", two, RuleSignersMin, input(p, Signer{Kind: "ssh", KeyID: "SHA256:k", Key: "spki:k"}, Signer{Kind: "raw", KeyID: "j", Key: "spki:j"}), StatusPass, ""},
 	})
 	if r := mustParse(t, lenient).Evaluate(input(p)); len(r) != 0 {
 		t.Errorf("accept_recomputed: results %+v, want none (verify checks the recomputed value)", r)

@@ -129,6 +129,9 @@ type Signer struct {
 	Identity  string `json:"identity,omitempty"`
 	Issuer    string `json:"issuer,omitempty"`
 	TlogIndex *int64 `json:"tlog_index,omitempty"`
+	// keys name its key material: signers are counted by it
+	// (docs/format.md#signers-are-counted-by-key).
+	keys []string
 }
 
 // Object kinds, ObjectResult.Kind (docs/format.md#checks-in-order): what the

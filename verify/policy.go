@@ -85,8 +85,9 @@ func (v *Verifier) policyInput(o *ObjectResult, tick *TickResult) *policy.Input 
 		in.Statement.SubjectName = st.Subjects[0].Name
 		in.Statement.GitCommit = st.Subjects[0].Digest["gitCommit"]
 	}
-	for _, s := range o.Signers {
-		in.Signers = append(in.Signers, policy.Signer{Kind: string(s.Kind), KeyID: s.KeyID, Principal: s.Principal})
+	keys := signerKeys(o.Signers)
+	for i, s := range o.Signers {
+		in.Signers = append(in.Signers, policy.Signer{Kind: string(s.Kind), KeyID: s.KeyID, Principal: s.Principal, Key: keys[i]})
 	}
 	in.Commit.ID = string(o.Object)
 	if c, err := v.Repo.Commit(o.Object); err == nil {

@@ -44,6 +44,8 @@ type SignatureResult struct {
 	Status Outcome
 	// Reason says why Status is not ok, in lower case; "" for ok.
 	Reason string
+	// keys name the key material of a trusted signer (signerkey.go).
+	keys []string
 }
 
 // SignaturesResult is the verdict on all signatures of one envelope.
@@ -97,7 +99,7 @@ func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*Signatur
 			id := string(r.Kind) + "\x00" + r.KeyID
 			if !seen[id] {
 				seen[id] = true
-				res.Signers = append(res.Signers, Signer{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal})
+				res.Signers = append(res.Signers, Signer{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal, keys: r.keys})
 			}
 		}
 	}
@@ -191,7 +193,7 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 		r.KeyID = keyID
 		return r
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: OK}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: principal, Status: OK, keys: sshKeyNames(sig.PublicKey)}
 }
 
 // sshTrusted finds an allowed signers entry accepting key (or cert) for the
@@ -346,7 +348,7 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 		r.KeyID = keyID
 		return r
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: key.cert.primaryUserID(at.Unix()), Status: OK}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: key.cert.primaryUserID(at.Unix()), Status: OK, keys: pgpCertNames(key.cert)}
 }
 
 // verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw
@@ -359,7 +361,7 @@ func verifyRaw(pae []byte, s dsse.Signature, trust *Trust) SignatureResult {
 	}
 	for _, k := range trust.raw {
 		if k.verifier.Verify(context.Background(), pae, s.Sig) == nil {
-			return SignatureResult{Kind: kind, KeyID: k.KeyID, Principal: k.Source, Status: OK}
+			return SignatureResult{Kind: kind, KeyID: k.KeyID, Principal: k.Source, Status: OK, keys: rawKeyNames(k)}
 		}
 	}
 	for _, k := range trust.raw {

@@ -229,7 +229,7 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
 	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
 	if r.Status == OK {
 		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
-			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b)}}
+			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b), keys: bundleKeyNames(b)}}
 	}
 	return res, nil
 }
