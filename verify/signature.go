@@ -253,9 +253,10 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 }
 
 // checkCert checks an SSH user certificate against a cert-authority entry at
-// at, as ssh-keygen -Y verify does: a user certificate, principals that the
-// entry's patterns match, inside its validity window, no unsupported critical
-// option, and a valid CA signature. It returns the matching principals
+// at, as ssh-keygen -Y verify does — a user certificate, principals that the
+// entry's patterns match, inside its validity window, a valid CA signature —
+// and, unlike ssh-keygen, with no critical option
+// (docs/format.md#ssh-certificates). It returns the matching principals
 // (comma-joined) or why the certificate is refused.
 func checkCert(cert *ssh.Certificate, e AllowedSigner, at time.Time) (string, string) {
 	if cert.CertType != ssh.UserCert {
