@@ -14,6 +14,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // pgpShape is one row of the differential table: a key made (with gpg where
@@ -401,7 +402,7 @@ func pgpShapes() []pgpShape {
 // must be equal, except where a row says why taskproof refuses more
 // (stricter) or refuses the keyring (refused); docs/format.md#openpgp-keys.
 func TestOpenPGPAgainstGPG(t *testing.T) {
-	gpgOrSkip(t)
+	testenv.GPGHome(t) // skips where gpg is not installed
 	shapes := pgpShapes()
 	if len(shapes) < 40 {
 		t.Fatalf("%d key shapes; the table holds at least 40", len(shapes))

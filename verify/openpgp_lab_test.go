@@ -13,6 +13,8 @@ import (
 
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
+
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // pgpLab makes OpenPGP keys and signatures with the real gpg in an isolated
@@ -31,26 +33,9 @@ var pgpEpoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func pgpDay(d int) time.Time { return pgpEpoch.Add(time.Duration(d) * 24 * time.Hour) }
 
-// gpgOrSkip skips a test where gpg is not installed: the differential tables
-// hold taskproof to gpg and mean nothing without it.
-func gpgOrSkip(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("gpg"); err != nil {
-		t.Skip("gpg not installed: the OpenPGP differential table compares taskproof with gpg --verify (.ci/run installs gnupg)")
-	}
-}
-
 func newPGPLab(t *testing.T) *pgpLab {
 	t.Helper()
-	// A short path: gpg-agent's socket path is limited.
-	home, err := os.MkdirTemp("", "gpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
-		os.RemoveAll(home)
-	})
+	home := testenv.GPGHome(t)
 	return &pgpLab{t: t, home: home, env: []string{"GNUPGHOME=" + home}}
 }
 
@@ -422,14 +407,7 @@ type gpgVerifier struct {
 
 func newGPGVerifier(t *testing.T, keyring, data []byte) *gpgVerifier {
 	t.Helper()
-	home, err := os.MkdirTemp("", "gpgv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
-		os.RemoveAll(home)
-	})
+	home := testenv.GPGHome(t)
 	v := &gpgVerifier{t: t, home: home, data: filepath.Join(home, "data")}
 	if err := os.WriteFile(v.data, data, 0o600); err != nil {
 		t.Fatal(err)

@@ -470,14 +470,7 @@ func TestVerifyRaw(t *testing.T) {
 // environment.
 func gpgHome(t *testing.T, expire string) (string, string, []string) {
 	t.Helper()
-	home, err := os.MkdirTemp("", "gpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
-		os.RemoveAll(home)
-	})
+	home := testenv.GPGHome(t)
 	env := []string{"GNUPGHOME=" + home}
 	testenv.Run(t, nil, env, "gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "",
 		"--quick-gen-key", "Alice <alice@example.com>", "ed25519", "sign", expire)

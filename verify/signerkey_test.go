@@ -56,7 +56,6 @@ func TestSignersCountedByKey(t *testing.T) {
 	}
 
 	t.Run("openpgp key and the ssh key gpg exports from it", func(t *testing.T) {
-		gpgOrSkip(t)
 		_, fpr, env := gpgHome(t, "never")
 		kr := gpgKeyring(t, env, false)
 		pgpTrust, _ := NewTrust(WithKeyring(kr))

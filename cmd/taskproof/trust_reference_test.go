@@ -28,18 +28,7 @@ type gpgHome struct {
 
 func newGPGHome(t *testing.T) *gpgHome {
 	t.Helper()
-	if _, err := exec.LookPath("gpg"); err != nil {
-		t.Skip("gpg not installed (.ci/run installs gnupg)")
-	}
-	home, err := os.MkdirTemp("", "gpg") // short: gpg-agent's socket path is limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
-		os.RemoveAll(home)
-	})
-	return &gpgHome{t: t, home: home}
+	return &gpgHome{t: t, home: testenv.GPGHome(t)}
 }
 
 func (h *gpgHome) gpg(at time.Time, stdin string, args ...string) []byte {

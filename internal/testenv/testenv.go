@@ -163,3 +163,23 @@ func CommitFiles(t testing.TB, dir, msg string, files map[string]string) string 
 	Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
 	return strings.TrimSpace(Git(t, dir, "rev-parse", "HEAD"))
 }
+
+// GPGHome makes an isolated, empty GNUPGHOME for the real gpg, skipping the
+// test with a clear message where gpg is not installed, and removes it (and
+// stops the gpg-agent it started) when the test ends. Its path is short:
+// gpg-agent's socket path is limited.
+func GPGHome(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("gpg"); err != nil {
+		t.Skip("gpg not installed (.ci/run installs gnupg): the OpenPGP checks against gpg skip")
+	}
+	home, err := os.MkdirTemp("", "gpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		exec.Command("gpgconf", "--homedir", home, "--kill", "all").Run()
+		os.RemoveAll(home)
+	})
+	return home
+}
