@@ -2,7 +2,6 @@ package attest
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -359,7 +358,7 @@ func (out *reportOutcome) collect(repo *gitref.Repo, commit *gitref.Commit, file
 	if err != nil {
 		return nil, nil, err
 	}
-	judged := testreport.NewFiles(files, func(p string) ([]byte, error) { return fs.ReadFile(fsys, p) })
+	judged := testreport.NewFiles(files, fsys)
 	var collection []predicate.FileCollection
 	if green != nil && len(files) > 0 {
 		if old, ok := obj["collection"]; ok && old != nil {

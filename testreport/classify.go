@@ -7,21 +7,15 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// missingSymbol matches the compiler, interpreter and loader messages of the
-// supported toolchains that name a symbol or module that does not exist (yet):
-// Go's "undefined: X" and "has no field or method"; Python's ImportError,
-// ModuleNotFoundError, NameError and a module's missing attribute; JavaScript's
-// ReferenceError "is not defined", "is not a function", missing modules and
-// exports; Rust's E0412/E0422/E0425/E0432/E0433/E0599 and their texts; Java's
-// "cannot find symbol" (docs/format.md#test-reports).
-var missingSymbol = regexp.MustCompile(`undefined: \S|has no field or method |` +
-	`ImportError: cannot import name|ModuleNotFoundError: No module named|NameError: name '[^']*' is not defined|AttributeError: module '[^']*' has no attribute|` +
-	`ReferenceError: \S+ is not defined|TypeError: \S+ is not a function|Cannot find module|does not provide an export named|Failed to resolve import|` +
-	`error\[E0(412|422|425|432|433|599)\]|cannot find (function|value|type|struct|macro) |unresolved import|no (function or associated item|method) named|` +
-	`cannot find symbol`)
-
 // compileError matches one Go compiler error line ("file.go:12:5: message").
 var compileError = regexp.MustCompile(`^\S+\.go:\d+(:\d+)?: (.*)$`)
+
+// rustError matches rustc's error line ("error[E0425]: message", "error: message").
+var rustError = regexp.MustCompile(`^error(\[E\d+\])?: (.*)$`)
+
+// rustSummary are rustc's and cargo's closing lines, which repeat that errors
+// happened and are no error of their own.
+var rustSummary = regexp.MustCompile(`^error: (could not compile|aborting due to|test failed, to rerun|\d+ targets? failed)`)
 
 // goPanic and goTimeout are a Go test binary's panic and deadline messages.
 const (
@@ -29,96 +23,275 @@ const (
 	goTimeout = "panic: test timed out after"
 )
 
-// caseClass is how one failing case failed.
-func (r *Report) caseClass(c Case) predicate.RedClass {
+// exceptionLead is a failure message that starts with an exception's type
+// ("TypeError: …", "ZeroDivisionError", "java.lang.IllegalStateException:").
+var exceptionLead = regexp.MustCompile(`^\s*(?:E\s+)?(?:[\w$]+\.)*([\w$]*(?:Error|Exception))\b`)
+
+// assertionTypes are the exception types of assertion failures; JavaScript's
+// plain "Error" is jest's expect().
+var assertionTypes = map[string]bool{"AssertionError": true, "AssertionFailedError": true, "ComparisonFailure": true,
+	"AssertionFailure": true, "Error": true, "JestAssertionError": true, "MultipleFailuresError": true}
+
+// rustPanic is a Rust test's panic line; an assertion's message follows it.
+var rustPanic = regexp.MustCompile(`panicked at [^\n]*:\n?\s*(.*)`)
+
+// Classification is how a red run failed: its class (the schema's RedClass)
+// and what decided it — Line, the report's 1-based line of the deciding
+// failure (0 when the report does not say), and Detail, that failure's text
+// line (the compiler error, the exception, the assertion), "" for passed and
+// no_tests.
+type Classification struct {
+	Class  predicate.RedClass
+	Line   int
+	Detail string
+}
+
+// failure is one failing case or package failure, classified.
+type failure struct {
+	class  predicate.RedClass
+	line   int
+	detail string
+}
+
+// classOrder is how bad each class is: the first seen decides.
+var classOrder = []predicate.RedClass{predicate.ClassTimeout, predicate.ClassBuildError,
+	predicate.ClassCollectionError, predicate.ClassUnclassified, predicate.ClassAbsent, predicate.ClassAssertion}
+
+// Classify says what the report shows of a red run
+// (docs/format.md#how-a-red-run-is-classified):
+//   - no failure: passed when a case passed, else no_tests;
+//   - otherwise every failing case and package failure gets a class, and the
+//     worst decides: timeout, then build_error, collection_error,
+//     unclassified, absent, assertion.
+//
+// A failure is absent only when every error it shows names a missing symbol
+// and, when change is not nil, the change introduces each of them ([Change]);
+// a missing symbol the change does not introduce is the error it would be
+// otherwise (build_error for a build, collection_error at collection, else
+// unclassified). Only assertion and absent are red.
+func (r *Report) Classify(change *Change) Classification {
+	var fs []failure
+	for _, p := range r.Packages {
+		fs = append(fs, classifyPackage(p, change))
+	}
+	for _, c := range r.Cases {
+		if c.Failing() {
+			fs = append(fs, r.caseFailure(c, change))
+		}
+	}
+	if len(fs) == 0 {
+		if len(r.Passed()) > 0 {
+			return Classification{Class: predicate.ClassPassed}
+		}
+		return Classification{Class: predicate.ClassNoTests}
+	}
+	for _, class := range classOrder {
+		for _, f := range fs {
+			if f.class == class {
+				return Classification{Class: f.class, Line: f.line, Detail: f.detail}
+			}
+		}
+	}
+	return Classification{Class: fs[0].class, Line: fs[0].line, Detail: fs[0].detail}
+}
+
+// RedClass is Classify(nil).Class: the class by the messages alone.
+func (r *Report) RedClass() predicate.RedClass { return r.Classify(nil).Class }
+
+// symbolsClass classifies text that names missing symbols: absent when the
+// change introduces them all (or is nil), else otherwise, with the
+// line naming the first it does not introduce.
+func symbolsClass(text string, change *Change, otherwise predicate.RedClass) (predicate.RedClass, string) {
+	syms := SymbolsIn(text)
+	if change != nil {
+		for _, s := range syms {
+			if !change.Introduces(s) {
+				return otherwise, lineWith(text, s.message) + " (" + s.Name + " is not introduced by the change)"
+			}
+		}
+	}
+	if len(syms) > 0 {
+		return predicate.ClassAbsent, lineWith(text, syms[0].message)
+	}
+	return predicate.ClassAbsent, firstLine(text)
+}
+
+// caseFailure classifies one failing case.
+func (r *Report) caseFailure(c Case, change *Change) failure {
 	text := c.Message + "\n" + c.Type + "\n" + c.Output
+	f := failure{line: c.Line}
 	switch {
 	case strings.Contains(text, goTimeout):
-		return predicate.ClassTimeout
-	case missingSymbol.MatchString(text):
-		return predicate.ClassAbsent
+		f.class, f.detail = predicate.ClassTimeout, lineWith(text, goTimeout)
+	case namesMissingSymbol(text):
+		otherwise := predicate.ClassUnclassified
+		switch {
+		case isCompile(text):
+			otherwise = predicate.ClassBuildError
+		case c.Status == StatusError || isCollection(text):
+			otherwise = predicate.ClassCollectionError
+		}
+		f.class, f.detail = symbolsClass(text, change, otherwise)
 	case r.Format == FormatGoJSON && strings.Contains(c.Output, goPanic):
 		// A panic is not an assertion (a test that calls a stub panicking
 		// "not implemented" did not fail on what it checks).
-		return predicate.ClassUnclassified
+		f.class, f.detail = predicate.ClassUnclassified, lineWith(c.Output, goPanic)
 	case c.Status == StatusFailed:
-		return predicate.ClassAssertion
+		f.class, f.detail = failedClass(c)
 	case isCollection(text):
-		return predicate.ClassCollectionError
+		f.class, f.detail = predicate.ClassCollectionError, firstLine(text)
+	default:
+		f.class, f.detail = predicate.ClassUnclassified, firstLine(text)
 	}
-	return predicate.ClassUnclassified
+	return f
 }
+
+// failedClass is how a case that failed (not errored) failed: an assertion,
+// unless its message is an exception other than an assertion's, or a Rust
+// panic that is not an assertion's (unimplemented!, todo!, unwrap on None).
+func failedClass(c Case) (predicate.RedClass, string) {
+	text := c.Message + "\n" + c.Output
+	if m := exceptionLead.FindStringSubmatch(c.Message); m != nil && !assertionTypes[m[1]] {
+		return predicate.ClassUnclassified, firstLine(c.Message)
+	}
+	if c.Message == "" && c.Type != "" && c.Type != "test failure" {
+		if m := exceptionLead.FindStringSubmatch(c.Type); m != nil && !assertionTypes[m[1]] {
+			return predicate.ClassUnclassified, c.Type + ": " + firstLine(c.Output)
+		}
+	}
+	if m := rustPanic.FindStringSubmatch(text); m != nil {
+		if !strings.Contains(m[1], "assert") {
+			return predicate.ClassUnclassified, strings.TrimSpace(m[0])
+		}
+		return predicate.ClassAssertion, strings.TrimSpace(m[1])
+	}
+	return predicate.ClassAssertion, firstLine(goRunLines.ReplaceAllString(text, ""))
+}
+
+// goRunLines are `go test -v`'s own lines around a test's output.
+var goRunLines = regexp.MustCompile(`(?m)^\s*(=== (RUN|PAUSE|CONT|NAME)|--- (FAIL|PASS|SKIP):).*$`)
+
+// isCompile reports whether a failure's text is a compiler's diagnostic
+// (TypeScript's TS2305, rustc's error[E0425]).
+func isCompile(text string) bool {
+	return tsDiagnostic.MatchString(text) || strings.Contains(text, "TypeCheckError") || strings.Contains(text, "error[E")
+}
+
+var tsDiagnostic = regexp.MustCompile(`\bTS\d{4}\b`)
 
 func isCollection(text string) bool {
 	t := strings.ToLower(text)
 	return strings.Contains(t, "collection failure") || strings.Contains(t, "failed on setup") ||
-		strings.Contains(t, "error collecting") || strings.Contains(t, "failed on teardown")
+		strings.Contains(t, "error collecting") || strings.Contains(t, "failed on teardown") ||
+		strings.Contains(t, "test suite failed to run") || strings.Contains(t, "failed to load")
 }
 
-// packageClass is how a package failure failed: a build whose only errors name
-// missing symbols is absent, any other build error build_error; a deadline is
-// timeout; a setup failure collection_error; anything else unclassified.
-func packageClass(p PackageFailure) predicate.RedClass {
+// classifyPackage classifies a package failure: a build whose every error
+// names a missing symbol (introduced by change) is absent, any other build
+// error build_error; a deadline is timeout; a setup failure
+// collection_error; anything else unclassified.
+func classifyPackage(p PackageFailure, change *Change) failure {
+	lines := strings.Split(p.Output, "\n")
+	at := func(i int) int {
+		if i < len(p.lineNos) {
+			return p.lineNos[i]
+		}
+		return p.Line
+	}
 	switch {
 	case strings.Contains(p.Output, goTimeout):
-		return predicate.ClassTimeout
+		for i, l := range lines {
+			if strings.Contains(l, goTimeout) {
+				return failure{class: predicate.ClassTimeout, line: at(i), detail: strings.TrimSpace(l)}
+			}
+		}
 	case p.Build:
 		errs := 0
-		for _, l := range strings.Split(p.Output, "\n") {
-			m := compileError.FindStringSubmatch(strings.TrimSpace(l))
-			if m == nil {
+		var first failure
+		for i, l := range lines {
+			msg, ok := buildErrorLine(strings.TrimSpace(l))
+			if !ok {
 				continue
 			}
 			errs++
-			if !missingSymbol.MatchString(m[2]) {
-				return predicate.ClassBuildError
+			f := failure{line: at(i), detail: strings.TrimSpace(l)}
+			if !namesMissingSymbol(msg) {
+				f.class = predicate.ClassBuildError
+				return f
+			}
+			if f.class, f.detail = symbolsClass(strings.TrimSpace(l), change, predicate.ClassBuildError); f.class != predicate.ClassAbsent {
+				return f
+			}
+			if errs == 1 {
+				first = f
 			}
 		}
 		if errs == 0 {
-			if missingSymbol.MatchString(p.Output) {
-				return predicate.ClassAbsent
+			if namesMissingSymbol(p.Output) {
+				class, detail := symbolsClass(p.Output, change, predicate.ClassBuildError)
+				return failure{class: class, line: p.Line, detail: detail}
 			}
-			return predicate.ClassBuildError
+			return failure{class: predicate.ClassBuildError, line: p.Line, detail: firstLine(p.Output)}
 		}
-		return predicate.ClassAbsent
+		return first
 	case strings.Contains(p.Output, "[setup failed]"):
-		return predicate.ClassCollectionError
+		return failure{class: predicate.ClassCollectionError, line: p.Line, detail: firstLine(p.Output)}
 	}
-	return predicate.ClassUnclassified
+	return failure{class: predicate.ClassUnclassified, line: p.Line, detail: firstLine(p.Output)}
 }
 
-// RedClass is what the report shows of a red run (the schema's RedClass):
-//   - no failure: passed when a case passed, else no_tests;
-//   - otherwise every failing case and package failure gets a class (see
-//     docs/format.md#test-reports), and the worst decides: timeout, then
-//     build_error, collection_error, unclassified; when all are red, absent if
-//     any failure names a missing symbol, else assertion.
-//
-// Only assertion and absent are red.
-func (r *Report) RedClass() predicate.RedClass {
-	seen := map[predicate.RedClass]bool{}
-	for _, c := range r.Cases {
-		if c.Failing() {
-			seen[r.caseClass(c)] = true
-		}
+// buildErrorLine returns the message of a compiler error line: Go's
+// "file.go:L:C: msg", rustc's "error[E…]: msg" (not cargo's closing
+// summary).
+func buildErrorLine(l string) (string, bool) {
+	if m := compileError.FindStringSubmatch(l); m != nil {
+		return m[2], true
 	}
-	for _, p := range r.Packages {
-		seen[packageClass(p)] = true
+	if m := rustError.FindStringSubmatch(l); m != nil && !rustSummary.MatchString(l) {
+		return m[2], true
 	}
-	if len(seen) == 0 {
-		if len(r.Passed()) > 0 {
-			return predicate.ClassPassed
-		}
-		return predicate.ClassNoTests
-	}
-	for _, c := range []predicate.RedClass{predicate.ClassTimeout, predicate.ClassBuildError,
-		predicate.ClassCollectionError, predicate.ClassUnclassified, predicate.ClassAbsent} {
-		if seen[c] {
-			return c
-		}
-	}
-	return predicate.ClassAssertion
+	return "", false
 }
+
+// maxDetail bounds a classification's detail line.
+const maxDetail = 240
+
+// firstLine is the first non-blank line of text, trimmed and bounded.
+func firstLine(text string) string {
+	for _, l := range strings.Split(text, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			return bound(t)
+		}
+	}
+	return ""
+}
+
+// lineWith is the first line of text containing s (the first line when s is
+// "" or absent), trimmed and bounded.
+func lineWith(text, s string) string {
+	if s != "" {
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(l, s) {
+				return bound(strings.TrimSpace(l))
+			}
+		}
+	}
+	return firstLine(text)
+}
+
+func bound(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) <= maxDetail {
+		return s
+	}
+	cut := maxDetail
+	for cut > 0 && !utf8RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // RedKind is the predicate's red.kind of a red class: assertion or
 // missing_symbol; ok is false for a class that is not red.

@@ -1,9 +1,12 @@
 package testreport
 
 import (
+	"io/fs"
 	"path"
 	"regexp"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -39,46 +42,151 @@ func IsTestFile(p string) bool {
 
 var jsTest = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`)
 
-// goTestFunc finds the top-level tests a Go test file declares.
-var goTestFunc = regexp.MustCompile(`(?m)^func (Test\w*|Example\w*|Fuzz\w*)\(`)
+// goTestFunc finds the top-level tests a Go test file declares; pyTestFunc
+// the functions a Python file declares (methods of test classes included).
+var (
+	goTestFunc = regexp.MustCompile(`(?m)^func (Test\w*|Example\w*|Fuzz\w*)\(`)
+	pyTestFunc = regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(`)
+)
+
+// Where a test runner names files and packages from: the markers of a
+// directory a runner may run in (its names in a report are relative to it).
+var (
+	// pytest's rootdir: an ini file, or where conftest.py or setup.py is.
+	pytestRoots = []string{"pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", "conftest.py"}
+	// vitest's and jest's root: the package, or its runner's config.
+	jsRoots = []string{"package.json", "vitest.config.ts", "vitest.config.js", "vitest.config.mts", "vitest.config.mjs",
+		"vite.config.ts", "vite.config.js", "vite.config.mjs", "jest.config.js", "jest.config.ts", "jest.config.cjs", "jest.config.mjs", "jest.config.json"}
+	// cargo's package.
+	cargoRoots = []string{"Cargo.toml"}
+)
 
 // Files are the test files a task added or changed (repository-relative,
 // '/'-separated), ready to be matched with a report's cases (see [NewFiles]).
 type Files struct {
 	paths []string
-	// goDeclared holds, for each Go test file, the top-level tests it declares.
-	goDeclared map[string]map[string]bool
+	// goDeclared holds, for each Go test file, the top-level tests it
+	// declares; pyDeclared, for each Python file read, its functions.
+	goDeclared, pyDeclared map[string]map[string]bool
+	// goPkg is each Go test file's package import path, from the nearest
+	// go.mod ("" when none is found).
+	goPkg map[string]string
+	// rels are, for each file, its paths relative to the directories its
+	// runner may have run in: the repository root and each directory above
+	// it that holds one of its runner's markers (pytestRoots, jsRoots,
+	// cargoRoots).
+	rels map[string][]string
 }
 
-// NewFiles prepares files for matching. read returns a file's content: Go
-// reports name packages and tests, not files, so a Go case is from a
-// `_test.go` file when the file declares its top-level test and the package's
-// import path ends in the file's directory; a Go file read returns an error
-// for matches no case. How a case is matched to a file is
-// docs/format.md#test-reports.
-func NewFiles(files []string, read func(path string) ([]byte, error)) *Files {
-	f := &Files{paths: files, goDeclared: map[string]map[string]bool{}}
+// NewFiles prepares files for matching, reading what it needs from fsys (the
+// tree the files are in; nil: nothing is read). Go reports name packages and
+// tests, not files, so a Go case is from a `_test.go` file when the file
+// declares its top-level test and the case's package is the file's: its
+// module's path (the nearest go.mod) joined with the file's directory under
+// it. How a case is matched to a file is docs/format.md#test-reports.
+func NewFiles(files []string, fsys fs.FS) *Files {
+	f := &Files{paths: files, goDeclared: map[string]map[string]bool{}, pyDeclared: map[string]map[string]bool{},
+		goPkg: map[string]string{}, rels: map[string][]string{}}
+	rd := &treeReader{fsys: fsys, has: map[string]bool{}, mod: map[string]string{}}
 	for _, p := range files {
-		if !strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		declared := map[string]bool{}
-		if read != nil {
-			if b, err := read(p); err == nil {
+		switch {
+		case strings.HasSuffix(p, "_test.go"):
+			declared := map[string]bool{}
+			if b, err := rd.read(p); err == nil {
 				for _, m := range goTestFunc.FindAllSubmatch(b, -1) {
 					declared[string(m[1])] = true
 				}
 			}
+			f.goDeclared[p] = declared
+			f.goPkg[p] = rd.goPackage(path.Dir(p))
+		case strings.HasSuffix(p, ".py"):
+			if b, err := rd.read(p); err == nil {
+				declared := map[string]bool{}
+				for _, m := range pyTestFunc.FindAllSubmatch(b, -1) {
+					declared[string(m[1])] = true
+				}
+				f.pyDeclared[p] = declared
+			}
+			f.rels[p] = rd.relatives(p, pytestRoots)
+		case strings.HasSuffix(p, ".rs"):
+			f.rels[p] = rd.relatives(p, cargoRoots)
+		default:
+			f.rels[p] = rd.relatives(p, jsRoots)
 		}
-		f.goDeclared[p] = declared
 	}
 	return f
+}
+
+// treeReader reads files of a tree for [NewFiles], remembering what it found.
+type treeReader struct {
+	fsys fs.FS
+	has  map[string]bool   // path → whether it is a file of the tree
+	mod  map[string]string // directory → the import path of its package ("" unknown)
+}
+
+func (t *treeReader) read(p string) ([]byte, error) {
+	if t.fsys == nil {
+		return nil, fs.ErrNotExist
+	}
+	return fs.ReadFile(t.fsys, p)
+}
+
+func (t *treeReader) exists(p string) bool {
+	if ok, seen := t.has[p]; seen {
+		return ok
+	}
+	ok := false
+	if t.fsys != nil {
+		st, err := fs.Stat(t.fsys, p)
+		ok = err == nil && st.Mode().IsRegular()
+	}
+	t.has[p] = ok
+	return ok
+}
+
+// goPackage is the import path of the package in directory dir: the module
+// path of the nearest go.mod at or above dir joined with dir's path under it
+// ("" when no go.mod is found or it names no module). A go.work workspace's
+// modules are each found by their own go.mod.
+func (t *treeReader) goPackage(dir string) string {
+	if p, seen := t.mod[dir]; seen {
+		return p
+	}
+	var pkg string
+	if b, err := t.read(path.Join(dir, "go.mod")); err == nil {
+		pkg = modfile.ModulePath(b)
+	} else if dir != "." {
+		if parent := t.goPackage(path.Dir(dir)); parent != "" {
+			pkg = parent + "/" + path.Base(dir)
+		}
+	}
+	t.mod[dir] = pkg
+	return pkg
+}
+
+// relatives are p's paths relative to the repository root and to each
+// directory above p holding one of markers, nearest last.
+func (t *treeReader) relatives(p string, markers []string) []string {
+	out := []string{p}
+	var dirs []string
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		dirs = append(dirs, d)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- {
+		for _, m := range markers {
+			if t.exists(dirs[i] + "/" + m) {
+				out = append(out, strings.TrimPrefix(p, dirs[i]+"/"))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Of returns the first of the files case c is from, "" when none.
 func (f *Files) Of(c Case) string {
 	for _, p := range f.paths {
-		if fromFile(c, p, f.goDeclared[p]) {
+		if f.fromFile(c, p) {
 			return p
 		}
 	}
@@ -95,7 +203,7 @@ func (f *Files) Collect(r *Report) []predicate.FileCollection {
 		fc := predicate.FileCollection{Path: p, State: predicate.StateNotCollected,
 			DecidedBy: predicate.Some(predicate.DecidedByJUnit), TestIDs: []string{}}
 		for _, c := range r.Cases {
-			if !c.Ran() || !fromFile(c, p, f.goDeclared[p]) {
+			if !c.Ran() || !f.fromFile(c, p) {
 				continue
 			}
 			fc.Tests++
@@ -111,55 +219,95 @@ func (f *Files) Collect(r *Report) []predicate.FileCollection {
 	return out
 }
 
-// Collect is NewFiles(files, read).Collect(r).
-func Collect(r *Report, files []string, read func(path string) ([]byte, error)) []predicate.FileCollection {
-	return NewFiles(files, read).Collect(r)
+// Collect is NewFiles(files, fsys).Collect(r).
+func Collect(r *Report, files []string, fsys fs.FS) []predicate.FileCollection {
+	return NewFiles(files, fsys).Collect(r)
 }
 
-// fromFile reports whether case c is from test file f.
-func fromFile(c Case, f string, goDeclared map[string]bool) bool {
-	if c.File != "" {
-		cf := strings.TrimPrefix(strings.ReplaceAll(c.File, "\\", "/"), "./")
-		return cf == f || strings.HasSuffix(cf, "/"+f) || strings.HasSuffix(f, "/"+cf)
-	}
-	if strings.HasSuffix(f, "_test.go") {
+// fromFile reports whether case c is from test file p.
+func (f *Files) fromFile(c Case, p string) bool {
+	if strings.HasSuffix(p, "_test.go") {
+		if c.File != "" {
+			return f.namesPath(c.File, p)
+		}
 		top, _, _ := strings.Cut(c.Name, "/")
-		if !goDeclared[top] {
+		if !f.goDeclared[p][top] {
 			return false
 		}
-		dir := path.Dir(f)
-		pkg := c.Class
-		return dir == "." || pkg == dir || strings.HasSuffix(pkg, "/"+dir)
+		if pkg := f.goPkg[p]; pkg != "" {
+			return c.Class == pkg
+		}
+		// No go.mod (GOPATH): the package's path ends in the directory.
+		dir := path.Dir(p)
+		return dir == "." || c.Class == dir || strings.HasSuffix(c.Class, "/"+dir)
 	}
-	for _, name := range []string{c.Class, c.Suite} {
-		if name == "" {
+	if declared, ok := f.pyDeclared[p]; ok {
+		// A case of a Python file is one of its functions (pytest names a
+		// parametrized case "name[params]").
+		name, _, _ := strings.Cut(c.Name, "[")
+		if !declared[name] {
+			return false
+		}
+	}
+	if c.File != "" {
+		return f.namesPath(c.File, p)
+	}
+	for _, n := range []string{c.Class, c.Suite} {
+		if n == "" {
 			continue
 		}
-		n := strings.TrimPrefix(strings.ReplaceAll(name, "\\", "/"), "./")
 		// vitest and some jest-junit templates name the file itself.
-		if n == f || strings.HasSuffix(n, "/"+f) {
+		if f.namesPath(n, p) {
 			return true
 		}
-		ext := path.Ext(f)
-		stem := strings.TrimSuffix(f, ext)
+		ext := path.Ext(p)
 		switch ext {
-		case ".py", ".java", ".kt":
-			// pytest "tests.test_greet[.TestClass]", Surefire
-			// "com.example.GreetTest": a dotted module or class path.
-			dotted := strings.ReplaceAll(n, ".", "/")
-			for p := dotted; p != "" && p != "." && p != "/"; p = path.Dir(p) {
-				if stem == p || strings.HasSuffix(stem, "/"+p) {
+		case ".py":
+			// pytest "tests.test_greet[.TestClass]": the file's path
+			// relative to pytest's rootdir, dotted.
+			for _, rel := range f.rels[p] {
+				dotted := strings.ReplaceAll(strings.TrimSuffix(rel, ext), "/", ".")
+				if n == dotted || strings.HasPrefix(n, dotted+".") {
 					return true
 				}
-				if !strings.Contains(p, "/") {
+			}
+		case ".java", ".kt":
+			// Surefire "com.example.GreetTest": a dotted class path under
+			// the source root.
+			stem := strings.TrimSuffix(p, ext)
+			dotted := strings.ReplaceAll(n, ".", "/")
+			for q := dotted; q != "" && q != "." && q != "/"; q = path.Dir(q) {
+				if stem == q || strings.HasSuffix(stem, "/"+q) {
+					return true
+				}
+				if !strings.Contains(q, "/") {
 					break
 				}
 			}
 		case ".rs":
 			// nextest "crate::binary" names tests/<binary>.rs.
-			if _, bin, ok := strings.Cut(n, "::"); ok && path.Base(stem) == bin && path.Base(path.Dir(f)) == "tests" {
+			if _, bin, ok := strings.Cut(n, "::"); ok && path.Base(strings.TrimSuffix(p, ext)) == bin && path.Base(path.Dir(p)) == "tests" {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// namesPath reports whether a report's file name n is test file p: p's path
+// relative to the repository root or to a directory its runner may have run
+// in (see Files.rels), or an absolute path ending in p's.
+func (f *Files) namesPath(n, p string) bool {
+	n = strings.TrimPrefix(strings.ReplaceAll(n, "\\", "/"), "./")
+	if strings.HasPrefix(n, "/") || (len(n) > 2 && n[1] == ':' && n[2] == '/') {
+		return strings.HasSuffix(n, "/"+p)
+	}
+	if n == p {
+		return true
+	}
+	for _, rel := range f.rels[p] {
+		if n == rel {
+			return true
 		}
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 )
 
 func seed(f *testing.F, ext string) {
@@ -27,8 +28,9 @@ func check(t *testing.T, r *Report) {
 		t.Fatalf("class %q", r.RedClass())
 	}
 	_ = r.FailureOutput()
-	fc := Collect(r, []string{"a_test.go", "tests/test_a.py", "src/a.test.js", "tests/a.rs"}, func(string) ([]byte, error) {
-		return []byte("func TestA(t *testing.T) {}"), nil
+	fc := Collect(r, []string{"a_test.go", "tests/test_a.py", "src/a.test.js", "tests/a.rs"}, fstest.MapFS{
+		"a_test.go":       {Data: []byte("func TestA(t *testing.T) {}")},
+		"tests/test_a.py": {Data: []byte("def test_a():\n    pass\n")},
 	})
 	for _, c := range fc {
 		if len(c.TestIDs) > MaxTestIDs || uint64(len(c.TestIDs)) > c.Tests {
@@ -57,6 +59,27 @@ func FuzzParseGoJSON(f *testing.F) {
 		r, err := parseGoJSON("r.json", b)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "test report r.json") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		check(t, r)
+	})
+}
+
+func FuzzParseCargo(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(redCorpus, "cargo", "*", "red.log"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := parseCargo("r.log", b)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "test report r.log") {
 				t.Fatalf("error does not name the file: %v", err)
 			}
 			return

@@ -32,6 +32,8 @@ func parseGoJSON(name string, data []byte) (*Report, error) {
 	index := map[tkey]int{}
 	output := map[tkey]*strings.Builder{}
 	build := map[string]*strings.Builder{} // by ImportPath
+	buildLines := map[string][]int{}       // by ImportPath: the report line of each output line
+	pkgLines := map[string][]int{}         // by Package: the report line of each package output line
 	pkgFailed := map[string]string{}       // package → FailedBuild
 	var pkgOrder []string
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -56,6 +58,7 @@ func parseGoJSON(name string, data []byte) (*Report, error) {
 				build[ev.ImportPath] = &strings.Builder{}
 			}
 			build[ev.ImportPath].WriteString(ev.Output)
+			buildLines[ev.ImportPath] = appendLineNos(buildLines[ev.ImportPath], ev.Output, line)
 			continue
 		case "build-fail":
 			continue
@@ -72,6 +75,9 @@ func parseGoJSON(name string, data []byte) (*Report, error) {
 		}
 		if ev.Action == "output" {
 			output[k].WriteString(ev.Output)
+			if ev.Test == "" {
+				pkgLines[ev.Package] = appendLineNos(pkgLines[ev.Package], ev.Output, line)
+			}
 			continue
 		}
 		if ev.Test == "" {
@@ -89,6 +95,7 @@ func parseGoJSON(name string, data []byte) (*Report, error) {
 			index[k] = i
 			r.Cases = append(r.Cases, Case{Suite: ev.Package, Class: ev.Package, Name: ev.Test, Status: StatusFailed})
 		}
+		r.Cases[i].Line = line
 		switch ev.Action {
 		case "pass":
 			r.Cases[i].Status = StatusPassed
@@ -115,21 +122,38 @@ func parseGoJSON(name string, data []byte) (*Report, error) {
 			}
 		}
 		fb := pkgFailed[pkg]
-		out := ""
+		out, lines := "", pkgLines[pkg]
 		if o := output[tkey{pkg, ""}]; o != nil {
 			out = o.String()
 		}
 		switch {
 		case fb != "":
 			if b := build[fb]; b != nil {
-				out = b.String()
+				out, lines = b.String(), buildLines[fb]
 			}
-			r.Packages = append(r.Packages, PackageFailure{Package: pkg, Build: true, Output: out})
+			r.Packages = append(r.Packages, packageFailure(pkg, true, out, lines))
 		case strings.Contains(out, "[build failed]") || strings.Contains(out, "[setup failed]"):
-			r.Packages = append(r.Packages, PackageFailure{Package: pkg, Build: strings.Contains(out, "[build failed]"), Output: out})
+			r.Packages = append(r.Packages, packageFailure(pkg, strings.Contains(out, "[build failed]"), out, lines))
 		case !failing || strings.Contains(out, goTimeout):
-			r.Packages = append(r.Packages, PackageFailure{Package: pkg, Output: out})
+			r.Packages = append(r.Packages, packageFailure(pkg, false, out, lines))
 		}
 	}
 	return r, nil
+}
+
+// appendLineNos records report line n for each line of output out.
+func appendLineNos(nos []int, out string, n int) []int {
+	for k := strings.Count(strings.TrimSuffix(out, "\n"), "\n") + 1; k > 0; k-- {
+		nos = append(nos, n)
+	}
+	return nos
+}
+
+// packageFailure is a Go package failure with the report lines of its output.
+func packageFailure(pkg string, build bool, out string, lines []int) PackageFailure {
+	p := PackageFailure{Package: pkg, Build: build, Output: out, lineNos: lines}
+	if len(lines) > 0 {
+		p.Line = lines[0]
+	}
+	return p
 }

@@ -16,7 +16,8 @@ import (
 // Nested suites are flattened; a case without a file attribute takes its
 // suite's (jest-junit and vitest put it there).
 func parseJUnit(name string, data []byte) (*Report, error) {
-	if err := checkJUnit(name, data); err != nil {
+	lines, err := checkJUnit(name, data)
+	if err != nil {
 		return nil, err
 	}
 	suites, err := junit.Ingest(data)
@@ -36,6 +37,9 @@ func parseJUnit(name string, data []byte) (*Report, error) {
 		}
 		for _, t := range s.Tests {
 			c := Case{Suite: s.Name, Class: t.Classname, Name: t.Name, File: t.Properties["file"], Message: t.Message}
+			if k := (caseKey{t.Classname, t.Name}); len(lines[k]) > 0 {
+				c.Line, lines[k] = lines[k][0], lines[k][1:]
+			}
 			if c.File == "" {
 				c.File = file
 			}
@@ -71,11 +75,16 @@ func parseJUnit(name string, data []byte) (*Report, error) {
 	return r, nil
 }
 
+// caseKey is a <testcase>'s classname and name.
+type caseKey struct{ class, name string }
+
 // checkJUnit tokenises the document: well formed, one root element named
-// testsuites or testsuite.
-func checkJUnit(name string, data []byte) error {
+// testsuites or testsuite. It returns the lines of each <testcase>, in
+// document order, by classname and name.
+func checkJUnit(name string, data []byte) (map[caseKey][]int, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	depth, roots := 0, 0
+	lines := map[caseKey][]int{}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -85,21 +94,34 @@ func checkJUnit(name string, data []byte) error {
 			line, _ := dec.InputPos()
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
-				return &ParseError{File: name, Line: se.Line, Reason: se.Msg}
+				return nil, &ParseError{File: name, Line: se.Line, Reason: se.Msg}
 			}
-			return &ParseError{File: name, Line: line, Reason: err.Error()}
+			return nil, &ParseError{File: name, Line: line, Reason: err.Error()}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if t.Name.Local == "testcase" {
+				var k caseKey
+				for _, a := range t.Attr {
+					switch a.Name.Local {
+					case "classname":
+						k.class = a.Value
+					case "name":
+						k.name = a.Value
+					}
+				}
+				line, _ := dec.InputPos()
+				lines[k] = append(lines[k], line)
+			}
 			if depth == 0 {
 				roots++
 				if t.Name.Local != "testsuites" && t.Name.Local != "testsuite" {
 					line, _ := dec.InputPos()
-					return &ParseError{File: name, Line: line, Reason: fmt.Sprintf("root element <%s> is not JUnit's <testsuites> or <testsuite>", t.Name.Local)}
+					return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("root element <%s> is not JUnit's <testsuites> or <testsuite>", t.Name.Local)}
 				}
 				if roots > 1 {
 					line, _ := dec.InputPos()
-					return &ParseError{File: name, Line: line, Reason: "a second root element"}
+					return nil, &ParseError{File: name, Line: line, Reason: "a second root element"}
 				}
 			}
 			depth++
@@ -108,7 +130,7 @@ func checkJUnit(name string, data []byte) error {
 		}
 	}
 	if roots == 0 {
-		return &ParseError{File: name, Reason: "no <testsuites> or <testsuite> element"}
+		return nil, &ParseError{File: name, Reason: "no <testsuites> or <testsuite> element"}
 	}
-	return nil
+	return lines, nil
 }

@@ -37,6 +37,7 @@ type Format string
 const (
 	FormatJUnit  Format = "junit"
 	FormatGoJSON Format = "go-test-json"
+	FormatCargo  Format = "cargo-test"
 )
 
 // Status is how one test case ended.
@@ -68,6 +69,10 @@ type Case struct {
 	// Output is the failure's text and the case's captured output (a Go
 	// test's output lines).
 	Output string
+	// Line is the report's 1-based line the case is recorded at (its
+	// <testcase>, its last `go test -json` event, cargo's result line); 0
+	// when unknown.
+	Line int
 }
 
 // ID is the test's id in trace rows and collection.test_ids: "Class::Name",
@@ -92,6 +97,12 @@ type PackageFailure struct {
 	Package string
 	Build   bool
 	Output  string
+	// Line is the report's 1-based line of the failure's first output (0
+	// when unknown).
+	Line int
+	// lineNos are the report lines of Output's lines, where the report
+	// gives them (one `go test -json` event per line of output).
+	lineNos []int
 }
 
 // Report is one test run as a report gives it.
@@ -127,8 +138,10 @@ func (r *Report) Succeeded() bool {
 	return len(r.Packages) == 0 && len(r.Failed()) == 0 && len(r.Passed()) > 0
 }
 
-// Parse reads a report, detecting its format by content: a first non-blank
-// byte '{' is `go test -json`, '<' is JUnit XML. name is the file's name as the
+// Parse reads a report, detecting its format by content: a first line that
+// is cargo's (a JSON message with a "reason", or a line cargo or libtest
+// prints) is `cargo test`'s output, else a first non-blank byte '{' is `go
+// test -json`, '<' is JUnit XML. name is the file's name as the
 // user gave it, for errors. Errors are a [*ParseError] ([ErrUnreadable]).
 func Parse(name string, data []byte) (*Report, error) {
 	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
@@ -136,6 +149,8 @@ func Parse(name string, data []byte) (*Report, error) {
 	switch {
 	case len(t) == 0:
 		return nil, &ParseError{File: name, Reason: "empty file (want JUnit XML or `go test -json` output)"}
+	case isCargo(firstLineOf(t)):
+		return parseCargo(name, data)
 	case t[0] == '{':
 		return parseGoJSON(name, data)
 	case t[0] == '<':
@@ -150,4 +165,12 @@ func firstBytes(b []byte) string {
 		b = b[:16]
 	}
 	return strings.ToValidUTF8(string(b), "?")
+}
+
+// firstLineOf is b up to its first line end, trimmed.
+func firstLineOf(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return bytes.TrimSpace(b)
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -70,13 +71,11 @@ func TestSamples(t *testing.T) {
 			if tc.testFile == "" {
 				return
 			}
-			read := func(p string) ([]byte, error) {
-				if strings.HasSuffix(p, "_test.go") {
-					return []byte("package greet\n\nfunc TestHello(t *testing.T) {}\nfunc TestGreet(t *testing.T) {}\n"), nil
-				}
-				return nil, os.ErrNotExist
+			tree := fstest.MapFS{"tests/test_other.py": {Data: []byte("def test_hello_greets_by_name():\n    pass\n")}}
+			if strings.HasSuffix(tc.testFile, "_test.go") {
+				tree[tc.testFile] = &fstest.MapFile{Data: []byte("package greet\n\nfunc TestHello(t *testing.T) {}\nfunc TestGreet(t *testing.T) {}\n")}
 			}
-			got := Collect(r, []string{tc.testFile, "tests/test_other.py"}, read)
+			got := Collect(r, []string{tc.testFile, "tests/test_other.py"}, tree)
 			if got[0].State != predicate.StateCollected || got[0].Tests == 0 {
 				t.Errorf("%s: %+v, want collected", tc.testFile, got[0])
 			}

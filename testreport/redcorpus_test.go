@@ -1,0 +1,479 @@
+package testreport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/taskproof/taskproof/predicate"
+)
+
+// -record runs the real toolchains over testdata/red and writes each case's
+// report and the tools' versions (testdata/red/VERSIONS) for the machines
+// that lack them:
+//
+//	go test ./testreport -run TestRedCorpus -args -record
+var record = flag.Bool("record", false, "record the red corpus' reports from the real toolchains (testdata/red)")
+
+// redCorpus is the classification corpus: testdata/red/<toolchain>/<case>/
+// holds red/, the project as the red run saw it, green/, the files the
+// task's change writes, args, extra arguments for the runner (one a line),
+// and the recorded report (red.json, red.xml or red.log).
+const redCorpus = "testdata/red"
+
+// redRow is one row of the table in docs/format.md#how-a-red-run-is-classified.
+type redRow struct {
+	toolchain, name string
+	want            predicate.RedClass
+}
+
+// docRows reads the corpus table from docs/format.md: the expected class of
+// each case is the documented one.
+func docRows(t *testing.T) []redRow {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "docs", "format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "\n### How a red run is classified\n")
+	if !ok {
+		t.Fatal(`docs/format.md has no "### How a red run is classified"`)
+	}
+	if i := strings.Index(sec, "\n### "); i >= 0 {
+		sec = sec[:i]
+	}
+	row := regexp.MustCompile("(?m)^\\| (go|pytest|vitest|jest|cargo) \\| `([a-z0-9-]+)` \\|[^|]*\\| `([a-z_]+)` \\|")
+	var rows []redRow
+	for _, m := range row.FindAllStringSubmatch(sec, -1) {
+		rows = append(rows, redRow{m[1], m[2], predicate.RedClass(m[3])})
+	}
+	if len(rows) == 0 {
+		t.Fatal("docs/format.md#how-a-red-run-is-classified: no case rows")
+	}
+	return rows
+}
+
+// TestRedCorpus classifies every case of the corpus as docs/format.md's table
+// says: from the recorded report always, and from the real toolchain's run
+// where the toolchain is installed.
+func TestRedCorpus(t *testing.T) {
+	rows := docRows(t)
+	documented := map[string]bool{}
+	for _, r := range rows {
+		documented[r.toolchain+"/"+r.name] = true
+	}
+	dirs, _ := filepath.Glob(filepath.Join(redCorpus, "*", "*", "red"))
+	for _, d := range dirs {
+		c := filepath.ToSlash(filepath.Dir(strings.TrimPrefix(d, redCorpus+string(filepath.Separator))))
+		if !documented[c] {
+			t.Errorf("testdata/red/%s is not in docs/format.md's table", c)
+		}
+	}
+	var versions []string
+	var vmu sync.Mutex
+	for _, row := range rows {
+		row := row
+		t.Run(row.toolchain+"/"+row.name, func(t *testing.T) {
+			dir := filepath.Join(redCorpus, row.toolchain, row.name)
+			if _, err := os.Stat(filepath.Join(dir, "red")); err != nil {
+				t.Fatalf("docs/format.md names %s/%s, which testdata/red does not hold", row.toolchain, row.name)
+			}
+			change := caseChange(t, dir)
+			rn := runners[row.toolchain]
+			t.Run("recorded", func(t *testing.T) {
+				name := filepath.Join(dir, "red."+rn.ext)
+				b, err := os.ReadFile(name)
+				if err != nil {
+					if *record {
+						t.Skip("recording")
+					}
+					t.Fatalf("no recorded report (record it: go test ./testreport -run TestRedCorpus -args -record): %v", err)
+				}
+				checkClass(t, name, b, change, row.want)
+			})
+			t.Run("real", func(t *testing.T) {
+				if rn.serial == nil {
+					t.Parallel()
+				} else {
+					rn.serial.Lock()
+					defer rn.serial.Unlock()
+				}
+				tool, version, missing := rn.find()
+				if missing != "" {
+					t.Skipf("%s; the recorded report was read instead", missing)
+				}
+				report := runCase(t, rn, tool, dir)
+				checkClass(t, "red."+rn.ext, report, change, row.want)
+				if *record {
+					if err := os.WriteFile(filepath.Join(dir, "red."+rn.ext), report, 0o644); err != nil {
+						t.Fatal(err)
+					}
+					vmu.Lock()
+					versions = append(versions, row.toolchain+": "+version)
+					vmu.Unlock()
+				}
+			})
+		})
+	}
+	t.Cleanup(func() {
+		if !*record || len(versions) == 0 {
+			return
+		}
+		// A run that recorded some toolchains keeps the others' lines.
+		recorded := map[string]bool{}
+		for _, v := range versions {
+			tc, _, _ := strings.Cut(v, ": ")
+			recorded[tc] = true
+		}
+		if b, err := os.ReadFile(filepath.Join(redCorpus, "VERSIONS")); err == nil {
+			for _, l := range strings.Split(string(b), "\n") {
+				tc, _, ok := strings.Cut(l, ": ")
+				if ok && !strings.HasPrefix(l, "#") && !recorded[tc] {
+					versions = append(versions, l)
+				}
+			}
+		}
+		sort.Strings(versions)
+		var out []string
+		for i, v := range versions {
+			if i == 0 || v != versions[i-1] {
+				out = append(out, v)
+			}
+		}
+		text := "# The tools that recorded testdata/red's reports (go test ./testreport -run TestRedCorpus -args -record).\n" + strings.Join(out, "\n") + "\n"
+		if err := os.WriteFile(filepath.Join(redCorpus, "VERSIONS"), []byte(text), 0o644); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func checkClass(t *testing.T, name string, report []byte, change *Change, want predicate.RedClass) {
+	t.Helper()
+	r, err := Parse(name, report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Classify(change)
+	if got.Class != want {
+		t.Errorf("class %s (line %d: %s), want %s\nreport:\n%s", got.Class, got.Line, got.Detail, want, truncate(report, 4000))
+		return
+	}
+	if got.Class != predicate.ClassPassed && got.Class != predicate.ClassNoTests && got.Detail == "" {
+		t.Errorf("class %s without the failure that decided it", got.Class)
+	}
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return append(b[:n:n], "…"...)
+	}
+	return b
+}
+
+// caseChange is the change from the case's red/ to its green/ files.
+func caseChange(t *testing.T, dir string) *Change {
+	t.Helper()
+	ch := NewChange()
+	green := filepath.Join(dir, "green")
+	err := filepath.WalkDir(green, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(green, p)
+		rel = filepath.ToSlash(rel)
+		newb, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var old []byte
+		for _, cand := range []string{rel, rel + ".in"} {
+			if b, err := os.ReadFile(filepath.Join(dir, "red", filepath.FromSlash(cand))); err == nil {
+				old = b
+				break
+			}
+		}
+		ch.AddFile(rel, old, newb)
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// runner runs one toolchain's red run.
+type runner struct {
+	ext string
+	// find returns the tool to run and its version, or what is missing.
+	find func() (tool, version, missing string)
+	// run runs the tool in dir, the case's red project, with the case's
+	// extra args, and returns the report.
+	run func(ctx context.Context, tool, dir, out string, args []string) ([]byte, error)
+	// serial, when set, runs the toolchain's cases one at a time.
+	serial *sync.Mutex
+}
+
+var runners = map[string]runner{
+	"go":     {ext: "json", find: findGo, run: runGo},
+	"pytest": {ext: "xml", find: findPytest, run: runPytest},
+	"vitest": {ext: "xml", find: findNode("vitest"), run: runVitest, serial: &sync.Mutex{}},
+	"jest":   {ext: "xml", find: findNode("jest"), run: runJest, serial: &sync.Mutex{}},
+	"cargo":  {ext: "log", find: findCargo, run: runCargo},
+}
+
+// runCase copies the case's red project into a new directory (a file named
+// *.in loses the suffix: a Go file that does not parse is kept from gofmt)
+// and runs the toolchain there.
+func runCase(t *testing.T, rn runner, tool, dir string) []byte {
+	t.Helper()
+	work := filepath.Join(t.TempDir(), "red")
+	src := filepath.Join(dir, "red")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(work, strings.TrimSuffix(rel, ".in"))
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	if b, err := os.ReadFile(filepath.Join(dir, "args")); err == nil {
+		args = strings.Fields(string(b))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out := filepath.Join(filepath.Dir(work), "report")
+	report, err := rn.run(ctx, tool, work, out, args)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return report
+}
+
+// command runs name in dir; a run that fails is what a red run does, so only
+// a run that could not start or was killed is an error.
+func command(ctx context.Context, dir string, env []string, name string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		err = nil
+	}
+	if err != nil {
+		return out.Bytes(), fmt.Errorf("%v\n%s", err, out.Bytes())
+	}
+	return out.Bytes(), nil
+}
+
+func findGo() (string, string, string) {
+	out, err := exec.Command("go", "version").Output()
+	if err != nil {
+		return "", "", "go is not installed"
+	}
+	return "go", strings.TrimSpace(string(out)), ""
+}
+
+var goEnv = []string{"GOTOOLCHAIN=local", "GOFLAGS=-count=1", "GOPROXY=off", "GOWORK=off"}
+
+func runGo(ctx context.Context, tool, dir, _ string, args []string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, tool, append(append([]string{"test", "-json"}, args...), "./...")...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), goEnv...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && (!errors.As(err, &exit) || ctx.Err() != nil) {
+		return nil, fmt.Errorf("%v\n%s", err, stderr.Bytes())
+	}
+	return stdout.Bytes(), nil
+}
+
+func findPytest() (string, string, string) {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if out, err := exec.Command(py, "-m", "pytest", "--version").CombinedOutput(); err == nil {
+			return py, strings.TrimSpace(string(out)), ""
+		}
+	}
+	return "", "", "pytest is not installed (apt-get install python3-pytest)"
+}
+
+func runPytest(ctx context.Context, py, dir, out string, args []string) ([]byte, error) {
+	xml := out + ".xml"
+	if _, err := command(ctx, dir, []string{"PYTHONDONTWRITEBYTECODE=1"}, py, append([]string{"-m", "pytest", "-p", "no:cacheprovider", "--junitxml=" + xml}, args...)...); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(xml)
+}
+
+// nodeTools is the npm install of vitest and jest the tests share
+// (testdata/red/node-tools: its package.json and package-lock.json pin
+// them), in the user's cache directory, installed once from the npm
+// registry and reused.
+var nodeTools struct {
+	once    sync.Once
+	dir     string
+	missing string
+}
+
+func installNodeTools() {
+	if _, err := exec.LookPath("node"); err != nil {
+		nodeTools.missing = "node is not installed (apt-get install nodejs npm)"
+		return
+	}
+	if _, err := exec.LookPath("npm"); err != nil {
+		nodeTools.missing = "npm is not installed (apt-get install npm)"
+		return
+	}
+	src := filepath.Join(redCorpus, "node-tools")
+	h := sha256.New()
+	var files [][]byte
+	for _, f := range []string{"package.json", "package-lock.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			nodeTools.missing = err.Error()
+			return
+		}
+		h.Write(b)
+		files = append(files, b)
+	}
+	cache := os.Getenv("TASKPROOF_TEST_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = os.TempDir()
+		}
+		cache = filepath.Join(base, "taskproof-test")
+	}
+	dir := filepath.Join(cache, "node-tools-"+hex.EncodeToString(h.Sum(nil))[:16])
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "jest")); err == nil {
+		nodeTools.dir = dir
+		return
+	}
+	// Installed into a directory of its own, then renamed into place: a run
+	// killed halfway leaves no half-installed cache.
+	tmp := dir + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		nodeTools.missing = err.Error()
+		return
+	}
+	for i, f := range []string{"package.json", "package-lock.json"} {
+		if err := os.WriteFile(filepath.Join(tmp, f), files[i], 0o644); err != nil {
+			nodeTools.missing = err.Error()
+			return
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if out, err := command(ctx, tmp, []string{"npm_config_update_notifier=false"}, "npm", "ci", "--no-audit", "--no-fund"); err != nil {
+		nodeTools.missing = "npm ci of testdata/red/node-tools failed: " + firstLines(out, 5)
+		os.RemoveAll(tmp)
+		return
+	}
+	os.RemoveAll(dir)
+	if err := os.Rename(tmp, dir); err != nil {
+		nodeTools.missing = err.Error()
+		return
+	}
+	nodeTools.dir = dir
+}
+
+func firstLines(b []byte, n int) string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() && len(out) < n {
+		out = append(out, sc.Text())
+	}
+	return strings.Join(out, " / ")
+}
+
+func findNode(tool string) func() (string, string, string) {
+	return func() (string, string, string) {
+		nodeTools.once.Do(installNodeTools)
+		if nodeTools.missing != "" {
+			return "", "", nodeTools.missing
+		}
+		bin := filepath.Join(nodeTools.dir, "node_modules", ".bin", tool)
+		out, err := exec.Command(bin, "--version").Output()
+		if err != nil {
+			return "", "", tool + " --version: " + err.Error()
+		}
+		node, _ := exec.Command("node", "--version").Output()
+		return bin, tool + " " + strings.TrimSpace(string(out)) + " (node " + strings.TrimSpace(string(node)) + ")", ""
+	}
+}
+
+// linkNodeModules makes the shared install the project's node_modules.
+func linkNodeModules(dir string) error {
+	return os.Symlink(filepath.Join(nodeTools.dir, "node_modules"), filepath.Join(dir, "node_modules"))
+}
+
+var nodeEnv = []string{"CI=true", "NO_COLOR=1", "FORCE_COLOR=0"}
+
+func runVitest(ctx context.Context, bin, dir, out string, args []string) ([]byte, error) {
+	if err := linkNodeModules(dir); err != nil {
+		return nil, err
+	}
+	xml := out + ".xml"
+	if _, err := command(ctx, dir, nodeEnv, bin, append([]string{"run", "--reporter=junit", "--outputFile=" + xml}, args...)...); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(xml)
+}
+
+func runJest(ctx context.Context, bin, dir, out string, args []string) ([]byte, error) {
+	if err := linkNodeModules(dir); err != nil {
+		return nil, err
+	}
+	xml := out + ".xml"
+	env := append([]string{"JEST_JUNIT_OUTPUT_FILE=" + xml, "JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"}, nodeEnv...)
+	if _, err := command(ctx, dir, env, bin, append([]string{"--ci", "--reporters=default", "--reporters=jest-junit",
+		"--cacheDirectory=" + filepath.Join(nodeTools.dir, "jest-cache")}, args...)...); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(xml)
+}
+
+func findCargo() (string, string, string) {
+	out, err := exec.Command("cargo", "--version").Output()
+	if err != nil {
+		return "", "", "cargo is not installed (apt-get install cargo)"
+	}
+	return "cargo", strings.TrimSpace(string(out)), ""
+}
+
+func runCargo(ctx context.Context, cargo, dir, out string, args []string) ([]byte, error) {
+	env := []string{"CARGO_TARGET_DIR=" + out + "-target", "RUST_BACKTRACE=0", "CARGO_TERM_COLOR=never", "CARGO_NET_OFFLINE=true"}
+	return command(ctx, dir, env, cargo, append([]string{"test", "--offline"}, args...)...)
+}

@@ -1,0 +1,4 @@
+#[test]
+fn hello_greets_the_default() {
+    assert_eq!(greet::hello(&greet::names::default_name()), "hi, world");
+}

@@ -1,0 +1,18 @@
+//! Greets people.
+
+/// Greets people with a greeting.
+pub struct Greeter {
+    pub greeting: String,
+}
+
+impl Greeter {
+    /// Greets name.
+    pub fn say(&self, name: &str) -> String {
+        format!("{}, {}", self.greeting, name)
+    }
+}
+
+/// Greets name.
+pub fn hello(name: &str) -> String {
+    format!("hi, {name}")
+}

@@ -1,0 +1,17 @@
+package greet
+
+import "strings"
+
+// Greeter greets people.
+type Greeter struct {
+	Greeting string
+}
+
+// Say greets name.
+func (g Greeter) Say(name string) string { return g.Greeting + ", " + name }
+
+// Hello greets name.
+func Hello(name string) string { return "hi, " + name }
+
+// Count counts the words of s.
+func Count(s string) int { return len(strings.Fields(s)) }

@@ -1,0 +1,5 @@
+function hello(name) {
+  return 'hello, ' + name
+}
+
+module.exports = { hello }

@@ -1,0 +1,5 @@
+function hello(name) {
+  return 'hi, ' + name
+}
+
+module.exports = { hello }

@@ -1,0 +1,5 @@
+const { shout } = require('./greet')
+
+test('shout greets loudly', () => {
+  expect(shout('Ada')).toBe('HI, ADA')
+})

@@ -1,0 +1,6 @@
+import pytest
+
+
+@pytest.fixture
+def guest():
+    return "guest"

@@ -1,0 +1,6 @@
+def hello(name):
+    return "hi, " + name
+
+
+def greet(name):
+    return "hello, " + name

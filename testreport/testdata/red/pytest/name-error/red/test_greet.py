@@ -1,0 +1,5 @@
+from greet import *
+
+
+def test_bye():
+    assert bye("Ada") == "bye, Ada"

@@ -1,0 +1,7 @@
+export function hello(name) {
+  return 'hi, ' + name
+}
+
+export function shout(name) {
+  return hello(name).toUpperCase()
+}
