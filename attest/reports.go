@@ -1,6 +1,7 @@
 package attest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // The test phases a report can be given for (`attest tick --test-report
@@ -50,23 +53,29 @@ func ReportName(path string) string {
 // the red run's class, whether the green run failed and how many of its tests
 // ran, and the judged test files (nil when none were judged).
 type reportFacts struct {
-	HasRed     bool
-	RedClass   predicate.RedClass
-	HasGreen   bool
-	GreenRan   int  // green cases that ran
-	GreenFail  bool // a green case or package failed
-	Collection []predicate.FileCollection
+	HasRed   bool
+	RedClass predicate.RedClass
+	// Red is the red report's classification (what decided RedClass) and
+	// RedName its name; GreenName the green report's.
+	Red                testreport.Classification
+	RedName, GreenName string
+	HasGreen           bool
+	GreenRan           int  // green cases that ran
+	GreenFail          bool // a green case or package failed
+	Collection         []predicate.FileCollection
 }
 
-// facts summarises reports and the collection judged from the green one.
-func facts(reports []PhaseReport, collection []predicate.FileCollection) reportFacts {
+// facts summarises reports and the collection judged from the green one;
+// the red run is classified against change (nil: by its messages alone).
+func facts(reports []PhaseReport, collection []predicate.FileCollection, change *testreport.Change) reportFacts {
 	var f reportFacts
 	for _, r := range reports {
 		switch r.Phase {
 		case PhaseRed:
-			f.HasRed, f.RedClass = true, r.Report.RedClass()
+			f.HasRed, f.RedName, f.Red = true, r.Name, r.Report.Classify(change)
+			f.RedClass = f.Red.Class
 		case PhaseGreen:
-			f.HasGreen = true
+			f.HasGreen, f.GreenName = true, r.Name
 			f.GreenFail = len(r.Report.Failed()) > 0 || len(r.Report.Packages) > 0
 			for _, c := range r.Report.Cases {
 				if c.Ran() {
@@ -280,6 +289,71 @@ type reportOutcome struct {
 	regression map[string]any
 	urls       map[string]string
 	warnings   []string
+	why        *Why
+}
+
+// Why is why the test reports give a tick's verdict
+// (docs/format.md#verdict-from-evidence): the verdict, the regression reason
+// and red class of a regression_only one, the report and its line that
+// decided it with that line's failure text, and Text, all of it in one line
+// ("not_red (build_error: red.json:12: ./t.go:5:2: cannot use …)").
+type Why struct {
+	Verdict  predicate.Verdict `json:"verdict"`
+	Reason   string            `json:"reason,omitempty"`
+	RedClass string            `json:"red_class,omitempty"`
+	Report   string            `json:"report,omitempty"`
+	Line     int               `json:"line,omitempty"`
+	Detail   string            `json:"detail,omitempty"`
+	Text     string            `json:"text"`
+}
+
+// at is where the deciding failure is: "red.json:12: ./t.go:5:2: cannot use …".
+func (w *Why) at() string {
+	where := w.Report
+	if w.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, w.Line)
+	}
+	if w.Detail != "" {
+		where += ": " + w.Detail
+	}
+	return where
+}
+
+// whyOf says why the reports' facts give verdict and reason.
+func whyOf(f reportFacts, verdict predicate.Verdict, reason map[string]any) *Why {
+	w := &Why{Verdict: verdict}
+	if reason != nil {
+		w.Reason, _ = reason["reason"].(string)
+	}
+	switch {
+	case verdict == predicate.Verified:
+		w.RedClass, w.Report, w.Line, w.Detail = string(f.RedClass), f.RedName, f.Red.Line, f.Red.Detail
+		w.Text = fmt.Sprintf("red %s (%s)", f.RedClass, w.at())
+	case w.Reason == string(predicate.ReasonNotRed):
+		w.RedClass, w.Report, w.Line, w.Detail = string(f.RedClass), f.RedName, f.Red.Line, f.Red.Detail
+		if w.Detail == "" && w.Line == 0 {
+			w.Text = fmt.Sprintf("%s (%s: the red report %s)", w.Reason, f.RedClass, f.RedName)
+		} else {
+			w.Text = fmt.Sprintf("%s (%s: %s)", w.Reason, f.RedClass, w.at())
+		}
+	case w.Reason == string(predicate.ReasonAlreadyPassing):
+		w.Report = f.RedName
+		w.Text = fmt.Sprintf("%s (the red report %s passed)", w.Reason, f.RedName)
+	case w.Reason == string(predicate.ReasonTestsNotCollected):
+		w.Report = f.GreenName
+		if f.GreenRan == 0 {
+			w.Text = fmt.Sprintf("%s (the green report %s ran no test)", w.Reason, f.GreenName)
+		} else {
+			var paths []string
+			for _, c := range f.Collection {
+				paths = append(paths, c.Path)
+			}
+			w.Text = fmt.Sprintf("%s (the green report %s runs no test from %s)", w.Reason, f.GreenName, strings.Join(paths, ", "))
+		}
+	default:
+		w.Text = w.Reason
+	}
+	return w
 }
 
 // applyReports turns req's test reports into the tick's evidence
@@ -288,7 +362,7 @@ type reportOutcome struct {
 // verdict from the evidence when req.Verdict is empty — or req's verdict,
 // regression reason and red kind checked against the reports (refused when
 // they contradict them, unless req.Force).
-func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*reportOutcome, error) {
+func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, req TickRequest) (*reportOutcome, error) {
 	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
 	red, green, err := out.phases(req.Reports)
 	if err != nil {
@@ -298,14 +372,30 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, req TickRequest) (*r
 	if err != nil {
 		return nil, err
 	}
-	collection, judged, err := out.collect(repo, commit, req.TestFiles, green, obj)
+	base, err := tickBase(repo, commit, ticks, req.Layouts)
+	if err != nil {
+		return nil, err
+	}
+	files := req.TestFiles
+	if files == nil {
+		if files, err = changedTestFiles(repo, base, commit.ID); err != nil {
+			return nil, err
+		}
+	}
+	collection, judged, err := out.collect(repo, commit, files, green, obj)
 	if err != nil {
 		return nil, err
 	}
 	if err := mergeTrace(obj, req.Reports, judged); err != nil {
 		return nil, err
 	}
-	facts := facts(req.Reports, collection)
+	var change *testreport.Change
+	if red != nil {
+		if change, err = tickChange(repo, base, commit); err != nil {
+			return nil, err
+		}
+	}
+	facts := facts(req.Reports, collection, change)
 	if err := out.reconcileVerdict(req, facts, green, obj); err != nil {
 		return nil, err
 	}
@@ -344,16 +434,9 @@ func (out *reportOutcome) phases(reports []PhaseReport) (red, green *PhaseReport
 	return red, green, nil
 }
 
-// collect judges the test files (files, or the ones the tick commit and its
-// branch changed when nil) against the green report into obj's
+// collect judges the test files against the green report into obj's
 // collection.files, and returns the collection and the judged files.
 func (out *reportOutcome) collect(repo *gitref.Repo, commit *gitref.Commit, files []string, green *PhaseReport, obj map[string]any) ([]predicate.FileCollection, *testreport.Files, error) {
-	if files == nil {
-		var err error
-		if files, err = defaultTestFiles(repo, commit); err != nil {
-			return nil, nil, err
-		}
-	}
 	fsys, err := repo.FS(commit.ID)
 	if err != nil {
 		return nil, nil, err
@@ -414,6 +497,15 @@ func (out *reportOutcome) contradiction(force bool, what string) error {
 // facts when req gives none, else checks req's against them.
 func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, green *PhaseReport, obj map[string]any) error {
 	derived, reason, derr := verdictFromEvidence(facts)
+	var why *Why
+	decided := ""
+	if derr == nil {
+		why = whyOf(facts, derived, reason)
+		decided = "; " + why.Text
+		if req.Verdict == "" || req.Verdict == derived {
+			out.why = why
+		}
+	}
 	switch {
 	case req.Verdict == "":
 		if derr != nil {
@@ -424,12 +516,12 @@ func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, g
 		case req.Regression == nil:
 			out.regression = reason
 		case reason == nil:
-			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), derived)); err != nil {
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s%s", canon(req.Regression), derived, decided)); err != nil {
 				return err
 			}
 			out.verdict = predicate.RegressionOnly
 		case !sameJSON(req.Regression, reason):
-			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+			if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s%s", canon(req.Regression), canon(reason), decided)); err != nil {
 				return err
 			}
 		}
@@ -441,11 +533,11 @@ func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, g
 		// The reports are too few to give a verdict (no red report): the
 		// explicit one stands.
 	case derived != req.Verdict:
-		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s", req.Verdict, derived, reasonSuffix(reason))); err != nil {
+		if err := out.contradiction(req.Force, fmt.Sprintf("the verdict %s contradicts the test reports, which give %s%s%s", req.Verdict, derived, reasonSuffix(reason), decided)); err != nil {
 			return err
 		}
 	case reason != nil && req.Regression != nil && !sameJSON(req.Regression, reason):
-		if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s", canon(req.Regression), canon(reason))); err != nil {
+		if err := out.contradiction(req.Force, fmt.Sprintf("the regression reason %s contradicts the test reports, which give %s%s", canon(req.Regression), canon(reason), decided)); err != nil {
 			return err
 		}
 	case reason != nil && req.Regression == nil:
@@ -497,29 +589,65 @@ func reasonSuffix(reason map[string]any) string {
 // own history).
 var defaultBranches = []string{"refs/remotes/origin/HEAD", "refs/heads/main", "refs/heads/master", "refs/remotes/origin/main", "refs/remotes/origin/master"}
 
-// defaultTestFiles are the test files (by [testreport.IsTestFile]) the tick
-// commit and its branch added or changed: the paths changed between the
-// commit's merge base with the default branch (origin/HEAD, main, master,
-// origin/main, origin/master: the first whose merge base with the commit is
-// not the commit itself) and the commit; on the default branch itself, or when
-// none exists, those the commit changed against its first parent.
-func defaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error) {
-	base := commit.FirstParent()
+// tickBase is where the tick's own range starts (docs/format.md#test-reports):
+// the unit's previous tick on the branch — the nearest commit of the tick
+// commit's first-parent line, after its merge base with the default branch
+// (origin/HEAD, main, master, origin/main, origin/master: the first whose
+// merge base with the commit is not the commit itself), that ticks a task of
+// one of the units of ticks — else that merge base. On the default branch
+// itself, or when none exists, it is the commit's first parent: the range is
+// the tick commit alone.
+func tickBase(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, layouts *specfmt.Layouts) (gitref.Hash, error) {
+	var branch, mb gitref.Hash
 	for _, ref := range defaultBranches {
 		h, err := repo.Resolve(ref)
 		if err != nil {
 			continue
 		}
-		mb, err := repo.MergeBase(h, commit.ID)
+		m, err := repo.MergeBase(h, commit.ID)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
-		if mb != "" && mb != commit.ID {
-			base = mb
+		if m != "" && m != commit.ID {
+			branch, mb = h, m
 			break
 		}
 	}
-	paths, err := repo.ChangedPaths(base, commit.ID)
+	if mb == "" {
+		return commit.FirstParent(), nil
+	}
+	type unitKey struct{ root, dir string }
+	units := map[unitKey]bool{}
+	for _, t := range ticks {
+		units[unitKey{t.Root, t.Unit.Dir}] = true
+	}
+	line, err := repo.RangeCommits(branch, commit.ID, true)
+	if err != nil {
+		return "", err
+	}
+	// Newest first, the tick commit itself left out.
+	for i := len(line) - 1; i >= 0; i-- {
+		c := line[i]
+		if c.ID == commit.ID {
+			continue
+		}
+		earlier, err := tick.OfCommit(repo, c.ID, layouts)
+		if err != nil {
+			return "", err
+		}
+		for _, t := range earlier {
+			if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && units[unitKey{t.Root, t.Unit.Dir}] {
+				return c.ID, nil
+			}
+		}
+	}
+	return mb, nil
+}
+
+// changedTestFiles are the test files (by [testreport.IsTestFile]) that
+// differ between base and head: added and modified, not deleted.
+func changedTestFiles(repo *gitref.Repo, base, head gitref.Hash) ([]string, error) {
+	paths, err := repo.ChangedPaths(base, head)
 	if err != nil {
 		return nil, err
 	}
@@ -530,6 +658,56 @@ func defaultTestFiles(repo *gitref.Repo, commit *gitref.Commit) ([]string, error
 		}
 	}
 	return out, nil
+}
+
+// maxChangeFile bounds the files a tick's change is read from: a larger
+// file (generated code, a data file) is left out of the change, so a
+// missing symbol only it would introduce does not count as introduced.
+const maxChangeFile = 1 << 20
+
+// tickChange is what the tick's range changed, for classifying the red run
+// (docs/format.md#how-a-red-run-is-classified): each regular file that
+// differs between base and the tick commit, with its content on both sides.
+func tickChange(repo *gitref.Repo, base gitref.Hash, commit *gitref.Commit) (*testreport.Change, error) {
+	var baseTree gitref.Hash
+	if base != "" {
+		bc, err := repo.Commit(base)
+		if err != nil {
+			return nil, err
+		}
+		baseTree = bc.Tree
+	}
+	ch := testreport.NewChange()
+	err := repo.DiffTrees(baseTree, commit.Tree, func(p string, ea, eb *gitref.TreeEntry) error {
+		if eb == nil || !eb.Mode.IsRegular() {
+			return nil
+		}
+		newb, err := repo.Blob(eb.ID(), maxChangeFile)
+		if err != nil {
+			if errors.Is(err, gitref.ErrTooLarge) {
+				return nil
+			}
+			return err
+		}
+		var old []byte
+		if ea != nil && ea.Mode.IsRegular() {
+			if old, err = repo.Blob(ea.ID(), maxChangeFile); err != nil {
+				if errors.Is(err, gitref.ErrTooLarge) {
+					return nil
+				}
+				return err
+			}
+			if old == nil {
+				old = []byte{}
+			}
+		}
+		ch.AddFile(p, old, newb)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ch, nil
 }
 
 // ContradictionError: the request's verdict, regression reason or red run

@@ -88,6 +88,8 @@ type Written struct {
 	Signed      bool            `json:"signed"`
 	Signers     []WrittenSigner `json:"signers"`
 	NotesCommit gitref.Hash     `json:"notes_commit,omitempty"`
+	// Why is why the test reports give the verdict, when it came from them.
+	Why *Why `json:"verdict_reason,omitempty"`
 	// Warnings are things the caller should know (a line edited in the tick, …).
 	Warnings []string `json:"warnings,omitempty"`
 	// Lines are the note lines (envelopes) written.
@@ -137,13 +139,14 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	}
 	var urls map[string]string
 	var reportWarnings []string
+	var why *Why
 	if len(req.Reports) > 0 {
-		o, err := applyReports(repo, commit, req)
+		o, err := applyReports(repo, commit, ticks, req)
 		if err != nil {
 			return nil, err
 		}
 		req.Evidence, req.Red, req.Verdict, req.Regression = o.evidence, o.red, o.verdict, o.regression
-		urls, reportWarnings = o.urls, o.warnings
+		urls, reportWarnings, why = o.urls, o.warnings, o.why
 	}
 	evidence, err := mergeRegression(req.Evidence, req.Regression)
 	if err != nil {
@@ -191,6 +194,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		if len(batch) == 0 {
 			pd.w.Warnings = append(pd.w.Warnings, reportWarnings...)
+		}
+		if why != nil && string(why.Verdict) == pd.w.Verdict {
+			pd.w.Why = why
 		}
 		// Two projects' units may share a unit.dir and a subject name: in a
 		// commit that ticks a nested project's task, a statement's note lines

@@ -3,6 +3,7 @@ package testreport
 import (
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -279,8 +280,21 @@ func lineWith(text, s string) string {
 	return firstLine(text)
 }
 
+// ansiEscape is a terminal's colour or cursor sequence (ts-jest's
+// diagnostics carry them).
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;?]*[ -/]*[@-~]")
+
+// bound makes a detail line printable and short: valid UTF-8, no escape
+// sequence or control character, at most maxDetail bytes.
 func bound(s string) string {
 	s = strings.ToValidUTF8(s, "?")
+	s = ansiEscape.ReplaceAllString(s, "")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 	if len(s) <= maxDetail {
 		return s
 	}

@@ -52,8 +52,6 @@ var (
 // Where a test runner names files and packages from: the markers of a
 // directory a runner may run in (its names in a report are relative to it).
 var (
-	// pytest's rootdir: an ini file, or where conftest.py or setup.py is.
-	pytestRoots = []string{"pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", "conftest.py"}
 	// vitest's and jest's root: the package, or its runner's config.
 	jsRoots = []string{"package.json", "vitest.config.ts", "vitest.config.js", "vitest.config.mts", "vitest.config.mjs",
 		"vite.config.ts", "vite.config.js", "vite.config.mjs", "jest.config.js", "jest.config.ts", "jest.config.cjs", "jest.config.mjs", "jest.config.json"}
@@ -73,8 +71,8 @@ type Files struct {
 	goPkg map[string]string
 	// rels are, for each file, its paths relative to the directories its
 	// runner may have run in: the repository root and each directory above
-	// it that holds one of its runner's markers (pytestRoots, jsRoots,
-	// cargoRoots).
+	// it that holds one of its runner's markers (jsRoots, cargoRoots; for
+	// pytest, every directory above it).
 	rels map[string][]string
 }
 
@@ -107,7 +105,11 @@ func NewFiles(files []string, fsys fs.FS) *Files {
 				}
 				f.pyDeclared[p] = declared
 			}
-			f.rels[p] = rd.relatives(p, pytestRoots)
+			// pytest's rootdir is an ini file's directory (pytest.ini,
+			// pyproject.toml, tox.ini, setup.cfg) or, without one, where
+			// pytest ran: any directory above the file may be it. The
+			// function the case names tells files of one name apart.
+			f.rels[p] = rd.relatives(p, nil)
 		case strings.HasSuffix(p, ".rs"):
 			f.rels[p] = rd.relatives(p, cargoRoots)
 		default:
@@ -165,7 +167,8 @@ func (t *treeReader) goPackage(dir string) string {
 }
 
 // relatives are p's paths relative to the repository root and to each
-// directory above p holding one of markers, nearest last.
+// directory above p holding one of markers (every directory above p when
+// markers is nil), nearest last.
 func (t *treeReader) relatives(p string, markers []string) []string {
 	out := []string{p}
 	var dirs []string
@@ -173,6 +176,10 @@ func (t *treeReader) relatives(p string, markers []string) []string {
 		dirs = append(dirs, d)
 	}
 	for i := len(dirs) - 1; i >= 0; i-- {
+		if markers == nil {
+			out = append(out, strings.TrimPrefix(p, dirs[i]+"/"))
+			continue
+		}
 		for _, m := range markers {
 			if t.exists(dirs[i] + "/" + m) {
 				out = append(out, strings.TrimPrefix(p, dirs[i]+"/"))

@@ -407,7 +407,12 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 		if dryRun {
 			verb = "would attest"
 		}
-		fmt.Fprintf(stdout, "%s %s %s on %s (%s): %d statements, %s\n", verb, w.Subject, w.Verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)
+		verdict := w.Verdict
+		if w.Why != nil {
+			// The verdict came from the test reports: say why.
+			verdict += ": " + w.Why.Text
+		}
+		fmt.Fprintf(stdout, "%s %s %s on %s (%s): %d statements, %s\n", verb, w.Subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)
 		if dryRun {
 			for _, s := range w.Statements {
 				fmt.Fprintf(stdout, "%s\n", s.Statement)

@@ -313,15 +313,18 @@ func TestTickFromJUnitSamples(t *testing.T) {
 	samples := filepath.Join(testenv.RepoRoot(t), "testreport", "testdata")
 	for _, tc := range []struct {
 		runner, file, content, red, green, kind string
+		// code is the file and content the change adds beside the test:
+		// a missing symbol is red only when the change introduces it.
+		code [2]string
 	}{
-		{"pytest", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-assertion.xml", "pytest-green.xml", "assertion"},
-		{"pytest missing", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-missing.xml", "pytest-green.xml", "missing_symbol"},
-		{"jest-junit", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-red.xml", "jest-junit-green.xml", "assertion"},
-		{"jest-junit missing", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-missing.xml", "jest-junit-green.xml", "missing_symbol"},
-		{"vitest", "src/greet.test.mjs", "test('hello', () => {})\n", "vitest-red.xml", "vitest-green.xml", "assertion"},
-		{"go-junit-report", "greet_test.go", "package greet\n\nfunc TestGreet(t *testing.T) {}\n", "go-junit-report-missing.xml", "go-junit-report-green.xml", "missing_symbol"},
-		{"surefire", "src/test/java/com/example/greet/GreetTest.java", "class GreetTest {}\n", "surefire-red.xml", "surefire-green.xml", "assertion"},
-		{"nextest", "tests/greeting.rs", "#[test] fn hello_greets_by_name() {}\n", "nextest-red.xml", "nextest-green.xml", "assertion"},
+		{"pytest", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-assertion.xml", "pytest-green.xml", "assertion", [2]string{}},
+		{"pytest missing", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-missing.xml", "pytest-green.xml", "missing_symbol", [2]string{"greet.py", "def farewell(name):\n    return 'bye, ' + name\n"}},
+		{"jest-junit", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-red.xml", "jest-junit-green.xml", "assertion", [2]string{}},
+		{"jest-junit missing", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-missing.xml", "jest-junit-green.xml", "missing_symbol", [2]string{"src/greet.js", "exports.greet = (name) => 'hello, ' + name\n"}},
+		{"vitest", "src/greet.test.mjs", "test('hello', () => {})\n", "vitest-red.xml", "vitest-green.xml", "assertion", [2]string{}},
+		{"go-junit-report", "greet_test.go", "package greet\n\nfunc TestGreet(t *testing.T) {}\n", "go-junit-report-missing.xml", "go-junit-report-green.xml", "missing_symbol", [2]string{"greet.go", "package greet\n\nfunc Greet(name string) string { return name }\n"}},
+		{"surefire", "src/test/java/com/example/greet/GreetTest.java", "class GreetTest {}\n", "surefire-red.xml", "surefire-green.xml", "assertion", [2]string{}},
+		{"nextest", "tests/greeting.rs", "#[test] fn hello_greets_by_name() {}\n", "nextest-red.xml", "nextest-green.xml", "assertion", [2]string{}},
 	} {
 		t.Run(tc.runner, func(t *testing.T) {
 			dir := t.TempDir()
@@ -343,6 +346,9 @@ func TestTickFromJUnitSamples(t *testing.T) {
 			git("commit", "-q", "-m", "plan")
 			git("switch", "-q", "-c", "001-greet")
 			write(tc.file, tc.content)
+			if tc.code[0] != "" {
+				write(tc.code[0], tc.code[1])
+			}
 			write("specs/001-greet/tasks.md", strings.Replace(greetTasks, "- [ ] T001", "- [x] T001", 1))
 			git("add", "-A")
 			git("commit", "-q", "-m", "T001 done")
