@@ -3,7 +3,8 @@
 #   1. a signing key is generated (ssh-keygen, ed25519) and trusted in an allowed-signers file;
 #   2. three tasks are ticked in three commits and each tick is attested (`taskproof attest tick`):
 #      T002 and T003 from the reports of real `go test -json` runs, red before the change and green
-#      after (the verdict, red run, trace and collection follow from them);
+#      after (the verdict, red run, trace and collection follow from them, and the result line
+#      says why: the report line that decided it);
 #   3. `taskproof verify --branch` succeeds;
 #   4. a task ticked by hand without evidence and a tampered note make it fail, reasons shown.
 # Second act, a team: alice and bob share notes through a bare remote (`taskproof init`,

@@ -161,10 +161,15 @@ func failedClass(c Case) (predicate.RedClass, string) {
 		}
 	}
 	if m := rustPanic.FindStringSubmatch(text); m != nil {
-		if !strings.Contains(m[1], "assert") {
-			return predicate.ClassUnclassified, strings.TrimSpace(m[0])
+		// rustc ≥ 1.73 puts the message on the line after "panicked at
+		// FILE:L:C:", older ones in quotes on the same line.
+		if !strings.Contains(m[0], "assert") {
+			return predicate.ClassUnclassified, bound(strings.TrimSpace(m[0]))
 		}
-		return predicate.ClassAssertion, strings.TrimSpace(m[1])
+		if strings.TrimSpace(m[1]) == "" {
+			return predicate.ClassAssertion, firstLine(m[0])
+		}
+		return predicate.ClassAssertion, bound(strings.TrimSpace(m[1]))
 	}
 	return predicate.ClassAssertion, firstLine(goRunLines.ReplaceAllString(text, ""))
 }

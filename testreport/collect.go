@@ -52,6 +52,8 @@ var (
 // Where a test runner names files and packages from: the markers of a
 // directory a runner may run in (its names in a report are relative to it).
 var (
+	// pytest's rootdir: an ini file, or where conftest.py or setup.py is.
+	pytestRoots = []string{"pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg", "setup.py", "conftest.py"}
 	// vitest's and jest's root: the package, or its runner's config.
 	jsRoots = []string{"package.json", "vitest.config.ts", "vitest.config.js", "vitest.config.mts", "vitest.config.mjs",
 		"vite.config.ts", "vite.config.js", "vite.config.mjs", "jest.config.js", "jest.config.ts", "jest.config.cjs", "jest.config.mjs", "jest.config.json"}
@@ -71,8 +73,8 @@ type Files struct {
 	goPkg map[string]string
 	// rels are, for each file, its paths relative to the directories its
 	// runner may have run in: the repository root and each directory above
-	// it that holds one of its runner's markers (jsRoots, cargoRoots; for
-	// pytest, every directory above it).
+	// it that holds one of its runner's markers (pytestRoots — or every
+	// directory above it when none holds one —, jsRoots, cargoRoots).
 	rels map[string][]string
 }
 
@@ -105,11 +107,14 @@ func NewFiles(files []string, fsys fs.FS) *Files {
 				}
 				f.pyDeclared[p] = declared
 			}
-			// pytest's rootdir is an ini file's directory (pytest.ini,
-			// pyproject.toml, tox.ini, setup.cfg) or, without one, where
-			// pytest ran: any directory above the file may be it. The
-			// function the case names tells files of one name apart.
-			f.rels[p] = rd.relatives(p, nil)
+			// pytest's rootdir is an ini file's directory or, without one,
+			// where pytest ran: the directories above the file holding an
+			// ini file, conftest.py or setup.py, or, when none does, any
+			// directory above it. The function the case names tells files
+			// of one name apart.
+			if f.rels[p] = rd.relatives(p, pytestRoots); len(f.rels[p]) == 1 {
+				f.rels[p] = rd.relatives(p, nil)
+			}
 		case strings.HasSuffix(p, ".rs"):
 			f.rels[p] = rd.relatives(p, cargoRoots)
 		default:

@@ -148,7 +148,7 @@ func Parse(name string, data []byte) (*Report, error) {
 	t = bytes.TrimPrefix(t, []byte("\xef\xbb\xbf"))
 	switch {
 	case len(t) == 0:
-		return nil, &ParseError{File: name, Reason: "empty file (want JUnit XML or `go test -json` output)"}
+		return nil, &ParseError{File: name, Reason: "empty file (want JUnit XML, `go test -json` or `cargo test` output)"}
 	case isCargo(firstLineOf(t)):
 		return parseCargo(name, data)
 	case t[0] == '{':
@@ -157,7 +157,7 @@ func Parse(name string, data []byte) (*Report, error) {
 		return parseJUnit(name, data)
 	}
 	line := 1 + bytes.Count(data[:len(data)-len(t)], []byte("\n"))
-	return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("neither JUnit XML nor `go test -json` output (starts with %q)", firstBytes(t))}
+	return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("neither JUnit XML, `go test -json` nor `cargo test` output (starts with %q)", firstBytes(t))}
 }
 
 func firstBytes(b []byte) string {

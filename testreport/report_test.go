@@ -148,7 +148,7 @@ func TestParseErrors(t *testing.T) {
 		name, report, want string
 	}{
 		{"empty", "  \n", "test report r: empty file"},
-		{"text", "\n\nok  \tm\t0.1s\n", "test report r:3: neither JUnit XML nor"},
+		{"text", "\n\nok  \tm\t0.1s\n", "test report r:3: neither JUnit XML, `go test -json` nor"},
 		{"bad json line", `{"Action":"start","Package":"m"}` + "\n" + `{"Action":"run","Package":"m","Test":"T"` + "\n", "test report r:2: not a `go test -json` event"},
 		{"plain line among events", `{"Action":"start","Package":"m"}` + "\nFAIL\tm\n", "test report r:2: not a `go test -json` event"},
 		{"unknown action", `{"Action":"explode","Package":"m"}`, "test report r:1: unknown `go test -json` action"},
