@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -425,12 +426,16 @@ func findNode(tool string) func() (string, string, string) {
 			return "", "", nodeTools.missing
 		}
 		bin := filepath.Join(nodeTools.dir, "node_modules", ".bin", tool)
-		out, err := exec.Command(bin, "--version").Output()
+		b, err := os.ReadFile(filepath.Join(nodeTools.dir, "node_modules", tool, "package.json"))
 		if err != nil {
-			return "", "", tool + " --version: " + err.Error()
+			return "", "", err.Error()
+		}
+		var pkg struct{ Version string }
+		if err := json.Unmarshal(b, &pkg); err != nil {
+			return "", "", tool + "'s package.json: " + err.Error()
 		}
 		node, _ := exec.Command("node", "--version").Output()
-		return bin, tool + " " + strings.TrimSpace(string(out)) + " (node " + strings.TrimSpace(string(node)) + ")", ""
+		return bin, tool + " " + pkg.Version + " (node " + strings.TrimSpace(string(node)) + ")", ""
 	}
 }
 
