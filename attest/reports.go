@@ -142,7 +142,8 @@ var (
 // attribute); requirement and scenario come from a row of the evidence's own
 // trace for the same test, else from the test's name. A Go package of the red
 // run that did not build gives a failing red row for each green test of the
-// package (it could not run). Rows the evidence already has for a test and
+// package (it could not run); a cargo red run that did not compile, one for
+// each green test. Rows the evidence already has for a test and
 // phase are kept and not repeated; one whose result contradicts the report is
 // an error.
 func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) ([]any, error) {
@@ -174,7 +175,9 @@ func traceRows(existing []any, reports []PhaseReport, files *testreport.Files) (
 				continue
 			}
 			for _, c := range green.Cases {
-				if c.Class == p.Package && r.Report.Format == testreport.FormatGoJSON {
+				// cargo test stops at the first crate that does not
+				// compile: none of the green run's tests ran red.
+				if (r.Report.Format == testreport.FormatGoJSON && c.Class == p.Package) || r.Report.Format == testreport.FormatCargo {
 					if err := tb.add(PhaseRed, c, "fail"); err != nil {
 						return nil, err
 					}

@@ -292,3 +292,60 @@ func TestTickContradictionNamesReportLine(t *testing.T) {
 		t.Errorf("exit %d\n%s", code, stdout)
 	}
 }
+
+// TestTickFromCargoTest: a Rust task attested from `cargo test 2>&1` runs
+// (no dependencies, offline): the red run does not compile because the
+// function the task adds does not exist (E0425): verified, red
+// missing_symbol, tests/greeting.rs collected, and a failing red row for the
+// test that could not run.
+func TestTickFromCargoTest(t *testing.T) {
+	cargo, err := exec.LookPath("cargo")
+	if err != nil {
+		t.Skip("cargo is not installed (apt-get install cargo)")
+	}
+	r := newEvidenceRepo(t, "# Tasks\n\n- [ ] T001 [US1] Greet politely\n", map[string]string{
+		"Cargo.toml": "[package]\nname = \"greet\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+		"src/lib.rs": "/// Greets name.\npub fn hello(name: &str) -> String {\n    format!(\"hi, {name}\")\n}\n",
+		".gitignore": "/target\n",
+	})
+	run := func(name string) string {
+		t.Helper()
+		cmd := exec.Command(cargo, "test", "--offline")
+		cmd.Dir = r.dir
+		cmd.Env = append(os.Environ(), "CARGO_TARGET_DIR="+filepath.Join(r.out, "target"), "RUST_BACKTRACE=0", "CARGO_TERM_COLOR=never")
+		b, _ := cmd.CombinedOutput() // a red run exits 101
+		p := filepath.Join(r.out, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	r.write("tests/greeting.rs", "#[test]\nfn polite_greets_by_name() {\n    assert_eq!(greet::polite(\"Ada\"), \"hello, Ada\");\n}\n")
+	red := run("red.log")
+	r.write("src/lib.rs", "/// Greets name.\npub fn hello(name: &str) -> String {\n    format!(\"hi, {name}\")\n}\n\n/// Greets name politely.\npub fn polite(name: &str) -> String {\n    format!(\"hello, {name}\")\n}\n")
+	green := run("green.log")
+	c := r.tick("T001")
+	out, _, stderr := r.attest(c, red, green)
+	p := out.predicate(t)
+	redRun, _ := p["red"].(map[string]any)
+	coll, _ := json.Marshal(p["collection"])
+	trace, _ := json.Marshal(p["trace"])
+	if p["verdict"] != "verified" || redRun["kind"] != "missing_symbol" || !strings.Contains(string(coll), `"path":"tests/greeting.rs","state":"collected"`) {
+		t.Errorf("verdict %v red %v collection %s\n%s\nred report:\n%s", p["verdict"], redRun, coll, stderr, mustRead(t, red))
+	}
+	if !strings.Contains(string(trace), `"phase":"red","result":"fail","test":"tests/greeting.rs::polite_greets_by_name"`) {
+		t.Errorf("trace %s", trace)
+	}
+	if why := out.Written[0].VerdictReason; why == nil || !strings.Contains(why.Detail, "E0425") {
+		t.Errorf("verdict_reason %+v", why)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
