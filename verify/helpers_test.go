@@ -6,9 +6,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -280,6 +282,8 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 		f.t.Fatalf("BranchSpooled(%s, %s), a window of one commit: %v", base, head, err)
 	}
 	defer small.Close()
+	f.sameTicks(mem, spooled)
+	f.sameTicks(mem, small)
 	ci := CIOptions{Gate: opts}
 	for _, w := range []struct {
 		format string
@@ -326,6 +330,61 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 			f.t.Errorf("the spool %s is left after Close: %v", name, err)
 		}
 	}
+}
+
+// sameTicks compares the ticks of a report held in memory with those of a
+// spooled one field by field (the exported fields, the hint's key, each
+// signer's fields, tlog_index included), naming the field that differs: a
+// writer may leave a field out, the spool may not lose it.
+func (f *fixture) sameTicks(mem, sp *Report) {
+	f.t.Helper()
+	if mem.TickCount() != sp.TickCount() {
+		f.t.Fatalf("the spooled report has %d ticks, the one in memory %d", sp.TickCount(), mem.TickCount())
+	}
+	readMem, err := mem.tickReader()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	readSp, err := sp.tickReader()
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	for i := 0; i < mem.TickCount(); i++ {
+		a, err := readMem(i)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		b, err := readSp(i)
+		if err != nil {
+			f.t.Fatal(err)
+		}
+		va, vb := reflect.ValueOf(*a), reflect.ValueOf(*b)
+		for j := 0; j < va.NumField(); j++ {
+			field := va.Type().Field(j)
+			switch {
+			case field.Name == "Object":
+				// The object's verdict is not kept with a spooled tick: its
+				// reasons and signers are.
+			case field.Name == "hintKey":
+				if a.hintKey != b.hintKey {
+					f.t.Errorf("tick %d (%s %s): hint key %q spooled, %q in memory", i, a.Commit, a.TaskID, b.hintKey, a.hintKey)
+				}
+			case !field.IsExported():
+				f.t.Errorf("TickResult.%s is unexported: compare it here", field.Name)
+			case !reflect.DeepEqual(va.Field(j).Interface(), vb.Field(j).Interface()):
+				f.t.Errorf("tick %d (%s %s): %s spooled %s, in memory %s", i, a.Commit, a.TaskID, field.Name, dumpValue(vb.Field(j)), dumpValue(va.Field(j)))
+			}
+		}
+	}
+}
+
+// dumpValue shows v with the values its pointers point to.
+func dumpValue(v reflect.Value) string {
+	b, err := json.Marshal(v.Interface())
+	if err != nil {
+		return fmt.Sprintf("%+v", v.Interface())
+	}
+	return fmt.Sprintf("%s (nil %v)", b, v.Kind() == reflect.Slice && v.IsNil())
 }
 
 // note returns commit c's note as stored.

@@ -146,11 +146,14 @@ type tickSpool struct {
 }
 
 // spooledTick is a spooled tick's record, nil lists told apart from empty,
-// with its unexported fields (gob skips them).
+// with its unexported fields (gob skips them) and each signer's log index
+// (-1 for none): gob writes a pointer as the value it points to and leaves a
+// zero value out, so a log index of 0 would read back as none.
 type spooledTick struct {
 	Tick                   TickResult
 	NilReasons, NilSigners bool
 	Hint                   string
+	TlogIndexes            []int64
 }
 
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
@@ -175,6 +178,13 @@ func (s *tickSpool) len() int {
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
 	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, Hint: t.hintKey}
+	for _, s := range t.Signers {
+		i := int64(-1)
+		if s.TlogIndex != nil {
+			i = *s.TlogIndex
+		}
+		r.TlogIndexes = append(r.TlogIndexes, i)
+	}
 	if err := s.enc.Encode(&r); err != nil {
 		return err
 	}
@@ -204,6 +214,15 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 		}
 		if t.Signers == nil && !r.NilSigners {
 			t.Signers = []Signer{}
+		}
+		if len(r.TlogIndexes) != len(t.Signers) {
+			return t, fmt.Errorf("reading the spooled report: %d log indexes for %d signers", len(r.TlogIndexes), len(t.Signers))
+		}
+		for i, x := range r.TlogIndexes {
+			t.Signers[i].TlogIndex = nil
+			if x >= 0 {
+				t.Signers[i].TlogIndex = &x
+			}
 		}
 		return t, nil
 	}, nil
