@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
@@ -27,8 +26,8 @@ type SigstoreOptions struct {
 	TrustedRoot root.TrustedMaterial
 	// Identity is the exact certificate identity (subject alternative name: a
 	// workflow URI, an e-mail address); IdentityRegexp a regular expression for
-	// it, always anchored: taskproof matches ^(?:IdentityRegexp)$. Exactly one
-	// is required.
+	// it, which must parse on its own and is then anchored: taskproof matches
+	// ^(?:IdentityRegexp)$. Exactly one is required.
 	Identity, IdentityRegexp string
 	// Issuer is the exact OIDC issuer (e.g.
 	// https://token.actions.githubusercontent.com); required.
@@ -50,7 +49,7 @@ type SigstoreOptions struct {
 type SigstoreTrust struct {
 	material      root.TrustedMaterial
 	identity      string
-	identityRE    *regexp.Regexp
+	pattern       *identityPattern
 	issuer        string
 	tlogThreshold int
 	tsThreshold   int
@@ -91,12 +90,11 @@ func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 	}
 	var anchored string
 	if o.IdentityRegexp != "" {
-		anchored = "^(?:" + o.IdentityRegexp + ")$"
-		re, err := regexp.Compile(anchored)
+		p, err := compileIdentityPattern(o.IdentityRegexp)
 		if err != nil {
-			return nil, fmt.Errorf("%w: certificate identity regular expression: %v", ErrSigstoreOptions, err)
+			return nil, err
 		}
-		t.identityRE = re
+		t.pattern, anchored = p, p.applied
 	}
 	var vopts []sgverify.VerifierOption
 	if t.tlogThreshold > 0 {
@@ -208,8 +206,10 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a ce
 //  3. The signature verifies over PAE(payloadType, payload) with the
 //     certificate's key: otherwise bad_signature.
 //  4. The certificate's OIDC issuer is the trusted one, exactly, and its
-//     identity the trusted one, exactly or matching the anchored regexp:
-//     otherwise untrusted_signer, naming what was expected and found.
+//     identity the trusted one, exactly or matching the anchored regexp;
+//     the certificate has the code-signing leaf profile
+//     ([checkCodeSigningLeaf]): otherwise untrusted_signer, naming what was
+//     expected and found.
 //  5. sigstore-go's verification with the trusted root (chain to a trusted
 //     Fulcio CA, transparency log entries and timestamps up to the
 //     thresholds, certificate validity at the verified time, the identity
@@ -229,17 +229,9 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
 	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
 	if r.Status == OK {
 		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
-			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlogIndex(b), keys: bundleKeyNames(b)}}
+			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: verifiedTlogIndex(b, trust.sigstore.material, trust.sigstore.tlogThreshold), keys: bundleKeyNames(b)}}
 	}
 	return res, nil
-}
-
-func tlogIndex(b *noteline.Bundle) *int64 {
-	if b.TlogIndex < 0 {
-		return nil
-	}
-	i := b.TlogIndex
-	return &i
 }
 
 func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResult {
@@ -280,12 +272,15 @@ func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResul
 	if sum.Issuer != st.issuer {
 		return withKey(fail(kind, UntrustedSigner, "sigstore certificate issuer %q, want %q", sum.Issuer, st.issuer))
 	}
-	if st.identityRE != nil {
-		if !st.identityRE.MatchString(sum.SubjectAlternativeName) {
-			return withKey(fail(kind, UntrustedSigner, "sigstore certificate identity %q does not match %s", sum.SubjectAlternativeName, st.identityRE))
+	if st.pattern != nil {
+		if !st.pattern.re.MatchString(sum.SubjectAlternativeName) {
+			return withKey(fail(kind, UntrustedSigner, "sigstore certificate identity %q does not match the %s", sum.SubjectAlternativeName, st.pattern))
 		}
 	} else if sum.SubjectAlternativeName != st.identity {
 		return withKey(fail(kind, UntrustedSigner, "sigstore certificate identity %q, want %q", sum.SubjectAlternativeName, st.identity))
+	}
+	if err := checkCodeSigningLeaf(b.Leaf); err != nil {
+		return withKey(fail(kind, UntrustedSigner, "sigstore certificate of %s %v", describe(b), err))
 	}
 	// An expired certificate with nothing to show when it was used: say so
 	// (sigstore-go's own message is "leaf certificate verification failed").
@@ -358,9 +353,9 @@ func loadSigstore(src TrustSources) (*SigstoreTrust, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	id := o.Identity
-	if id == "" {
-		id = "^(?:" + o.IdentityRegexp + ")$"
+	id := fmt.Sprintf("%q", o.Identity)
+	if st.pattern != nil {
+		id = st.pattern.String()
 	}
-	return st, fmt.Sprintf("%s, identity %s, issuer %s, tlog threshold %d, timestamp threshold %d", desc, id, o.Issuer, st.tlogThreshold, st.tsThreshold), nil
+	return st, fmt.Sprintf("%s, identity %s, issuer %q, tlog threshold %d, timestamp threshold %d", desc, id, o.Issuer, st.tlogThreshold, st.tsThreshold), nil
 }

@@ -63,6 +63,11 @@ type Env struct {
 	interKey *ecdsa.PrivateKey
 	rekorKey *ecdsa.PrivateKey
 	Root     *root.TrustedRoot
+	// LogIndex is the index the Env's Rekor gives its entries (default 0).
+	// Its log holds one entry, so only index 0 has an inclusion proof that
+	// verifies: another index makes entries for a log that a trusted root
+	// other than Root is to skip.
+	LogIndex int64
 }
 
 // rekorHost is the Rekor log's host name: the trusted root's base URL and the
@@ -152,7 +157,11 @@ type Fulcio struct {
 	Identity, Issuer string
 	NotBefore        time.Time
 	Validity         time.Duration
-	Calls            int
+	// Profile, when set, changes the certificate template before it is
+	// signed (its key usages, basic constraints): a certificate without
+	// Fulcio's code-signing profile.
+	Profile func(*x509.Certificate)
+	Calls   int
 }
 
 // GetCertificate implements sign.CertificateProvider.
@@ -179,6 +188,9 @@ func (f *Fulcio) GetCertificate(_ context.Context, kp sign.Keypair, _ *sign.Cert
 		tmpl.URIs = []*url.URL{u}
 	} else {
 		tmpl.EmailAddresses = []string{f.Identity}
+	}
+	if f.Profile != nil {
+		f.Profile(tmpl)
 	}
 	return x509.CreateCertificate(nil, tmpl, f.Env.CAInter, kp.GetPublicKey(), f.Env.interKey)
 }
@@ -237,7 +249,7 @@ func (c *rekorClient) CreateLogEntry(params *entries.CreateLogEntryParams, _ ...
 	}
 	// A log of one entry: index 0, tree size 1, root hash = the leaf hash
 	// (RFC 6962), no proof hashes; the checkpoint signs that same tree.
-	index := int64(0)
+	index := c.e.LogIndex
 	now := time.Now().Unix()
 	b64 := base64.StdEncoding.EncodeToString(body)
 	payload, err := json.Marshal(tlog.RekorPayload{Body: b64, IntegratedTime: now, LogIndex: index, LogID: id})
