@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/verify"
 )
 
 func newAttestDecideCmd() *cobra.Command {
@@ -184,40 +186,54 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 		if f == "json" {
 			return writeJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
 		}
-		out := c.OutOrStdout()
-		fmt.Fprintf(out, "note on %s (%s), %d line(s)\n", id, notes.Ref(), len(lines))
-		for _, l := range lines {
-			fmt.Fprintf(out, "\nline %d:", l.Line)
-			if l.Error != "" {
-				fmt.Fprintf(out, " not readable: %s\n", l.Error)
-				continue
-			}
-			var subs []string
-			for _, s := range l.Subjects {
-				subs = append(subs, s.Name+" @ "+gitref.Hash(s.Digest["gitCommit"]).String())
-			}
-			fmt.Fprintf(out, " %s\n  subject: %s\n", l.PredicateType, strings.Join(subs, ", "))
-			if len(l.Signatures) == 0 {
-				fmt.Fprintf(out, "  signatures: none (unsigned)\n")
-			}
-			for _, s := range l.Signatures {
-				fmt.Fprintf(out, "  signature: %s keyid %s (not verified here; use taskproof verify)\n", s.Kind, s.KeyID)
-			}
-			if b := l.Bundle; b != nil {
-				tlog := "none"
-				if b.TlogIndex != nil {
-					tlog = fmt.Sprint(*b.TlogIndex)
-				}
-				fmt.Fprintf(out, "  sigstore bundle %s: certificate identity %s, issuer %s, tlog index %s (not verified here)\n", b.MediaType, b.Identity, b.Issuer, tlog)
-			}
-			var pretty bytes.Buffer
-			if err := json.Indent(&pretty, l.Statement, "  ", "  "); err == nil {
-				fmt.Fprintf(out, "  statement: %s\n", pretty.String())
-			}
-		}
+		writeShownNote(c.OutOrStdout(), id, notes.Ref(), lines)
 		return nil
 	}
 	return c
+}
+
+// writeShownNote writes attest show's text: every string read from the note
+// (identities and issuers, key ids, subjects, the statement) is written as
+// verify.Printable writes it, since whoever wrote the note chose its bytes
+// and nothing in it is verified here.
+func writeShownNote(out io.Writer, id gitref.Hash, ref string, lines []attest.ShownLine) {
+	p := verify.Printable
+	fmt.Fprintf(out, "note on %s (%s), %d line(s)\n", id, p(ref), len(lines))
+	for _, l := range lines {
+		fmt.Fprintf(out, "\nline %d:", l.Line)
+		if l.Error != "" {
+			fmt.Fprintf(out, " not readable: %s\n", p(l.Error))
+			continue
+		}
+		var subs []string
+		for _, s := range l.Subjects {
+			subs = append(subs, p(s.Name)+" @ "+p(s.Digest["gitCommit"]))
+		}
+		fmt.Fprintf(out, " %s\n  subject: %s\n", p(l.PredicateType), strings.Join(subs, ", "))
+		if len(l.Signatures) == 0 {
+			fmt.Fprintf(out, "  signatures: none (unsigned)\n")
+		}
+		for _, s := range l.Signatures {
+			fmt.Fprintf(out, "  signature: %s keyid %s (not verified here; use taskproof verify)\n", p(string(s.Kind)), p(s.KeyID))
+		}
+		if b := l.Bundle; b != nil {
+			tlog := "none"
+			if b.TlogIndex != nil {
+				tlog = fmt.Sprint(*b.TlogIndex)
+			}
+			fmt.Fprintf(out, "  sigstore bundle %s: certificate identity %s, issuer %s, tlog index %s (not verified here)\n", p(b.MediaType), p(b.Identity), p(b.Issuer), tlog)
+		}
+		var pretty bytes.Buffer
+		if err := json.Indent(&pretty, l.Statement, "  ", "  "); err == nil {
+			// JSON escapes C0 controls itself; C1 controls and bidirectional
+			// formatting characters stay raw in it.
+			text := strings.Split(pretty.String(), "\n")
+			for i := range text {
+				text[i] = p(text[i])
+			}
+			fmt.Fprintf(out, "  statement: %s\n", strings.Join(text, "\n"))
+		}
+	}
 }
 
 func writeJSON(c *cobra.Command, v any) error {
