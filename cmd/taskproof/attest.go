@@ -113,8 +113,15 @@ func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 	return []signer.Signer{s}, nil
 }
 
-// signers returns the signers to use: none only for --unsigned.
+// signers returns the signers to use: none only for --unsigned. In GitHub
+// Actions, an event whose commits the repository does not own is refused
+// before any key is read or token requested (signer.CheckActionsEvent).
 func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Signer, error) {
+	if !f.unsigned {
+		if err := signer.CheckActionsEvent(os.Getenv); err != nil {
+			return nil, withCode(ExitTrust, err)
+		}
+	}
 	switch signer.Kind(f.kind) {
 	case "", signer.KindSSH, signer.KindOpenPGP, signer.KindRaw:
 		if f.fulcioURL != "" || f.rekorURL != "" || f.tokenEnv != "" || f.tokenFile != "" {

@@ -92,6 +92,9 @@ func GitEnv() []string {
 	return append(os.Environ(),
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GITHUB_BASE_REF=", // the default base follows it in a pull request run: not the tests' own CI
+		"GITHUB_ACTIONS=",  // signing checks the event of a GitHub Actions run: not the tests' own CI
+		"GITHUB_EVENT_NAME=", "GITHUB_EVENT_PATH=",
+		"ACTIONS_ID_TOKEN_REQUEST_URL=", "ACTIONS_ID_TOKEN_REQUEST_TOKEN=",
 		"GIT_CONFIG_GLOBAL=/dev/null",
 		"GIT_AUTHOR_NAME=Test Author", "GIT_AUTHOR_EMAIL=author@example.invalid",
 		"GIT_COMMITTER_NAME=Test Author", "GIT_COMMITTER_EMAIL=author@example.invalid",

@@ -1,0 +1,77 @@
+package signer
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
+)
+
+// gitHubEventCases are the simulated events of testdata/github-events, each
+// with the event name the runner sets and whether a job may sign in it; the
+// Action's test runs the same events through the real bash.
+var gitHubEventCases = []struct {
+	file, event string
+	allowed     bool
+	reason      string // the refusal names this
+}{
+	{"push.json", "push", true, ""},
+	{"pull_request-same.json", "pull_request", true, ""},
+	{"pull_request-fork.json", "pull_request", false, "its head is in mallory/greet, not in acme/greet"},
+	{"pull_request-deleted-fork.json", "pull_request", false, "does not name both"},
+	{"pull_request_target-same.json", "pull_request_target", false, "pull_request_target runs the base repository's workflow"},
+	{"pull_request_target-fork.json", "pull_request_target", false, "pull_request_target runs the base repository's workflow"},
+	{"workflow_run-same.json", "workflow_run", true, ""},
+	{"workflow_run-fork.json", "workflow_run", false, "its head is in mallory/greet, not in acme/greet"},
+	{"issue_comment-fork.json", "issue_comment", false, "event issue_comment is not one"},
+}
+
+func TestCheckActionsEvent(t *testing.T) {
+	dir := filepath.Join(testenv.RepoRoot(t), "testdata", "github-events")
+	env := func(vars map[string]string) func(string) string {
+		return func(k string) string { return vars[k] }
+	}
+	for _, tc := range gitHubEventCases {
+		t.Run(tc.file, func(t *testing.T) {
+			err := CheckActionsEvent(env(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": tc.event,
+				"GITHUB_EVENT_PATH": filepath.Join(dir, tc.file)}))
+			if tc.allowed {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrUntrustedEvent) || !strings.Contains(err.Error(), tc.reason) {
+				t.Fatalf("err %v, want ErrUntrustedEvent naming %q", err, tc.reason)
+			}
+		})
+	}
+
+	// Outside GitHub Actions nothing is checked.
+	if err := CheckActionsEvent(env(map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"})); err != nil {
+		t.Errorf("outside Actions: %v", err)
+	}
+	// What cannot be read is refused.
+	bad := filepath.Join(t.TempDir(), "event.json")
+	if err := os.WriteFile(bad, []byte(`{"pull_request": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		vars map[string]string
+		want string
+	}{
+		{"no event name", map[string]string{"GITHUB_ACTIONS": "true"}, "GITHUB_EVENT_NAME is empty"},
+		{"no event path", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request"}, "without GITHUB_EVENT_PATH"},
+		{"missing event file", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": bad + ".missing"}, "reading GITHUB_EVENT_PATH"},
+		{"broken payload", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": bad}, "is not an event payload"},
+		{"another event's payload", map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "workflow_run", "GITHUB_EVENT_PATH": filepath.Join(dir, "pull_request-same.json")}, "has no workflow_run member"},
+	} {
+		if err := CheckActionsEvent(env(tc.vars)); !errors.Is(err, ErrUntrustedEvent) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want a refusal naming %q", tc.name, err, tc.want)
+		}
+	}
+}
