@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -27,6 +28,7 @@ type verifyFlags struct {
 	base, at        string
 	requireVerified bool
 	requireSigned   bool
+	jsonReport      string
 }
 
 func (f *verifyFlags) add(c *cobra.Command) {
@@ -37,6 +39,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
 	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
+	c.Flags().StringVar(&f.jsonReport, "json-report", "", "also write the JSON report (as --format json writes it, the error result included) to this file")
 	addPolicyFlags(c, &f.psrc)
 }
 
@@ -133,6 +136,11 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if err := repo.Damaged(); err != nil {
 		// Some check read a missing object as a finding: not a verdict.
 		return err
+	}
+	if flags.jsonReport != "" {
+		if err := writeJSONReportFile(flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+			return err
+		}
 	}
 	if err := writeReport(c, format, rep); err != nil {
 		return err

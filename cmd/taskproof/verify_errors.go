@@ -46,6 +46,11 @@ func writeErrorResult(c *cobra.Command, err error) {
 	out := c.OutOrStdout()
 	msg := err.Error()
 	kind := errorKind(code)
+	if path, _ := c.Flags().GetString("json-report"); path != "" {
+		if werr := writeJSONReportFile(path, func(w io.Writer) error { return writeErrorJSON(w, code, kind, msg) }); werr != nil {
+			fmt.Fprintf(c.ErrOrStderr(), "warning: %v\n", werr)
+		}
+	}
 	var werr error
 	switch format {
 	case "json":
