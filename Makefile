@@ -8,10 +8,11 @@ FUZZTIME ?= 60s
 
 all: build
 
-# A static binary (no cgo), its version from git (attest.Version: docs/format.md#statements).
+# A static binary (no cgo, no build paths: -trimpath, as the Action builds it, so both share the
+# build cache), its version from git (attest.Version: docs/format.md#statements).
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 build:
-	CGO_ENABLED=0 $(GO) build -ldflags "-X github.com/taskproof/taskproof/attest.linkVersion=$(VERSION)" -o $(BIN) ./cmd/taskproof
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X github.com/taskproof/taskproof/attest.linkVersion=$(VERSION)" -o $(BIN) ./cmd/taskproof
 
 test: build
 	@d=$${TASKPROOF_SHARED:-$(CURDIR)/../shared}; test -d "$$d/corpora" || echo "NOTE: $$d/corpora not found: the corpus integration tests skip (set TASKPROOF_SHARED)"

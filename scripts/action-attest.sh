@@ -1,35 +1,50 @@
 #!/usr/bin/env bash
-# The taskproof GitHub Action's attest mode (action.yml runs it with `mode: attest`); runnable
-# anywhere:
-#   1. install taskproof (see action-install.sh);
-#   2. fetch the notes from $TASKPROOF_REMOTE (default origin), so that the push merges with them;
-#   3. for every commit of $TASKPROOF_BASE..$TASKPROOF_HEAD that ticks tasks, oldest first, run
+# The GitHub Action's attest mode (action.yml runs it with `mode: attest`; runnable anywhere with
+# the same environment). Every input arrives in its own TASKPROOF_* variable and is passed to
+# taskproof as one quoted argument; nothing is expanded by the shell (set -f; the free-form
+# TASKPROOF_ARGS is split at blanks by read, see split_words).
+#   1. deepen a shallow checkout and fetch the notes from $TASKPROOF_REMOTE (default origin), so
+#      that the push merges with them;
+#   2. for every commit of BASE..HEAD that ticks tasks, oldest first, run
 #      `taskproof attest tick --commit C` with the signer inputs (default: keyless Sigstore, the
-#      workflow's OIDC token fetched by taskproof itself) and one `--test-report PHASE=FILE` per
-#      line of $TASKPROOF_TEST_REPORTS; a commit whose note already exists is skipped;
-#   4. push the notes (`taskproof notes push`, merging with whatever landed meanwhile).
+#      workflow's OIDC token fetched by taskproof, which first refuses events whose commits the
+#      repository may not own: docs/format.md#signing-in-github-actions) and the commit's own
+#      test reports: a line `PHASE=FILE` of $TASKPROOF_TEST_REPORTS is a report of HEAD's tick,
+#      a line `REV PHASE=FILE` one of the tick commit REV. A commit whose note already exists is
+#      skipped; one with no reports of its own is attested only with an explicit
+#      $TASKPROOF_VERDICT, else left unattested with a warning (a run at HEAD says nothing about
+#      an earlier commit);
+#   3. push the notes (`taskproof notes push`, merging with whatever landed meanwhile), also after
+#      a failed attestation, so that the ones made are kept;
+#   4. write the step outputs attested, already-attested, unattested and conclusion.
 # The base defaults to the push's previous head ($TASKPROOF_PUSH_BEFORE, github.event.before),
-# else $remote/<default branch>. Exit code: the first failing taskproof command's.
+# else $remote's default branch. Exit code: the first failing taskproof command's; 2 for an input
+# the Action refuses.
 set -euo pipefail
+set -f
 
-version=${TASKPROOF_VERSION:-latest}
+# shellcheck source=scripts/action-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/action-lib.sh"
+
+bin=${TASKPROOF_BIN:?the install step sets TASKPROOF_BIN}
 remote=${TASKPROOF_REMOTE:-origin}
 notes_ref=${TASKPROOF_NOTES_REF:-refs/notes/speccoder}
 base=${TASKPROOF_BASE:-}
 head=${TASKPROOF_HEAD:-HEAD}
-go_install=${TASKPROOF_GO_INSTALL:-true}
 signer=${TASKPROOF_SIGNER:-sigstore}
 
-log() { printf 'taskproof-action: %s\n' "$*" >&2; }
+case $signer in sigstore|ssh|openpgp|raw) ;; *) fail 2 "signer $signer: want sigstore, ssh, openpgp or raw" ;; esac
 
-# shellcheck source=scripts/action-install.sh
-. "$(dirname "${BASH_SOURCE[0]}")/action-install.sh"
+REFUSED_FLAGS="commit test-report verdict signer key fulcio-url rekor-url oidc-token-env
+  identity-token-file key-passphrase-env unsigned notes-ref repo help"
+REFUSED_FLAGS=$(printf '%s' "$REFUSED_FLAGS" | tr -s ' \n' '  ')
+split_words "${TASKPROOF_ARGS:-}"
+extra=(${WORDS[@]+"${WORDS[@]}"})
+refuse_flags args ${extra[@]+"${extra[@]}"}
 
-bin=$(install_bin)
-log "using $("$bin" --version)"
-
+deepen_checkout "$remote"
 # The notes already on the remote: a first attestation finds none, which is fine.
-"$bin" notes fetch --notes-ref "$notes_ref" "$remote" >&2 || log "no notes fetched from $remote (a first attestation?)"
+quiet "$bin" notes fetch --notes-ref "$notes_ref" "$remote" || log "no notes fetched from $remote (a first attestation?)"
 
 if [ -z "$base" ]; then
   before=${TASKPROOF_PUSH_BEFORE:-}
@@ -40,6 +55,30 @@ if [ -z "$base" ]; then
     base=${default:-$remote/main}
   fi
 fi
+head_commit=$(git rev-parse --verify --quiet --end-of-options "$head^{commit}") || fail 2 "head $head is not a commit"
+
+# Each tick commit's own reports: REPORT_COMMITS[i] holds REPORT_ARGS[i] (PHASE=FILE).
+REPORT_COMMITS=()
+REPORT_ARGS=()
+lines_of "${TASKPROOF_TEST_REPORTS:-}"
+for line in ${LINES[@]+"${LINES[@]}"}; do
+  first=${line%%[[:space:]]*}
+  case $first in
+    *=*) commit=$head_commit report=$line ;;
+    *)
+      report=${line#"$first"}
+      report=${report#"${report%%[![:space:]]*}"}
+      case $report in
+        [a-z]*=?*) ;;
+        *) fail 2 "test-report line '$line': want PHASE=FILE (HEAD's tick) or REV PHASE=FILE" ;;
+      esac
+      commit=$(git rev-parse --verify --quiet --end-of-options "$first^{commit}") ||
+        fail 2 "test-report line '$line': $first is not a commit of the checkout"
+      ;;
+  esac
+  REPORT_COMMITS+=("$commit")
+  REPORT_ARGS+=("$report")
+done
 
 tick_args=(--notes-ref "$notes_ref" --signer "$signer")
 if [ "$signer" = sigstore ]; then
@@ -47,34 +86,71 @@ if [ "$signer" = sigstore ]; then
 fi
 [ -n "${TASKPROOF_SIGNING_KEY:-}" ] && tick_args+=(--key "$TASKPROOF_SIGNING_KEY")
 [ -n "${TASKPROOF_VERDICT:-}" ] && tick_args+=(--verdict "$TASKPROOF_VERDICT")
-while IFS= read -r report; do
-  report=${report#"${report%%[![:space:]]*}"}
-  report=${report%"${report##*[![:space:]]}"}
-  [ -n "$report" ] && tick_args+=(--test-report "$report")
-done <<< "${TASKPROOF_TEST_REPORTS:-}"
-# shellcheck disable=SC2206 # extra arguments are split on spaces on purpose
-[ -n "${TASKPROOF_ARGS:-}" ] && tick_args+=($TASKPROOF_ARGS)
+tick_args+=(${extra[@]+"${extra[@]}"})
 
 # Tick commits of the range, oldest first (ticks lists them in history order).
-commits=$("$bin" ticks --notes-ref "$notes_ref" "$base..$head" | awk '$1 == "tick" {print $2}' | awk '!seen[$0]++')
-if [ -z "$commits" ]; then
-  log "no ticks in $base..$head: nothing to attest"
-  exit 0
-fi
-attested=0
+ticks_out=$("$bin" ticks --notes-ref "$notes_ref" "$base..$head_commit") || fail $? "taskproof ticks $base..$head failed"
+commits=$(printf '%s\n' "$ticks_out" | awk '$1 == "tick" && $2 ~ /^[0-9a-f]+$/ {print $2}' | awk '!seen[$0]++')
+
+# A report for a commit that ticks nothing in the range would be silently unused.
+i=0
+while [ "$i" -lt "${#REPORT_COMMITS[@]}" ]; do
+  found=false
+  for c in $commits; do
+    [ "$(git rev-parse --verify "$c^{commit}")" = "${REPORT_COMMITS[$i]}" ] && found=true
+  done
+  $found || gh_annotate warning "taskproof attest" "test report ${REPORT_ARGS[$i]} is for ${REPORT_COMMITS[$i]}, which ticks no task in $base..$head: not used"
+  i=$((i + 1))
+done
+
+attested=0 already=0 unattested=0 code=0
 for c in $commits; do
   c=$(git rev-parse --verify "$c^{commit}")
   if git notes --ref "$notes_ref" list "$c" >/dev/null 2>&1; then
     log "$c already has a note under $notes_ref: skipped"
+    already=$((already + 1))
     continue
   fi
-  log "taskproof attest tick --commit $c ${tick_args[*]}"
-  "$bin" attest tick --commit "$c" "${tick_args[@]}"
+  reports=()
+  i=0
+  while [ "$i" -lt "${#REPORT_COMMITS[@]}" ]; do
+    [ "${REPORT_COMMITS[$i]}" = "$c" ] && reports+=(--test-report "${REPORT_ARGS[$i]}")
+    i=$((i + 1))
+  done
+  if [ "${#reports[@]}" -eq 0 ] && [ -z "${TASKPROOF_VERDICT:-}" ]; then
+    gh_annotate warning "taskproof attest" "$c ticks tasks but has no test reports of its own and no verdict input: not attested (give its reports as a line '$c PHASE=FILE' of test-report, or attest it where its tests ran)"
+    unattested=$((unattested + 1))
+    continue
+  fi
+  log "taskproof attest tick --commit $c ${tick_args[*]} ${reports[*]+${reports[*]}}"
+  set +e
+  quiet "$bin" attest tick --commit "$c" "${tick_args[@]}" ${reports[@]+"${reports[@]}"}
+  code=$?
+  set -e
+  if [ "$code" -ne 0 ]; then
+    gh_annotate error "taskproof attest" "attest tick --commit $c failed (exit $code); see the log"
+    break
+  fi
   attested=$((attested + 1))
 done
+
 if [ "$attested" -gt 0 ]; then
-  "$bin" notes push --notes-ref "$notes_ref" "$remote"
+  quiet "$bin" notes push --notes-ref "$notes_ref" "$remote" || { pcode=$?; [ "$code" -ne 0 ] || code=$pcode; gh_annotate error "taskproof attest" "taskproof notes push to $remote failed (exit $pcode)"; }
 fi
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  printf '### taskproof attest\n\n%s tick commit(s) attested in %s..%s\n' "$attested" "$base" "$head" >> "$GITHUB_STEP_SUMMARY" || log "cannot write \$GITHUB_STEP_SUMMARY"
+if [ "$code" -ne 0 ]; then
+  conclusion=failure
+elif [ "$unattested" -gt 0 ]; then
+  conclusion=incomplete
+else
+  conclusion=success
 fi
+set_output attested "$attested"
+set_output already-attested "$already"
+set_output unattested "$unattested"
+set_output conclusion "$conclusion"
+summary "### taskproof attest
+$attested tick commit(s) attested, $already already attested, $unattested without reports of their own in $(md_code "$base..$head")"
+if [ -z "$commits" ]; then
+  log "no ticks in $base..$head: nothing to attest"
+fi
+exit "$code"

@@ -1,63 +1,130 @@
 #!/usr/bin/env bash
-# The taskproof GitHub Action's logic (action.yml runs it); runnable anywhere.
-#   1. install taskproof: $TASKPROOF_BIN if set (tests, pre-built binaries), else a release
-#      binary for $TASKPROOF_VERSION, else `go install …/cmd/taskproof@$TASKPROOF_VERSION`;
-#   2. fetch the notes ref and skip records from $TASKPROOF_REMOTE (default origin);
-#   3. run `taskproof verify --branch --base $TASKPROOF_BASE --format $TASKPROOF_FORMAT` with the
-#      trust inputs given, appending a summary to $GITHUB_STEP_SUMMARY when it is set.
-# Exit code: taskproof verify's (SPEC §10), or 4 when the notes cannot be fetched.
+# The GitHub Action's verify mode (action.yml runs it; runnable anywhere with the same
+# environment). Every input arrives in its own TASKPROOF_* variable and is passed to taskproof as
+# one quoted argument; nothing is expanded by the shell (no globbing: set -f; the free-form
+# TASKPROOF_ARGS is split at blanks by read, see split_words).
+#   1. deepen a shallow checkout, fetch the notes ref and the skip records from $TASKPROOF_REMOTE;
+#   2. run `taskproof verify --branch` with the trust inputs, writing the JSON report to
+#      $RUNNER_TEMP and the chosen format (default github: annotations and the job summary);
+#   3. write the step outputs conclusion, ticks, failing, summary and report.
+# Exit code: taskproof verify's (docs/format.md#exit-codes); 2 for an input the Action refuses.
 set -euo pipefail
+set -f
 
-version=${TASKPROOF_VERSION:-latest}
+# shellcheck source=scripts/action-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/action-lib.sh"
+
+bin=${TASKPROOF_BIN:?the install step sets TASKPROOF_BIN}
 remote=${TASKPROOF_REMOTE:-origin}
 notes_ref=${TASKPROOF_NOTES_REF:-refs/notes/speccoder}
 format=${TASKPROOF_FORMAT:-github}
 base=${TASKPROOF_BASE:-}
 head=${TASKPROOF_HEAD:-HEAD}
-go_install=${TASKPROOF_GO_INSTALL:-true}
 
-log() { printf 'taskproof-action: %s\n' "$*" >&2; }
+case $format in github|text|json|sarif|junit) ;; *) fail 2 "format $format: want github, text, json, sarif or junit" ;; esac
+bool_input() {
+  case $2 in true|false) ;; *) fail 2 "$1: want true or false, not $2" ;; esac
+}
+bool_input require-verified "${TASKPROOF_REQUIRE_VERIFIED:-false}"
+bool_input require-signed "${TASKPROOF_REQUIRE_SIGNED:-true}"
+bool_input sigstore-public-good "${TASKPROOF_SIGSTORE_PUBLIC_GOOD:-false}"
 
-# install_bin (shared with action-attest.sh)
-# shellcheck source=scripts/action-install.sh
-. "$(dirname "${BASH_SOURCE[0]}")/action-install.sh"
+# Free-form extra flags: split, never expanded; what decides trust, and what the Action sets
+# itself, has an input of its own.
+REFUSED_FLAGS="allowed-signers allowed-signers-rev keyring key trusted-root sigstore-public-good
+  certificate-identity certificate-identity-regexp certificate-oidc-issuer sigstore-tlog-threshold
+  sigstore-timestamp-threshold policy policy-rev require-verified require-signed notes-ref repo
+  base branch format json-report help"
+REFUSED_FLAGS=$(printf '%s' "$REFUSED_FLAGS" | tr -s ' \n' '  ')
+split_words "${TASKPROOF_ARGS:-}"
+extra=(${WORDS[@]+"${WORDS[@]}"})
+refuse_flags args ${extra[@]+"${extra[@]}"}
 
-bin=$(install_bin)
-log "using $("$bin" --version)"
-
-# git does not fetch notes by default (SPEC §2). A remote without notes is not an
-# error here: verify then exits 4 with its own message, never a pass.
-if ! git fetch --no-tags "$remote" "+$notes_ref:$notes_ref" >&2; then
+deepen_checkout "$remote"
+# git does not fetch notes by default. A remote without notes is not an error here: verify
+# then exits 4 with its own message, never a pass.
+if ! quiet git fetch --no-tags "$remote" "+$notes_ref:$notes_ref"; then
   log "no $notes_ref on $remote (attest and run 'taskproof notes push' first)"
 fi
-git fetch --no-tags "$remote" 'refs/speccoder/skipped/*:refs/speccoder/skipped/*' >&2 || true
+quiet git fetch --no-tags "$remote" 'refs/speccoder/skipped/*:refs/speccoder/skipped/*' || true
 
 if [ -z "$base" ]; then
   if [ -n "${GITHUB_BASE_REF:-}" ]; then
-    git fetch --no-tags "$remote" "+refs/heads/$GITHUB_BASE_REF:refs/remotes/$remote/$GITHUB_BASE_REF" >&2
+    quiet git fetch --no-tags "$remote" "+refs/heads/$GITHUB_BASE_REF:refs/remotes/$remote/$GITHUB_BASE_REF" ||
+      fail 4 "cannot fetch the pull request's base branch $GITHUB_BASE_REF from $remote"
     base=$remote/$GITHUB_BASE_REF
   else
     base=$remote/main
   fi
 fi
 
-args=(verify --notes-ref "$notes_ref" --branch --base "$base" --format "$format")
+report_dir=${RUNNER_TEMP:-${TMPDIR:-/tmp}}
+report=$(mktemp "$report_dir/taskproof-verify-XXXXXX")
+mv -f "$report" "$report.json"
+report=$report.json
+
+args=(verify --notes-ref "$notes_ref" --branch --base "$base" --format "$format" --json-report "$report")
 [ -n "${TASKPROOF_ALLOWED_SIGNERS:-}" ] && args+=(--allowed-signers "$TASKPROOF_ALLOWED_SIGNERS")
 [ -n "${TASKPROOF_ALLOWED_SIGNERS_REV:-}" ] && args+=(--allowed-signers-rev "$TASKPROOF_ALLOWED_SIGNERS_REV")
-[ -n "${TASKPROOF_KEYRING:-}" ] && args+=(--keyring "$TASKPROOF_KEYRING")
-[ -n "${TASKPROOF_KEY:-}" ] && args+=(--key "$TASKPROOF_KEY")
+lines_of "${TASKPROOF_KEYRING:-}"
+for f in ${LINES[@]+"${LINES[@]}"}; do args+=(--keyring "$(csv_quote "$f")"); done
+lines_of "${TASKPROOF_KEY:-}"
+for f in ${LINES[@]+"${LINES[@]}"}; do args+=(--key "$(csv_quote "$f")"); done
+[ -n "${TASKPROOF_TRUSTED_ROOT:-}" ] && args+=(--trusted-root "$TASKPROOF_TRUSTED_ROOT")
+[ "${TASKPROOF_SIGSTORE_PUBLIC_GOOD:-false}" = true ] && args+=(--sigstore-public-good)
+[ -n "${TASKPROOF_CERTIFICATE_IDENTITY:-}" ] && args+=(--certificate-identity "$TASKPROOF_CERTIFICATE_IDENTITY")
+[ -n "${TASKPROOF_CERTIFICATE_IDENTITY_REGEXP:-}" ] && args+=(--certificate-identity-regexp "$TASKPROOF_CERTIFICATE_IDENTITY_REGEXP")
+[ -n "${TASKPROOF_CERTIFICATE_OIDC_ISSUER:-}" ] && args+=(--certificate-oidc-issuer "$TASKPROOF_CERTIFICATE_OIDC_ISSUER")
+[ -n "${TASKPROOF_SIGSTORE_TLOG_THRESHOLD:-}" ] && args+=(--sigstore-tlog-threshold "$TASKPROOF_SIGSTORE_TLOG_THRESHOLD")
+[ -n "${TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD:-}" ] && args+=(--sigstore-timestamp-threshold "$TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD")
+[ -n "${TASKPROOF_POLICY:-}" ] && args+=(--policy "$TASKPROOF_POLICY")
+[ -n "${TASKPROOF_POLICY_REV:-}" ] && args+=(--policy-rev "$TASKPROOF_POLICY_REV")
 [ "${TASKPROOF_REQUIRE_VERIFIED:-false}" = true ] && args+=(--require-verified)
-# shellcheck disable=SC2206 # extra arguments are split on spaces on purpose
-[ -n "${TASKPROOF_ARGS:-}" ] && args+=($TASKPROOF_ARGS)
-args+=("$head")
+[ "${TASKPROOF_REQUIRE_SIGNED:-true}" = false ] && args+=(--require-signed=false)
+args+=(${extra[@]+"${extra[@]}"} -- "$head")
 
 log "taskproof ${args[*]}"
 set +e
-"$bin" "${args[@]}"
+if [ "$format" = github ]; then
+  # taskproof writes these workflow commands itself, escaped (docs/format.md#control-characters-in-reports).
+  "$bin" "${args[@]}"
+else
+  quiet "$bin" "${args[@]}"
+fi
 code=$?
 set -e
-if [ -n "${GITHUB_STEP_SUMMARY:-}" ] && [ "$format" != github ]; then
-  # --format github writes its own summary; for other formats, add a line.
-  printf '### taskproof verify\n\nexit %s (base %s)\n' "$code" "$base" >> "$GITHUB_STEP_SUMMARY"
+
+# The outputs come from the JSON report taskproof wrote: its top-level members are the lines
+# indented by two spaces, the items of its top-level lists by four, and no JSON string holds a
+# line break, so whatever the report quotes cannot be read as one of them.
+if [ -s "$report" ]; then
+  conclusion=$(awk '/^  "conclusion": "[a-z_]+",?$/ { sub(/^  "conclusion": "/, ""); sub(/",?$/, ""); print; exit }' "$report")
+  counts=$(awk '
+    /^  "ticks": \[/ { in_ticks = 1; next }
+    in_ticks && /^  \]/ { in_ticks = 0 }
+    in_ticks && /^    \{$/ { ticks++ }
+    in_ticks && /^      "failing": true,?$/ { failing++ }
+    /^  "summary": \{/ { in_summary = 1; next }
+    in_summary && /^  \}/ { in_summary = 0 }
+    in_summary && /^    "[a-z_]+": [0-9]+,?$/ { line = $0; sub(/^    /, "", line); sub(/,$/, "", line); summary = summary (summary == "" ? "" : ",") line }
+    END { printf "%d %d {%s}", ticks, failing, summary }' "$report")
+  ticks=${counts%% *}
+  rest=${counts#* }
+  failing=${rest%% *}
+  summary_json=${rest#* }
+  set_output conclusion "$conclusion"
+  set_output ticks "$ticks"
+  set_output failing "$failing"
+  set_output summary "$summary_json"
+  set_output report "$report"
+  set_output exit-code "$code"
+  if [ "$format" != github ]; then
+    # --format github writes its own job summary; for the others, a line.
+    summary "### taskproof verify
+$(md_code "$conclusion"): $ticks tick(s), $failing failing (exit $code, base $(md_code "$base"))"
+  fi
+else
+  set_output exit-code "$code"
+  log "no JSON report was written (exit $code)"
 fi
 exit "$code"

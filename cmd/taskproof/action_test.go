@@ -1,61 +1,655 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 )
 
-// TestActionScript runs the GitHub Action's script against a local bare remote,
-// with a pre-built binary (no network, no go install).
-func TestActionScript(t *testing.T) {
+// The tests of action.yml run it in the simulated runner of
+// actionrunner_test.go, with the real bash, git and taskproof, against a bare
+// remote standing in for github.com/acme/greet and checkouts made as
+// actions/checkout makes them.
+
+// hostileNames are file names a pull request may add to its checkout: shell
+// words, flags, globs and patterns that pathname expansion or word splitting
+// would turn into arguments, and workflow commands.
+var hostileNames = []string{
+	"*", "-rf", "--allowed-signers=evil", "--at=x", "$(touch pwned)", "`touch pwned`", "line\nbreak", "~",
+	"::warning title=INJECTED::file name", "a,b",
+	// What `https://github\.com/acme/greet/\.github/workflows/attest\.yml@refs/heads/.*` matches
+	// as a glob: expanded, the pattern became …/.x|.*, which matches every identity.
+	"https:/github.com/acme/greet/.github/workflows/attest.yml@refs/heads/.x|.*",
+}
+
+// addHostileFiles commits hostileNames in repo.
+func addHostileFiles(t *testing.T, repo string) {
+	t.Helper()
+	for _, name := range hostileNames {
+		p := filepath.Join(repo, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Git(t, repo, "add", "-A")
+	testenv.Git(t, repo, "commit", "-q", "-m", "files with awkward names")
+}
+
+// checkoutLikeActions makes the job's workspace as actions/checkout does by
+// default: a new repository with origin, one commit fetched (--depth=1) into
+// the ref's tracking name, checked out (a branch for a push, detached for a
+// pull request's merge ref).
+func checkoutLikeActions(t *testing.T, remote, ref, sha string) string {
+	t.Helper()
+	ws := filepath.Join(t.TempDir(), "work space")
+	testenv.Git(t, "", "init", "-q", ws)
+	testenv.Git(t, ws, "remote", "add", "origin", "file://"+remote)
+	local := "refs/remotes/origin/" + strings.TrimPrefix(ref, "refs/heads/")
+	if strings.HasPrefix(ref, "refs/pull/") {
+		local = "refs/remotes/pull/" + strings.TrimPrefix(ref, "refs/pull/")
+	}
+	testenv.Git(t, ws, "-c", "protocol.version=2", "fetch", "-q", "--no-tags", "--prune", "--no-recurse-submodules", "--depth=1", "origin", "+"+sha+":"+local)
+	if strings.HasPrefix(ref, "refs/heads/") {
+		testenv.Git(t, ws, "checkout", "-q", "--force", "-B", strings.TrimPrefix(ref, "refs/heads/"), local)
+	} else {
+		testenv.Git(t, ws, "checkout", "-q", "--force", local)
+	}
+	if shallow := strings.TrimSpace(testenv.Git(t, ws, "rev-parse", "--is-shallow-repository")); shallow != "true" {
+		t.Fatalf("the checkout is not shallow")
+	}
+	return ws
+}
+
+func rev(t *testing.T, repo, r string) string {
+	t.Helper()
+	return strings.TrimSpace(testenv.Git(t, repo, "rev-parse", r))
+}
+
+var acmeRepo = map[string]any{"id": 700001, "full_name": "acme/greet", "clone_url": "https://github.com/acme/greet.git"}
+
+func pushEvent(ref, before, after string) map[string]any {
+	return map[string]any{"ref": ref, "before": before, "after": after, "repository": acmeRepo}
+}
+
+func pullRequestEvent(headSHA, baseSHA string) map[string]any {
+	return map[string]any{"action": "synchronize", "number": 17, "repository": acmeRepo,
+		"pull_request": map[string]any{"number": 17,
+			"head": map[string]any{"ref": "feature", "sha": headSHA, "repo": acmeRepo},
+			"base": map[string]any{"ref": "main", "sha": baseSHA, "repo": acmeRepo}}}
+}
+
+// checkCommands fails the test when the log held a workflow command that
+// neither the Action nor taskproof wrote: only annotations and the Action's
+// own stop-commands, none carrying the hostile title.
+func checkCommands(t *testing.T, res *actionRun) {
+	t.Helper()
+	token := regexp.MustCompile(`^[0-9a-f]{32}$`)
+	for _, c := range res.commands {
+		switch {
+		case c.Name == "error" || c.Name == "warning" || c.Name == "notice":
+			if c.Props["title"] == "INJECTED" {
+				t.Errorf("an injected workflow command ran: %+v\n%s", c, res.log)
+			}
+		case c.Name == "stop-commands" && token.MatchString(c.Data):
+		case token.MatchString(c.Name) && c.Data == "":
+		default:
+			t.Errorf("unexpected workflow command %+v\n%s", c, res.log)
+		}
+	}
+	if res.githubEnv != "" {
+		t.Errorf("$GITHUB_ENV written: %q", res.githubEnv)
+	}
+}
+
+// TestActionInstallsVerifiesAttestsOffline runs action.yml's steps from the
+// Action's own files (as the runner downloads them: no .git, no binary) in
+// a network namespace without network (when unshare is available) and with
+// the module proxy off: the install step builds taskproof from those files
+// with the machine's Go and module cache (as a runner's setup-go cache holds
+// it); attest mode attests a push's ticks with a key from the job and pushes
+// the notes; verify mode, in a pull request's shallow merge checkout, deepens
+// it, reads the trust from the base branch and passes; a second job reuses the
+// cached build. The checkout holds files with hostile names throughout.
+func TestActionInstallsVerifiesAttestsOffline(t *testing.T) {
+	testenv.LookPath(t, "go")
+	w := newWorld(t)
+	a := w.seed()
+	if err := os.MkdirAll(filepath.Join(a, ".github"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	signers, err := os.ReadFile(w.signers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(a, ".github", "allowed_signers"), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "add", "-A")
+	testenv.Git(t, a, "commit", "-q", "-m", "trust: allowed signers")
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:main")
+	mainSHA := rev(t, a, "HEAD")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	addHostileFiles(t, a)
+	c1 := w.tick(a, "T001")
+	if err := os.WriteFile(filepath.Join(a, "NOTES.md"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "add", "-A")
+	testenv.Git(t, a, "commit", "-q", "-m", "docs")
+	c3 := w.tick(a, "T002")
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+
+	action, cache := actionFiles(t), t.TempDir()
+	offline := offlineAvailable()
+	if !offline {
+		t.Log("unshare --net is not available: the steps run with the module proxy off but in the machine's network")
+	}
+
+	// attest mode on the push.
+	ws := checkoutLikeActions(t, w.remote, "refs/heads/feature", c3)
+	job := &actionJob{t: t, actionDir: action, workspace: ws, eventName: "push", event: pushEvent("refs/heads/feature", mainSHA, c3),
+		cacheDir: cache, offline: offline}
+	res := job.run(map[string]string{"mode": "attest", "signer": "ssh", "signing-key": w.key, "verdict": "regression_only",
+		"args": "--regression-reason planning_work"})
+	if res.exit != 0 {
+		t.Fatalf("attest job: step %s exit %d\n%s", res.failedStep, res.exit, res.log)
+	}
+	if !strings.Contains(res.log, "building taskproof") {
+		t.Errorf("the install step did not build taskproof from the Action's files:\n%s", res.log)
+	}
+	if got := res.outputs; got["attested"] != "2" || got["already-attested"] != "0" || got["unattested"] != "0" || got["conclusion"] != "success" {
+		t.Errorf("attest outputs %v\n%s", got, res.log)
+	}
+	for _, c := range []string{c1, c3} {
+		if !strings.Contains(res.log, "attest tick --commit "+c) {
+			t.Errorf("%s not attested:\n%s", c, res.log)
+		}
+	}
+	if !strings.Contains(res.summary, "2 tick commit(s) attested") {
+		t.Errorf("job summary %q", res.summary)
+	}
+	bin := res.outputs["taskproof"]
+	if out, err := exec.Command(bin, "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "+src.") {
+		t.Errorf("the built taskproof %s --version: %v %s", bin, err, out)
+	}
+	checkCommands(t, res)
+	if refs := testenv.Git(t, w.remote, "for-each-ref", "refs/notes/speccoder"); refs == "" {
+		t.Fatalf("no notes pushed to the remote:\n%s", res.log)
+	}
+
+	// verify mode on the pull request's merge ref, in a second job: the
+	// build comes from the cache.
+	testenv.Git(t, a, "switch", "-q", "-c", "merge", "main")
+	testenv.Git(t, a, "merge", "-q", "--no-ff", "-m", "Merge feature", "feature")
+	merge := rev(t, a, "HEAD")
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:refs/pull/17/merge")
+	ws = checkoutLikeActions(t, w.remote, "refs/pull/17/merge", merge)
+	job = &actionJob{t: t, actionDir: action, workspace: ws, eventName: "pull_request", event: pullRequestEvent(c3, mainSHA),
+		env: map[string]string{"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature"}, cacheDir: cache, offline: offline}
+	res = job.run(map[string]string{"allowed-signers-rev": "origin/main:.github/allowed_signers"})
+	if res.exit != 0 {
+		t.Fatalf("verify job: step %s exit %d\n%s", res.failedStep, res.exit, res.log)
+	}
+	if strings.Contains(res.log, "building taskproof") || !strings.Contains(res.log, "using the taskproof built earlier") {
+		t.Errorf("the second job did not reuse the cached build:\n%s", res.log)
+	}
+	if !strings.Contains(res.log, "the checkout is shallow") {
+		t.Errorf("the shallow checkout was not deepened:\n%s", res.log)
+	}
+	out := res.outputs
+	if out["conclusion"] != "success" || out["ticks"] != "2" || out["failing"] != "0" || out["exit-code"] != "0" {
+		t.Errorf("verify outputs %v\n%s", out, res.log)
+	}
+	var counts map[string]int
+	if err := json.Unmarshal([]byte(out["summary"]), &counts); err != nil || counts["evidenced"] != 2 {
+		t.Errorf("summary output %q: %v", out["summary"], err)
+	}
+	var rep struct {
+		Conclusion string            `json:"conclusion"`
+		Ticks      []json.RawMessage `json:"ticks"`
+	}
+	b, err := os.ReadFile(out["report"])
+	if err != nil || json.Unmarshal(b, &rep) != nil || rep.Conclusion != "success" || len(rep.Ticks) != 2 {
+		t.Errorf("report %s: %v %+v", out["report"], err, rep)
+	}
+	if !strings.Contains(res.summary, "taskproof") {
+		t.Errorf("no job summary: %q", res.summary)
+	}
+	checkCommands(t, res)
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Errorf("a file name ran as a command")
+	}
+
+	// A tick in a unit whose directory name holds a workflow command fails
+	// the gate; the command is written escaped inside taskproof's annotation.
+	testenv.Git(t, a, "switch", "-q", "feature")
+	evil := filepath.Join(a, "specs", "002-x\n::warning title=INJECTED::owned")
+	if err := os.MkdirAll(evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tasks, _ := os.ReadFile(filepath.Join(a, "specs", "001-greeting", "tasks.md"))
+	spec, _ := os.ReadFile(filepath.Join(a, "specs", "001-greeting", "spec.md"))
+	open := strings.ReplaceAll(string(tasks), "- [x]", "- [ ]")
+	if err := os.WriteFile(filepath.Join(evil, "spec.md"), spec, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(evil, "tasks.md"), []byte(open), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "add", "-A")
+	testenv.Git(t, a, "commit", "-q", "-m", "a unit with an awkward name")
+	if err := os.WriteFile(filepath.Join(evil, "tasks.md"), []byte(strings.Replace(open, "- [ ] T004", "- [x] T004", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "commit", "-q", "-am", "an unattested tick")
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	head := rev(t, a, "HEAD")
+	ws = checkoutLikeActions(t, w.remote, "refs/heads/feature", head)
+	job = &actionJob{t: t, actionDir: action, workspace: ws, eventName: "pull_request", event: pullRequestEvent(head, mainSHA),
+		env: map[string]string{"GITHUB_BASE_REF": "main"}, cacheDir: cache, offline: offline}
+	res = job.run(map[string]string{"allowed-signers-rev": "origin/main:.github/allowed_signers"})
+	if res.exit != 1 || res.outputs["conclusion"] != "failure" || res.outputs["failing"] == "0" || res.outputs["exit-code"] != "1" {
+		t.Fatalf("verify job with an unattested tick: exit %d, outputs %v\n%s", res.exit, res.outputs, res.log)
+	}
+	annotated := false
+	for _, c := range res.commands {
+		annotated = annotated || (c.Name == "error" && strings.Contains(c.Props["file"]+c.Data, "title=INJECTED"))
+	}
+	if !annotated {
+		t.Errorf("no annotation names the failing unit:\n%s", res.log)
+	}
+	checkCommands(t, res)
+}
+
+// TestActionKeylessTrustInputs: the trust of keyless attestations comes from
+// structured inputs, each one argument: with the identity pattern of
+// docs/ci.md and a checkout holding the file its glob expansion matched, a
+// tick signed by another repository's workflow is untrusted (exit 1) and the
+// repository's own passes; the same flags in args are refused (exit 2).
+func TestActionKeylessTrustInputs(t *testing.T) {
+	const (
+		issuer  = "https://token.actions.githubusercontent.com"
+		own     = "https://github.com/acme/greet/.github/workflows/attest.yml@refs/heads/feature"
+		foreign = "https://github.com/other-owner/greet/.github/workflows/attest.yml@refs/heads/main"
+		pattern = `https://github\.com/acme/greet/\.github/workflows/attest\.yml@refs/heads/.*`
+	)
+	w := newWorld(t)
+	a := w.seed()
+	mainSHA := rev(t, a, "HEAD")
+	env := sigstoretest.New(t)
+	root := env.WriteTrustedRoot(t, t.TempDir())
+	sign := func(c, identity string) {
+		repo, err := gitref.Open(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer repo.Close()
+		notes, err := repo.Notes("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sg := env.Signer(t, &sigstoretest.Fulcio{Identity: identity, Issuer: issuer})
+		if _, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: gitref.Hash(c), Verdict: predicate.RegressionOnly,
+			Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	addHostileFiles(t, a)
+	honest := w.tick(a, "T001")
+	sign(honest, own)
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	testenv.Git(t, a, "switch", "-q", "-c", "fork", "feature")
+	forged := w.tick(a, "T002")
+	sign(forged, foreign)
+	testenv.Git(t, a, "push", "-q", "origin", "fork")
+	w.run(a, 0, "notes", "push")
+
+	action := actionFiles(t)
+	trust := map[string]string{"trusted-root": root, "certificate-identity-regexp": pattern, "certificate-oidc-issuer": issuer}
+	for _, tc := range []struct {
+		name, head string
+		inputs     map[string]string
+		exit       int
+		conclusion string
+		logHas     string
+	}{
+		{"own workflow", honest, trust, 0, "success", "(applied as `^(?:" + pattern + ")$`)"},
+		{"another repository's workflow", forged, trust, 1, "failure", "does not match the regular expression"},
+		{"trust flags in args", forged, map[string]string{"args": "--trusted-root " + root + " --certificate-identity-regexp " + pattern + " --certificate-oidc-issuer " + issuer},
+			2, "", "--trusted-root is not accepted there"},
+		{"a malformed pattern", forged, map[string]string{"trusted-root": root, "certificate-identity-regexp": pattern + `)|(.*`, "certificate-oidc-issuer": issuer},
+			3, "error", "does not parse on its own"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := checkoutLikeActions(t, w.remote, "refs/heads/feature", tc.head)
+			job := &actionJob{t: t, actionDir: action, workspace: ws, eventName: "pull_request", event: pullRequestEvent(tc.head, mainSHA),
+				env: map[string]string{"GITHUB_BASE_REF": "main", "TASKPROOF_BIN": w.bin}, cacheDir: t.TempDir(), offline: offlineAvailable()}
+			res := job.run(tc.inputs)
+			if res.exit != tc.exit || res.outputs["conclusion"] != tc.conclusion || !strings.Contains(res.log, tc.logHas) {
+				t.Fatalf("exit %d (want %d), conclusion %q (want %q), log without %q:\n%s", res.exit, tc.exit, res.outputs["conclusion"], tc.conclusion, tc.logHas, res.log)
+			}
+			checkCommands(t, res)
+		})
+	}
+}
+
+// recorder writes a stand-in taskproof that records the arguments of the
+// commands named in record (one argument a line, a command ending with a
+// line "--end--") and runs the real binary for every other command.
+func recorder(t *testing.T, real string, record ...string) (bin, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin, log = filepath.Join(dir, "taskproof"), filepath.Join(dir, "calls.log")
+	var cases []string
+	for _, r := range record {
+		cases = append(cases, "'"+r+"'")
+	}
+	script := "#!/bin/sh\ncase \"$1 $2\" in\n" + strings.Join(cases, "|") + ")\n" +
+		"  for a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + log + "'; done; printf -- '--end--\\n' >> '" + log + "'; exit 0 ;;\nesac\n" +
+		"exec '" + real + "' \"$@\"\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, log
+}
+
+// calls reads a recorder's log: each command's arguments.
+func calls(t *testing.T, log string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	var out [][]string
+	var cur []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		switch l {
+		case "":
+		case "--end--":
+			out = append(out, cur)
+			cur = nil
+		default:
+			cur = append(cur, l)
+		}
+	}
+	return out
+}
+
+// TestActionArgumentsAreLiteral: every input reaches taskproof as one
+// argument, exactly as given, in a checkout whose file names match the
+// inputs' globs; the free-form args are split at blanks and nothing else:
+// no pathname expansion, no command substitution, no tilde or brace expansion.
+func TestActionArgumentsAreLiteral(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	addHostileFiles(t, a)
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:main")
+	head := rev(t, a, "HEAD")
+	bin, log := recorder(t, w.bin, "verify --notes-ref")
+	ws := checkoutLikeActions(t, w.remote, "refs/heads/main", head)
+	job := &actionJob{t: t, actionDir: actionFiles(t), workspace: ws, eventName: "push", event: pushEvent("refs/heads/main", head, head),
+		env: map[string]string{"TASKPROOF_BIN": bin}, cacheDir: t.TempDir()}
+	identity := `https://github\.com/acme/greet/\.github/workflows/attest\.yml@refs/heads/.*`
+	res := job.run(map[string]string{
+		"base": "origin/main", "trusted-root": "roots/*.json", "certificate-identity-regexp": identity,
+		"certificate-oidc-issuer": "https://token.actions.githubusercontent.com", "keyring": "keys/a,b.gpg\n  *.gpg  ",
+		"key": "$(touch pwned).pem", "policy": "~/policy.toml",
+		"args": "--at=*  --notes-from-remotes=$(touch${IFS}pwned)\n\t--at={a,b} --at=~ --at=`touch${IFS}pwned` --at=\"quoted\"",
+	})
+	if res.exit != 0 {
+		t.Fatalf("exit %d\n%s", res.exit, res.log)
+	}
+	got := calls(t, log)
+	if len(got) != 1 {
+		t.Fatalf("%d verify calls, want 1:\n%s", len(got), res.log)
+	}
+	want := []string{"verify", "--notes-ref", "refs/notes/speccoder", "--branch", "--base", "origin/main", "--format", "github", "--json-report", "REPORT",
+		"--keyring", `"keys/a,b.gpg"`, "--keyring", `"*.gpg"`, "--key", `"$(touch pwned).pem"`,
+		"--trusted-root", "roots/*.json", "--certificate-identity-regexp", identity, "--certificate-oidc-issuer", "https://token.actions.githubusercontent.com",
+		"--policy", "~/policy.toml",
+		"--at=*", "--notes-from-remotes=$(touch${IFS}pwned)", "--at={a,b}", "--at=~", "--at=`touch${IFS}pwned`", `--at="quoted"`, "--", "HEAD"}
+	args := got[0]
+	for i := range args {
+		if i > 0 && args[i-1] == "--json-report" {
+			args[i] = "REPORT"
+		}
+	}
+	if strings.Join(args, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("taskproof got\n%q\nwant\n%q", args, want)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "pwned")); err == nil {
+		t.Errorf("an input ran as a command")
+	}
+	checkCommands(t, res)
+
+	// Flags that have inputs, or that the Action sets, are refused in args.
+	for _, bad := range []string{"--allowed-signers=x", "--certificate-identity-regexp .*", "-C /tmp", "--repo=/tmp", "--format=json", "--base main", "-k"} {
+		res := job.run(map[string]string{"args": bad})
+		if res.exit != 2 || len(calls(t, log)) != 1 {
+			t.Errorf("args %q: exit %d, want 2 and no verify call\n%s", bad, res.exit, res.log)
+		}
+		found := false
+		for _, c := range res.commands {
+			found = found || c.Name == "error"
+		}
+		if !found {
+			t.Errorf("args %q: no error annotation\n%s", bad, res.log)
+		}
+	}
+}
+
+// TestActionAttestEvents: attest mode in the simulated events of
+// testdata/github-events. Where the repository may not own the commits it
+// fails with exit 3 before the workflow's OIDC token is requested; in its own
+// events the token is requested (and the test's Fulcio refuses it).
+func TestActionAttestEvents(t *testing.T) {
 	w := newWorld(t)
 	a := w.seed()
 	testenv.Git(t, a, "switch", "-q", "-c", "feature")
-	w.attest(a, w.tick(a, "T001"))
+	addHostileFiles(t, a)
+	c1 := w.tick(a, "T001")
 	testenv.Git(t, a, "push", "-q", "origin", "feature")
-	script := filepath.Join(testenv.RepoRoot(t), "scripts", "action-verify.sh")
+	action := actionFiles(t)
+	for _, tc := range gitHubEvents {
+		t.Run(tc.file, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(testenv.RepoRoot(t), "testdata", "github-events", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var event map[string]any
+			if err := json.Unmarshal(b, &event); err != nil {
+				t.Fatal(err)
+			}
+			tok := newActionsWorld(t, 200, `{"value":"`+fakeJWT+`"}`)
+			ws := checkoutLikeActions(t, w.remote, "refs/heads/feature", c1)
+			job := &actionJob{t: t, actionDir: action, workspace: ws, eventName: tc.event, event: event, cacheDir: t.TempDir(),
+				env: map[string]string{"TASKPROOF_BIN": w.bin, "ACTIONS_ID_TOKEN_REQUEST_URL": tok.tokenURL, "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "REQ-TOKEN"}}
+			res := job.run(map[string]string{"mode": "attest", "base": "origin/main", "verdict": "regression_only",
+				"args": "--regression-reason planning_work --sigstore-timeout 5s", "fulcio-url": tok.fulcioURL, "rekor-url": closedURL(t)})
+			if res.exit != 3 || res.outputs["conclusion"] != "failure" || res.outputs["attested"] != "0" {
+				t.Fatalf("exit %d, outputs %v; want exit 3 and nothing attested\n%s", res.exit, res.outputs, res.log)
+			}
+			if tc.allowed {
+				if tok.tokenRequests != 1 || !strings.Contains(res.log, "getting a signing certificate") {
+					t.Errorf("%d token requests; want the token fetched and sent to Fulcio\n%s", tok.tokenRequests, res.log)
+				}
+			} else if tok.tokenRequests != 0 || !strings.Contains(res.log, "signing refused in this GitHub Actions event") {
+				t.Errorf("%d token requests; want a refusal before any\n%s", tok.tokenRequests, res.log)
+			}
+			if refs := testenv.Git(t, w.remote, "for-each-ref", "refs/notes/"); refs != "" {
+				t.Errorf("notes pushed: %s", refs)
+			}
+			checkCommands(t, res)
+		})
+	}
+}
 
-	run := func(dir string, env ...string) (int, string, string) {
-		summary := filepath.Join(t.TempDir(), "summary.md")
-		cmd := exec.Command("bash", script)
-		cmd.Dir = dir
-		cmd.Env = append(testenv.GitEnv(), append([]string{"TASKPROOF_BIN=" + w.bin,
-			"TASKPROOF_ALLOWED_SIGNERS=" + w.signers, "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_BASE_REF=main"}, env...)...)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
+// gitHubEvents are testdata/github-events' payloads with the event name the
+// runner sets and whether taskproof signs in them (docs/format.md#signing-in-github-actions).
+var gitHubEvents = []struct {
+	file, event string
+	allowed     bool
+}{
+	{"push.json", "push", true},
+	{"pull_request-same.json", "pull_request", true},
+	{"pull_request-fork.json", "pull_request", false},
+	{"pull_request-deleted-fork.json", "pull_request", false},
+	{"pull_request_target-same.json", "pull_request_target", false},
+	{"pull_request_target-fork.json", "pull_request_target", false},
+	{"workflow_run-same.json", "workflow_run", true},
+	{"workflow_run-fork.json", "workflow_run", false},
+	{"issue_comment-fork.json", "issue_comment", false},
+}
+
+// TestActionAttestOwnReports: each tick commit of a push is attested with
+// its own test reports: the lines PHASE=FILE of test-report go to HEAD's tick,
+// the lines REV PHASE=FILE to REV's; a tick commit without reports is left
+// unattested with a warning unless the verdict input is given; a report for a
+// commit that ticks nothing is named; a second run skips what has a note.
+func TestActionAttestOwnReports(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	c1 := w.tick(a, "T001")
+	c2 := w.tick(a, "T002")
+	if err := os.WriteFile(filepath.Join(a, "NOTES.md"), []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "add", "-A")
+	testenv.Git(t, a, "commit", "-q", "-m", "docs")
+	docs := rev(t, a, "HEAD")
+	c3 := w.tick(a, "T003")
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	bin, log := recorder(t, w.bin, "attest tick", "notes push")
+	action := actionFiles(t)
+	job := func() *actionJob {
+		return &actionJob{t: t, actionDir: action, workspace: checkoutLikeActions(t, w.remote, "refs/heads/feature", c3), eventName: "push",
+			event: pushEvent("refs/heads/feature", "0000000000000000000000000000000000000000", c3), cacheDir: t.TempDir(),
+			env: map[string]string{"TASKPROOF_BIN": bin}}
+	}
+	reports := "green=reports/head green.json\n" + c1[:10] + "  red=reports/c1-red.xml\n\t" + c1 + " green=reports/c1-green.json\n" + docs + " green=reports/docs.json\n"
+	res := job().run(map[string]string{"mode": "attest", "base": "origin/main", "test-report": reports})
+	if res.exit != 0 {
+		t.Fatalf("exit %d\n%s", res.exit, res.log)
+	}
+	if o := res.outputs; o["attested"] != "2" || o["unattested"] != "1" || o["conclusion"] != "incomplete" {
+		t.Errorf("outputs %v\n%s", o, res.log)
+	}
+	fulcio := []string{"--notes-ref", "refs/notes/speccoder", "--signer", "sigstore", "--fulcio-url", "https://fulcio.sigstore.dev", "--rekor-url", "https://rekor.sigstore.dev"}
+	want := [][]string{
+		append(append([]string{"attest", "tick", "--commit", c1}, fulcio...), "--test-report", "red=reports/c1-red.xml", "--test-report", "green=reports/c1-green.json"),
+		append(append([]string{"attest", "tick", "--commit", c3}, fulcio...), "--test-report", "green=reports/head green.json"),
+		{"notes", "push", "--notes-ref", "refs/notes/speccoder", "origin"},
+	}
+	if got := calls(t, log); !sameCalls(got, want) {
+		t.Errorf("calls\n%q\nwant\n%q", got, want)
+	}
+	var unattested, unused bool
+	for _, c := range res.commands {
+		unattested = unattested || (c.Name == "warning" && strings.Contains(c.Data, c2) && strings.Contains(c.Data, "not attested"))
+		unused = unused || (c.Name == "warning" && strings.Contains(c.Data, docs) && strings.Contains(c.Data, "not used"))
+	}
+	if !unattested || !unused {
+		t.Errorf("warnings: unattested commit %v, unused report %v\n%s", unattested, unused, res.log)
+	}
+	checkCommands(t, res)
+
+	// With a verdict, the commit without reports of its own is attested
+	// with it alone.
+	os.Remove(log)
+	res = job().run(map[string]string{"mode": "attest", "base": "origin/main", "test-report": "green=g.json", "verdict": "regression_only",
+		"args": "--regression-reason planning_work"})
+	if res.exit != 0 || res.outputs["attested"] != "3" || res.outputs["conclusion"] != "success" {
+		t.Fatalf("exit %d, outputs %v\n%s", res.exit, res.outputs, res.log)
+	}
+	tail := []string{"--verdict", "regression_only", "--regression-reason", "planning_work"}
+	want = [][]string{
+		append(append([]string{"attest", "tick", "--commit", c1}, fulcio...), tail...),
+		append(append([]string{"attest", "tick", "--commit", c2}, fulcio...), tail...),
+		append(append(append([]string{"attest", "tick", "--commit", c3}, fulcio...), tail...), "--test-report", "green=g.json"),
+		{"notes", "push", "--notes-ref", "refs/notes/speccoder", "origin"},
+	}
+	if got := calls(t, log); !sameCalls(got, want) {
+		t.Errorf("calls\n%q\nwant\n%q", got, want)
+	}
+
+	// A line naming something that is no commit is refused before anything runs.
+	os.Remove(log)
+	res = job().run(map[string]string{"mode": "attest", "base": "origin/main", "test-report": "no-such-rev green=g.json"})
+	if res.exit != 2 || len(calls(t, log)) != 0 {
+		t.Errorf("exit %d, calls %q; want exit 2 and none\n%s", res.exit, calls(t, log), res.log)
+	}
+}
+
+func sameCalls(a, b [][]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if strings.Join(a[i], "\x00") != strings.Join(b[i], "\x00") {
+			return false
 		}
-		s, _ := os.ReadFile(summary)
-		return code, out.String(), errb.String() + "\n--- summary:\n" + string(s)
 	}
+	return true
+}
 
-	// A checkout of the pushed branch, as actions/checkout makes it (no notes).
-	ci := w.clone("ci")
-	testenv.Git(t, ci, "switch", "-q", "feature")
-	if code, out, errs := run(ci); code != 4 {
-		t.Fatalf("before the notes are pushed: exit %d, want 4\n%s\n%s", code, out, errs)
+// TestActionAttestAndVerifyWithKeys is the Action's attest then verify with
+// a pre-built binary: a re-run skips the commits already attested.
+func TestActionAttestAndVerifyWithKeys(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	before := rev(t, a, "HEAD")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	w.tick(a, "T001")
+	c2 := w.tick(a, "T002")
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	action := actionFiles(t)
+	attestJob := func() *actionRun {
+		job := &actionJob{t: t, actionDir: action, workspace: checkoutLikeActions(t, w.remote, "refs/heads/feature", c2), eventName: "push",
+			event: pushEvent("refs/heads/feature", before, c2), cacheDir: t.TempDir(), env: map[string]string{"TASKPROOF_BIN": w.bin}}
+		return job.run(map[string]string{"mode": "attest", "signer": "ssh", "signing-key": w.key, "verdict": "regression_only", "args": "--regression-reason planning_work"})
 	}
-	w.run(a, 0, "notes", "push")
-	code, out, errs := run(ci)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0\n%s\n%s", code, out, errs)
+	if res := attestJob(); res.exit != 0 || res.outputs["attested"] != "2" {
+		t.Fatalf("attest: exit %d outputs %v\n%s", res.exit, res.outputs, res.log)
 	}
-	if !strings.Contains(errs, "taskproof") || !strings.Contains(errs+out, "T001") {
-		t.Errorf("no report of T001:\n%s\n%s", out, errs)
+	if res := attestJob(); res.exit != 0 || res.outputs["attested"] != "0" || res.outputs["already-attested"] != "2" {
+		t.Fatalf("re-run: exit %d outputs %v\n%s", res.exit, res.outputs, res.log)
 	}
-	// A tick without evidence fails the job.
-	w.tick(ci, "T002")
-	if code, out, errs := run(ci); code != 1 {
-		t.Fatalf("unattested tick: exit %d, want 1\n%s\n%s", code, out, errs)
+	job := &actionJob{t: t, actionDir: action, workspace: checkoutLikeActions(t, w.remote, "refs/heads/feature", c2), eventName: "pull_request",
+		event: pullRequestEvent(c2, before), cacheDir: t.TempDir(), env: map[string]string{"TASKPROOF_BIN": w.bin, "GITHUB_BASE_REF": "main"}}
+	for _, format := range []string{"github", "json", "text"} {
+		res := job.run(map[string]string{"allowed-signers": w.signers, "format": format})
+		if res.exit != 0 || res.outputs["conclusion"] != "success" || res.outputs["ticks"] != "2" {
+			t.Errorf("verify --format %s: exit %d outputs %v\n%s", format, res.exit, res.outputs, res.log)
+		}
+		checkCommands(t, res)
+	}
+	// No trust at all: exit 3, and the outputs say error.
+	res := job.run(nil)
+	if res.exit != 3 || res.outputs["conclusion"] != "error" || res.outputs["exit-code"] != "3" {
+		t.Errorf("no trust: exit %d outputs %v\n%s", res.exit, res.outputs, res.log)
+	}
+	// An unknown mode or format is refused.
+	if res := job.run(map[string]string{"mode": "sign"}); res.exit != 2 {
+		t.Errorf("mode sign: exit %d", res.exit)
+	}
+	if res := job.run(map[string]string{"allowed-signers": w.signers, "format": "xml"}); res.exit != 2 {
+		t.Errorf("format xml: exit %d", res.exit)
 	}
 }
