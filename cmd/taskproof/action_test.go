@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -10,12 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // The tests of action.yml run it in the simulated runner of
@@ -293,22 +288,7 @@ func TestActionKeylessTrustInputs(t *testing.T) {
 	mainSHA := rev(t, a, "HEAD")
 	env := sigstoretest.New(t)
 	root := env.WriteTrustedRoot(t, t.TempDir())
-	sign := func(c, identity string) {
-		repo, err := gitref.Open(a)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer repo.Close()
-		notes, err := repo.Notes("")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sg := env.Signer(t, &sigstoretest.Fulcio{Identity: identity, Issuer: issuer})
-		if _, err := attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: gitref.Hash(c), Verdict: predicate.RegressionOnly,
-			Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg}}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	sign := func(c, identity string) { attestKeylessIn(t, a, env, c, identity, issuer) }
 	testenv.Git(t, a, "switch", "-q", "-c", "feature")
 	addHostileFiles(t, a)
 	honest := w.tick(a, "T001")

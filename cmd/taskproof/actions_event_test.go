@@ -16,18 +16,7 @@ func TestAttestRefusesUntrustedEvents(t *testing.T) {
 	r := newCLIRepo(t)
 	events := filepath.Join(testenv.RepoRoot(t), "testdata", "github-events")
 	key, _ := sshKeyFile(t, "")
-	for _, tc := range []struct {
-		file, event string
-		allowed     bool
-	}{
-		{"push.json", "push", true},
-		{"pull_request-same.json", "pull_request", true},
-		{"workflow_run-same.json", "workflow_run", true},
-		{"pull_request-fork.json", "pull_request", false},
-		{"pull_request_target-same.json", "pull_request_target", false},
-		{"workflow_run-fork.json", "workflow_run", false},
-		{"issue_comment-fork.json", "issue_comment", false},
-	} {
+	for _, tc := range gitHubEvents {
 		t.Run(tc.file, func(t *testing.T) {
 			w := newActionsWorld(t, 200, `{"value":"`+fakeJWT+`"}`)
 			env := []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=" + tc.event, "GITHUB_EVENT_PATH=" + filepath.Join(events, tc.file),

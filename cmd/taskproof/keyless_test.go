@@ -18,7 +18,15 @@ import (
 // project's test CA and log) and returns the trusted root file's path.
 func (r *cliRepo) attestKeyless(t *testing.T, env *sigstoretest.Env, rev, identity, issuer string) string {
 	t.Helper()
-	repo, err := gitref.Open(r.dir)
+	attestKeylessIn(t, r.dir, env, rev, identity, issuer)
+	return env.WriteTrustedRoot(t, t.TempDir())
+}
+
+// attestKeylessIn attests rev's ticks in the repository at dir, keylessly
+// with env's CA and log, as identity with issuer.
+func attestKeylessIn(t *testing.T, dir string, env *sigstoretest.Env, rev, identity, issuer string) {
+	t.Helper()
+	repo, err := gitref.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +40,6 @@ func (r *cliRepo) attestKeyless(t *testing.T, env *sigstoretest.Env, rev, identi
 		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg}}); err != nil {
 		t.Fatal(err)
 	}
-	return env.WriteTrustedRoot(t, t.TempDir())
 }
 
 // A certificate identity is chosen by whoever got the certificate: an e-mail
