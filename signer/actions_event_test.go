@@ -1,6 +1,7 @@
 package signer
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -74,4 +75,53 @@ func TestCheckActionsEvent(t *testing.T) {
 			t.Errorf("%s: %v, want a refusal naming %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// FuzzCheckActionsEvent: whatever a payload holds, a pull_request or
+// workflow_run event is allowed only when it names one repository as both
+// head and base.
+func FuzzCheckActionsEvent(f *testing.F) {
+	dir := filepath.Join(testenv.RepoRoot(f), "testdata", "github-events")
+	for _, tc := range gitHubEventCases {
+		b, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(tc.event, b)
+	}
+	f.Add("pull_request", []byte(`{"pull_request":{"head":{"repo":{"id":1}},"base":{"repo":{"full_name":"a/b"}}}}`))
+	f.Fuzz(func(t *testing.T, event string, payload []byte) {
+		path := filepath.Join(t.TempDir(), "event.json")
+		if err := os.WriteFile(path, payload, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		err := CheckActionsEvent(func(k string) string {
+			return map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": path}[k]
+		})
+		if err != nil && !errors.Is(err, ErrUntrustedEvent) {
+			t.Fatalf("error %v does not match ErrUntrustedEvent", err)
+		}
+		if err != nil || (event != "pull_request" && event != "workflow_run") {
+			return
+		}
+		var ev struct {
+			PullRequest struct {
+				Head, Base struct{ Repo *eventRepo }
+			} `json:"pull_request"`
+			WorkflowRun struct {
+				HeadRepository *eventRepo `json:"head_repository"`
+				Repository     *eventRepo `json:"repository"`
+			} `json:"workflow_run"`
+		}
+		if json.Unmarshal(payload, &ev) != nil {
+			t.Fatalf("a payload that does not decode was allowed: %q", payload)
+		}
+		head, base := ev.PullRequest.Head.Repo, ev.PullRequest.Base.Repo
+		if event == "workflow_run" {
+			head, base = ev.WorkflowRun.HeadRepository, ev.WorkflowRun.Repository
+		}
+		if same, known := head.same(base); !same || !known {
+			t.Fatalf("event %s allowed with head %v and base %v", event, head, base)
+		}
+	})
 }
