@@ -36,7 +36,7 @@ signer=${TASKPROOF_SIGNER:-sigstore}
 case $signer in sigstore|ssh|openpgp|raw) ;; *) fail 2 "signer $signer: want sigstore, ssh, openpgp or raw" ;; esac
 
 REFUSED_FLAGS="commit test-report verdict signer key fulcio-url rekor-url oidc-token-env
-  identity-token-file key-passphrase-env unsigned notes-ref repo help"
+  identity-token-file unsigned notes-ref repo help"
 REFUSED_FLAGS=$(printf '%s' "$REFUSED_FLAGS" | tr -s ' \n' '  ')
 split_words "${TASKPROOF_ARGS:-}"
 extra=(${WORDS[@]+"${WORDS[@]}"})
