@@ -90,8 +90,9 @@ func FuzzCheckActionsEvent(f *testing.F) {
 		f.Add(tc.event, b)
 	}
 	f.Add("pull_request", []byte(`{"pull_request":{"head":{"repo":{"id":1}},"base":{"repo":{"full_name":"a/b"}}}}`))
+	// One file per fuzzing process, rewritten for each input.
+	path := filepath.Join(f.TempDir(), "event.json")
 	f.Fuzz(func(t *testing.T, event string, payload []byte) {
-		path := filepath.Join(t.TempDir(), "event.json")
 		if err := os.WriteFile(path, payload, 0o644); err != nil {
 			t.Fatal(err)
 		}
