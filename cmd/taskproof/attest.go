@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/verify"
 )
 
 func init() {
@@ -392,7 +393,7 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 func printWritten(stdout, stderr io.Writer, format string, written []attest.Written, dryRun bool) error {
 	for _, w := range written {
 		for _, warn := range w.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", warn)
+			fmt.Fprintf(stderr, "warning: %s\n", verify.Printable(warn))
 		}
 	}
 	if format == "json" {
@@ -419,7 +420,9 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			// The verdict came from the test reports: say why.
 			verdict += ": " + w.Why.Text
 		}
-		fmt.Fprintf(stdout, "%s %s %s on %s (%s): %d statements, %s\n", verb, w.Subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)
+		// The subject, directory, reason and signer (a certificate identity)
+		// come from the repository and the certificate: written escaped.
+		fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, w.Subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
 		if dryRun {
 			for _, s := range w.Statements {
 				fmt.Fprintf(stdout, "%s\n", s.Statement)
