@@ -80,40 +80,66 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	return out, nil
 }
 
-// refuseReplacing fails with an *AttestedError when writing batch would replace
-// statements commit's note holds about commit.
-func refuseReplacing(notes *gitref.NotesStore, commit gitref.Hash, batch []pending) error {
-	old, err := notes.Note(commit)
-	if errors.Is(err, gitref.ErrNotesRefAbsent) || errors.Is(err, gitref.ErrNoNote) {
-		return nil
+// heldAlready reports whether note old holds pd's statements already: the
+// owned lines that writing pd would replace carry exactly the payloads of
+// pd's lines, or of its task-verification line alone (what a write that did
+// not fit the note left, see commitNote). A writer run again after it was
+// interrupted (a range carry killed between two pairs) finds its work done:
+// the lines are kept as they are, with their signatures.
+func heldAlready(old []byte, pd pending) (bool, error) {
+	if len(old) == 0 {
+		return false, nil
 	}
+	merged, err := mergeNote(old, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
-	existing, err := replacedStatements(old, commit, batch)
-	if err != nil || len(existing) == 0 {
-		return err
+	kept := map[string]bool{}
+	for _, l := range noteline.Split(merged) {
+		kept[string(l)] = true
 	}
-	return &AttestedError{Commit: commit, Existing: existing}
+	held := map[string]bool{}
+	for _, l := range noteline.Split(old) {
+		if kept[string(l)] {
+			continue
+		}
+		_, payload, ok := LineStatement(l)
+		if !ok {
+			return false, nil
+		}
+		held[string(payload)] = true
+	}
+	return len(held) > 0 && (samePayloads(held, pd.lines) || samePayloads(held, pd.core)), nil
 }
 
-// commitNoteRefusing is commitNote, after refuseReplacing unless force.
-func commitNoteRefusing(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun, force bool) (gitref.Hash, error) {
-	if !force {
-		if err := refuseReplacing(notes, commit, batch); err != nil {
-			return "", err
+// samePayloads reports whether lines' statements are exactly the payloads of held.
+func samePayloads(held map[string]bool, lines [][]byte) bool {
+	want := map[string]bool{}
+	for _, l := range lines {
+		_, payload, ok := LineStatement(l)
+		if !ok {
+			return false
+		}
+		want[string(payload)] = true
+	}
+	if len(want) != len(held) {
+		return false
+	}
+	for p := range want {
+		if !held[p] {
+			return false
 		}
 	}
-	return commitNote(notes, commit, batch, dryRun)
+	return true
 }
 
 // refuseMovingSkip fails with an *AttestedError when ref already points at a
-// skip record: a new skip decision would move the ref off that record and its
-// signed statement (docs/format.md#attesting-safely). An absent ref is no error.
-func refuseMovingSkip(repo *gitref.Repo, notes *gitref.NotesStore, ref string) error {
-	old, err := repo.ReadRef(ref)
-	if err != nil || old == "" {
-		return err
+// skip record (old, its value as read): a new skip decision would move the
+// ref off that record and its signed statement
+// (docs/format.md#attesting-safely). An absent ref (old "") is no error.
+func refuseMovingSkip(notes *gitref.NotesStore, ref string, old gitref.Hash) error {
+	if old == "" {
+		return nil
 	}
 	note, err := notes.Note(old)
 	if err != nil && !errors.Is(err, gitref.ErrNotesRefAbsent) && !errors.Is(err, gitref.ErrNoNote) {

@@ -71,6 +71,12 @@ type CarryResult struct {
 	// KeptFromRef names the ref whose history still holds From (a
 	// cherry-pick's original), when From's lines were kept for that reason.
 	KeptFromRef string `json:"kept_from_ref,omitempty"`
+	// AlreadyCarried names the tasks From ticks when From's note holds no
+	// statement about From and To's note holds a task-verification
+	// statement about To for each of them: a carry run again after it
+	// completed (or was interrupted after removing From's lines) has
+	// nothing left to do.
+	AlreadyCarried []string `json:"already_carried,omitempty"`
 }
 
 // Carry re-issues on To the task-verification statements From's note holds
@@ -130,13 +136,21 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		return nil, err
 	}
 	note, err := fromNote(notes, from.ID)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		err = noBundles(note, from.ID, to.ID)
 	}
-	if err := noBundles(note, from.ID, to.ID); err != nil {
-		return nil, err
+	var todo []carried
+	var seen map[string]int
+	if err == nil {
+		todo, seen, err = carriedStatements(note, from.ID, req.CheckFrom)
 	}
-	todo, seen, err := carriedStatements(note, from.ID, req.CheckFrom)
+	if errors.Is(err, ErrNothingToCarry) {
+		if names, ok, derr := carriedBefore(repo, notes, from.ID, to.ID); derr != nil {
+			return nil, derr
+		} else if ok {
+			return &CarryResult{From: from.ID, To: to.ID, Written: []Written{}, AlreadyCarried: names}, nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +158,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	nc, err := commitNoteRefusing(notes, to.ID, batch, req.DryRun, req.Force)
+	nc, err := commitNote(notes, to.ID, batch, req.DryRun, req.Force)
 	if err != nil {
 		return nil, err
 	}
@@ -164,10 +178,27 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	}
 	// To's note is written: only now remove From's carried lines.
 	if err := removeCarried(notes, from.ID, seen); err != nil {
-		return res, fmt.Errorf("the statements were written on %s, but removing them from %s failed (remove them with `git notes --ref %s remove %s` or leave them): %w", to.ID, from.ID, notes.Ref(), from.ID, err)
+		return res, fmt.Errorf("the statements were written on %s, but removing the carried ones from %s failed: %w (once that is fixed, run the same carry again: the statements on %s count as carried, and only the carried lines are removed from %s's note, other lines kept)", to.ID, from.ID, err, to.ID, from.ID)
 	}
 	res.RemovedFrom = true
 	return res, nil
+}
+
+// carriedBefore reports whether the statements of the tasks from ticks are
+// on to already ([evidencedOn]), with their subject names.
+func carriedBefore(repo *gitref.Repo, notes *gitref.NotesStore, from, to gitref.Hash) ([]string, bool, error) {
+	ticks, err := tick.OfCommit(repo, from, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	var tasks [][2]string
+	for _, t := range ticks {
+		if carriesTick(t) && !t.Unrecognized {
+			tasks = append(tasks, [2]string{t.ProjectUnit().Dir, t.TaskID})
+		}
+	}
+	ok, names, err := evidencedOn(notes, tasks, to)
+	return names, ok, err
 }
 
 // carried is one task-verification statement of From's note that [Carry]

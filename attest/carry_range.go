@@ -3,6 +3,7 @@ package attest
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
@@ -30,6 +31,11 @@ type CarryPlan struct {
 	// range's tick commits themselves (a rebase that left them as they were):
 	// their statements are where the gate looks already.
 	Kept []gitref.Hash `json:"kept"`
+	// Done lists the tick commits of the FROM range whose notes hold no
+	// statement about them while the TO commit that ticks their tasks holds a
+	// task-verification statement for each: carried already (a carry run
+	// again after it was interrupted), or attested there.
+	Done []CarryPair `json:"done"`
 }
 
 // PairCarries pairs the tick commits of range FROM (fromBase..fromHead, the
@@ -61,7 +67,13 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			latest[task{t.ProjectUnit().Dir, t.TaskID}] = t.Commit
 		}
 	}
-	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}, Kept: []gitref.Hash{}}
+	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}, Kept: []gitref.Hash{}, Done: []CarryPair{}}
+	ticked := map[gitref.Hash][]task{} // FROM: commit → the tasks it ticks
+	for _, t := range from {
+		if carriesTick(t) {
+			ticked[t.Commit] = append(ticked[t.Commit], task{t.ProjectUnit().Dir, t.TaskID})
+		}
+	}
 	seen := map[gitref.Hash]bool{}
 	claimed := map[task]gitref.Hash{} // task → the FROM commit carried to its TO tick
 	for _, t := range from {
@@ -74,7 +86,20 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			return nil, err
 		}
 		if len(tasks) == 0 {
-			plan.Unattested = append(plan.Unattested, t.Commit)
+			var keys [][2]string
+			for _, k := range ticked[t.Commit] {
+				keys = append(keys, [2]string{k.dir, k.id})
+			}
+			target := latest[ticked[t.Commit][0]]
+			done, names, err := evidencedOn(notes, keys, target)
+			if err != nil {
+				return nil, err
+			}
+			if done && target != t.Commit {
+				plan.Done = append(plan.Done, CarryPair{From: t.Commit, To: target, Tasks: names})
+			} else {
+				plan.Unattested = append(plan.Unattested, t.Commit)
+			}
 			continue
 		}
 		var target gitref.Hash
@@ -139,6 +164,35 @@ func statementTasks(notes *gitref.NotesStore, commit gitref.Hash) ([][2]string, 
 		tasks, names = append(tasks, k), append(names, st.Subjects[0].Name)
 	}
 	return tasks, names, nil
+}
+
+// evidencedOn reports whether the note of to ("" for none) holds a
+// task-verification statement about to for each task (unit dir, task ID) of
+// tasks, and returns their subject names: FROM's statements for them were
+// carried there already, or TO was attested itself.
+func evidencedOn(notes *gitref.NotesStore, tasks [][2]string, to gitref.Hash) (bool, []string, error) {
+	if to == "" || len(tasks) == 0 {
+		return false, nil, nil
+	}
+	held, names, err := statementTasks(notes, to)
+	if err != nil {
+		return false, nil, err
+	}
+	name := map[[2]string]string{}
+	for i, k := range held {
+		name[k] = names[i]
+	}
+	var out []string
+	for _, k := range tasks {
+		n, ok := name[k]
+		if !ok {
+			return false, nil, nil
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return true, out, nil
 }
 
 func isNoNote(err error) bool {

@@ -172,8 +172,14 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	subject := SubjectName(unit.Feature, req.Task)
 	ref := SkipRefPrefix + subject
 	msg := fmt.Sprintf("skip %s: %s\n", subject, req.Reason)
+	// The ref moves by compare-and-swap from the value read here: a record
+	// another decision points it at meanwhile is refused like one found now.
+	prev, err := repo.ReadRef(ref)
+	if err != nil {
+		return nil, err
+	}
 	if !req.Force {
-		if err := refuseMovingSkip(repo, notes, ref); err != nil {
+		if err := refuseMovingSkip(notes, ref, prev); err != nil {
 			return nil, err
 		}
 	}
@@ -200,11 +206,15 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
-	old, err := repo.ReadRef(ref)
-	if err != nil {
-		return nil, err
-	}
-	if err := repo.SetRef(ref, old, record, gitref.LockOptions{}); err != nil {
+	if err := repo.SetRef(ref, prev, record, gitref.LockOptions{}); err != nil {
+		if now, rerr := repo.ReadRef(ref); errors.Is(err, gitref.ErrRefChanged) && rerr == nil && now != "" {
+			if req.Force {
+				return nil, fmt.Errorf("pointing %s at the skip record %s: another decision moved it to %s meanwhile; run the decision again to replace that one: %w", ref, record, now, err)
+			}
+			if aerr := refuseMovingSkip(notes, ref, now); aerr != nil {
+				return nil, aerr
+			}
+		}
 		return nil, fmt.Errorf("pointing %s at the skip record %s: %w", ref, record, err)
 	}
 	w.Warnings = append(w.Warnings, fmt.Sprintf("skip record %s at %s (push it with `git push origin %s`)", record, ref, ref))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
@@ -29,13 +30,19 @@ func tickSigstore(t *testing.T, r *tickRepo, env *sigstoretest.Env) []attest.Wri
 	return w
 }
 
+// sigstoreTicks counts the ticks of tickSigstoreForce.
+var sigstoreTicks int
+
 // tickSigstoreForce is tickSigstore's attest.Tick with Force set as given.
 func tickSigstoreForce(t *testing.T, r *tickRepo, env *sigstoretest.Env, force bool) ([]attest.Written, error) {
 	t.Helper()
 	repo, notes := r.open(t)
 	s := env.Signer(t, &sigstoretest.Fulcio{Identity: sgIdentity, Issuer: sgIssuer})
+	// Each tick a second later: another statement than the one before (the
+	// same statement again would be held already, not replaced).
+	sigstoreTicks++
 	return attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: r.c1, Verdict: predicate.RegressionOnly,
-		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}, Force: force})
+		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}, Force: force, Time: time.Now().Add(time.Duration(sigstoreTicks) * time.Second)})
 }
 
 // Sign, store as a note, read back: every line is a one-line bundle owned for

@@ -94,6 +94,9 @@ type Written struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Lines are the note lines (envelopes) written.
 	Lines []json.RawMessage `json:"-"`
+	// AlreadyHeld: the note held these statements already (a writer run
+	// again after an interruption); its lines were kept as they were.
+	AlreadyHeld bool `json:"already_held,omitempty"`
 }
 
 // WrittenStmt names one Statement written: its predicateType and the SHA-256 of
@@ -215,14 +218,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 // update, refusing (unless req.Force) to replace statements the note holds
 // for them, and returns what it wrote.
 func writeTicks(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, req TickRequest) ([]Written, error) {
-	if !req.Force {
-		if err := refuseReplacing(notes, commit, batch); err != nil {
-			return nil, err
-		}
-	}
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over the limits of docs/format.md#limits leaves the note as it was).
-	nc, err := commitNote(notes, commit, batch, req.DryRun)
+	nc, err := commitNote(notes, commit, batch, req.DryRun, req.Force)
 	if err != nil {
 		return nil, err
 	}
@@ -465,14 +463,14 @@ type pending struct {
 
 // write builds the statements of p for one task, signs them and writes the note;
 // line is pending.line. Unless force, it refuses to replace statements the note
-// holds (refuseReplacing).
+// holds (see commitNote).
 func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun, force bool) (*Written, error) {
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err
 	}
 	pd.line = line
-	nc, err := commitNoteRefusing(notes, commit, []pending{pd}, dryRun, force)
+	nc, err := commitNote(notes, commit, []pending{pd}, dryRun, force)
 	if err != nil {
 		return nil, err
 	}
@@ -520,16 +518,25 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 // (docs/format.md#storage) and returns the new notes commit. On a dry run it only checks that
 // the merged note would stay within the limits of docs/format.md#limits and writes nothing.
 //
+// Unless force, it refuses with an *AttestedError to replace statements the
+// note holds about commit for a pending task (docs/format.md#attesting-safely).
+// The check is part of the merge, so it is made again on every note the
+// update merges into: another writer that moved the notes ref first is seen
+// under the ref's lock, never replaced unnamed. Unless force, a task whose
+// statements the note holds already (heldAlready) is left as it is and marked
+// AlreadyHeld.
+//
 // When the whole set of statements (docs/format.md#statements) does not fit in one note (docs/format.md#limits:
 // 64 lines) — a commit that ticks many tasks at once — the tasks' task-verification
 // statements are written alone, with a warning: the test-result and VSA
 // statements only restate the predicate's trace and verdict, and a missing VSA is
 // reported, not failed (docs/format.md#checks-in-order). When even those do not fit, nothing is written.
-func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun bool) (gitref.Hash, error) {
+func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun, force bool) (gitref.Hash, error) {
 	compact := false
+	var todo []pending
 	mergeWith := func(old []byte, core bool) ([]byte, error) {
 		note := old
-		for _, pd := range batch {
+		for _, pd := range todo {
 			lines := pd.lines
 			if core {
 				lines = pd.core
@@ -542,7 +549,29 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 		return note, nil
 	}
 	merge := func(old []byte) ([]byte, error) {
-		compact = false
+		compact, todo = false, todo[:0]
+		for _, pd := range batch {
+			held := false
+			if !force { // forced, the statements are written again (re-signed)
+				var err error
+				if held, err = heldAlready(old, pd); err != nil {
+					return nil, err
+				}
+			}
+			pd.w.AlreadyHeld = held
+			if !held {
+				todo = append(todo, pd)
+			}
+		}
+		if !force {
+			existing, err := replacedStatements(old, commit, todo)
+			if err != nil {
+				return nil, err
+			}
+			if len(existing) > 0 {
+				return nil, &AttestedError{Commit: commit, Existing: existing}
+			}
+		}
 		note, err := mergeWith(old, false)
 		if errors.Is(err, ErrNoteLimit) {
 			compact = true
@@ -555,7 +584,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 			return
 		}
 		warned := false // the warning is about the commit: given once, with its first task
-		for _, pd := range batch {
+		for _, pd := range todo {
 			if len(pd.lines) == len(pd.core) {
 				continue
 			}
@@ -572,6 +601,10 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 		}
 	}()
 	wrap := func(err error) error {
+		var ae *AttestedError
+		if errors.As(err, &ae) {
+			return err
+		}
 		if errors.Is(err, ErrNoteLimit) {
 			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, noteline.MaxNoteLines)
 		}

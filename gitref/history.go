@@ -2,7 +2,6 @@ package gitref
 
 import (
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -20,24 +19,15 @@ type namedTip struct {
 // for taskproof's own (refs/notes/, the skip records under refs/speccoder/):
 // tags peeled, refs to a tree or blob left out.
 func (r *Repo) refTips() ([]namedTip, error) {
-	hd, err := r.acquire()
+	refs, err := r.listRefs()
 	if err != nil {
 		return nil, err
 	}
 	var tips []namedTip
-	refs, err := hd.st.IterReferences()
-	if err == nil {
-		err = refs.ForEach(func(ref *plumbing.Reference) error {
-			n := ref.Name().String()
-			if ref.Type() == plumbing.HashReference && !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
-				tips = append(tips, namedTip{n, ref.Hash()})
-			}
-			return nil
-		})
-	}
-	r.release(hd)
-	if err != nil {
-		return nil, fmt.Errorf("listing refs: %w", err)
+	for n, id := range refs {
+		if !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
+			tips = append(tips, namedTip{n, id.plumbing()})
+		}
 	}
 	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })
 	out := tips[:0]

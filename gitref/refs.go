@@ -136,14 +136,105 @@ func readRefValue(dir, name string) (id Hash, target string, err error) {
 	return id, "", err
 }
 
+// listRefs returns every ref under refs/ that names an object, by name:
+// the loose refs of the common dir (and a linked worktree's own refs/bisect/,
+// refs/worktree/ and refs/rewritten/), then packed-refs for the names no loose
+// file holds, as git lists them. Files whose names are no ref names are not
+// refs and are skipped, as git skips them: another writer's lock
+// (refs/heads/main.lock while git commits, refs/notes/speccoder.lock left by
+// a killed writer, possibly empty). Symbolic refs are skipped (their target
+// is listed); a ref file holding neither is a *BadRefError.
+func (r *Repo) listRefs() (map[string]Hash, error) {
+	out := map[string]Hash{}
+	var walk func(dir, name string, own func(string) bool) error
+	walk = func(dir, name string, own func(string) bool) error {
+		entries, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(name)))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("listing refs: %w", err)
+		}
+		for _, e := range entries {
+			full := name + "/" + e.Name()
+			if e.IsDir() {
+				if err := walk(dir, full, own); err != nil {
+					return err
+				}
+				continue
+			}
+			if !validRefName(full) || !own(full) {
+				continue
+			}
+			id, target, err := readRefValue(dir, full)
+			if err != nil {
+				return err
+			}
+			if target == "" && id != "" {
+				out[full] = id
+			}
+		}
+		return nil
+	}
+	perWorktree := func(name string) bool { return r.refDir(name) == r.gitDir }
+	if err := walk(r.commonDir, "refs", func(name string) bool { return r.gitDir == r.commonDir || !perWorktree(name) }); err != nil {
+		return nil, err
+	}
+	if r.gitDir != r.commonDir {
+		if err := walk(r.gitDir, "refs", perWorktree); err != nil {
+			return nil, err
+		}
+	}
+	var bad error
+	err := packedRefs(r.commonDir, func(name, id string) bool {
+		if _, loose := out[name]; loose || !validRefName(name) {
+			return true
+		}
+		h, err := ParseHash(id)
+		if err != nil {
+			bad = badRef(name, filepath.Join(r.commonDir, "packed-refs"), id, "not an object id")
+			return false
+		}
+		out[name] = h
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	return out, err
+}
+
 // readPackedRef looks name up in dir/packed-refs.
 func readPackedRef(dir, name string) (Hash, error) {
+	var found Hash
+	var bad error
+	err := packedRefs(dir, func(ref, id string) bool {
+		if ref != name {
+			return true
+		}
+		h, err := ParseHash(id)
+		if err != nil {
+			bad = badRef(name, filepath.Join(dir, "packed-refs"), id, "not an object id")
+		}
+		found = h
+		return false
+	})
+	if err == nil {
+		err = bad
+	}
+	return found, err
+}
+
+// packedRefs calls fn with the name and object id of each ref
+// dir/packed-refs lists (peeled "^" lines skipped), in file order, until fn
+// returns false.
+func packedRefs(dir string, fn func(name, id string) bool) error {
 	f, err := os.Open(filepath.Join(dir, "packed-refs"))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("reading packed-refs: %w", err)
+		return fmt.Errorf("reading packed-refs: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -153,19 +244,14 @@ func readPackedRef(dir, name string) (Hash, error) {
 		if line == "" || line[0] == '#' || line[0] == '^' {
 			continue
 		}
-		id, ref, ok := strings.Cut(line, " ")
-		if ok && ref == name {
-			h, err := ParseHash(id)
-			if err != nil {
-				return "", badRef(name, filepath.Join(dir, "packed-refs"), id, "not an object id")
-			}
-			return h, nil
+		if id, ref, ok := strings.Cut(line, " "); ok && !fn(ref, id) {
+			return nil
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return "", fmt.Errorf("reading packed-refs: %w", err)
+		return fmt.Errorf("reading packed-refs: %w", err)
 	}
-	return "", nil
+	return nil
 }
 
 // refLock is a held <ref>.lock file (git's lock protocol).

@@ -412,7 +412,12 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			sig = "signed by " + strings.Join(ks, ", ")
 		}
 		verb := "attested"
-		if dryRun {
+		switch {
+		case w.AlreadyHeld:
+			// Written again (a writer run again after an interruption): the
+			// note holds these statements, kept with their signatures.
+			verb, sig = "already held", "kept as the note holds them"
+		case dryRun:
 			verb = "would attest"
 		}
 		verdict := w.Verdict

@@ -73,9 +73,16 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
 		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
-		pairs, err := carryPairs(c, repo, notes, args[0], args[1])
+		pairs, done, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
+		}
+		printCarriedBefore(c, done, f)
+		if len(pairs) == 0 {
+			if f == "json" {
+				return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": []attest.CarryPair{}, "carries": []*attest.CarryResult{}, "done": done})
+			}
+			return nil
 		}
 		if err := refuseBundles(notes, pairs); err != nil {
 			return err
@@ -89,7 +96,7 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 			return err
 		}
 		if len(pairs) != 1 || pairs[0].Tasks != nil {
-			return carryRange(c, repo, notes, req, pairs, f, dryRun)
+			return carryRange(c, repo, notes, req, pairs, done, f, dryRun)
 		}
 		req.From, req.To = pairs[0].From, pairs[0].To
 		res, err := attest.Carry(context.Background(), repo, notes, req)
@@ -152,49 +159,66 @@ func printCarry(c *cobra.Command, res *attest.CarryResult, f string, dryRun bool
 	return nil
 }
 
+// printCarriedBefore says, for a range carry run again, which pairs were
+// carried already (on stderr with --format json, whose report lists them).
+func printCarriedBefore(c *cobra.Command, done []attest.CarryPair, f string) {
+	w := c.OutOrStdout()
+	if f == "json" {
+		w = c.ErrOrStderr()
+	}
+	for _, d := range done {
+		fmt.Fprintf(w, "%s -> %s: carried already (%s: %s's note holds their statements)\n", short(d.From), short(d.To), strings.Join(d.Tasks, ", "), short(d.To))
+	}
+}
+
 // carryPairs resolves attest carry's two arguments: two revisions (one pair,
-// Tasks nil) or two ranges, paired by the tasks they tick (attest.PairCarries).
-func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) ([]attest.CarryPair, error) {
+// Tasks nil) or two ranges, paired by the tasks they tick
+// (attest.PairCarries); done are a range's pairs carried already (a carry
+// run again), pairs those left to carry.
+func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) (pairs, done []attest.CarryPair, err error) {
 	fromRange, toRange := strings.Contains(fromArg, ".."), strings.Contains(toArg, "..")
 	if !fromRange && !toRange {
 		from, err := repo.Resolve(fromArg)
 		if errors.Is(err, gitref.ErrUnknownRevision) && len(fromArg) == 40 {
-			return nil, fmt.Errorf("%w (a note fetched from another clone can name a commit only that clone has: run the carry there, or fetch the commit first)", err)
+			return nil, nil, fmt.Errorf("%w (a note fetched from another clone can name a commit only that clone has: run the carry there, or fetch the commit first)", err)
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		to, err := repo.Resolve(toArg)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return []attest.CarryPair{{From: from, To: to}}, nil
+		return []attest.CarryPair{{From: from, To: to}}, nil, nil
 	}
 	if !fromRange || !toRange {
-		return nil, usageErr("attest carry takes two revisions or two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), not %q and %q", fromArg, toArg)
+		return nil, nil, usageErr("attest carry takes two revisions or two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), not %q and %q", fromArg, toArg)
 	}
 	fb, fh, err := repo.ResolveRange(fromArg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	tb, th, err := repo.ResolveRange(toArg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plan, err := attest.PairCarries(repo, notes, fb, fh, tb, th)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, u := range plan.Unattested {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", short(u))
 	}
+	if len(plan.Pairs) == 0 && len(plan.Done) > 0 {
+		return nil, plan.Done, nil
+	}
 	if len(plan.Pairs) == 0 && len(plan.Kept) > 0 {
-		return nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", attest.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
+		return nil, nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", attest.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
 	}
 	if len(plan.Pairs) == 0 {
-		return nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", attest.ErrNothingToCarry, fromArg, toArg)
+		return nil, nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", attest.ErrNothingToCarry, fromArg, toArg)
 	}
-	return plan.Pairs, nil
+	return plan.Pairs, plan.Done, nil
 }
 
 // carryRange carries every pair of a range carry. PairCarries paired them;
@@ -202,7 +226,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 // ticks and note read) before the first is written, so that a pair that
 // cannot be carried leaves the branch as it was. A failure while writing
 // names the pairs done.
-func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs []attest.CarryPair, f string, dryRun bool) error {
+func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs, done []attest.CarryPair, f string, dryRun bool) error {
 	reach, err := repo.RefReach()
 	if err != nil {
 		return err
@@ -215,7 +239,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), withAttestFlags(err))
 		}
 	}
-	var done []*attest.CarryResult
+	var carried []*attest.CarryResult
 	for _, p := range pairs {
 		r := req
 		r.From, r.To = p.From, p.To
@@ -223,20 +247,20 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		if err != nil {
 			err = withAttestFlags(err)
 			var names []string
-			for _, d := range done {
+			for _, d := range carried {
 				names = append(names, short(d.From)+"->"+short(d.To))
 			}
 			if len(names) == 0 {
 				names = []string{"none"}
 			}
-			return fmt.Errorf("carrying %s to %s (%s): %w (pairs carried already: %s)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), err, strings.Join(names, ", "))
+			return fmt.Errorf("carrying %s to %s (%s): %w (pairs carried already: %s; once that is fixed, run the same carry again: it resumes, the pairs carried count as done)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), err, strings.Join(names, ", "))
 		}
-		done = append(done, res)
+		carried = append(carried, res)
 	}
 	if f == "json" {
-		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": done}, done...)
+		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": carried, "done": done}, carried...)
 	}
-	for _, res := range done {
+	for _, res := range carried {
 		fmt.Fprintf(c.OutOrStdout(), "%s -> %s:\n", short(res.From), short(res.To))
 		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
 			return err
@@ -251,6 +275,8 @@ func printFromKept(c *cobra.Command, res *attest.CarryResult) {
 	switch {
 	case res.RemovedFrom:
 		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
+	case len(res.AlreadyCarried) > 0:
+		fmt.Fprintf(c.OutOrStdout(), "%s -> %s: carried already (%s: %s's note holds no statement about it, %s's holds theirs)\n", short(res.From), short(res.To), strings.Join(res.AlreadyCarried, ", "), short(res.From), short(res.To))
 	case res.KeptFromRef != "":
 		fmt.Fprintf(c.OutOrStdout(), "kept %s's statements: it is still in the history of %s (a cherry-pick's original keeps its evidence; for a backup of a rewrite, delete that ref and carry again to remove them)\n", short(res.From), res.KeptFromRef)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -101,3 +102,73 @@ func TestRebaseCopiedNotesCarryRange(t *testing.T) {
 	}
 	w.run(a, 0, "verify", "--branch", "--base", "main", "HEAD", "--allowed-signers", w.signers)
 }
+
+// TestCarryStaleLock: an empty refs/notes/speccoder.lock left by a killed
+// writer is no ref: attest carry (which lists the refs that still hold FROM)
+// exits 4 naming the lock, as attest tick does, and writes nothing; once the
+// lock is removed the carry runs.
+func TestCarryStaleLock(t *testing.T) {
+	w := newWorld(t)
+	a, _ := rebasedBranch(t, w, false)
+	lock := filepath.Join(a, ".git", "refs", "notes", "speccoder.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(lock, old, old); err != nil {
+		t.Fatal(err)
+	}
+	before := testenv.Git(t, a, "rev-parse", "refs/notes/speccoder")
+	carry := []string{"attest", "carry", "ORIG_HEAD~3..ORIG_HEAD", "HEAD~3..HEAD", "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key}
+	for _, args := range [][]string{carry, {"attest", "carry", "ORIG_HEAD", "HEAD", "--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key}} {
+		_, stderr := w.run(a, 4, args...)
+		if !strings.Contains(stderr, lock) {
+			t.Errorf("carry %v does not name the lock %s:\n%s", args[2:4], lock, stderr)
+		}
+	}
+	if after := testenv.Git(t, a, "rev-parse", "refs/notes/speccoder"); after != before {
+		t.Errorf("the notes ref moved under a stale lock: %s -> %s", before, after)
+	}
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	w.run(a, 0, carry...)
+	w.run(a, 0, "verify", "--branch", "--base", "main", "HEAD", "--allowed-signers", w.signers)
+}
+
+// TestCarryRangeResumes: a range carry interrupted midway — one pair's
+// statements written on TO with FROM's still there, another's carried whole —
+// is finished by running it again, without --force: a pair whose statements
+// TO already holds is done, not a conflict; FROM's carried lines are removed
+// and nothing else. A run after completion has nothing left to do (exit 0).
+func TestCarryRangeResumes(t *testing.T) {
+	w := newWorld(t)
+	a, old := rebasedBranch(t, w, false)
+	rev := func(r string) string { return strings.TrimSpace(testenv.Git(t, a, "rev-parse", r)) }
+	to := []string{rev("HEAD~2"), rev("HEAD~1"), rev("HEAD")}
+	sign := []string{"--allowed-signers", w.signers, "--signer", "ssh", "--key", w.key}
+	// Another tool's line in FROM's note: a resumed carry keeps it.
+	testenv.Git(t, a, "notes", "--ref", "speccoder", "append", "-m", "other-tool: keep me", old[0])
+	// The state a carry killed after writing the first pair's TO leaves, and
+	// one killed after finishing the second pair.
+	w.run(a, 0, append([]string{"attest", "carry", old[0], to[0], "--keep-from"}, sign...)...)
+	w.run(a, 0, append([]string{"attest", "carry", old[1], to[1]}, sign...)...)
+	carry := append([]string{"attest", "carry", "ORIG_HEAD~3..ORIG_HEAD", "HEAD~3..HEAD"}, sign...)
+	out, stderr := w.run(a, 0, carry...)
+	for _, want := range []string{"already held 001-greeting/T001", short12(old[1]) + " -> " + short12(to[1]) + ": carried already", "attested 001-greeting/T003"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("resumed carry does not say %q:\nstdout:\n%s\nstderr:\n%s", want, out, stderr)
+		}
+	}
+	if note := testenv.Git(t, a, "notes", "--ref", "speccoder", "show", old[0]); strings.TrimSpace(note) != "other-tool: keep me" {
+		t.Errorf("FROM's note after the resumed carry holds %q, want only the other tool's line", note)
+	}
+	w.run(a, 0, "verify", "--branch", "--base", "main", "HEAD", "--allowed-signers", w.signers)
+	out, _ = w.run(a, 0, carry...)
+	if strings.Count(out, "carried already") != 3 {
+		t.Errorf("a carry run after completion:\n%s", out)
+	}
+}
+
+// short12 is the 12-digit abbreviation the reports print.
+func short12(h string) string { return h[:12] }
