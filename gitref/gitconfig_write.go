@@ -378,7 +378,7 @@ func writeFileLocked(path string, data []byte) error {
 		return fmt.Errorf("%w: %s exists (another git process is writing the config; remove it if none is): %w", ErrConfig, lock, ErrLocked)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: creating %s: %v", ErrConfig, lock, err)
+		return storageFault(fmt.Errorf("%w: creating %s: %w", ErrConfig, lock, err), "")
 	}
 	_, werr := f.Write(data)
 	if werr == nil {
@@ -392,7 +392,7 @@ func writeFileLocked(path string, data []byte) error {
 	}
 	if werr != nil {
 		os.Remove(lock)
-		return fmt.Errorf("%w: writing %s: %v", ErrConfig, path, werr)
+		return storageFault(fmt.Errorf("%w: writing %s: %w", ErrConfig, path, werr), "")
 	}
 	return nil
 }

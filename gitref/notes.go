@@ -310,12 +310,14 @@ type MergeFunc func(old []byte) (new []byte, err error)
 // merge again while holding the lock, so concurrent writers all land. The new
 // note goes where the commit's note already is; otherwise into the tree's
 // existing fan-out (flat for a new ref). It returns the new notes commit (the
-// old one when nothing changed). Lock problems are *LockError.
+// old one when nothing changed). Lock problems are *LockError; a write the
+// file system refuses (full, read-only, permissions) is a *StorageError.
 func (s *NotesStore) Update(commit Hash, merge MergeFunc) (Hash, error) {
 	if merge == nil {
 		return "", errors.New("notes update: nil merge func")
 	}
-	return s.update(commit, merge)
+	next, err := s.update(commit, merge)
+	return next, storageFault(err, s.ref)
 }
 
 func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
@@ -375,7 +377,7 @@ func (s *NotesStore) Remove(commit Hash) error {
 		}
 	}
 	_, err := s.update(commit, nil)
-	return err
+	return storageFault(err, s.ref)
 }
 
 // errEmpty stands for an existing but empty note, to tell it from no note.

@@ -703,7 +703,8 @@ func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 		}
 		parents = append(parents, parent.plumbing())
 	}
-	return r.writeCommit(tree.plumbing(), parents, message, time.Now())
+	h, err := r.writeCommit(tree.plumbing(), parents, message, time.Now())
+	return h, storageFault(err, "")
 }
 
 // Identity is the author and committer of the commits taskproof writes (docs/format.md#storage).

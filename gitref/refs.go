@@ -383,8 +383,13 @@ var (
 // protocol ($GIT_COMMON_DIR/<name>.lock created with O_EXCL, new id written,
 // renamed over the ref). old "" means the ref must not exist yet. A ref found
 // at another value gives an error wrapping ErrRefChanged; a ref held only in
-// packed-refs is read from there and updated by writing the loose ref.
+// packed-refs is read from there and updated by writing the loose ref. A
+// write the file system refuses is a *StorageError.
 func (r *Repo) SetRef(name string, old, new Hash, opts LockOptions) error {
+	return storageFault(r.setRef(name, old, new, opts), name)
+}
+
+func (r *Repo) setRef(name string, old, new Hash, opts LockOptions) error {
 	if !validRefName(name) {
 		return fmt.Errorf("%w: %q", ErrBadRefName, name)
 	}

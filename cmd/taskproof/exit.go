@@ -72,6 +72,8 @@ func failed() error { return &exitError{code: ExitFailure, silent: true} }
 //   - gitref.ErrLocked (4) before gitref.ErrConfig (3): writing a config file
 //     that another git process holds locked wraps both, and a lock is a git
 //     precondition to wait out or clear, not a configuration to fix.
+//   - gitref.ErrStorage (4) before gitref.ErrConfig (3), likewise: a config
+//     file the file system will not take (full, read-only) wraps both.
 //
 // Other errors that match several rows match rows of one code: a
 // *gitref.MissingObjectError is ErrMissingObject and, in a shallow clone,
@@ -111,7 +113,9 @@ var exitCodes = []struct {
 	// A repository that lacks what the command needs is a git precondition,
 	// never an internal error: a shallow clone, a missing object, a notes ref
 	// that is not a notes commit, a ref file holding no object id
-	// (docs/format.md#git-preconditions).
+	// (docs/format.md#git-preconditions), and storage that will not take a
+	// write: full, read-only, not permitted.
+	{is: gitref.ErrStorage, code: ExitGit},
 	{is: gitref.ErrShallow, code: ExitGit},
 	{is: gitref.ErrMissingObject, code: ExitGit},
 	{is: gitref.ErrNotesRefNotCommit, code: ExitGit},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -63,6 +64,10 @@ func TestExitCode(t *testing.T) {
 		{"signer.ErrNoSigner", signer.ErrNoSigner, ExitTrust},
 		{"audit.ErrOptions", audit.ErrOptions, ExitUsage},
 		// Git preconditions.
+		{"gitref.ErrStorage", gitref.ErrStorage, ExitGit},
+		{"*gitref.StorageError", &gitref.StorageError{Path: "x", Errno: syscall.ENOSPC, Err: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}}, ExitGit},
+		// A config file the file system will not take is a git precondition.
+		{"gitref.ErrConfig+*gitref.StorageError", &gitref.StorageError{Path: "config.lock", Errno: syscall.EROFS, Err: fmt.Errorf("%w: creating config.lock: %w", gitref.ErrConfig, syscall.EROFS)}, ExitGit},
 		{"gitref.ErrShallow", gitref.ErrShallow, ExitGit},
 		{"*gitref.ShallowError", &gitref.ShallowError{Commit: "c"}, ExitGit},
 		{"gitref.ErrMissingObject", gitref.ErrMissingObject, ExitGit},
