@@ -40,6 +40,19 @@ type NotesSync struct {
 	// ref from the remote and are not this merge's own Conflicts, by commit
 	// and payload SHA-256; never nil.
 	DisplacedElsewhere []DisplacedStatement
+	// MissingUpstream lists, when someone else rewrote the remote's notes
+	// ref (SyncResult.Rewritten), the statements it held before that it no
+	// longer holds and the local notes do (kept by fetch, pushed back by
+	// push), by commit and payload SHA-256; never nil.
+	MissingUpstream []UpstreamStatement
+}
+
+// UpstreamStatement is a statement the remote's notes held before someone
+// else rewrote them, and hold no longer.
+type UpstreamStatement struct {
+	Commit    string            `json:"commit"`
+	Subject   string            `json:"subject"`
+	Statement StatementsSummary `json:"statement"`
 }
 
 // SyncNotes fetches (push false) or pushes (push true) notes's ref and its
@@ -78,6 +91,12 @@ func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gi
 	}
 	out := &NotesSync{SyncResult: res, ConflictsRef: opts.ConflictsRef, Conflicts: uniqueConflicts(conflicts)}
 	out.DisplacedElsewhere = []DisplacedStatement{}
+	out.MissingUpstream = []UpstreamStatement{}
+	if res.Rewritten != nil {
+		for _, m := range displacedStatements(res.Rewritten.Missing) {
+			out.MissingUpstream = append(out.MissingUpstream, UpstreamStatement{m.Commit, m.Subject, m.Displaced})
+		}
+	}
 	for _, a := range displacedStatements(res.Arrived) {
 		own := false // displaced by this very merge: reported with the conflict
 		for _, x := range out.Conflicts {
@@ -105,8 +124,9 @@ func uniqueConflicts(conflicts []SyncConflict) []SyncConflict {
 	return out
 }
 
-// displacedStatements names each task-verification statement among the lines
-// that arrived in the conflicts ref, sorted by commit and payload SHA-256.
+// displacedStatements names each task-verification statement among lines
+// by commit (those that arrived in the conflicts ref, those missing
+// upstream), sorted by commit and payload SHA-256.
 func displacedStatements(arrived map[gitref.Hash][]byte) []DisplacedStatement {
 	out := []DisplacedStatement{}
 	for commit, lines := range arrived {

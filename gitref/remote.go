@@ -122,6 +122,10 @@ type SyncResult struct {
 	// Rejected lists refs the remote or the local side refused to move (skip refs
 	// that differ), as git reported them.
 	Rejected []string `json:"rejected"`
+	// Rewritten, when not nil, says that someone else rewrote the remote's
+	// notes ref since this clone saw it last, and which of the lines it held
+	// then the local notes still hold (kept by Fetch, pushed back by Push).
+	Rewritten *RemoteRewrite `json:"rewritten,omitempty"`
 }
 
 func (o *SyncOptions) defaults() error {
@@ -274,11 +278,17 @@ func (s *NotesStore) dropTemporary(o SyncOptions, n remoteNames) {
 // ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
 // when git fails.
 func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	res, err := s.fetch(ctx, o)
+	return res, storageFault(err, s.ref)
+}
+
+func (s *NotesStore) fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	seen := s.seenRemote(n)
 	if err := s.fetchRefs(ctx, o, n); err != nil {
 		return nil, err
 	}
@@ -286,7 +296,13 @@ func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, err
 		return nil, err
 	}
 	if res.RemoteHead == "" {
+		if len(seen) > 0 {
+			return nil, fmt.Errorf("%w: %s has no %s any more (it was at %s when this clone last fetched: deleted by someone else? `taskproof notes push %s` puts yours back)", ErrRemoteNotesAbsent, o.Remote, s.ref, short(seen[0]), o.Remote)
+		}
 		return nil, fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.ref, o.Remote)
+	}
+	if res.Rewritten, err = s.remoteRewrite(seen, res.RemoteHead, res.After); err != nil {
+		return nil, err
 	}
 	if o.SkipRefs {
 		if err := s.integrateSkipRefs(o, n, res); err != nil {
@@ -706,6 +722,11 @@ func rejectedLines(out string) []string {
 // ErrNotesRefAbsent when there is no notes ref on either side, and is a
 // *GitError when git fails for another reason.
 func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	res, err := s.push(ctx, o)
+	return res, storageFault(err, s.ref)
+}
+
+func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
@@ -713,6 +734,7 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 	defer done()
 	var merged []Hash
 	arrived := map[Hash][]byte{}
+	seen := s.seenRemote(n)
 	for res.Attempts < o.MaxAttempts {
 		res.Attempts++
 		if err := s.fetchRefs(ctx, o, n); err != nil {
@@ -720,6 +742,13 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 		}
 		if err := s.integrateTracking(o, n, res); err != nil {
 			return nil, err
+		}
+		if res.Attempts == 1 {
+			// Whether the remote was rewritten is judged against what this
+			// clone saw before: a later attempt's fetch is this push's own.
+			if res.Rewritten, err = s.remoteRewrite(seen, res.RemoteHead, res.After); err != nil {
+				return nil, err
+			}
 		}
 		merged = append(merged, res.Merged...)
 		for id, l := range res.Arrived {
@@ -754,6 +783,9 @@ func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 		}
 		if status != "!" && cstatus != "!" {
 			res.After, res.RemoteHead = local, local
+			if res.Rewritten != nil {
+				res.Rewritten.PushedBack = true
+			}
 			res.Merged, res.Arrived = merged, arrived
 			switch {
 			case status == "=" && local == res.Before:

@@ -107,7 +107,7 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		if f == "json" {
 			enc := json.NewEncoder(c.OutOrStdout())
 			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res.SyncResult, "conflicts": res.Conflicts, "displaced_elsewhere": res.DisplacedElsewhere})
+			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res.SyncResult, "conflicts": res.Conflicts, "displaced_elsewhere": res.DisplacedElsewhere, "missing_upstream": res.MissingUpstream})
 		}
 		printSyncResult(c.OutOrStdout(), op, res.SyncResult)
 		return nil
@@ -133,8 +133,10 @@ func otherSide(side string) string {
 // printSyncWarnings tells, on w, what a notes sync moved aside: refs it did not
 // move, ticks the two sides attested differently, statements another clone's
 // merge displaced and lines of yours the remote no longer holds
-// (docs/format.md#conflicting-statements-of-one-tick).
+// (docs/format.md#conflicting-statements-of-one-tick), and a remote notes ref
+// someone else rewrote (docs/format.md#a-remote-rewritten-by-someone-else).
 func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
+	printRewrite(w, res, remote)
 	for _, r := range res.Rejected {
 		fmt.Fprintf(w, "warning: not moved: %s\n", r)
 	}
@@ -159,6 +161,47 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) your notes held (another clone replaced or removed them: attest --force, attest carry); "+
 			"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
 			short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
+	}
+}
+
+// printRewrite names, on w, a rewrite of the remote's notes ref by someone
+// else: the commit it was at, the lines of yours it lost, and whether this
+// push put them back.
+func printRewrite(w io.Writer, res *attest.NotesSync, remote string) {
+	rw := res.Rewritten
+	if rw == nil {
+		return
+	}
+	now := "it has none now"
+	if rw.Now != "" {
+		now = "it is at " + short(rw.Now) + " now"
+	}
+	lines, commits := 0, make([]string, 0, len(rw.Missing))
+	for id, l := range rw.Missing {
+		lines += bytes.Count(l, []byte("\n"))
+		commits = append(commits, string(id))
+	}
+	sort.Strings(commits)
+	var what string
+	switch {
+	case lines == 0:
+		what = "no line of your notes is missing there"
+	case rw.PushedBack:
+		what = fmt.Sprintf("pushed back %d line(s) of %d note(s) it no longer held", lines, len(commits))
+	default:
+		what = fmt.Sprintf("%d line(s) of %d note(s) it held are missing there; your notes keep them, and `taskproof notes push %s` puts them back", lines, len(commits), remote)
+	}
+	fmt.Fprintf(w, "warning: %s's %s was rewritten by someone else (a forced push: %s, which this clone saw there last, is no longer in its history; %s): %s — see docs/format.md#a-remote-rewritten-by-someone-else\n",
+		remote, res.Ref, short(rw.Previous), now, what)
+	named := map[string]int{}
+	for _, m := range res.MissingUpstream {
+		fmt.Fprintf(w, "warning:   %s %s (%s)\n", short(gitref.Hash(m.Commit)), verify.Printable(m.Subject), m.Statement)
+		named[m.Commit]++
+	}
+	for _, id := range commits {
+		if n := bytes.Count(rw.Missing[gitref.Hash(id)], []byte("\n")); named[id] == 0 {
+			fmt.Fprintf(w, "warning:   %s: %d line(s)\n", short(gitref.Hash(id)), n)
+		}
 	}
 }
 
