@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test bench bench-gate bench-scaling fuzz demo vet fmt lint clean
+.PHONY: all build test faults bench bench-gate bench-scaling fuzz demo vet fmt lint clean
 
 all: build
 
@@ -19,6 +19,12 @@ test: build
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 25m $(PKGS)
+
+# The fault-injection test at length: every writer killed at random points
+# FAULT_TRIALS times (`make test` runs a few trials of each).
+FAULT_TRIALS ?= 40
+faults: build
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) TASKPROOF_FAULT_TRIALS=$(FAULT_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestFaultInjection$$' -v ./cmd/taskproof/
 
 bench: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)

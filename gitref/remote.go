@@ -735,6 +735,7 @@ func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 	var merged []Hash
 	arrived := map[Hash][]byte{}
 	seen := s.seenRemote(n)
+	var last string // why the last push was rejected
 	for res.Attempts < o.MaxAttempts {
 		res.Attempts++
 		if err := s.fetchRefs(ctx, o, n); err != nil {
@@ -806,12 +807,18 @@ func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 		if cstatus == "!" && !retryablePush(csummary) {
 			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, o.ConflictsRef, o.Remote, csummary)
 		}
+		last = strings.TrimSpace(summary + " " + csummary)
+		if ge != nil && strings.TrimSpace(ge.Stderr) != "" {
+			// The remote's reason (a lock file a killed push left there,
+			// named by path) is in git's standard error.
+			last += ": " + strings.Join(strings.Fields(ge.Stderr), " ")
+		}
 		if strings.Contains(summary+csummary, "remote rejected") {
 			// Another push held the remote's ref lock: give it a moment.
 			time.Sleep(time.Duration(res.Attempts) * 100 * time.Millisecond)
 		}
 	}
-	return nil, fmt.Errorf("%w: %s to %s after %d attempts", ErrPushRetries, s.ref, o.Remote, res.Attempts)
+	return nil, fmt.Errorf("%w: %s to %s after %d attempts (the last rejected: %s)", ErrPushRetries, s.ref, o.Remote, res.Attempts, last)
 }
 
 // retryablePush reports whether a rejected push's summary means the remote moved

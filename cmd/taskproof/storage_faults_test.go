@@ -79,7 +79,7 @@ func TestStorageFaults(t *testing.T) {
 	head := func() string { return strings.TrimSpace(testenv.Git(t, r.dir, "rev-parse", "refs/notes/speccoder")) }
 	for _, tc := range []struct {
 		fault, errno, where string
-		args            []string
+		args                []string
 	}{
 		{"ro-objects", "EROFS", ".git/objects", tick},
 		{"ro-objects", "EROFS", ".git/objects", sign},
