@@ -32,7 +32,7 @@ var storageErrnos = map[syscall.Errno]struct{ name, fix string }{
 	syscall.ENOSPC: {"ENOSPC", "the file system holding %s is full: free space there"},
 	syscall.EDQUOT: {"EDQUOT", "the disk quota of the file system holding %s is used up: free space or raise the quota"},
 	syscall.EROFS:  {"EROFS", "%s is on a read-only file system: remount it read-write, or work in a writable clone"},
-	syscall.EACCES: {"EACCES", "%s cannot be written by this user: fix its owner or mode (ls -ld), or run as the repository's owner"},
+	syscall.EACCES: {"EACCES", "%s is not accessible to this user: fix its owner or mode (ls -ld), or run as the repository's owner"},
 	syscall.EPERM:  {"EPERM", "%s cannot be written (not permitted): fix its owner, mode or attributes (lsattr)"},
 	syscall.EFBIG:  {"EFBIG", "a file under %s would pass the file size limit: raise it (ulimit -f)"},
 	syscall.EIO:    {"EIO", "the disk holding %s reports an I/O error: check it (dmesg) before anything else"},

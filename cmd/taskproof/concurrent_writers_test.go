@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -25,18 +28,36 @@ type raceResult struct {
 func (r *cliRepo) race(t *testing.T, argLists ...[]string) []raceResult {
 	t.Helper()
 	out := make([]raceResult, len(argLists))
+	cmds := make([]*exec.Cmd, len(argLists))
+	errs := make([]error, len(argLists))
+	stdout, stderr := make([]bytes.Buffer, len(argLists)), make([]bytes.Buffer, len(argLists))
+	for i, args := range argLists {
+		cmds[i] = exec.Command(testenv.Binary(t), args...)
+		cmds[i].Dir, cmds[i].Env = r.dir, testenv.GitEnv()
+		cmds[i].Stdout, cmds[i].Stderr = &stdout[i], &stderr[i]
+	}
 	var wg sync.WaitGroup
 	start := make(chan struct{})
-	for i, args := range argLists {
+	for i, cmd := range cmds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
-			out[i].stdout, out[i].stderr, out[i].code = r.taskproof(t, nil, args...)
+			errs[i] = cmd.Run()
 		}()
 	}
 	close(start)
 	wg.Wait()
+	for i, err := range errs {
+		out[i].stdout, out[i].stderr = stdout[i].String(), stderr[i].String()
+		var ee *exec.ExitError
+		switch {
+		case errors.As(err, &ee):
+			out[i].code = ee.ExitCode()
+		case err != nil:
+			t.Fatalf("running %v: %v", argLists[i], err)
+		}
+	}
 	return out
 }
 
