@@ -77,7 +77,7 @@ func (r *Report) Classify(change *Change) Classification {
 	}
 	for _, c := range r.Cases {
 		if c.Failing() {
-			fs = append(fs, r.caseFailure(c, change))
+			fs = append(fs, r.classifyCase(c, change))
 		}
 	}
 	if len(fs) == 0 {
@@ -117,8 +117,8 @@ func symbolsClass(text string, change *Change, otherwise predicate.RedClass) (pr
 	return predicate.ClassAbsent, firstLine(text)
 }
 
-// caseFailure classifies one failing case.
-func (r *Report) caseFailure(c Case, change *Change) failure {
+// classifyCase classifies one failing case.
+func (r *Report) classifyCase(c Case, change *Change) failure {
 	text := c.Message + "\n" + c.Type + "\n" + c.Output
 	f := failure{line: c.Line}
 	switch {
