@@ -348,7 +348,11 @@ func whyOf(f reportFacts, verdict predicate.Verdict, reason map[string]any) *Why
 			w.Text = fmt.Sprintf("%s (the green report %s ran no test)", w.Reason, f.GreenName)
 		} else {
 			var paths []string
-			for _, c := range f.Collection {
+			for i, c := range f.Collection {
+				if i == 3 {
+					paths = append(paths, fmt.Sprintf("%d more", len(f.Collection)-i))
+					break
+				}
 				paths = append(paths, c.Path)
 			}
 			w.Text = fmt.Sprintf("%s (the green report %s runs no test from %s)", w.Reason, f.GreenName, strings.Join(paths, ", "))

@@ -118,3 +118,30 @@ func TestTraceRowsSkipped(t *testing.T) {
 		t.Errorf("test result %v", tr)
 	}
 }
+
+// TestWhyOf: the verdict's reason names the report line and failure that
+// decided it.
+func TestWhyOf(t *testing.T) {
+	red := testreport.Classification{Class: predicate.ClassBuildError, Line: 4, Detail: "./t.go:5:2: cannot use x"}
+	files := []predicate.FileCollection{{Path: "a_test.go"}, {Path: "b_test.go"}, {Path: "c_test.go"}, {Path: "d_test.go"}, {Path: "e_test.go"}}
+	for _, tc := range []struct {
+		name    string
+		f       reportFacts
+		verdict predicate.Verdict
+		reason  map[string]any
+		want    string
+	}{
+		{"not red", reportFacts{RedClass: predicate.ClassBuildError, Red: red, RedName: "red.json"}, predicate.RegressionOnly,
+			map[string]any{"reason": "not_red"}, "not_red (build_error: red.json:4: ./t.go:5:2: cannot use x)"},
+		{"verified", reportFacts{RedClass: predicate.ClassAbsent, Red: testreport.Classification{Class: predicate.ClassAbsent, Line: 2, Detail: "undefined: Greet"}, RedName: "red.json"},
+			predicate.Verified, nil, "red absent (red.json:2: undefined: Greet)"},
+		{"already passing", reportFacts{RedName: "red.xml"}, predicate.RegressionOnly, map[string]any{"reason": "already_passing"}, "already_passing (the red report red.xml passed)"},
+		{"nothing ran", reportFacts{GreenName: "green.xml"}, predicate.RegressionOnly, map[string]any{"reason": "tests_not_collected"}, "tests_not_collected (the green report green.xml ran no test)"},
+		{"files not collected", reportFacts{GreenName: "green.xml", GreenRan: 2, Collection: files}, predicate.RegressionOnly, map[string]any{"reason": "tests_not_collected"},
+			"tests_not_collected (the green report green.xml runs no test from a_test.go, b_test.go, c_test.go, 2 more)"},
+	} {
+		if got := whyOf(tc.f, tc.verdict, tc.reason).Text; got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
