@@ -188,3 +188,32 @@ func TestConcurrentSignCountsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentSkipDecisions: two skip decisions of one task at once never
+// both exit 0 with the first record's ref moved off it: the ref moves by
+// compare-and-swap from the value each checked, so one exits 0 and the other
+// exits 2 naming the record the ref points at.
+func TestConcurrentSkipDecisions(t *testing.T) {
+	r := newCLIRepo(t)
+	ref := "refs/speccoder/skipped/001-cli/T004"
+	for try := range writersTries {
+		testenv.Git(t, r.dir, "update-ref", "-d", ref)
+		var args [][]string
+		for _, reason := range []string{"later", "never"} {
+			args = append(args, []string{"attest", "decide", "--commit", r.c3, "--task", "T004", "--verdict", "skipped",
+				"--by", "dev@example.invalid", "--reason", reason, "--unsigned"})
+		}
+		res := r.race(t, args...)
+		if res[0].code+res[1].code != 2 || res[0].code*res[1].code != 0 {
+			t.Fatalf("try %d: the two decisions exit %d and %d; want one 0 and one 2\n%s\n%s", try, res[0].code, res[1].code, res[0].stderr, res[1].stderr)
+		}
+		loser := res[0]
+		if loser.code == 0 {
+			loser = res[1]
+		}
+		record := strings.TrimSpace(testenv.Git(t, r.dir, "rev-parse", ref))
+		if !strings.Contains(loser.stderr, "already attested") || !strings.Contains(loser.stderr, record) {
+			t.Fatalf("try %d: the refused decision does not name the record %s:\n%s", try, record, loser.stderr)
+		}
+	}
+}
