@@ -121,8 +121,8 @@ func testResultPredicate(phase testPhase, policySHA256 string) map[string]any {
 }
 
 // VSAPredicate is the verification summary of a tick (docs/format.md#statements "VSA fields"),
-// naming every other statement of the tick by predicateType and the SHA-256 of its
-// canonical payload. verdict decides verifiedLevels: TASK_VERIFIED for verified,
+// naming every other statement of the tick by predicateType, where it is
+// ([InputAttestationURI]) and the SHA-256 of its canonical payload. verdict decides verifiedLevels: TASK_VERIFIED for verified,
 // TASK_REGRESSION_ONLY for regression_only; other verdicts get no VSA (docs/format.md#statements:
 // decisions write the task-verification statement alone).
 func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVerified string, others [][]byte, otherTypes []string) (map[string]any, error) {
@@ -140,9 +140,11 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 	}
 	inputs := make([]any, len(others))
 	for i, b := range others {
+		sum := SHA256Hex(b)
 		inputs[i] = map[string]any{
 			"name":   otherTypes[i],
-			"digest": map[string]any{"sha256": SHA256Hex(b)},
+			"uri":    InputAttestationURI(commit, sum),
+			"digest": map[string]any{"sha256": sum},
 		}
 	}
 	return map[string]any{
@@ -157,6 +159,14 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 		"verificationResult": "PASSED",
 		"verifiedLevels":     []any{level},
 	}, nil
+}
+
+// InputAttestationURI is the uri of a VSA's input attestation
+// (docs/format.md#statements): the note of commit, and in it the line whose
+// payload has SHA-256 payloadSHA256. A line number would not stay true: attesting
+// another task of the commit, or merging two clones' notes, moves the lines.
+func InputAttestationURI(commit, payloadSHA256 string) string {
+	return "git-note:" + commit + "#sha256=" + payloadSHA256
 }
 
 // TickStatements returns, in the order of docs/format.md#statements, the

@@ -179,6 +179,7 @@ func TestTickStatementsOrderAndVSA(t *testing.T) {
 			for _, s := range stmts[:len(stmts)-1] {
 				inputs = append(inputs, map[string]any{
 					"name":   decodeJSON(t, s)["predicateType"],
+					"uri":    "git-note:" + testCommit + "#sha256=" + SHA256Hex(s),
 					"digest": map[string]any{"sha256": SHA256Hex(s)},
 				})
 			}

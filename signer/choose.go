@@ -39,6 +39,9 @@ type Choice struct {
 	Passphrase []byte
 	// Unsigned asks for no signer at all; it excludes Kind and Keys.
 	Unsigned bool
+	// RSAScheme is the signature scheme of raw RSA keys ("" is [RSAPSS]);
+	// given, at least one key must be a raw RSA key.
+	RSAScheme RSAScheme
 }
 
 // GitConfig is the part of git's configuration the signer choice reads;
@@ -93,6 +96,11 @@ func Choose(choice Choice, config GitConfig) ([]Signer, error) {
 		}
 		signers = append(signers, s)
 	}
+	if choice.RSAScheme != "" {
+		if err := applyRSAScheme(signers, choice.RSAScheme); err != nil {
+			return nil, err
+		}
+	}
 	// Two signatures with one keyid would be one key signing twice (and
 	// go-securesystemslib's verifier stumbles on shared keyids): refuse.
 	if len(choice.Keys) > 1 {
@@ -109,6 +117,27 @@ func Choose(choice Choice, config GitConfig) ([]Signer, error) {
 		return nil, fmt.Errorf("%w: %w: %d keys (limit %d)", ErrChoice, ErrTooManySignatures, len(signers), dsse.MaxSignatures)
 	}
 	return signers, nil
+}
+
+// applyRSAScheme makes every raw RSA signer of signers sign in scheme; a
+// scheme that no signer can use is a contradiction ([ErrChoice]), not a
+// silently ignored flag.
+func applyRSAScheme(signers []Signer, scheme RSAScheme) error {
+	applied := false
+	for i, s := range signers {
+		rs, err := WithRSAScheme(s, scheme)
+		switch {
+		case errors.Is(err, ErrNotRSA):
+			continue
+		case err != nil:
+			return fmt.Errorf("%w: %w", ErrChoice, err)
+		}
+		signers[i], applied = rs, true
+	}
+	if !applied {
+		return fmt.Errorf("%w: an RSA signature scheme (%s) was given but no key is a raw RSA key", ErrChoice, scheme)
+	}
+	return nil
 }
 
 // noKeyHelp says how to configure a key, for [ErrNoSigner].

@@ -6,10 +6,13 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
+	"errors"
 	"fmt"
 
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
@@ -18,22 +21,72 @@ import (
 // minRSABits is the smallest RSA modulus accepted for raw keys.
 const minRSABits = 2048
 
-// rawSigner signs with a go-securesystemslib SignerVerifier.
+// rawSigner signs with a go-securesystemslib SignerVerifier, or, for an RSA
+// key in PKCS#1 v1.5 (pkcs1), with crypto/rsa: go-securesystemslib signs RSA
+// in PSS only.
 type rawSigner struct {
 	sv interface {
 		Sign(context.Context, []byte) ([]byte, error)
 	}
-	keyID string
+	rsaKey *rsa.PrivateKey // nil for other key types
+	pkcs1  bool
+	keyID  string
 }
 
 func (s *rawSigner) Kind() Kind    { return KindRaw }
 func (s *rawSigner) KeyID() string { return s.keyID }
 func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
-	sig, err := s.sv.Sign(context.Background(), pae)
+	var sig []byte
+	var err error
+	if s.pkcs1 {
+		sum := sha256.Sum256(pae)
+		sig, err = rsa.SignPKCS1v15(rand.Reader, s.rsaKey, crypto.SHA256, sum[:])
+	} else {
+		sig, err = s.sv.Sign(context.Background(), pae)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("raw signing with %s: %w", s.keyID, err)
 	}
 	return sig, nil
+}
+
+// RSAScheme is the signature scheme of a raw RSA key
+// (docs/format.md#signatures-dsse-v1).
+type RSAScheme string
+
+// RSA signature schemes: RSASSA-PSS is what taskproof and securesystemslib
+// sign with; PKCS#1 v1.5 is cosign's and Sigstore's, for a consumer that
+// verifies only that. Both hash with SHA-256.
+const (
+	RSAPSS      RSAScheme = "pss"
+	RSAPKCS1v15 RSAScheme = "pkcs1v15"
+)
+
+// ErrNotRSA: an RSA signature scheme was asked for a key that is not a raw
+// RSA key.
+var ErrNotRSA = errors.New("not a raw RSA key")
+
+// WithRSAScheme returns s signing in scheme when s is a raw RSA signer; the
+// keyid follows the scheme (securesystemslib's keyid covers it). Another
+// signer gives an error matching [ErrNotRSA]; "" and [RSAPSS] leave s as it is.
+func WithRSAScheme(s Signer, scheme RSAScheme) (Signer, error) {
+	switch scheme {
+	case "", RSAPSS, RSAPKCS1v15:
+	default:
+		return nil, fmt.Errorf("%w: RSA scheme %q (want pss or pkcs1v15)", ErrUnsupportedKey, scheme)
+	}
+	rs, ok := s.(*rawSigner)
+	if !ok || rs.rsaKey == nil {
+		return nil, fmt.Errorf("%w: an RSA scheme applies to raw RSA keys only (this signer is %s, keyid %s)", ErrNotRSA, s.Kind(), s.KeyID())
+	}
+	if scheme != RSAPKCS1v15 {
+		return s, nil
+	}
+	id, err := SSLibKeyID(rs.rsaKey.Public(), sslibSchemeRSAPKCS1)
+	if err != nil {
+		return nil, err
+	}
+	return &rawSigner{sv: rs.sv, rsaKey: rs.rsaKey, pkcs1: true, keyID: id}, nil
 }
 
 // NewRaw returns a [KindRaw] signer for an unencrypted PEM private key
@@ -44,17 +97,55 @@ func (s *rawSigner) Sign(pae []byte) ([]byte, error) {
 //   - RSA (≥ 2048 bits): RSASSA-PSS with SHA-256, MGF1-SHA-256, salt
 //     length 32.
 //
-// Other curves and key types give [ErrUnsupportedKey]. The keyid is [RawKeyID]
-// of the public key.
+// Other curves and key types give [ErrUnsupportedKey]. The keyid is
+// securesystemslib's ([SSLibKeyID]), which go-securesystemslib's and
+// in-toto-golang's verifiers match; [WithRSAScheme] makes an RSA signer sign
+// in PKCS#1 v1.5 instead.
 func NewRaw(pemBytes []byte) (Signer, error) {
-	sv, key, id, err := ParseRawSignerVerifier(pemBytes)
+	sv, key, _, err := ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
 	if key.KeyVal.Private == "" {
 		return nil, fmt.Errorf("loading raw signing key: %w: a public key cannot sign", ErrNoSigningKey)
 	}
-	return &rawSigner{sv: sv, keyID: id}, nil
+	id, err := SSLibKeyID(sv.Public(), rawSchemes(sv.Public())[0])
+	if err != nil {
+		return nil, fmt.Errorf("loading raw signing key: %w", err)
+	}
+	s := &rawSigner{sv: sv, keyID: id}
+	if _, ok := sv.Public().(*rsa.PublicKey); ok {
+		// Kept for PKCS#1 v1.5 signing (WithRSAScheme): go-securesystemslib
+		// signs RSA keys in PSS only.
+		if s.rsaKey, err = parseRSAPrivatePEM(pemBytes); err != nil {
+			return nil, fmt.Errorf("loading raw signing key: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// parseRSAPrivatePEM parses the RSA private key of a PEM block (PKCS#8 or
+// PKCS#1) that go-securesystemslib has already read as one.
+func parseRSAPrivatePEM(pemBytes []byte) (*rsa.PrivateKey, error) {
+	block, _ := pem.Decode(pemBytes)
+	if block == nil {
+		return nil, errors.New("no PEM block")
+	}
+	var k any
+	var err error
+	if block.Type == "RSA PRIVATE KEY" {
+		k, err = x509.ParsePKCS1PrivateKey(block.Bytes)
+	} else {
+		k, err = x509.ParsePKCS8PrivateKey(block.Bytes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("%w: PEM block %q holds %T", ErrUnsupportedKey, block.Type, k)
+	}
+	return rk, nil
 }
 
 // RawSignerVerifier is go-securesystemslib's signer-verifier of one raw key.
@@ -123,7 +214,8 @@ func checkRawPublicKey(pub crypto.PublicKey) error {
 	return nil
 }
 
-// RawKeyID returns the keyid of a raw public key (docs/format.md#signatures-dsse-v1): lowercase hex
+// RawKeyID returns the fingerprint reports name a raw public key by
+// (docs/format.md#signatures-dsse-v1), one of the keyids it is read by: lowercase hex
 // SHA-256 of its DER SubjectPublicKeyInfo (64 characters).
 func RawKeyID(pub crypto.PublicKey) (string, error) {
 	der, err := x509.MarshalPKIXPublicKey(pub)

@@ -11,7 +11,6 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"os"
@@ -21,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
@@ -292,10 +292,15 @@ func TestRawSigner(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// The keyid is go-securesystemslib's for the public key, computed
+			// here by go-securesystemslib itself.
 			der, _ := x509.MarshalPKIXPublicKey(tt.pub)
-			sum := sha256.Sum256(der)
-			if s.KeyID() != hex.EncodeToString(sum[:]) || s.Kind() != KindRaw {
-				t.Fatalf("KeyID = %q, Kind = %q", s.KeyID(), s.Kind())
+			sslib, err := signerverifier.LoadKey(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.KeyID() != sslib.KeyID || s.Kind() != KindRaw {
+				t.Fatalf("KeyID = %q, Kind = %q; want go-securesystemslib's %q", s.KeyID(), s.Kind(), sslib.KeyID)
 			}
 			env, err := Sign(context.Background(), []byte(testStatement), s)
 			if err != nil {

@@ -314,7 +314,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		case dl.Kind == noteline.KindMalformed:
 			err = dl.Err
 		case dl.Bundle != nil:
-			sigs, err = VerifyBundle(dl.Bundle, v.Trust)
+			sigs, err = VerifyBundle(dl.Bundle, v.Trust, c.ID)
 		}
 		env := dl.Envelope
 		if err != nil {
@@ -565,8 +565,15 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if len(st.Subjects) != 1 {
 		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
 	}
-	if got := st.Subjects[0].Digest["gitCommit"]; got != string(c.ID) {
+	got := st.Subjects[0].Digest["gitCommit"]
+	if got != string(c.ID) {
 		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
+	}
+	// sigstore-go's subject check of each bundle line, beside taskproof's.
+	for _, e := range group {
+		if e.sigs.subjectRefusal != "" && (e != tv || got == string(c.ID)) {
+			r.fail(Mismatch, CodeSubjectCommit, fmt.Sprintf("line %d: subject", e.line), string(c.ID), "", e.sigs.subjectRefusal)
+		}
 	}
 	// The predicate (schema, revision-aware view).
 	p, view, ok := readPredicate(r, st)

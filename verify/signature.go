@@ -61,6 +61,10 @@ type SignaturesResult struct {
 	// Signers are the distinct trusted keys with an ok signature, in order of
 	// first appearance; two signatures by one key count once.
 	Signers []Signer
+	// subjectRefusal is set when sigstore-go's subject check refused a
+	// Sigstore bundle whose signature verifies (VerifyBundle): the statement
+	// is about another commit, a mismatch.
+	subjectRefusal string
 }
 
 // VerifySignatures checks every signature of env against trust at the
@@ -366,7 +370,7 @@ func verifyRaw(pae []byte, s dsse.Signature, trust *Trust) SignatureResult {
 		}
 	}
 	for _, k := range trust.raw {
-		if s.KeyID != "" && strings.EqualFold(s.KeyID, k.KeyID) {
+		if k.namedBy(s.KeyID) {
 			return fail(kind, BadSignature, "raw signature does not verify with the trusted key %s it names", k.KeyID)
 		}
 	}

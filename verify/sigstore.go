@@ -11,6 +11,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tuf"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
+	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
 )
@@ -27,10 +28,12 @@ type SigstoreOptions struct {
 	// Identity is the exact certificate identity (subject alternative name: a
 	// workflow URI, an e-mail address); IdentityRegexp a regular expression for
 	// it, which must parse on its own and is then anchored: taskproof matches
-	// ^(?:IdentityRegexp)$. Exactly one is required.
+	// ^(?:IdentityRegexp)$. At most one; with neither (and no Issuer) the trust
+	// checks only the transparency log entries and timestamps of bundles
+	// signed with a trusted raw key, and trusts no certificate.
 	Identity, IdentityRegexp string
 	// Issuer is the exact OIDC issuer (e.g.
-	// https://token.actions.githubusercontent.com); required.
+	// https://token.actions.githubusercontent.com); required with an identity.
 	Issuer string
 	// TlogThreshold is how many verified transparency log entries a bundle
 	// needs; 0 means 1. Requiring none takes TlogThresholdZeroUnsafe.
@@ -54,7 +57,8 @@ type SigstoreTrust struct {
 	tlogThreshold int
 	tsThreshold   int
 	verifier      *sgverify.Verifier
-	policy        sgverify.PolicyBuilder
+	verifierOpts  []sgverify.VerifierOption
+	identityOpt   sgverify.PolicyOption // nil: no certificate identity is trusted
 	description   string
 }
 
@@ -73,12 +77,13 @@ func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 	if o.TrustedRoot == nil {
 		return nil, fmt.Errorf("%w: no trusted root (a trusted root file, or Sigstore's public-good instance)", ErrSigstoreOptions)
 	}
+	keysOnly := o.Identity == "" && o.IdentityRegexp == "" && o.Issuer == ""
 	switch {
-	case o.Identity == "" && o.IdentityRegexp == "":
-		return nil, fmt.Errorf("%w: a certificate identity (exact, or a regular expression) is required", ErrSigstoreOptions)
+	case !keysOnly && o.Identity == "" && o.IdentityRegexp == "":
+		return nil, fmt.Errorf("%w: a certificate identity (exact, or a regular expression) is required with an issuer", ErrSigstoreOptions)
 	case o.Identity != "" && o.IdentityRegexp != "":
 		return nil, fmt.Errorf("%w: give the certificate identity exact or as a regular expression, not both", ErrSigstoreOptions)
-	case o.Issuer == "":
+	case !keysOnly && o.Issuer == "":
 		return nil, fmt.Errorf("%w: a certificate OIDC issuer is required with a certificate identity", ErrSigstoreOptions)
 	case o.TlogThreshold < 0 || o.TimestampThreshold < 0:
 		return nil, fmt.Errorf("%w: thresholds must not be negative", ErrSigstoreOptions)
@@ -108,21 +113,35 @@ func NewSigstoreTrust(o SigstoreOptions) (*SigstoreTrust, error) {
 	} else {
 		vopts = append(vopts, sgverify.WithCurrentTime())
 	}
-	v, err := sgverify.NewVerifier(o.TrustedRoot, vopts...)
+	t.verifierOpts = vopts
+	v, err := t.newVerifier(o.TrustedRoot)
 	if err != nil {
-		return nil, fmt.Errorf("%w: sigstore: %v", ErrTrust, err)
+		return nil, err
+	}
+	t.verifier = v
+	if keysOnly {
+		return t, nil
 	}
 	id, err := sgverify.NewShortCertificateIdentity(o.Issuer, "", o.Identity, anchored)
 	if err != nil {
 		return nil, fmt.Errorf("%w: sigstore: %v", ErrTrust, err)
 	}
-	t.verifier = v
-	// sigstore-go cannot check a gitCommit subject: the artifact check is off
-	// here and the subject check of docs/format.md#verification-rules (the
-	// statement's gitCommit is the object) is applied by checkTask, as for
+	// sigstore-go checks the statement's gitCommit subject too (with the
+	// object's id as the artifact digest, verifyWithSubject); taskproof's own
+	// subject check of docs/format.md#checks-in-order still applies, as for
 	// every DSSE line.
-	t.policy = sgverify.NewPolicy(sgverify.WithoutArtifactUnsafe(), sgverify.WithCertificateIdentity(id))
+	t.identityOpt = sgverify.WithCertificateIdentity(id)
 	return t, nil
+}
+
+// newVerifier is a sigstore-go verifier of material with the trust's
+// thresholds and time rules.
+func (t *SigstoreTrust) newVerifier(material root.TrustedMaterial) (*sgverify.Verifier, error) {
+	v, err := sgverify.NewVerifier(material, t.verifierOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: sigstore: %v", ErrTrust, err)
+	}
+	return v, nil
 }
 
 // WithSigstore trusts Sigstore bundles as st says. One Sigstore
@@ -196,13 +215,16 @@ var ErrSigstoreOptions = fmt.Errorf("%w: sigstore", ErrTrust)
 var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a certificate identity with its OIDC issuer)")
 
 // VerifyBundle checks a Sigstore bundle note line's signature against trust
-// (docs/format.md#note-lines, docs/format.md#verification-rules) and returns the same shape as
-// [VerifySignatures] does for a DSSE line, with one signature of kind
-// [signer.KindSigstore]. In order:
+// (docs/format.md#note-lines, docs/format.md#verification-rules) for the
+// object commit and returns the same shape as [VerifySignatures] does for a
+// DSSE line, with one signature of kind [signer.KindSigstore] (kind
+// [signer.KindRaw] for a bundle signed with a key). In order:
 //
 //  1. Exactly one DSSE signature (a bundle's certificate binds one key):
 //     otherwise malformed.
-//  2. A certificate (not a bare public key): otherwise untrusted_signer.
+//  2. A bundle whose verification material is a public key verifies as an
+//     envelope signed by that key, its transparency log entries and
+//     timestamps checked as below (verifyKeyBundle).
 //  3. The signature verifies over PAE(payloadType, payload) with the
 //     certificate's key: otherwise bad_signature.
 //  4. The certificate's OIDC issuer is the trusted one, exactly, and its
@@ -213,41 +235,54 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a ce
 //  5. sigstore-go's verification with the trusted root (chain to a trusted
 //     Fulcio CA, transparency log entries and timestamps up to the
 //     thresholds, certificate validity at the verified time, the identity
-//     policy again) with its artifact check disabled: otherwise
-//     untrusted_signer with sigstore-go's reason. The subject (gitCommit) is
-//     checked afterwards by the subject check of docs/format.md#verification-rules, as for DSSE lines.
+//     policy again, the statement's gitCommit subject being commit):
+//     otherwise untrusted_signer with sigstore-go's reason. A bundle that
+//     fails only sigstore-go's subject check verifies here and is a
+//     mismatch of the subject check (docs/format.md#checks-in-order), which
+//     taskproof also applies itself, as for DSSE lines.
 //
 // The error is non-nil only for a nil bundle or a trust without input.
-func VerifyBundle(b *noteline.Bundle, trust *Trust) (*SignaturesResult, error) {
+func VerifyBundle(b *noteline.Bundle, trust *Trust, commit gitref.Hash) (*SignaturesResult, error) {
 	if b == nil || b.Envelope == nil || b.Parsed == nil {
 		return nil, errors.New("verifying a sigstore bundle: nil bundle")
 	}
 	if trust.empty() {
 		return nil, ErrNoTrust
 	}
-	r := verifyBundleSignature(b, trust.sigstore)
-	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}}
+	var r SignatureResult
+	var refusal string
+	switch {
+	case len(b.Envelope.Signatures) != 1:
+		r = fail(signer.KindSigstore, Malformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", len(b.Envelope.Signatures))
+	case b.Leaf == nil:
+		r, refusal = verifyKeyBundle(b, trust, commit)
+	default:
+		r, refusal = verifyBundleSignature(b, trust.sigstore, commit)
+	}
+	res := &SignaturesResult{Status: r.Status, Signatures: []SignatureResult{r}, subjectRefusal: refusal}
 	if r.Status == OK {
+		var tlog *int64
+		if st := trust.sigstore; st != nil {
+			material := st.material
+			if k := trust.rawKey(r.KeyID); b.Leaf == nil && k != nil {
+				material = root.TrustedMaterialCollection{st.material, &keyMaterial{key: k}}
+			}
+			tlog = verifiedTlogIndex(b, material, st.tlogThreshold)
+		}
 		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
-			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: verifiedTlogIndex(b, trust.sigstore.material, trust.sigstore.tlogThreshold), keys: bundleKeyNames(b)}}
+			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlog, keys: bundleKeyNames(b)}}
 	}
 	return res, nil
 }
 
-func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResult {
+// verifyBundleSignature checks a bundle signed with a certificate (steps 3 to
+// 5 of VerifyBundle).
+func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust, commit gitref.Hash) (SignatureResult, string) {
 	const kind = signer.KindSigstore
-	// 1. One signature.
-	if n := len(b.Envelope.Signatures); n != 1 {
-		return fail(kind, Malformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", n)
-	}
-	// 2. A certificate.
-	if b.Leaf == nil {
-		return fail(kind, UntrustedSigner, "sigstore bundle signed with a public key, not a certificate: taskproof trusts sigstore bundles by certificate identity only")
-	}
 	keyID := noteline.CertificateFingerprint(b.Leaf)
-	withKey := func(r SignatureResult) SignatureResult {
+	withKey := func(r SignatureResult) (SignatureResult, string) {
 		r.KeyID, r.KeyIDHint = keyID, b.Identity
-		return r
+		return r, ""
 	}
 	// 3. The signature verifies with the certificate's key.
 	sc, err := b.Parsed.SignatureContent()
@@ -261,7 +296,7 @@ func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResul
 	if err := sgverify.VerifySignature(sc, vc, &emptyMaterial{}); err != nil {
 		return withKey(fail(kind, BadSignature, "sigstore signature by %s does not verify: %v", describe(b), err))
 	}
-	if st == nil {
+	if st == nil || st.identityOpt == nil {
 		return withKey(fail(kind, UntrustedSigner, "sigstore signature by %s: %v", describe(b), errNoSigstoreTrust))
 	}
 	// 4. Issuer and identity, with reasons naming both sides.
@@ -289,10 +324,11 @@ func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust) SignatureResul
 			describe(b), b.Leaf.NotAfter.UTC().Format(time.RFC3339)))
 	}
 	// 5. The whole of sigstore-go's verification.
-	if _, err := st.verifier.Verify(b.Parsed, st.policy); err != nil {
+	refusal, err := verifyWithSubject(st.verifier, b, commit, st.identityOpt)
+	if err != nil {
 		return withKey(fail(kind, UntrustedSigner, "sigstore bundle by %s not trusted: %v", describe(b), err))
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: OK}
+	return SignatureResult{Kind: kind, KeyID: keyID, KeyIDHint: b.Identity, Principal: sum.SubjectAlternativeName, Status: OK}, refusal
 }
 
 func describe(b *noteline.Bundle) string {
@@ -356,6 +392,9 @@ func loadSigstore(src TrustSources) (*SigstoreTrust, string, error) {
 	id := fmt.Sprintf("%q", o.Identity)
 	if st.pattern != nil {
 		id = st.pattern.String()
+	}
+	if st.identityOpt == nil {
+		return st, fmt.Sprintf("%s for bundles signed with a trusted key, no certificate identity, tlog threshold %d, timestamp threshold %d", desc, st.tlogThreshold, st.tsThreshold), nil
 	}
 	return st, fmt.Sprintf("%s, identity %s, issuer %q, tlog threshold %d, timestamp threshold %d", desc, id, o.Issuer, st.tlogThreshold, st.tsThreshold), nil
 }

@@ -205,8 +205,8 @@ func TestSigstoreUnanchoredWouldMatch(t *testing.T) {
 }
 
 // A bundle for another commit, stored in this commit's note, is a mismatch
-// (docs/format.md#verification-rules): sigstore-go's artifact check is off,
-// taskproof's subject check is not.
+// (docs/format.md#verification-rules), by taskproof's subject check and by
+// sigstore-go's (the object's id as the gitCommit artifact digest).
 func TestSigstoreBundleForAnotherCommit(t *testing.T) {
 	f := newFixture(t)
 	env := sigstoretest.New(t)
@@ -230,6 +230,9 @@ func TestSigstoreBundleForAnotherCommit(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no subject_commit reason (expected %s, found %s) in %+v", c2, c1, r.Reasons)
+	}
+	if !strings.Contains(reasonMessages(r.Reasons), "sigstore-go's subject check") {
+		t.Errorf("no reason from sigstore-go's subject check in %+v", r.Reasons)
 	}
 }
 

@@ -85,6 +85,11 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		return nil, nil, err
 	}
 	if sg != nil {
+		// A trusted root without a certificate identity serves only the
+		// bundles signed with a trusted raw key; alone it would trust nobody.
+		if sg.identityOpt == nil && len(src.RawKeys) == 0 {
+			return nil, nil, fmt.Errorf("%w: a trusted root without a certificate identity trusts no signer: give --certificate-identity (or --certificate-identity-regexp) with --certificate-oidc-issuer, or --key for bundles signed with a key", ErrSigstoreOptions)
+		}
 		opts = append(opts, WithSigstore(sg))
 		used = append(used, desc)
 	}

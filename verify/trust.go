@@ -2,7 +2,6 @@ package verify
 
 import (
 	"bytes"
-	"context"
 	"crypto"
 	"encoding/pem"
 	"errors"
@@ -217,9 +216,9 @@ type RawKey struct {
 	Public crypto.PublicKey
 	// Source names where the key came from (a file name), for reports.
 	Source   string
-	verifier interface {
-		Verify(ctx context.Context, data, sig []byte) error
-	}
+	verifier rawVerifier
+	// hints are the keyids that name the key (signer.RawKeyHints).
+	hints []string
 }
 
 // LoadRawKey reads a PEM public key file (see [ParseRawKey]).
@@ -235,8 +234,9 @@ func LoadRawKey(path string) (*RawKey, error) {
 // ParseRawKey parses one PEM "PUBLIC KEY" (SubjectPublicKeyInfo) block of an
 // ed25519, ECDSA P-256 or RSA (≥ 2048 bits) key. A private key, another type,
 // or bytes beyond the block other than whitespace are errors matching
-// [ErrTrust]. Signatures are then checked with go-securesystemslib's schemes
-// (see [signer.NewRaw]).
+// [ErrTrust]. Signatures are then checked in the schemes
+// docs/format.md#signatures-dsse-v1 reads: go-securesystemslib's (see
+// [signer.NewRaw]), RSA PKCS#1 v1.5 and Ed25519ph.
 func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	block, rest := pem.Decode(pemBytes)
 	if block == nil {
@@ -252,5 +252,6 @@ func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}
-	return &RawKey{KeyID: id, Public: sv.Public(), verifier: sv}, nil
+	v, hints := newRawVerifier(sv)
+	return &RawKey{KeyID: id, Public: sv.Public(), verifier: v, hints: hints}, nil
 }

@@ -47,6 +47,7 @@ attested or skipped decision; 'sign' signs unsigned statements later; 'show' pri
 // signerFlags are the flags every signing command shares.
 type signerFlags struct {
 	kind, passEnv string
+	rsaScheme     string
 	keys          []string
 	unsigned      bool
 	// Sigstore (--signer sigstore).
@@ -57,6 +58,7 @@ type signerFlags struct {
 func (f *signerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.kind, "signer", "", "signer kind: ssh|openpgp|raw|sigstore (default: git's gpg.format for user.signingKey, the file's kind for --key)")
 	c.Flags().StringArrayVar(&f.keys, "key", nil, "signing key (repeatable: one signature per key): a private key file, an SSH public key or certificate (ssh-agent, else the private key beside it) or fingerprint, an OpenPGP secret key file or a key ID in gpg's keyring, or a PEM key; without --signer its kind is read from the file (default: git's user.signingKey)")
+	c.Flags().StringVar(&f.rsaScheme, "rsa-scheme", "", "signature scheme of raw RSA keys: pss (RSASSA-PSS, SHA-256: taskproof's and securesystemslib's) or pkcs1v15 (PKCS#1 v1.5, SHA-256: what cosign verifies) (default pss)")
 	c.Flags().BoolVar(&f.unsigned, "unsigned", false, "write unsigned statements (sign them later with 'taskproof attest sign'); without it a missing key is an error")
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "name of an environment variable holding the key's passphrase (default: prompt on a terminal)")
 	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio URL issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")
@@ -129,18 +131,26 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 			return nil, usageErr("--fulcio-url, --rekor-url, --oidc-token-env and --identity-token-file go with --signer sigstore")
 		}
 	case signer.KindSigstore:
+		if f.rsaScheme != "" {
+			return nil, usageErr("--rsa-scheme goes with raw RSA keys, not --signer sigstore")
+		}
 		return f.sigstoreSigner()
 	default:
 		return nil, usageErr("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
 	}
+	switch signer.RSAScheme(f.rsaScheme) {
+	case "", signer.RSAPSS, signer.RSAPKCS1v15:
+	default:
+		return nil, usageErr("--rsa-scheme %q: want pss or pkcs1v15", f.rsaScheme)
+	}
 	if f.unsigned {
-		if f.kind != "" || len(f.keys) > 0 || f.passEnv != "" {
-			return nil, usageErr("--unsigned writes unsigned statements: --signer, --key and --key-passphrase-env do not apply")
+		if f.kind != "" || len(f.keys) > 0 || f.passEnv != "" || f.rsaScheme != "" {
+			return nil, usageErr("--unsigned writes unsigned statements: --signer, --key, --key-passphrase-env and --rsa-scheme do not apply")
 		}
 		fmt.Fprintln(c.ErrOrStderr(), "warning: writing unsigned statements (--unsigned); sign them later with `taskproof attest sign`")
 		return nil, nil
 	}
-	choice := signer.Choice{Kind: signer.Kind(f.kind), Keys: f.keys}
+	choice := signer.Choice{Kind: signer.Kind(f.kind), Keys: f.keys, RSAScheme: signer.RSAScheme(f.rsaScheme)}
 	if f.passEnv != "" {
 		v, ok := os.LookupEnv(f.passEnv)
 		if !ok {

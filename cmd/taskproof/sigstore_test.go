@@ -140,7 +140,7 @@ func TestSigstoreVerifyTrustRefusals(t *testing.T) {
 	}{
 		{"identity without trusted root", []string{"--certificate-identity", id, "--certificate-oidc-issuer", iss}, "needs a trusted root"},
 		{"regexp without trusted root", []string{"--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "needs a trusted root"},
-		{"trusted root without identity", []string{"--trusted-root", root}, "a certificate identity (exact, or a regular expression) is required"},
+		{"trusted root without identity", []string{"--trusted-root", root}, "a trusted root without a certificate identity trusts no signer"},
 		{"both identity forms", []string{"--trusted-root", root, "--certificate-identity", id, "--certificate-identity-regexp", ".*", "--certificate-oidc-issuer", iss}, "not both"},
 		{"regexp without issuer", []string{"--trusted-root", root, "--certificate-identity-regexp", "https://github.com/acme/.*"}, "a certificate OIDC issuer is required"},
 		{"identity without issuer", []string{"--trusted-root", root, "--certificate-identity", id}, "a certificate OIDC issuer is required"},
