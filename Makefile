@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test faults bench bench-gate bench-scaling fuzz demo vet fmt lint clean
+.PHONY: all build test faults bench bench-gate bench-scaling fuzz demo vet fmt lint clean interop
 
 all: build
 
@@ -52,6 +52,24 @@ fuzz:
 
 demo: build
 	./scripts/demo.sh
+
+# The ecosystem interop suite (testdata/interop/ecosystem/README.md): builds
+# the pinned cosign releases and in-toto-golang from the Go module proxy into
+# INTEROP_TOOLS once (minutes each; never into the repository), then runs the
+# suite against them. `make test` runs the same tests and skips the tools that
+# are not built.
+INTEROP_TOOLS ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/taskproof/interop
+COSIGN_V2     ?= v2.6.5
+COSIGN_V3     ?= v3.1.3
+IN_TOTO_GOLANG ?= v0.11.0
+interop: build
+	@set -e; \
+	build() { test -x "$(INTEROP_TOOLS)/$$1/$$2" && return 0; echo "building $$1 from the Go module proxy (minutes)"; \
+	  mkdir -p "$(INTEROP_TOOLS)/$$1"; (cd "$(INTEROP_TOOLS)" && GOBIN="$(INTEROP_TOOLS)/$$1" CGO_ENABLED=0 $(GO) install "$$3"); }; \
+	build cosign-$(COSIGN_V2) cosign github.com/sigstore/cosign/v2/cmd/cosign@$(COSIGN_V2); \
+	build cosign-$(COSIGN_V3) cosign github.com/sigstore/cosign/v3/cmd/cosign@$(COSIGN_V3); \
+	build in-toto-golang-$(IN_TOTO_GOLANG) in-toto-golang github.com/in-toto/in-toto-golang@$(IN_TOTO_GOLANG)
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) TASKPROOF_INTEROP_TOOLS=$(INTEROP_TOOLS) $(GO) test -count=1 -run 'Ecosystem' -v ./attest/
 
 vet:
 	$(GO) vet $(PKGS)

@@ -11,7 +11,11 @@
 //
 // Signatures (signature*.go): [VerifySignatures] checks every signature of a
 // DSSE envelope against a [Trust] at the verifier's clock and returns one
-// result per signature plus the distinct trusted keys that verified.
+// result per signature plus the distinct trusted keys that verified; raw keys
+// verify in every scheme rawverify.go reads. Sigstore bundles (sigstore*.go):
+// [VerifyBundle] checks a keyless bundle against the Sigstore trust and a
+// bundle signed with a key (sigstore_key.go) as an envelope signed by a
+// trusted raw key, both with sigstore-go.
 //
 // Verification (object.go, branch.go): [NewVerifier] builds a [Verifier] from
 // a repository, its notes and a [Trust] ([LoadTrust]), with options

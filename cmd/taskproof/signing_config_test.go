@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"crypto/ed25519"
-	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -347,9 +347,13 @@ func TestSigningConfiguredKeyUnusable(t *testing.T) {
 	}
 }
 
-// rawKeyID is the raw keyid of a public key: hex SHA-256 of its DER.
+// rawKeyID is the keyid a raw key signs under (docs/format.md#signatures-dsse-v1):
+// securesystemslib's, as go-securesystemslib's LoadKey computes it.
 func rawKeyID(t *testing.T, pubDER []byte) string {
 	t.Helper()
-	sum := sha256.Sum256(pubDER)
-	return hex.EncodeToString(sum[:])
+	k, err := signerverifier.LoadKey(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.KeyID
 }
