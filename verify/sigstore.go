@@ -269,8 +269,12 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust, commit gitref.Hash) (*Signat
 			}
 			tlog = verifiedTlogIndex(b, material, st.tlogThreshold)
 		}
+		keys := r.keys // a bundle signed with a key: the trusted raw key's
+		if keys == nil {
+			keys = bundleKeyNames(b)
+		}
 		res.Signers = []Signer{{Kind: r.Kind, KeyID: r.KeyID, Principal: r.Principal,
-			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlog, keys: bundleKeyNames(b)}}
+			Identity: b.Identity, Issuer: b.Issuer, TlogIndex: tlog, keys: keys}}
 	}
 	return res, nil
 }

@@ -163,7 +163,12 @@ func TestSigstoreKeyBundle(t *testing.T) {
 			}
 			if len(r.Signers) != 1 || r.Signers[0].Kind != signer.KindRaw || r.Signers[0].KeyID != key.KeyID || r.Signers[0].Principal != "key.pem" ||
 				(r.Signers[0].TlogIndex != nil) != tc.tlog {
-				t.Errorf("signers %+v, want the raw key %s (tlog reported: %v)", r.Signers, key.KeyID, tc.tlog)
+				t.Fatalf("signers %+v, want the raw key %s (tlog reported: %v)", r.Signers, key.KeyID, tc.tlog)
+			}
+			// The same key signing an envelope is the same signer.
+			env := Signer{Kind: signer.KindRaw, KeyID: key.KeyID, keys: rawKeyNames(key)}
+			if ks := signerKeys([]Signer{r.Signers[0], env}); ks[0] != ks[1] {
+				t.Errorf("the bundle's signer and the key's envelope signer count as two keys: %v", ks)
 			}
 		})
 	}
