@@ -22,12 +22,14 @@ type ShownLine struct {
 }
 
 // ShownBundle is what a Sigstore bundle line says about its signer, unverified:
-// the media type, the certificate identity and OIDC issuer, and the index of its
-// first transparency log entry (nil when it has none).
+// the media type, the certificate identity and OIDC issuer (or, for a bundle
+// signed with a key, the key's hint), and the index of its first transparency
+// log entry (nil when it has none).
 type ShownBundle struct {
 	MediaType string `json:"mediaType"`
 	Identity  string `json:"identity"`
 	Issuer    string `json:"issuer"`
+	KeyHint   string `json:"public_key_hint,omitempty"`
 	TlogIndex *int64 `json:"tlog_index,omitempty"`
 }
 
@@ -47,7 +49,7 @@ func ShowNote(note []byte) []ShownLine {
 		l := ShownLine{Line: i + 1, Signatures: []ShownSignature{}}
 		dl := noteline.Decode(raw)
 		if b := dl.Bundle; b != nil {
-			l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer}
+			l.Bundle = &ShownBundle{MediaType: b.MediaType, Identity: b.Identity, Issuer: b.Issuer, KeyHint: b.KeyHint}
 			if b.TlogIndex >= 0 {
 				i := b.TlogIndex
 				l.Bundle.TlogIndex = &i
@@ -63,7 +65,10 @@ func ShowNote(note []byte) []ShownLine {
 		l.PayloadType = env.PayloadType
 		for _, s := range env.Signatures {
 			kind := signer.SignatureKind(s.Sig)
-			if l.Bundle != nil {
+			switch {
+			case l.Bundle != nil && dl.Bundle.Leaf == nil:
+				kind = signer.KindRaw // verified as the envelope of a raw key
+			case l.Bundle != nil:
 				kind = signer.KindSigstore
 			}
 			l.Signatures = append(l.Signatures, ShownSignature{Kind: kind, KeyID: s.KeyID, Bytes: len(s.Sig)})

@@ -2,7 +2,11 @@ package attest_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
+
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/sign"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
@@ -46,5 +50,35 @@ func TestShowNoteLineKinds(t *testing.T) {
 		if l.Error == "" || l.Bundle != nil || l.PayloadType != "" || len(l.Signatures) != 0 {
 			t.Errorf("line %d shown as %+v, want its error only", l.Line, l)
 		}
+	}
+}
+
+// A bundle signed with a key (cosign's attest-blob --key) is shown with its
+// key's hint and a raw signature, not an empty certificate identity.
+func TestShowNoteKeyBundle(t *testing.T) {
+	kp, err := sign.NewEphemeralKeypair(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := `{"_type":"https://in-toto.io/Statement/v1","predicate":{},"predicateType":"https://example.invalid/p","subject":[{"digest":{"gitCommit":"0123"},"name":"a/T1"}]}`
+	pb, err := sign.Bundle(&sign.DSSEData{Data: []byte(st), PayloadType: dsse.PayloadType}, kp, sign.BundleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := (&bundle.Bundle{Bundle: pb}).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, line); err != nil {
+		t.Fatal(err)
+	}
+	ls := attest.ShowNote(append(compact.Bytes(), '\n'))
+	if len(ls) != 1 || ls[0].Bundle == nil || ls[0].Error != "" {
+		t.Fatalf("shown %+v", ls)
+	}
+	b := ls[0].Bundle
+	if b.KeyHint != string(kp.GetHint()) || b.Identity != "" || len(ls[0].Signatures) != 1 || ls[0].Signatures[0].Kind != signer.KindRaw {
+		t.Errorf("bundle %+v, signatures %+v; want hint %s and one raw signature", b, ls[0].Signatures, kp.GetHint())
 	}
 }

@@ -67,6 +67,9 @@ type Bundle struct {
 	// and OIDC issuer extension; "" for a bundle with a public key instead of
 	// a certificate.
 	Identity, Issuer string
+	// KeyHint is the publicKey.hint of a bundle signed with a key instead of
+	// a certificate (cosign's `attest-blob --key`); "" otherwise.
+	KeyHint string
 	// TlogIndex is the log index of the first transparency log entry; -1 when
 	// the bundle has none.
 	TlogIndex int64
@@ -167,6 +170,9 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 		if sum, err := certificate.SummarizeCertificate(leaf); err == nil {
 			b.Identity, b.Issuer = sum.SubjectAlternativeName, sum.Issuer
 		}
+	}
+	if pk := vm.GetPublicKey(); pk != nil {
+		b.KeyHint = pk.GetHint()
 	}
 	if tl := vm.GetTlogEntries(); len(tl) > 0 {
 		b.TlogIndex = tl[0].GetLogIndex()

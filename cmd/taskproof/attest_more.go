@@ -221,7 +221,11 @@ func writeShownNote(out io.Writer, id gitref.Hash, ref string, lines []attest.Sh
 			if b.TlogIndex != nil {
 				tlog = fmt.Sprint(*b.TlogIndex)
 			}
-			fmt.Fprintf(out, "  sigstore bundle %s: certificate identity %s, issuer %s, tlog index %s (not verified here)\n", p(b.MediaType), p(b.Identity), p(b.Issuer), tlog)
+			if b.Identity == "" && b.KeyHint != "" {
+				fmt.Fprintf(out, "  sigstore bundle %s: signed with a key, hint %s, tlog index %s (not verified here)\n", p(b.MediaType), p(b.KeyHint), tlog)
+			} else {
+				fmt.Fprintf(out, "  sigstore bundle %s: certificate identity %s, issuer %s, tlog index %s (not verified here)\n", p(b.MediaType), p(b.Identity), p(b.Issuer), tlog)
+			}
 		}
 		var pretty bytes.Buffer
 		if err := json.Indent(&pretty, l.Statement, "  ", "  "); err == nil {
