@@ -61,9 +61,11 @@ func newVerifyCmd() *cobra.Command {
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
 base branch's copy), git's gpg.ssh.allowedSignersFile (outside the work tree), --keyring FILE
-(OpenPGP), --key FILE.pem (raw keys), --trusted-root FILE with --certificate-identity[-regexp]
-and --certificate-oidc-issuer (Sigstore bundles). Key validity windows are judged at --at
-(default now); a Sigstore certificate at its verified transparency log or timestamp time.
+(OpenPGP), --key FILE.pem (raw keys, and Sigstore bundles signed with a key such as cosign's
+cosign.pub), --trusted-root FILE with --certificate-identity[-regexp] and
+--certificate-oidc-issuer (Sigstore bundles; a trusted root alone checks the transparency log
+entries of bundles signed with a --key). Key validity windows are judged at --at (default now);
+a Sigstore certificate at its verified transparency log or timestamp time.
 
 Exit codes:
   0  success, or neutral (nothing to check)
@@ -216,7 +218,7 @@ func addTrustFlags(c *cobra.Command, src *verify.TrustSources) {
 	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
 	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
 	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable): raw signatures, and Sigstore bundles signed with that key (cosign attest-blob --key)")
 }
 
 // argOr is the command's one optional argument, or def when it has none.
