@@ -2,6 +2,8 @@ package tick_test
 
 import (
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -37,4 +39,44 @@ func BenchmarkWalk(b *testing.B) {
 		r.Close()
 	}
 	cpu()
+}
+
+// BenchmarkMovePairing walks one commit that renames N small spec-kit units
+// (20 tasks each, half ticked) and rewords half of each file's tasks, no box
+// changed (benchrepo.NewMoveHistory): every removed file shares its task IDs
+// with every added one, so the walk pairs the moves by their tasks. It reports
+// cpu-s/op beside ns/op, from a freshly opened repository each op; every unit
+// must be paired with its own move.
+//
+//	go test -run '^$' -bench MovePairing -benchtime 3x -benchmem ./tick/
+func BenchmarkMovePairing(b *testing.B) {
+	for _, units := range []int{500, 1500} {
+		b.Run(strconv.Itoa(units), func(b *testing.B) {
+			dir := filepath.Join(b.TempDir(), "repo")
+			base, head := benchrepo.NewMoveHistory(b, dir, units, 20)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu := benchrepo.ReportCPU(b)
+			for b.Loop() {
+				r, err := gitref.Open(dir)
+				if err != nil {
+					b.Fatal(err)
+				}
+				w, err := tick.Walk(r, gitref.Hash(base), gitref.Hash(head), tick.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(w.Moves) != units || len(w.Ticks) != 0 {
+					b.Fatalf("%d moves and %d ticks, want %d moves and none", len(w.Moves), len(w.Ticks), units)
+				}
+				for _, m := range w.Moves {
+					if strings.TrimSuffix(m.Path, "-moved/tasks.md") != strings.TrimSuffix(m.OldPath, "-u/tasks.md") {
+						b.Fatalf("%s paired with %s", m.Path, m.OldPath)
+					}
+				}
+				r.Close()
+			}
+			cpu()
+		})
+	}
 }

@@ -77,6 +77,10 @@ type Tick struct {
 	// Path holding speccoder.toml), "" for the repository's root.
 	Root   string
 	TaskID string
+	// Nth is which line of TaskID in the tasks file at Commit the task is: 1,
+	// or, in a file that repeats the ID, its occurrence in file order. A task
+	// is matched across a commit by its ID and Nth (its key).
+	Nth    int
 	Before string // the task line at Parent, without line ending ("" when Born)
 	After  string // the task line at Commit, without line ending
 	// LineHash is the lowercase hex SHA-256 of After read as open
@@ -448,6 +452,17 @@ func (f *parsedFile) find(key string) (specfmt.Task, bool) {
 	return f.task(i), true
 }
 
+// nth is the occurrence of the i-th task's ID among the file's tasks (1 for
+// an ID written once), as its key counts it.
+func (f *parsedFile) nth(i int) int {
+	k := f.keys[i]
+	if j := strings.IndexByte(k, 0); j >= 0 {
+		n, _ := strconv.Atoi(k[j+1:])
+		return n
+	}
+	return 1
+}
+
 // task is the i-th task of this version of the file.
 func (f *parsedFile) task(i int) specfmt.Task {
 	t := f.tasks[i]
@@ -675,12 +690,22 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 		l := pc.Link()
 		p = &l
 	}
+	return tc.compare(c, *p)
+}
+
+// compare returns the task box changes and moves of commit c against its
+// parent p (any of its parents: Tick.Parent names it).
+func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 	if p.Tree == c.Tree {
 		return nil, nil, nil
 	}
 	d := &diffOut{r: tc.r, layouts: tc.layouts, oldRoot: p.Tree, newRoot: c.Tree, projects: projectCache{}}
 	if err := tc.r.DiffTrees(p.Tree, c.Tree, d.entry); err != nil {
-		return nil, nil, fmt.Errorf("comparing %s with its first parent %s: %w", c.ID, p.ID, err)
+		which := "its first parent"
+		if len(c.Parents) == 0 || c.Parents[0] != p.ID {
+			which = "its parent"
+		}
+		return nil, nil, fmt.Errorf("comparing %s with %s %s: %w", c.ID, which, p.ID, err)
 	}
 	pairs, added, err := tc.pair(d.olds, d.news)
 	if err != nil {
@@ -695,20 +720,24 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 		out = append(out, t)
 	}
 	for _, pr := range pairs {
-		if pr[0].path != pr[1].path {
-			moves = append(moves, Move{Commit: base.Commit, OldPath: pr[0].path, Path: pr[1].path, OldUnit: pr[0].unit, Unit: pr[1].unit})
+		if pr.old.path != pr.new.path {
+			moves = append(moves, Move{Commit: base.Commit, OldPath: pr.old.path, Path: pr.new.path, OldUnit: pr.old.unit, Unit: pr.new.unit})
 		}
-		of, err := tc.parse(pr[0])
-		if err != nil {
-			return nil, nil, tasksFileErr(c.ID, pr[0].path+" (at the parent "+string(p.ID)+")", err)
+		of := pr.of
+		if of == nil {
+			if of, err = tc.parse(pr.old); err != nil {
+				return nil, nil, tasksFileErr(c.ID, pr.old.path+" (at the parent "+string(p.ID)+")", err)
+			}
 		}
 		var prev *parsedFile
-		if pr[0].unit == pr[1].unit {
+		if pr.old.unit == pr.new.unit {
 			prev = of
 		}
-		nf, err := tc.parseAfter(pr[1], prev)
-		if err != nil {
-			return nil, nil, tasksFileErr(c.ID, pr[1].path, err)
+		nf := pr.nf
+		if nf == nil {
+			if nf, err = tc.parseAfter(pr.new, prev); err != nil {
+				return nil, nil, tasksFileErr(c.ID, pr.new.path, err)
+			}
 		}
 		// A box-only change from of (reparseBoxes) can only tick or untick the
 		// tasks whose box changed; every other task line is of's.
@@ -725,7 +754,7 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 		for i := range idx {
 			nt := nf.task(i)
 			t := base
-			t.Path, t.OldPath, t.Unit, t.Root, t.Unrecognized = pr[1].path, pr[0].path, pr[1].unit, pr[1].root, pr[1].unrecognized
+			t.Path, t.OldPath, t.Unit, t.Root, t.Unrecognized = pr.new.path, pr.old.path, pr.new.unit, pr.new.root, pr.new.unrecognized
 			ot, ok := of.find(nf.keys[i])
 			switch {
 			case !ok && nt.Ticked():
@@ -748,13 +777,15 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 			if ok && d == nil {
 				d = of.dups[ot.ID]
 			}
-			out = append(out, taskTick(t, nt, d))
+			out = append(out, taskTick(t, nt, nf.nth(i), d))
 		}
 	}
-	for _, f := range added {
-		nf, err := tc.parse(f)
-		if err != nil {
-			return nil, nil, tasksFileErr(c.ID, f.path, err)
+	for _, a := range added {
+		nf := a.nf
+		if nf == nil {
+			if nf, err = tc.parse(a.f); err != nil {
+				return nil, nil, tasksFileErr(c.ID, a.f.path, err)
+			}
 		}
 		for i := range nf.tasks {
 			nt := nf.task(i)
@@ -762,8 +793,8 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 				continue
 			}
 			t := base
-			t.Kind, t.Born, t.Path, t.Unit, t.Root, t.Unrecognized = KindBornTicked, true, f.path, f.unit, f.root, f.unrecognized
-			out = append(out, taskTick(t, nt, nf.dups[nt.ID]))
+			t.Kind, t.Born, t.Path, t.Unit, t.Root, t.Unrecognized = KindBornTicked, true, a.f.path, a.f.unit, a.f.root, a.f.unrecognized
+			out = append(out, taskTick(t, nt, nf.nth(i), nf.dups[nt.ID]))
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -775,13 +806,14 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 	return out, moves, nil
 }
 
-// taskTick completes t with the commit's task line nt and, when the file
-// repeats its ID, the error naming the repeated lines (Tick.Ambiguous).
-func taskTick(t Tick, nt specfmt.Task, dup *specfmt.DuplicateTaskError) Tick {
+// taskTick completes t with the commit's task line nt, its occurrence nth
+// among the file's lines of its ID and, when the file repeats its ID, the
+// error naming the repeated lines (Tick.Ambiguous).
+func taskTick(t Tick, nt specfmt.Task, nth int, dup *specfmt.DuplicateTaskError) Tick {
 	sum := sha256.Sum256([]byte(nt.OpenLine()))
 	nt = detachTask(nt)
 	t.Before = strings.Clone(t.Before)
-	t.Line, t.TaskID, t.After, t.Derived, t.Task = nt.LineNo, nt.ID, nt.Line, nt.Derived, nt
+	t.Line, t.TaskID, t.Nth, t.After, t.Derived, t.Task = nt.LineNo, nt.ID, nth, nt.Line, nt.Derived, nt
 	t.LineHash = hex.EncodeToString(sum[:])
 	if dup != nil {
 		t.Ambiguous = dup.Error()
@@ -807,98 +839,6 @@ func detachTask(t specfmt.Task) specfmt.Task {
 	}
 	t.Labels, t.Requirements = clone(t.Labels), clone(t.Requirements)
 	return t
-}
-
-// pair matches the parent's changed tasks files with the commit's: same path
-// first, then moves (equal blobs, then by shared tasks). added are the
-// commit's tasks files paired with none of the parent's: new files.
-func (tc *tickCtx) pair(olds, news []tasksFile) (pairs [][2]tasksFile, added []tasksFile, err error) {
-	oldBy := map[string]int{}
-	for i, o := range olds {
-		oldBy[o.path] = i
-	}
-	usedOld := make([]bool, len(olds))
-	for _, n := range news {
-		if i, ok := oldBy[n.path]; ok {
-			pairs = append(pairs, [2]tasksFile{olds[i], n})
-			usedOld[i] = true
-		} else {
-			added = append(added, n)
-		}
-	}
-	var removed []int
-	for i := range olds {
-		if !usedOld[i] {
-			removed = append(removed, i)
-		}
-	}
-	if len(added) == 0 || len(removed) == 0 {
-		return pairs, added, nil
-	}
-	type cand struct {
-		o, n  int
-		score float64
-	}
-	var cands []cand
-	for ni, n := range added {
-		for _, oi := range removed {
-			if olds[oi].blob == n.blob {
-				cands = append(cands, cand{oi, ni, 2})
-				continue
-			}
-			of, err := tc.parse(olds[oi])
-			if err != nil {
-				return nil, nil, tasksFileErr("", olds[oi].path, err)
-			}
-			nf, err := tc.parse(n)
-			if err != nil {
-				return nil, nil, tasksFileErr("", n.path, err)
-			}
-			if s := similarity(of, nf); s >= 0.5 {
-				cands = append(cands, cand{oi, ni, s})
-			}
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
-	usedNew := make([]bool, len(added))
-	for _, c := range cands {
-		if usedOld[c.o] || usedNew[c.n] {
-			continue
-		}
-		usedOld[c.o], usedNew[c.n] = true, true
-		pairs = append(pairs, [2]tasksFile{olds[c.o], added[c.n]})
-	}
-	var unpaired []tasksFile
-	for i, n := range added {
-		if !usedNew[i] {
-			unpaired = append(unpaired, n)
-		}
-	}
-	return pairs, unpaired, nil
-}
-
-// similarity is the share of tasks two files have in common: the larger of
-// the share with the same ID and title, and the share with the same written
-// (not derived) ID — a move that also rewrites every title keeps the IDs
-// (docs/format.md#units-and-task-lines). Files of different formats are compared the same
-// way: a unit moved to another layout keeps its tasks.
-func similarity(a, b *parsedFile) float64 {
-	n := max(len(a.tasks), len(b.tasks))
-	if n == 0 {
-		return 0
-	}
-	common, ids := 0, 0
-	for i := range b.tasks {
-		if o, ok := a.find(b.keys[i]); ok {
-			if o.Title == b.tasks[i].Title {
-				common++
-			}
-			if !o.Derived && !b.tasks[i].Derived {
-				ids++
-			}
-		}
-	}
-	return float64(max(common, ids)) / float64(n)
 }
 
 // entry takes one entry that differs between the compared trees (ea or eb

@@ -192,6 +192,44 @@ func NewHistory(tb testing.TB, dir string, units, tasks int) *History {
 	return h
 }
 
+// NewMoveHistory creates, in the new directory dir, a repository of two
+// commits on main: units spec-kit units (specs/NNN-u/tasks.md) of tasks tasks
+// each, the first half of each unit's tasks ticked, then one commit that
+// renames every unit (specs/NNN-u → specs/NNN-moved) and rewords the titles
+// of the open half, no box changed: each moved file keeps all its task IDs and
+// half its titles, and every unit shares its IDs with every other (spec-kit's
+// T001…), the shape that makes a tick walk pair moved files by their tasks.
+// It returns the two commits.
+func NewMoveHistory(tb testing.TB, dir string, units, tasks int) (base, head string) {
+	tb.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	testenv.Git(tb, dir, "init", "-q", "-b", "main")
+	when := Epoch.Unix()
+	ids := fastImportStream(tb, dir, func(w *bufio.Writer) error {
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :1\ncommitter Dev <dev@example.invalid> %d +0000\n", when)
+		fiData(w, "spec")
+		for u := 0; u < units; u++ {
+			fmt.Fprintf(w, "M 100644 inline specs/%s/tasks.md\n", Feature(u))
+			fiData(w, TasksFile(u, tasks, tasks/2))
+		}
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :2\ncommitter Dev <dev@example.invalid> %d +0000\n", when+1)
+		fiData(w, "move every unit, reword half the tasks")
+		w.WriteString("from :1\n")
+		for u := 0; u < units; u++ {
+			old := TasksFile(u, tasks, tasks/2)
+			for i := tasks/2 + 1; i <= tasks; i++ {
+				old = strings.Replace(old, taskText(u, i)+"\n", fmt.Sprintf("T%03d Reworded task %d of unit %d\n", i, i, u), 1)
+			}
+			fmt.Fprintf(w, "D specs/%s/tasks.md\nM 100644 inline specs/%03d-moved/tasks.md\n", Feature(u), u)
+			fiData(w, old)
+		}
+		return nil
+	})
+	return ids[1], ids[2]
+}
+
 // openTasksFile is TasksFile(u, tasks, 0) and the offset of each task's box
 // character (the space between the brackets), task 1 first.
 func openTasksFile(u, tasks int) ([]byte, []int) {
