@@ -24,6 +24,55 @@ func OfCommit(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]T
 	return ticks, err
 }
 
+// Compare returns the task box changes and moves of commit c against p, one
+// of its parents, as a walk finds them against the first parent: what
+// comparing a merge with its other parents needs (docs/format.md#the-gates-model).
+// Tick.Parent is p.
+func Compare(r *gitref.Repo, c, p gitref.Link, layouts *specfmt.Layouts) ([]Tick, []Move, error) {
+	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: layouts}
+	return tc.compare(c, p)
+}
+
+// TaskAt returns the task of the tasks file at path in commit whose key is
+// id and nth (Tick.Nth) as a tick of that commit (Kind KindTick; Before,
+// OldLine and TextChanged unset, OldPath the path): what the merge gate
+// judges where a commit checks a line that its first parent also has
+// checked (a merge checking again what another parent took back,
+// docs/format.md#the-gates-model). ok is false when the commit has no such
+// task there.
+func TaskAt(r *gitref.Repo, commit gitref.Hash, path, id string, nth int, layouts *specfmt.Layouts) (t Tick, ok bool, err error) {
+	c, err := r.Commit(commit)
+	if err != nil {
+		return Tick{}, false, err
+	}
+	tf, ok := classifyTasksFile(layouts, path)
+	if !ok {
+		return Tick{}, false, nil
+	}
+	if tf.unrecognized {
+		tf = projectTasksFile(r, layouts, c.Tree, path, tf, projectCache{})
+	}
+	b, err := r.File(commit, path)
+	if err != nil {
+		return Tick{}, false, err
+	}
+	pf, err := parseTasks(tf.unit, b)
+	if err != nil {
+		return Tick{}, false, tasksFileErr(commit, path, err)
+	}
+	i, found := pf.byKey[taskKey(id, nth)]
+	if !found {
+		return Tick{}, false, nil
+	}
+	t = Tick{Kind: KindTick, Commit: commit, Merge: len(c.Parents) > 1, Path: path, OldPath: path,
+		Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized}
+	if len(c.Parents) > 0 {
+		t.Parent = c.Parents[0]
+	}
+	nt := pf.task(i)
+	return taskTick(t, nt, nth, pf.dups[nt.ID]), true, nil
+}
+
 // TasksFileAt is a tasks file of one commit's tree ([TasksFiles]).
 type TasksFileAt struct {
 	Path string

@@ -491,14 +491,19 @@ func parseTasks(u specfmt.Unit, content []byte) (*parsedFile, error) {
 	seen := map[string]int{}
 	for i, t := range f.Tasks {
 		seen[t.ID]++
-		key := t.ID
-		if n := seen[t.ID]; n > 1 {
-			key = t.ID + "\x00" + strconv.Itoa(n) // NUL never occurs in a task ID
-		}
+		key := taskKey(t.ID, seen[t.ID])
 		pf.byKey[key] = i
 		pf.keys = append(pf.keys, key)
 	}
 	return pf, nil
+}
+
+// taskKey is parsedFile's key of the nth line with task ID id.
+func taskKey(id string, nth int) string {
+	if nth > 1 {
+		return id + "\x00" + strconv.Itoa(nth) // NUL never occurs in a task ID
+	}
+	return id
 }
 
 // reparseBoxes returns the parse of content derived from prev's, when content

@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
@@ -301,28 +302,40 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			}
 		}()
 	}
+	// The stages are the model's (docs/format.md#the-gates-model, model.go):
+	// the walk indexed by lineage (steps 1–2), head's lines traced (steps 3–4),
+	// the walk's ticks judged by their role (step 5), the origins no tick of
+	// the walk is, Kiro parents, and the lines the base does not hold.
 	if spool {
 		if err := g.walkAndJudgeSpooled(); err != nil {
 			return nil, err
 		}
-	} else if err := g.judgeTicks(); err != nil {
+	} else {
+		if err := g.traceHead(); err != nil {
+			return nil, err
+		}
+		if err := g.judgeTicks(); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.judgeOrigins(); err != nil {
 		return nil, err
 	}
 	rep = g.rep
-	v.evidenceKiroParents(rep)
+	g.evidenceKiroParents()
 	if err := v.bugTicks(rep, g.trailers, opts); err != nil {
 		return nil, err
 	}
+	g.notHeld()
 	rf, err := g.files()
 	if err != nil {
 		return nil, err
 	}
-	// The range's objects are read: what the state check holds (the files of
-	// head and base, one parse at a time) is the gate's last peak of memory.
+	// The range's objects are read: what the head check holds (head's files,
+	// one parse at a time) is the gate's last peak of memory.
 	v.Repo.DropCaches()
-	if err := v.stateCheck(rep, rf, g.units, g.irregular); err != nil {
-		return nil, err
-	}
+	g.lin, g.origins, g.heads = nil, nil, nil
+	v.headFiles(rep, rf, g.irregular)
 	v.applyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.
@@ -347,23 +360,18 @@ type gate struct {
 	opts    GateOptions
 	layouts *specfmt.Layouts
 	ticks   []tick.Tick
-	units   unitDirs
-	latest  []bool // per tick: its task line's latest (latestTicks)
 	twins   map[string]bool
 	rep     *Report
 
-	// lastUntick is, for a walk judged from its spool (walkAndJudgeSpooled)
-	// instead of ticks and latest, each unit class and task ID's last
-	// untick (latestTicks' key): what tells, tick by tick, whether a tick is
-	// its task line's latest. merges: the walk has a merge's tick.
-	lastUntick map[string]untickAt
-	merges     bool
-
-	// inRange holds the ticks the range's commits make themselves (not
-	// merges), by tickKey; broughtIn, per merge, what its other parents bring
-	// in (mergedIn).
-	inRange   map[string]bool
-	broughtIn map[gitref.Hash]*mergeSides
+	// lin is the walk indexed by lineage (model steps 1–2); heads are the
+	// tasks head holds checked and origins where they come from (steps
+	// 3–4: traceHead).
+	lin     *lineage.History
+	heads   []headLine
+	origins map[originKey]*originAt
+	// baseUnrecognized marks the base's files named tasks.md that were no
+	// unit's (their messages say so).
+	baseUnrecognized map[string]bool
 
 	// tickCommits are the commits whose objects are verified, in the order of
 	// their first tick, firstTick the index of that tick; lastTick the index
@@ -376,7 +384,6 @@ type gate struct {
 	lastObject  int // the index in rep.Objects of the last tick's object
 
 	elsewhere    *subjectIndex          // every note's statements, read at the first tick without evidence
-	bornListed   map[string]bool        // unit dir, task ID, line after
 	irregular    map[string]bool        // paths reported tasks_file_not_regular
 	unrecognized map[string]bool        // path, task ID, line after
 	rangeFiles   *rangeFiles            // read at the first allowed born-ticked task, or by the state check
@@ -404,11 +411,9 @@ func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 // walkAndJudgeSpooled, walks it.
 func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
-		rep:       &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
-		inRange:   map[string]bool{},
-		broughtIn: map[gitref.Hash]*mergeSides{},
-		lastTick:  map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
-		bornListed: map[string]bool{}, irregular: map[string]bool{}, unrecognized: map[string]bool{}}
+		rep:      &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
+		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+		irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
 // walkOptions are the tick walk's options for g's range: its layouts, and
@@ -417,33 +422,23 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 func (g *gate) walkOptions() tick.Options {
 	return tick.Options{Layouts: g.layouts, Listed: func(l *gitref.Listing) error {
 		g.trailers = l.WithTrailer(TrailerSpecTask)
+		g.lin = lineage.New(g.v.Repo, g.layouts, l)
 		return nil
 	}}
 }
 
-// walk walks g's range into memory (g.ticks) and prepares the ticks'
-// judging (judgeTicks).
+// walk walks g's range into memory (g.ticks), indexing it by lineage
+// (g.lin: model steps 1–2), and prepares the ticks' judging (judgeTicks).
 func (g *gate) walk() error {
-	w, err := tick.Walk(g.v.Repo, g.rep.Base, g.head, g.walkOptions())
+	var ticks []tick.Tick
+	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, g.walkOptions(), func(ts []tick.Tick, ms []tick.Move) error {
+		ticks = append(ticks, ts...)
+		return g.lin.Add(ts, ms)
+	})
 	if err != nil {
 		return err
 	}
-	ticks := w.Ticks
-	g.ticks, g.units, g.twins, g.rep.commits = ticks, unitClasses(w.Moves), projectTwins(ticks), w.Commits
-	g.latest = latestTicks(ticks, g.units)
-	// A merge's change against its first parent repeats the ticks its other
-	// parents brought in; those ticks are judged on the commits that made them.
-	// Only those: a tick the merge makes itself (a task reopened and ticked
-	// again while merging, say) is judged on the merge, even when an older
-	// commit of the range ticked the same task.
-	// (Only a range with a merge tick needs the set.)
-	if slices.ContainsFunc(ticks, func(t tick.Tick) bool { return t.Merge }) {
-		for _, t := range ticks {
-			if !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
-				g.inRange[tickKey(t.Commit, t)] = true
-			}
-		}
-	}
+	g.ticks, g.twins, g.rep.commits = ticks, projectTwins(ticks), n
 	for i, t := range ticks {
 		if !checksObjects(t) {
 			continue
@@ -458,9 +453,11 @@ func (g *gate) walk() error {
 }
 
 // checksObjects reports whether tick t is judged by its commit's checked
-// objects (a tick or born-ticked task of a recognized tasks file).
+// objects: a tick, born-ticked task or edit of a recognized tasks file (an
+// edit that head's line comes from is evidenced by a statement binding its
+// line, as any origin: model step 5).
 func checksObjects(t tick.Tick) bool {
-	return (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized
+	return (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked || t.Kind == tick.KindEdit) && !t.Unrecognized
 }
 
 // batchHints are the task lines the walk parsed for the tick commits
@@ -492,87 +489,6 @@ func addHint(h taskHints, t tick.Tick) {
 	}
 }
 
-// tickKey names a tick by commit, unit dir, task ID and line after.
-func tickKey(c gitref.Hash, t tick.Tick) string {
-	return string(c) + "\x00" + t.Unit.Dir + "\x00" + t.TaskID + "\x00" + t.After
-}
-
-// mergedIn reports whether merge tick t repeats a tick one of the merge's
-// other parents brought in: a tick of the other side that the side still
-// holds at that parent, made by a commit of the range (judged there) or by a
-// commit of the base's history (the base's tick, as after merging the base
-// into the branch: not the range's to judge). A tick the side later unticks is
-// not brought in; a merge ticking the task again makes that tick itself, and
-// is judged on the merge. An other parent in the base's history brings in
-// every task line it holds ticked at the tick's path, however the base came
-// to hold it there (a unit it moved or archived holds its ticks at the new
-// path): the base's, as the state check then holds head against the base.
-func (g *gate) mergedIn(t tick.Tick) (bool, error) {
-	sides, ok := g.broughtIn[t.Commit]
-	if !ok {
-		sides = &mergeSides{ticks: map[string]bool{}}
-		m, err := g.v.Repo.Commit(t.Commit)
-		if err != nil {
-			return false, err
-		}
-		inRange, err := g.rangeCommits()
-		if err != nil {
-			return false, err
-		}
-		for _, p := range m.Parents[1:] {
-			if !inRange[p] {
-				// Every commit of this side is the base's: what p holds
-				// ticked is what it brings in (read per tick below).
-				sides.base = append(sides.base, p)
-				continue
-			}
-			side, err := tick.Range(g.v.Repo, m.Parents[0], p, tick.Options{Layouts: g.layouts})
-			if err != nil {
-				return false, err
-			}
-			held := map[string][]string{} // unit dir and task ID → the side's ticks of it, by tickKey("", x)
-			for _, x := range side {
-				task := x.Unit.Dir + "\x00" + x.TaskID
-				switch {
-				case x.Kind == tick.KindUntick:
-					delete(held, task)
-				case g.inRange[tickKey(x.Commit, x)] || !inRange[x.Commit]:
-					held[task] = append(held[task], tickKey("", x))
-				}
-			}
-			for _, keys := range held {
-				for _, k := range keys {
-					sides.ticks[k] = true
-				}
-			}
-		}
-		g.broughtIn[t.Commit] = sides
-	}
-	if sides.ticks[tickKey("", t)] {
-		return true, nil
-	}
-	for _, p := range sides.base {
-		f, err := g.v.tasksAt(p, t.Path, t.Unit)
-		if err != nil {
-			continue // no such file there, or one that cannot be read: not brought in
-		}
-		for _, x := range f.Tasks {
-			if x.ID == t.TaskID && x.Line == t.After && x.Ticked() {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
-}
-
-// mergeSides is what a merge's other parents bring in (mergedIn): the ticks
-// its sides in the range hold, by tickKey("", x), and its parents in the
-// base's history.
-type mergeSides struct {
-	ticks map[string]bool
-	base  []gitref.Hash
-}
-
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
 // checked objects of at most about that many commits (twice that many for
 // judgeSpooled, which checks the next window while judging one) are held at
@@ -602,7 +518,11 @@ func (g *gate) judgeTicks() error {
 			maps.Copy(g.objects, objects)
 			next = to
 		}
-		if err := g.judgeTick(g.ticks[i], g.latest[i]); err != nil {
+		r, err := g.roleOf(g.ticks[i])
+		if err != nil {
+			return err
+		}
+		if err := g.judgeTick(g.ticks[i], r); err != nil {
 			return err
 		}
 		if g.rep.objectSpool != nil {
@@ -617,7 +537,7 @@ func (g *gate) judgeTicks() error {
 		// lines, the walk's, are not held past it).
 		g.ticks[i] = tick.Tick{}
 	}
-	g.ticks, g.latest, g.twins, g.inRange, g.broughtIn, g.lastTick, g.firstTick = nil, nil, nil, nil, nil, nil, nil
+	g.ticks, g.twins, g.lastTick, g.firstTick = nil, nil, nil, nil
 	return nil
 }
 
@@ -672,10 +592,12 @@ func (g *gate) spoolObjects() error {
 	return nil
 }
 
-// judgeTick judges the walk's tick t: by its kind, then (a tick or
-// born-ticked task) by its commit's note. latest: t is its task line's
-// latest (latestTicks).
-func (g *gate) judgeTick(t tick.Tick, latest bool) error {
+// judgeTick judges the walk's tick t: by its kind, then (a tick, edit or
+// born-ticked task) by its commit's note, as its role r says (model steps 3
+// and 5): an origin's failure fails (roleRechecks: with its own fix), a
+// superseded tick's does not, a merge's repeat of what another parent holds
+// is not judged.
+func (g *gate) judgeTick(t tick.Tick, r role) error {
 	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
 		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
@@ -694,20 +616,15 @@ func (g *gate) judgeTick(t tick.Tick, latest bool) error {
 		return nil
 	case t.Unrecognized:
 		return nil
-	}
-	switch t.Kind {
-	case tick.KindUntick:
+	case t.Kind == tick.KindUntick:
 		tr.Status = "unticked"
 		rep.Unticks = append(rep.Unticks, tr)
 		return nil
+	case r == roleBroughtIn:
+		return nil
+	}
+	switch t.Kind {
 	case tick.KindBornTicked:
-		// Commits come parents first: a merge repeating what a commit of the
-		// range already listed is skipped.
-		k := tickKey("", t)
-		if t.Merge && g.bornListed[k] {
-			return nil
-		}
-		g.bornListed[k] = true
 		moved := false
 		if g.v.policy().AllowsBornTicked(t.Path) {
 			var err error
@@ -723,20 +640,20 @@ func (g *gate) judgeTick(t tick.Tick, latest bool) error {
 		}
 		// Judged as a tick: without evidence it fails as born_ticked.
 	case tick.KindEdit:
+		if r == roleOrigin && g.stated(t) {
+			break // judged by its statement, as any origin (model step 5)
+		}
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
-		if !latest {
+		if t.Before == "" {
+			tr.Message = fmt.Sprintf("the ticked task line changed: now %q", t.After)
+		}
+		if r == roleSuperseded {
 			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
-			tr.Message = "edited after its tick, then unticked later in the range: the task line is judged by its latest tick"
+			tr.Message = "edited after its tick, and no line head holds comes from this edit (unticked, edited or removed later, or a merge kept another side's line): the lines head holds are judged by where they come from"
 		}
 		rep.Ticks = append(rep.Ticks, tr)
 		return nil
-	}
-	if t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) {
-		merged, err := g.mergedIn(t)
-		if err != nil || merged {
-			return err
-		}
 	}
 	if t.Ambiguous != "" {
 		// The tasks file repeats the task's ID: the tick is its line, and
@@ -765,12 +682,15 @@ func (g *gate) judgeTick(t tick.Tick, latest bool) error {
 			tr.Message = "ticked in a tasks file new in this commit, with no evidence; the task was open at the base in a tasks file the range removed, moved or added back, so the verifier's policy for born-ticked tasks does not apply: attest the commit"
 		}
 	}
-	if !latest && tr.Failing {
-		// A later commit unticks the task: the line is judged by its
-		// latest tick (and the state check by what head holds). An
-		// evidenced earlier tick stays evidenced.
+	if r == roleRechecks && tr.Failing && (tr.Reason == ReasonTickedWithoutEvidence || tr.Reason == ReasonCommitUnreachable) {
+		tr.hintKey = hintMergeRechecks
+		tr.Message = "a merge that checks the line again after one of its parents took it back (unticked it), while its first parent has it checked: no tick of it is on this commit for attest tick to find; it needs evidence of its own. " + tr.Message
+	}
+	if r == roleSuperseded && tr.Failing {
+		// No line head holds comes from this tick (model step 3): it decides
+		// nothing. An evidenced one stays evidenced.
 		tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
-		tr.Message = "unticked later in the range: the task line is judged by its latest tick"
+		tr.Message = "no line head holds comes from this tick (unticked, edited or removed later, or on a side a merge did not keep): the lines head holds are judged by where they come from"
 	}
 	if o := tr.Object; o != nil && o.Predicate != nil {
 		// The per-object rules judge the tick as it now stands (applyPolicy
@@ -784,6 +704,23 @@ func (g *gate) judgeTick(t tick.Tick, latest bool) error {
 	}
 	rep.Ticks = append(rep.Ticks, tr)
 	return nil
+}
+
+// stated reports whether t's commit's checked objects hold a statement
+// binding t's task line in t's unit: what judges an edit as a tick.
+func (g *gate) stated(t tick.Tick) bool {
+	co := g.objects[t.Commit]
+	if co == nil {
+		return false
+	}
+	name := attest.SubjectName(t.Unit.Feature, t.TaskID)
+	for i := range co.results {
+		rs := &co.results[i]
+		if rs.Task == name && rs.LineHash == t.LineHash && specfmt.ProjectPath(rs.root, rs.Unit.Dir) == t.Unit.Dir {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeEvidence judges tick t by its commit's checked objects: by the
@@ -896,6 +833,19 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 			earlier = len(tr.EvidenceOn) > 0 && !slices.ContainsFunc(tr.EvidenceOn, func(c gitref.Hash) bool { return !in[c] })
 		} else if in[tr.SameTreeAs] {
 			if earlier, err = g.v.Repo.IsAncestor(tr.SameTreeAs, t.Commit); err != nil {
+				return err
+			}
+		}
+		if !earlier && len(tr.EvidenceOn) > 0 {
+			// Evidence on an ancestor of the tick commit (the base's, say)
+			// is an earlier tick's: attest carry refuses it, and the model
+			// counts a statement on the tick commit alone
+			// (docs/format.md#the-gates-model, step 5).
+			ev := tr.EvidenceOn[0]
+			if tr.SameTreeAs != "" {
+				ev = tr.SameTreeAs
+			}
+			if earlier, err = g.v.Repo.IsAncestor(ev, t.Commit); err != nil {
 				return err
 			}
 		}
@@ -1112,57 +1062,6 @@ func unrecognizedTick(tr TickResult) TickResult {
 	return tr
 }
 
-// unitDirs links the unit directories a walk's moves connect (a tasks file
-// followed from one unit directory to another): find gives a directory's
-// class, the same for every directory of one unit's history.
-type unitDirs map[string]string
-
-func unitClasses(moves []tick.Move) unitDirs {
-	u := unitDirs{}
-	for _, m := range moves {
-		a, b := u.find(m.OldUnit.Dir), u.find(m.Unit.Dir)
-		if a != b {
-			u[a] = b
-		}
-	}
-	return u
-}
-
-func (u unitDirs) find(dir string) string {
-	for {
-		next, ok := u[dir]
-		if !ok || next == dir {
-			return dir
-		}
-		dir = next
-	}
-}
-
-// latestTicks marks, per tick of the walk, whether it is its task line's
-// latest: false for a tick (or born-ticked task) of a unit and task ID that a
-// later commit of the walk unticks (docs/format.md#superseded-ticks); the same
-// for an edit of a ticked line. Other kinds are marked true.
-func latestTicks(ticks []tick.Tick, units unitDirs) []bool {
-	out := make([]bool, len(ticks))
-	lastUntick := map[string]int{} // unit class, task ID → index of its last untick
-	key := func(t tick.Tick) string { return units.find(t.Unit.Dir) + "\x00" + t.TaskID }
-	for i, t := range ticks {
-		if t.Kind == tick.KindUntick {
-			lastUntick[key(t)] = i
-		}
-	}
-	for i, t := range ticks {
-		out[i] = true
-		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked && t.Kind != tick.KindEdit {
-			continue
-		}
-		if j, ok := lastUntick[key(t)]; ok && j > i && ticks[j].Commit != t.Commit {
-			out[i] = false
-		}
-	}
-	return out
-}
-
 // unreachableEvidence orders the commits holding a tick's evidence elsewhere:
 // those whose statement binds the tick's task line first, each once, without
 // the tick commit itself.
@@ -1180,85 +1079,28 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 	return out
 }
 
-// stateCheck compares head's tasks with base's (docs/format.md#the-state-check):
-// every task checked at head and not at base — matched by unit (across the
-// range's moves), task ID and text — must be covered by an evidenced tick of
-// the range (or a born-ticked task the policy allows); otherwise it fails
-// ticked_without_evidence, naming the file and line. Ticks in head's
-// unrecognized tasks files fail unrecognized_tasks_file, and symbolic links or
-// submodules at tasks-file positions at head tasks_file_not_regular. What the
-// walk already reported failing is not reported again. The files are parsed
-// once each, a parse the Verifier's memos hold reused (parseTasksOnce). A
-// tasks file head has as base has it
-// (rangeFiles.unchanged) has nothing checked that base has not: it is only
-// checked to be readable, and base's files are parsed for the unit classes of
-// head's other files alone.
-func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irregular map[string]bool) error {
-	baseFiles, headFiles, moved, head := rf.base, rf.head, rf.moved, rep.Head
-	changed := map[string]bool{} // the unit classes of head's files that are not unchanged
-	for j, f := range headFiles {
-		if f.Irregular == "" && !rf.unchanged[j] {
-			changed[units.find(f.Unit.Dir)] = true
-		}
-	}
-	// At base: the checked tasks, by unit class, task ID and line read as
-	// open: true for a unit's task, false for a box of a file that was no
-	// unit's tasks file (unrecognized). A box checked at base only in such a
-	// file was never judged as a tick; it does not cover a unit's task at
-	// head (a project root or layout the range adds makes the file a unit's).
-	checkedAtBase := map[string]bool{}
-	// At base, by path and task ID: the tasks open in a file at a path a
-	// changed file of head holds. A unit moved over another's path (deleted
-	// in one commit, moved there in the next) brings its own ticks, but at
-	// that path the task was open: the move does not cover it.
-	headPaths := map[string]bool{}
-	for j, f := range headFiles {
-		if f.Irregular == "" && !rf.unchanged[j] {
-			headPaths[f.Path] = true
-		}
-	}
-	openAtPath := map[string]bool{}   // path, task ID
-	tickedAtPath := map[string]bool{} // path, task ID, line read as open
-	for _, f := range baseFiles {
-		if f.Irregular != "" || (!changed[units.find(f.Unit.Dir)] && !headPaths[f.Path]) {
-			continue
-		}
-		tf, err := v.parseTasksOnce(f.Unit, f.Content)
-		if err != nil {
-			continue
-		}
-		for _, t := range tf.Tasks {
-			if k := units.find(f.Unit.Dir) + "\x00" + t.ID + "\x00" + t.OpenLine(); t.Ticked() && !checkedAtBase[k] {
-				checkedAtBase[k] = !f.Unrecognized
-			}
-			if headPaths[f.Path] && !f.Unrecognized {
-				if t.Ticked() {
-					tickedAtPath[f.Path+"\x00"+t.ID+"\x00"+t.OpenLine()] = true
-				} else {
-					openAtPath[f.Path+"\x00"+t.ID] = true
-				}
-			}
-		}
-	}
-	covered := map[string]bool{} // unit class, task ID, line_hash
-	failing := map[string]bool{} // unit class, task ID; or path for unrecognized files
-	ticked := map[string]bool{}  // unit class, task ID: a tick of the range, whatever its status
+// headFiles checks head's tasks files for what the model cannot read
+// (docs/format.md#the-gates-model, beside the model): a file that cannot be
+// read as a tasks file fails (malformed), a box checked in an unrecognized
+// tasks file fails unrecognized_tasks_file, and a symbolic link or
+// submodule at a tasks-file position fails tasks_file_not_regular — each
+// once, what the walk reported not again. A file head has as base has it
+// (rangeFiles.unchanged) is only checked to be readable (specfmt.CheckTasks).
+func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]bool) {
+	head := rep.Head
+	failing := map[string]bool{} // path, line_hash of unrecognized files' boxes
 	rep.eachTick(func(tr *TickResult) {
-		k := units.find(tr.Unit.Dir) + "\x00" + tr.TaskID
-		ticked[k] = true
-		switch {
-		case tr.Status == StatusEvidenced:
-			covered[k+"\x00"+tr.LineHash] = true
-		case tr.Failing && tr.Reason == ReasonUnrecognizedTasksFile:
+		if tr.Failing && tr.Reason == ReasonUnrecognizedTasksFile {
 			failing[tr.Path+"\x00"+tr.LineHash] = true
-		case tr.Failing:
-			failing[k] = true
 		}
 	})
-	for _, tr := range rep.BornTicked {
-		covered[units.find(tr.Unit.Dir)+"\x00"+tr.TaskID+"\x00"+tr.LineHash] = true
+	baseAt := map[string]int{}
+	for i, f := range rf.base {
+		if f.Irregular == "" {
+			baseAt[f.Path] = i
+		}
 	}
-	for j, f := range headFiles {
+	for j, f := range rf.head {
 		if f.Irregular != "" {
 			if !irregular[f.Path] {
 				irregular[f.Path] = true
@@ -1277,44 +1119,35 @@ func (v *Verifier) stateCheck(rep *Report, rf *rangeFiles, units unitDirs, irreg
 			rep.Ticks = append(rep.Ticks, unreadableAtHead(head, f, err))
 			continue
 		}
-		class := units.find(f.Unit.Dir)
+		if !f.Unrecognized {
+			continue
+		}
+		// A box the file had checked at base, at its path, is no box the
+		// range checked.
+		atBase := map[string]bool{}
+		if i, ok := baseAt[f.Path]; ok {
+			if bf, err := v.parseTasksOnce(rf.base[i].Unit, rf.base[i].Content); err == nil {
+				for _, t := range bf.Tasks {
+					if t.Ticked() {
+						atBase[t.ID+"\x00"+t.OpenLine()] = true
+					}
+				}
+			}
+		}
 		for _, t := range tf.Tasks {
-			asUnit, atBase := checkedAtBase[class+"\x00"+t.ID+"\x00"+t.OpenLine()]
-			reopenedHere := openAtPath[f.Path+"\x00"+t.ID] && !tickedAtPath[f.Path+"\x00"+t.ID+"\x00"+t.OpenLine()]
-			if !t.Ticked() || (asUnit && !reopenedHere) || atBase && f.Unrecognized {
+			if !t.Ticked() || atBase[t.ID+"\x00"+t.OpenLine()] {
 				continue
 			}
 			lh := predicate.LineHash(t.OpenLine())
+			if failing[f.Path+"\x00"+lh] {
+				continue
+			}
+			failing[f.Path+"\x00"+lh] = true
 			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
 				Task: attest.SubjectName(f.Unit.Feature, t.ID), Reasons: []Reason{}, Signers: []Signer{}}
-			if f.Unrecognized {
-				if !failing[f.Path+"\x00"+lh] {
-					failing[f.Path+"\x00"+lh] = true
-					rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
-				}
-				continue
-			}
-			k := class + "\x00" + t.ID
-			if covered[k+"\x00"+lh] || failing[k] || (v.policy().AllowsBornTicked(f.Path) && !movedMatch(moved, f.Path, t.ID, t.Title)) {
-				continue
-			}
-			failing[k] = true
-			tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
-			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
-			if !ticked[k] {
-				tr.hintKey = hintUntickedInRange
-				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it (it came ticked from history outside the range: a branch or a merged commit that ticked it before the base reopened it)", f.Path, t.LineNo, t.ID)
-			}
-			if atBase && !asUnit {
-				tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
-			}
-			if asUnit && reopenedHere {
-				tr.Message = fmt.Sprintf("%s:%d: task %s is open at the base in this file; the range moved another unit's tasks file here with it ticked (a move keeps its ticks, but not over a task open at its new path), and no evidenced tick of the range covers it", f.Path, t.LineNo, t.ID)
-			}
-			rep.Ticks = append(rep.Ticks, tr)
+			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
 		}
 	}
-	return nil
 }
 
 // unreadableAtHead is the state check's finding for head's tasks file f that

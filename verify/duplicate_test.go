@@ -196,13 +196,15 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	f.attest(cB1, predicate.RegressionOnly, f.signer)
 
 	// The US2 T007 line edited at head while head repeats T007: that tick
-	// cannot be told apart at head (malformed, duplicate_task_id), and the
-	// edit fails as every edit does; the US1 line's tick stays evidenced.
+	// cannot be told apart at head (malformed, duplicate_task_id) and head's
+	// line comes from the edit, not from it (superseded,
+	// docs/format.md#the-gates-model); the edit fails as every edit without
+	// a statement of its own does; the US1 line's tick stays evidenced.
 	cE := f.edit(fxDir+"/tasks.md", "- [x] T007 [US2] Add --lang es\n", "- [x] T007 [US2] Add --lang es and pt\n", "reword T007")
 	rep = f.branch(c0, cE, GateOptions{})
 	checkGate(t, rep, Failure, []tickRow{
 		{cA, "T007", StatusEvidenced, "", ""},
-		{cA, "T007", StatusUnverifiable, string(Malformed), ""},
+		{cA, "T007", StatusSuperseded, "", ""},
 		{cB1, "T008", StatusEvidenced, "", ""},
 		{cB2, "T008", StatusEvidenced, "", ""},
 		{cE, "T007", StatusEdited, ReasonEditedAfterTick, ""},

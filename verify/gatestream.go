@@ -10,22 +10,15 @@ import (
 	"github.com/taskproof/taskproof/tick"
 )
 
-// untickAt is where a unit class and task ID's last untick of a walk is:
-// its index among the walk's ticks and its commit.
-type untickAt struct {
-	index  int
-	commit gitref.Hash
-}
-
-// walkAndJudgeSpooled is walk and judgeTicks for BranchSpooled with the
-// walk's ticks held out of memory: the walk's ticks go to a spool as the walk
-// finds them, and what judging a tick needs of the ticks after it (whether a
-// later commit unticks its task: the last untick per unit class and task ID,
-// known once the walk's moves are) is kept; then the ticks are read back
-// and judged in order, gateWindow tick commits at a time, as judgeTicks
-// judges them. Held at once: the ticks of about gateWindow commits, the
-// walk's moves and unticks, and the keys of ticks two projects' roots share
-// (projectTwins, per commit).
+// walkAndJudgeSpooled is walk, traceHead and judgeTicks for BranchSpooled
+// with the walk's ticks held out of memory: the walk's ticks go to a spool
+// as the walk finds them, indexed by lineage (model steps 1–2) as they go;
+// head's lines are traced (steps 3–4) once the walk is done; then the ticks
+// are read back and judged in order by their role, gateWindow tick commits
+// at a time, as judgeTicks judges them. Held at once: the ticks of about
+// gateWindow commits, the lineage index (the walk's changes and moves, not
+// its task lines), head's checked lines, and the keys of ticks two
+// projects' roots share (projectTwins, per commit).
 func (g *gate) walkAndJudgeSpooled() (err error) {
 	s, err := newWalkSpool("")
 	if err != nil {
@@ -40,6 +33,9 @@ func (g *gate) walkAndJudgeSpooled() (err error) {
 	if err != nil {
 		return err
 	}
+	if err := g.traceHead(); err != nil {
+		return err
+	}
 	// The bug tasks' commits are known before the judging: their objects are
 	// the report's after the ticks' (applyPolicy, spoolObjects).
 	g.rep.bugCommits = map[gitref.Hash]bool{}
@@ -51,39 +47,28 @@ func (g *gate) walkAndJudgeSpooled() (err error) {
 	return g.judgeSpooled(s, tickCommits)
 }
 
-// walkToSpool walks g's range into s, one commit's ticks a record, and keeps
-// what the judging needs of the whole walk: the unit classes of its moves,
-// the last untick per unit class and task ID, the project twins, whether a
-// merge ticks. It returns how many commits have ticks judged by their
-// checked objects (checksObjects).
+// walkToSpool walks g's range into s, one commit's ticks a record, indexing
+// it by lineage (g.lin) and keeping the project twins. It returns how many
+// commits have ticks judged by their checked objects (checksObjects).
 func (g *gate) walkToSpool(s *walkSpool) (int, error) {
-	type untick struct {
-		dir, id string
-		at      untickAt
-	}
 	var (
-		moves       []tick.Move
-		unticks     []untick
-		index       int
 		tickCommits int
 		results     int // ticks that may be judged into the report's Ticks
 	)
 	g.twins = map[string]bool{}
 	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, g.walkOptions(), func(ts []tick.Tick, ms []tick.Move) error {
-		moves = append(moves, ms...)
+		if err := g.lin.Add(ts, ms); err != nil {
+			return err
+		}
 		if len(ts) == 0 {
 			return nil
 		}
 		checks := false
 		for _, t := range ts {
 			checks = checks || checksObjects(t)
-			g.merges = g.merges || t.Merge
-			if t.Kind == tick.KindUntick {
-				unticks = append(unticks, untick{t.Unit.Dir, t.TaskID, untickAt{index, t.Commit}})
-			} else {
+			if t.Kind != tick.KindUntick {
 				results++
 			}
-			index++
 		}
 		if checks {
 			tickCommits++
@@ -106,22 +91,7 @@ func (g *gate) walkToSpool(s *walkSpool) (int, error) {
 	if s := g.rep.tickSpool; s != nil && len(s.ix.entries) == 0 {
 		s.ix.entries = make([]tickEntry, 0, results)
 	}
-	g.units = unitClasses(moves)
-	g.lastUntick = make(map[string]untickAt, len(unticks))
-	for _, u := range unticks {
-		g.lastUntick[g.units.find(u.dir)+"\x00"+u.id] = u.at // the last one stays
-	}
 	return tickCommits, nil
-}
-
-// isLatest is latestTicks' mark for the walk's tick t at index i, from the
-// walk's last unticks (walkToSpool).
-func (g *gate) isLatest(i int, t tick.Tick) bool {
-	if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked && t.Kind != tick.KindEdit {
-		return true
-	}
-	u, ok := g.lastUntick[g.units.find(t.Unit.Dir)+"\x00"+t.TaskID]
-	return !ok || u.index <= i || u.commit == t.Commit
 }
 
 // windowCheck is a window of tick commits being checked (checkObjects) while
@@ -257,13 +227,12 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 				return err
 			}
 		}
-		for k, t := range cur.ticks {
-			if g.merges && !t.Merge && (t.Kind == tick.KindTick || t.Kind == tick.KindEdit || t.Kind == tick.KindBornTicked) {
-				// mergedIn asks only about ticks of a merge's ancestors,
-				// which the walk has before the merge (parents first).
-				g.inRange[tickKey(t.Commit, t)] = true
+		for _, t := range cur.ticks {
+			r, err := g.roleOf(t)
+			if err != nil {
+				return err
 			}
-			if err := g.judgeTick(t, g.isLatest(cur.first+k, t)); err != nil {
+			if err := g.judgeTick(t, r); err != nil {
 				return err
 			}
 			if g.rep.objectSpool != nil {
@@ -277,6 +246,6 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 		ahead = ahead[1:]
 		covered = max(0, covered-1)
 	}
-	g.twins, g.lastUntick, g.inRange, g.broughtIn = nil, nil, nil, nil
+	g.twins = nil
 	return nil
 }

@@ -29,6 +29,7 @@ var Hints = map[string]string{
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
 	hintTwinProjects:            "{commit} ticks {task}'s line in two projects, which no statement can tell apart (attest tick refuses it): untick it in both in a new commit, then tick it in each project in a commit of its own and attest those two",
+	hintMergeRechecks:           "{commit} is a merge that checks {task} again after one of its parents took it back, and its first parent has it checked, so attest tick finds no tick of it there: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the parent that took it back has it",
 	hintUntickedInRange:         "no commit of the range ticks {task}, so none can be attested for it: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it open as the base has it",
 	hintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
 	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
@@ -149,6 +150,12 @@ func tickHint(t *TickResult) string {
 // hintTwinProjects keys Hints' hint for a tick of a commit that ticks the
 // same task line in two projects (a hint, not a reason code).
 const hintTwinProjects = "twin_projects"
+
+// hintMergeRechecks keys Hints' hint for a merge that checks a line again
+// after a parent took it back while its first parent has it checked
+// (docs/format.md#the-gates-model): attest tick, which compares a commit with
+// its first parent, finds nothing to attest there.
+const hintMergeRechecks = "merge_rechecks"
 
 // hintUntickedInRange keys Hints' hint for a task checked at head and open
 // at base that no commit of the range ticks (a hint, not a reason code).
