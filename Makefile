@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test faults bench bench-gate bench-scaling fuzz demo vet fmt lint clean interop
+.PHONY: all build test faults bench bench-gate bench-scaling fuzz model demo vet fmt lint clean interop
 
 all: build
 
@@ -49,6 +49,13 @@ fuzz:
 	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg; \
 	  done; \
 	done
+
+# The gate against the reference implementation of its model (docs/format.md#the-gates-model)
+# on MODEL_SEEDS random histories from MODEL_FIRST (make test runs the first 300).
+MODEL_SEEDS ?= 3000
+MODEL_FIRST ?= 1
+model: build
+	TASKPROOF_BIN=$(CURDIR)/$(BIN) TASKPROOF_MODEL_SEEDS=$(MODEL_SEEDS) TASKPROOF_MODEL_FIRST=$(MODEL_FIRST) $(GO) test -count=1 -run '^TestModel$$' -timeout 6h ./internal/gatemodel/
 
 demo: build
 	./scripts/demo.sh

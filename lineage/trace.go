@@ -164,45 +164,103 @@ func (tr *tracer) at(y, path int32) ([]res, error) {
 		}
 		return []res{{origin: true, commit: y, path: path, kind: kind, newFile: kind == KindBorn && newFile}}, nil
 	}
-	var cands []res
-	for _, hd := range holders {
+	// What each holding parent's line comes from.
+	held := make([][]res, len(holders))
+	for i, hd := range holders {
 		p := h.parents[y][hd.slot]
 		if j, ok := h.at[p]; ok {
 			rs, err := tr.rec(j, hd.path)
 			if err != nil {
 				return nil, err
 			}
-			cands = append(cands, rs...)
+			held[i] = rs
 		} else {
-			cands = append(cands, res{entry: p, path: hd.path})
+			held[i] = []res{{entry: p, path: hd.path}}
 		}
 	}
-	cands = uniq(cands)
-	if len(takenBack) == 0 {
-		return cands, nil
-	}
 	// A parent that has the task open and one of the line's origins in its
-	// history took that tick back: y checks the line again.
+	// history took that tick back: y checks the line again. A holding
+	// parent that has one in its history, its own line not coming from it,
+	// took it back and ticked the line again: its own origins carry the line.
 	qs := make([]gitref.Hash, len(takenBack))
 	for i, s := range takenBack {
 		qs[i] = h.parents[y][s]
 	}
 	var out []res
 	reopened := false
-	for _, c := range cands {
-		back, kept, err := tr.takenBack(c, qs)
-		if err != nil {
-			return nil, err
-		}
-		reopened = reopened || back
-		if kept {
-			out = append(out, c)
+	for i := range holders {
+		for _, c := range held[i] {
+			kept := true
+			if len(qs) > 0 {
+				back, k, err := tr.takenBack(c, qs)
+				if err != nil {
+					return nil, err
+				}
+				reopened, kept = reopened || back, k
+			}
+			for j := range holders {
+				if !kept || j == i {
+					continue
+				}
+				again, err := tr.tickedAgain(c, h.parents[y][holders[j].slot], held[j])
+				if err != nil {
+					return nil, err
+				}
+				kept = !again
+			}
+			if kept {
+				out = append(out, c)
+			}
 		}
 	}
-	if reopened {
+	if reopened || len(out) == 0 {
 		out = append(out, res{origin: true, commit: y, path: path, kind: KindTick, reopens: true})
 	}
 	return uniq(out), nil
+}
+
+// tickedAgain tells whether q, a parent of a merge holding the traced line
+// whose line comes from qs (rec's result for q), took back and ticked again
+// what c (an origin or entry another holding parent brings) stands for: c's
+// origins are in q's history and q's line comes from none of them. An
+// origin of the range is one commit; for an entry, the answer is yes only
+// where it is sure: every entry of q's line comes from commits after c
+// alone (traced through the commits of its history that c's lacks, the line
+// comes into none of c's history). Otherwise c stays, and with it the base's
+// hold on it (model step 4): never fewer requirements than the model's.
+func (tr *tracer) tickedAgain(c res, q gitref.Hash, qs []res) (bool, error) {
+	h := tr.h
+	for _, x := range qs {
+		if x == c {
+			return false, nil
+		}
+	}
+	if c.origin {
+		qi, ok := h.at[q]
+		return ok && h.ancestorsOf(qi)[c.commit], nil
+	}
+	if tr.id < 0 {
+		return false, nil // a line traced by its file: no tick of it to take back
+	}
+	in, err := h.r.IsAncestor(c.entry, q)
+	if err != nil || !in {
+		return false, err
+	}
+	t := Task{Path: "", ID: h.strs[tr.id], Nth: int(tr.nth)}
+	for _, x := range qs {
+		if x.origin {
+			continue // a commit of the range: not in c's history
+		}
+		if x.entry == c.entry {
+			return false, nil
+		}
+		t.Path = h.strs[x.path]
+		r, inHistory, err := h.enters(c.entry, x.entry, t)
+		if err != nil || inHistory || len(r.Entries) > 0 {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func (h *History) str2(id int32) string {

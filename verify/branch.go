@@ -42,8 +42,10 @@ const (
 	ReasonEditedAfterTick       = "edited_after_tick"
 	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
 
-	// StatusSuperseded: a tick unticked later in the range; the task line is
-	// judged by its latest tick (docs/format.md#superseded-ticks). Not failing.
+	// StatusSuperseded: a tick no line head holds comes from (unticked,
+	// edited or removed later, or on a side a merge did not keep); the lines
+	// head holds are judged by their origins (docs/format.md#superseded-ticks,
+	// #the-gates-model). Not failing.
 	StatusSuperseded = "superseded"
 	// ReasonNotRegular: a tasks file, or a directory on a unit layout's
 	// tasks-file path, is a symbolic link or a submodule at head or at a
@@ -111,7 +113,8 @@ type TickResult struct {
 	// hintKey is the key of Hints the judge chose for the tick's fix, when its
 	// reasons alone would name one that cannot work ("": tickHint's usual
 	// choice): attesting the tick for an earlier tick's evidence (no rewrite
-	// to carry from), the state check's task no commit of the range ticks,
+	// to carry from), head's task no commit of the range ticks, a merge
+	// checking a line again that its first parent holds,
 	// a commit ticking one line in two projects, a tasks file at head that
 	// cannot be read.
 	hintKey string
@@ -238,17 +241,19 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 	return policy.Failing(o.Policy) || (opts.RequireVerified && o.Verdict != string(predicate.Verified))
 }
 
-// Branch runs the merge gate over base..head (docs/format.md#gate-rules): every tick of every
-// commit reachable from head and not from base (merges included) is mapped to
-// the commit carrying its evidence and judged evidenced, stale or unverifiable;
-// task lines edited after their tick fail too. A task added already ticked to a
-// tasks file its commit's parent has is a tick like any other (tick.Tick.Born);
-// the ticked tasks of tasks files new in their commit are judged too (born_ticked
-// without evidence), unless the policy allows them (Report.BornTicked). Ticks in
-// unrecognized tasks files and links or submodules at tasks-file positions fail;
-// a tick unticked later is superseded; and the state check compares head with
-// base (docs/format.md#gate-rules). A notes ref absent locally is an
-// error wrapping gitref.ErrNotesRefAbsent, never a pass.
+// Branch runs the merge gate over base..head, as its model says
+// (docs/format.md#the-gates-model): every task head holds checked is traced
+// to the ticks its line comes from, by ancestry; each such tick of the range
+// (a tick, an edit, a task born ticked, a merge checking a line again) must
+// be evidenced by its commit's note, and a line coming from the base's
+// history must be held by the base. Every tick of the range (merges included)
+// is reported: evidenced, stale or unverifiable when head's lines come from
+// it, superseded (not failing) when none does, not at all when a merge
+// brings it in from a side. A born-ticked task the policy allows is listed in
+// Report.BornTicked. Ticks in unrecognized tasks files and links or
+// submodules at tasks-file positions fail (docs/format.md#gate-rules). A
+// notes ref absent locally is an error wrapping gitref.ErrNotesRefAbsent,
+// never a pass.
 //
 // The Report holds every tick and object in memory (its JSON encoding is
 // about 1.3 KB a tick); BranchSpooled holds most of it out of memory.
@@ -262,7 +267,8 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // the ticks (a bug task's). The walk's ticks are spooled too, and judged back
 // from the spool a window of commits at a time; each judged tick goes whole to
 // a third temporary file, and Report.Ticks holds only the ticks added after
-// the judging (bug tasks', the state check's): Report.TickCount counts them
+// the judging (bug tasks', the origins no tick of the walk is, the lines the
+// base does not hold, head's files'): Report.TickCount counts them
 // all. Held in memory: a compact index of the spooled ticks (about 90 bytes a
 // tick: commit, unit, path, task ID, line_hash, status, reason, verdict and
 // the rare warnings, policy results and Via the passes after the judging read
@@ -386,7 +392,7 @@ type gate struct {
 	elsewhere    *subjectIndex          // every note's statements, read at the first tick without evidence
 	irregular    map[string]bool        // paths reported tasks_file_not_regular
 	unrecognized map[string]bool        // path, task ID, line after
-	rangeFiles   *rangeFiles            // read at the first allowed born-ticked task, or by the state check
+	rangeFiles   *rangeFiles            // read by traceHead
 	inRangeSet   map[gitref.Hash]bool   // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
 	trailers     []gitref.TrailerCommit // the range's commits with a Spec-Task trailer, parents first (walkOptions)
 }
@@ -640,7 +646,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		}
 		// Judged as a tick: without evidence it fails as born_ticked.
 	case tick.KindEdit:
-		if r == roleOrigin && g.stated(t) {
+		if r != roleSuperseded && g.stated(t) {
 			break // judged by its statement, as any origin (model step 5)
 		}
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
@@ -1150,7 +1156,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 	}
 }
 
-// unreadableAtHead is the state check's finding for head's tasks file f that
+// unreadableAtHead is the head check's finding for head's tasks file f that
 // ParseTasks refuses with err: what cannot be read cannot be judged, so the
 // gate fails, naming it.
 func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) TickResult {

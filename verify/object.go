@@ -45,7 +45,7 @@ type Verifier struct {
 
 	memos atomic.Pointer[memos] // per-content results, made on first use (parallel.go)
 
-	// everyTasksFile makes the state check read and parse every tasks file
+	// everyTasksFile makes the gate read and parse every tasks file
 	// at base and head, as if none were unchanged (rangeFiles): the tests'
 	// reference for the reading of changed files alone.
 	everyTasksFile bool

@@ -17,7 +17,7 @@ import (
 // (renumbering it or touching its title's punctuation does not hide it): born ticked
 // or not, it is a tick that needs evidence, whatever the policy allows for
 // born-ticked tasks (docs/format.md#born-ticked-tasks). Files that cannot be
-// read as tasks files are left out (the state check reports head's).
+// read as tasks files are left out (the head check reports head's).
 func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[string]bool {
 	atHead := make(map[string]bool, len(headFiles))
 	for _, f := range headFiles {
@@ -89,17 +89,17 @@ func movedMatch(moved map[string]bool, path, id, title string) bool {
 
 // rangeFiles are the tasks files at the range's base (none for base "") and
 // head, and the tasks of base's files the range removed or moved
-// (movedOpenTasks): read once per gate, by the first born-ticked task the
-// policy allows or else by the state check.
+// (movedOpenTasks): read once per gate, by traceHead (head's lines and the
+// base's hold on them, model steps 3–4) and the head check (headFiles).
 //
 // unchanged marks, per head file, one base has as it is: at the same path,
 // regular at both, with the same blob, unit, project root and recognition.
-// Every task such a file has ticked was ticked at base in the same unit
-// class, so the state check only asks whether it can be read as a tasks file
-// (specfmt.CheckTasks), and reads base's files only for the unit classes of
-// head's other files. Base's twin of an unchanged file is not read: it shares
-// head's content. Every other file is read, so every blob the full reading
-// reads is read or is the blob of one read.
+// When no commit of the range touches its path (lineage.History.Touched),
+// every task such a file has checked comes from the base, which holds it,
+// so it is only checked to be readable as a tasks file (specfmt.CheckTasks).
+// Base's twin of an unchanged file is not read: it shares head's content.
+// Every other file is read, so every blob the full reading reads is read or
+// is the blob of one read.
 type rangeFiles struct {
 	base, head []tick.TasksFileAt
 	unchanged  []bool // per head file; all false when every file was parsed

@@ -10,7 +10,7 @@ import (
 )
 
 // tickIndex is what the passes after the judging (evidenceKiroParents,
-// stateCheck, applyPolicy, concludeBranch, the summaries) read of a report's
+// headFiles, applyPolicy, concludeBranch, the summaries) read of a report's
 // spooled ticks, and what they change, in about 90 bytes a tick: a tick's
 // commit and line_hash as their bytes, its unit, path, task ID, status,
 // reason and verdict as indexes into tables of the distinct values, and the
@@ -225,35 +225,4 @@ func (ix *tickIndex) patch(i int, t *TickResult) {
 // element), not merely equal.
 func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
-// ticks reports whether one of rep's ticks is a tick of commit c of the task
-// with ID id in unit directory dir.
-func (rep *Report) ticks(c gitref.Hash, dir, id string) bool {
-	if n := rep.tickSpool.len(); n > 0 {
-		ix := rep.tickSpool.ix
-		var packed [20]byte
-		raw := !packHex(packed[:], string(c))
-		if tid, ok := ix.strIDs[id]; ok {
-			for i := range ix.entries {
-				e := &ix.entries[i]
-				if e.taskID != tid || ix.units[e.unit].Dir != dir {
-					continue
-				}
-				if e.flags&entryCommitRaw != 0 {
-					if raw && e.extra.commit == c {
-						return true
-					}
-				} else if !raw && e.commit == packed {
-					return true
-				}
-			}
-		}
-	}
-	for i := range rep.Ticks {
-		if t := &rep.Ticks[i]; t.Commit == c && t.Unit.Dir == dir && t.TaskID == id {
-			return true
-		}
-	}
-	return false
 }

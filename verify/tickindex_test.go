@@ -55,11 +55,6 @@ func TestTickIndexRoundTrip(t *testing.T) {
 	if whole.Message != "m" || whole.Status != StatusUnverifiable || !whole.Failing {
 		t.Errorf("tick 2 read back: %+v", whole)
 	}
-	rep := &Report{tickSpool: &tickSpool{ix: ix}}
-	if !rep.ticks(ticks[0].Commit, unit.Dir, "T001") || !rep.ticks(ticks[1].Commit, "", "T002") ||
-		rep.ticks(ticks[0].Commit, unit.Dir, "T002") || rep.ticks(ticks[1].Commit, unit.Dir, "T002") {
-		t.Error("ticks: wrong answer")
-	}
 }
 
 // TestTickSpoolRoundTrip checks that a tick reads back from the tick spool

@@ -398,41 +398,52 @@ func (r *reference) origins(c, path string, k refKey, line string, cut map[strin
 		}
 		out = []refPoint{{origin: true, commit: c, path: path, kind: kind}}
 	} else {
-		var cands []refPoint
-		for _, h := range holders {
-			cands = append(cands, r.origins(h.parent, h.path, k, line, cut, cutName)...)
+		// The origins each holding parent's line comes from, in all of
+		// history: a holder whose line does not come from an origin in its
+		// history took that tick back and ticked the line again.
+		deep := make([]map[string]bool, len(holders))
+		for i, h := range holders {
+			deep[i] = map[string]bool{}
+			for _, o := range r.origins(h.parent, h.path, k, line, nil, "") {
+				deep[i][o.commit] = true
+			}
 		}
 		reopened := false
-		for _, cand := range cands {
-			// The origins cand stands for: itself, or, for an entry, the
-			// origins of the line it holds.
-			var os []string
-			if cand.origin {
-				os = []string{cand.commit}
-			} else {
-				for _, o := range r.origins(cand.commit, cand.path, k, line, nil, "") {
-					os = append(os, o.commit)
-				}
-			}
-			kept := false
-			for _, o := range os {
-				back := false
-				for _, q := range takenBack {
-					if r.isAncestor(o, q) {
-						back = true
+		for i, h := range holders {
+			for _, cand := range r.origins(h.parent, h.path, k, line, cut, cutName) {
+				// The origins cand stands for: itself, or, for an entry, the
+				// origins of the line it holds.
+				var os []string
+				if cand.origin {
+					os = []string{cand.commit}
+				} else {
+					for _, o := range r.origins(cand.commit, cand.path, k, line, nil, "") {
+						os = append(os, o.commit)
 					}
 				}
-				if back {
-					reopened = true
-				} else {
-					kept = true
+				kept := false
+				for _, o := range os {
+					back := false
+					for _, q := range takenBack {
+						if r.isAncestor(o, q) {
+							back, reopened = true, true
+						}
+					}
+					for j, hj := range holders {
+						if j != i && !deep[j][o] && r.isAncestor(o, hj.parent) {
+							back = true
+						}
+					}
+					if !back {
+						kept = true
+					}
+				}
+				if kept {
+					out = append(out, cand)
 				}
 			}
-			if kept {
-				out = append(out, cand)
-			}
 		}
-		if reopened {
+		if reopened || len(out) == 0 {
 			out = append(out, refPoint{origin: true, commit: c, path: path, kind: "tick", reopens: true})
 		}
 	}
