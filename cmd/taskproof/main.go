@@ -23,8 +23,16 @@ func run(args []string) int {
 	}
 	code := exitCode(err)
 	if !isSilent(err) {
-		// Errors quote paths, refs and note text from the repository.
+		// Errors quote paths, refs and note text from the repository: each
+		// line taskproof writes is escaped, the line breaks between them
+		// are its own.
 		fmt.Fprintf(os.Stderr, "taskproof: %s\n", verify.Printable(err.Error()))
+		if s := suggestionsOf(err); len(s) > 0 {
+			fmt.Fprintf(os.Stderr, "\nDid you mean this?\n")
+			for _, name := range s {
+				fmt.Fprintf(os.Stderr, "\t%s\n", verify.Printable(name))
+			}
+		}
 	}
 	return code
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -29,14 +28,12 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &flagError{err: fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
-	})
 	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in this directory")
 	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes ref attestations are stored under")
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
+	strictCommands(root)
 	typedArgs(root)
 	return root
 }
