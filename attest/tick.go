@@ -670,10 +670,7 @@ func ParseRegressionReason(s string) (map[string]any, error) {
 			return nil, fmt.Errorf("%w: regression reason %q: want REASON[:key=value]", ErrRequest, s)
 		}
 	}
-	want := map[string]string{
-		"no_story": "", "acceptance_off": "", "author_wrote_none": "", "tests_not_collected": "", "planning_work": "",
-		"no_scenarios": "story", "author_failed": "detail", "not_red": "red_class", "already_passing": "implemented_by",
-	}
+	want := RegressionReasonKeys
 	k, known := want[reason]
 	if !known {
 		names := make([]string, 0, len(want))

@@ -26,15 +26,15 @@ type auditFlags struct {
 
 func (f *auditFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.all, "all", false, "every note of the notes ref and the ticks of all of HEAD's history")
-	c.Flags().StringVar(&f.unit, "unit", "", "only units whose dir or feature matches this glob (specs/00*, 007-config)")
-	c.Flags().StringVar(&f.since, "since", "", "only statements recorded since DATE (2026-01-02 or RFC 3339)")
-	c.Flags().StringVar(&f.failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these reasons (comma-separated)")
-	c.Flags().Float64Var(&f.maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this share (0–1) of all statements")
-	c.Flags().StringVar(&f.src.AllowedSigners, "allowed-signers", "", "check signatures with this allowed signers file (git's format)")
-	c.Flags().StringVar(&f.src.AllowedSignersRev, "allowed-signers-rev", "", "check signatures with an allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&f.src.Keyrings, "keyring", nil, "check signatures with this OpenPGP public keyring (repeatable)")
-	c.Flags().StringSliceVar(&f.src.RawKeys, "key", nil, "check signatures with this PEM public key (repeatable)")
-	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	c.Flags().StringVar(&f.unit, "unit", "", "only units whose dir or feature matches this `GLOB` (specs/00*, 007-config)")
+	c.Flags().StringVar(&f.since, "since", "", "only statements recorded since `DATE` (2026-01-02 or RFC 3339)")
+	c.Flags().StringVar(&f.failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these `REASONS` (comma-separated)")
+	c.Flags().Float64Var(&f.maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this `SHARE` (0–1) of all statements")
+	c.Flags().StringVar(&f.src.AllowedSigners, "allowed-signers", "", "check signatures with this allowed signers `FILE` (git's format)")
+	c.Flags().StringVar(&f.src.AllowedSignersRev, "allowed-signers-rev", "", "check signatures with an allowed signers file read from git, as `REV:PATH`")
+	c.Flags().StringSliceVar(&f.src.Keyrings, "keyring", nil, "check signatures with this OpenPGP public keyring `FILE` (repeatable)")
+	c.Flags().StringSliceVar(&f.src.RawKeys, "key", nil, "check signatures with this PEM public key `FILE` (repeatable)")
+	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
 }
 
 // options reads the flags into the audit's options (without the range and

@@ -61,14 +61,14 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 		Args: cobra.ExactArgs(2),
 	}
 	sf.add(c)
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "trust for FROM's signatures: allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "trust for FROM's signatures: allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "trust for FROM's signatures: OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "trusted-key", nil, "trust for FROM's signatures: PEM public key file (repeatable)")
+	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "trust for FROM's signatures: allowed signers `FILE` (git's format)")
+	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "trust for FROM's signatures: allowed signers file read from git, as `REV:PATH`")
+	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "trust for FROM's signatures: OpenPGP public keyring `FILE` (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "trusted-key", nil, "trust for FROM's signatures: PEM public key `FILE` (repeatable)")
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
-	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as `git notes add -f`)")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error

@@ -59,7 +59,7 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
   git fetch                          # now also mirrors refs/notes/speccoder into refs/notes/remotes/origin/speccoder`,
 		Args: cobra.NoArgs,
 	}
-	c.Flags().StringVar(&remote, "remote", "origin", "the remote whose fetch refspecs get the notes ref")
+	c.Flags().StringVar(&remote, "remote", "origin", "the `REMOTE` whose fetch refspecs get the notes ref")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change without writing")
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := formatFlag(c, "text", "text", "json")

@@ -82,7 +82,7 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}
 	c.Flags().BoolVar(&noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
-	c.Flags().IntVar(&attempts, "attempts", 5, "how many times to push (each after a fetch and merge) before giving up")
+	c.Flags().IntVar(&attempts, "attempts", 5, "push at most `N` times (each after a fetch and merge) before giving up")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -229,7 +229,7 @@ func printSyncResult(w io.Writer, op string, res *gitref.SyncResult) {
 // fetch` would merge them (docs/format.md#sharing-notes-between-clones).
 func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesStore) (*gitref.NotesStore, error) {
 	var on bool
-	c.Flags().BoolVar(&on, "notes-from-remotes", false, "read the local notes merged with every remote's tracking notes ref (refs/notes/remotes/*/…, fetched by `git fetch` after `taskproof init`), without writing them")
+	c.Flags().BoolVar(&on, "notes-from-remotes", false, "read the local notes merged with every remote's tracking notes ref (refs/notes/remotes/*/…, which git fetch fetches after taskproof init), without writing them")
 	return func(c *cobra.Command, notes *gitref.NotesStore) (*gitref.NotesStore, error) {
 		if !on {
 			return notes, nil

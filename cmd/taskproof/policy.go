@@ -19,8 +19,8 @@ func init() {
 
 // addPolicyFlags adds --policy and --policy-rev (verify, policy explain).
 func addPolicyFlags(c *cobra.Command, src *verify.PolicySource) {
-	c.Flags().StringVar(&src.File, "policy", "", "policy file (TOML; default: the embedded default policy)")
-	c.Flags().StringVar(&src.Rev, "policy-rev", "", "policy file read from git, as REV:PATH (e.g. the base branch's copy)")
+	c.Flags().StringVar(&src.File, "policy", "", "policy `FILE` (TOML; default: the embedded default policy)")
+	c.Flags().StringVar(&src.Rev, "policy-rev", "", "policy file read from git, as `REV:PATH` (e.g. the base branch's copy)")
 }
 
 func newPolicyCmd() *cobra.Command {
@@ -87,7 +87,7 @@ func newPolicyExplainCmd() *cobra.Command {
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
 	addTrustFlags(c, &src)
-	c.Flags().StringVar(&at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	c.Flags().StringVar(&at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
 	addPolicyFlags(c, &psrc)
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {

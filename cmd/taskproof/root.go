@@ -28,12 +28,13 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in this directory")
-	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes ref attestations are stored under")
+	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in directory `DIR`")
+	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes `REF` attestations are stored under")
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
 	strictCommands(root)
+	registerCompletions(root)
 	typedArgs(root)
 	return root
 }
@@ -44,7 +45,8 @@ var subcommands []func() *cobra.Command
 // formatFlag adds --format with the allowed values and returns a getter that
 // validates the choice (exit 2 on an unknown value).
 func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string, error) {
-	f := c.Flags().String("format", def, "output format: "+strings.Join(allowed, "|"))
+	f := c.Flags().String("format", def, "output `FORMAT`: "+strings.Join(allowed, "|"))
+	choices(c, "format", allowed...)
 	return func() (string, error) {
 		for _, a := range allowed {
 			if *f == a {

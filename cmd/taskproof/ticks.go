@@ -61,7 +61,7 @@ or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
-	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy file, for the unit layouts and ignored paths it adds")
+	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts and ignored paths it adds")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()

@@ -181,3 +181,36 @@ func diffSnapshots(a, b map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestFlagValueNames: every flag's --help line reads right. pflag takes the
+// first back-quoted word of a flag's usage as its value name, so a
+// back-quoted command in a description became a fake one (`--force git notes
+// add -f`); a flag that takes no value shows none, and every other flag
+// names its value (FILE, REV:PATH, a list of choices), never only its Go
+// type.
+func TestFlagValueNames(t *testing.T) {
+	types := []string{"string", "strings", "stringArray", "int", "float", "float64", "duration", "bool"}
+	n := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			n++
+			name, _ := pflag.UnquoteUsage(f)
+			switch {
+			case f.NoOptDefVal != "":
+				if name != "" {
+					t.Errorf("%s --%s takes no value but --help shows %q", c.CommandPath(), f.Name, name)
+				}
+			case name == "" || strings.ContainsAny(name, " \t") || slices.Contains(types, name):
+				t.Errorf("%s --%s: --help shows value name %q: back-quote the value's name in its usage (%q)", c.CommandPath(), f.Name, name, f.Usage)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd())
+	if n < 50 {
+		t.Fatalf("checked %d flags", n)
+	}
+}

@@ -35,8 +35,8 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	addTrustFlags(c, &f.src)
 	addSigstoreTrustFlags(c, &f.src)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
-	c.Flags().StringVar(&f.base, "base", "", "base revision for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
-	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this time (RFC 3339) instead of now")
+	c.Flags().StringVar(&f.base, "base", "", "base revision `REV` for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
+	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
 	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
 	c.Flags().StringVar(&f.jsonReport, "json-report", "", "also write the JSON report (as --format json writes it, the error result included) to this file")
@@ -215,10 +215,10 @@ func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 // addTrustFlags adds the allowed signers, keyring and raw key flags of a
 // command that verifies.
 func addTrustFlags(c *cobra.Command, src *verify.TrustSources) {
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers file (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as REV:PATH")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring file (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key file (repeatable): raw signatures, and Sigstore bundles signed with that key (cosign attest-blob --key)")
+	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers `FILE` (git's format)")
+	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as `REV:PATH`")
+	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring `FILE` (repeatable)")
+	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key `FILE` (repeatable): raw signatures, and Sigstore bundles signed with that key (cosign attest-blob --key)")
 }
 
 // argOr is the command's one optional argument, or def when it has none.
@@ -326,13 +326,13 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 // addSigstoreTrustFlags adds the Sigstore trust flags to a command
 // that verifies; the thresholds are recorded only when given.
 func addSigstoreTrustFlags(c *cobra.Command, src *verify.TrustSources) {
-	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON file (Fulcio CAs, Rekor logs, timestamp authorities)")
+	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON `FILE` (Fulcio CAs, Rekor logs, timestamp authorities)")
 	c.Flags().BoolVar(&src.SigstorePublicGood, "sigstore-public-good", false, "trust Sigstore's public-good instance (its trusted root is fetched with TUF: network on first use, then ~/.sigstore/root)")
-	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate identity, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")
-	c.Flags().StringVar(&src.CertIdentityRegexp, "certificate-identity-regexp", "", "Sigstore certificate identity as a regular expression, always anchored: matched as ^(?:RE)$")
-	c.Flags().StringVar(&src.CertOIDCIssuer, "certificate-oidc-issuer", "", "Sigstore certificate OIDC issuer, exact (e.g. https://token.actions.githubusercontent.com); required with an identity")
-	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "transparency log entries a Sigstore bundle needs (0 accepts bundles without one: unsafe)")
-	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "RFC 3161 signed timestamps a Sigstore bundle needs")
+	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate `IDENTITY`, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")
+	c.Flags().StringVar(&src.CertIdentityRegexp, "certificate-identity-regexp", "", "Sigstore certificate identity as a regular expression `RE`, always anchored: matched as ^(?:RE)$")
+	c.Flags().StringVar(&src.CertOIDCIssuer, "certificate-oidc-issuer", "", "Sigstore certificate OIDC issuer `URL`, exact (e.g. https://token.actions.githubusercontent.com); required with an identity")
+	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "how many (`N`) transparency log entries a Sigstore bundle needs (0 accepts bundles without one: unsafe)")
+	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "how many (`N`) RFC 3161 signed timestamps a Sigstore bundle needs")
 	prev := c.PreRunE
 	c.PreRunE = func(c *cobra.Command, args []string) error {
 		if c.Flags().Changed("sigstore-tlog-threshold") {
