@@ -57,6 +57,10 @@ type celRule struct {
 	name, message string
 	level         Level
 	when, require cel.Program
+	// whenPaths and requirePaths are the member selections of each
+	// expression by the member selected (selections), for the advice on an
+	// evaluation error.
+	whenPaths, requirePaths selections
 }
 
 func compileRule(env *cel.Env, rc celConfig) (*celRule, error) {
@@ -65,11 +69,11 @@ func compileRule(env *cel.Env, rc celConfig) (*celRule, error) {
 		return nil, fmt.Errorf("require is empty: a rule must state what it requires")
 	}
 	var err error
-	if r.require, err = compileBool(env, "require", rc.Require); err != nil {
+	if r.require, r.requirePaths, err = compileBool(env, "require", rc.Require); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(rc.When) != "" {
-		if r.when, err = compileBool(env, "when", rc.When); err != nil {
+		if r.when, r.whenPaths, err = compileBool(env, "when", rc.When); err != nil {
 			return nil, err
 		}
 	} else if rc.When != "" {
@@ -78,22 +82,22 @@ func compileRule(env *cel.Env, rc celConfig) (*celRule, error) {
 	return r, nil
 }
 
-func compileBool(env *cel.Env, key, expr string) (cel.Program, error) {
+func compileBool(env *cel.Env, key, expr string) (cel.Program, selections, error) {
 	ast, iss := env.Compile(expr)
 	if iss.Err() != nil {
-		return nil, fmt.Errorf("%s: %s", key, strings.ReplaceAll(iss.Err().Error(), "\n", " | "))
+		return nil, nil, fmt.Errorf("%s: %s", key, strings.ReplaceAll(iss.Err().Error(), "\n", " | "))
 	}
 	if err := checkNullableSelects(ast); err != nil {
-		return nil, fmt.Errorf("%s: %v", key, err)
+		return nil, nil, fmt.Errorf("%s: %v", key, err)
 	}
 	if !ast.OutputType().IsExactType(cel.BoolType) {
-		return nil, fmt.Errorf("%s: has type %s, want bool", key, ast.OutputType())
+		return nil, nil, fmt.Errorf("%s: has type %s, want bool", key, ast.OutputType())
 	}
 	prg, err := env.Program(ast, cel.CostLimit(celCostLimit), cel.EvalOptions(cel.OptOptimize))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", key, err)
+		return nil, nil, fmt.Errorf("%s: %v", key, err)
 	}
-	return prg, nil
+	return prg, selectionsOf(ast), nil
 }
 
 // nullableFields are the CEL member names of each nullable member of
@@ -146,7 +150,7 @@ func (r *celRule) eval(act *activation) (Status, string) {
 	if r.when != nil {
 		ok, err := evalBool(r.when, act)
 		if err != nil {
-			return StatusEvalError, "when: " + err.Error()
+			return StatusEvalError, "when: " + err.Error() + r.whenPaths.advice(err)
 		}
 		if !ok {
 			return StatusNotApplicable, ""
@@ -154,7 +158,7 @@ func (r *celRule) eval(act *activation) (Status, string) {
 	}
 	ok, err := evalBool(r.require, act)
 	if err != nil {
-		return StatusEvalError, "require: " + err.Error()
+		return StatusEvalError, "require: " + err.Error() + r.requirePaths.advice(err)
 	}
 	if ok {
 		return StatusPass, ""

@@ -321,10 +321,11 @@ func TestCEL(t *testing.T) {
 		{"decider", rule("predicate.verdict == 'skipped'", "predicate.decider.by.endsWith('@example.com')"), "r", v3skip, StatusPass, ""},
 		{"decider null on ticks", rule("", "predicate.decider == null"), "r", v3, StatusPass, ""},
 		{"missing map key errors", rule("", "predicate.monitor.nope == 'x'"), "r", v2, StatusEvalError, "require:"},
-		{"null member errors", rule("", "predicate.red.kind == 'assertion'"), "r", v1, StatusEvalError, "require:"},
+		{"null member errors", rule("", "predicate.red.kind == 'assertion'"), "r", v1, StatusEvalError, `require: no such key: kind (the statement has no predicate.red.kind: guard what a statement may lack with has(), in when = "has(predicate.red) && has(predicate.red.kind)"`},
 		{"null member fails closed", rule("", "predicate.red.kind != 'build_error'"), "r", v1, StatusEvalError, "require:"},
 		{"warn rule erroring still fails", rule("", "predicate.monitor.nope == 'x'", "warn"), "r", v2, StatusEvalError, ""},
-		{"when erroring", rule("predicate.mutation.nope == 1", "true"), "r", v2, StatusEvalError, "when:"},
+		{"when erroring", rule("predicate.mutation.nope == 1", "true"), "r", v2, StatusEvalError, `when: no such key: nope (the statement has no predicate.mutation.nope: guard what a statement may lack with has(), in when = "has(predicate.mutation) && has(predicate.mutation.nope)" or as require = "!(has(predicate.mutation) && has(predicate.mutation.nope)) || …"`},
+		{"guarded rule holds", rule("has(predicate.red) && has(predicate.red.kind)", "predicate.red.kind == 'assertion'"), "r", v1, StatusNotApplicable, ""},
 		{"warn violation", rule("", "false", "warn"), "r", v2, StatusViolated, "no"},
 	})
 }

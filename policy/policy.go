@@ -624,7 +624,57 @@ func tomlError(name string, err error) error {
 		return &Error{File: name, Line: line, Column: col, Msg: fmt.Sprintf("unknown key %q", strings.Join(e.Key(), "."))}
 	case errors.As(err, &de):
 		line, col := de.Position()
-		return &Error{File: name, Line: line, Column: col, Msg: de.Error()}
+		return &Error{File: name, Line: line, Column: col, Msg: decodeMessage(de)}
 	}
 	return &Error{File: name, Msg: err.Error()}
+}
+
+// typeMismatch is go-toml's message for a value of the wrong type: the TOML
+// type found, then the Go type wanted (after "of type" for a struct field).
+var typeMismatch = regexp.MustCompile(`^toml: cannot decode TOML (.+?) into (?:struct field \S+ of type )?(\S+)$`)
+
+// decodeMessage says what is wrong at de's key in the file's own terms: the
+// key and, for a value of the wrong type, the TOML type wanted and the one
+// found (`signers.min: want an integer, not a string`), never the Go types
+// the file is decoded into.
+func decodeMessage(de *toml.DecodeError) string {
+	key := strings.Join(de.Key(), ".")
+	msg := strings.TrimPrefix(de.Error(), "toml: ")
+	if m := typeMismatch.FindStringSubmatch(de.Error()); m != nil {
+		msg = fmt.Sprintf("want %s, not %s", tomlType(m[2]), article(m[1]))
+	}
+	if key == "" {
+		return msg
+	}
+	return key + ": " + msg
+}
+
+// tomlType names the TOML type a Go type of the policy file decodes from.
+func tomlType(goType string) string {
+	goType = strings.TrimLeft(goType, "*")
+	switch {
+	case goType == "string" || strings.HasSuffix(goType, "Level"):
+		return "a string"
+	case goType == "bool":
+		return "a boolean (true or false)"
+	case strings.HasPrefix(goType, "int") || strings.HasPrefix(goType, "uint"):
+		return "an integer"
+	case strings.HasPrefix(goType, "float"):
+		return "a number"
+	case strings.HasPrefix(goType, "[]"):
+		elem := tomlType(goType[2:])
+		if elem == "a table" {
+			return "an array of tables ([[…]])"
+		}
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(elem, "an "), "a ") + "s"
+	}
+	return "a table"
+}
+
+// article puts "a" or "an" before a TOML type's name.
+func article(s string) string {
+	if s != "" && strings.ContainsRune("aeiou", rune(s[0])) {
+		return "an " + s
+	}
+	return "a " + s
 }

@@ -21,7 +21,11 @@ func TestParseErrors(t *testing.T) {
 		{"misspelled table", "version = 1\n\n[verdict]\nallowed = [\"verified\"]\n", `unknown key "verdict`, 3, 2, ""},
 		{"misspelled rule key", "version = 1\n[[rule]]\nname = \"a\"\nrequires = \"true\"\n", `unknown key "rule.requires"`, 4, 1, ""},
 		{"not toml", "version = \n", "", 1, 0, ""},
-		{"wrong type", "version = 1\n[regression_only]\nmax_count = \"3\"\n", "cannot decode", 3, 13, ""},
+		{"wrong type", "version = 1\n[regression_only]\nmax_count = \"3\"\n", "regression_only.max_count: want an integer, not a string", 3, 13, ""},
+		{"wrong type of version", "version = \"1\"\n", "version: want an integer, not a string", 1, 11, ""},
+		{"wrong type of a list", "version = 1\n[regression_only]\nallowed_reasons = \"no_story\"\n", "regression_only.allowed_reasons: want an array of strings, not a string", 3, 19, ""},
+		{"wrong type of a flag", "version = 1\n[verified]\nrequire_red = \"yes\"\n", "verified.require_red: want a boolean (true or false), not a string", 3, 15, ""},
+		{"wrong type of a table", "version = 1\nsigners = 2\n", "signers: want a table, not an integer", 2, 11, ""},
 		{"no version", "[monitor]\nstates = [\"clean\"]\n", "version is missing", 0, 0, ""},
 		{"version 2", "version = 2\n", "version 2 is not supported", 0, 0, ""},
 		{"cel misspelled field", "version = 1\n[[rule]]\nname = \"r\"\nrequire = \"predicate.verdikt == 'verified'\"\n", "undefined field 'verdikt'", 0, 0, "r"},
@@ -76,6 +80,11 @@ func TestParseErrors(t *testing.T) {
 			}
 			if !strings.Contains(pe.Msg, tt.want) {
 				t.Errorf("message %q does not contain %q", pe.Msg, tt.want)
+			}
+			// The message speaks of the file, not of the Go types it is
+			// decoded into.
+			if strings.Contains(pe.Msg, "struct") || strings.Contains(pe.Msg, "policy.") {
+				t.Errorf("message %q names Go types", pe.Msg)
 			}
 			if tt.line != 0 && (pe.Line != tt.line || (tt.col != 0 && pe.Column != tt.col)) {
 				t.Errorf("position %d:%d, want %d:%d", pe.Line, pe.Column, tt.line, tt.col)

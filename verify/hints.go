@@ -25,6 +25,7 @@ var Hints = map[string]string{
 	ReasonNotVerified:           "--require-verified accepts only verified ticks: attest the task with --verdict verified and its red run (taskproof attest tick --commit {commit} --task {task} --verdict verified --red-output FILE …)",
 	ReasonPolicy:                "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
 	StatusRejected:              "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
+	hintPolicyEvalError:         "a rule of the verifier's policy could not be evaluated on the statement (rule below), which fails the tick: the statement lacks a member the rule reads; guard such members with has() in the rule (its when, or require = \"!has(…) || …\"), on the base branch",
 	StatusBornTicked:            "the task is ticked in a tasks file new in the range, with no evidence: attest it on the commit that ticks it (taskproof attest tick --commit {commit} --task {task} --verdict …), or allow born-ticked tasks for this path in the verifier's policy",
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
@@ -136,10 +137,14 @@ func tickHint(t *TickResult) string {
 	for i := range t.Reasons {
 		codes, reasons = append(codes, t.Reasons[i].Code), append(reasons, &t.Reasons[i])
 	}
+	reason := t.Reason
+	if reason == ReasonPolicy {
+		reason = policyHintKey(t.Policy)
+	}
 	if !generic[t.Reason] || len(codes) == 0 {
 		// The sub-reason first: it says what the gate found (the reasons
 		// then say why), unless it only points at the reasons.
-		codes, reasons = append([]string{t.Reason}, codes...), append([]*Reason{nil}, reasons...)
+		codes, reasons = append([]string{reason}, codes...), append([]*Reason{nil}, reasons...)
 	}
 	if h := hintFor(codes, reasons, fields); h != hintFallback {
 		return h
@@ -184,7 +189,7 @@ func objectHint(o *ObjectResult, opts GateOptions) string {
 			codes, reasons = append(codes, string(o.Outcome)), append(reasons, nil)
 		}
 	case len(o.Policy) > 0:
-		codes, reasons = append(codes, ReasonPolicy), append(reasons, nil)
+		codes, reasons = append(codes, policyHintKey(o.Policy)), append(reasons, nil)
 	default:
 		codes, reasons = append(codes, ReasonNotVerified), append(reasons, nil)
 	}

@@ -3,6 +3,8 @@ package verify
 import (
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/policy"
 )
 
 // TestHintsCoverEveryFailingCode: every status, sub-reason, outcome and
@@ -18,6 +20,7 @@ func TestHintsCoverEveryFailingCode(t *testing.T) {
 		CodeTaskMissing, CodeLineHash, CodeSectionHash, CodePolicySHA256, CodeRegressionReason, CodeVSA, CodeNoEvidence,
 		CodeDuplicateTaskID,
 		"tasks_file_not_regular", "unrecognized_tasks_file", "superseded", "trailer", "policy_sha256_unverified",
+		hintPolicyEvalError,
 	}
 	for _, c := range codes {
 		if strings.TrimSpace(Hints[c]) == "" {
@@ -42,5 +45,26 @@ func TestTickHint(t *testing.T) {
 	tr = &TickResult{Commit: "0123456789abcdef0123456789abcdef01234567", TaskID: "T1", Status: "brand_new", Failing: true}
 	if h := tickHint(tr); h != hintFallback {
 		t.Errorf("unknown status: hint %q", h)
+	}
+}
+
+// TestPolicyEvalErrorHint: a tick or object that only rules which could not
+// be evaluated fail is told to guard the rule with has(), not to attest the
+// task "so that the rule holds"; one a rule rejects keeps that hint.
+func TestPolicyEvalErrorHint(t *testing.T) {
+	evalErr := policy.Result{Rule: "r", Status: policy.StatusEvalError, Level: policy.LevelError, Message: "require: no such key: kind"}
+	violated := policy.Result{Rule: "v", Status: policy.StatusViolated, Level: policy.LevelError, Message: "no"}
+	tr := &TickResult{Commit: "0123456789abcdef0123456789abcdef01234567", TaskID: "T1", Status: StatusRejected, Reason: ReasonPolicy,
+		Failing: true, Policy: []policy.Result{evalErr}}
+	if h := tickHint(tr); !strings.Contains(h, "has()") || strings.Contains(h, "so that the rule holds") {
+		t.Errorf("an evaluation error's hint: %q", h)
+	}
+	tr.Policy = append(tr.Policy, violated)
+	if h := tickHint(tr); !strings.Contains(h, "so that the rule holds") {
+		t.Errorf("a violated rule's hint: %q", h)
+	}
+	o := &ObjectResult{Object: "0123456789abcdef0123456789abcdef01234567", Outcome: OK, Policy: []policy.Result{evalErr}}
+	if h := objectHint(o, GateOptions{}); !strings.Contains(h, "has()") {
+		t.Errorf("an object's evaluation error's hint: %q", h)
 	}
 }
