@@ -80,6 +80,15 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
+	var named []namedTask
+	for _, t := range ticks {
+		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized && (req.UnitDir == "" || t.Unit.Dir == req.UnitDir) {
+			named = append(named, namedTask{t.TaskID, t.Task.Title})
+		}
+	}
+	if req.Task, err = resolveOneTask(req.Task, named); err != nil {
+		return nil, err
+	}
 	var found *tick.Tick
 	var ids []string
 	for i, t := range ticks {
@@ -150,6 +159,14 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	}
 	fsys, err := repo.FS(decision.ID)
 	if err != nil {
+		return nil, err
+	}
+	// The task is named by its ID, its title or the start of the title.
+	named, err := unitTaskNames(fsys, req.UnitDir)
+	if err != nil {
+		return nil, err
+	}
+	if req.Task, err = resolveOneTask(req.Task, named); err != nil {
 		return nil, err
 	}
 	unit, task, err := findTask(fsys, req.Task, req.UnitDir)
@@ -233,34 +250,20 @@ func findTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 		t specfmt.Task
 	}
 	var hits []hit
-	// The built-in layouts' patterns are fs.Glob patterns (no "**");
-	// UnitForTasksPath drops what a glob matches and its layout refuses (the
-	// change named "archive").
-	for _, lay := range specfmt.BuiltinLayouts() {
-		paths, _ := fs.Glob(fsys, lay.Tasks)
-		for _, p := range paths {
-			u, ok := specfmt.UnitForTasksPath(p)
-			if !ok || (unitDir != "" && u.Dir != unitDir) {
-				continue
-			}
-			b, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				return specfmt.Unit{}, specfmt.Task{}, err
-			}
-			f, err := specfmt.ParseTasks(u, b, specfmt.AllowDuplicateIDs())
-			if err != nil {
-				return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%s: %w", p, err)
-			}
-			t, err := f.Lookup(id)
-			switch {
-			case err == nil:
-				hits = append(hits, hit{u, t})
-			case !errors.Is(err, specfmt.ErrTaskNotFound):
-				// The file repeats id: refused however many units hold it
-				// (other tasks of the file are found normally).
-				return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%s: %w", p, err)
-			}
+	err := unitTasksFiles(fsys, unitDir, func(p string, f *specfmt.TasksFile) error {
+		t, err := f.Lookup(id)
+		switch {
+		case err == nil:
+			hits = append(hits, hit{f.Unit, t})
+		case !errors.Is(err, specfmt.ErrTaskNotFound):
+			// The file repeats id: refused however many units hold it
+			// (other tasks of the file are found normally).
+			return fmt.Errorf("%s: %w", p, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return specfmt.Unit{}, specfmt.Task{}, err
 	}
 	switch len(hits) {
 	case 0:
@@ -277,4 +280,47 @@ func findTask(fsys fs.FS, id, unitDir string) (specfmt.Unit, specfmt.Task, error
 		dirs = append(dirs, h.u.Dir)
 	}
 	return specfmt.Unit{}, specfmt.Task{}, fmt.Errorf("%w: task %s is in %s; name the unit (its directory)", ErrRequest, id, strings.Join(dirs, ", "))
+}
+
+// unitTaskNames are the tasks of the units' tasks files of a tree (of
+// unitDir when not empty), for a decision that names a task by its title.
+func unitTaskNames(fsys fs.FS, unitDir string) ([]namedTask, error) {
+	var out []namedTask
+	err := unitTasksFiles(fsys, unitDir, func(_ string, f *specfmt.TasksFile) error {
+		for _, t := range f.Tasks {
+			out = append(out, namedTask{t.ID, t.Title})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// unitTasksFiles calls visit with each tasks file of a unit in a tree (of
+// unitDir when not empty) at the built-in layouts' paths, parsed with
+// repeated IDs allowed.
+func unitTasksFiles(fsys fs.FS, unitDir string, visit func(path string, f *specfmt.TasksFile) error) error {
+	// The built-in layouts' patterns are fs.Glob patterns (no "**");
+	// UnitForTasksPath drops what a glob matches and its layout refuses (the
+	// change named "archive").
+	for _, lay := range specfmt.BuiltinLayouts() {
+		paths, _ := fs.Glob(fsys, lay.Tasks)
+		for _, p := range paths {
+			u, ok := specfmt.UnitForTasksPath(p)
+			if !ok || (unitDir != "" && u.Dir != unitDir) {
+				continue
+			}
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return err
+			}
+			f, err := specfmt.ParseTasks(u, b, specfmt.AllowDuplicateIDs())
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if err := visit(p, f); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -33,7 +33,9 @@ var (
 type TickRequest struct {
 	// Commit is the tick commit.
 	Commit gitref.Hash
-	// Tasks are the task IDs to attest; empty: every task the commit ticks.
+	// Tasks name the tasks to attest, by ID, title or the start of the
+	// title (docs/format.md#naming-a-task); empty: every task the commit
+	// ticks.
 	Tasks []string
 	// Unit, when not "", is the unit directory (predicate unit.dir, e.g.
 	// "specs/001-greeting") whose ticks are attested: two units of one commit
@@ -79,9 +81,12 @@ type TickRequest struct {
 // Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
 // task.
 type Written struct {
-	Commit      gitref.Hash     `json:"commit"`
-	Subject     string          `json:"subject"`
-	Task        string          `json:"task"`
+	Commit  gitref.Hash `json:"commit"`
+	Subject string      `json:"subject"`
+	Task    string      `json:"task"`
+	// Title is the task's title (predicate task.title): what names a task
+	// whose ID is derived from it (docs/format.md#naming-a-task).
+	Title       string          `json:"title,omitempty"`
 	Unit        specfmt.Unit    `json:"unit"`
 	Verdict     string          `json:"verdict"`
 	Statements  []WrittenStmt   `json:"statements"`
@@ -324,22 +329,22 @@ func chooseTicks(commit gitref.Hash, all []tick.Tick, req TickRequest) ([]tick.T
 		// A task ID names every line the commit ticks with it (a tasks file
 		// may repeat an ID: each ticked line is a tick of its own).
 		byID := map[string][]tick.Tick{}
-		var ids []string
+		var named []namedTask
 		for _, t := range ticks {
 			byID[t.TaskID] = append(byID[t.TaskID], t)
-			ids = append(ids, t.TaskID)
+			named = append(named, namedTask{t.TaskID, t.Task.Title})
+		}
+		ids, err := resolveTaskNames(req.Tasks, named)
+		if err != nil {
+			return nil, err
 		}
 		var chosen []tick.Tick
-		named := map[string]bool{}
-		for _, id := range req.Tasks {
+		for _, id := range ids {
 			ts, ok := byID[id]
 			if !ok {
-				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit, id, strings.Join(ids, ", "))
+				return nil, fmt.Errorf("%w: %s does not tick task %s (it ticks %s)", ErrTaskNotTicked, commit, id, taskList(named))
 			}
-			if !named[id] {
-				named[id] = true
-				chosen = append(chosen, ts...)
-			}
+			chosen = append(chosen, ts...)
 		}
 		ticks = chosen
 	}
@@ -486,7 +491,7 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 	if err != nil {
 		return pending{}, err
 	}
-	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Unit: unit, Verdict: string(p.Verdict),
+	w := &Written{Commit: commit, Subject: subject.Name, Task: taskID, Title: p.Task.Title, Unit: unit, Verdict: string(p.Verdict),
 		Signed: len(signers) > 0, Signers: []WrittenSigner{}}
 	var lines [][]byte
 	var pd pending

@@ -75,6 +75,9 @@ type TickResult struct {
 	Unit   specfmt.Unit `json:"unit"`
 	Task   string       `json:"task"`
 	TaskID string       `json:"task_id"`
+	// Title is the task's title, as the tick commit's tasks file has it:
+	// what names a task whose ID is derived from it (docs/format.md#naming-a-task).
+	Title string `json:"title,omitempty"`
 	// LineHash is the ticked line's line_hash (docs/format.md#hash-recipes): what its evidence
 	// must bind; it tells apart two lines of one repeated task ID.
 	LineHash string `json:"line_hash,omitempty"`
@@ -606,7 +609,7 @@ func (g *gate) spoolObjects() error {
 func (g *gate) judgeTick(t tick.Tick, r role) error {
 	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
-		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Reasons: []Reason{}, Signers: []Signer{}}
+		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []Signer{}}
 	switch {
 	case t.Kind == tick.KindNotRegular:
 		if !g.irregular[t.Path] {
@@ -1150,7 +1153,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 			}
 			failing[f.Path+"\x00"+lh] = true
 			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
-				Task: attest.SubjectName(f.Unit.Feature, t.ID), Reasons: []Reason{}, Signers: []Signer{}}
+				Task: attest.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []Signer{}}
 			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
 		}
 	}

@@ -54,6 +54,7 @@ const (
 // where it comes from.
 type headLine struct {
 	task     lineage.Task
+	title    string
 	unit     specfmt.Unit
 	line     int
 	lineHash string
@@ -191,7 +192,7 @@ func (g *gate) traceHead() error {
 				}
 				res = *byFile
 			}
-			hl := headLine{task: lt, unit: f.Unit, line: t.LineNo, lineHash: predicate.LineHash(t.OpenLine()), fromBase: len(res.Entries) > 0}
+			hl := headLine{task: lt, title: t.Title, unit: f.Unit, line: t.LineNo, lineHash: predicate.LineHash(t.OpenLine()), fromBase: len(res.Entries) > 0}
 			for _, e := range res.Entries {
 				held, err := holds(lt, t.OpenLine(), e)
 				if err != nil {
@@ -382,7 +383,7 @@ func (g *gate) notHeld() {
 			continue
 		}
 		tr := TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
-			Task: attest.SubjectName(hl.unit.Feature, hl.task.ID), Reasons: []Reason{}, Signers: []Signer{},
+			Task: attest.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []Signer{},
 			Status: StatusUnverifiable, Reason: ReasonTickedWithoutEvidence, Failing: true}
 		var from []string
 		for _, e := range hl.notHeld {

@@ -148,17 +148,20 @@ const (
 // none); Warnings are reported but decide nothing (a missing VSA). Predicate and
 // View are set when the predicate could be read, for policy rules.
 type ObjectResult struct {
-	Object      gitref.Hash `json:"object"`
-	Kind        string      `json:"kind"`
-	Task        string      `json:"task"`
-	Verdict     string      `json:"verdict,omitempty"`
-	Revision    uint32      `json:"revision,omitempty"`
-	Regression  any         `json:"regression,omitempty"` // the JSON value of the reason read (docs/format.md#hash-recipes), {"reason":"unrecorded"} when a revision < 3 tick has none
-	Outcome     Outcome     `json:"outcome"`
-	Reasons     []Reason    `json:"reasons"`
-	Warnings    []Reason    `json:"warnings,omitempty"`
-	Signers     []Signer    `json:"signers"`
-	NewerFields []string    `json:"newer_fields"`
+	Object gitref.Hash `json:"object"`
+	Kind   string      `json:"kind"`
+	Task   string      `json:"task"`
+	// Title is the task's title as the statement records it
+	// (predicate task.title): what names a task whose ID is derived from it.
+	Title       string   `json:"title,omitempty"`
+	Verdict     string   `json:"verdict,omitempty"`
+	Revision    uint32   `json:"revision,omitempty"`
+	Regression  any      `json:"regression,omitempty"` // the JSON value of the reason read (docs/format.md#hash-recipes), {"reason":"unrecorded"} when a revision < 3 tick has none
+	Outcome     Outcome  `json:"outcome"`
+	Reasons     []Reason `json:"reasons"`
+	Warnings    []Reason `json:"warnings,omitempty"`
+	Signers     []Signer `json:"signers"`
+	NewerFields []string `json:"newer_fields"`
 	// Policy are the policy rules the object violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
@@ -534,7 +537,7 @@ func readPredicate(r *ObjectResult, st *attest.Statement) (p *predicate.Predicat
 		r.Regression = regressionValue(p, view)
 	}
 	r.Unit = specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-	r.TaskID = p.Task.ID
+	r.TaskID, r.Title = p.Task.ID, p.Task.Title
 	// The schema types verdict as any string: only the four verdicts, spelled
 	// exactly, say what a statement claims (docs/format.md#verdicts).
 	if !p.Verdict.Known() {

@@ -161,7 +161,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			if t.Reason != "" {
 				status += " (" + t.Reason + ")"
 			}
-			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), Printable(t.Path), t.Line, Printable(t.Task), status)
+			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), Printable(t.Path), t.Line, Printable(taskLabel(t.Task, t.TaskID, t.Title)), status)
 			if t.Verdict != "" {
 				fmt.Fprintf(&b, " verdict=%s", Printable(t.Verdict))
 			}
@@ -195,13 +195,13 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 		}
 		for _, u := range rep.Unticks {
-			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
+			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 		if len(rep.BornTicked) > 0 {
 			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n", len(rep.BornTicked))
 		}
 		for _, u := range rep.BornTicked {
-			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(u.Task))
+			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 	} else {
 		// Two lines of one repeated task ID are two objects with one task
@@ -216,7 +216,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 		for _, o := range rep.Objects {
 			failing := o.Outcome != OK || policy.Failing(o.Policy)
-			task := Printable(o.Task)
+			task := Printable(taskLabel(o.Task, o.TaskID, o.Title))
 			if task == "" {
 				task = "-"
 			}

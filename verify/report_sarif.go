@@ -54,6 +54,7 @@ const RuleNotVerified = ReasonNotVerified
 type ciItem struct {
 	task     string      // subject name <feature>/<task id>; "" when unknown
 	taskID   string      // task id; "" when unknown
+	title    string      // the task's title; "" when unknown
 	unitDir  string      // repo-relative unit dir; "" when unknown
 	commit   gitref.Hash // the tick commit or the object
 	path     string      // repo-relative tasks file; "" when unknown
@@ -82,12 +83,13 @@ func (it *ciItem) statusText() string {
 	return it.status
 }
 
-// taskText names the item's task, or "-" when there is none.
+// taskText names the item's task (with its title when its ID is derived
+// from it: taskLabel), or "-" when there is none.
 func (it *ciItem) taskText() string {
 	if it.task == "" {
 		return "-"
 	}
-	return it.task
+	return taskLabel(it.task, it.taskID, it.title)
 }
 
 // location is "path:line", "path", or "".
@@ -107,7 +109,7 @@ func (it *ciItem) headline() string {
 	if it.task == "" {
 		fmt.Fprintf(&b, "commit %s", short(string(it.commit)))
 	} else {
-		fmt.Fprintf(&b, "%s at %s", it.task, short(string(it.commit)))
+		fmt.Fprintf(&b, "%s at %s", it.taskText(), short(string(it.commit)))
 	}
 	if loc := it.location(); loc != "" {
 		fmt.Fprintf(&b, " (%s)", loc)
@@ -220,7 +222,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 			if err != nil {
 				return nil, err
 			}
-			it := ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
+			it := ciItem{task: t.Task, taskID: t.TaskID, title: t.Title, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path, line: t.Line,
 				status: t.Status, reason: t.Reason, failing: t.Failing, reasons: t.Reasons, message: t.Message,
 				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint, warnings: t.Warnings}
 			if it.failing {
@@ -238,13 +240,13 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 			items = append(items, it)
 		}
 		for _, t := range rep.Unticks {
-			items = append(items, ciItem{task: t.Task, taskID: t.TaskID, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path,
+			items = append(items, ciItem{task: t.Task, taskID: t.TaskID, title: t.Title, unitDir: t.Unit.Dir, commit: t.Commit, path: t.Path,
 				line: t.Line, status: "unticked", unticked: true, message: t.Message})
 		}
 	case "objects":
 		for i := range rep.Objects {
 			o := &rep.Objects[i]
-			it := ciItem{task: o.Task, taskID: o.TaskID, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers, warnings: o.Warnings}
+			it := ciItem{task: o.Task, taskID: o.TaskID, title: o.Title, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers, warnings: o.Warnings}
 			if dir, ok := safeUnitDir(o.Unit); ok {
 				it.unitDir, it.path = dir, dir+"/tasks.md"
 			}
@@ -271,7 +273,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	// escaped once here, for every CI format.
 	for i := range items {
 		it := &items[i]
-		it.task, it.taskID, it.unitDir, it.path = Printable(it.task), Printable(it.taskID), Printable(it.unitDir), Printable(it.path)
+		it.task, it.taskID, it.title, it.unitDir, it.path = Printable(it.task), Printable(it.taskID), Printable(it.title), Printable(it.unitDir), Printable(it.path)
 		it.message, it.verdict, it.reasons, it.hint = Printable(it.message), Printable(it.verdict), printableReasons(it.reasons), Printable(it.hint)
 	}
 	return items, nil
@@ -518,6 +520,9 @@ func sarifPlace(it ciItem, uri string) (sarifLocation, map[string]any) {
 	props := map[string]any{"commit": string(it.commit), "status": it.status}
 	if it.task != "" {
 		props["task"] = it.task
+	}
+	if it.title != "" {
+		props["title"] = it.title
 	}
 	return loc, props
 }

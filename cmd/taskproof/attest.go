@@ -246,7 +246,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	}
 	fl.sf.add(c)
 	c.Flags().StringVar(&fl.commitRev, "commit", "HEAD", "`REV` of the tick commit (one per run; see the example for a range)")
-	c.Flags().StringSliceVar(&fl.tasks, "task", nil, "`TASK` to attest: its ID, or its title or a prefix of the title (repeatable; default: every task the commit ticks)")
+	c.Flags().StringArrayVar(&fl.tasks, "task", nil, "`TASK` to attest: its ID, or its title or a prefix of the title (repeatable; default: every task the commit ticks)")
 	c.Flags().StringVar(&fl.policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
 	c.Flags().StringVar(&fl.unitDir, "unit", "", "attest only the ticks of this unit directory `DIR` (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&fl.verdict, "verdict", "", "the tick's verdict, `verified|regression_only` (required unless --test-report gives it: a bare attest tick claims nothing)")
@@ -438,9 +438,13 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			// The verdict came from the test reports: say why.
 			verdict += ": " + w.Why.Text
 		}
+		subject := w.Subject
+		if strings.HasPrefix(w.Task, "h-") && w.Title != "" {
+			subject = fmt.Sprintf("%s %q", subject, w.Title) // an ID derived from the title names nothing
+		}
 		// The subject, directory, reason and signer (a certificate identity)
 		// come from the repository and the certificate: written escaped.
-		fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, w.Subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
+		fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
 		if dryRun {
 			for _, s := range w.Statements {
 				fmt.Fprintf(stdout, "%s\n", s.Statement)

@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // Shell completion (taskproof completion bash|zsh|fish|powershell) completes
@@ -75,6 +76,8 @@ func registerCompletions(root *cobra.Command) {
 				fn = completeRevPath
 			case f.Name == "remote":
 				fn = completeRemotes
+			case f.Name == "task" && c.Flags().Lookup("commit") != nil:
+				fn = completeTickedTasks
 			case f.Name == "regression-reason":
 				fn = completeRegressionReason
 			case f.Name == "signer":
@@ -261,4 +264,32 @@ func completeRegressionReason(_ *cobra.Command, _ []string, toComplete string) (
 		directive |= cobra.ShellCompDirectiveNoSpace // the value follows
 	}
 	return out, directive
+}
+
+// completeTickedTasks completes --task with the IDs of the tasks --commit
+// (default HEAD) ticks, each described by its title.
+func completeTickedTasks(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	repo := completionRepo(c)
+	if repo == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer repo.Close()
+	rev, _ := c.Flags().GetString("commit")
+	commit, err := repo.Resolve(rev)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	ticks, err := tick.OfCommit(repo, commit, nil)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	for _, t := range ticks {
+		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized {
+			if v := cobra.CompletionWithDesc(t.TaskID, t.Task.Title); !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 }

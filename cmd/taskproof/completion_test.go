@@ -53,6 +53,8 @@ func TestCompletionValues(t *testing.T) {
 		{[]string{"notes", "push", ""}, []string{"upstream"}},
 		{[]string{"init", "--remote", "u"}, []string{"upstream"}},
 		{[]string{"help", "no"}, []string{"notes"}},
+		{[]string{"attest", "tick", "--commit", r.c1, "--task", ""}, []string{"T001", "T002"}},
+		{[]string{"attest", "decide", "--commit", r.c3, "--task", "T"}, []string{"T003"}},
 	} {
 		if got := complete(tc.args...); !slices.Equal(got, tc.want) {
 			t.Errorf("__complete %q = %q, want %q", tc.args, got, tc.want)
