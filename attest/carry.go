@@ -58,6 +58,10 @@ type CarryRequest struct {
 	// in some history (a range carry walks the refs once for all its pairs);
 	// nil: Carry walks them itself.
 	Reach *gitref.RefReach
+
+	// squash, set by CarrySquash, carries only its tasks, From being one of
+	// the range whose squash To was checked to be.
+	squash *squashScope
 }
 
 // CarryResult says what Carry did.
@@ -132,8 +136,10 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			return nil, err
 		}
 	}
-	if err := checkRewrite(repo, from, to, reach); err != nil {
-		return nil, err
+	if req.squash == nil {
+		if err := checkRewrite(repo, from, to, reach); err != nil {
+			return nil, err
+		}
 	}
 	note, err := fromNote(notes, from.ID)
 	if err == nil {
@@ -142,7 +148,14 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	var todo []carried
 	var seen map[string]int
 	if err == nil {
-		todo, seen, err = carriedStatements(note, from.ID, req.CheckFrom)
+		check := req.CheckFrom
+		if req.squash != nil {
+			check = req.squash.check(check)
+		}
+		todo, seen, err = carriedStatements(note, from.ID, check)
+		if err == nil && req.squash != nil {
+			todo, seen, err = req.squash.within(todo)
+		}
 	}
 	if errors.Is(err, ErrNothingToCarry) {
 		if names, ok, derr := carriedBefore(repo, notes, from.ID, to.ID); derr != nil {

@@ -183,26 +183,44 @@ func (r *Repo) PatchID(c Hash) (string, error) {
 	if v, ok := r.patchIDs.Load(c); ok {
 		return v.(string), nil
 	}
-	id, err := r.patchID(c)
+	id, err := r.diffID(c)
 	if err == nil {
 		r.patchIDs.Store(c, id)
 	}
 	return id, err
 }
 
-func (r *Repo) patchID(c Hash) (string, error) {
-	if _, err := ParseHash(string(c)); err != nil {
+// ChangeID identifies the change from commit a's tree to commit b's as
+// [Repo.PatchID] identifies a commit's change (blob ids and line numbers left
+// out, whitespace kept): the change of a range of commits taken together, to
+// compare with the one commit a squash merge made of them. "" when the trees
+// are equal. It runs the git program.
+func (r *Repo) ChangeID(a, b Hash) (string, error) {
+	if _, err := ParseHash(string(a)); err != nil {
 		return "", err
+	}
+	return r.diffID(a, b)
+}
+
+// diffID is the identity of `git diff-tree -p` of commits (one: its change
+// against its first parent; two: from the first's tree to the second's).
+func (r *Repo) diffID(commits ...Hash) (string, error) {
+	args := []string{"diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-commit-id"}
+	for _, c := range commits {
+		if _, err := ParseHash(string(c)); err != nil {
+			return "", err
+		}
+		args = append(args, string(c))
 	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrGitProgram, err)
 	}
-	diff := exec.Command(git, "diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-commit-id", string(c))
+	diff := exec.Command(git, args...)
 	diff.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "LC_ALL=C")
 	patch, err := diff.Output()
 	if err != nil {
-		return "", fmt.Errorf("%w: git diff-tree -p %s: %v", ErrGitProgram, c, err)
+		return "", fmt.Errorf("%w: git %s: %v", ErrGitProgram, strings.Join(args, " "), err)
 	}
 	if len(bytes.TrimSpace(patch)) == 0 {
 		return "", nil

@@ -110,6 +110,11 @@ type TickResult struct {
 	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
 	// task-verification statement for the tick (its task line's first).
 	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
+	// SquashRange is, for commit_unreachable, the range BASE..HEAD the tick
+	// commit is the squash merge of, when its evidence is on a commit of it:
+	// `taskproof attest carry BASE..HEAD TICK` carries the range's evidence
+	// (docs/format.md#after-a-rebase-or-squash).
+	SquashRange string `json:"squash_range,omitempty"`
 
 	Object *ObjectResult `json:"-"`
 
@@ -398,6 +403,7 @@ type gate struct {
 	rangeFiles   *rangeFiles            // read by traceHead
 	inRangeSet   map[gitref.Hash]bool   // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
 	trailers     []gitref.TrailerCommit // the range's commits with a Spec-Task trailer, parents first (walkOptions)
+	squashes     *squashFinder          // made at the first commit_unreachable tick whose evidence is no rewrite of it
 }
 
 // rangeCommits returns the set of the range's commits, listing them on first
@@ -862,6 +868,11 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 			tr.hintKey = ReasonTickedWithoutEvidence
 		}
 		tr.Message = unreachableMessage(tr, t.Commit, earlier)
+		if !earlier {
+			if err := g.squashHint(tr, t.Commit); err != nil {
+				return err
+			}
+		}
 	case byName:
 		tr.Message = fmt.Sprintf("the note's statements for %s are about other task lines, not line %d of %s (line_hash %s)", tr.Task, t.Line, t.Path, t.LineHash)
 	}

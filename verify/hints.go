@@ -22,6 +22,7 @@ var Hints = map[string]string{
 	StatusUnverifiable:          "the tick's evidence does not verify: see the reasons",
 	ReasonTickedWithoutEvidence: "attest the tick on its commit and share the notes: taskproof attest tick --commit {commit} --task {task} --verdict verified|regression_only … && taskproof notes push (attested in another clone? taskproof notes fetch)",
 	ReasonCommitUnreachable:     "the evidence is on another commit: if the tick commit is a rewrite of it (a rebase, amend or squash), taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push; otherwise attest the tick on its commit (taskproof attest tick --commit {commit} --task {task} --verdict …)",
+	hintSquashCarry:             "the tick commit is the squash merge of {range}, which holds the evidence: carry it here for every task of the squash in one command, taskproof attest carry {range} {commit} --allowed-signers FILE && taskproof notes push",
 	ReasonNotVerified:           "--require-verified accepts only verified ticks: attest the task with --verdict verified and its red run (taskproof attest tick --commit {commit} --task {task} --verdict verified --red-output FILE …)",
 	ReasonPolicy:                "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
 	StatusRejected:              "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
@@ -128,7 +129,7 @@ func tickHint(t *TickResult) string {
 	case t.Evidence != "" && t.Evidence != t.Commit:
 		old = string(t.Evidence)
 	}
-	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old)}
+	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old), "range": shellQuote(t.SquashRange)}
 	if t.hintKey != "" {
 		return hintFor([]string{t.hintKey}, []*Reason{nil}, fields)
 	}

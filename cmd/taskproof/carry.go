@@ -24,7 +24,7 @@ func newAttestCarryCmd() *cobra.Command {
 		force              bool
 	)
 	c := &cobra.Command{
-		Use:   "carry FROM TO | carry FROM-RANGE TO-RANGE",
+		Use:   "carry FROM TO | carry FROM-RANGE TO-RANGE | carry RANGE SQUASH",
 		Short: "Re-issue FROM's task statements on TO (after a cherry-pick, rebase or squash merge), re-signed",
 		Long: `attest carry moves attestations to the commit that now carries the work: the commit a
 cherry-pick, rebase or amend made, or a squash merge (the gate reports the original as
@@ -48,13 +48,24 @@ With two ranges (A..B), a rebased branch is re-attested in one command: each tic
 FROM-RANGE whose note holds statements about it is paired with the commit of TO-RANGE that
 ticks the same tasks (same unit dir and task ID; the latest tick when a task is ticked twice),
 every pair is checked first, then each pair is carried as above. A FROM commit whose tasks are
-ticked by several TO commits is refused: carry those pairs one at a time.`,
+ticked by several TO commits is refused: carry those pairs one at a time.
+
+With a range and one commit (main..feat SQUASH), the range was squash-merged into SQUASH
+("Squash and merge"): for every task SQUASH ticks, the statements of its latest tick in the
+range are carried onto SQUASH, in one command. SQUASH must be the squash of exactly that range:
+its change against its first parent equals the range's combined change (from the merge base
+of its two ends), whitespace included; otherwise it is refused. A task whose tick holds no
+statement, or statements whose signatures do not verify, is not carried and is named: the
+command then exits 1 after carrying the others, as the gate would fail that task.`,
 		Example: `  # after a squash merge of feature branch commit abc123 into main:
   taskproof attest carry abc123 main --allowed-signers ~/.config/taskproof/allowed_signers \
       --signer ssh --key ~/.ssh/id_ed25519
 
   # after 'git rebase' (with 'taskproof init', the note was copied to the new commit too):
   taskproof attest carry ORIG_HEAD HEAD --dry-run
+
+  # after "Squash and merge" of branch feat into main (its last commit squashed as main):
+  taskproof attest carry main~1..feat main --allowed-signers ~/.config/taskproof/allowed_signers
 
   # after rebasing a branch of three commits onto a new main:
   taskproof attest carry ORIG_HEAD~3..ORIG_HEAD HEAD~3..HEAD --allowed-signers ~/.config/taskproof/allowed_signers`,
@@ -73,6 +84,17 @@ ticked by several TO commits is refused: carry those pairs one at a time.`,
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
 		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
+		if isSquashCarry(args[0], args[1]) {
+			return carrySquash(c, repo, notes, req, args[0], args[1], f, func(req *attest.CarryRequest) error {
+				if !unverifiedInsecure {
+					if req.CheckFrom, err = checkFrom(c, repo, src, args[0]); err != nil {
+						return err
+					}
+				}
+				req.Signers, err = sf.signers(c, repo)
+				return err
+			})
+		}
 		pairs, done, err := carryPairs(c, repo, notes, args[0], args[1])
 		if err != nil {
 			return err
@@ -192,7 +214,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 		return []attest.CarryPair{{From: from, To: to}}, nil, nil
 	}
 	if !fromRange || !toRange {
-		return nil, nil, usageErr("attest carry takes two revisions or two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), not %q and %q", fromArg, toArg)
+		return nil, nil, usageErr("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", fromArg, toArg)
 	}
 	fb, fh, err := repo.ResolveRange(fromArg)
 	if err != nil {
