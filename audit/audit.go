@@ -116,7 +116,8 @@ type Report struct {
 	Verdicts map[string]int `json:"verdicts"`
 	// Regression counts regression_only statements per reason and per unit.
 	Regression Regression `json:"regression"`
-	// Weeks is the trend per ISO week of the predicate time, oldest first.
+	// Weeks is the trend per ISO week of the tick commit's date (its
+	// committer date: when the tick landed where it is), oldest first.
 	Weeks []Week `json:"weeks"`
 	// Ticks has one row per task-verification statement, sorted by time, commit
 	// and task.
@@ -182,7 +183,7 @@ type UnitReasons struct {
 
 // Week is one ISO week of the trend.
 type Week struct {
-	Week     string         `json:"week"` // "2026-W03"; "unknown" for unreadable times
+	Week     string         `json:"week"` // "2026-W03"; "unknown" for a commit that cannot be read
 	Total    int            `json:"total"`
 	Verdicts map[string]int `json:"verdicts"`
 }
@@ -206,10 +207,14 @@ type Row struct {
 	Line      int    `json:"line,omitempty"`
 	Verdict   string `json:"verdict"`
 	Revision  uint32 `json:"revision"`
-	// Time is the predicate's time as written; Week its ISO week ("unknown"
-	// when it is not RFC 3339).
-	Time string `json:"time"`
-	Week string `json:"week"`
+	// Time is the predicate's time as written (what the statement claims).
+	// CommitTime is the tick commit's committer date (RFC 3339, UTC; "" when
+	// the commit cannot be read), and Week its ISO week ("unknown" then): the
+	// trend is by when the ticks were committed, which the statements cannot
+	// move.
+	Time       string `json:"time"`
+	CommitTime string `json:"commit_time"`
+	Week       string `json:"week"`
 	// Regression is set for regression_only statements only.
 	Regression *Reason `json:"regression,omitempty"`
 	// Decider is the decision's maker (attested, skipped).
@@ -353,6 +358,9 @@ func Run(repo *gitref.Repo, notes *gitref.NotesStore, opts Options) (*Report, er
 	}
 	// 4. The statements in scope, and the ticks they evidence.
 	evidenced := statementsInScope(rep, rd, opts)
+	if err := commitWeeks(repo, rep); err != nil {
+		return nil, err
+	}
 	countEvidenced(rep, ticks, evidenced)
 	rep.Problems = append(rep.Problems, rd.problems...)
 	summarize(rep)
@@ -813,6 +821,33 @@ func summarize(rep *Report) {
 }
 
 const weekUnknown = "unknown"
+
+// commitWeeks sets each row's CommitTime and Week from its commit's
+// committer date, reading each commit once. A commit the repository lacks (a
+// note about a commit gc removed, a partial clone) leaves the week unknown;
+// other errors are returned.
+func commitWeeks(repo *gitref.Repo, rep *Report) error {
+	type when struct{ time, week string }
+	seen := map[gitref.Hash]when{}
+	for i := range rep.Ticks {
+		r := &rep.Ticks[i]
+		w, ok := seen[r.Commit]
+		if !ok {
+			w = when{"", weekUnknown}
+			c, err := repo.Commit(r.Commit)
+			switch {
+			case err == nil:
+				t := c.Committer.When.UTC()
+				w = when{t.Format(time.RFC3339), isoWeek(t)}
+			case !errors.Is(err, gitref.ErrMissingObject) && !errors.Is(err, gitref.ErrUnknownRevision):
+				return err
+			}
+			seen[r.Commit] = w
+		}
+		r.CommitTime, r.Week = w.time, w.week
+	}
+	return nil
+}
 
 // isoWeek is t's ISO 8601 week, "2026-W03".
 func isoWeek(t time.Time) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
+	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -179,17 +180,28 @@ func TestRunAll(t *testing.T) {
 		t.Errorf("problems = %+v, want one on T018's note line 1", rep.Problems)
 	}
 
-	// Weekly trend: two statements a week from 2026-W02 to W09, the skip in W12.
+	// Weekly trend, by the tick commits' dates: every tick commit was made on
+	// 2026-01-01 (2026-W01), though the statements claim two a week from W02
+	// to W09; the skip record in the week it was written.
+	rec := strings.TrimSpace(testenv.Git(t, s.f.dir, "log", "-1", "--format=%cI", "refs/speccoder/skipped/"+fxFeature+"/T020"))
+	recTime, err := time.Parse(time.RFC3339, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, wk := recTime.UTC().ISOWeek()
 	var weeks []string
 	for _, w := range rep.Weeks {
 		weeks = append(weeks, fmt.Sprintf("%s=%d", w.Week, w.Total))
 	}
-	want := []string{"2026-W02=2", "2026-W03=2", "2026-W04=2", "2026-W05=2", "2026-W06=2", "2026-W07=2", "2026-W08=2", "2026-W09=2", "2026-W12=1"}
+	want := []string{"2026-W01=16", fmt.Sprintf("%04d-W%02d=1", y, wk)}
 	if !reflect.DeepEqual(weeks, want) {
 		t.Errorf("weeks = %v, want %v", weeks, want)
 	}
-	if w := rep.Weeks[0]; w.Verdicts["verified"] != 1 || w.Verdicts["regression_only"] != 1 {
+	if w := rep.Weeks[0]; w.Verdicts["verified"] != 1 || w.Verdicts["regression_only"] != 14 || w.Verdicts["attested"] != 1 {
 		t.Errorf("week %s verdicts = %v", w.Week, w.Verdicts)
+	}
+	if r := rowOf(t, rep, "T002"); r.CommitTime != "2026-01-01T00:00:00Z" || r.Week != "2026-W01" || !strings.HasPrefix(r.Time, "2026-01-05") {
+		t.Errorf("T002 commit_time %q week %q time %q", r.CommitTime, r.Week, r.Time)
 	}
 }
 
@@ -379,7 +391,7 @@ func TestRenderers(t *testing.T) {
 			"story US2", "detail: the answer named no file | <b>x</b>", "implemented_by T001@abc1234", "implemented_by before the feature",
 			"implemented_by undetermined", "red_class build_error",
 			"not collected: tests/check_greet.py (the name does not match test_*.py; fixes: rename it to tests/test_greet.py | add it to python_files)",
-			"no reason recorded (revision 3)", "2026-W12", "T018", "no_statement", "gate FAILED"} {
+			"no reason recorded (revision 3)", "2026-W01", "T018", "no_statement", "gate FAILED"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("text lacks %q", want)
 			}

@@ -132,7 +132,7 @@ func TestCorpora(t *testing.T) {
 			}
 
 			html := runBinary(t, bin, dir, "audit", "--all", "--format", "html")
-			checkScreenshot(t, html)
+			checkScreenshot(t, html, &rep, name)
 		})
 	}
 }
@@ -163,9 +163,11 @@ func chromium(t *testing.T) string {
 }
 
 // checkScreenshot renders html in headless Chromium and checks both charts
-// drew: in each chart's region (audit.ReasonsChartRect, audit.TrendChartRect) at
-// least 1% of the pixels are not white and at least 200 have a bar colour.
-func checkScreenshot(t *testing.T, html []byte) {
+// drew: in each chart's region (audit.ChartRects of rep) at least 1% of the
+// pixels are not white and at least 200 have a bar colour.
+// With $TASKPROOF_SCREENSHOT_DIR set, the page and its screenshot are kept
+// there as NAME.html and NAME.png, for a person to look at.
+func checkScreenshot(t *testing.T, html []byte, rep *audit.Report, name string) {
 	t.Helper()
 	browser := chromium(t)
 	dir := t.TempDir()
@@ -183,6 +185,17 @@ func checkScreenshot(t *testing.T, html []byte) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chromium: %v\n%s", err, out)
 	}
+	if keep := os.Getenv("TASKPROOF_SCREENSHOT_DIR"); keep != "" {
+		for src, dst := range map[string]string{page: name + ".html", shot: name + ".png"} {
+			b, err := os.ReadFile(src)
+			if err == nil {
+				err = os.WriteFile(filepath.Join(keep, dst), b, 0o644)
+			}
+			if err != nil {
+				t.Errorf("keeping %s: %v", dst, err)
+			}
+		}
+	}
 	f, err := os.Open(shot)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +210,8 @@ func checkScreenshot(t *testing.T, html []byte) {
 		n, _ := strconv.ParseUint(hex[1:], 16, 32)
 		palette = append(palette, color.RGBA{uint8(n >> 16), uint8(n >> 8), uint8(n), 255})
 	}
-	for name, r := range map[string]image.Rectangle{"reasons chart": audit.ReasonsChartRect, "trend chart": audit.TrendChartRect} {
+	reasons, trend := audit.ChartRects(rep)
+	for name, r := range map[string]image.Rectangle{"reasons chart": reasons, "trend chart": trend} {
 		r = r.Intersect(img.Bounds())
 		if r.Empty() {
 			t.Errorf("%s is outside the %v screenshot", name, img.Bounds())

@@ -130,12 +130,11 @@ func (rd *reader) rowOf(commit gitref.Hash, line int, name string, p *predicate.
 		Commit: commit, NoteLine: line, Task: name, TaskID: rd.intern(p.Task.ID), Title: p.Task.Title,
 		Unit: specfmt.Unit{Format: specfmt.Format(rd.intern(string(p.Unit.Format))), Feature: rd.intern(p.Unit.Feature),
 			Dir: rd.intern(p.Unit.Dir)},
-		Verdict: rd.intern(string(p.Verdict)), Revision: view.Revision, Time: p.Time, Week: weekUnknown,
+		Verdict: rd.intern(string(p.Verdict)), Revision: view.Revision, Time: p.Time, Week: weekUnknown, // commitWeeks sets it
 		NewerFields: view.NewerFields, lineHash: p.Task.LineHash,
 	}
 	if t, err := time.Parse(time.RFC3339, p.Time); err == nil {
 		r.time = t
-		r.Week = rd.intern(isoWeek(t))
 	}
 	if d, ok := p.Decider.Get(); ok {
 		r.Decider = &Decider{By: d.By, Reason: d.Reason}

@@ -288,7 +288,7 @@ func upper(s []string) []string {
 // CSVHeader is the header row of WriteCSV.
 var CSVHeader = []string{"commit", "unit_format", "unit_dir", "feature", "task_id", "title", "evidence",
 	"verdict", "revision", "time", "week", "reason", "details", "story", "detail", "red_class", "implemented_by",
-	"not_collected", "signature", "signers", "path", "line"}
+	"not_collected", "signature", "signers", "path", "line", "commit_time"}
 
 // WriteCSV writes one record per statement (evidence "statement") and per tick
 // without evidence (evidence "none: <why>"), under CSVHeader. Cells a spreadsheet
@@ -325,7 +325,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 		}
 		rec := []string{string(r.Commit), string(r.Unit.Format), r.Unit.Dir, r.Unit.Feature, r.TaskID, r.Title, "statement",
 			r.Verdict, strconv.FormatUint(uint64(r.Revision), 10), r.Time, r.Week, reason, details, story, detail, redClass, impl,
-			nc, r.Signature.Status, strings.Join(signers, "; "), r.Path, line}
+			nc, r.Signature.Status, strings.Join(signers, "; "), r.Path, line, r.CommitTime}
 		if err := cw.Write(safeCells(rec)); err != nil {
 			return err
 		}
