@@ -377,6 +377,7 @@ func TestAttestTickJSON(t *testing.T) {
 			Commit  string `json:"commit"`
 			Subject string `json:"subject"`
 			Task    string `json:"task"`
+			Title   string `json:"title"`
 			Unit    struct {
 				Format, Feature, Dir string
 			} `json:"unit"`
@@ -404,7 +405,7 @@ func TestAttestTickJSON(t *testing.T) {
 	}
 	w := out.Written[0]
 	notesHead := strings.TrimSpace(testenv.Git(t, r.dir, "rev-parse", "refs/notes/speccoder"))
-	if w.Commit != r.c1 || w.Subject != "001-cli/T002" || w.Task != "T002" || w.Unit.Format != "speckit" || w.Unit.Feature != "001-cli" ||
+	if w.Commit != r.c1 || w.Subject != "001-cli/T002" || w.Task != "T002" || w.Title != "Implement it" || w.Unit.Format != "speckit" || w.Unit.Feature != "001-cli" ||
 		w.Unit.Dir != "specs/001-cli" || w.Verdict != "regression_only" || !w.Signed || len(w.Signers) != 1 ||
 		w.Signers[0].Kind != "ssh" || w.Signers[0].KeyID != fp || w.NotesCommit != notesHead {
 		t.Errorf("written = %+v", w)
