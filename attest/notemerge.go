@@ -35,6 +35,12 @@ type NoteConflict struct {
 	Displaced StatementsSummary `json:"displaced"`
 	// KeptSide is "local" or "remote".
 	KeptSide string `json:"kept_side"`
+	// Differs names what differs between the two sides: "verdict",
+	// "reason", "signer", "time", or "statement" when only other members do.
+	Differs []string `json:"differs"`
+	// Rule is the rule that kept KeptSide's statements: RuleSigned,
+	// RuleTime or RuleDigest.
+	Rule string `json:"rule"`
 }
 
 // StatementsSummary names one tick's statements for a person: the verdict and
@@ -42,14 +48,17 @@ type NoteConflict struct {
 // hint, never trusted) and the SHA-256 of its payload, which names the signed
 // statement exactly.
 type StatementsSummary struct {
-	Verdict       string   `json:"verdict"`
+	Verdict string `json:"verdict"`
+	// Reason is a regression_only statement's regression reason, or a
+	// decision's reason ("" for none).
+	Reason        string   `json:"reason,omitempty"`
 	Time          string   `json:"time"`
 	Signers       []string `json:"signers"`
 	PayloadSHA256 string   `json:"payload_sha256"`
 	Lines         int      `json:"lines"`
 }
 
-// String is "verdict V, time T, signed by K, statement sha256:D".
+// String is "verdict V, reason R, time T, signed by K, statement sha256:D".
 func (s StatementsSummary) String() string {
 	signers := "unsigned"
 	if len(s.Signers) > 0 {
@@ -59,7 +68,11 @@ func (s StatementsSummary) String() string {
 	if len(d) > 12 {
 		d = d[:12]
 	}
-	return fmt.Sprintf("verdict %s, time %s, %s, statement sha256:%s", orNone(s.Verdict), orNone(s.Time), signers, orNone(d))
+	reason := ""
+	if s.Reason != "" {
+		reason = ", reason " + s.Reason
+	}
+	return fmt.Sprintf("verdict %s%s, time %s, %s, statement sha256:%s", orNone(s.Verdict), reason, orNone(s.Time), signers, orNone(d))
 }
 
 func orNone(s string) string {
@@ -114,12 +127,13 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 		c := NoteConflict{Subject: k.subject, LineHash: k.line}
 		if groupBefore(ro, lo) {
 			remoteWins[k] = true
-			c.KeptSide, c.Kept, c.Displaced = "remote", summarize(ro), summarize(lo)
+			c.KeptSide, c.Kept, c.Displaced, c.Rule = "remote", summarize(ro), summarize(lo), decidingRule(ro, lo)
 			res.Displaced = append(res.Displaced, lo...)
 		} else {
-			c.KeptSide, c.Kept, c.Displaced = "local", summarize(lo), summarize(ro)
+			c.KeptSide, c.Kept, c.Displaced, c.Rule = "local", summarize(lo), summarize(ro), decidingRule(lo, ro)
 			res.Displaced = append(res.Displaced, ro...)
 		}
+		c.Differs = differingFields(c.Kept, c.Displaced)
 		res.Conflicts = append(res.Conflicts, c)
 	}
 	sort.SliceStable(res.Conflicts, func(i, j int) bool { return res.Conflicts[i].Subject < res.Conflicts[j].Subject })
@@ -238,6 +252,11 @@ func summarize(lines [][]byte) StatementsSummary {
 		p, _ := st.Predicate.(map[string]any)
 		s.Verdict, _ = p["verdict"].(string)
 		s.Time, _ = p["time"].(string)
+		if r, ok := p["regression"].(map[string]any); ok {
+			s.Reason, _ = r["reason"].(string)
+		} else if d, ok := p["decider"].(map[string]any); ok {
+			s.Reason, _ = d["reason"].(string)
+		}
 		s.PayloadSHA256 = SHA256Hex(payload)
 	}
 	return s

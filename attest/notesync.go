@@ -25,6 +25,14 @@ type DisplacedStatement struct {
 	Commit    string            `json:"commit"`
 	Subject   string            `json:"subject"`
 	Displaced StatementsSummary `json:"displaced"`
+	// Kept is the tick's statements the notes ref holds after the sync (nil
+	// when none); Differs and Rule explain the choice against them
+	// (NoteConflict's).
+	Kept    *StatementsSummary `json:"kept,omitempty"`
+	Differs []string           `json:"differs,omitempty"`
+	Rule    string             `json:"rule,omitempty"`
+
+	lines [][]byte // the displaced line
 }
 
 // NotesSync is what [SyncNotes] did.
@@ -102,9 +110,16 @@ func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gi
 		for _, x := range out.Conflicts {
 			own = own || (x.Commit == a.Commit && x.Displaced.PayloadSHA256 == a.Displaced.PayloadSHA256)
 		}
-		if !own {
-			out.DisplacedElsewhere = append(out.DisplacedElsewhere, a)
+		// A statement someone acknowledged (taskproof notes conflicts
+		// --resolve) arrives with its acknowledgement: not reported again.
+		if _, acked := acknowledgements(res.Arrived[gitref.Hash(a.Commit)])[a.Displaced.PayloadSHA256]; own || acked {
+			continue
 		}
+		current, err := notes.Note(gitref.Hash(a.Commit))
+		if err != nil && !isNoNote(err) {
+			return nil, err
+		}
+		out.DisplacedElsewhere = append(out.DisplacedElsewhere, explainDisplaced(a, current))
 	}
 	return out, nil
 }
@@ -133,7 +148,7 @@ func displacedStatements(arrived map[gitref.Hash][]byte) []DisplacedStatement {
 		for _, l := range noteline.Split(lines) {
 			for _, t := range SummarizeNote(append(append([]byte{}, l...), '\n')) {
 				if t.PayloadSHA256 != "" {
-					out = append(out, DisplacedStatement{string(commit), t.Subject, t.StatementsSummary})
+					out = append(out, DisplacedStatement{Commit: string(commit), Subject: t.Subject, Displaced: t.StatementsSummary, lines: [][]byte{l}})
 				}
 			}
 		}

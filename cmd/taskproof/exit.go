@@ -133,6 +133,7 @@ var exitCodes = []struct {
 	{is: gitref.ErrRefChanged, code: ExitGit},
 	{is: gitref.ErrConfig, code: ExitTrust},
 	{is: attest.ErrNothingToCarry, code: ExitUsage},
+	{is: attest.ErrNoSuchConflict, code: ExitUsage},
 	{is: policy.ErrPolicy, code: ExitTrust},
 	// Git preconditions: not a repository, unsupported repository format,
 	// unknown revision, notes ref absent, bad ref name. A malformed range

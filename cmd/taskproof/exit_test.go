@@ -126,6 +126,7 @@ func TestExitCode(t *testing.T) {
 		{"usageErr", usageErr("bad %s", "flag"), ExitUsage},
 		{"failed", failed(), ExitFailure},
 		{"flagError", &flagError{err: errors.New(`unknown flag: --x`)}, ExitUsage},
+		{"attest.ErrNoSuchConflict", attest.ErrNoSuchConflict, ExitUsage},
 		{"flagError over a row", &flagError{err: fmt.Errorf("invalid argument: %w", gitref.ErrBadRefName)}, ExitUsage},
 		// cobra's untyped usage errors: only its own text, wrapping nothing.
 		{"cobra unknown command", errors.New(`unknown command "bogus" for "taskproof"`), ExitUsage},

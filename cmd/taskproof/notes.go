@@ -35,15 +35,17 @@ Where both sides wrote a note for the same commit, the lines are merged: other t
 every tick only one side attests are kept; for a task both sides attest differently, one side's
 statements are kept whole — the later 'time', the same choice on every clone — and the others move
 to <notes-ref>-conflicts (refs/notes/speccoder-conflicts), which is pushed and fetched too. Both
-people are told (stderr; JSON 'conflicts' and 'displaced_elsewhere'): the commit, the task, the
-kept and the displaced statements. See docs/format.md#conflicting-statements-of-one-tick.
+people are told (stderr; JSON 'conflicts' and 'displaced_elsewhere'), once per clone: the commit,
+the task, the fields that differ, the rule that kept the winner, the kept and the displaced
+statements. 'taskproof notes conflicts' lists them, and --resolve acknowledges them for every
+clone. See docs/format.md#conflicting-statements-of-one-tick.
 
 The transport is the git program, so your credential helpers, SSH configuration and
 url.*.insteadOf rules apply as for 'git push' and 'git fetch'.`,
 		Example: `  taskproof notes push               # after attesting
   taskproof notes fetch upstream`,
 	}
-	c.AddCommand(newNotesSyncCmd("push"), newNotesSyncCmd("fetch"))
+	c.AddCommand(newNotesSyncCmd("push"), newNotesSyncCmd("fetch"), newNotesConflictsCmd())
 	return c
 }
 
@@ -123,6 +125,15 @@ func whose(side, remote string) string {
 	return remote + "'s"
 }
 
+// ownership names a merge side's statements standing alone: "yours" or
+// "<remote>'s".
+func ownership(side, remote string) string {
+	if side == "local" {
+		return "yours"
+	}
+	return remote + "'s"
+}
+
 func otherSide(side string) string {
 	if side == "local" {
 		return "remote"
@@ -142,14 +153,27 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 	}
 	cref := strings.TrimPrefix(res.ConflictsRef, "refs/notes/")
 	for _, x := range res.Conflicts {
-		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently; kept %s statements (%s); "+
-			"%s (%s) are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, whose(x.KeptSide, remote), x.Kept, whose(otherSide(x.KeptSide), remote), x.Displaced, res.ConflictsRef, cref, x.Commit)
+		kept := whose(x.KeptSide, remote)
+		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently — %s\n",
+			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
+		fmt.Fprintf(w, "    kept %s statements, because %s (every clone makes the same choice): %s\n", kept, attest.RuleText(x.Rule), verify.Printable(x.Kept.String()))
+		fmt.Fprintf(w, "    %s moved to %s: %s; list them with taskproof notes conflicts (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
+			ownership(otherSide(x.KeptSide), remote), res.ConflictsRef, verify.Printable(x.Displaced.String()), cref, x.Commit)
 	}
+	elsewhere := map[string]bool{} // commit and payload SHA-256 of the statements reported displaced elsewhere
 	for _, x := range res.DisplacedElsewhere {
-		fmt.Fprintf(w, "warning: %s %s: a statement (%s) was displaced by a conflicting one when another clone merged; "+
-			"it is kept in %s (git notes --ref %s show %s); the notes ref keeps the winner — see docs/format.md#conflicting-statements-of-one-tick\n",
-			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), x.Displaced, res.ConflictsRef, cref, x.Commit)
+		elsewhere[x.Commit+x.Displaced.PayloadSHA256] = true
+		what := "the notes ref holds no statement for the task now"
+		if x.Kept != nil {
+			what = differences(x.Differs, *x.Kept, x.Displaced, "kept", "displaced")
+		}
+		fmt.Fprintf(w, "warning: %s %s: a statement was displaced by a conflicting one when another clone merged — %s\n",
+			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), what)
+		if x.Kept != nil {
+			fmt.Fprintf(w, "    kept, because %s: %s\n", attest.RuleText(x.Rule), verify.Printable(x.Kept.String()))
+		}
+		fmt.Fprintf(w, "    displaced, in %s (git notes --ref %s show %s): %s; this clone reports it once: list with taskproof notes conflicts, acknowledge it for every clone with taskproof notes conflicts --resolve %s && taskproof notes push — see docs/format.md#conflicting-statements-of-one-tick\n",
+			res.ConflictsRef, cref, x.Commit, verify.Printable(x.Displaced.String()), shortSHA(x.Displaced.PayloadSHA256))
 	}
 	removed := make([]string, 0, len(res.Removed))
 	for id := range res.Removed {
@@ -157,11 +181,77 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 	}
 	sort.Strings(removed)
 	for _, id := range removed {
+		if reportedDisplaced(res.Removed[gitref.Hash(id)], id, elsewhere) {
+			continue // the same statements, told above as displaced by another clone's merge
+		}
 		n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
 		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) your notes held (another clone replaced or removed them: attest --force, attest carry); "+
 			"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
 			short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
 	}
+}
+
+// differences says the fields that differ between two sides' statements of
+// a tick, each with the two values: "reason: no_story (yours) / planning_work
+// (origin's); time: …".
+func differences(fields []string, a, b attest.StatementsSummary, aName, bName string) string {
+	value := func(s attest.StatementsSummary, field string) string {
+		switch field {
+		case "verdict":
+			return s.Verdict
+		case "reason":
+			return s.Reason
+		case "signer":
+			if len(s.Signers) == 0 {
+				return "unsigned"
+			}
+			return strings.Join(s.Signers, ", ")
+		case "time":
+			return s.Time
+		}
+		return "statement sha256:" + shortSHA(s.PayloadSHA256)
+	}
+	var out []string
+	for _, f := range fields {
+		va, vb := value(a, f), value(b, f)
+		if va == "" {
+			va = "none"
+		}
+		if vb == "" {
+			vb = "none"
+		}
+		out = append(out, fmt.Sprintf("%s: %s (%s) / %s (%s)", f, verify.Printable(va), aName, verify.Printable(vb), bName))
+	}
+	if len(out) == 0 {
+		return "their statements differ"
+	}
+	return strings.Join(out, "; ")
+}
+
+// shortSHA is a statement's SHA-256 as messages write it: 12 digits.
+func shortSHA(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// reportedDisplaced reports whether every task-verification statement of
+// the lines removed from commit's note is one of those reported displaced
+// by another clone's merge (elsewhere, by commit and payload SHA-256).
+func reportedDisplaced(lines []byte, commit string, elsewhere map[string]bool) bool {
+	ticks := attest.SummarizeNote(lines)
+	n := 0
+	for _, t := range ticks {
+		if t.PayloadSHA256 == "" {
+			continue
+		}
+		if !elsewhere[commit+t.PayloadSHA256] {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // printRewrite names, on w, a rewrite of the remote's notes ref by someone

@@ -299,7 +299,7 @@ func TestNotesSyncConflictBothTold(t *testing.T) {
 	alice, bob := g.clone("alice"), g.clone("bob")
 	w.run(alice, 0, "notes", "push")
 	_, bobErr := w.run(bob, 0, "notes", "fetch")
-	for _, want := range []string{g.x[:12] + " 001-greeting/T001", "attest this task differently", "statements (verdict ",
+	for _, want := range []string{g.x[:12] + " 001-greeting/T001", "attest this task differently", "statements, because ",
 		"refs/notes/speccoder-conflicts", "git notes --ref speccoder-conflicts show " + g.x, "verdict regression_only", "signed by "} {
 		if !strings.Contains(bobErr, want) {
 			t.Errorf("bob's notes fetch does not say %q:\n%s", want, bobErr)
