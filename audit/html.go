@@ -417,6 +417,7 @@ main{position:absolute;left:16px;right:16px}
 table{border-collapse:collapse;margin:8px 0 24px}
 th,td{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}
 td.n,th.n{text-align:right}
+td.d{white-space:nowrap}
 h2{font-size:16px;margin:16px 0 4px}
 .gate-failed{color:#b00020;font-weight:bold}
 .gate-passed{color:#1b5e20;font-weight:bold}
@@ -467,7 +468,7 @@ h2{font-size:16px;margin:16px 0 4px}
 {{end}}<tr><th>total</th>{{range .Reasons}}<th class="n">{{count $.Rep.Regression.ByReason .}}</th>{{end}}<th class="n">{{.Rep.Totals.RegressionOnly}}</th></tr></table></div>
 <h2>regression_only ticks</h2>
 <div class="wide"><table><tr><th>committed</th><th>recorded</th><th>commit</th><th>unit</th><th>task</th><th>title</th><th>reason</th><th>signature</th><th>details</th></tr>
-{{range .Regression}}<tr><td>{{day .CommitTime}}</td><td>{{day .Time}}</td><td><code>{{short (printf "%s" .Commit)}}</code></td><td>{{.Unit.Dir}}</td><td>{{.TaskLabel}}</td><td>{{.Title}}</td><td>{{.Regression.Reason}}</td><td>{{.Signature.Status}}</td><td>{{details .Regression}}</td></tr>
+{{range .Regression}}<tr><td class="d">{{day .CommitTime}}</td><td class="d">{{day .Time}}</td><td><code>{{short (printf "%s" .Commit)}}</code></td><td>{{.Unit.Dir}}</td><td>{{.TaskLabel}}</td><td>{{.Title}}</td><td>{{.Regression.Reason}}</td><td>{{.Signature.Status}}</td><td>{{details .Regression}}</td></tr>
 {{end}}</table></div>{{end}}
 {{if .Rep.Weeks}}<h2>Trend per ISO week of the tick commit's date</h2>
 <table><tr><th>week</th>{{range .Verdicts}}<th class="n">{{.}}</th>{{end}}<th class="n">total</th></tr>
