@@ -38,7 +38,7 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 		Args: cobra.NoArgs,
 	}
 	c.Flags().BoolVar(&all, "all", false, "list acknowledged statements too")
-	c.Flags().StringArrayVar(&resolve, "resolve", nil, "acknowledge the displaced statements of `COMMIT`, the one whose sha256 starts so, or all (repeatable)")
+	c.Flags().StringArrayVar(&resolve, "resolve", nil, "acknowledge `COMMIT|SHA256|all`: the statements displaced on a commit, the one whose sha256 starts so, or every one (repeatable)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		if len(resolve) > 0 {
