@@ -2,8 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // squashWorld is a feature branch of three tick commits (T001, T002, T003,
@@ -122,5 +126,25 @@ func TestCarrySquashRefused(t *testing.T) {
 	}
 	if after := w.git(t, "rev-parse", "refs/notes/speccoder"); after != before {
 		t.Errorf("a refused squash carry moved the notes ref")
+	}
+}
+
+// TestCarrySquashUntrustedEvidence: T002's statements are signed by a key the
+// verifier does not trust: the squash carry leaves T002 out, naming it and
+// why, carries T001 and T003, and exits 1.
+func TestCarrySquashUntrustedEvidence(t *testing.T) {
+	w := newSquashWorld(t, "T001", "T003")
+	other := filepath.Join(t.TempDir(), "other")
+	if out, err := exec.Command(testenv.LookPath(t, "ssh-keygen"), "-q", "-t", "ed25519", "-N", "", "-C", "other", "-f", other).CombinedOutput(); err != nil {
+		t.Fatalf("ssh-keygen: %v\n%s", err, out)
+	}
+	w.run(t, 0, "attest", "tick", "--commit", w.ticks[1], "--signer", "ssh", "--key", other,
+		"--verdict", "regression_only", "--regression-reason", "planning_work")
+	out, stderr := w.run(t, 1, "attest", "carry", "main..feature", "main", "--allowed-signers", w.allowed, "--signer", "ssh", "--key", w.key)
+	if !strings.Contains(stderr, "001-sq/T002 (the statements on "+w.ticks[1]) || !strings.Contains(stderr, "untrusted_signer") {
+		t.Errorf("carry with T002 signed by an untrusted key: %s", stderr)
+	}
+	if !strings.Contains(out, "001-sq/T001") || !strings.Contains(out, "001-sq/T003") || strings.Contains(out, "001-sq/T002") {
+		t.Errorf("carried:\n%s", out)
 	}
 }
