@@ -75,3 +75,43 @@ func BenchmarkSectionKiro(b *testing.B) {
 		}
 	}
 }
+
+// bigTriggerTasks is a spec-kit tasks file of n one-line tasks whose header
+// holds one trigger of each of readGFM's later readings: a footnote ("[^"),
+// a "<textarea" tag, a tab, a table delimiter row and an item that starts
+// empty ("-" alone). With n = 120,000 it is 1.8 MB.
+func bigTriggerTasks(n int, triggers bool) []byte {
+	var b strings.Builder
+	b.WriteString("# Tasks\n\n")
+	if triggers {
+		b.WriteString("See the note[^1] and <textarea>x</textarea>.\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n-\n\n\tindented\n\n[^1]: a footnote\n\n")
+	}
+	b.WriteString("## Phase 1\n\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "- [ ] T%d x\n", i)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkParseTasksTriggers parses the 1.8 MB file of 120,000 tasks with
+// and without its header of triggers: each later reading reads only the
+// lines around its triggers, so the two cost the same
+// (docs/benchmarks.md#reading-one-tasks-file).
+func BenchmarkParseTasksTriggers(b *testing.B) {
+	for _, tc := range []struct {
+		name     string
+		triggers bool
+	}{{"plain", false}, {"triggers", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			content := bigTriggerTasks(120000, tc.triggers)
+			b.SetBytes(int64(len(content)))
+			b.ReportAllocs()
+			for b.Loop() {
+				f, err := ParseTasks(skUnit, content, AllowDuplicateIDs())
+				if err != nil || len(f.Tasks) != 120000 {
+					b.Fatalf("%d tasks, %v", len(f.Tasks), err)
+				}
+			}
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package specfmt
 
 import (
-	"bytes"
 	"reflect"
 
 	"github.com/yuin/goldmark/ast"
@@ -138,25 +137,4 @@ func startsListItem(line []byte) bool {
 		i++
 	}
 	return markerLen(line[i:]) > 0
-}
-
-// hasEmptyItem reports whether a line of md may be a list item that starts
-// empty: its last token (after the last blank or ">") is a list marker. Lines
-// ending in a number and a full stop ("step 2.") pass too; the check only
-// saves the further reading of files that cannot need it.
-func hasEmptyItem(md []byte) bool {
-	for len(md) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(md, '\n'); i >= 0 {
-			line, md = md[:i], md[i+1:]
-		} else {
-			line, md = md, nil
-		}
-		line = bytes.TrimRight(line, " \t\r\v\f")
-		tok := line[bytes.LastIndexAny(line, " \t>")+1:]
-		if len(tok) > 0 && markerLen(tok) == len(tok) {
-			return true
-		}
-	}
-	return false
 }

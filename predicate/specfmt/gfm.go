@@ -219,8 +219,11 @@ func containerPrefix(line string) int {
 // goldmark splits lines at "\n" only, so it is handed a copy with every lone
 // "\r" replaced by "\n": the same length, so its offsets are the file's.
 //
-// A line wider than MaxContainerPrefix before its text fails with a
-// *LineError (ErrNestingTooDeep) before anything is parsed.
+// goldmark reads the whole file once; the other readings read only the
+// windows around their triggers (readings.go), and no document is kept past
+// its use, so a file costs one reading whatever it holds. A line wider than
+// MaxContainerPrefix before its text fails with a *LineError
+// (ErrNestingTooDeep) before anything is parsed.
 func readGFM(content []byte) ([]gfmLine, error) {
 	src := bytes.TrimPrefix(content, []byte(bom))
 	if len(src) == 0 {
@@ -299,92 +302,19 @@ func readGFM(content []byte) ([]gfmLine, error) {
 		}
 	}
 	walk(doc)
-	// The other readings' boxes are tasks too, also on a line the reading
-	// above puts in code or HTML.
-	addBoxes := func(bs []int) {
-		for _, b := range bs {
-			if i := lineOf(b); i >= 0 && out[i].box < 0 {
-				out[i].box, out[i].hidden = b-starts[i], false
-			}
-		}
-	}
-	emptyItems := hasEmptyItem(md)
-	// Every reading's document, for lazyChecks: at maps its offsets to md's
-	// (nil: they are md's).
-	docs := []lazyDoc{{doc: doc}}
-	// boxesOf is p's boxes in src and, for a file with an item that starts
-	// empty, its twin's (emptyItemTwins), at md's offsets (at: see docs).
-	boxesOf := func(p parser.Parser, src []byte, at func(int) int) []int {
-		bs, d := parseBoxes(p, src)
-		docs = append(docs, lazyDoc{d, at})
-		if emptyItems {
-			more, d := parseBoxes(emptyItemTwins[p], src)
-			docs = append(docs, lazyDoc{d, at})
-			bs = append(bs, more...)
-		}
-		if at != nil {
-			for k, b := range bs {
-				bs[k] = at(b)
-			}
-		}
-		return bs
-	}
-	if emptyItems {
-		more, d := parseBoxes(emptyItemTwins[gfmParser], md)
-		docs = append(docs, lazyDoc{doc: d})
-		addBoxes(more)
-	}
-	footnotes := bytes.Contains(md, []byte("[^"))
-	if footnotes {
-		addBoxes(boxesOf(gfmFootnoteParser, md, nil))
-	}
-	hasTag := bytes.IndexByte(md, '<') >= 0
-	if hasTag {
-		// GitHub's HTML blocks (htmlBlock029Parser).
-		addBoxes(boxesOf(gfm029Parser, md, nil))
-		if footnotes {
-			addBoxes(boxesOf(gfm029FootnoteParser, md, nil))
-		}
-	}
-	if ws, at, ok := withSpacedIndents(md, starts); ok {
-		// GitHub's reading of tabs in indentation, vertical tabs and form
-		// feeds (withSpacedIndents): its boxes, at their offsets in md.
-		ps := []parser.Parser{gfmParser}
-		if hasTag {
-			ps = append(ps, gfm029Parser)
-		}
-		if footnotes {
-			ps = append(ps, gfmFootnoteParser)
-		}
-		for _, p := range ps {
-			addBoxes(boxesOf(p, ws, at))
-		}
-	}
-	if old, ok := withoutNewHTMLBlocks(md); ok {
-		addBoxes(boxesOf(gfmParser, old, nil))
-		if footnotes {
-			addBoxes(boxesOf(gfmFootnoteParser, old, nil))
-		}
-	}
-	if tables, ok := withoutTableDelimiters(md, func(i int) bool { return i < len(out) && out[i].hidden }); ok {
-		// Its document is not lazyChecks': a table row that looks like a
-		// task would read as the first line of a paragraph there.
-		more, _ := parseBoxes(gfmParser, tables)
-		addBoxes(more)
-		if footnotes {
-			more, _ := parseBoxes(gfmFootnoteParser, tables)
-			addBoxes(more)
-		}
+	// The lines a later reading may start or stop a window at, and the first
+	// reading's lazy checks: then its document is dropped (a file of 100,000
+	// tasks makes a document of hundreds of megabytes).
+	rd := &readings{md: md, starts: starts, out: out, lineOf: lineOf}
+	rd.syncs = syncLines(doc, out, lineOf)
+	rd.checks = lazyChecks(doc, identity, lineOf, starts, out, nil)
+	doc = nil
+	if err := rd.readAll(); err != nil {
+		return nil, err
 	}
 	// Last, as a line another reading finds a task on is none of lazyChecks'.
-	for _, d := range docs {
-		toMD := d.at
-		if toMD == nil {
-			toMD = func(off int) int { return off }
-		}
-		if err := lazyChecks(d.doc, toMD, lineOf, starts, out); err != nil {
-			return nil, err
-		}
+	if err := settle(rd.checks, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -422,42 +352,6 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 			break
 		}
 		i += 1 + j
-	}
-	return out, out != nil
-}
-
-// withoutTableDelimiters returns a copy of md, the same length, with each
-// table delimiter row under a line that is not blank (a header row) turned
-// into blanks: a blank line ends goldmark's paragraph there, as cmark-gfm's
-// table extension ends it, so that a list item goldmark would take for the
-// paragraph's text (one numbered from 10, say) starts after it as it does
-// under GitHub's table. Rows in code or HTML blocks (hidden, by 0-based
-// line) stay. ok is false when md has no such row.
-func withoutTableDelimiters(md []byte, hidden func(line int) bool) (out []byte, ok bool) {
-	if bytes.IndexByte(md, '|') < 0 {
-		return nil, false
-	}
-	prevBlank := true
-	for off, n := 0, 0; off < len(md); n++ {
-		end := bytes.IndexByte(md[off:], '\n')
-		if end < 0 {
-			end = len(md)
-		} else {
-			end += off
-		}
-		line := md[off:end]
-		if !prevBlank && isDelimiterRow(line) && !hidden(n) {
-			if out == nil {
-				out = bytes.Clone(md)
-			}
-			for k := off; k < end; k++ {
-				if out[k] != '\r' {
-					out[k] = ' '
-				}
-			}
-		}
-		prevBlank = len(bytes.TrimSpace(line)) == 0
-		off = end + 1
 	}
 	return out, out != nil
 }

@@ -608,3 +608,21 @@ func TestCommonMark029HTMLBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestGFMWindows compares the two readings on longer generated files whose
+// fragments are separated by paragraphs and headings after blank lines: the
+// lines where readGFM's later readings start and stop their windows
+// (readings.go), some of them inside blocks a reading never ends.
+func TestGFMWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 7))
+	next := 0
+	seps := []string{"\nSection text\n\n", "\n# Heading\n\n", "\n\nÜber\n", "\n", "\nplain\n"}
+	for i := range 400 {
+		var b []byte
+		for range 5 + rng.IntN(25) {
+			b = append(b, genGFM(rng, 1+rng.IntN(3), &next)...)
+			b = append(b, seps[rng.IntN(len(seps))]...)
+		}
+		compareGFM(t, fmt.Sprintf("windowed file %d", i), b)
+	}
+}

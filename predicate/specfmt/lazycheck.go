@@ -32,11 +32,18 @@ import (
 // tick); an item that is no task fails the parse, as taskproof cannot name
 // the task GitHub shows (docs/format.md#task-recognition-follows-goldmark).
 
-// lazyDoc is one reading's document for lazyChecks, with at mapping its
-// offsets to the file's (nil: they are the file's).
-type lazyDoc struct {
-	doc ast.Node
-	at  func(int) int
+// lazyCheck is a line that checks an item's box on GitHub as lazyChecks
+// finds it in one reading's document, judged by settle once every reading's
+// boxes are known (a line another reading finds a task on checks nothing).
+type lazyCheck struct {
+	// line is the line (0-based) that looks like a checked task.
+	line int
+	// owner is the line of the item's first block, -1 when the item has
+	// none; unused for an item of its own.
+	owner int
+	// own: the line starts an item of its own on GitHub (after a table's
+	// code), which fails unless a reading has a task on it.
+	own bool
 }
 
 // cmarkTaskLine is cmark-gfm's task list pattern, matched from a line's
@@ -45,20 +52,17 @@ type lazyDoc struct {
 // case-insensitive), then a blank or the line's end.
 var cmarkTaskLine = regexp.MustCompile(`^[ \t\v\f\r]*(?:[-+*]|[0-9]+[^\n])[ \t\v\f\r]+\[[ xX]\](?:[ \t\v\f\r]|$)`)
 
-// lazyChecks sets checkedBy on the task lines of out whose items a line
-// checks on GitHub, as above, reading doc (goldmark's parse of the file, whose
-// lines lineOf finds). It returns a *LineError (ErrHiddenCheckbox) naming the
-// first such line whose item is no task.
-func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []gfmLine) error {
+// lazyChecks appends to checks the lines of doc (one reading's parse of the
+// file, its offsets mapped to the file's by toMD; mdLineOf finds their
+// lines) that check an item's box on GitHub, as above. It reads the
+// document and the lines' text only, so that the document can be dropped
+// before the other readings run; settle applies the checks.
+func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []gfmLine, checks []lazyCheck) []lazyCheck {
 	lineOf := func(off int) int { return mdLineOf(toMD(off)) }
-	var err error
 	// check checks seg's line, in item; lazy: a line continuing a paragraph
 	// of quote, the outermost block quote or footnote definition of item
 	// that holds it.
 	check := func(item *ast.ListItem, seg text.Segment, lazy bool, quote ast.Node) {
-		if err != nil {
-			return
-		}
 		i := lineOf(seg.Start)
 		if lazy && i >= 0 {
 			col, ok := contentColumn(item, toMD, lineOf, starts, out)
@@ -70,7 +74,9 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 				return // indented to the definition's content: the definition goes on there
 			}
 		}
-		err = checkLine(item, i, lineOf, out)
+		if c, ok := checkLine(item, i, lineOf, out); ok {
+			checks = append(checks, c)
+		}
 	}
 	// tableChecks reads lines, a paragraph of item in goldmark's reading, as
 	// cmark-gfm's table extension splits it: from a delimiter row ("|---|")
@@ -93,7 +99,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 			code
 		)
 		state := para
-		for k := 1; k < lines.Len() && err == nil; k++ {
+		for k := 1; k < lines.Len(); k++ {
 			i := lineOf(lines.At(k).Start)
 			if i < 0 {
 				return
@@ -110,11 +116,10 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 				state = code
 			case w >= col+4:
 			case state == code:
-				if out[i].box < 0 && markerLen([]byte(strings.TrimLeft(line, " \t"))) > 0 && cmarkTaskLine.MatchString(line) && (strings.Contains(line, "[x]") || strings.Contains(line, "[X]")) {
-					// An item of its own on GitHub, checked, that this reading
-					// has no task for.
-					err = &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
-					return
+				if markerLen([]byte(strings.TrimLeft(line, " \t"))) > 0 && cmarkTaskLine.MatchString(line) && (strings.Contains(line, "[x]") || strings.Contains(line, "[X]")) {
+					// An item of its own on GitHub, checked: no reading may
+					// lack a task for it.
+					checks = append(checks, lazyCheck{line: i, owner: -1, own: true})
 				}
 				check(item, lines.At(k), false, nil)
 				state = para
@@ -123,7 +128,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 	}
 	var walk func(n ast.Node, quote ast.Node)
 	walk = func(n ast.Node, quote ast.Node) {
-		for c := n.FirstChild(); c != nil && err == nil; c = c.NextSibling() {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 			switch c := c.(type) {
 			case *ast.Blockquote, *extast.Footnote:
 				q := quote
@@ -168,7 +173,34 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 		}
 	}
 	walk(doc, nil)
-	return err
+	return checks
+}
+
+// settle applies checks, in order, to out, whose boxes are every reading's:
+// a line with a task of its own, or in code, checks nothing; a line checking
+// an item without a task, or an item of its own without one, fails the
+// parse with a *LineError (ErrHiddenCheckbox) naming the first such line;
+// otherwise the owner's task is checked by the first line found.
+func settle(checks []lazyCheck, out []gfmLine) error {
+	for _, c := range checks {
+		i := c.line
+		if c.own {
+			if out[i].box < 0 {
+				return &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
+			}
+			continue
+		}
+		if out[i].box >= 0 || out[i].hidden {
+			continue
+		}
+		if c.owner < 0 || out[c.owner].box < 0 {
+			return &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
+		}
+		if out[c.owner].checkedBy == 0 {
+			out[c.owner].checkedBy = i + 1
+		}
+	}
+	return nil
 }
 
 // continuesDefinition reports whether paragraph c is the rest of a paragraph
@@ -210,26 +242,21 @@ func contentColumn(item *ast.ListItem, toMD, lineOf func(int) int, starts []int,
 	return col, true
 }
 
-// checkLine applies lazyChecks to line i (0-based), which ends in item.
-func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []gfmLine) error {
-	if i < 0 || out[i].box >= 0 || out[i].hidden {
-		return nil
+// checkLine is the check of line i (0-based), which ends in item, when the
+// line looks like a checked task: ok is false when it does not.
+func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []gfmLine) (lazyCheck, bool) {
+	if i < 0 {
+		return lazyCheck{}, false
 	}
 	t := out[i].text
 	if !cmarkTaskLine.MatchString(t) || !(strings.Contains(t, "[x]") || strings.Contains(t, "[X]")) {
-		return nil
+		return lazyCheck{}, false
 	}
 	owner := -1
 	if first := item.FirstChild(); first != nil && first.Lines().Len() > 0 {
 		owner = lineOf(first.Lines().At(0).Start)
 	}
-	if owner < 0 || out[owner].box < 0 {
-		return &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
-	}
-	if out[owner].checkedBy == 0 {
-		out[owner].checkedBy = i + 1
-	}
-	return nil
+	return lazyCheck{line: i, owner: owner}, true
 }
 
 // tableDelimiterRow is a GFM table's delimiter row: cells of dashes, each
