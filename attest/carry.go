@@ -308,12 +308,13 @@ func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitre
 		if err != nil {
 			return nil, err
 		}
-		section, err := specfmt.Section(fsys, found.Unit, task)
+		unit := specfmt.Dialect(fsys, found.Unit)
+		section, err := specfmt.Section(fsys, unit, task)
 		if err != nil {
 			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
 		}
 		p := c.p
-		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(found.Unit.Format), found.Unit.Feature, found.Unit.Dir
+		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(unit.Format), unit.Feature, unit.Dir
 		p.Tree = string(to.Tree)
 		p.Task.ID, p.Task.LineHash, p.Task.Title = task.ID, predicate.LineHash(task.OpenLine()), task.Title
 		if section != nil {

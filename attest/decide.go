@@ -139,7 +139,7 @@ func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 			return nil, err
 		}
 	}
-	unit := found.ProjectUnit()
+	unit := specfmt.Dialect(fsys, found.ProjectUnit())
 	section, err := specfmt.Section(fsys, unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)
@@ -176,6 +176,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if !task.Open() {
 		return nil, fmt.Errorf("%w: task %s in %s is not open at %s; only an open task can be skipped", ErrRequest, req.Task, unit.Dir, decision.ID)
 	}
+	unit = specfmt.Dialect(fsys, unit)
 	section, err := specfmt.Section(fsys, unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s: %w", req.Task, err)

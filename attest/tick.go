@@ -248,6 +248,7 @@ func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.In
 			return nil, err
 		}
 	}
+	unit = specfmt.Dialect(fsys, unit)
 	section, err := specfmt.Section(fsys, unit, task)
 	if err != nil {
 		return nil, fmt.Errorf("spec section of %s in %s: %w", t.TaskID, t.Path, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // Names of the built-in rules, as results and reports carry them. A
@@ -150,7 +151,7 @@ func (in *Input) tick() Tick {
 	u := in.Predicate.Unit
 	t := Tick{Format: u.Format, Feature: u.Feature, Dir: u.Dir}
 	if u.Dir != "" {
-		t.Path = u.Dir + "/tasks.md"
+		t.Path = specfmt.Unit{Format: specfmt.Format(u.Format), Feature: u.Feature, Dir: u.Dir}.TasksPath()
 	}
 	return t
 }

@@ -127,7 +127,7 @@ func (p *Policy) loadLayouts() error {
 		for i, u := range f.Units {
 			lay := specfmt.Layout{Format: specfmt.Format(u.Format), Tasks: u.Tasks}
 			if err := lay.Validate(); err != nil {
-				return fmt.Errorf("units[%d]: %v (format is speckit, openspec or kiro; tasks a pattern like \"openspec/initiatives/**/tasks.md\")", i, err)
+				return fmt.Errorf("units[%d]: %v (format is one of %s; tasks a pattern like \"openspec/initiatives/**/tasks.md\", or for bmad stories \"stories/*.md\")", i, err, formatList())
 			}
 			l.Extra = append(l.Extra, lay)
 		}
@@ -677,4 +677,13 @@ func article(s string) string {
 		return "an " + s
 	}
 	return "a " + s
+}
+
+// formatList is the unit formats a policy layout may name, for messages.
+func formatList() string {
+	var names []string
+	for _, f := range specfmt.Formats {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
 }

@@ -97,9 +97,7 @@ func Build(in Input) (*Predicate, error) {
 		return nil, &BuildError{"verdict", fmt.Sprintf("%q is not verified, regression_only, attested or skipped", in.Verdict)}
 	}
 
-	switch in.Unit.Format {
-	case specfmt.Speckit, specfmt.OpenSpec, specfmt.Kiro:
-	default:
+	if !in.Unit.Format.Known() {
 		return nil, &BuildError{"unit.format", fmt.Sprintf("unknown format %q", in.Unit.Format)}
 	}
 	if in.Unit.Feature == "" || in.Unit.Dir == "" {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
 // tickedBox matches a list item whose box is ticked: its marker and the text
@@ -19,7 +20,7 @@ import (
 var tickedBox = regexp.MustCompile(`^(\s*[-*+]\s+)\[[xX]\](.*)$`)
 
 // Uncommitted lists the boxes ticked in the work tree's tasks files
-// (files named tasks.md, any case) whose open form `[ ]` the file has at
+// (files named tasks.md, any case, and the built-in layouts' story files) whose open form `[ ]` the file has at
 // commit: ticks not committed yet, as "path:line: text". It reads a
 // repository with a work tree only ("" lists nothing for a bare one), and is
 // meant for a hint when a commit ticks nothing: it is a line comparison, not
@@ -37,7 +38,7 @@ func Uncommitted(r *gitref.Repo, commit gitref.Hash) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !strings.EqualFold(path.Base(p), "tasks.md") {
+		if _, kind := (*specfmt.Layouts)(nil).Classify(p); d.IsDir() || (!strings.EqualFold(path.Base(p), "tasks.md") && kind != specfmt.UnitTasksFile) {
 			return nil
 		}
 		committed, err := fs.ReadFile(fsys, p)

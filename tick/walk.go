@@ -566,6 +566,12 @@ func reparseBoxes(prev *parsedFile, content []byte) (pf *parsedFile, ok bool) {
 			// box decides whether its line is a task at all.
 			return nil, false
 		}
+		if t := tasks[j]; t.BoxCol == 0 || t.Line[t.BoxCol-1] != '[' || t.Line[t.BoxCol+1] != ']' {
+			// A box the format's own tool reads wider than one character
+			// ("[ x]"): which of its characters is the box depends on all
+			// of them.
+			return nil, false
+		}
 		boxes[j] = content[d]
 		changed = append(changed, j) // diffs ascend, one per task at most
 	}

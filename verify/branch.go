@@ -499,7 +499,7 @@ func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
 // addHint adds tick t's task line to its commit's hints when the object
 // check can take it as the task of t's ID (batchHints).
 func addHint(h taskHints, t tick.Tick) {
-	if checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.Dir+"/tasks.md" {
+	if checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.TasksPath() {
 		h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
 	}
 }
@@ -943,7 +943,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	if !ok {
 		return nil
 	}
-	f, err := v.tasksAt(head, specfmt.ProjectPath(o.root, unit.Dir+"/tasks.md"), unit)
+	f, err := v.tasksAt(head, specfmt.ProjectPath(o.root, unit.TasksPath()), unit)
 	if err != nil {
 		return nil
 	}
@@ -957,7 +957,7 @@ func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 			// be told apart at head, its section cannot be recomputed, and the
 			// tick is not known to be current.
 			errors.As(err, &de) // two lines read the same: name them
-			return &Reason{Code: CodeDuplicateTaskID, Field: unit.Dir + "/tasks.md", Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
+			return &Reason{Code: CodeDuplicateTaskID, Field: unit.TasksPath(), Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
 		}
 	}
 	if err != nil {

@@ -178,7 +178,7 @@ var generic = map[string]bool{StatusUnverifiable: true, string(Mismatch): true}
 // objectHint is how to fix failing object o: the hints of its reason codes,
 // else of its outcome (or of not_verified / policy when only those fail it).
 func objectHint(o *ObjectResult, opts GateOptions) string {
-	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.Dir + "/tasks.md"), "old": "OLD"}
+	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD"}
 	var codes []string
 	var reasons []*Reason
 	for i := range o.Reasons {

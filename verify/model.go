@@ -458,7 +458,7 @@ func (g *gate) evidenceKiroParents() {
 			return true
 		}
 		rep.eachTick(func(t *TickResult) {
-			if t.Unit.Format != specfmt.Kiro || t.Reason != ReasonTickedWithoutEvidence {
+			if !t.Unit.Format.Kin(specfmt.Kiro) || t.Reason != ReasonTickedWithoutEvidence {
 				return
 			}
 			oa := byResult[originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}]

@@ -602,7 +602,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if hints.hasTask(p.Unit.Dir, p.Task.ID) {
 		r.root = "" // the walk read Unit.Dir/tasks.md at the object: projectRoot's first step
 	} else {
-		r.root = v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
+		r.root = v.projectRoot(c.ID, predicateUnit(p).TasksPath(), v.hasTaskLine(c.ID, p, p.Task.LineHash))
 	}
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
 	//    A bug task is no line of a tasks file: its subject, tree, signature
@@ -626,7 +626,7 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
 	}
-	path := specfmt.ProjectPath(r.root, unit.Dir+"/tasks.md")
+	path := specfmt.ProjectPath(r.root, unit.TasksPath())
 	t, hinted := hints[taskHintKey{specfmt.ProjectPath(r.root, unit.Dir), p.Task.ID}]
 	var f *specfmt.TasksFile
 	var err error
@@ -806,15 +806,16 @@ func regressionValue(p *predicate.Predicate, view *predicate.View) any {
 	return map[string]any{"reason": string(view.Regression.Reason)}
 }
 
-// unitFromPredicate is the predicate's unit when its dir's tasks.md is that
-// unit's tasks file in the verifier's layouts (built-in and policy).
+// unitFromPredicate is the predicate's unit when its tasks file
+// (specfmt.Unit.TasksPath) is that unit's, or a kin format's, in the
+// verifier's layouts (built-in and policy; specfmt.Layouts.Resolve).
 func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
-	u := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-	got, kind := v.policy().Layouts().Classify(u.Dir + "/tasks.md")
-	if kind != specfmt.UnitTasksFile || got != u {
-		return u, false
-	}
-	return u, true
+	return v.policy().Layouts().Resolve(predicateUnit(p))
+}
+
+// predicateUnit is the predicate's unit as written.
+func predicateUnit(p *predicate.Predicate) specfmt.Unit {
+	return specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 }
 
 // subjectCommitMessage explains a statement about another commit: usually a

@@ -33,19 +33,20 @@ const (
 )
 
 // projectRoot returns the project root at commit c of the unit whose
-// project-relative dir is dir (docs/format.md#project-root): "" (the
-// repository's root) when dir/tasks.md is there and has the statement's task
+// project-relative tasks file is tasks (specfmt.Unit.TasksPath, dir/tasks.md
+// for a unit dir; docs/format.md#project-root): "" (the
+// repository's root) when the tasks file is there and has the statement's task
 // line ticked (match, the usual single-project repository), else the one
-// directory P, at most maxProjectDepth levels deep, whose P/dir/tasks.md has
+// directory P, at most maxProjectDepth levels deep, whose P/<tasks> has
 // P as its nearest project root (specfmt.ProjectUnit). When several such
 // directories qualify, the one whose tasks file has the statement's line
 // ticked is taken, else the one that has the line at all; when the
-// repository's root has dir/tasks.md without the line ticked, a nested
+// repository's root has the tasks file without the line ticked, a nested
 // project is taken only when it is the one with the line ticked. Otherwise it
 // returns "" and the checks read the repository's root, so they fail as for a
 // missing unit.
-func (v *Verifier) projectRoot(c gitref.Hash, dir string, match lineMatch) string {
-	if v.rootHasUnit(c, dir) {
+func (v *Verifier) projectRoot(c gitref.Hash, tasks string, match lineMatch) string {
+	if v.rootHasUnit(c, tasks) {
 		if match == nil {
 			return ""
 		}
@@ -60,13 +61,13 @@ func (v *Verifier) projectRoot(c gitref.Hash, dir string, match lineMatch) strin
 			if min <= root {
 				break
 			}
-			if hit := rated(v.projectCandidates(c, dir), match, min); len(hit) == 1 {
+			if hit := rated(v.projectCandidates(c, tasks), match, min); len(hit) == 1 {
 				return hit[0]
 			}
 		}
 		return ""
 	}
-	found := v.projectCandidates(c, dir)
+	found := v.projectCandidates(c, tasks)
 	switch {
 	case len(found) == 1:
 		return found[0]
@@ -91,49 +92,49 @@ func rated(roots []string, match lineMatch, min int) []string {
 	return hit
 }
 
-// rootHasUnit reports whether dir/tasks.md is at the repository's root at
+// rootHasUnit reports whether the tasks file tasks is at the repository's root at
 // commit c, through the Verifier's memos (a commit's statements ask for the
 // same commit and dir).
-func (v *Verifier) rootHasUnit(c gitref.Hash, dir string) bool {
+func (v *Verifier) rootHasUnit(c gitref.Hash, tasks string) bool {
 	m := v.memo()
-	k := projectKey{c, dir}
+	k := projectKey{c, tasks}
 	if has, ok := memoGet(&m.mu, m.rootUnits, k); ok {
 		return has
 	}
 	has := false
 	if fsys, err := v.Repo.FS(c); err == nil {
-		_, err = fs.Stat(fsys, dir+"/tasks.md")
+		_, err = fs.Stat(fsys, tasks)
 		has = err == nil
 	}
 	memoPut(&m.mu, m.rootUnits, k, has)
 	return has
 }
 
-// projectCandidates is projectRoot's search at commit c for unit dir dir,
+// projectCandidates is projectRoot's search at commit c for the tasks file tasks,
 // through the Verifier's memos (a commit's statements, and a statement's
 // line hashes, ask for the same commit and dir): nil when the commit cannot be
 // read, else every directory P
 // (breadth first, at most maxProjectDepth levels and maxProjectSearch
-// directories) whose P/dir/tasks.md has P as its nearest project root. The
+// directories) whose P/<tasks> has P as its nearest project root. The
 // returned slice must not be modified.
-func (v *Verifier) projectCandidates(c gitref.Hash, dir string) []string {
+func (v *Verifier) projectCandidates(c gitref.Hash, tasks string) []string {
 	m := v.memo()
-	k := projectKey{c, dir}
+	k := projectKey{c, tasks}
 	if found, ok := memoGet(&m.mu, m.projects, k); ok {
 		return found
 	}
-	found := v.searchProjects(c, dir)
+	found := v.searchProjects(c, tasks)
 	memoPut(&m.mu, m.projects, k, found)
 	return found
 }
 
 type projectKey struct {
 	commit gitref.Hash
-	dir    string
+	tasks  string
 }
 
 // searchProjects is projectCandidates without the memo.
-func (v *Verifier) searchProjects(c gitref.Hash, dir string) []string {
+func (v *Verifier) searchProjects(c gitref.Hash, tasks string) []string {
 	fsys, err := v.Repo.FS(c)
 	if err != nil {
 		return nil
@@ -161,10 +162,10 @@ func (v *Verifier) searchProjects(c gitref.Hash, dir string) []string {
 				}
 				p := path.Join(d, e.Name())
 				next = append(next, p)
-				if !exists(p+"/"+specfmt.ProjectConfig) || !exists(p+"/"+dir+"/tasks.md") {
+				if !exists(p+"/"+specfmt.ProjectConfig) || !exists(p+"/"+tasks) {
 					continue
 				}
-				root, _, ok := specfmt.ProjectUnit(p+"/"+dir+"/tasks.md", func(x string) bool { return exists(x + "/" + specfmt.ProjectConfig) })
+				root, _, ok := specfmt.ProjectUnit(p+"/"+tasks, func(x string) bool { return exists(x + "/" + specfmt.ProjectConfig) })
 				if ok && root == p {
 					found = append(found, p)
 				}
@@ -193,8 +194,8 @@ func subFS(fsys fs.FS, root string) (fs.FS, error) {
 // projectRoot tells two projects' units with one unit.dir apart.
 func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash string) lineMatch {
 	return func(root string) int {
-		unit := specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-		f, err := v.tasksAt(c, specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"), unit)
+		unit := predicateUnit(p)
+		f, err := v.tasksAt(c, specfmt.ProjectPath(root, unit.TasksPath()), unit)
 		if err != nil {
 			return noLine
 		}
@@ -209,7 +210,7 @@ func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash s
 		if err != nil || len(cm.Parents) == 0 {
 			return tickedLine
 		}
-		pf, err := v.tasksAt(cm.Parents[0], specfmt.ProjectPath(root, p.Unit.Dir+"/tasks.md"), unit)
+		pf, err := v.tasksAt(cm.Parents[0], specfmt.ProjectPath(root, unit.TasksPath()), unit)
 		if err != nil {
 			return newlyTicked
 		}
@@ -233,13 +234,13 @@ func (v *Verifier) projectLines(c *gitref.Commit, tv *entry, part taskPart) int 
 	if err != nil || p.Unit.Dir == "" {
 		return part.lines
 	}
-	root := v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, p.Task.LineHash))
+	root := v.projectRoot(c.ID, predicateUnit(p).TasksPath(), v.hasTaskLine(c.ID, p, p.Task.LineHash))
 	if root == "" {
 		return part.lines
 	}
 	n := 0
 	for _, h := range part.lineHashes {
-		if h == p.Task.LineHash || v.projectRoot(c.ID, p.Unit.Dir, v.hasTaskLine(c.ID, p, h)) == root {
+		if h == p.Task.LineHash || v.projectRoot(c.ID, predicateUnit(p).TasksPath(), v.hasTaskLine(c.ID, p, h)) == root {
 			n++
 		}
 	}

@@ -76,14 +76,14 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 			if !h.hasTask(k.dir, k.id) {
 				t.Fatalf("%s: hasTask(%q, %q) false for a hint of that task", c, k.dir, k.id)
 			}
-			if !v.rootHasUnit(c, k.dir) || !task.Ticked() {
+			if !v.rootHasUnit(c, k.dir+"/tasks.md") || !task.Ticked() {
 				t.Fatalf("%s: hint of %s %s: no ticked task of a unit at the root", c, k.dir, k.id)
 			}
 			// What projectRoot's first step decides for a statement of the
 			// hinted task, without the hint.
 			u := units[taskHintKey{string(c), k.dir}]
 			p := &predicate.Predicate{Unit: predicate.Unit{Format: string(u.Format), Feature: u.Feature, Dir: k.dir}, Task: predicate.TaskRef{ID: k.id}}
-			if got := v.projectRoot(c, k.dir, v.hasTaskLine(c, p, predicate.LineHash(task.OpenLine()))); got != "" {
+			if got := v.projectRoot(c, k.dir+"/tasks.md", v.hasTaskLine(c, p, predicate.LineHash(task.OpenLine()))); got != "" {
 				t.Errorf("%s: %s %s hinted at the root, but projectRoot finds %q", c, k.dir, k.id, got)
 			}
 		}
@@ -94,7 +94,7 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 			if hasDir(h, nestedUnitDir) {
 				t.Errorf("%s: a hint of %s for a hint of %s", c, nestedUnitDir, nestedDir)
 			}
-			if got := v.projectRoot(c, nestedUnitDir, nil); got != nestedRoot {
+			if got := v.projectRoot(c, nestedUnitDir+"/tasks.md", nil); got != nestedRoot {
 				t.Errorf("%s: projectRoot(%s) = %q, want %q", c, nestedUnitDir, got, nestedRoot)
 			}
 			nestedSeen = true

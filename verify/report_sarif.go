@@ -248,7 +248,7 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 			o := &rep.Objects[i]
 			it := ciItem{task: o.Task, taskID: o.TaskID, title: o.Title, commit: o.Object, status: string(o.Outcome), reasons: o.Reasons, verdict: o.Verdict, policy: o.Policy, signers: o.Signers, warnings: o.Warnings}
 			if dir, ok := safeUnitDir(o.Unit); ok {
-				it.unitDir, it.path = dir, dir+"/tasks.md"
+				it.unitDir, it.path = dir, o.Unit.TasksPath()
 			}
 			it.failing = objectFails(o, opts.Gate)
 			it.hint = o.Hint
@@ -286,8 +286,8 @@ func safeUnitDir(u specfmt.Unit) (string, bool) {
 	if u.Dir == "" {
 		return "", false
 	}
-	got, ok := specfmt.UnitForTasksPath(u.Dir + "/tasks.md")
-	if !ok || got != u {
+	got, ok := specfmt.UnitForTasksPath(u.TasksPath())
+	if !ok || !got.Format.Kin(u.Format) || got.Dir != u.Dir || got.Feature != u.Feature {
 		return "", false
 	}
 	return u.Dir, true

@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"reflect"
@@ -24,12 +24,12 @@ import (
 //     for the item's list, so an outer list ends at its next line ("1)",
 //     "   -", "", "   * [x] T004" in an item that goes on).
 //
-// readGFM reads a file that may hold an item that starts empty a further time
+// Read reads a file that may hold an item that starts empty a further time
 // with emptyItemListParser and emptyItemItemParser in place of goldmark's list
 // and list item parsers, and adds that reading's boxes
 // (docs/format.md#task-recognition-follows-goldmark).
 
-// emptyItemTwins are the parsers readGFM reads with, each with its twin that
+// emptyItemTwins are the parsers Read reads with, each with its twin that
 // reads empty list items as cmark-gfm does.
 var emptyItemTwins = map[parser.Parser]parser.Parser{
 	gfmParser:            newGFMParserWith(withEmptyItems(parser.DefaultBlockParsers())),

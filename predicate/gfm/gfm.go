@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"bytes"
@@ -13,29 +13,23 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// A tasks file is read the way GitHub renders it: CommonMark with GFM task
-// list items, github.com/yuin/goldmark with its TaskList extension being the
-// reference reading (docs/format.md#units-and-task-lines). goldmark decides
-// the block structure — lists, block quotes, fenced and indented code, HTML
-// blocks, headings, lazy continuation — and taskproof reads each task's ID,
-// labels and title from its source line.
-
-// gfmLine is one line of a tasks file as CommonMark reads it.
-type gfmLine struct {
-	text string // the line without its ending
-	// box is the byte offset in text of the inner character of the task
+// Line is one line of a tasks file as GitHub's reading sees it.
+type Line struct {
+	// Text is the line without its ending.
+	Text string
+	// Box is the byte offset in Text of the inner character of the task
 	// checkbox that starts on this line, -1 when none.
-	box int
-	// level is the level (1-6) of the ATX or setext heading that starts on
-	// this line, else 0; heading is its text, trimmed.
-	level   int
-	heading string
-	// hidden: the line lies in a code block (fenced or indented) or an HTML
-	// block (comments included).
-	hidden bool
-	// checkedBy is the number (1-based) of a later line that checks this
+	Box int
+	// Level is the level (1-6) of the ATX or setext heading that starts on
+	// this line, else 0; Heading is its text, trimmed.
+	Level   int
+	Heading string
+	// Hidden: the line lies in a code block (fenced or indented) or an HTML
+	// block (comments included), in goldmark's reading.
+	Hidden bool
+	// CheckedBy is the number (1-based) of a later line that checks this
 	// line's task on GitHub (lazyChecks), 0 when none.
-	checkedBy int
+	CheckedBy int
 }
 
 // boxesKey holds, during one parse, the source offsets of the boxes found.
@@ -114,10 +108,10 @@ func (boxParser) Parse(parent ast.Node, block text.Reader, pc parser.Context) as
 	return extast.NewTaskCheckBox(line[1] == 'x' || line[1] == 'X')
 }
 
-// lineBounds returns the start and end (excluding the line ending) of each line
+// LineBounds returns the start and end (excluding the line ending) of each line
 // of src: lines end at "\n", "\r\n" or a lone "\r"; a final line ending does not
 // make an empty last line.
-func lineBounds(src []byte) (starts, ends []int) {
+func LineBounds(src []byte) (starts, ends []int) {
 	n := bytes.Count(src, []byte{'\n'}) + bytes.Count(src, []byte{'\r'}) + 1
 	starts, ends = make([]int, 0, n), make([]int, 0, n)
 	for i := 0; i < len(src); {
@@ -145,7 +139,7 @@ func LineStarts(content []byte) []int {
 	if bytes.HasPrefix(content, []byte(bom)) {
 		off = len(bom)
 	}
-	starts, _ := lineBounds(content[off:])
+	starts, _ := LineBounds(content[off:])
 	for i := range starts {
 		starts[i] += off
 	}
@@ -214,7 +208,7 @@ func containerPrefix(line string) int {
 	return w
 }
 
-// readGFM reads the lines of a tasks file with their CommonMark block context.
+// Read reads the lines of a tasks file with their CommonMark block context.
 // A leading UTF-8 BOM is not part of line 1 (CommonMark readers drop it).
 // goldmark splits lines at "\n" only, so it is handed a copy with every lone
 // "\r" replaced by "\n": the same length, so its offsets are the file's.
@@ -224,21 +218,24 @@ func containerPrefix(line string) int {
 // its use, so a file costs one reading whatever it holds. A line wider than
 // MaxContainerPrefix before its text fails with a *LineError
 // (ErrNestingTooDeep) before anything is parsed.
-func readGFM(content []byte) ([]gfmLine, error) {
+//
+// force reads the file's blocks even when it holds no GFM box (the format's
+// own tool reads one there).
+func Read(content []byte, force bool) ([]Line, error) {
 	src := bytes.TrimPrefix(content, []byte(bom))
 	if len(src) == 0 {
 		return nil, nil
 	}
-	starts, ends := lineBounds(src)
+	starts, ends := LineBounds(src)
 	whole := string(src)
-	out := make([]gfmLine, len(starts))
+	out := make([]Line, len(starts))
 	for i := range starts {
-		out[i] = gfmLine{text: whole[starts[i]:ends[i]], box: -1}
+		out[i] = Line{Text: whole[starts[i]:ends[i]], Box: -1}
 	}
-	if !mayHoldBox(src) {
+	if !force && !MayHoldBox(src) {
 		return out, nil // no task, so neither headings nor code matter
 	}
-	if err := checkNesting(whole, starts, ends); err != nil {
+	if err := CheckNesting(whole, starts, ends); err != nil {
 		return nil, err
 	}
 	md := src
@@ -255,13 +252,13 @@ func readGFM(content []byte) ([]gfmLine, error) {
 	}
 	boxes, doc := parseBoxes(gfmParser, md)
 	for _, b := range boxes {
-		if i := lineOf(b); i >= 0 && out[i].box < 0 {
-			out[i].box = b - starts[i]
+		if i := lineOf(b); i >= 0 && out[i].Box < 0 {
+			out[i].Box = b - starts[i]
 		}
 	}
 	hideSeg := func(s text.Segment) {
 		for i := max(lineOf(s.Start), 0); i < len(out) && starts[i] < max(s.Stop, s.Start+1); i++ {
-			out[i].hidden = true
+			out[i].Hidden = true
 		}
 	}
 	hide := func(lines *text.Segments) {
@@ -279,12 +276,12 @@ func readGFM(content []byte) ([]gfmLine, error) {
 					s := c.Lines().At(k)
 					sb.Write(s.Value(md))
 				}
-				if i := lineOf(c.Pos()); c.Pos() >= 0 && i >= 0 && out[i].level == 0 {
-					out[i].level, out[i].heading = c.Level, strings.Trim(strings.TrimRight(sb.String(), "\r\n"), " \t")
+				if i := lineOf(c.Pos()); c.Pos() >= 0 && i >= 0 && out[i].Level == 0 {
+					out[i].Level, out[i].Heading = c.Level, strings.Trim(strings.TrimRight(sb.String(), "\r\n"), " \t")
 				}
 			case *ast.FencedCodeBlock, *ast.CodeBlock:
 				if i := lineOf(c.Pos()); c.Pos() >= 0 && i >= 0 {
-					out[i].hidden = true
+					out[i].Hidden = true
 				}
 				hide(c.Lines())
 			case *ast.HTMLBlock:
@@ -356,9 +353,9 @@ func withoutNewHTMLBlocks(md []byte) (out []byte, ok bool) {
 	return out, out != nil
 }
 
-// checkNesting refuses the first line of src (as lineBounds splits it) wider
+// CheckNesting refuses the first line of src (as LineBounds splits it) wider
 // than MaxContainerPrefix before its text.
-func checkNesting(src string, starts, ends []int) error {
+func CheckNesting(src string, starts, ends []int) error {
 	for i := range starts {
 		if containerPrefix(src[starts[i]:ends[i]]) > MaxContainerPrefix {
 			return &LineError{Line: i + 1, Err: ErrNestingTooDeep}
@@ -392,9 +389,9 @@ func hasLoneCR(src []byte) bool {
 	return false
 }
 
-// mayHoldBox reports whether src holds a "[", a box character, "]" anywhere:
+// MayHoldBox reports whether src holds a "[", a box character, "]" anywhere:
 // without one no line is a task.
-func mayHoldBox(src []byte) bool {
+func MayHoldBox(src []byte) bool {
 	for i := bytes.IndexByte(src, '['); i >= 0 && i+2 < len(src); {
 		if src[i+2] == ']' {
 			switch src[i+1] {

@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -23,7 +22,7 @@ import (
 	"github.com/yuin/goldmark/util"
 )
 
-// The differential tests hold ParseTasks to goldmark (v1.8, CommonMark with the
+// The differential tests hold Read to goldmark (v1.8, CommonMark with the
 // GFM TaskList extension, default options, read with and without the Footnote
 // extension's definitions), the reference reading of a tasks file
 // (docs/format.md#units-and-task-lines): every checkbox goldmark renders is
@@ -213,31 +212,16 @@ func readWith(gm goldmark.Markdown, content []byte) gfmReading {
 	return r
 }
 
-// compareGFM fails t unless ParseTasks's reading of content agrees with
+// compareGFM fails t unless Read's reading of content agrees with
 // goldmark's (see the comment at the top of this file).
 func compareGFM(t *testing.T, name string, content []byte) {
 	t.Helper()
 	ref := readReference(content)
-	starts, _ := lineBounds(ref.src)
+	starts, _ := LineBounds(ref.src)
 	lineOf := func(off int) int { return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) }
-	f, err := ParseTasks(skUnit, content, AllowDuplicateIDs())
+	tasks, err := tasksOf(content)
 	if err != nil {
 		var le *LineError
-		if errors.As(err, &le) && errors.Is(err, ErrInvalidUTF8) {
-			// A task line that is not UTF-8: the file is refused whole. The line
-			// must be a checkbox of goldmark's (or a "[-]" box).
-			for _, b := range ref.boxes {
-				if lineOf(b.off) == le.Line {
-					return
-				}
-			}
-			if lines, _ := readGFM(content); le.Line <= len(lines) && lines[le.Line-1].box >= 0 && lines[le.Line-1].text[lines[le.Line-1].box] == '-' {
-				return
-			}
-		}
-		if errors.Is(err, ErrNotText) && !isText(content) {
-			return // not UTF-8 text (a NUL, invalid UTF-8): refused whole
-		}
 		if errors.As(err, &le) && errors.Is(err, ErrNestingTooDeep) && containerPrefix(taskLinesOracle(content)[le.Line-1]) > MaxContainerPrefix {
 			return // refused whole, before parsing
 		}
@@ -245,17 +229,17 @@ func compareGFM(t *testing.T, name string, content []byte) {
 			checkCheckedBy(t, name, content, ref, lineOf, 0, le.Line)
 			return // a list item GitHub shows checked is no task: refused whole
 		}
-		t.Fatalf("%s: ParseTasks: %v", name, err)
+		t.Fatalf("%s: Read: %v", name, err)
 	}
 	type pos struct{ line, col int }
-	tasks := map[pos]Task{}
-	for _, tk := range f.Tasks {
-		tasks[pos{tk.LineNo, tk.BoxCol - 1}] = tk
+	byPos := map[pos]task{}
+	for _, tk := range tasks {
+		byPos[pos{tk.LineNo, tk.BoxCol - 1}] = tk
 	}
 	for _, b := range ref.boxes {
 		l := lineOf(b.off)
 		p := pos{l, b.off - starts[l-1]}
-		tk, ok := tasks[p]
+		tk, ok := byPos[p]
 		switch {
 		case !ok && b.off+1 < len(content) && content[b.off+1] == '\v' && !b.checked:
 			// "[\v]": the reference's reading of blanks as spaces
@@ -271,9 +255,9 @@ func compareGFM(t *testing.T, name string, content []byte) {
 		if tk.CheckedBy > 0 {
 			checkCheckedBy(t, name, content, ref, lineOf, tk.LineNo, tk.CheckedBy)
 		}
-		delete(tasks, p)
+		delete(byPos, p)
 	}
-	for p, tk := range tasks {
+	for p, tk := range byPos {
 		if tk.Box != '-' {
 			t.Fatalf("%s: task %s at line %d column %d is no checkbox of goldmark's\n%q", name, tk.ID, p.line, p.col, content)
 		}
@@ -289,7 +273,7 @@ func compareGFM(t *testing.T, name string, content []byte) {
 			t.Fatalf("%s: task %s at line %d: \"[-]\" is no checkbox of goldmark's as \"[ ]\"\n%q", name, tk.ID, p.line, content)
 		}
 	}
-	for _, tk := range f.Tasks {
+	for _, tk := range tasks {
 		off := starts[tk.LineNo-1] + tk.BoxCol
 		if ref.hides(off) {
 			t.Fatalf("%s: task %s at line %d lies in code or raw HTML\n%q", name, tk.ID, tk.LineNo, content)
@@ -452,12 +436,12 @@ func TestGFMHidingTricks(t *testing.T) {
 		{"CR-only line endings", "# Tasks\r\r- [x] T001 Ticked\r- [ ] T002 Open\r"},
 	} {
 		compareGFM(t, tt.name, []byte(tt.content))
-		f, err := ParseTasks(skUnit, []byte(tt.content))
+		tasks, err := tasksOf([]byte(tt.content))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(f.Tasks) != 2 || f.Tasks[0].ID != "T001" || !f.Tasks[0].Ticked() || f.Tasks[1].ID != "T002" || !f.Tasks[1].Open() {
-			t.Errorf("%s: tasks %+v, want T001 ticked and T002 open", tt.name, f.Tasks)
+		if len(tasks) != 2 || tasks[0].ID != "T001" || !tasks[0].Ticked() || tasks[1].ID != "T002" || !tasks[1].Open() {
+			t.Errorf("%s: tasks %+v, want T001 ticked and T002 open", tt.name, tasks)
 		}
 	}
 }
@@ -493,12 +477,12 @@ func TestGFMNestingLimit(t *testing.T) {
 		{"- [x] T001 a\n" + strings.Repeat("* ", 300) + "\n" + strings.Repeat("-", 400) + "\n" + strings.Repeat(" ", 300) + "\n", 0},
 		{"- [x] T001 a\n" + strings.Repeat(">", 250) + " - [x] T002 b\n" + strings.Repeat("x", 1000) + "\n", 0},
 	} {
-		f, err := ParseTasks(skUnit, []byte(tt.content))
+		lines, err := Read([]byte(tt.content), false)
 		var le *LineError
 		switch {
 		case tt.line == 0 && err != nil:
 			t.Errorf("%.40q: %v", tt.content, err)
-		case tt.line != 0 && (!errors.As(err, &le) || !errors.Is(err, ErrNestingTooDeep) || le.Line != tt.line || f != nil):
+		case tt.line != 0 && (!errors.As(err, &le) || !errors.Is(err, ErrNestingTooDeep) || le.Line != tt.line || lines != nil):
 			t.Errorf("%.40q: %v, want line %d: ErrNestingTooDeep", tt.content, err, tt.line)
 		}
 	}
@@ -507,21 +491,14 @@ func TestGFMNestingLimit(t *testing.T) {
 // TestGFMTasksCorpora compares the two readings on every file named tasks.md
 // (any case) at every commit of every shared corpus.
 func TestGFMTasksCorpora(t *testing.T) {
-	for _, bundle := range []string{"speckit-youbencha", "openspec-agent-validator", "kiro-task-orchestrator", "kiro-task-orchestrator-maxspec"} {
+	for _, bundle := range []string{"speckit-youbencha", "openspec-agent-validator", "kiro-task-orchestrator",
+		"kiro-task-orchestrator-maxspec", "agentos-forgejo-mcp", "specworkflow-statevia-maxspec", "ccsdd-evmtools"} {
 		t.Run(bundle, func(t *testing.T) {
-			r := loadCorpus(t, bundle)
 			files, boxes := 0, 0
-			done := map[string]bool{}
-			for _, c := range r.commits {
-				for p, id := range r.trees[c] {
-					if !strings.EqualFold(path.Base(p), "tasks.md") || done[id] {
-						continue
-					}
-					done[id] = true
-					compareGFM(t, c+":"+p, r.blobs[id])
-					files++
-					boxes += len(readReference(r.blobs[id]).boxes)
-				}
+			for id, b := range tasksFileBlobs(t, bundle) {
+				compareGFM(t, bundle+":"+id, b)
+				files++
+				boxes += len(readReference(b).boxes)
 			}
 			if files == 0 || boxes == 0 {
 				t.Fatalf("no tasks files or checkboxes in %s (%d files)", bundle, files)
@@ -531,7 +508,7 @@ func TestGFMTasksCorpora(t *testing.T) {
 	}
 }
 
-// FuzzGFMTasks compares ParseTasks's reading of any file with goldmark's.
+// FuzzGFMTasks compares Read's reading of any file with goldmark's.
 func FuzzGFMTasks(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add([]byte(s))
@@ -551,31 +528,20 @@ func FuzzGFMTasks(f *testing.F) {
 
 // TestFootnoteTasks: a task list in a GFM footnote definition — on the
 // definition's line, or indented four spaces below it, referenced or not — is
-// read as tasks, with their lines, IDs, labels and the phase they sit under.
+// read as task lines.
 func TestFootnoteTasks(t *testing.T) {
 	content := "# Tasks\n\n## Phase 1: Setup\n\n- [ ] T001 Create the skeleton\nMoved to a note[^t113].\n\n" +
 		"[^t113]: - [x] T113 [US1] Hidden in a footnote\n\n[^1]:\n    - [ ] T114 Indented below\n\n## Phase 2: Core\n\n[^2]: - [X] T115 Unreferenced\n"
-	f, err := ParseTasks(skUnit, []byte(content))
+	tasks, err := tasksOf([]byte(content))
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct {
-		id, title, story, group string
-		line                    int
-		ticked                  bool
+	var got []string
+	for _, tk := range tasks {
+		got = append(got, fmt.Sprintf("%s:%d:%v", tk.ID, tk.LineNo, tk.Ticked()))
 	}
-	var got []row
-	for _, tk := range f.Tasks {
-		got = append(got, row{tk.ID, tk.Title, tk.Story, tk.Group, tk.LineNo, tk.Ticked()})
-	}
-	want := []row{
-		{"T001", "Create the skeleton", "", "", 5, false},
-		{"T113", "Hidden in a footnote", "US1", "", 8, true},
-		{"T114", "Indented below", "", "", 11, false},
-		{"T115", "Unreferenced", "", "", 15, true},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("tasks\n got %+v\nwant %+v", got, want)
+	if want := "[T001:5:false T113:8:true T114:11:false T115:15:true]"; fmt.Sprint(got) != want {
+		t.Errorf("tasks %v, want %s", got, want)
 	}
 	compareGFM(t, "footnotes", []byte(content))
 }
@@ -595,12 +561,12 @@ func TestCommonMark029HTMLBlocks(t *testing.T) {
 		{"Search after a paragraph, closed", "# Tasks\n\n- [x] T001 Ticked\n\np\n<Search>\n- [x] T002 Ticked\n- [ ] T003 Open\n</search>\n"},
 	} {
 		compareGFM(t, tt.name, []byte(tt.content))
-		f, err := ParseTasks(skUnit, []byte(tt.content))
+		tasks, err := tasksOf([]byte(tt.content))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, tk := range f.Tasks {
+		for _, tk := range tasks {
 			got = append(got, fmt.Sprintf("%s:%v", tk.ID, tk.Ticked()))
 		}
 		if want := "[T001:true T002:true T003:false]"; fmt.Sprint(got) != want {
@@ -611,7 +577,7 @@ func TestCommonMark029HTMLBlocks(t *testing.T) {
 
 // TestGFMWindows compares the two readings on longer generated files whose
 // fragments are separated by paragraphs and headings after blank lines: the
-// lines where readGFM's later readings start and stop their windows
+// lines where Read's later readings start and stop their windows
 // (readings.go), some of them inside blocks a reading never ends.
 func TestGFMWindows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 7))

@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ import (
 //
 // A block then hides the lines up to its end from cmark-gfm, a fence opener
 // or "<!--" among them, which goldmark would read as a code block or comment
-// running to the end of the file, hiding every task after it. readGFM reads
+// running to the end of the file, hiding every task after it. Read reads
 // a tasks file holding "<" a further time with htmlBlock029Parser in place of
 // goldmark's HTML block parser, and adds that reading's boxes
 // (docs/format.md#task-recognition-follows-goldmark).

@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"os/exec"
@@ -113,12 +113,12 @@ var githubExtensions = []string{"-e", "table", "-e", "strikethrough", "-e", "aut
 
 func tickedIDs(t *testing.T, md string) []string {
 	t.Helper()
-	f, err := ParseTasks(Unit{Format: Speckit, Dir: "specs/001-x", Feature: "001-x"}, []byte(md), AllowDuplicateIDs())
+	tasks, err := tasksOf([]byte(md))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ids []string
-	for _, tk := range f.Tasks {
+	for _, tk := range tasks {
 		if tk.Ticked() {
 			ids = append(ids, tk.ID)
 		}

@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ import (
 //     digits and no list marker's "." or ")": "- [ ] T001", "", "  2024 [x] note"
 //     (cmark-gfm's pattern takes digits and any one character as a marker).
 // So a task is shown checked whatever its box holds, and a list item without
-// a box of its own is shown as a checked task. readGFM finds such lines
+// a box of its own is shown as a checked task. Read finds such lines
 // (lazyChecks): a task's item gets the line's number (Task.CheckedBy, a
 // tick); an item that is no task fails the parse, as taskproof cannot name
 // the task GitHub shows (docs/format.md#task-recognition-follows-goldmark).
@@ -57,7 +57,7 @@ var cmarkTaskLine = regexp.MustCompile(`^[ \t\v\f\r]*(?:[-+*]|[0-9]+[^\n])[ \t\v
 // lines) that check an item's box on GitHub, as above. It reads the
 // document and the lines' text only, so that the document can be dropped
 // before the other readings run; settle applies the checks.
-func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []gfmLine, checks []lazyCheck) []lazyCheck {
+func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []Line, checks []lazyCheck) []lazyCheck {
 	lineOf := func(off int) int { return mdLineOf(toMD(off)) }
 	// check checks seg's line, in item; lazy: a line continuing a paragraph
 	// of quote, the outermost block quote or footnote definition of item
@@ -66,7 +66,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 		i := lineOf(seg.Start)
 		if lazy && i >= 0 {
 			col, ok := contentColumn(item, toMD, lineOf, starts, out)
-			w := width(out[i].text)
+			w := width(out[i].Text)
 			if ok && w < col {
 				return // less indented than the item's content: the item does not go on there
 			}
@@ -104,7 +104,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 			if i < 0 {
 				return
 			}
-			line := out[i].text
+			line := out[i].Text
 			w := width(line)
 			switch {
 			case state == para && isDelimiterRow([]byte(line)):
@@ -146,7 +146,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					// Not the item's own first line: a later paragraph, or the
 					// first of an item that starts empty ("-", then "  2024 [x] …").
 					later := !continuesDefinition(c, lineOf) && (c.PreviousSibling() != nil || (item.Pos() >= 0 && lineOf(item.Pos()) != lineOf(first.Start)))
-					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].text) {
+					if i := lineOf(first.Start); later && !afterList && i >= 0 && digitNotMarker(out[i].Text) {
 						check(item, first, false, nil)
 					}
 					if _, heading := c.(*ast.Heading); !heading {
@@ -181,23 +181,23 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 // an item without a task, or an item of its own without one, fails the
 // parse with a *LineError (ErrHiddenCheckbox) naming the first such line;
 // otherwise the owner's task is checked by the first line found.
-func settle(checks []lazyCheck, out []gfmLine) error {
+func settle(checks []lazyCheck, out []Line) error {
 	for _, c := range checks {
 		i := c.line
 		if c.own {
-			if out[i].box < 0 {
+			if out[i].Box < 0 {
 				return &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
 			}
 			continue
 		}
-		if out[i].box >= 0 || out[i].hidden {
+		if out[i].Box >= 0 || out[i].Hidden {
 			continue
 		}
-		if c.owner < 0 || out[c.owner].box < 0 {
+		if c.owner < 0 || out[c.owner].Box < 0 {
 			return &LineError{Line: i + 1, Err: ErrHiddenCheckbox}
 		}
-		if out[c.owner].checkedBy == 0 {
-			out[c.owner].checkedBy = i + 1
+		if out[c.owner].CheckedBy == 0 {
+			out[c.owner].CheckedBy = i + 1
 		}
 	}
 	return nil
@@ -222,17 +222,17 @@ func continuesDefinition(c ast.Node, lineOf func(int) int) bool {
 // line indented that far, so only there does a lazy line end in the item.
 // ok is false for an item without a block, which continues as far as any
 // line.
-func contentColumn(item *ast.ListItem, toMD, lineOf func(int) int, starts []int, out []gfmLine) (col int, ok bool) {
+func contentColumn(item *ast.ListItem, toMD, lineOf func(int) int, starts []int, out []Line) (col int, ok bool) {
 	first := item.FirstChild()
 	if first == nil || first.Lines().Len() == 0 {
 		return 0, false
 	}
 	off := toMD(first.Lines().At(0).Start)
 	i := lineOf(first.Lines().At(0).Start)
-	if i < 0 || off < starts[i] || off-starts[i] > len(out[i].text) {
+	if i < 0 || off < starts[i] || off-starts[i] > len(out[i].Text) {
 		return 0, false
 	}
-	for _, c := range []byte(out[i].text[:off-starts[i]]) {
+	for _, c := range []byte(out[i].Text[:off-starts[i]]) {
 		if c == '\t' {
 			col += 4 - col%4
 		} else {
@@ -244,11 +244,11 @@ func contentColumn(item *ast.ListItem, toMD, lineOf func(int) int, starts []int,
 
 // checkLine is the check of line i (0-based), which ends in item, when the
 // line looks like a checked task: ok is false when it does not.
-func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []gfmLine) (lazyCheck, bool) {
+func checkLine(item *ast.ListItem, i int, lineOf func(int) int, out []Line) (lazyCheck, bool) {
 	if i < 0 {
 		return lazyCheck{}, false
 	}
-	t := out[i].text
+	t := out[i].Text
 	if !cmarkTaskLine.MatchString(t) || !(strings.Contains(t, "[x]") || strings.Contains(t, "[X]")) {
 		return lazyCheck{}, false
 	}

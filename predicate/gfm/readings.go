@@ -1,4 +1,4 @@
-package specfmt
+package gfm
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"github.com/yuin/goldmark/parser"
 )
 
-// readGFM reads a tasks file with goldmark once in full, and with each of the
+// Read reads a tasks file with goldmark once in full, and with each of the
 // other readings of docs/format.md#task-recognition-follows-goldmark —
 // footnote definitions, CommonMark 0.29's HTML blocks, cmark-gfm's blanks,
 // list items that start empty, tables — only where that reading can differ:
@@ -69,7 +69,7 @@ type reading struct {
 type readings struct {
 	md     []byte
 	starts []int
-	out    []gfmLine
+	out    []Line
 	lineOf func(int) int
 	// syncs are the lines (ascending) at which a window may start or stop:
 	// the first reading starts a block of the document there after a blank
@@ -240,8 +240,8 @@ type windowDoc struct {
 // reading puts in code or HTML — and collects its lazy checks.
 func (rd *readings) add(r reading, boxes []int, w windowDoc) {
 	for _, b := range boxes {
-		if i := rd.lineOf(b); i >= 0 && rd.out[i].box < 0 {
-			rd.out[i].box, rd.out[i].hidden = b-rd.starts[i], false
+		if i := rd.lineOf(b); i >= 0 && rd.out[i].Box < 0 {
+			rd.out[i].Box, rd.out[i].Hidden = b-rd.starts[i], false
 		}
 	}
 	if r.lazy {
@@ -271,11 +271,11 @@ func (rd *readings) syncAfter(i int) int {
 // syncLines are the lines (0-based, ascending) where doc, the first
 // reading's document, starts a block of its own after a blank line, the
 // line's first byte an ASCII letter, '#' or a non-ASCII byte.
-func syncLines(doc ast.Node, out []gfmLine, lineOf func(int) int) []int {
+func syncLines(doc ast.Node, out []Line, lineOf func(int) int) []int {
 	var syncs []int
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
 		i := lineOf(blockStart(c))
-		if i <= 0 || i >= len(out) || !isSyncLine(out[i-1].text, out[i].text) || (len(syncs) > 0 && syncs[len(syncs)-1] >= i) {
+		if i <= 0 || i >= len(out) || !isSyncLine(out[i-1].Text, out[i].Text) || (len(syncs) > 0 && syncs[len(syncs)-1] >= i) {
 			continue
 		}
 		syncs = append(syncs, i)
@@ -314,7 +314,7 @@ func blockStart(c ast.Node) int {
 // startsBlockAt reports whether doc, the parse of src, starts a block of the
 // document itself on line rel of src.
 func startsBlockAt(doc ast.Node, src []byte, rel int) bool {
-	starts, _ := lineBounds(src)
+	starts, _ := LineBounds(src)
 	if rel >= len(starts) {
 		return false
 	}
@@ -392,15 +392,15 @@ func endsInMarker(line []byte) bool {
 
 // tableRows are the table delimiter rows (0-based lines) under a line that
 // is not blank, outside the code and HTML blocks no reading found a task in.
-func tableRows(md []byte, starts []int, out []gfmLine) []int {
+func tableRows(md []byte, starts []int, out []Line) []int {
 	if bytes.IndexByte(md, '|') < 0 {
 		return nil
 	}
 	var rows []int
 	prevBlank := true
 	for i := range out {
-		line := []byte(out[i].text)
-		if !prevBlank && !out[i].hidden && isDelimiterRow(line) {
+		line := []byte(out[i].Text)
+		if !prevBlank && !out[i].Hidden && isDelimiterRow(line) {
 			rows = append(rows, i)
 		}
 		prevBlank = len(bytes.TrimSpace(line)) == 0

@@ -87,7 +87,7 @@ func parseTaskLine(f Format, line string) (Task, bool) {
 	if !ok {
 		return Task{}, false
 	}
-	return parseTaskAt(f, line, box), true
+	return parseTaskAt(f, line, box, 0), true
 }
 
 // checkboxItem matches a checkbox list item,

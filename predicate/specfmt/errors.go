@@ -3,11 +3,13 @@ package specfmt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/taskproof/taskproof/predicate/gfm"
 )
 
 // Sentinel errors for the kinds of failure of this package; test with errors.Is.
 var (
-	// ErrUnknownFormat: a Unit's Format is not speckit, openspec or kiro.
+	// ErrUnknownFormat: a Unit's Format is none of Formats.
 	ErrUnknownFormat = errors.New("specfmt: unknown spec format")
 	// ErrInvalidUnit: a Unit's Dir is not a clean, '/'-separated, repository-relative path.
 	ErrInvalidUnit = errors.New("specfmt: invalid unit")
@@ -33,11 +35,16 @@ var (
 	// no task, which looks like a checked task and re-reads the item's box,
 	// or a checked item GitHub starts where goldmark continues a paragraph
 	// (docs/format.md#task-recognition-follows-goldmark).
-	ErrHiddenCheckbox = errors.New("specfmt: a line makes GitHub show a checked task that taskproof reads no task for")
+	ErrHiddenCheckbox = gfm.ErrHiddenCheckbox
+	// ErrUnreadableBox: a box the format's own tool reads cannot be read as
+	// one task line beside GitHub's reading: its brackets span lines (a lone
+	// "\r" inside it), or GitHub has another box on its line
+	// (docs/format.md#the-formats-own-readings). Its tick cannot be judged.
+	ErrUnreadableBox = errors.New("specfmt: a box the format's own tool reads is no one task line")
 	// ErrNestingTooDeep: a line of a tasks file opens or continues more
 	// containers (block quotes, list items) than taskproof reads: over
 	// MaxContainerPrefix columns of indentation and markers before its text.
-	ErrNestingTooDeep = errors.New("specfmt: tasks file nested too deep")
+	ErrNestingTooDeep = gfm.ErrNestingTooDeep
 	// ErrSectionNotFound: a task cites a spec section (a user story, a Kiro
 	// requirement) that its unit's spec document does not hold, or the document is absent.
 	ErrSectionNotFound = errors.New("specfmt: cited spec section not found")
@@ -78,16 +85,9 @@ func (e *NotFoundError) Error() string {
 func (e *NotFoundError) Is(target error) bool { return target == ErrTaskNotFound }
 
 // LineError is a failure tied to one line of a tasks file (1-based). Err is the kind
-// (ErrInvalidUTF8, ErrNestingTooDeep, ErrHiddenCheckbox).
-type LineError struct {
-	Line int
-	Err  error
-}
-
-func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
-
-// Unwrap returns the kind of failure.
-func (e *LineError) Unwrap() error { return e.Err }
+// (ErrInvalidUTF8, ErrNestingTooDeep, ErrHiddenCheckbox, ErrUnreadableBox,
+// ErrNotText, ErrLFSPointer).
+type LineError = gfm.LineError
 
 // SectionNotFoundError reports a cited spec section missing from a spec document:
 // Path is the repository-relative document path, Section what was looked for

@@ -69,7 +69,7 @@ func checkTasks(t *testing.T, u Unit, content []byte, f *TasksFile, err error) {
 		}
 		// The open line read alone at the same box is the same task: ticking
 		// the box changes neither the ID nor the title.
-		if g := parseTaskAt(u.Format, ol, tk.BoxCol); g.ID != wantID || g.Title != tk.Title || g.OpenLine() != ol {
+		if g := parseTaskAt(u.Format, ol, tk.BoxCol, 0); g.ID != wantID || g.Title != tk.Title || g.OpenLine() != ol {
 			t.Fatalf("task %s: open line %q reads as %+v", tk.ID, ol, g)
 		}
 	}

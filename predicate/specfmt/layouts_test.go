@@ -36,6 +36,20 @@ func TestLayoutsClassify(t *testing.T) {
 		{"specs/001-x/TASKS.md", UnrecognizedTasksFile, Unit{}},
 		{"tasks.md", UnrecognizedTasksFile, Unit{}},
 		{"specs/001-x/spec.md", NotTasksFile, Unit{}},
+		{"_bmad-output/implementation-artifacts/1-2-user-login.md", UnitTasksFile, Unit{BMAD, "1-2-user-login", "_bmad-output/implementation-artifacts/1-2-user-login"}},
+		{"docs/sprint-artifacts/10-12-x.md", UnitTasksFile, Unit{BMAD, "10-12-x", "docs/sprint-artifacts/10-12-x"}},
+		{"docs/stories/1.2.user-login.md", UnitTasksFile, Unit{BMAD, "1.2.user-login", "docs/stories/1.2.user-login"}},
+		{"docs/stories/1-2-user-login.md", NotTasksFile, Unit{}},
+		{"docs/sprint-artifacts/sprint-status.md", NotTasksFile, Unit{}},
+		{"docs/sprint-artifacts/1-2-.md", NotTasksFile, Unit{}},
+		{"docs/sprint-artifacts/1a-2-x.md", NotTasksFile, Unit{}},
+		{"svc/docs/sprint-artifacts/1-2-x.md", IgnoredTasksFile, Unit{}},
+		{"agent-os/specs/2025-09-06-x/tasks.md", UnitTasksFile, Unit{AgentOS, "2025-09-06-x", "agent-os/specs/2025-09-06-x"}},
+		{".agent-os/specs/2025-09-06-x/tasks.md", UnitTasksFile, Unit{AgentOS, "2025-09-06-x", ".agent-os/specs/2025-09-06-x"}},
+		{".agent-os/recaps/2025-09-06-x/tasks.md", UnitTasksFile, Unit{AgentOS, "2025-09-06-x", ".agent-os/recaps/2025-09-06-x"}},
+		{".agent-os/specs/2025-09-06-x/sub-specs/tasks.md", UnrecognizedTasksFile, Unit{}},
+		{".spec-workflow/specs/ui/tasks.md", UnitTasksFile, Unit{SpecWorkflow, "ui", ".spec-workflow/specs/ui"}},
+		{".spec-workflow/archive/specs/ui/tasks.md", UnitTasksFile, Unit{SpecWorkflow, "ui", ".spec-workflow/archive/specs/ui"}},
 	} {
 		u, k := l.Classify(tc.path)
 		if k != tc.kind || u != tc.unit {
@@ -64,6 +78,31 @@ func TestLayoutsClassify(t *testing.T) {
 	if err := (Layout{Format: Kiro, Tasks: "a/b.md"}).Validate(); err == nil {
 		t.Error("pattern not ending in /tasks.md accepted")
 	}
+	if err := (Layout{Format: BMAD, Tasks: "stories/*/tasks.md"}).Validate(); err == nil {
+		t.Error("a BMAD pattern naming tasks.md accepted")
+	}
+	if err := (Layout{Format: BMAD, Tasks: "work/stories/*.md"}).Validate(); err != nil {
+		t.Errorf("a BMAD story pattern: %v", err)
+	}
+	story := &Layouts{Extra: []Layout{{Format: BMAD, Tasks: "work/stories/*.md"}}}
+	if u, k := story.Classify("work/stories/login.md"); k != UnitTasksFile || u != (Unit{BMAD, "login", "work/stories/login"}) || u.TasksPath() != "work/stories/login.md" {
+		t.Errorf("policy story layout: %+v %d", u, k)
+	}
+	for _, tc := range []struct {
+		u  Unit
+		ok bool
+	}{
+		{Unit{Kiro, "auth", ".kiro/specs/auth"}, true},
+		{Unit{CCSDD, "auth", ".kiro/specs/auth"}, true},
+		{Unit{Speckit, "auth", ".kiro/specs/auth"}, false},
+		{Unit{BMAD, "1-2-x", "docs/sprint-artifacts/1-2-x"}, true},
+		{Unit{BMAD, "x", "docs/sprint-artifacts/1-2-x"}, false},
+		{Unit{"other", "auth", ".kiro/specs/auth"}, false},
+	} {
+		if _, ok := l.Resolve(tc.u); ok != tc.ok {
+			t.Errorf("Resolve(%+v) = %v, want %v", tc.u, ok, tc.ok)
+		}
+	}
 }
 
 // TestLayoutsPrefilter ties the walk's pre-filter to the layout table: for
@@ -86,7 +125,8 @@ func TestLayoutsPrefilter(t *testing.T) {
 		if k != UnitTasksFile || u.Format != lay.Format {
 			t.Errorf("layout %q: Classify(%q) = %+v, %d; want a %s unit", lay.Tasks, path, u, k, lay.Format)
 		}
-		if _, builtin := UnitForTasksPath(path); builtin != slices.Contains(builtinLayouts, lay) {
+		isBuiltin := slices.ContainsFunc(builtinLayouts, func(b Layout) bool { return b.Format == lay.Format && b.Tasks == lay.Tasks })
+		if _, builtin := UnitForTasksPath(path); builtin != isBuiltin {
 			t.Errorf("layout %q: UnitForTasksPath(%q) = %v", lay.Tasks, path, builtin)
 		}
 		dir := ""
@@ -106,8 +146,15 @@ func TestLayoutsPrefilter(t *testing.T) {
 }
 
 // instance is a path that pattern (Layout.Tasks) matches: "**" as two
-// elements, "*" as "x", "?" as "1", a class as its first character.
+// elements, "*" as "x", "?" as "1", a class as its first character; a
+// story file "*.md" as a story key.
 func instance(pattern string) string {
+	if strings.HasSuffix(pattern, "stories/*.md") {
+		return instance(strings.TrimSuffix(pattern, "*.md")) + "1.2.x.md"
+	}
+	if strings.HasSuffix(pattern, "/*.md") {
+		return instance(strings.TrimSuffix(pattern, "*.md")) + "1-2-x.md"
+	}
 	var b strings.Builder
 	for i := 0; i < len(pattern); i++ {
 		switch c := pattern[i]; {

@@ -35,15 +35,19 @@ import (
 //     those that names any, the longest name wins, ties going to the first in path
 //     order. Name = the name as written; Text = its heading through the line
 //     before the next heading of level ≤ 3. None named → nil.
-//   - kiro: the requirement numbers of t.Requirements (each item's leading number,
+//   - bmad: t.Requirements (the task's "(AC: …)" items, else its parent's)
+//     → Name "AC:" + the items joined by ","; Text = the story file's
+//     acceptance criteria section (bmadSection). None cited → nil.
+//   - agent-os: nil (its tasks cite no section).
+//   - kiro, cc-sdd, spec-workflow: the requirement numbers of t.Requirements (each item's leading number,
 //     an optional "Requirement " word before it: "3.4" → "3", "Requirement 2" →
 //     "2"; items without one, free text, are ignored), distinct, in citation order →
 //     Name "1,3"; Text = each number's "### Requirement N" block (the first level-3
 //     heading whose text starts with "Requirement N" not followed by a digit or by
 //     "." and a digit, through the line before the next heading of level ≤ 3)
 //     joined with "\n". The document is
-//     <dir>/requirements.md, or <dir>/bugfix.md when requirements.md is absent and
-//     bugfix.md present. No number → nil.
+//     <dir>/requirements.md, or (Kiro, cc-sdd) <dir>/bugfix.md when
+//     requirements.md is absent and bugfix.md present. No number → nil.
 //
 // Errors: ErrUnknownFormat / ErrInvalidUnit for a bad u; a *SectionNotFoundError
 // (ErrSectionNotFound) when a cited user story or requirement is not in the document
@@ -52,14 +56,42 @@ func Section(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
 	if err := u.validate(); err != nil {
 		return nil, err
 	}
-	switch u.Format {
-	case Speckit:
+	switch {
+	case u.Format == Speckit:
 		return speckitSection(fsys, u, t)
-	case OpenSpec:
+	case u.Format == OpenSpec:
 		return openspecSection(fsys, u, t)
-	default:
+	case u.Format.citesRequirementLines():
 		return kiroSection(fsys, u, t)
+	case u.Format == BMAD:
+		return bmadSection(fsys, u, t)
 	}
+	return nil, nil // Agent OS: its tasks cite no section
+}
+
+// bmadSection is a BMAD story's section a task cites with "(AC: …)" (its own
+// or its parent's): the story's acceptance criteria, from the story file's
+// first heading whose text, trimmed and lower-cased, starts with "acceptance
+// criteria", through the line before the next heading of the same or a
+// higher level. Name is "AC:" and the cited items joined by ",". The
+// criteria are one section: BMAD numbers them in many ways ("1.", "AC-1.1.1",
+// "**AC1**"), and a story's criteria are fixed before its tasks are worked.
+func bmadSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
+	if len(t.Requirements) == 0 {
+		return nil, nil
+	}
+	p := u.TasksPath()
+	content, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return nil, &SectionNotFoundError{Path: p, Section: "Acceptance Criteria", Err: err}
+	}
+	lines := scanMarkdown(content)
+	for i, l := range lines {
+		if l.level > 0 && strings.HasPrefix(strings.ToLower(l.heading), "acceptance criteria") {
+			return &SectionText{Name: "AC:" + strings.Join(t.Requirements, ","), Text: []byte(block(lines, i, l.level))}, nil
+		}
+	}
+	return nil, &SectionNotFoundError{Path: p, Section: "Acceptance Criteria"}
 }
 
 func speckitSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
@@ -213,7 +245,7 @@ func kiroSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
 	}
 	p := path.Join(u.Dir, "requirements.md")
 	content, err := fs.ReadFile(fsys, p)
-	if errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fs.ErrNotExist) && u.Format.kiroLike() {
 		if b, berr := fs.ReadFile(fsys, path.Join(u.Dir, "bugfix.md")); berr == nil {
 			p, content, err = path.Join(u.Dir, "bugfix.md"), b, nil
 		}

@@ -1,5 +1,6 @@
-// Package specfmt reads the task lists and spec documents of the three spec
-// formats taskproof knows: GitHub spec-kit, OpenSpec and Kiro
+// Package specfmt reads the task lists and spec documents of the spec formats
+// taskproof knows: GitHub spec-kit, OpenSpec and Kiro, and as taskproof's
+// extension BMAD, Agent OS, spec-workflow-mcp and cc-sdd
 // (docs/format.md#units-and-task-lines, docs/format.md#hash-recipes).
 //
 // It has no git in it: callers hand it file contents, or an fs.FS rooted at the
@@ -10,17 +11,103 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+
+	"github.com/taskproof/taskproof/predicate/gfm"
 )
 
-// Format is a spec format: "speckit", "openspec" or "kiro" (docs/format.md#units-and-task-lines).
+// MaxContainerPrefix is the widest run of indentation, block quote markers and
+// list markers a line of a tasks file may start with, in columns
+// (docs/format.md#units-and-task-lines).
+const MaxContainerPrefix = gfm.MaxContainerPrefix
+
+// LineStarts returns the byte offset in content of the start of each line as
+// ParseTasks numbers lines (Task.LineNo is the index plus one): after a leading
+// UTF-8 BOM, lines end at "\n", "\r\n" or a lone "\r".
+func LineStarts(content []byte) []int { return gfm.LineStarts(content) }
+
+// Format is a spec format, the predicate's unit.format
+// (docs/format.md#units-and-task-lines): "speckit", "openspec" or "kiro",
+// speccoder's; "bmad", "agent-os", "spec-workflow" or "cc-sdd", taskproof's
+// extension of the predicate (speccoder ignores formats it does not know).
 type Format string
 
 // The spec formats.
 const (
-	Speckit  Format = "speckit"
-	OpenSpec Format = "openspec"
-	Kiro     Format = "kiro"
+	Speckit      Format = "speckit"
+	OpenSpec     Format = "openspec"
+	Kiro         Format = "kiro"
+	BMAD         Format = "bmad"
+	AgentOS      Format = "agent-os"
+	SpecWorkflow Format = "spec-workflow"
+	CCSDD        Format = "cc-sdd"
 )
+
+// Formats are the spec formats taskproof reads, speccoder's first.
+var Formats = []Format{Speckit, OpenSpec, Kiro, BMAD, AgentOS, SpecWorkflow, CCSDD}
+
+// Known reports whether f is one of Formats.
+func (f Format) Known() bool {
+	for _, k := range Formats {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Kin reports whether f and g read one unit alike: equal, or Kiro and cc-sdd,
+// which write the same layout (.kiro/specs/<feature>/) with the same task
+// lines and requirements (docs/format.md#units-and-task-lines).
+func (f Format) Kin(g Format) bool {
+	return f == g || (f.kiroLike() && g.kiroLike())
+}
+
+// kiroLike: Kiro and cc-sdd, one reading.
+func (f Format) kiroLike() bool { return f == Kiro || f == CCSDD }
+
+// citesRequirementLines: the format's tasks cite requirements in
+// "_Requirements: 1.2, 3.4_" lines under them (Kiro, cc-sdd,
+// spec-workflow-mcp).
+func (f Format) citesRequirementLines() bool { return f.kiroLike() || f == SpecWorkflow }
+
+// StoryFile reports whether the format's tasks file is its unit itself (a
+// BMAD story, "<dir>.md"), not "<dir>/tasks.md".
+func (f Format) StoryFile() bool { return f == BMAD }
+
+// Reading is which readings of a tasks file see a task's box
+// (docs/format.md#the-formats-own-readings).
+type Reading uint8
+
+const (
+	// ReadByGitHub: GitHub's reading alone (the format has no reading of
+	// its own, or its tool does not read the line as a task).
+	ReadByGitHub Reading = iota
+	// ReadByBoth: GitHub's and the format's own tool's.
+	ReadByBoth
+	// ReadByTool: the format's own tool's alone (GitHub shows no checkbox:
+	// the line is in code or a comment, its box is padded, its marker is
+	// glued to the box).
+	ReadByTool
+)
+
+func (r Reading) String() string {
+	switch r {
+	case ReadByBoth:
+		return "github+tool"
+	case ReadByTool:
+		return "tool"
+	}
+	return "github"
+}
+
+// TasksPath is the repository-relative path of u's tasks file: Dir +
+// "/tasks.md", or, for a BMAD story, Dir + ".md".
+func (u Unit) TasksPath() string {
+	if u.Format.StoryFile() {
+		return u.Dir + ".md"
+	}
+	return u.Dir + "/tasks.md"
+}
 
 // Unit is a spec unit (docs/format.md#units-and-task-lines): Feature is Dir's
 // last path element; Dir is repository-relative with '/' separators and no
@@ -60,12 +147,14 @@ type Task struct {
 	Labels []string
 	// Story is the first label of the form "US<digits>" ("US1"), "" when none.
 	Story string
-	// Requirements are Kiro's `_Requirements: 1.2, 3.4_` items as written, split on
-	// "," and "、" and trimmed ("1.2", "Requirement 2", or free text), from the
-	// `_Requirements:` lines that belong to the task (a line belongs to the nearest
-	// task above it, since the last heading, indented less than the line; else to
-	// the nearest task above it). A task without any takes its parent's (which may
-	// itself be inherited). Always nil for spec-kit and OpenSpec.
+	// Requirements are the requirements the task cites, as written: Kiro's,
+	// cc-sdd's and spec-workflow-mcp's `_Requirements: 1.2, 3.4_` items, split
+	// on "," and "、" and trimmed ("1.2", "Requirement 2", or free text), from
+	// the `_Requirements:` lines that belong to the task (a line belongs to the
+	// nearest task above it, since the last heading, indented less than the
+	// line; else to the nearest task above it); a BMAD task's "(AC: 1, 3)"
+	// items. A task without any takes its parent's (which may itself be
+	// inherited). Always nil for spec-kit, OpenSpec and Agent OS.
 	Requirements []string
 	// Group is the text of the OpenSpec `## N. …` heading the task sits under
 	// ("1. Setup"), "" when none (another heading of level 1 or 2 ends a group).
@@ -76,6 +165,11 @@ type Task struct {
 	// columns); when there is none, the earlier task whose ID is this ID without its
 	// last dotted part ("17" for "17.1": Kiro often writes sub-tasks unindented).
 	Parent string
+	// Boundary are cc-sdd's `_Boundary: A, B_` components of the task, as
+	// written; nil when none (read, not hashed: docs/format.md#hash-recipes).
+	Boundary []string
+	// Reading is which readings see the task's box.
+	Reading Reading
 	// CheckedBy is the number (1-based) of a later line of the file that makes
 	// GitHub show the task checked whatever its box holds — a line of the
 	// task's item that looks like a checked task and re-reads the item's box
@@ -85,23 +179,28 @@ type Task struct {
 	CheckedBy int
 }
 
-// Open reports whether the task reads as open: its box is "[ ]" (GFM also
-// renders a tab or a form feed between the brackets as an unchecked box) or
-// "[-]" (Kiro's "in progress", docs/format.md#units-and-task-lines), and it is
-// not Ticked. "[-]" is read as open in every format, so that a "[-]"→"[x]"
-// change is a tick the merge gate checks wherever it occurs.
-func (t Task) Open() bool {
-	return (t.Box == ' ' || t.Box == '-' || t.Box == '\t' || t.Box == '\f') && !t.Ticked()
-}
+// Open reports whether no reading sees the task done: !Ticked. Its box is
+// then "[ ]" (GFM also renders a tab or a form feed between the brackets as
+// an unchecked box), "[-]" (Kiro's and spec-workflow-mcp's "in progress",
+// read as open in every format, so that a "[-]"→"[x]" change is a tick the
+// merge gate checks wherever it occurs), or another box the format's own tool
+// reads as unfinished ("[~]", "[  ]").
+func (t Task) Open() bool { return !t.Ticked() }
 
-// Ticked reports whether GitHub renders the task checked: its box is "[x]" or
-// "[X]", its line holds "[x]" or "[X]" anywhere else, or a later line checks
-// it (CheckedBy). GitHub's renderer (cmark-gfm's task list extension) checks
-// an item whose first line holds either string, whatever its box holds, so
-// "- [ ] T002 Parse `[x]` boxes" is shown done
-// (docs/format.md#task-recognition-follows-goldmark).
+// Ticked reports whether a reading the team trusts sees the task done
+// (docs/format.md#the-formats-own-readings): its box holds "x" or "X"; or
+// GitHub reads the line and renders it checked — its line holds "[x]" or
+// "[X]" anywhere else, or a later line checks it (CheckedBy). GitHub's
+// renderer (cmark-gfm's task list extension) checks an item whose first line
+// holds either string, whatever its box holds, so "- [ ] T002 Parse `[x]`
+// boxes" is shown done (docs/format.md#task-recognition-follows-goldmark).
+// A box one reading sees done and another open is done: its tick was judged
+// when the first reading saw it done.
 func (t Task) Ticked() bool {
-	return t.Box == 'x' || t.Box == 'X' || t.CheckedBy > 0 || strings.Contains(t.Line, "[x]") || strings.Contains(t.Line, "[X]")
+	if t.Box == 'x' || t.Box == 'X' {
+		return true
+	}
+	return t.Reading != ReadByTool && (t.CheckedBy > 0 || strings.Contains(t.Line, "[x]") || strings.Contains(t.Line, "[X]"))
 }
 
 // OpenLine is Line with the box's inner character replaced by a space: the bytes

@@ -2,9 +2,11 @@ package specfmt
 
 import (
 	"bytes"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/taskproof/taskproof/predicate/gfm"
 	"slices"
 	"sort"
 	"strconv"
@@ -56,18 +58,43 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	if err := checkText(content); err != nil {
 		return nil, err
 	}
-	lines, err := readGFM(content)
+	boxes := nativeBoxes(u.Format, content)
+	read, err := gfm.Read(content, len(boxes) > 0)
 	if err != nil {
 		return nil, err
 	}
+	lines := make([]taskLine, len(read))
+	for i := range read {
+		lines[i].Line = read[i]
+	}
+	if err := mergeNative(lines, content, boxes); err != nil {
+		return nil, err
+	}
+	// Derived IDs repeat in file order, the tasks GitHub shows first: a box
+	// only the format's own tool reads never renumbers one GitHub shows.
+	githubDerived := map[string]int{}
+	for _, l := range lines {
+		if l.Box >= 0 && l.reading == ReadByTool {
+			for _, l := range lines {
+				if l.Box >= 0 && l.reading != ReadByTool {
+					if t := parseTaskAt(u.Format, l.Text, l.Box, l.end); t.Derived {
+						githubDerived[t.ID]++
+					}
+				}
+			}
+			break
+		}
+	}
 	f := &TasksFile{Unit: u}
 	var (
-		seen    = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
-		first   = map[string]int{} // ID → index in f.Tasks of its first line
-		dupOf   = map[string]bool{}
-		parent  []int              // each task's parent's index in f.Tasks, -1 when none
-		derived = map[string]int{} // derived base ID → ID-less tasks seen with it
-		own     [][]string         // each task's own _Requirements_ items
+		seen        = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
+		first       = map[string]int{} // ID → index in f.Tasks of its first line
+		dupOf       = map[string]bool{}
+		parent      []int              // each task's parent's index in f.Tasks, -1 when none
+		derived     = map[string]int{} // derived base ID → ID-less tasks seen with it
+		toolDerived = map[string]int{} // the same, of tasks only the format's tool reads
+		own         [][]string         // each task's own _Requirements_ items
+		boundary    [][]string         // each task's own _Boundary_ items
 		// open is the chain of tasks since the last heading that a later line can
 		// still sit under: indices into f.Tasks with strictly increasing
 		// indentation. Parents and _Requirements_ lines never reach across a
@@ -76,45 +103,73 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		group string
 	)
 	for i, l := range lines {
-		if l.hidden {
+		if l.Hidden {
 			continue // code and HTML blocks hold neither tasks nor headings nor requirements
 		}
-		if l.level > 0 {
+		if l.Level > 0 {
 			open = open[:0]
-			if u.Format == OpenSpec && l.level <= 2 {
+			if u.Format == OpenSpec && l.Level <= 2 {
 				group = ""
-				if l.level == 2 && isGroupHeading(l.heading) {
-					group = l.heading
+				if l.Level == 2 && isGroupHeading(l.Heading) {
+					group = l.Heading
 				}
 			}
-			if l.box < 0 {
+			if l.Box < 0 {
 				continue
 			}
 		}
-		if u.Format == Kiro && l.box < 0 {
-			if list, ok := requirementsList(l.text); ok {
+		if u.Format.citesRequirementLines() && l.Box < 0 {
+			list, ok := annotation(l.Text, "_Requirements:")
+			to := &own
+			if !ok && u.Format.kiroLike() {
+				list, ok = annotation(l.Text, "_Boundary:")
+				to = &boundary
+			}
+			if ok {
 				// The nearest task indented less than the line, else the nearest task.
-				if j := enclosing(open, width(l.text)); j >= 0 {
-					own[j] = append(own[j], splitRefs(list)...)
+				if j := enclosing(open, width(l.Text)); j >= 0 {
+					(*to)[j] = append((*to)[j], splitRefs(list)...)
 				} else if len(open) > 0 {
 					j = open[len(open)-1].task
-					own[j] = append(own[j], splitRefs(list)...)
+					(*to)[j] = append((*to)[j], splitRefs(list)...)
 				}
 				continue
 			}
 		}
-		if l.box < 0 {
+		if l.Box < 0 {
 			continue
 		}
-		t := parseTaskAt(u.Format, l.text, l.box)
+		t := parseTaskAt(u.Format, l.Text, l.Box, l.end)
 		t.LineNo = i + 1
-		t.CheckedBy = l.checkedBy
+		t.CheckedBy = l.CheckedBy
+		t.Reading = l.reading
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
 		}
+		w := width(t.Line)
+		pi := enclosing(open, w)
+		if pi < 0 {
+			if k := strings.LastIndexByte(t.ID, '.'); k > 0 && !t.Derived {
+				if j, ok := seen[t.ID[:k]]; ok {
+					pi = j // the nearest earlier task with that ID (the only one, unless it repeats)
+				}
+			}
+		}
 		if t.Derived {
-			derived[t.ID]++
-			if n := derived[t.ID]; n > 1 {
+			if u.Format == BMAD && pi >= 0 && !f.Tasks[pi].Derived {
+				// A BMAD sub-task without a label is known by its task's
+				// label and its own title, never by its position.
+				t.ID = f.Tasks[pi].ID + "." + t.ID
+			}
+			n := 0
+			if t.Reading == ReadByTool {
+				toolDerived[t.ID]++
+				n = githubDerived[t.ID] + toolDerived[t.ID]
+			} else {
+				derived[t.ID]++
+				n = derived[t.ID]
+			}
+			if n > 1 {
 				t.ID += "-" + strconv.Itoa(n)
 			}
 		}
@@ -128,15 +183,6 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			}
 		}
 		t.Group = group
-		w := width(t.Line)
-		pi := enclosing(open, w)
-		if pi < 0 {
-			if k := strings.LastIndexByte(t.ID, '.'); k > 0 {
-				if j, ok := seen[t.ID[:k]]; ok {
-					pi = j // the nearest earlier task with that ID (the only one, unless it repeats)
-				}
-			}
-		}
 		if pi >= 0 {
 			t.Parent = f.Tasks[pi].ID
 		}
@@ -149,10 +195,11 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		}
 		seen[t.ID] = len(f.Tasks)
 		f.Tasks = append(f.Tasks, t)
-		own = append(own, nil)
+		own = append(own, t.Requirements)
+		boundary = append(boundary, nil)
 		parent = append(parent, pi)
 	}
-	if u.Format == Kiro {
+	if u.Format.citesRequirementLines() || u.Format == BMAD {
 		// Parents precede their sub-tasks, so one pass in file order inherits
 		// transitively.
 		for i := range f.Tasks {
@@ -161,6 +208,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			} else if p := parent[i]; p >= 0 {
 				f.Tasks[i].Requirements = slices.Clone(f.Tasks[p].Requirements)
 			}
+			f.Tasks[i].Boundary = boundary[i]
 		}
 	}
 	return f, nil
@@ -181,34 +229,56 @@ func CheckTasks(u Unit, content []byte) error {
 	if err := checkText(content); err != nil {
 		return err
 	}
+	if err := checkNative(content, nativeBoxes(u.Format, content)); err != nil {
+		return err
+	}
 	src := bytes.TrimPrefix(content, []byte(bom))
-	if len(src) == 0 || !mayHoldBox(src) {
+	if len(src) == 0 || !gfm.MayHoldBox(src) {
 		return nil
 	}
-	starts, ends := lineBounds(src)
-	return checkNesting(string(src), starts, ends)
+	starts, ends := gfm.LineBounds(src)
+	return gfm.CheckNesting(string(src), starts, ends)
 }
 
 // parseTaskAt reads line as a task line of format f whose box's inner character
-// is at byte offset box ("[" before it, "]" after it): the task's ID, labels and
-// title come from the rest of the line after the "]".
-func parseTaskAt(f Format, line string, box int) Task {
+// is at byte offset box ("[" before it) and whose "]" is at end (0: right after
+// the box): the task's ID, labels and title come from the rest of the line
+// after the "]".
+func parseTaskAt(f Format, line string, box, end int) Task {
 	t := Task{Line: line, BoxCol: box, Box: line[box]}
-	rest := trimBlank(line[box+2:])
-	id, after := rest, ""
+	if end == 0 {
+		end = box + 1
+	}
+	after := line[end+1:]
+	if f.kiroLike() && strings.HasPrefix(after, "*") {
+		after = after[1:] // "- [ ]*": Kiro's optional task
+	}
+	rest := trimBlank(after)
+	id, tail := rest, ""
 	if j := strings.IndexAny(id, " \t"); j >= 0 {
-		id, after = id[:j], id[j:]
+		id, tail = id[:j], id[j:]
 	}
-	if f == Speckit && isSpeckitID(id) {
-		t.ID, rest = id, after
-	} else if n, ok := numericID(id); f != Speckit && ok {
-		t.ID, rest = n, after
-	} else {
-		t.Derived = true
+	switch {
+	case f == Speckit && isSpeckitID(id):
+		t.ID, rest = id, tail
+	case f == Speckit && len(id) > 2 && id[0] == '[' && id[len(id)-1] == ']' && isSpeckitID(id[1:len(id)-1]):
+		t.ID, rest = id[1:len(id)-1], tail // "- [ ] [T001] …"
+	case f == SpecWorkflow && strings.HasSuffix(id, `\.`) && isNumeric(id[:len(id)-2]):
+		t.ID, rest = id[:len(id)-2], tail // "1\." as its editor escapes it
+	case f != Speckit:
+		if n, ok := numericID(id); ok {
+			t.ID, rest = n, tail
+		} else if f == BMAD {
+			t.ID, rest = bmadLabel(rest)
+		}
 	}
+	t.Derived = t.ID == ""
 	rest = trimBlank(rest)
 	for {
 		label, n, ok := marker(rest)
+		if !ok && f.kiroLike() && strings.HasPrefix(rest, "(P)") && (len(rest) == 3 || rest[3] == ' ' || rest[3] == '\t') {
+			label, n, ok = "P", skipBlank(rest, 3), true // cc-sdd's parallel marker after the number
+		}
 		if !ok {
 			break
 		}
@@ -218,11 +288,101 @@ func parseTaskAt(f Format, line string, box int) Task {
 		}
 		rest = rest[n:]
 	}
-	t.Title = strings.TrimSpace(rest)
+	title := strings.TrimSpace(rest)
+	if f.kiroLike() {
+		if s, ok := strings.CutSuffix(title, " (P)"); ok {
+			title = strings.TrimRight(s, " \t") // cc-sdd's parallel marker at the line's end
+			t.Labels = append(t.Labels, "P")
+		}
+	}
+	if f == BMAD {
+		title, t.Requirements = acCitation(title)
+	}
+	t.Title = title
 	if t.Derived {
 		t.ID = DeriveID(t.Title)
 	}
 	return t
+}
+
+// bmadLabel reads a BMAD task's label at the start of rest: "Task 1" or
+// "Subtask 1.2" (any case), bare or in bold ("**Task 1: Set up** (AC: 1)"),
+// then ":", "." or a dash. It returns the label's number as the task's ID and
+// the rest of the text, the bold markers around the label's text dropped;
+// "" and rest when rest starts with no label.
+func bmadLabel(rest string) (id, title string) {
+	s := rest
+	bold := ""
+	for _, b := range []string{"**", "__"} {
+		if strings.HasPrefix(s, b) {
+			bold, s = b, s[len(b):]
+			break
+		}
+	}
+	word := ""
+	for _, w := range []string{"subtask", "sub-task", "task"} {
+		if len(s) > len(w) && strings.EqualFold(s[:len(w)], w) {
+			word = s[:len(w)]
+			break
+		}
+	}
+	if word == "" {
+		return "", rest
+	}
+	s = trimBlank(s[len(word):])
+	d := skipDigits(s, 0)
+	for d+1 < len(s) && s[d] == '.' && isDigit(s[d+1]) {
+		d = skipDigits(s, d+1)
+	}
+	if d == 0 {
+		return "", rest
+	}
+	id, s = s[:d], s[d:]
+	if s != "" && s[0] != ' ' && s[0] != '\t' && s[0] != ':' && s[0] != '.' && s[0] != ')' && !strings.HasPrefix(s, bold) || (bold == "" && strings.HasPrefix(s, "*")) {
+		return "", rest // "Task 1a", "Tasks"
+	}
+	s = strings.TrimLeft(s, ":.) \t")
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "—"), "-")
+	if bold != "" {
+		if i := strings.Index(s, bold); i >= 0 {
+			s = s[:i] + s[i+len(bold):]
+		}
+	}
+	return id, trimBlank(s)
+}
+
+// acCitation splits a BMAD task's title from the acceptance criteria it
+// cites: "(AC: 1, 3)", "(AC #2)", "(ACs: 1.1.1, 1.1.2)", "(AC: all)" anywhere
+// in it. The items are split on ","; "#" before an item is dropped. The
+// title is returned without the citation, trimmed.
+func acCitation(title string) (string, []string) {
+	for i := strings.IndexByte(title, '('); i >= 0; {
+		s := title[i+1:]
+		if len(s) >= 2 && strings.EqualFold(s[:2], "ac") {
+			s = s[2:]
+			if strings.HasPrefix(s, "s") || strings.HasPrefix(s, "S") {
+				s = s[1:]
+			}
+			if s != "" && (s[0] == ':' || s[0] == ' ' || s[0] == '#') {
+				if j := strings.IndexByte(s, ')'); j >= 0 {
+					var items []string
+					for _, it := range strings.Split(strings.TrimLeft(s[:j], ": "), ",") {
+						if it = strings.TrimLeft(strings.TrimSpace(it), "#"); it != "" {
+							items = append(items, strings.TrimSpace(it))
+						}
+					}
+					rest := title[:i] + s[j+1:]
+					return strings.Join(strings.Fields(rest), " "), items
+				}
+			}
+		}
+		j := strings.IndexByte(title[i+1:], '(')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return title, nil
 }
 
 // The scanners below read the line shapes of
@@ -245,6 +405,18 @@ func isSpeckitID(s string) bool {
 		return false
 	}
 	return d == len(s) || (d == len(s)-1 && isLower(s[d]))
+}
+
+// isNumeric reports whether s is a dotted number, ^[0-9]+(?:\.[0-9]+)*$.
+func isNumeric(s string) bool {
+	i := skipDigits(s, 0)
+	if i == 0 {
+		return false
+	}
+	for i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+		i = skipDigits(s, i+1)
+	}
+	return i == len(s)
 }
 
 // numericID reads an OpenSpec or Kiro task ID, ^([0-9]+(?:\.[0-9]+)*[a-z]?)\.?$:
@@ -307,11 +479,11 @@ func isStory(label string) bool {
 	return len(label) > 2 && label[0] == 'U' && label[1] == 'S' && skipDigits(label, 2) == len(label)
 }
 
-// requirementsList reads a Kiro requirements line, optionally a bullet,
-// ^[ \t]*(?:[-*+][ \t]+)?_Requirements:[ \t]*(.*?)[ \t]*_[ \t]*$: for
-// "_Requirements: 1.2, 3.4_" it returns "1.2, 3.4" (the text between the colon and
-// the last "_", trimmed of spaces and tabs).
-func requirementsList(line string) (string, bool) {
+// annotation reads a Kiro-style annotation line of the given prefix, optionally
+// a bullet, ^[ \t]*(?:[-*+][ \t]+)?<prefix>[ \t]*(.*?)[ \t]*_[ \t]*$: for
+// "_Requirements: 1.2, 3.4_" it returns "1.2, 3.4" (the text between the colon
+// and the last "_", trimmed of spaces and tabs).
+func annotation(line, prefix string) (string, bool) {
 	i := skipBlank(line, 0)
 	if i < len(line) && (line[i] == '-' || line[i] == '*' || line[i] == '+') {
 		j := skipBlank(line, i+1)
@@ -320,7 +492,6 @@ func requirementsList(line string) (string, bool) {
 		}
 		i = j
 	}
-	const prefix = "_Requirements:"
 	if !strings.HasPrefix(line[i:], prefix) {
 		return "", false
 	}
@@ -330,6 +501,9 @@ func requirementsList(line string) (string, bool) {
 	}
 	return trimBlank(strings.TrimRight(s[:len(s)-1], " \t")), true
 }
+
+// requirementsList reads a Kiro requirements line, annotation "_Requirements:".
+func requirementsList(line string) (string, bool) { return annotation(line, "_Requirements:") }
 
 // isGroupHeading reports whether an OpenSpec level-2 heading's text opens a task
 // group, ^[0-9]+\.: "1. Setup".

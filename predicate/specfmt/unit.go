@@ -12,11 +12,19 @@ import (
 // of a built-in layout (docs/format.md#units-and-task-lines). The recognised paths
 // are exactly:
 //
-//	specs/<feature>/tasks.md                      speckit, Dir "specs/<feature>"
-//	.specify/specs/<feature>/tasks.md             speckit, Dir ".specify/specs/<feature>"
-//	openspec/changes/<id>/tasks.md                openspec, Dir "openspec/changes/<id>" (id ≠ "archive")
-//	openspec/changes/archive/<id>/tasks.md        openspec, Dir "openspec/changes/archive/<id>"
-//	.kiro/specs/<name>/tasks.md                   kiro, Dir ".kiro/specs/<name>"
+//	specs/<feature>/tasks.md                          speckit, Dir "specs/<feature>"
+//	.specify/specs/<feature>/tasks.md                 speckit, Dir ".specify/specs/<feature>"
+//	openspec/changes/<id>/tasks.md                    openspec, Dir "openspec/changes/<id>" (id ≠ "archive")
+//	openspec/changes/archive/<id>/tasks.md            openspec, Dir "openspec/changes/archive/<id>"
+//	.kiro/specs/<name>/tasks.md                       kiro, Dir ".kiro/specs/<name>"
+//	_bmad-output/implementation-artifacts/<key>.md    bmad, Dir without ".md" (key <epic>-<story>-<slug>)
+//	docs/sprint-artifacts/<key>.md                    bmad, Dir without ".md" (key <epic>-<story>-<slug>)
+//	docs/stories/<key>.md                             bmad, Dir without ".md" (key <epic>.<story>.<slug>)
+//	agent-os/specs/<dir>/tasks.md                     agent-os, Dir "agent-os/specs/<dir>"
+//	.agent-os/specs/<dir>/tasks.md                    agent-os, Dir ".agent-os/specs/<dir>"
+//	.agent-os/recaps/<dir>/tasks.md                   agent-os, Dir ".agent-os/recaps/<dir>"
+//	.spec-workflow/specs/<name>/tasks.md              spec-workflow, Dir ".spec-workflow/specs/<name>"
+//	.spec-workflow/archive/specs/<name>/tasks.md      spec-workflow, Dir ".spec-workflow/archive/specs/<name>"
 //
 // Feature is Dir's last element. Any other tasks.md (templates, nested copies) is not
 // a unit, nor is a path that is not clean (empty, ".", ".." elements, a leading or
@@ -28,16 +36,20 @@ func UnitForTasksPath(path string) (Unit, bool) {
 
 // Layout is one unit layout: where a unit's tasks file is and the unit's
 // format. The unit's Dir is the tasks file's directory, its Feature that
-// directory's last element.
+// directory's last element; for a BMAD story, whose file is its unit, Dir is
+// the file's path without ".md" and Feature the story key.
 type Layout struct {
 	Format Format
 	// Tasks is the tasks file's path pattern: '/'-separated elements, each
 	// "**" (zero or more elements) or a path.Match pattern of one element
-	// ("*", "00?-*", a literal name); the last element is "tasks.md".
+	// ("*", "00?-*", a literal name); the last element is "tasks.md" (a
+	// story "*.md" for BMAD).
 	Tasks string
 	// not is a name the pattern's last "*" may not match (OpenSpec's
 	// "archive" is not a change).
 	not string
+	// name, when set, must accept the file's name as well (a story key).
+	name func(string) bool
 }
 
 // builtinLayouts are the unit layouts every reader knows
@@ -48,6 +60,34 @@ var builtinLayouts = []Layout{
 	{Format: OpenSpec, Tasks: "openspec/changes/*/tasks.md", not: "archive"},
 	{Format: OpenSpec, Tasks: "openspec/changes/archive/*/tasks.md"},
 	{Format: Kiro, Tasks: ".kiro/specs/*/tasks.md"},
+	{Format: BMAD, Tasks: "_bmad-output/implementation-artifacts/*.md", name: storyKey("-")},
+	{Format: BMAD, Tasks: "docs/sprint-artifacts/*.md", name: storyKey("-")},
+	{Format: BMAD, Tasks: "docs/stories/*.md", name: storyKey(".")},
+	{Format: AgentOS, Tasks: "agent-os/specs/*/tasks.md"},
+	{Format: AgentOS, Tasks: ".agent-os/specs/*/tasks.md"},
+	{Format: AgentOS, Tasks: ".agent-os/recaps/*/tasks.md"},
+	{Format: SpecWorkflow, Tasks: ".spec-workflow/specs/*/tasks.md"},
+	{Format: SpecWorkflow, Tasks: ".spec-workflow/archive/specs/*/tasks.md"},
+}
+
+// storyKey accepts a BMAD story file's name: "<epic><sep><story><sep><slug>.md",
+// epic and story digits, the slug not empty ("1-2-user-login.md" in v6,
+// "1.2.user-login.md" in v4).
+func storyKey(sep string) func(string) bool {
+	return func(name string) bool {
+		s, ok := strings.CutSuffix(name, ".md")
+		if !ok {
+			return false
+		}
+		for range 2 {
+			d := skipDigits(s, 0)
+			if d == 0 || !strings.HasPrefix(s[d:], sep) {
+				return false
+			}
+			s = s[d+len(sep):]
+		}
+		return s != ""
+	}
 }
 
 // BuiltinLayouts returns a copy of the built-in unit layouts.
@@ -83,16 +123,21 @@ const (
 // "tasks.md" in any case.
 func IsTasksFileName(name string) bool { return strings.EqualFold(name, "tasks.md") }
 
-// Validate checks a layout: a known format and a clean pattern ending in
-// "/tasks.md" with no "." or ".." element.
+// Validate checks a layout: a known format and a clean pattern with no "."
+// or ".." element ending in "/tasks.md" (for BMAD, in ".md": a story file).
 func (l Layout) Validate() error {
-	switch l.Format {
-	case Speckit, OpenSpec, Kiro:
-	default:
+	if !l.Format.Known() {
 		return fmt.Errorf("%w %q", ErrUnknownFormat, l.Format)
 	}
-	if !fs.ValidPath(l.Tasks) || strings.Contains(l.Tasks, `\`) || !strings.HasSuffix(l.Tasks, "/tasks.md") {
-		return fmt.Errorf("%w: tasks pattern %q is not a clean repository-relative path ending in /tasks.md", ErrInvalidUnit, l.Tasks)
+	if !fs.ValidPath(l.Tasks) || strings.Contains(l.Tasks, `\`) {
+		return fmt.Errorf("%w: tasks pattern %q is not a clean repository-relative path", ErrInvalidUnit, l.Tasks)
+	}
+	last := l.Tasks[strings.LastIndexByte(l.Tasks, '/')+1:]
+	switch {
+	case l.Format.StoryFile() && (!strings.HasSuffix(last, ".md") || last == "tasks.md" || !strings.Contains(l.Tasks, "/")):
+		return fmt.Errorf("%w: a %s tasks pattern names story files: %q must end in /<name>.md, not tasks.md", ErrInvalidUnit, l.Format, l.Tasks)
+	case !l.Format.StoryFile() && !strings.HasSuffix(l.Tasks, "/tasks.md"):
+		return fmt.Errorf("%w: tasks pattern %q does not end in /tasks.md", ErrInvalidUnit, l.Tasks)
 	}
 	return nil
 }
@@ -102,33 +147,36 @@ func (l Layout) Validate() error {
 // layout claims (ignored or not), or no tasks file. It is the one place units
 // are resolved from paths. Built-in layouts win over Extra; the first
 // matching layout gives the unit. A path that is not clean is never a unit
-// (UnrecognizedTasksFile when its last element is a tasks file's name).
+// (UnrecognizedTasksFile when its last element is a tasks file's name). A
+// Markdown file no layout claims at the root but one could under a nested
+// project root (a BMAD story under a directory of its own,
+// docs/format.md#project-root-in-the-gate) is IgnoredTasksFile: a unit only
+// where a project root makes it one.
 func (l *Layouts) Classify(path string) (Unit, PathKind) {
 	el := strings.Split(path, "/")
-	if !IsTasksFileName(el[len(el)-1]) {
+	name := el[len(el)-1]
+	tasksName := IsTasksFileName(name)
+	if !tasksName && !strings.HasSuffix(name, ".md") {
 		return Unit{}, NotTasksFile
 	}
 	if !fs.ValidPath(path) || strings.Contains(path, `\`) {
-		return Unit{}, UnrecognizedTasksFile
-	}
-	if el[len(el)-1] == "tasks.md" && len(el) > 1 {
-		try := func(ls []Layout) (Unit, bool) {
-			for _, lay := range ls {
-				if matchLayout(strings.Split(lay.Tasks, "/"), el, lay.not) {
-					dir := el[:len(el)-1]
-					return Unit{Format: lay.Format, Feature: dir[len(dir)-1], Dir: strings.Join(dir, "/")}, true
-				}
-			}
-			return Unit{}, false
+		if tasksName {
+			return Unit{}, UnrecognizedTasksFile
 		}
-		if u, ok := try(builtinLayouts); ok {
+		return Unit{}, NotTasksFile
+	}
+	if len(el) > 1 {
+		if u, ok := l.match(el); ok {
 			return u, UnitTasksFile
 		}
-		if l != nil {
-			if u, ok := try(l.Extra); ok {
-				return u, UnitTasksFile
+	}
+	if !tasksName {
+		for k := 1; k <= maxProjectDepth && k < len(el)-1; k++ {
+			if _, ok := l.match(el[k:]); ok {
+				return Unit{}, IgnoredTasksFile
 			}
 		}
+		return Unit{}, NotTasksFile
 	}
 	if l != nil {
 		for _, ig := range l.Ignore {
@@ -138,6 +186,52 @@ func (l *Layouts) Classify(path string) (Unit, PathKind) {
 		}
 	}
 	return Unit{}, UnrecognizedTasksFile
+}
+
+// maxProjectDepth is how many path elements a nested project root may have
+// (docs/format.md#project-root).
+const maxProjectDepth = 4
+
+// match is the unit of the first layout (built-in, then Extra) that claims
+// the path of elements el.
+func (l *Layouts) match(el []string) (Unit, bool) {
+	try := func(ls []Layout) (Unit, bool) {
+		for _, lay := range ls {
+			if !matchLayout(strings.Split(lay.Tasks, "/"), el, lay.not) || (lay.name != nil && !lay.name(el[len(el)-1])) {
+				continue
+			}
+			if lay.Format.StoryFile() {
+				dir := strings.Join(el, "/")
+				dir = dir[:len(dir)-len(".md")]
+				return Unit{Format: lay.Format, Feature: dir[strings.LastIndexByte(dir, '/')+1:], Dir: dir}, true
+			}
+			dir := el[:len(el)-1]
+			return Unit{Format: lay.Format, Feature: dir[len(dir)-1], Dir: strings.Join(dir, "/")}, true
+		}
+		return Unit{}, false
+	}
+	if u, ok := try(builtinLayouts); ok {
+		return u, true
+	}
+	if l != nil {
+		return try(l.Extra)
+	}
+	return Unit{}, false
+}
+
+// Resolve is the unit a statement names (its unit.format, unit.feature and
+// unit.dir, project-relative) when the layouts make that unit's tasks file
+// (u.TasksPath()) a unit's of a kin format (docs/format.md#units-and-task-lines:
+// Kiro and cc-sdd share one layout and reading): u itself, ok true.
+func (l *Layouts) Resolve(u Unit) (Unit, bool) {
+	if !u.Format.Known() || u.Dir == "" {
+		return u, false
+	}
+	got, kind := l.Classify(u.TasksPath())
+	if kind != UnitTasksFile || got.Dir != u.Dir || got.Feature != u.Feature || !got.Format.Kin(u.Format) {
+		return u, false
+	}
+	return u, true
 }
 
 // MayHoldUnits reports whether dir ("" for the root) is a directory on some
@@ -225,13 +319,26 @@ func matchPrefix(pat, el []string) bool {
 
 // validate checks that u names a known format and a clean directory.
 func (u Unit) validate() error {
-	switch u.Format {
-	case Speckit, OpenSpec, Kiro:
-	default:
+	if !u.Format.Known() {
 		return fmt.Errorf("%w %q", ErrUnknownFormat, u.Format)
 	}
 	if u.Dir == "." || !fs.ValidPath(u.Dir) || strings.Contains(u.Dir, `\`) {
 		return fmt.Errorf("%w: dir %q is not a clean repository-relative path", ErrInvalidUnit, u.Dir)
 	}
 	return nil
+}
+
+// Dialect is u as taskproof writes it in a statement, at the commit fsys holds
+// (rooted at u's project root): a Kiro-layout unit whose directory holds
+// cc-sdd's spec.json is cc-sdd's (docs/format.md#units-and-task-lines); any
+// other unit is u. Kiro and cc-sdd read a unit alike (Format.Kin), so the two
+// names never disagree about a task.
+func Dialect(fsys fs.FS, u Unit) Unit {
+	if u.Format != Kiro {
+		return u
+	}
+	if st, err := fs.Stat(fsys, u.Dir+"/spec.json"); err == nil && st.Mode().IsRegular() {
+		u.Format = CCSDD
+	}
+	return u
 }

@@ -72,6 +72,7 @@ func TestSectionHashVectors(t *testing.T) {
 		t.Run(filepath.Base(root), func(t *testing.T) {
 			var want struct {
 				TasksPath string `json:"tasks_path"`
+				Format    Format `json:"format"`
 				Tasks     []struct {
 					ID          string  `json:"id"`
 					Section     *string `json:"section"`
@@ -82,6 +83,12 @@ func TestSectionHashVectors(t *testing.T) {
 			u, ok := UnitForTasksPath(want.TasksPath)
 			if !ok {
 				t.Fatalf("UnitForTasksPath(%q) = false", want.TasksPath)
+			}
+			if want.Format != "" {
+				if !u.Format.Kin(want.Format) {
+					t.Fatalf("%s is a %s unit, not %s", want.TasksPath, u.Format, want.Format)
+				}
+				u.Format = want.Format
 			}
 			fsys := os.DirFS(root)
 			content, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(want.TasksPath)))

@@ -62,7 +62,93 @@ VECTORS = {
         "- [x] 1.6 Inside a tilde fence\n"
         "~~~\n"
         "- [x] 1.7 \"quotes\" and \\backslash\\ and a tab\there",
-        [("1.1", 2, 2), ("1.2", 3, 2), ("1.3", 4, 3), ("1.4", 5, 5), ("1.7", 12, 2)]),
+        # OpenSpec's own reading counts the boxes in the comment and the fence.
+        [("1.1", 2, 2), ("1.2", 3, 2), ("1.3", 4, 3), ("1.4", 5, 5), ("1.5", 7, 2), ("1.6", 10, 2), ("1.7", 12, 2)]),
+    # OpenSpec's own reading (1.13): padded boxes, a marker glued to its box,
+    # "+" and "1)" markers, boxes in fences, comments and indented code; a
+    # link bullet and an empty box are no tasks. The fourth number is the box
+    # character's offset from "[" when it is not 1.
+    "openspec_native": ("openspec",
+        "## 1. Group\n"
+        "- [ x] 1.1 Padded left\n"
+        "- [x ] 1.2 Padded right\n"
+        "-[x] 1.3 Glued to its marker\n"
+        "+ [x] 1.4 Plus\n"
+        "1) [x] 1.5 Parenthesis\n"
+        "```\n"
+        "- [x] 1.6 Fenced\n"
+        "```\n"
+        "<!-- - [x] 1.7 Commented -->\n"
+        "    - [x] 1.8 Indented code\n"
+        "- [A](https://example.com)\n"
+        "- [~] 1.9 Deferred\n"
+        "- [] 1.10 Empty box\n",
+        [("1.1", 2, 2, 2), ("1.2", 3, 2, 1.0), ("1.3", 4, 1), ("1.4", 5, 2), ("1.5", 6, 3), ("1.6", 8, 2),
+         ("1.7", 10, 7), ("1.8", 11, 6), ("1.9", 13, 2)]),
+    # spec-workflow-mcp's own reading (2.2.7): "[-]" in progress and "[~]"
+    # blocked are open, a numbered box in a fence is a task, "6\." is 6; a
+    # box without a number is GitHub's task alone.
+    "specworkflow_states": ("spec-workflow",
+        "# Tasks\n"
+        "\n"
+        "- [x] 1. Set up\n"
+        "- [-] 2. In progress\n"
+        "- [~] 3. Blocked\n"
+        "- [X] 4. Upper-case\n"
+        "```\n"
+        "- [x] 5. Inside a fence\n"
+        "```\n"
+        "- [x] **P3.0** — no number\n"
+        "- [ ] 6\\. Escaped\n",
+        [("1", 3, 2), ("2", 4, 2), ("3", 5, 2), ("4", 6, 2), ("5", 8, 2),
+         (derived("**P3.0** — no number"), 10, 2), ("6", 11, 2)]),
+    # BMAD: "Task N" and "Subtask N.M" labels are IDs; a sub-task without one
+    # is known by its task's label and its title; "(AC: …)" is no part of the
+    # title.
+    "bmad_story": ("bmad",
+        "# Story 1.1: Init\n"
+        "\n"
+        "## Tasks / Subtasks\n"
+        "\n"
+        "- [x] **Task 1: Initialize Monorepo Structure** (AC: 1.1.1, 1.1.2)\n"
+        "  - [x] Create root `package.json`\n"
+        "  - [ ] Write tests\n"
+        "- [ ] Task 2 (AC: #2)\n"
+        "  - [ ] Subtask 2.1 Wire the API\n"
+        "  - [ ] Write tests\n"
+        "- [x] [High] Fix ESLint configuration\n"
+        "- [ ] Write tests\n",
+        [("1", 5, 2), ("1." + derived("Create root `package.json`"), 6, 4), ("1." + derived("Write tests"), 7, 4),
+         ("2", 8, 2), ("2.1", 9, 4), ("2." + derived("Write tests"), 10, 4),
+         (derived("Fix ESLint configuration"), 11, 2), (derived("Write tests"), 12, 2)]),
+    # cc-sdd: "(P)" after the number or at the line's end, "- [ ]*" optional.
+    "ccsdd_markers": ("cc-sdd",
+        "# Implementation Plan\n"
+        "\n"
+        "- [ ] 1. Foundation\n"
+        "- [x] 1.1 (P) Set up the test harness\n"
+        "  - _Requirements: 1.1, 2.3_\n"
+        "  - _Boundary: TestHarness_\n"
+        "- [ ]* 1.2 Write optional property tests (P)\n"
+        "- [x] 2. Core\n",
+        [("1", 3, 2), ("1.1", 4, 2), ("1.2", 7, 2), ("2", 8, 2)]),
+    # Agent OS: "1." major tasks, "1.1" sub-tasks, v2's "2.0".
+    "agentos_tasks": ("agent-os",
+        "# Spec Tasks\n"
+        "\n"
+        "## Tasks\n"
+        "\n"
+        "- [x] 1. Implement the client\n"
+        "  - [x] 1.1 Write tests for the client\n"
+        "  - [ ] 1.2 Verify all tests pass\n"
+        "- [ ] 2.0 Complete the API layer\n",
+        [("1", 5, 2), ("1.1", 6, 4), ("1.2", 7, 4), ("2.0", 8, 2)]),
+    # spec-kit: a bracketed ID and extra labels.
+    "speckit_variants": ("speckit",
+        "- [ ] [T001] Bracketed ID\n"
+        "- [x] [T002] [P1] [SETUP] [deps:T000] Labelled\n"
+        "- [ ] T003 [P] Plain\n",
+        [("T001", 1, 2), ("T002", 2, 2), ("T003", 3, 2)]),
     # Lone "\r" line endings (classic Mac OS): GitHub renders every box.
     "speckit_cr_only": ("speckit",
         BOM + "# Tasks: CR only\r"
@@ -113,12 +199,15 @@ VECTORS = {
 }
 
 
-def line_hash(data: bytes, n: int, col: int) -> (str, str):
+def line_hash(data: bytes, n: int, col: int, off: int = 1) -> (str, str):
     line = re.split(b"\r\n|\r|\n", data)[n - 1]
     if n == 1 and line.startswith(BOM.encode()):
         line = line[3:]
-    assert line[col:col + 1] == b"[" and line[col + 2:col + 3] == b"]", (n, line)
-    open_line = line[:col + 1] + b" " + line[col + 2:]
+    # An offset written as 1.0: the box character right after "[" in a box
+    # wider than one character.
+    wide, off = off != 1 or isinstance(off, float), int(off)
+    assert line[col:col + 1] == b"[" and (wide or line[col + 2:col + 3] == b"]"), (n, line)
+    open_line = line[:col + off] + b" " + line[col + off + 1:]
     return open_line.decode(), hashlib.sha256(open_line).hexdigest()
 
 
@@ -127,8 +216,8 @@ for name, (fmt, text, tasks) in VECTORS.items():
     with open(name + ".md", "wb") as f:
         f.write(data)
     out = []
-    for tid, n, col in tasks:
-        ol, h = line_hash(data, n, col)
+    for tid, n, col, *off in tasks:
+        ol, h = line_hash(data, n, col, *off)
         out.append({"id": tid, "line": n, "open_line": ol, "line_hash": h})
     with open(name + ".expect.json", "w") as f:
         json.dump({"format": fmt, "tasks": out}, f, ensure_ascii=False, indent=2)

@@ -183,6 +183,97 @@ VECTORS = {
             ("1", "1", [(".kiro/specs/fix-crash/bugfix.md", 3, 4)]),
         ],
     },
+    # BMAD: a task citing acceptance criteria ("(AC: …)", its own or its
+    # task's) gets the story's whole "Acceptance Criteria" section, from the
+    # story file itself; a task citing none gets spec null.
+    "bmad_acceptance_criteria": {
+        "files": {
+            "docs/sprint-artifacts/1-1-init.md": (
+                "# Story 1.1: Init\n"                                   # 1
+                "\n"                                                    # 2
+                "Status: done\n"                                        # 3
+                "\n"                                                    # 4
+                "## Acceptance Criteria\n"                              # 5
+                "\n"                                                    # 6
+                "1. **AC-1.1.1: Structure**\n"                          # 7
+                "   - Given a clone\n"                                  # 8
+                "   ### Details, a sub-heading\n"                      # 9
+                "```\n"                                                 # 10
+                "## Fenced, not a heading\n"                            # 11
+                "```\n"                                                 # 12
+                "\n"                                                    # 13
+                "## Tasks / Subtasks\n"                                 # 14
+                "\n"                                                    # 15
+                "- [x] **Task 1: Initialize** (AC: 1.1.1, 1.1.2)\n"     # 16
+                "  - [x] Create root package.json\n"                    # 17
+                "- [ ] Review the docs\n"),                             # 18
+        },
+        "tasks_path": "docs/sprint-artifacts/1-1-init.md",
+        "expect": [
+            ("1", "AC:1.1.1,1.1.2", [("docs/sprint-artifacts/1-1-init.md", 5, 13)]),
+            ("1." + derived("Create root package.json"), "AC:1.1.1,1.1.2", [("docs/sprint-artifacts/1-1-init.md", 5, 13)]),
+            (derived("Review the docs"), None, []),
+        ],
+    },
+    # cc-sdd reads and hashes its requirements as Kiro does; "(P)" and
+    # "_Boundary:_" change nothing.
+    "ccsdd_requirements": {
+        "format": "cc-sdd",
+        "files": {
+            ".kiro/specs/evm/requirements.md": (
+                "# Requirements\n"                  # 1
+                "\n"                                # 2
+                "### Requirement 1: 計算\n"          # 3
+                "EVM を計算する\n"                    # 4
+                "### Requirement 2: 出力\n"          # 5
+                "CSV を出力する\n"),                  # 6
+            ".kiro/specs/evm/tasks.md": (
+                "- [x] 1. (P) 計算\n"
+                "  - _Requirements: 2.1, 1.3_\n"
+                "  - _Boundary: EvmCalculator_\n"
+                "- [ ] 2. 出力 (P)\n"),
+        },
+        "tasks_path": ".kiro/specs/evm/tasks.md",
+        "expect": [
+            ("1", "2,1", [(".kiro/specs/evm/requirements.md", 5, 6), (".kiro/specs/evm/requirements.md", 3, 4)]),
+            ("2", None, []),
+        ],
+    },
+    # spec-workflow-mcp cites requirements as Kiro does (no bugfix.md).
+    "specworkflow_requirements": {
+        "files": {
+            ".spec-workflow/specs/ui/requirements.md": (
+                "# Requirements\n"                          # 1
+                "\n"                                        # 2
+                "### Requirement 1 — 定義の登録\n"            # 3
+                "#### Acceptance Criteria — Requirement 1\n" # 4
+                "1. WHEN x THEN y\n"                          # 5
+                "### Requirement 10\n"                       # 6
+                "ten\n"),                                    # 7
+            ".spec-workflow/specs/ui/tasks.md": (
+                "- [x] 1. Register\n"
+                "  - _Requirements: 1.1, 10_\n"
+                "  - _Leverage: api.ts_\n"
+                "- [-] 2. Nothing cited\n"),
+        },
+        "tasks_path": ".spec-workflow/specs/ui/tasks.md",
+        "expect": [
+            ("1", "1,10", [(".spec-workflow/specs/ui/requirements.md", 3, 5), (".spec-workflow/specs/ui/requirements.md", 6, 7)]),
+            ("2", None, []),
+        ],
+    },
+    # Agent OS tasks cite no section.
+    "agentos_none": {
+        "files": {
+            ".agent-os/specs/2025-09-06-x/spec.md": "# Spec\n\n## Spec Scope\n\n1. **Client**\n",
+            ".agent-os/specs/2025-09-06-x/tasks.md": "- [x] 1. Implement the client\n  - [x] 1.1 Write tests\n",
+        },
+        "tasks_path": ".agent-os/specs/2025-09-06-x/tasks.md",
+        "expect": [
+            ("1", None, []),
+            ("1.1", None, []),
+        ],
+    },
 }
 
 
@@ -213,5 +304,8 @@ for name, v in VECTORS.items():
         out.append({"id": tid, "section": section, "section_hash": hashlib.sha256(text).hexdigest(),
                     "lines": ["%s:%d-%d" % r for r in ranges]})
     with open(os.path.join(name, "expect.json"), "w") as f:
-        json.dump({"tasks_path": v["tasks_path"], "tasks": out}, f, ensure_ascii=False, indent=2)
+        doc = {"tasks_path": v["tasks_path"], "tasks": out}
+        if "format" in v:
+            doc["format"] = v["format"]
+        json.dump(doc, f, ensure_ascii=False, indent=2)
         f.write("\n")

@@ -1,0 +1,121 @@
+package specfmt
+
+import (
+	"bytes"
+	"sort"
+
+	"github.com/taskproof/taskproof/predicate/gfm"
+	"github.com/taskproof/taskproof/predicate/native"
+)
+
+// taskLine is a line of a tasks file as both readings see it: GitHub's
+// (gfm.Line), which readings see its box, and where the box's "]" is when
+// the tool's box is wider than one character (else 0).
+type taskLine struct {
+	gfm.Line
+	reading Reading
+	end     int
+}
+
+// A format whose own tool reads its tasks file — OpenSpec's task counter,
+// spec-workflow-mcp's task parser — has a second reading beside GitHub's:
+// every box either reading sees is a task, and a box either sees done is
+// ticked (docs/format.md#the-formats-own-readings). The tool's reading is a
+// line reader blind to Markdown (package native), so it sees boxes GitHub
+// hides (in code, in comments, padded, with the marker glued on); mergeNative
+// adds them to GitHub's reading of the file's lines.
+
+// nativeReader is the format's own reading, nil when it has none beside
+// GitHub's (spec-kit, Kiro, cc-sdd, BMAD and Agent OS are read by agents
+// following GFM's task lists).
+func nativeReader(f Format) native.Reader {
+	switch f {
+	case OpenSpec:
+		return native.OpenSpec
+	case SpecWorkflow:
+		return native.SpecWorkflow
+	}
+	return nil
+}
+
+// nativeBoxes is the format's own reading of content (without its BOM).
+func nativeBoxes(f Format, content []byte) []native.Box {
+	read := nativeReader(f)
+	if read == nil {
+		return nil
+	}
+	return read(bytes.TrimPrefix(content, []byte(bom)))
+}
+
+// mergeNative adds boxes, the format's own reading of content, to lines,
+// GitHub's reading of it. A box on a line where GitHub has the same box is
+// read by both; one where GitHub has none becomes the line's task, read by
+// the tool alone (also on a line GitHub puts in code or a comment). A box
+// the union cannot read as one task line fails with a *LineError
+// (ErrUnreadableBox): its brackets span lines (a lone "\r" inside it, which
+// the tool does not end lines at), or GitHub has another box on its line.
+// A box the tool reads as unfinished that holds no ASCII character but "x"
+// ("[]", "[xx]", "[\u3000]") is no task: it has no character to read as the
+// box (docs/format.md#the-formats-own-readings).
+func mergeNative(lines []taskLine, content []byte, boxes []native.Box) error {
+	if len(boxes) == 0 {
+		return nil
+	}
+	src := bytes.TrimPrefix(content, []byte(bom))
+	starts, ends := gfm.LineBounds(src)
+	for _, b := range boxes {
+		i := sort.Search(len(starts), func(k int) bool { return starts[k] > b.Open }) - 1
+		if i < 0 || i >= len(lines) || b.Close >= ends[i] {
+			return &LineError{Line: i + 1, Err: ErrUnreadableBox}
+		}
+		col, ok := nativeBoxCol(src, b)
+		if !ok {
+			continue
+		}
+		col -= starts[i]
+		l := &lines[i]
+		switch {
+		case l.Box == col && b.Close == b.Open+2:
+			l.reading = ReadByBoth
+		case l.Box >= 0:
+			return &LineError{Line: i + 1, Err: ErrUnreadableBox}
+		default:
+			l.Box, l.Hidden, l.reading = col, false, ReadByTool
+			if b.Close != b.Open+2 {
+				l.end = b.Close - starts[i]
+			}
+		}
+	}
+	return nil
+}
+
+// nativeBoxCol is the offset in src of the character read as box b's: its
+// "x" or "X" when the tool reads it done, else its first ASCII character that
+// is not "x" or "X"; ok is false when there is none.
+func nativeBoxCol(src []byte, b native.Box) (int, bool) {
+	inner := b.Inner(src)
+	for k, c := range inner {
+		isX := c == 'x' || c == 'X'
+		if b.Done == isX && c < 0x80 {
+			return b.Open + 1 + k, true
+		}
+	}
+	return 0, false
+}
+
+// checkNative is the error mergeNative gives content for boxes, decided
+// without GitHub's reading: a box whose brackets span lines.
+func checkNative(content []byte, boxes []native.Box) error {
+	if len(boxes) == 0 {
+		return nil
+	}
+	src := bytes.TrimPrefix(content, []byte(bom))
+	starts, ends := gfm.LineBounds(src)
+	for _, b := range boxes {
+		i := sort.Search(len(starts), func(k int) bool { return starts[k] > b.Open }) - 1
+		if i < 0 || b.Close >= ends[i] {
+			return &LineError{Line: i + 1, Err: ErrUnreadableBox}
+		}
+	}
+	return nil
+}
