@@ -23,7 +23,7 @@ func init() {
 }
 
 func newTicksCmd() *cobra.Command {
-	var firstParent bool
+	var firstParent, explain bool
 	var policyFile string
 	c := &cobra.Command{
 		Use:   "ticks [RANGE]",
@@ -54,13 +54,20 @@ born_ticked, or not_regular for a symbolic link or submodule where a tasks file 
 directory holding one is; line_before is "" and old_line 0 when born). Ticks in a
 file named tasks.md (any case) that no unit layout claims are listed with reason
 unrecognized_tasks_file; the gate fails them (docs/format.md#tasks-files). --policy
-adds the unit layouts and ignored paths of the verifier's policy.
+adds the unit layouts and ignored paths of the verifier's policy. "reading" says
+which readings see a task's box: "github" (GitHub's rendering), "tool" (the
+format's own tool alone: OpenSpec's task counter, spec-workflow-mcp's task parser)
+or "github+tool" (docs/format.md#the-formats-own-readings).
+--explain adds, after the ticks, each tasks file they are in with its unit format,
+the layout that recognised it and the readings it is read with (JSON: "files":
+[{"path","unit","project_root","layout","builtin","readings"}]).
 Exit codes: 0 listed (also when none), 2 usage or a tasks file that cannot be read
 (not text, over 4 MiB, a Git LFS pointer: docs/format.md#tasks-files), 4 not a repository
 or unknown revision.`,
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
+	c.Flags().BoolVar(&explain, "explain", false, "also list each tasks file with the layout and the readings that recognised it")
 	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts and ignored paths it adds")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
@@ -93,10 +100,18 @@ or unknown revision.`,
 			layouts = pol.Layouts()
 		}
 		ticks := tick.Stream(repo, base, head, tick.Options{FirstParent: firstParent, Layouts: layouts})
-		if f == "json" {
-			return writeTicksJSON(c.OutOrStdout(), ticks)
+		var files *explained
+		if explain {
+			files = &explained{layouts: layouts, seen: map[string]bool{}}
+			ticks = files.collect(ticks)
 		}
-		return writeTicksText(c.OutOrStdout(), ticks)
+		if f == "json" {
+			return writeTicksJSON(c.OutOrStdout(), ticks, files)
+		}
+		if err := writeTicksText(c.OutOrStdout(), ticks); err != nil {
+			return err
+		}
+		return files.writeText(c.OutOrStdout())
 	}
 	return c
 }
@@ -132,6 +147,9 @@ type tickRecord struct {
 	// "symlink" or "submodule"); absent otherwise.
 	Reason    string `json:"reason,omitempty"`
 	Irregular string `json:"irregular,omitempty"`
+	// Reading is which readings see the task's box: github, tool or
+	// github+tool; absent for a record of no task line.
+	Reading string `json:"reading,omitempty"`
 }
 
 // newTickRecord is t's record.
@@ -141,8 +159,85 @@ func newTickRecord(t tick.Tick) tickRecord {
 		Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
 		Unit: t.Unit, ProjectRoot: t.Root, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
 		TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
-		Reason: tickReason(t), Irregular: t.Irregular,
+		Reason: tickReason(t), Irregular: t.Irregular, Reading: tickReading(t),
 	}
+}
+
+// tickReading is tickRecord.Reading.
+func tickReading(t tick.Tick) string {
+	if t.Kind == tick.KindNotRegular || t.Task.Line == "" {
+		return ""
+	}
+	return t.Task.Reading.String()
+}
+
+// explained collects the tasks files of the ticks streamed through it, for
+// --explain: which layout recognised each, with which readings.
+type explained struct {
+	layouts *specfmt.Layouts
+	seen    map[string]bool
+	files   []fileRecord
+}
+
+// fileRecord is one tasks file of `ticks --explain`.
+type fileRecord struct {
+	Path        string       `json:"path"`
+	Unit        specfmt.Unit `json:"unit"`
+	ProjectRoot string       `json:"project_root,omitempty"`
+	// Layout is the tasks-file pattern that recognised the file (relative to
+	// ProjectRoot), "" for an unrecognized one.
+	Layout   string   `json:"layout"`
+	Builtin  bool     `json:"builtin"`
+	Readings []string `json:"readings"`
+}
+
+func (e *explained) collect(ticks iter.Seq2[tick.Tick, error]) iter.Seq2[tick.Tick, error] {
+	return func(yield func(tick.Tick, error) bool) {
+		for t, err := range ticks {
+			if err == nil && t.Kind != tick.KindNotRegular && !e.seen[t.Path] {
+				e.seen[t.Path] = true
+				r := fileRecord{Path: t.Path, Unit: t.ProjectUnit(), ProjectRoot: t.Root}
+				if !t.Unrecognized {
+					if lay, builtin, ok := e.layouts.LayoutOf(strings.TrimPrefix(t.Path, specfmt.ProjectPrefix(t.Root))); ok {
+						r.Layout, r.Builtin = lay.Tasks, builtin
+					}
+					r.Readings = specfmt.Readings(t.Unit.Format)
+				}
+				e.files = append(e.files, r)
+			}
+			if !yield(t, err) {
+				return
+			}
+		}
+	}
+}
+
+// writeText writes the files after the ticks' text (nothing when e is nil).
+func (e *explained) writeText(w io.Writer) error {
+	if e == nil {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\ntasks file\tformat\tlayout\treadings\n")
+	for _, f := range e.files {
+		layout, format := f.Layout, string(f.Unit.Format)
+		switch {
+		case layout == "":
+			layout, format = "none (unrecognized_tasks_file)", "-"
+		case f.Builtin:
+			layout += " (built-in)"
+		default:
+			layout += " (policy)"
+		}
+		if f.ProjectRoot != "" {
+			layout += " under project " + f.ProjectRoot
+		}
+		if f.Unit.Format.Kin(specfmt.CCSDD) {
+			format = "kiro/cc-sdd"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verify.Printable(f.Path), format, verify.Printable(layout), strings.Join(f.Readings, "; "))
+	}
+	return tw.Flush()
 }
 
 // tickReason is tickRecord.Reason.
@@ -161,7 +256,8 @@ func tickReason(t tick.Tick) string {
 // one record at a time as the walk hands the ticks out: no list of the
 // records, and no document-sized buffer. On the walk's error it stops there
 // (what was written is not a document) and returns the error.
-func writeTicksJSON(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
+// With files (--explain), the tasks files follow the ticks.
+func writeTicksJSON(w io.Writer, ticks iter.Seq2[tick.Tick, error], files *explained) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	n := 0
 	for t, err := range ticks {
@@ -183,10 +279,22 @@ func writeTicksJSON(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 		}
 	}
 	if n == 0 {
-		bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": []\n}\n")
+		bw.WriteString("{\n  \"schema_version\": 1,\n  \"ticks\": []")
 	} else {
-		bw.WriteString("\n  ]\n}\n")
+		bw.WriteString("\n  ]")
 	}
+	if files != nil {
+		b, err := json.MarshalIndent(files.files, "  ", "  ")
+		if err != nil {
+			return err
+		}
+		if files.files == nil {
+			b = []byte("[]")
+		}
+		bw.WriteString(",\n  \"files\": ")
+		bw.Write(b)
+	}
+	bw.WriteString("\n}\n")
 	return bw.Flush()
 }
 
@@ -211,6 +319,9 @@ func writeTicksText(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 		}
 		if r := tickReason(t); r != "" {
 			notes = append(notes, r)
+		}
+		if tickReading(t) == specfmt.ReadByTool.String() {
+			notes = append(notes, "the format's own tool reads this box; GitHub shows none")
 		}
 		if t.Kind == tick.KindNotRegular {
 			notes = append(notes, t.Irregular)

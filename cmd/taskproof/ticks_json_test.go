@@ -47,7 +47,7 @@ func TestWriteTicksJSONMatchesEncoder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got bytes.Buffer
-		if err := writeTicksJSON(&got, seqOf(ticks)); err != nil {
+		if err := writeTicksJSON(&got, seqOf(ticks), nil); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got.Bytes(), want.Bytes()) {
@@ -76,7 +76,7 @@ func TestWriteTicksJSONError(t *testing.T) {
 		if yield(tick.Tick{Kind: tick.KindTick, Commit: gitref.Hash(fmt.Sprintf("%040x", 1))}, nil) {
 			yield(tick.Tick{}, boom)
 		}
-	})
+	}, nil)
 	if !errors.Is(err, boom) || got.Len() != 0 {
 		t.Fatalf("err %v, %d bytes written", err, got.Len())
 	}

@@ -35,16 +35,17 @@ import (
 //     those that names any, the longest name wins, ties going to the first in path
 //     order. Name = the name as written; Text = its heading through the line
 //     before the next heading of level ≤ 3. None named → nil.
-//   - bmad: t.Requirements (the task's "(AC: …)" items, else its parent's)
-//     → Name "AC:" + the items joined by ","; Text = the story file's
-//     acceptance criteria section (bmadSection). None cited → nil.
-//   - agent-os: nil (its tasks cite no section).
+//   - bmad, agent-os: nil (a BMAD task's "(AC: …)" items, read into
+//     t.Requirements, name criteria of the story file itself; Agent OS tasks
+//     cite nothing).
 //   - kiro, cc-sdd, spec-workflow: the requirement numbers of t.Requirements (each item's leading number,
 //     an optional "Requirement " word before it: "3.4" → "3", "Requirement 2" →
 //     "2"; items without one, free text, are ignored), distinct, in citation order →
 //     Name "1,3"; Text = each number's "### Requirement N" block (the first level-3
 //     heading whose text starts with "Requirement N" not followed by a digit or by
-//     "." and a digit, through the line before the next heading of level ≤ 3)
+//     "." and a digit, through the line before the next heading of level ≤ 3;
+//     when the document has none, the first level-3 heading starting with N,
+//     or with one word and N: "要件 1", "1. Overview")
 //     joined with "\n". The document is
 //     <dir>/requirements.md, or (Kiro, cc-sdd) <dir>/bugfix.md when
 //     requirements.md is absent and bugfix.md present. No number → nil.
@@ -63,35 +64,12 @@ func Section(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
 		return openspecSection(fsys, u, t)
 	case u.Format.citesRequirementLines():
 		return kiroSection(fsys, u, t)
-	case u.Format == BMAD:
-		return bmadSection(fsys, u, t)
 	}
-	return nil, nil // Agent OS: its tasks cite no section
-}
-
-// bmadSection is a BMAD story's section a task cites with "(AC: …)" (its own
-// or its parent's): the story's acceptance criteria, from the story file's
-// first heading whose text, trimmed and lower-cased, starts with "acceptance
-// criteria", through the line before the next heading of the same or a
-// higher level. Name is "AC:" and the cited items joined by ",". The
-// criteria are one section: BMAD numbers them in many ways ("1.", "AC-1.1.1",
-// "**AC1**"), and a story's criteria are fixed before its tasks are worked.
-func bmadSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
-	if len(t.Requirements) == 0 {
-		return nil, nil
-	}
-	p := u.TasksPath()
-	content, err := fs.ReadFile(fsys, p)
-	if err != nil {
-		return nil, &SectionNotFoundError{Path: p, Section: "Acceptance Criteria", Err: err}
-	}
-	lines := scanMarkdown(content)
-	for i, l := range lines {
-		if l.level > 0 && strings.HasPrefix(strings.ToLower(l.heading), "acceptance criteria") {
-			return &SectionText{Name: "AC:" + strings.Join(t.Requirements, ","), Text: []byte(block(lines, i, l.level))}, nil
-		}
-	}
-	return nil, &SectionNotFoundError{Path: p, Section: "Acceptance Criteria"}
+	// Agent OS tasks cite no section. A BMAD task's "(AC: …)" cites the
+	// story's own acceptance criteria, in the tasks file the gate already
+	// judges line by line, which stories rewrite after their tasks are done
+	// (docs/format.md#hash-recipes): no section either.
+	return nil, nil
 }
 
 func speckitSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
@@ -256,21 +234,46 @@ func kiroSection(fsys fs.FS, u Unit, t Task) (*SectionText, error) {
 	lines := scanMarkdown(content)
 	texts := make([]string, 0, len(nums))
 	for _, n := range nums {
-		found := false
-		for i, l := range lines {
-			if l.level != 3 {
-				continue
-			}
-			if rest, ok := strings.CutPrefix(l.heading, "Requirement "+n); ok && !startsWithDigit(rest) &&
-				!(strings.HasPrefix(rest, ".") && startsWithDigit(rest[1:])) {
-				texts = append(texts, block(lines, i, 3))
-				found = true
-				break
-			}
+		i := requirementHeading(lines, n, func(h string) (string, bool) { return strings.CutPrefix(h, "Requirement "+n) })
+		if i < 0 {
+			// Specs written in another language, or with bare numbers
+			// ("### 要件 1:", "### 1. Overview"), as cc-sdd's template allows.
+			i = requirementHeading(lines, n, func(h string) (string, bool) { return numberedHeading(h, n) })
 		}
-		if !found {
+		if i < 0 {
 			return nil, &SectionNotFoundError{Path: p, Section: "Requirement " + n}
 		}
+		texts = append(texts, block(lines, i, 3))
 	}
 	return &SectionText{Name: strings.Join(nums, ","), Text: []byte(strings.Join(texts, "\n"))}, nil
+}
+
+// requirementHeading is the index of the first level-3 heading of lines that
+// cut (the heading's text → what follows the requirement number, and whether
+// it names one) takes for requirement n: the number not followed by a digit
+// or by "." and a digit. -1 when none.
+func requirementHeading(lines []mdLine, n string, cut func(string) (string, bool)) int {
+	for i, l := range lines {
+		if l.level != 3 {
+			continue
+		}
+		if rest, ok := cut(l.heading); ok && !startsWithDigit(rest) && !(strings.HasPrefix(rest, ".") && startsWithDigit(rest[1:])) {
+			return i
+		}
+	}
+	return -1
+}
+
+// numberedHeading cuts requirement number n from a heading that starts with
+// it, or with one word (no white space or digit in it) and white space
+// before it: "1. Overview", "要件1: …", "要件 1: …", "需求 1".
+func numberedHeading(h, n string) (string, bool) {
+	if rest, ok := strings.CutPrefix(h, n); ok {
+		return rest, true
+	}
+	word := strings.IndexFunc(h, func(r rune) bool { return r == ' ' || r == '\t' || (r >= '0' && r <= '9') })
+	if word <= 0 {
+		return "", false
+	}
+	return strings.CutPrefix(strings.TrimLeft(h[word:], " \t"), n)
 }

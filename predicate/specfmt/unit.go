@@ -219,6 +219,47 @@ func (l *Layouts) match(el []string) (Unit, bool) {
 	return Unit{}, false
 }
 
+// LayoutOf is the layout that makes path (repository-relative, or relative
+// to a nested project's root) a unit's tasks file, and whether it is a
+// built-in one; ok is false when none does ([Layouts.Classify]).
+func (l *Layouts) LayoutOf(path string) (lay Layout, builtin, ok bool) {
+	el := strings.Split(path, "/")
+	if !fs.ValidPath(path) || strings.Contains(path, `\`) || len(el) < 2 {
+		return Layout{}, false, false
+	}
+	find := func(ls []Layout) (Layout, bool) {
+		for _, lay := range ls {
+			if matchLayout(strings.Split(lay.Tasks, "/"), el, lay.not) && (lay.name == nil || lay.name(el[len(el)-1])) {
+				return lay, true
+			}
+		}
+		return Layout{}, false
+	}
+	if lay, ok := find(builtinLayouts); ok {
+		return lay, true, true
+	}
+	if l != nil {
+		if lay, ok := find(l.Extra); ok {
+			return lay, false, true
+		}
+	}
+	return Layout{}, false, false
+}
+
+// Readings names the readings of a format's tasks files, with their sources
+// (docs/format.md#the-formats-own-readings): GitHub's, and the format's own
+// tool's where it has one.
+func Readings(f Format) []string {
+	out := []string{"GitHub (goldmark 1.8 GFM task lists, cmark-gfm 0.29's differences)"}
+	switch f {
+	case OpenSpec:
+		out = append(out, "OpenSpec 1.13 task counter (openspec list, status, archive)")
+	case SpecWorkflow:
+		out = append(out, "spec-workflow-mcp 2.2.7 task parser")
+	}
+	return out
+}
+
 // Resolve is the unit a statement names (its unit.format, unit.feature and
 // unit.dir, project-relative) when the layouts make that unit's tasks file
 // (u.TasksPath()) a unit's of a kin format (docs/format.md#units-and-task-lines:

@@ -183,10 +183,9 @@ VECTORS = {
             ("1", "1", [(".kiro/specs/fix-crash/bugfix.md", 3, 4)]),
         ],
     },
-    # BMAD: a task citing acceptance criteria ("(AC: …)", its own or its
-    # task's) gets the story's whole "Acceptance Criteria" section, from the
-    # story file itself; a task citing none gets spec null.
-    "bmad_acceptance_criteria": {
+    # BMAD: "(AC: …)" cites the story's own acceptance criteria, in the
+    # tasks file itself: spec null, cited or not.
+    "bmad_no_section": {
         "files": {
             "docs/sprint-artifacts/1-1-init.md": (
                 "# Story 1.1: Init\n"                                   # 1
@@ -210,8 +209,8 @@ VECTORS = {
         },
         "tasks_path": "docs/sprint-artifacts/1-1-init.md",
         "expect": [
-            ("1", "AC:1.1.1,1.1.2", [("docs/sprint-artifacts/1-1-init.md", 5, 13)]),
-            ("1." + derived("Create root package.json"), "AC:1.1.1,1.1.2", [("docs/sprint-artifacts/1-1-init.md", 5, 13)]),
+            ("1", None, []),
+            ("1." + derived("Create root package.json"), None, []),
             (derived("Review the docs"), None, []),
         ],
     },
@@ -237,6 +236,31 @@ VECTORS = {
         "expect": [
             ("1", "2,1", [(".kiro/specs/evm/requirements.md", 5, 6), (".kiro/specs/evm/requirements.md", 3, 4)]),
             ("2", None, []),
+        ],
+    },
+    # Requirements written in the spec's language or with bare numbers (cc-sdd's
+    # template allows "要件 1", "1. Overview"): read when the document has no
+    # "### Requirement N" heading.
+    "ccsdd_localized_requirements": {
+        "files": {
+            ".kiro/specs/ja/requirements.md": (
+                "# 要件定義書\n"                      # 1
+                "\n"                                # 2
+                "### 要件 1: 計算（#166）\n"          # 3
+                "#### 受入基準\n"                     # 4
+                "1. 計算する\n"                       # 5
+                "### 要件2: 出力\n"                   # 6
+                "出力する\n"                          # 7
+                "### 要件 10: 十\n"                   # 8
+                "十\n"),                              # 9
+            ".kiro/specs/ja/tasks.md": (
+                "- [x] 1. (P) 計算\n"
+                "  - _Requirements: 1.1, 2.3, 10.1_\n"),
+        },
+        "tasks_path": ".kiro/specs/ja/tasks.md",
+        "expect": [
+            ("1", "1,2,10", [(".kiro/specs/ja/requirements.md", 3, 5), (".kiro/specs/ja/requirements.md", 6, 7),
+                             (".kiro/specs/ja/requirements.md", 8, 9)]),
         ],
     },
     # spec-workflow-mcp cites requirements as Kiro does (no bugfix.md).
