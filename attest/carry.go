@@ -408,7 +408,13 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 // side's changes missing on To's side, sameSeries): another attempt at the
 // task, not a cherry-pick or rebase of From, and its statements never judged
 // To's code (docs/format.md#after-a-rebase-or-squash).
+//
+// A From only speccoder's attempt refs hold is refused whatever its change:
+// an attempt carries no evidence.
 func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach) error {
+	if a := reach.Attempt(from.ID); a != "" {
+		return fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, a, to.ID)
+	}
 	ref := reach.Ref(from.ID)
 	if ref == "" || from.Tree == to.Tree {
 		return nil

@@ -441,7 +441,8 @@ func readHistory(repo *gitref.Repo, notes *gitref.NotesStore, all bool, base, he
 	return rd, ticks, nil
 }
 
-// readAllNotes reads every note of the notes ref, in the order the note blobs
+// readAllNotes reads every note of the notes ref (but on commits only
+// speccoder's attempt refs hold), in the order the note blobs
 // are stored in the packs (gitref.Repo.PackOrder): note blobs are deltas of
 // one another, and in that order each one's base is still in the object
 // cache. The problems are then put back in the notes' order (by commit id);
@@ -452,6 +453,13 @@ func readAllNotes(repo *gitref.Repo, notes *gitref.NotesStore) (*reader, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Commits only speccoder's attempt refs hold carry no evidence: their
+	// notes are no statements to audit.
+	attempt, err := repo.Attempts()
+	if err != nil {
+		return nil, err
+	}
+	entries = slices.DeleteFunc(entries, func(e gitref.NoteEntry) bool { return attempt(e.Commit) != "" })
 	order, err := notesOrder(repo, entries)
 	if err != nil {
 		return nil, err

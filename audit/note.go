@@ -80,6 +80,10 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 			rd.problem(commit, n, err.Error())
 			continue
 		}
+		if predicate.OtherRevision(st.PredicateType) {
+			rd.problem(commit, n, fmt.Sprintf("statement for %s: predicateType %s: the predicate is not v0", st.Subjects[0].Name, st.PredicateType))
+			continue
+		}
 		if st.PredicateType != predicate.PredicateType {
 			continue
 		}

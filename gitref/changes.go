@@ -114,14 +114,22 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 }
 
 // RefReach records which commits the repository's refs (all but the notes
-// refs and skip records), HEAD and linked worktrees' HEADs reach, as they
-// were when [Repo.RefReach] walked them.
+// refs, skip records and speccoder's attempts), HEAD and linked worktrees'
+// HEADs reach, as they were when [Repo.RefReach] walked them, and which
+// commits only the attempts reach.
 type RefReach struct {
 	by map[plumbing.Hash]string
+	// attempts holds the commits only speccoder's attempt refs reach.
+	attempts map[plumbing.Hash]string
 }
 
 // Ref names a ref (or "HEAD") whose history holds c, "" when none does.
 func (rr *RefReach) Ref(c Hash) string { return rr.by[c.plumbing()] }
+
+// Attempt names the attempt ref (refs/speccoder/attempts/…) whose history
+// holds c when no other ref's does: a commit of speccoder's attempt at a
+// task, which carries no evidence. "" otherwise.
+func (rr *RefReach) Attempt(c Hash) string { return rr.attempts[c.plumbing()] }
 
 // RefReach walks the history of HEAD, of every ref but those under
 // refs/notes/ and refs/speccoder/ (in name order, HEAD first; a tag is peeled
@@ -157,7 +165,7 @@ func (r *Repo) RefReach() (*RefReach, error) {
 			}
 		}
 	}
-	rr := &RefReach{by: map[plumbing.Hash]string{}}
+	rr := &RefReach{by: map[plumbing.Hash]string{}, attempts: map[plumbing.Hash]string{}}
 	seen := map[plumbing.Hash]bool{}
 	for _, t := range tips {
 		if _, err := r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
@@ -167,7 +175,38 @@ func (r *Repo) RefReach() (*RefReach, error) {
 			return nil, err
 		}
 	}
+	// Then the attempts, past what the refs above reach (seen).
+	attempts, err := r.attemptTips()
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range attempts {
+		if _, err := r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
+			rr.attempts[h] = t.name
+			return false
+		}); err != nil {
+			return nil, err
+		}
+	}
 	return rr, nil
+}
+
+// Attempts returns a function naming the attempt ref (refs/speccoder/attempts/…)
+// that alone holds a commit, "" for any other commit ([RefReach.Attempt]). It
+// walks the refs' histories only when the repository has attempt refs.
+func (r *Repo) Attempts() (func(Hash) string, error) {
+	tips, err := r.attemptTips()
+	if err != nil {
+		return nil, err
+	}
+	if len(tips) == 0 {
+		return func(Hash) string { return "" }, nil
+	}
+	rr, err := r.RefReach()
+	if err != nil {
+		return nil, err
+	}
+	return rr.Attempt, nil
 }
 
 // PatchID identifies commit c's change against its first parent, as `git

@@ -15,17 +15,36 @@ type namedTip struct {
 	id   plumbing.Hash
 }
 
+// AttemptRefPrefix is where speccoder keeps its attempts at a task: they
+// carry no evidence, and every command ignores them
+// (docs/format.md#reading-what-other-writers-write).
+const AttemptRefPrefix = "refs/speccoder/attempts/"
+
 // refTips lists, in name order, the commits the repository's refs name, but
-// for taskproof's own (refs/notes/, the skip records under refs/speccoder/):
-// tags peeled, refs to a tree or blob left out.
+// for taskproof's and speccoder's own (refs/notes/, the skip records and
+// attempts under refs/speccoder/): tags peeled, refs to a tree or blob left
+// out.
 func (r *Repo) refTips() ([]namedTip, error) {
+	return r.tipsWhere(func(n string) bool {
+		return !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/")
+	})
+}
+
+// attemptTips lists, in name order, the commits under AttemptRefPrefix.
+func (r *Repo) attemptTips() ([]namedTip, error) {
+	return r.tipsWhere(func(n string) bool { return strings.HasPrefix(n, AttemptRefPrefix) })
+}
+
+// tipsWhere lists, in name order, the commits the refs keep names, tags
+// peeled, refs to a tree or blob left out.
+func (r *Repo) tipsWhere(keep func(name string) bool) ([]namedTip, error) {
 	refs, err := r.listRefs()
 	if err != nil {
 		return nil, err
 	}
 	var tips []namedTip
 	for n, id := range refs {
-		if !strings.HasPrefix(n, "refs/notes/") && !strings.HasPrefix(n, "refs/speccoder/") {
+		if keep(n) {
 			tips = append(tips, namedTip{n, id.plumbing()})
 		}
 	}

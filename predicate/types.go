@@ -1,8 +1,21 @@
 package predicate
 
+import "strings"
+
 // PredicateType is the predicate type URI of a task-verification Statement
 // (docs/format.md#statements).
 const PredicateType = "https://speccoder.dev/task-verification/v0"
+
+// predicateFamily is the prefix of every task-verification predicate type.
+const predicateFamily = "https://speccoder.dev/task-verification/"
+
+// OtherRevision reports whether predicateType is a task-verification
+// predicate type other than v0 ("…/task-verification/v1"): a v0 reader
+// reads such a statement as malformed, "the predicate is not v0", never as a
+// newer revision or as another tool's statement (docs/format.md#checks-in-order).
+func OtherRevision(predicateType string) bool {
+	return predicateType != PredicateType && strings.HasPrefix(predicateType, predicateFamily)
+}
 
 // Revision is the revision of the predicate this package writes (docs/format.md#hash-recipes).
 const Revision uint32 = 3

@@ -42,6 +42,14 @@ const (
 	ReasonEditedAfterTick       = "edited_after_tick"
 	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
 
+	// StatusNotEvaluated: a bug task a commit's Spec-Task trailer names with
+	// no statement binding it (speccoder's trailer_only task: no tasks-file
+	// line claims it done), as speccoder reports it: listed, not failing,
+	// no evidence (docs/format.md#bug-tasks).
+	StatusNotEvaluated = "not_evaluated"
+	// KindBug is TickResult.Kind of a bug task.
+	KindBug = "bug"
+
 	// StatusSuperseded: a tick no line head holds comes from (unticked,
 	// edited or removed later, or on a side a merge did not keep); the lines
 	// head holds are judged by their origins (docs/format.md#superseded-ticks,
@@ -69,6 +77,9 @@ type GateOptions struct {
 
 // TickResult is the gate's verdict on one tick of the range (docs/format.md#gate-rules).
 type TickResult struct {
+	// Kind is "bug" for a bug task named by a Spec-Task trailer
+	// (docs/format.md#bug-tasks); absent for a tasks file's tick.
+	Kind   string       `json:"kind,omitempty"`
 	Commit gitref.Hash  `json:"commit"`
 	Path   string       `json:"path"`
 	Line   int          `json:"line"`
@@ -397,7 +408,10 @@ type gate struct {
 	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
 
-	elsewhere    *subjectIndex          // every note's statements, read at the first tick without evidence
+	elsewhere *subjectIndex // every note's statements, read at the first tick without evidence
+	// reach is which commits the refs hold, read at the first tick whose
+	// evidence sits on other commits: speccoder's attempts are no evidence.
+	reach        *gitref.RefReach
 	irregular    map[string]bool        // paths reported tasks_file_not_regular
 	unrecognized map[string]bool        // path, task ID, line after
 	rangeFiles   *rangeFiles            // read by traceHead
@@ -820,6 +834,18 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 	tr.Status, tr.Failing = StatusUnverifiable, true
 	tr.Reason = ReasonTickedWithoutEvidence
 	cs := g.elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
+	if len(cs) > 0 {
+		// Commits only speccoder's attempt refs hold carry no evidence:
+		// neither named nor offered to carry from.
+		if g.reach == nil {
+			reach, err := g.v.Repo.RefReach()
+			if err != nil {
+				return err
+			}
+			g.reach = reach
+		}
+		cs = slices.DeleteFunc(slices.Clone(cs), func(c gitref.Hash) bool { return g.reach.Attempt(c) != "" })
+	}
 	switch {
 	case len(cs) > 0:
 		tr.Reason = ReasonCommitUnreachable
@@ -888,8 +914,8 @@ func concludeBranch(rep *Report) {
 		if tr.Reason != "" {
 			rep.Summary[tr.Reason]++
 		}
-		if rep.Conclusion == Neutral {
-			rep.Conclusion = Success
+		if rep.Conclusion == Neutral && tr.Status != StatusNotEvaluated {
+			rep.Conclusion = Success // a bug task not evaluated checks nothing
 		}
 		if tr.Failing {
 			rep.Conclusion = Failure

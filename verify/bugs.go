@@ -17,12 +17,14 @@ func bugTasks(c gitref.TrailerCommit) []string {
 	return bugs
 }
 
-// bugTicks adds to rep a tick per bug task that a commit of the range names
-// in a Spec-Task trailer (<unit>/bug:<slug>, docs/format.md#bug-tasks;
-// commits: the range's trailerCommits): bug tasks are no lines of a tasks
-// file, so the tick walk cannot see them. Each is judged on its commit's note
-// like a tick; a named bug task without a statement is
-// ticked_without_evidence.
+// bugTicks adds to rep a tick of kind bug per bug task that a commit of the
+// range names in a Spec-Task trailer (<unit>/bug:<slug>,
+// docs/format.md#bug-tasks; commits: the range's trailerCommits): bug tasks
+// are speccoder's trailer_only tasks, no lines of a tasks file, so the tick
+// walk cannot see them. One whose commit's note has a statement binding it
+// is judged on it like a tick; one without is not_evaluated (not failing),
+// as speccoder reports it: no tasks-file line claims it done, and no
+// statement about a bug task is ever credited to one.
 func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts GateOptions) error {
 	for _, c := range commits {
 		bugs := bugTasks(c)
@@ -35,7 +37,7 @@ func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts Ga
 		}
 		rep.Objects = append(rep.Objects, rs...)
 		for _, task := range bugs {
-			tr := TickResult{Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
+			tr := TickResult{Kind: KindBug, Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
 			var o *ObjectResult
 			for i := range rs {
 				if rs[i].Task == task && rs[i].Kind == ObjectBug {
@@ -44,14 +46,9 @@ func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts Ga
 				}
 			}
 			if o == nil {
-				tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
-				tr.Message = "the commit names bug task " + task + " in a " + TrailerSpecTask + " trailer; its note has no statement for it"
+				tr.Status = StatusNotEvaluated
+				tr.Message = "the commit names bug task " + task + " in a " + TrailerSpecTask + " trailer and its note has no statement for it: not evaluated (no tasks-file line claims it)"
 				tr.Reasons, tr.Signers = []Reason{}, []Signer{}
-				for i := range rs {
-					if rs[i].Outcome == Missing {
-						tr.Reasons = rs[i].Reasons
-					}
-				}
 			} else {
 				tr.Unit = o.Unit
 				judge(&tr, o, nil, opts)

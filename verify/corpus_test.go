@@ -329,14 +329,14 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	checkGate(t, rep, conclusion(rep), want(rep))
 	// Every tick attested, the gate fails nothing but the corpus's own edits
 	// of ticked lines (edited_after_tick, which attesting cannot evidence).
-	var failing []string
+	var notEdits []string
 	for _, r := range rep.Ticks {
 		if r.Failing && r.Reason != ReasonEditedAfterTick {
-			failing = append(failing, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
+			notEdits = append(notEdits, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
 		}
 	}
-	if len(failing) != 0 || edits != corpusEdits[name] || (edits == 0) != (rep.Conclusion == Success) {
-		t.Errorf("%s: failing %v, %d edits (the corpus has %d), conclusion %s", name, failing, edits, corpusEdits[name], rep.Conclusion)
+	if len(notEdits) != 0 || edits != corpusEdits[name] || (edits == 0) != (rep.Conclusion == Success) {
+		t.Errorf("%s: failing %v, %d edits (the corpus has %d), conclusion %s", name, notEdits, edits, corpusEdits[name], rep.Conclusion)
 	}
 	t.Logf("%s: %d ticks in %d commits, %d evidenced; %d unticks, %d edits", name, len(ticks)-unticks-edits-bornRecords, len(commits), rep.Summary[StatusEvidenced], unticks, edits)
 	if len(rep.Unticks) != unticks {

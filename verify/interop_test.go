@@ -511,3 +511,43 @@ func TestInteropCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestInteropTrailerOnlyBug: speccoder's trailer_only task, a bug named only
+// by a Spec-Task trailer (<unit>/bug:<slug>), is reported as a tick of kind
+// bug: not_evaluated (not failing) when no statement binds it, judged on its
+// statement when one does; and a bug statement is never credited to a
+// tasks-file line the same commit ticks (docs/format.md#bug-tasks).
+func TestInteropTrailerOnlyBug(t *testing.T) {
+	r := newInteropRepo(t)
+	start := r.ticks["bug"]
+
+	// A bug fix named by a trailer, no note: reported, not evaluated.
+	r.git("checkout", "-q", "-B", "bug-unattested", string(start))
+	c := r.commit("fix: a crash\n\nSpec-Task: 001-greet/bug:another-crash\n", map[string]string{"greet.go": "package greet // fixed\n"})
+	rep := r.branch(start, c, GateOptions{})
+	if len(rep.Ticks) != 1 || rep.Ticks[0].Kind != KindBug || rep.Ticks[0].Status != StatusNotEvaluated || rep.Ticks[0].Failing || rep.Conclusion != Neutral {
+		t.Fatalf("unattested bug: %s %+v, want one bug tick not_evaluated, neutral", rep.Conclusion, rep.Ticks)
+	}
+
+	// Its statement binds the trailer's claim: judged, evidenced.
+	r.speccoderTick(c, "001-greet/bug:another-crash", r.predicate(c, "verified", interopSpeckit, "bug:another-crash", "bug:another-crash", "a crash", nil, "2026-05-01T09:35:00Z"))
+	rep = r.branch(start, c, GateOptions{})
+	if len(rep.Ticks) != 1 || rep.Ticks[0].Kind != KindBug || rep.Ticks[0].Status != StatusEvidenced || rep.Conclusion != Success {
+		t.Fatalf("attested bug: %s %+v, want evidenced", rep.Conclusion, rep.Ticks)
+	}
+
+	// A commit that also ticks a tasks-file line: the bug's statement does
+	// not evidence the line's tick.
+	r.git("checkout", "-q", "-B", "bug-and-tick", string(start))
+	c = r.edit("specs/001-greet/tasks.md", "- [ ] T003", "- [x] T003", "fix and tick\n\nSpec-Task: 001-greet/bug:third-crash\n")
+	r.speccoderTick(c, "001-greet/bug:third-crash", r.predicate(c, "verified", interopSpeckit, "bug:third-crash", "bug:third-crash", "a third crash", nil, "2026-05-01T09:36:00Z"))
+	rep = r.branch(start, c, GateOptions{})
+	var got []string
+	for _, tk := range rep.Ticks {
+		got = append(got, tk.Kind+":"+tk.TaskID+":"+tk.Status+"/"+tk.Reason)
+	}
+	slices.Sort(got)
+	if want := []string{":T003:unverifiable/ticked_without_evidence", "bug:bug:third-crash:evidenced/"}; !slices.Equal(got, want) || rep.Conclusion != Failure {
+		t.Errorf("tick and bug: %s %v, want %v", rep.Conclusion, got, want)
+	}
+}

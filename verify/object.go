@@ -343,6 +343,12 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 			noteReasons = append(noteReasons, Reason{Code: CodeStatement, Field: field, Message: err.Error(), Outcome: Malformed})
 			continue
 		}
+		// A task-verification predicate of another version (v1) is no
+		// evidence a v0 reader can read: malformed, not another tool's line.
+		if predicate.OtherRevision(st.PredicateType) {
+			noteReasons = append(noteReasons, Reason{Code: CodePredicate, Field: field + ": predicateType", Expected: predicate.PredicateType, Found: st.PredicateType, Message: "the predicate is not v0", Outcome: Malformed})
+			continue
+		}
 		name := st.Subjects[0].Name
 		groups[name] = append(groups[name], &entry{line: i + 1, env: env, sigs: sigs, statement: st})
 	}

@@ -208,11 +208,22 @@ func TestObjectOutcomes(t *testing.T) {
 			status: StatusUnverifiable, reason: string(Malformed),
 		},
 		{
-			// A statement of another predicateType is not evidence for the
-			// task: the note holds no task-verification statement.
-			name: "wrong predicateType",
+			// A task-verification predicate of another version is malformed
+			// for a v0 reader ("the predicate is not v0"), as speccoder reads
+			// it: not a newer revision, not another tool's statement.
+			name: "task-verification v1",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
 				f.resign(c, func(st map[string]any) { st["predicateType"] = "https://speccoder.dev/task-verification/v1" }, f.signer)
+			},
+			outcome: Malformed, codes: []string{CodePredicate},
+			status: StatusUnverifiable, reason: string(Malformed),
+		},
+		{
+			// A statement of another tool's predicateType is not evidence
+			// for the task: the note holds no task-verification statement.
+			name: "another predicateType",
+			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
+				f.resign(c, func(st map[string]any) { st["predicateType"] = "https://example.com/other/v1" }, f.signer)
 			},
 			outcome: Missing, codes: []string{CodeNoEvidence},
 			status: StatusUnverifiable, reason: ReasonTickedWithoutEvidence,
