@@ -2,6 +2,7 @@ package gfm
 
 import (
 	"bytes"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -68,11 +69,82 @@ func (footnoteInPlace) Close(ast.Node, text.Reader, parser.Context) {}
 // newGFMParserWith is a parser of the block parsers bps with goldmark's
 // paragraph transforms and boxParser as its only inline parser.
 func newGFMParserWith(bps []util.PrioritizedValue) parser.Parser {
+	bps = append([]util.PrioritizedValue(nil), bps...)
+	for i := range bps {
+		switch t := reflect.TypeOf(bps[i].Value); t {
+		case listItemType, emptyItemItemType:
+			bps[i].Value = itemParser{BlockParser: bps[i].Value.(parser.BlockParser)}
+		}
+	}
 	return parser.NewParser(
 		parser.WithBlockParsers(bps...),
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
 		parser.WithInlineParsers(util.Prioritized(boxParser{}, 0)),
 	)
+}
+
+// The types of goldmark's list item parser and of its twin for items that
+// start empty, which itemParser wraps.
+var (
+	listItemType      = reflect.TypeOf(parser.NewListItemParser())
+	emptyItemItemType = reflect.TypeOf(emptyItemItemParser{})
+)
+
+// itemParser is a list item parser that, when an item closes (its blocks
+// closed before it), reads the box of its first paragraph as boxParser
+// would and makes each of its paragraphs a rawParagraph: goldmark parses no
+// inline content of a raw block, and no reading needs a list item's (a task
+// list's paragraphs are most of a tasks file, and their inline nodes most
+// of goldmark's document of it). A paragraph outside list items, and a
+// heading, keeps its inline parsing, and boxParser reads a heading's box.
+type itemParser struct{ parser.BlockParser }
+
+func (p itemParser) Close(node ast.Node, reader text.Reader, pc parser.Context) {
+	p.BlockParser.Close(node, reader, pc)
+	first := node.FirstChild()
+	if para, ok := first.(*ast.Paragraph); ok && para.Lines().Len() > 0 {
+		seg := para.Lines().At(0)
+		line := seg.Value(reader.Source())
+		if seg.Padding == 0 && len(line) >= 3 && line[0] == '[' && line[2] == ']' && isBoxByte(line[1]) {
+			if boxes, ok := pc.Get(boxesKey).(*[]int); ok {
+				*boxes = append(*boxes, seg.Start+1)
+			}
+		}
+	}
+	for c := first; c != nil; {
+		next := c.NextSibling()
+		if para, ok := c.(*ast.Paragraph); ok {
+			raw := &rawParagraph{}
+			raw.SetLines(para.Lines())
+			raw.SetPos(para.Pos())
+			raw.SetBlankPreviousLines(para.HasBlankPreviousLines())
+			node.ReplaceChild(node, c, raw)
+		}
+		c = next
+	}
+}
+
+// rawParagraph is a list item's paragraph whose inline content is not parsed
+// (itemParser): Lines and Pos are the paragraph's.
+type rawParagraph struct{ ast.BaseBlock }
+
+// kindRawParagraph is rawParagraph's node kind.
+var kindRawParagraph = ast.NewNodeKind("RawParagraph")
+
+func (n *rawParagraph) Kind() ast.NodeKind { return kindRawParagraph }
+func (n *rawParagraph) IsRaw() bool        { return true }
+func (n *rawParagraph) Dump(source []byte, level int) {
+	ast.DumpHelper(n, source, level, nil, nil)
+}
+
+// isBoxByte reports whether c between "[" and "]" makes a box: GFM's space,
+// tab, form feed, "x" and "X", and "[-]".
+func isBoxByte(c byte) bool {
+	switch c {
+	case ' ', '\t', '\f', 'x', 'X', '-':
+		return true
+	}
+	return false
 }
 
 // boxParser recognises a task checkbox exactly where goldmark's TaskList
@@ -289,7 +361,7 @@ func Read(content []byte, force bool) ([]Line, error) {
 				if c.HasClosure() {
 					hideSeg(c.ClosureLine)
 				}
-			case *ast.Paragraph, *ast.TextBlock:
+			case *ast.Paragraph, *ast.TextBlock, *rawParagraph:
 				// inline content only
 			default:
 				if c.Type() == ast.TypeBlock {

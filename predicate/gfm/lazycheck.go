@@ -138,7 +138,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 					q = c
 				}
 				walk(c, q)
-			case *ast.Paragraph, *ast.TextBlock, *ast.Heading: // a setext heading was a paragraph too
+			case *ast.Paragraph, *ast.TextBlock, *rawParagraph, *ast.Heading: // a setext heading was a paragraph too
 				lines := c.Lines()
 				if item, ok := n.(*ast.ListItem); ok && lines.Len() > 0 {
 					_, afterList := c.PreviousSibling().(*ast.List)

@@ -8,14 +8,27 @@ import (
 	"github.com/taskproof/taskproof/predicate/native"
 )
 
-// taskLine is a line of a tasks file as both readings see it: GitHub's
-// (gfm.Line), which readings see its box, and where the box's "]" is when
-// the tool's box is wider than one character (else 0).
-type taskLine struct {
-	gfm.Line
-	reading Reading
-	end     int
+// taskLines are a tasks file's lines as both readings see them: GitHub's
+// (read), and, for the boxes the format's own tool reads, which readings see
+// them and, for a box wider than one character, where its "]" is. Most files
+// have no box only the tool reads: their lines are GitHub's alone, and no
+// per-line record is made.
+type taskLines struct {
+	read []gfm.Line
+	// readings and ends hold the lines whose box the tool reads (ReadByBoth
+	// or ReadByTool) and the "]" of each wider box, by line index.
+	readings map[int]Reading
+	ends     map[int]int
+	// toolOnly: some box is the tool's alone.
+	toolOnly bool
 }
+
+// reading is which readings see line i's box.
+func (l *taskLines) reading(i int) Reading { return l.readings[i] }
+
+// end is the offset of line i's box's "]" when the box is wider than one
+// character, else 0.
+func (l *taskLines) end(i int) int { return l.ends[i] }
 
 // A format whose own tool reads its tasks file — OpenSpec's task counter,
 // spec-workflow-mcp's task parser — has a second reading beside GitHub's:
@@ -57,15 +70,16 @@ func nativeBoxes(f Format, content []byte) []native.Box {
 // A box the tool reads as unfinished that holds no ASCII character but "x"
 // ("[]", "[xx]", "[\u3000]") is no task: it has no character to read as the
 // box (docs/format.md#the-formats-own-readings).
-func mergeNative(lines []taskLine, content []byte, boxes []native.Box) error {
+func mergeNative(lines *taskLines, content []byte, boxes []native.Box) error {
 	if len(boxes) == 0 {
 		return nil
 	}
+	lines.readings = make(map[int]Reading, len(boxes))
 	src := bytes.TrimPrefix(content, []byte(bom))
 	starts, ends := gfm.LineBounds(src)
 	for _, b := range boxes {
 		i := sort.Search(len(starts), func(k int) bool { return starts[k] > b.Open }) - 1
-		if i < 0 || i >= len(lines) || b.Close >= ends[i] {
+		if i < 0 || i >= len(lines.read) || b.Close >= ends[i] {
 			return &LineError{Line: i + 1, Err: ErrUnreadableBox}
 		}
 		col, ok := nativeBoxCol(src, b)
@@ -73,16 +87,20 @@ func mergeNative(lines []taskLine, content []byte, boxes []native.Box) error {
 			continue
 		}
 		col -= starts[i]
-		l := &lines[i]
+		l := &lines.read[i]
 		switch {
 		case l.Box == col && b.Close == b.Open+2:
-			l.reading = ReadByBoth
+			lines.readings[i] = ReadByBoth
 		case l.Box >= 0:
 			return &LineError{Line: i + 1, Err: ErrUnreadableBox}
 		default:
-			l.Box, l.Hidden, l.reading = col, false, ReadByTool
+			l.Box, l.Hidden = col, false
+			lines.readings[i], lines.toolOnly = ReadByTool, true
 			if b.Close != b.Open+2 {
-				l.end = b.Close - starts[i]
+				if lines.ends == nil {
+					lines.ends = map[int]int{}
+				}
+				lines.ends[i] = b.Close - starts[i]
 			}
 		}
 	}

@@ -63,34 +63,34 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	if err != nil {
 		return nil, err
 	}
-	lines := make([]taskLine, len(read))
-	for i := range read {
-		lines[i].Line = read[i]
-	}
-	if err := mergeNative(lines, content, boxes); err != nil {
+	lines := taskLines{read: read}
+	if err := mergeNative(&lines, content, boxes); err != nil {
 		return nil, err
+	}
+	n := 0 // the tasks: one per line with a box
+	for i := range read {
+		if read[i].Box >= 0 {
+			n++
+		}
 	}
 	// Derived IDs repeat in file order, the tasks GitHub shows first: a box
 	// only the format's own tool reads never renumbers one GitHub shows.
 	githubDerived := map[string]int{}
-	for _, l := range lines {
-		if l.Box >= 0 && l.reading == ReadByTool {
-			for _, l := range lines {
-				if l.Box >= 0 && l.reading != ReadByTool {
-					if t := parseTaskAt(u.Format, l.Text, l.Box, l.end); t.Derived {
-						githubDerived[t.ID]++
-					}
+	if lines.toolOnly {
+		for i, l := range read {
+			if l.Box >= 0 && lines.reading(i) != ReadByTool {
+				if t := parseTaskAt(u.Format, l.Text, l.Box, lines.end(i)); t.Derived {
+					githubDerived[t.ID]++
 				}
 			}
-			break
 		}
 	}
-	f := &TasksFile{Unit: u}
+	f := &TasksFile{Unit: u, Tasks: make([]Task, 0, n)}
+	cites := u.Format.citesRequirementLines() || u.Format == BMAD
 	var (
-		seen        = map[string]int{} // ID → index in f.Tasks (the last, when IDs repeat)
-		first       = map[string]int{} // ID → index in f.Tasks of its first line
+		ids         = make(map[string]idLines, n) // ID → its first and last index in f.Tasks
 		dupOf       = map[string]bool{}
-		parent      []int              // each task's parent's index in f.Tasks, -1 when none
+		parent      []int              // each task's parent's index in f.Tasks, -1 when none (formats citing requirements)
 		derived     = map[string]int{} // derived base ID → ID-less tasks seen with it
 		toolDerived = map[string]int{} // the same, of tasks only the format's tool reads
 		own         [][]string         // each task's own _Requirements_ items
@@ -102,7 +102,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		open  []indented
 		group string
 	)
-	for i, l := range lines {
+	if cites {
+		parent, own, boundary = make([]int, 0, n), make([][]string, 0, n), make([][]string, 0, n)
+	}
+	for i, l := range read {
 		if l.Hidden {
 			continue // code and HTML blocks hold neither tasks nor headings nor requirements
 		}
@@ -139,10 +142,10 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		if l.Box < 0 {
 			continue
 		}
-		t := parseTaskAt(u.Format, l.Text, l.Box, l.end)
+		t := parseTaskAt(u.Format, l.Text, l.Box, lines.end(i))
 		t.LineNo = i + 1
 		t.CheckedBy = l.CheckedBy
-		t.Reading = l.reading
+		t.Reading = lines.reading(i)
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
 		}
@@ -150,8 +153,8 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		pi := enclosing(open, w)
 		if pi < 0 {
 			if k := strings.LastIndexByte(t.ID, '.'); k > 0 && !t.Derived {
-				if j, ok := seen[t.ID[:k]]; ok {
-					pi = j // the nearest earlier task with that ID (the only one, unless it repeats)
+				if j, ok := ids[t.ID[:k]]; ok {
+					pi = j.last // the nearest earlier task with that ID (the only one, unless it repeats)
 				}
 			}
 		}
@@ -173,14 +176,17 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 				t.ID += "-" + strconv.Itoa(n)
 			}
 		}
-		if j, dup := first[t.ID]; dup {
+		j, dup := ids[t.ID]
+		if dup {
 			if !cfg.allowDuplicates {
-				return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo}
+				return nil, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j.first].LineNo, SecondLine: t.LineNo}
 			}
 			if !dupOf[t.ID] {
 				dupOf[t.ID] = true
-				f.Duplicates = append(f.Duplicates, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j].LineNo, SecondLine: t.LineNo})
+				f.Duplicates = append(f.Duplicates, &DuplicateTaskError{ID: t.ID, FirstLine: f.Tasks[j.first].LineNo, SecondLine: t.LineNo})
 			}
+		} else {
+			j.first = len(f.Tasks)
 		}
 		t.Group = group
 		if pi >= 0 {
@@ -190,16 +196,16 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			open = open[:len(open)-1]
 		}
 		open = append(open, indented{task: len(f.Tasks), width: w})
-		if _, ok := first[t.ID]; !ok {
-			first[t.ID] = len(f.Tasks)
-		}
-		seen[t.ID] = len(f.Tasks)
+		j.last = len(f.Tasks)
+		ids[t.ID] = j
 		f.Tasks = append(f.Tasks, t)
-		own = append(own, t.Requirements)
-		boundary = append(boundary, nil)
-		parent = append(parent, pi)
+		if cites {
+			own = append(own, t.Requirements)
+			boundary = append(boundary, nil)
+			parent = append(parent, pi)
+		}
 	}
-	if u.Format.citesRequirementLines() || u.Format == BMAD {
+	if cites {
 		// Parents precede their sub-tasks, so one pass in file order inherits
 		// transitively.
 		for i := range f.Tasks {
@@ -583,6 +589,10 @@ func width(line string) int {
 	}
 	return w
 }
+
+// idLines are the first and the last index in TasksFile.Tasks of a task ID's
+// lines (one, unless the ID repeats).
+type idLines struct{ first, last int }
 
 // indented is a task of the open chain and its indentation width.
 type indented struct {
