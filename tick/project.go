@@ -10,7 +10,7 @@ import (
 // MaxProjectDepth is how many path elements a nested project root may have
 // (docs/format.md#project-root): the walk and the verifier's search for a
 // statement's project agree on it.
-const MaxProjectDepth = 4
+const MaxProjectDepth = specfmt.MaxProjectDepth
 
 // projectCache remembers which directories of a tree hold speccoder.toml.
 type projectCache map[[2]string]bool

@@ -70,6 +70,7 @@ type ticksOutput struct {
 		Born        bool   `json:"born"`
 		Derived     bool   `json:"derived"`
 		Ambiguous   string `json:"ambiguous"`
+		Reading     string `json:"reading"` // github, tool or github+tool
 	} `json:"ticks"`
 }
 

@@ -55,9 +55,9 @@ func skipDigits(s string, i int) int {
 	return i
 }
 
-// width is the indentation width of line in columns, a tab counting to the
-// next multiple of four.
-func width(line string) int {
+// Width is the indentation width of line in columns, a tab counting to the
+// next multiple of four, as CommonMark counts it.
+func Width(line string) int {
 	w := 0
 	for _, c := range []byte(line) {
 		switch c {

@@ -66,7 +66,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 		i := lineOf(seg.Start)
 		if lazy && i >= 0 {
 			col, ok := contentColumn(item, toMD, lineOf, starts, out)
-			w := width(out[i].Text)
+			w := Width(out[i].Text)
 			if ok && w < col {
 				return // less indented than the item's content: the item does not go on there
 			}
@@ -105,7 +105,7 @@ func lazyChecks(doc ast.Node, toMD, mdLineOf func(int) int, starts []int, out []
 				return
 			}
 			line := out[i].Text
-			w := width(line)
+			w := Width(line)
 			switch {
 			case state == para && isDelimiterRow([]byte(line)):
 				state = table

@@ -130,7 +130,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			}
 			if ok {
 				// The nearest task indented less than the line, else the nearest task.
-				if j := enclosing(open, width(l.Text)); j >= 0 {
+				if j := enclosing(open, gfm.Width(l.Text)); j >= 0 {
 					(*to)[j] = append((*to)[j], splitRefs(list)...)
 				} else if len(open) > 0 {
 					j = open[len(open)-1].task
@@ -149,7 +149,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 		if !utf8.ValidString(t.Line) {
 			return nil, &LineError{Line: t.LineNo, Err: ErrInvalidUTF8}
 		}
-		w := width(t.Line)
+		w := gfm.Width(t.Line)
 		pi := enclosing(open, w)
 		if pi < 0 {
 			if k := strings.LastIndexByte(t.ID, '.'); k > 0 && !t.Derived {
@@ -571,23 +571,6 @@ type parseConfig struct {
 // LookupLine, never by scanning Tasks for the first match.
 func AllowDuplicateIDs() ParseOption {
 	return func(c *parseConfig) { c.allowDuplicates = true }
-}
-
-// width is the indentation width of line in columns, a tab counting to the next
-// multiple of four.
-func width(line string) int {
-	w := 0
-	for _, c := range []byte(line) {
-		switch c {
-		case ' ':
-			w++
-		case '\t':
-			w += 4 - w%4
-		default:
-			return w
-		}
-	}
-	return w
 }
 
 // idLines are the first and the last index in TasksFile.Tasks of a task ID's

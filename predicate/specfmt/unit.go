@@ -171,7 +171,7 @@ func (l *Layouts) Classify(path string) (Unit, PathKind) {
 		}
 	}
 	if !tasksName {
-		for k := 1; k <= maxProjectDepth && k < len(el)-1; k++ {
+		for k := 1; k <= MaxProjectDepth && k < len(el)-1; k++ {
 			if _, ok := l.match(el[k:]); ok {
 				return Unit{}, IgnoredTasksFile
 			}
@@ -188,9 +188,10 @@ func (l *Layouts) Classify(path string) (Unit, PathKind) {
 	return Unit{}, UnrecognizedTasksFile
 }
 
-// maxProjectDepth is how many path elements a nested project root may have
-// (docs/format.md#project-root).
-const maxProjectDepth = 4
+// MaxProjectDepth is how many path elements a nested project root may have
+// (docs/format.md#project-root): the gate's walk, the verifier's search for a
+// statement's project and Classify agree on it.
+const MaxProjectDepth = 4
 
 // match is the unit of the first layout (built-in, then Extra) that claims
 // the path of elements el.
