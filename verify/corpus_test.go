@@ -76,7 +76,7 @@ func TestCorpora(t *testing.T) {
 		{"kiro-task-orchestrator-maxspec", 0, 0, nil},
 		{"agentos-forgejo-mcp", 53, 11, corpusBornPaths["agentos-forgejo-mcp"]},
 		{"bmad-etch-maxspec", 1387, 161, corpusBornPaths["bmad-etch-maxspec"]},
-		{"ccsdd-evmtools", 0, 15, corpusBornPaths["ccsdd-evmtools"]},
+		{"ccsdd-evmtools", 20, 15, corpusBornPaths["ccsdd-evmtools"]},
 		{"specworkflow-statevia-maxspec", 0, 3, corpusBornPaths["specworkflow-statevia-maxspec"]},
 	} {
 		t.Run(tc.name, func(t *testing.T) { corpus(t, tc.name, tc.bornTicked, tc.born, tc.bornPaths) })
