@@ -161,7 +161,12 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			if t.Reason != "" {
 				status += " (" + t.Reason + ")"
 			}
-			fmt.Fprintf(&b, "%s %s %s:%d %s %s", mark(t.Failing), short(string(t.Commit)), Printable(t.Path), t.Line, Printable(taskLabel(t.Task, t.TaskID, t.Title)), status)
+			// A bug task has no tasks-file line: its commit's Spec-Task trailer names it.
+			where := fmt.Sprintf("%s:%d", Printable(t.Path), t.Line)
+			if t.Kind == KindBug && t.Path == "" {
+				where = "Spec-Task"
+			}
+			fmt.Fprintf(&b, "%s %s %s %s %s", mark(t.Failing), short(string(t.Commit)), where, Printable(taskLabel(t.Task, t.TaskID, t.Title)), status)
 			if t.Verdict != "" {
 				fmt.Fprintf(&b, " verdict=%s", Printable(t.Verdict))
 			}
