@@ -193,3 +193,22 @@ func statementFormats(t *testing.T, r *gateRepo, c string) string {
 	}
 	return strings.Join(out, ",")
 }
+
+// TestSpeckitChecklistsAreNoTasks: spec-kit's checklists/*.md hold reviewers'
+// sign-offs, not tasks: ticking CHK001 is no tick (ticks lists nothing, the
+// gate has nothing to judge), while a tick of the feature's tasks.md in the
+// same commit is still judged.
+func TestSpeckitChecklistsAreNoTasks(t *testing.T) {
+	const checklist = "specs/001-x/checklists/requirements.md"
+	plan := "# Specification Quality Checklist\n\n- [ ] CHK001 No implementation details\n- [ ] CHK002 Requirements are testable\n"
+	r := newGateRepo(t, map[string]string{checklist: plan, "specs/001-x/tasks.md": gateTasks})
+	r.commit(t, "review", map[string]string{checklist: strings.ReplaceAll(plan, "- [ ]", "- [x]")})
+	if out, _ := r.run(t, 0, "ticks", "main..HEAD"); strings.TrimSpace(out) != "" {
+		t.Errorf("ticks lists a checklist's sign-offs:\n%s", out)
+	}
+	if rep := r.gate(t, 0); len(rep.Ticks) != 0 || rep.Conclusion == "failure" {
+		t.Errorf("gate over a checklist's sign-offs: %s (%s)", rep.rows(), rep.Conclusion)
+	}
+	r.tick(t, []string{"specs/001-x/tasks.md"}, "T001")
+	checkRows(t, r.gate(t, 1), "failure", "specs/001-x/tasks.md:T001 unverifiable/ticked_without_evidence")
+}
