@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // ErrAlreadyAttested: the commit's note already holds statements for a tick
@@ -23,6 +24,10 @@ type AttestedError struct {
 	Commit   gitref.Hash
 	Ref      string
 	Existing []TickSummary
+	// Why, when not "", says why the statements cannot be kept beside this
+	// write's (the note holds the same statements, signed in a way this
+	// write's signatures cannot join).
+	Why string
 }
 
 func (e *AttestedError) Error() string {
@@ -37,8 +42,12 @@ func (e *AttestedError) Error() string {
 	if e.Ref != "" {
 		where = fmt.Sprintf("the skip record %s at %s", e.Commit, e.Ref)
 	}
-	return fmt.Sprintf("%v: %s already holds statements for %s; replacing them must be forced (as `git notes add -f` is)",
-		ErrAlreadyAttested, where, strings.Join(parts, "; "))
+	why := ""
+	if e.Why != "" {
+		why = " (" + e.Why + ")"
+	}
+	return fmt.Sprintf("%v: %s already holds statements for %s%s; replacing them must be forced (as `git notes add -f` is)",
+		ErrAlreadyAttested, where, strings.Join(parts, "; "), why)
 }
 
 // Unwrap returns ErrAlreadyAttested.
@@ -80,36 +89,47 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	return out, nil
 }
 
-// heldAlready reports whether note old holds pd's statements already: the
-// owned lines that writing pd would replace carry exactly the payloads of
-// pd's lines, or of its task-verification line alone (what a write that did
-// not fit the note left, see commitNote). A writer run again after it was
-// interrupted (a range carry killed between two pairs) finds its work done:
-// the lines are kept as they are, with their signatures.
-func heldAlready(old []byte, pd pending) (bool, error) {
+// heldFor returns the owned lines of note old that writing pd would replace
+// when they carry exactly the payloads of pd's lines, or of its
+// task-verification line alone (what a write that did not fit the note left,
+// see commitNote), with the lines of pd that hold those payloads; nil when the
+// note holds other statements for pd's tick, or none. A writer run again after
+// it was interrupted (a range carry killed between two pairs), or by a second
+// signer in the same second, finds the statements it would write: what it
+// does then is [cosignHeld]'s.
+func heldFor(old []byte, pd pending) (held, run [][]byte, err error) {
 	if len(old) == 0 {
-		return false, nil
+		return nil, nil, nil
 	}
 	merged, err := mergeNote(old, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
 	if err != nil {
-		return false, err
+		return nil, nil, err
 	}
 	kept := map[string]bool{}
 	for _, l := range noteline.Split(merged) {
 		kept[string(l)] = true
 	}
-	held := map[string]bool{}
+	payloads := map[string]bool{}
 	for _, l := range noteline.Split(old) {
 		if kept[string(l)] {
 			continue
 		}
 		_, payload, ok := LineStatement(l)
 		if !ok {
-			return false, nil
+			return nil, nil, nil
 		}
-		held[string(payload)] = true
+		payloads[string(payload)] = true
+		held = append(held, l)
 	}
-	return len(held) > 0 && (samePayloads(held, pd.lines) || samePayloads(held, pd.core)), nil
+	switch {
+	case len(payloads) == 0 || len(payloads) != len(held):
+		return nil, nil, nil
+	case samePayloads(payloads, pd.lines):
+		return held, pd.lines, nil
+	case samePayloads(payloads, pd.core):
+		return held, pd.core, nil
+	}
+	return nil, nil, nil
 }
 
 // samePayloads reports whether lines' statements are exactly the payloads of held.
@@ -146,4 +166,43 @@ func refuseMovingSkip(notes *gitref.NotesStore, ref string, old gitref.Hash) err
 		return err
 	}
 	return &AttestedError{Commit: old, Ref: ref, Existing: SummarizeNote(note)}
+}
+
+// unattestedTicks splits ticks, chosen from all (every box change of commit),
+// into those whose statements commit's note does not hold, to attest, and
+// the others, returned as Written with AlreadyAttested (for
+// TickRequest.SkipAttested). A tick is attested when the note holds an owned
+// statement about commit for it (its subject, unit and task line, as a write
+// would replace them), whatever its verdict or signatures; another tool's
+// line, or a statement about another commit, does not count.
+func unattestedTicks(repo *gitref.Repo, notes *gitref.NotesStore, commit gitref.Hash, all, ticks []tick.Tick) (todo []tick.Tick, held []Written, err error) {
+	old, err := notes.Note(commit)
+	if errors.Is(err, gitref.ErrNoNote) || errors.Is(err, gitref.ErrNotesRefAbsent) {
+		return ticks, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	nested := false
+	for _, t := range all {
+		nested = nested || t.Root != ""
+	}
+	for _, t := range ticks {
+		unit := t.ProjectUnit()
+		pd := pending{w: &Written{Commit: commit, Subject: SubjectName(unit.Feature, t.TaskID), Task: t.TaskID, Unit: unit,
+			Signers: []WrittenSigner{}, AlreadyAttested: true}}
+		if _, repeated, terr := tickTask(repo, t); terr == nil && (repeated || nested) {
+			pd.line = t.LineHash
+		}
+		existing, err := replacedStatements(old, commit, []pending{pd})
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(existing) == 0 {
+			todo = append(todo, t)
+			continue
+		}
+		held = append(held, *pd.w)
+	}
+	return todo, held, nil
 }

@@ -171,7 +171,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	nc, err := commitNote(notes, to.ID, batch, req.DryRun, req.Force)
+	nc, err := commitNote(notes, to.ID, batch, noteWrite{dryRun: req.DryRun, force: req.Force})
 	if err != nil {
 		return nil, err
 	}

@@ -92,7 +92,11 @@ func orNone(s string) string {
 //     tick is a subject and the task line its statements are about
 //     ([StatementLines]); owned lines of no known task line go with a subject
 //     only the remote side has;
-//   - for a tick both sides have with different owned lines, one side's lines
+//   - a tick both sides have with the same statements (payloads), signed
+//     differently, keeps them with the union of both sides' signatures
+//     (co-signing in two clones, docs/format.md#co-signing), when each line is
+//     a DSSE envelope and the union fits an envelope;
+//   - for a tick both sides have with other different owned lines, one side's lines
 //     are kept whole (a tick's statements are written together, never mixed)
 //     and the other's are returned in Displaced: the kept side is the one whose
 //     lines are all signed when the other's are not (an unsigned statement,
@@ -119,9 +123,15 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 	res := &NoteMerge{}
 	// Decide every tick both sides hold differently.
 	remoteWins := map[noteTick]bool{}
+	cosigned := map[noteTick][][]byte{}
 	for _, k := range remoteOrder {
 		lo, ro := localOwned[k], remoteOwned[k]
 		if lo == nil || sameLines(lo, ro) {
+			continue
+		}
+		if u, ok := cosignedGroups(lo, ro); ok {
+			// The same statements, signed by different people in two clones.
+			cosigned[k] = u
 			continue
 		}
 		c := NoteConflict{Subject: k.subject, LineHash: k.line}
@@ -145,8 +155,20 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 		out.WriteByte('\n')
 		n++
 	}
+	joined := map[noteTick]bool{}
 	for i, l := range llines {
-		if k := lkeys[i]; k.owned && remoteWins[k] {
+		k := lkeys[i]
+		if k.owned && remoteWins[k] {
+			continue
+		}
+		if u, ok := cosigned[k]; k.owned && ok {
+			// The joined lines take the place of the tick's local lines.
+			if !joined[k] {
+				joined[k] = true
+				for _, c := range u {
+					add(c)
+				}
+			}
 			continue
 		}
 		add(l)

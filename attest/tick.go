@@ -76,6 +76,11 @@ type TickRequest struct {
 	// statements the note already holds for the ticks; without it Tick fails
 	// with an *AttestedError naming them (docs/format.md#attesting-safely).
 	Force bool
+	// SkipAttested attests only the ticks the note holds no statements for,
+	// leaving the others as they are (Written.AlreadyAttested). Without a
+	// verdict or reports it attests nothing: every tick must then be
+	// attested already (an ErrRequest names those that are not).
+	SkipAttested bool
 }
 
 // Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
@@ -99,9 +104,46 @@ type Written struct {
 	Warnings []string `json:"warnings,omitempty"`
 	// Lines are the note lines (envelopes) written.
 	Lines []json.RawMessage `json:"-"`
-	// AlreadyHeld: the note held these statements already (a writer run
-	// again after an interruption); its lines were kept as they were.
+	// AlreadyHeld: the note held these statements already, with every
+	// signature this write would add (a writer run again after an
+	// interruption); its lines were kept as they were.
 	AlreadyHeld bool `json:"already_held,omitempty"`
+	// CoSigned: the note held these statements without this write's
+	// signatures, which were added to them (docs/format.md#co-signing);
+	// Lines are the envelopes as the note now holds them.
+	CoSigned bool `json:"cosigned,omitempty"`
+	// AlreadyAttested: the note held other statements for the tick, which
+	// TickRequest.SkipAttested leaves as they are; nothing was written.
+	AlreadyAttested bool `json:"already_attested,omitempty"`
+}
+
+// noteWrite says how commitNote treats the statements a note already holds
+// for the ticks it writes.
+type noteWrite struct {
+	dryRun bool
+	// force replaces them.
+	force bool
+	// skipAttested leaves a tick whose statements differ as it is
+	// (Written.AlreadyAttested) instead of refusing the write.
+	skipAttested bool
+}
+
+// rawLines are note lines as Written.Lines holds them.
+func rawLines(lines [][]byte) []json.RawMessage {
+	out := make([]json.RawMessage, len(lines))
+	for i, l := range lines {
+		out[i] = l
+	}
+	return out
+}
+
+// joinLines is lines as a note ("\n" after each).
+func joinLines(lines [][]byte) []byte {
+	var b []byte
+	for _, l := range lines {
+		b = append(append(b, l...), '\n')
+	}
+	return b
 }
 
 // WrittenStmt names one Statement written: its predicateType and the SHA-256 of
@@ -144,6 +186,22 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	ticks, err := chooseTicks(commit.ID, all, req)
 	if err != nil {
 		return nil, err
+	}
+	var skipped []Written
+	if req.SkipAttested {
+		if ticks, skipped, err = unattestedTicks(repo, notes, commit.ID, all, ticks); err != nil {
+			return nil, err
+		}
+		if len(ticks) == 0 {
+			return skipped, nil
+		}
+		if req.Verdict == "" && len(req.Reports) == 0 {
+			var ids []string
+			for _, t := range ticks {
+				ids = append(ids, t.TaskID)
+			}
+			return nil, fmt.Errorf("%w: no verdict for the ticks of %s whose statements the note does not hold (%s): give a verdict, or the red and green test reports it follows from", ErrRequest, commit.ID, strings.Join(ids, ", "))
+		}
 	}
 	var urls map[string]string
 	var reportWarnings []string
@@ -216,7 +274,11 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		pd.w.Warnings = append(pd.w.Warnings, tickNotes(t)...)
 		batch = append(batch, pd)
 	}
-	return writeTicks(notes, commit.ID, batch, req)
+	written, err := writeTicks(notes, commit.ID, batch, req)
+	if err != nil {
+		return nil, err
+	}
+	return append(skipped, written...), nil
 }
 
 // writeTicks writes the statements of every tick of commit in one note
@@ -225,7 +287,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 func writeTicks(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, req TickRequest) ([]Written, error) {
 	// One note update for every task: the tick is written whole or not at all
 	// (a note over the limits of docs/format.md#limits leaves the note as it was).
-	nc, err := commitNote(notes, commit, batch, req.DryRun, req.Force)
+	nc, err := commitNote(notes, commit, batch, noteWrite{dryRun: req.DryRun, force: req.Force, skipAttested: req.SkipAttested})
 	if err != nil {
 		return nil, err
 	}
@@ -264,7 +326,7 @@ func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.In
 // checkTickVerdict refuses a TickRequest without a verdict or reports to
 // follow it from, and a verdict attest tick does not write.
 func checkTickVerdict(req TickRequest) error {
-	if req.Verdict == "" && len(req.Reports) == 0 {
+	if req.Verdict == "" && len(req.Reports) == 0 && !req.SkipAttested {
 		return fmt.Errorf("%w: no verdict: give a verdict, or the red and green test reports it follows from", ErrRequest)
 	}
 	if req.Verdict != "" && req.Verdict != predicate.Verified && req.Verdict != predicate.RegressionOnly {
@@ -476,7 +538,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 		return nil, err
 	}
 	pd.line = line
-	nc, err := commitNote(notes, commit, []pending{pd}, dryRun, force)
+	nc, err := commitNote(notes, commit, []pending{pd}, noteWrite{dryRun: dryRun, force: force})
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +599,8 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 // statements are written alone, with a warning: the test-result and VSA
 // statements only restate the predicate's trace and verdict, and a missing VSA is
 // reported, not failed (docs/format.md#checks-in-order). When even those do not fit, nothing is written.
-func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, dryRun, force bool) (gitref.Hash, error) {
+func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, opts noteWrite) (gitref.Hash, error) {
+	dryRun, force := opts.dryRun, opts.force
 	compact := false
 	var todo []pending
 	mergeWith := func(old []byte, core bool) ([]byte, error) {
@@ -556,21 +619,49 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, d
 	}
 	merge := func(old []byte) ([]byte, error) {
 		compact, todo = false, todo[:0]
+		var fresh []pending // the ticks whose statements the note does not hold
 		for _, pd := range batch {
-			held := false
-			if !force { // forced, the statements are written again (re-signed)
-				var err error
-				if held, err = heldAlready(old, pd); err != nil {
-					return nil, err
+			pd.w.AlreadyHeld, pd.w.CoSigned, pd.w.AlreadyAttested = false, false, false
+			pd.w.Lines = rawLines(pd.lines)
+			if force { // forced, the statements are written again (re-signed)
+				todo = append(todo, pd)
+				continue
+			}
+			held, run, err := heldFor(old, pd)
+			if err != nil {
+				return nil, err
+			}
+			if held != nil {
+				switch state, lines := cosignHeld(held, run); state {
+				case heldSame:
+					pd.w.AlreadyHeld = true
+					continue
+				case heldCosign:
+					pd.w.CoSigned = true
+					pd.lines, pd.core = lines, lines
+					pd.w.Lines = rawLines(lines)
+					todo = append(todo, pd)
+					continue
+				case heldIncompatible:
+					return nil, &AttestedError{Commit: commit, Existing: SummarizeNote(joinLines(held)),
+						Why: "the note holds these statements signed in a Sigstore bundle, or holds a bundle of them, and a bundle carries exactly one signature: this write's signature cannot be added to it"}
 				}
 			}
-			pd.w.AlreadyHeld = held
-			if !held {
-				todo = append(todo, pd)
+			if opts.skipAttested {
+				existing, err := replacedStatements(old, commit, []pending{pd})
+				if err != nil {
+					return nil, err
+				}
+				if len(existing) > 0 {
+					pd.w.AlreadyAttested = true
+					continue
+				}
 			}
+			todo = append(todo, pd)
+			fresh = append(fresh, pd)
 		}
 		if !force {
-			existing, err := replacedStatements(old, commit, todo)
+			existing, err := replacedStatements(old, commit, fresh)
 			if err != nil {
 				return nil, err
 			}

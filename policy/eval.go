@@ -413,7 +413,7 @@ func (e *evaluation) decision(d *decisionConfig, v predicate.Verdict, deciderRul
 // keyid; for SSH one of the comma-joined principals it is credited to, taken as
 // written (so "*@example.com" is not alice@example.com); for OpenPGP the
 // address of its primary user id ("Name <addr>", one pair of angle brackets
-// ending it); for Sigstore its
+// ending it, or a user id that is one address); for Sigstore its
 // certificate identity (docs/format.md#deciders).
 func (e *evaluation) signedBy(name string) bool {
 	if e.in == nil || name == "" {
@@ -430,11 +430,11 @@ func (e *evaluation) signedBy(name string) bool {
 				return true
 			}
 		case "openpgp":
-			// One address, in the one pair of angle brackets that ends the
-			// user id: "Mallory <m@evil> <alice@example.com>" names no one
-			// (gpg reads its first address, this its last).
-			if i := strings.IndexByte(s.Principal, '<'); i >= 0 && strings.Count(s.Principal, "<") == 1 && strings.Count(s.Principal, ">") == 1 &&
-				strings.HasSuffix(s.Principal, ">") && s.Principal[i+1:len(s.Principal)-1] == name {
+			// The one address the primary user id names (pgpMailbox):
+			// "Alice <alice@example.com>" or a bare "alice@example.com"; a
+			// user id naming several, such as "Mallory <m@evil>
+			// <alice@example.com>", names no one.
+			if addr, ok := pgpMailbox(s.Principal); ok && addr == name {
 				return true
 			}
 		default:
@@ -451,9 +451,19 @@ func (e *evaluation) signerList() string {
 	var names []string
 	if e.in != nil {
 		for _, s := range e.in.Signers {
-			if s.Principal != "" {
+			switch {
+			case s.Kind == "openpgp" && s.Principal != "":
+				// Name what a decider is matched against: the user id's address.
+				if addr, ok := pgpMailbox(s.Principal); ok && addr == strings.TrimSpace(s.Principal) {
+					names = append(names, fmt.Sprintf("%q", addr))
+				} else if ok {
+					names = append(names, fmt.Sprintf("%q (openpgp user id %q)", addr, s.Principal))
+				} else {
+					names = append(names, fmt.Sprintf("openpgp user id %q, which names no single address", s.Principal))
+				}
+			case s.Principal != "":
 				names = append(names, fmt.Sprintf("%q", s.Principal))
-			} else {
+			default:
 				names = append(names, s.Kind+" "+s.KeyID)
 			}
 		}
@@ -609,6 +619,7 @@ func (e *evaluation) signers(s *signersConfig) {
 	if s.Min != nil {
 		e.check(RuleSignersMin, s.Level, true, func() string {
 			seen := map[string]bool{}
+			var counted []Signer
 			for _, sg := range e.in.Signers {
 				if len(s.Kinds) > 0 && !contains(s.Kinds, sg.Kind) {
 					continue
@@ -616,11 +627,19 @@ func (e *evaluation) signers(s *signersConfig) {
 				if len(s.KeyIDs) > 0 && !contains(s.KeyIDs, sg.KeyID) {
 					continue
 				}
+				counted = append(counted, sg)
 				if sg.Key != "" {
 					seen[sg.Key] = true
 				} else {
 					seen[sg.Kind+"\x00"+sg.KeyID] = true
 				}
+			}
+			if s.Count == countPrincipals {
+				people, unnamed := distinctPeople(counted)
+				if len(people) < *s.Min {
+					return principalsMessage(people, unnamed, *s.Min)
+				}
+				return ""
 			}
 			if len(seen) < *s.Min {
 				return fmt.Sprintf("%d distinct trusted key(s) signed, at least %d required", len(seen), *s.Min)

@@ -268,7 +268,10 @@ type policySHAConfig struct {
 }
 
 type signersConfig struct {
-	Min    *int     `toml:"min"`
+	Min *int `toml:"min"`
+	// Count is what min counts: "keys" (the default: distinct key material)
+	// or "principals" (distinct people: docs/format.md#signers-counted-by-principal).
+	Count  string   `toml:"count"`
 	Kinds  []string `toml:"kinds"`
 	KeyIDs []string `toml:"keyids"`
 	Level  Level    `toml:"level"`
@@ -306,6 +309,12 @@ var (
 	redKinds      = set(string(predicate.RedAssertion), string(predicate.RedMissingSymbol))
 	monitorStates = set("clean", "suspected", "unreviewed", "off")
 	signerKinds   = set("ssh", "openpgp", "raw", "sigstore")
+)
+
+// What [signers] min counts.
+const (
+	countKeys       = "keys"
+	countPrincipals = "principals"
 )
 
 func set(xs ...string) map[string]bool {
@@ -555,6 +564,14 @@ func (s *signersConfig) check() *Error {
 	}
 	if s.Min != nil && *s.Min < 1 {
 		return bad(RuleSignersMin, "min %d: want at least 1", *s.Min)
+	}
+	switch s.Count {
+	case "", countKeys, countPrincipals:
+	default:
+		return bad(RuleSignersMin, "count %q: want %q (distinct keys, the default) or %q (distinct people)", s.Count, countKeys, countPrincipals)
+	}
+	if s.Count != "" && s.Min == nil {
+		return bad(RuleSignersMin, "count goes with min")
 	}
 	if err := checkVocab("kinds", s.Kinds, signerKinds); err != nil {
 		return bad(RuleSignersKinds, "%v", err)

@@ -259,6 +259,7 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	c.Flags().BoolVar(&fl.dryRun, "dry-run", false, "print the statements without writing the note")
 	c.Flags().StringArrayVar(&fl.reportFlags, "test-report", nil, "`PHASE=FILE`: the red or green run's JUnit XML or go test -json output (repeatable; docs/format.md#test-reports)")
 	c.Flags().StringSliceVar(&fl.testFiles, "test-files", nil, "test `FILES` (comma-separated, repeatable) the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
+	c.Flags().BoolVar(&fl.skipAttested, "skip-attested", false, "attest only the ticks the note holds no statements for, leaving the others as they are (without --verdict or --test-report: check that every tick is attested, exit 2 naming those that are not)")
 	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as git notes add -f does), or write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
@@ -309,7 +310,7 @@ type tickFlags struct {
 	dryRun                                                bool
 	reportFlags                                           []string
 	testFiles                                             []string
-	force                                                 bool
+	force, skipAttested                                   bool
 }
 
 // request checks attest tick's flags against each other and reads the files
@@ -317,7 +318,10 @@ type tickFlags struct {
 func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	var err error
 	req := attest.TickRequest{Tasks: fl.tasks, Unit: fl.unitDir, Verdict: predicate.Verdict(fl.verdict), DryRun: fl.dryRun,
-		Force: fl.force, RedKindSet: c.Flags().Changed("red-kind")}
+		Force: fl.force, SkipAttested: fl.skipAttested, RedKindSet: c.Flags().Changed("red-kind")}
+	if fl.force && fl.skipAttested {
+		return req, usageErr("--force replaces the statements the note holds, --skip-attested keeps them: give one")
+	}
 	if fl.policyFile != "" {
 		pol, err := policy.Load(fl.policyFile)
 		if err != nil {
@@ -331,7 +335,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	if len(req.Reports) > 0 && !c.Flags().Changed("verdict") {
 		req.Verdict = "" // the verdict follows from the reports
 	}
-	if err := checkVerdictGiven(fl.verdict, len(req.Reports) > 0); err != nil {
+	if err := checkVerdictGiven(fl.verdict, len(req.Reports) > 0 || fl.skipAttested); err != nil {
 		return req, err
 	}
 	switch {
@@ -430,6 +434,16 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			// Written again (a writer run again after an interruption): the
 			// note holds these statements, kept with their signatures.
 			verb, sig = "already held", "kept as the note holds them"
+		case w.AlreadyAttested:
+			// --skip-attested: the note holds other statements for the tick.
+			fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("already attested %s on %s (%s): the note holds statements for it, kept as they are", w.Subject, short(w.Commit), w.Unit.Dir)))
+			continue
+		case w.CoSigned && dryRun:
+			verb, sig = "would co-sign", "adding the signature of "+strings.TrimPrefix(sig, "signed by ")+" to those the note holds"
+		case w.CoSigned:
+			// The note held these statements: this run's signatures were
+			// added to theirs (docs/format.md#co-signing).
+			verb, sig = "co-signed", "the signature of "+strings.TrimPrefix(sig, "signed by ")+" added to those the note holds"
 		case dryRun:
 			verb = "would attest"
 		}

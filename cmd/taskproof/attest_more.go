@@ -94,10 +94,16 @@ func newAttestSignCmd() *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "sign [REV…]",
-		Short: "Sign the unsigned statements in commits' notes, in place",
-		Long: `attest sign adds signatures to the envelopes of REV's note (default HEAD) that have
-none, without changing their payloads; every other line is kept byte for byte.`,
-		Example: `  taskproof attest sign --signer ssh --key ~/.ssh/id_ed25519 HEAD~2 HEAD`,
+		Short: "Add your signature to the statements in commits' notes, in place (co-signing)",
+		Long: `attest sign adds the key's signature to every envelope of REV's note (default HEAD)
+that is about REV and does not carry it yet, keeping the payload and the signatures it holds:
+a statement someone else signed gets your signature beside theirs, so two people can meet a
+[signers] min = 2 rule (docs/format.md#co-signing). Every other line is kept byte for byte. A
+Sigstore bundle holds exactly one signature and is left as it is. When nothing was signed the
+output says why (already signed by this key, bundles, statements about another commit).`,
+		Example: `  taskproof attest sign --signer ssh --key ~/.ssh/id_ed25519 HEAD~2 HEAD
+  # bob co-signs what alice attested, then shares it:
+  taskproof notes fetch && taskproof attest sign --key ~/.ssh/bob HEAD && taskproof notes push`,
 	}
 	sf.add(c)
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be signed without writing")
@@ -139,7 +145,15 @@ none, without changing their payloads; every other line is kept byte for byte.`,
 			return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "signed": results})
 		}
 		for _, r := range results {
-			fmt.Fprintf(c.OutOrStdout(), "%s: signed %d envelope(s) %s\n", short(r.Commit), r.Signed, strings.Join(r.Subjects, " "))
+			line := fmt.Sprintf("%s: signed %d envelope(s)", short(r.Commit), r.Signed)
+			if len(r.Subjects) > 0 {
+				line += " " + strings.Join(r.Subjects, " ")
+			}
+			if why := r.Why(); why != "" {
+				line += " (" + why + ")"
+			}
+			// Subject names come from the note: written escaped.
+			fmt.Fprintln(c.OutOrStdout(), verify.Printable(line))
 		}
 		return nil
 	}

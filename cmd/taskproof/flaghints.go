@@ -28,6 +28,10 @@ func withTrustFlags(err error, keyFlag string) error {
 func withAttestFlags(err error) error {
 	var ae *attest.AttestedError
 	if errors.As(err, &ae) {
+		if ae.Ref == "" && ae.Why == "" {
+			// A second signer: co-signing keeps the statements and adds a signature.
+			return fmt.Errorf("%w: pass --force to replace them, or add your signature to them with 'taskproof attest sign %s' (docs/format.md#co-signing)", err, short(ae.Commit))
+		}
 		return fmt.Errorf("%w: pass --force to replace them", err)
 	}
 	var ce *attest.ContradictionError
