@@ -86,6 +86,10 @@ type pgpKeyring struct {
 	certs []*pgpCert
 	byFpr map[string]pgpKey
 	byID  map[uint64][]pgpKey
+	// revocationCerts are the key revocations (0x20) read before any key of
+	// their block: revocation certificates, applied to the keys they revoke
+	// once every keyring is read (applyRevocationCerts).
+	revocationCerts []*packet.Signature
 }
 
 func newPGPKeyring() *pgpKeyring {
@@ -222,7 +226,13 @@ func (k *pgpKeyring) add(body io.Reader) error {
 			uid, sub, where = nil, nil, "user attribute"
 		case *packet.Signature:
 			if cert == nil {
-				return keyringRefusal("", "a signature before any primary key")
+				// A revocation certificate (gpg --generate-revocation, or the
+				// one gpg keeps in openpgp-revocs.d) is a key revocation alone.
+				if pkt.SigType != packet.SigTypeKeyRevocation {
+					return keyringRefusal("", "a signature of type 0x%02x before any key: the one signature a keyring may hold alone is a key revocation (0x20), a revocation certificate; import the file into gpg and export the key (gpg --import FILE; gpg --export --armor KEYID)", uint8(pkt.SigType))
+				}
+				k.revocationCerts = append(k.revocationCerts, pkt)
+				continue
 			}
 			if err := cert.addSignature(pkt, where, uid, sub); err != nil {
 				return err
@@ -235,6 +245,32 @@ func (k *pgpKeyring) add(body io.Reader) error {
 			return keyringRefusal(fpr, "unexpected %T packet in a keyring", p)
 		}
 	}
+}
+
+// applyRevocationCerts applies each revocation certificate to the key it
+// revokes, as gpg's import does: one whose issuer is a primary key of the
+// keyring must verify as that key's revocation of itself (else the keyring is
+// refused: a published revocation that did not take effect would be worse
+// than none), and is then one of the key's revocations, hard at every time.
+// One whose key the keyring does not hold changes nothing (that key is not
+// trusted), as gpg skips it.
+func (k *pgpKeyring) applyRevocationCerts() error {
+	for _, s := range k.revocationCerts {
+		var cert *pgpCert
+		for _, key := range k.lookup(s) {
+			if key.sub == nil {
+				cert = key.cert
+			}
+		}
+		if cert == nil {
+			continue
+		}
+		if !cert.selfSigSound(s, cert.primary) || cert.primary.VerifyRevocationSignature(s) != nil {
+			return keyringRefusal(cert.fpr, "a revocation certificate for this key that does not verify with it (a designated revoker's, or a damaged one)")
+		}
+		cert.revocations = append(cert.revocations, s)
+	}
+	return nil
 }
 
 func orKeyring(where string) string {

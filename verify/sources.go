@@ -42,9 +42,16 @@ type TrustSources struct {
 	SigstoreTimestampThreshold *int
 }
 
+// explicit reports whether src names any trust input of its own.
+func (src TrustSources) explicit() bool {
+	return src.AllowedSigners != "" || src.AllowedSignersRev != "" || len(src.Keyrings) > 0 || len(src.RawKeys) > 0 ||
+		src.TrustedRoot != "" || src.SigstorePublicGood
+}
+
 // LoadTrust builds the verifier's [Trust] from src, reading git's
-// gpg.ssh.allowedSignersFile only when neither AllowedSigners nor
-// AllowedSignersRev is given. A configured allowed signers file that is relative
+// gpg.ssh.allowedSignersFile only when src names no trust input at all: a
+// verifier who names their trust gets that trust and nothing a git
+// configuration adds (docs/format.md#trust-from-gits-configuration). A configured allowed signers file that is relative
 // or lies inside the repository's work tree is refused: it would be the project's
 // trust, chosen by the head being verified. It returns the descriptions of the
 // inputs used (for reports). Errors match [ErrTrust]; no input at all is
@@ -106,9 +113,9 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 
 // loadAllowedSignersInput reads the one allowed signers file src names: a
 // file, a file read from git (rev records the commit), or git's
-// gpg.ssh.allowedSignersFile unless NoGitConfig (absolute and outside the work
-// tree). It returns nil when none is given or configured, and desc describes
-// the input for reports.
+// gpg.ssh.allowedSignersFile when src names no trust input and not
+// NoGitConfig (absolute and outside the work tree). It returns nil when none
+// is given or configured, and desc describes the input for reports.
 func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSigners, desc string, rev *SourceRev, err error) {
 	switch {
 	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
@@ -134,7 +141,7 @@ func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSi
 			return nil, "", nil, err
 		}
 		return as, "allowed signers " + src.AllowedSignersRev + " (" + through(ref, c) + ")", &SourceRev{Kind: SourceAllowedSigners, Rev: src.AllowedSignersRev, Commit: c}, nil
-	case !src.NoGitConfig:
+	case !src.NoGitConfig && !src.explicit():
 		return loadConfiguredAllowedSigners(repo)
 	}
 	return nil, "", nil, nil

@@ -139,6 +139,9 @@ func keyringOf(bodies [][]byte) (*Keyring, error) {
 			return nil, err
 		}
 	}
+	if err := ring.applyRevocationCerts(); err != nil {
+		return nil, err
+	}
 	return &Keyring{bodies: bodies, ring: ring}, nil
 }
 
@@ -163,20 +166,25 @@ func readTrustFile[T any](path, what string, parse func([]byte) (T, error)) (T, 
 }
 
 // ParseKeyring parses an OpenPGP keyring: `gpg --export` output, binary or
-// armored (one or more "PGP PUBLIC KEY BLOCK"s; secret key blocks are read for
-// their public keys). An input holding no key, or a key taskproof does not
-// judge (docs/format.md#openpgp-keys), is an error. Errors match [ErrTrust].
+// armored (one or more "PGP PUBLIC KEY BLOCK"s, each starting a line, text
+// between them ignored, as gpg reads it; secret key blocks are read for their
+// public keys), and revocation certificates (docs/format.md#openpgp-keys). An
+// input holding neither a key nor a revocation certificate, or a key
+// taskproof does not judge, is an error. Errors match [ErrTrust].
 func ParseKeyring(data []byte) (*Keyring, error) {
 	var bodies [][]byte
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
-	if bytes.HasPrefix(trimmed, []byte("-----BEGIN PGP ")) {
-		rest := trimmed
-		for {
-			i := bytes.Index(rest, []byte("-----BEGIN PGP "))
-			if i < 0 {
-				break
+	if len(trimmed) > 0 && trimmed[0]&0x80 == 0 {
+		// Text: an OpenPGP packet starts with a byte whose high bit is set.
+		blocks := armorStarts(data)
+		if len(blocks) == 0 {
+			if bytes.Contains(data, []byte("\n:-----BEGIN PGP ")) || bytes.HasPrefix(data, []byte(":-----BEGIN PGP ")) {
+				return nil, fmt.Errorf("%w: armored keyring: the block starts with \":-----BEGIN\": gpg writes the revocation certificate it keeps that way so that it is not used by accident; remove the colon to publish the revocation", ErrTrust)
 			}
-			block, err := armor.Decode(bytes.NewReader(rest[i:]))
+			return nil, fmt.Errorf("%w: neither a binary OpenPGP keyring nor an armored one (no line starts with \"-----BEGIN PGP\")", ErrTrust)
+		}
+		for _, at := range blocks {
+			block, err := armor.Decode(bytes.NewReader(data[at:]))
 			if err != nil {
 				return nil, fmt.Errorf("%w: armored keyring: %v", ErrTrust, err)
 			}
@@ -188,11 +196,6 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 				return nil, fmt.Errorf("%w: armored keyring: %v", ErrTrust, err)
 			}
 			bodies = append(bodies, body)
-			end := bytes.Index(rest[i:], []byte("-----END PGP "))
-			if end < 0 {
-				break
-			}
-			rest = rest[i+end+len("-----END PGP "):]
 		}
 	} else {
 		bodies = [][]byte{data}
@@ -201,10 +204,35 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(k.ring.certs) == 0 {
+	if len(k.ring.certs) == 0 && len(k.ring.revocationCerts) == 0 {
 		return nil, fmt.Errorf("%w: keyring holds no key", ErrTrust)
 	}
 	return k, nil
+}
+
+// armorStarts are the offsets of the armor header lines ("-----BEGIN PGP …")
+// of data that start a line, each after the end of the block before it.
+func armorStarts(data []byte) []int {
+	var out []int
+	const begin, end = "-----BEGIN PGP ", "-----END PGP "
+	for off := 0; off < len(data); {
+		i := bytes.Index(data[off:], []byte(begin))
+		if i < 0 {
+			break
+		}
+		at := off + i
+		if at > 0 && data[at-1] != '\n' {
+			off = at + len(begin)
+			continue
+		}
+		out = append(out, at)
+		j := bytes.Index(data[at:], []byte(end))
+		if j < 0 {
+			break
+		}
+		off = at + j + len(end)
+	}
+	return out
 }
 
 // RawKey is a trusted raw public key (docs/format.md#signatures-dsse-v1; verify --key FILE.pem).

@@ -60,11 +60,12 @@ func newVerifyCmd() *cobra.Command {
   taskproof verify A..B              the merge gate over a range
 
 Trust (one at least): --allowed-signers FILE, --allowed-signers-rev REV:PATH (e.g. the
-base branch's copy), git's gpg.ssh.allowedSignersFile (outside the work tree), --keyring FILE
+base branch's copy), --keyring FILE
 (OpenPGP), --key FILE.pem (raw keys, and Sigstore bundles signed with a key such as cosign's
 cosign.pub), --trusted-root FILE with --certificate-identity[-regexp] and
 --certificate-oidc-issuer (Sigstore bundles; a trusted root alone checks the transparency log
-entries of bundles signed with a --key). Key validity windows are judged at --at (default now);
+entries of bundles signed with a --key); with none of these, git's gpg.ssh.allowedSignersFile
+(outside the work tree; never added to trust a flag names). Key validity windows are judged at --at (default now);
 a Sigstore certificate at its verified transparency log or timestamp time.
 
 Exit codes:
