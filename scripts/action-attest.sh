@@ -6,14 +6,15 @@
 #   1. deepen a shallow checkout and fetch the notes from $TASKPROOF_REMOTE (default origin), so
 #      that the push merges with them;
 #   2. for every commit of BASE..HEAD that ticks tasks, oldest first, run
-#      `taskproof attest tick --commit C` with the signer inputs (default: keyless Sigstore, the
+#      `taskproof attest tick --commit C --skip-attested` with the signer inputs (default: keyless Sigstore, the
 #      workflow's OIDC token fetched by taskproof, which first refuses events whose commits the
 #      repository may not own: docs/format.md#signing-in-github-actions) and the commit's own
 #      test reports: a line `PHASE=FILE` of $TASKPROOF_TEST_REPORTS is a report of HEAD's tick,
-#      a line `REV PHASE=FILE` one of the tick commit REV. A commit whose note already exists is
-#      skipped; one with no reports of its own is attested only with an explicit
-#      $TASKPROOF_VERDICT, else left unattested with a warning (a run at HEAD says nothing about
-#      an earlier commit);
+#      a line `REV PHASE=FILE` one of the tick commit REV. Ticks whose statements the note holds
+#      already are left as they are, tick by tick (another tick of the same commit is still
+#      attested); a commit with no reports of its own is attested only with an explicit
+#      $TASKPROOF_VERDICT, else its unattested ticks are left so with a warning (a run at HEAD
+#      says nothing about an earlier commit);
 #   3. push the notes (`taskproof notes push`, merging with whatever landed meanwhile), also after
 #      a failed attestation, so that the ones made are kept;
 #   4. write the step outputs attested, already-attested, unattested and conclusion.
@@ -35,12 +36,12 @@ signer=${TASKPROOF_SIGNER:-sigstore}
 
 case $signer in sigstore|ssh|openpgp|raw) ;; *) fail 2 "signer $signer: want sigstore, ssh, openpgp or raw" ;; esac
 
-REFUSED_FLAGS="commit test-report verdict signer key fulcio-url rekor-url oidc-token-env
-  identity-token-file unsigned notes-ref repo help"
-REFUSED_FLAGS=$(printf '%s' "$REFUSED_FLAGS" | tr -s ' \n' '  ')
+# Free-form extra flags for attest tick: only those that shape a statement, never what signs it,
+# which commit, or whether statements are replaced (an allow-list, see allow_flags).
 split_words "${TASKPROOF_ARGS:-}"
 extra=(${WORDS[@]+"${WORDS[@]}"})
-refuse_flags args ${extra[@]+"${extra[@]}"}
+allow_flags args "task= unit= evidence= red-output= red-kind= regression-reason= test-files= policy=
+  key-passphrase-env= rsa-scheme= sigstore-timeout=" ${extra[@]+"${extra[@]}"}
 
 deepen_checkout "$remote"
 # The notes already on the remote: a first attestation finds none, which is fine.
@@ -87,10 +88,26 @@ fi
 [ -n "${TASKPROOF_SIGNING_KEY:-}" ] && tick_args+=(--key "$TASKPROOF_SIGNING_KEY")
 [ -n "${TASKPROOF_VERDICT:-}" ] && tick_args+=(--verdict "$TASKPROOF_VERDICT")
 tick_args+=(${extra[@]+"${extra[@]}"})
+# The flags of args that choose which ticks are attested (--task, --unit, --policy's layouts): a
+# commit without reports is checked with these alone.
+scope_args=()
+take=false
+for w in ${extra[@]+"${extra[@]}"}; do
+  if $take; then
+    scope_args+=("$w")
+    take=false
+    continue
+  fi
+  case $w in
+    --task=*|--unit=*|--policy=*) scope_args+=("$w") ;;
+    --task|--unit|--policy) scope_args+=("$w"); take=true ;;
+  esac
+done
 
-# Tick commits of the range, oldest first (ticks lists them in history order).
+# Tick commits of the range, oldest first (ticks lists them in history order): commits with a tick
+# or a task born ticked, which attest tick attests, in a tasks file a unit layout claims.
 ticks_out=$("$bin" ticks --notes-ref "$notes_ref" "$base..$head_commit") || fail $? "taskproof ticks $base..$head failed"
-commits=$(printf '%s\n' "$ticks_out" | awk '$1 == "tick" && $2 ~ /^[0-9a-f]+$/ {print $2}' | awk '!seen[$0]++')
+commits=$(printf '%s\n' "$ticks_out" | awk '($1 == "tick" || $1 == "born_ticked") && $2 ~ /^[0-9a-f]+$/ && !/unrecognized_tasks_file/ {print $2}' | awk '!seen[$0]++')
 
 # A report for a commit that ticks nothing in the range would be silently unused.
 i=0
@@ -103,14 +120,31 @@ while [ "$i" -lt "${#REPORT_COMMITS[@]}" ]; do
   i=$((i + 1))
 done
 
+# attest_commit C ARGS…: runs `attest tick --commit C --skip-attested --format json ARGS…`, which
+# attests the ticks of C whose statements the note does not hold and leaves the others; sets
+# WROTE to the number of ticks attested, HELD to those already attested, and returns its exit code.
+attest_commit() {
+  local c=$1 out err rc
+  shift
+  out=$(mktemp "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/taskproof-attest-XXXXXX")
+  err=$out.err
+  rc=0
+  "$bin" attest tick --commit "$c" --skip-attested --format json "$@" > "$out" 2> "$err" || rc=$?
+  quiet cat "$err"
+  # The written list's items are the lines indented by four spaces, their members by six; no JSON
+  # string holds a line break, so nothing a statement quotes can be read as one of them.
+  WROTE=$(awk '/^    \{$/ { n++ } /^      "already_(held|attested)": true,?$/ { held++ } END { print n - held }' "$out")
+  HELD=$(awk '/^      "already_(held|attested)": true,?$/ { held++ } END { print held + 0 }' "$out")
+  rm -f "$out" "$err"
+  return "$rc"
+}
+
+# A tick commit counts as attested when this run wrote statements for one of its ticks, as already
+# attested when its note held statements for every tick (attest tick decides per tick, never by
+# whether the commit has a note), and as unattested when ticks are left without statements.
 attested=0 already=0 unattested=0 code=0
 for c in $commits; do
   c=$(git rev-parse --verify "$c^{commit}")
-  if git notes --ref "$notes_ref" list "$c" >/dev/null 2>&1; then
-    log "$c already has a note under $notes_ref: skipped"
-    already=$((already + 1))
-    continue
-  fi
   reports=()
   i=0
   while [ "$i" -lt "${#REPORT_COMMITS[@]}" ]; do
@@ -118,20 +152,44 @@ for c in $commits; do
     i=$((i + 1))
   done
   if [ "${#reports[@]}" -eq 0 ] && [ -z "${TASKPROOF_VERDICT:-}" ]; then
-    gh_annotate warning "taskproof attest" "$c ticks tasks but has no test reports of its own and no verdict input: not attested (give its reports as a line '$c PHASE=FILE' of test-report, or attest it where its tests ran)"
-    unattested=$((unattested + 1))
+    # Nothing to attest it with: only check that every tick is attested already (exit 2 naming
+    # those that are not; --unsigned: nothing is written, so nothing needs a key).
+    set +e
+    attest_commit "$c" --notes-ref "$notes_ref" --unsigned ${scope_args[@]+"${scope_args[@]}"}
+    rc=$?
+    set -e
+    case $rc in
+      0)
+        log "$c: every tick is attested already under $notes_ref"
+        already=$((already + 1))
+        ;;
+      2)
+        gh_annotate warning "taskproof attest" "$c ticks tasks whose statements its note does not hold, and has no test reports of its own and no verdict input: not attested (give its reports as a line '$c PHASE=FILE' of test-report, or attest it where its tests ran)"
+        unattested=$((unattested + 1))
+        ;;
+      *)
+        code=$rc
+        gh_annotate error "taskproof attest" "attest tick --commit $c --skip-attested failed (exit $code); see the log"
+        break
+        ;;
+    esac
     continue
   fi
-  log "taskproof attest tick --commit $c ${tick_args[*]} ${reports[*]+${reports[*]}}"
+  log "taskproof attest tick --commit $c --skip-attested ${tick_args[*]} ${reports[*]+${reports[*]}}"
   set +e
-  quiet "$bin" attest tick --commit "$c" "${tick_args[@]}" ${reports[@]+"${reports[@]}"}
+  attest_commit "$c" "${tick_args[@]}" ${reports[@]+"${reports[@]}"}
   code=$?
   set -e
   if [ "$code" -ne 0 ]; then
     gh_annotate error "taskproof attest" "attest tick --commit $c failed (exit $code); see the log"
     break
   fi
-  attested=$((attested + 1))
+  if [ "$WROTE" -gt 0 ]; then
+    attested=$((attested + 1))
+  else
+    log "$c: every tick is attested already under $notes_ref: kept as it is"
+    already=$((already + 1))
+  fi
 done
 
 if [ "$attested" -gt 0 ]; then

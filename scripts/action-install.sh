@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Installs taskproof for the GitHub Action's later steps (action.yml runs it twice):
+# Installs taskproof for the GitHub Action's later steps (action.yml runs it once):
 #
-#   action-install.sh plan     writes the step outputs `key` and `dir`: the cache key and directory
-#                              of a binary built from the Action's own files (the digest of every
-#                              file under $GITHUB_ACTION_PATH, the Go version, OS and architecture);
 #   action-install.sh install  writes the step output `bin`, the path of the taskproof to run:
-#     - $TASKPROOF_BIN when set (a binary built beforehand, e.g. by the workflow);
+#     - $TASKPROOF_BIN when set (a binary the workflow built or installed beforehand);
 #     - else, with $TASKPROOF_VERSION a release tag (vX.Y.Z), that release's binary for this OS
-#       and architecture, checked against the release's SHA-256 file;
-#     - else (the default) the binary built from $GITHUB_ACTION_PATH — the files of the ref that
-#       `uses: taskproof/taskproof@REF` pins — with the Go on the PATH (go.mod's go line: 1.26 or
-#       newer), reusing the one in `dir` when a cache restored it for the same digest.
+#       and architecture, downloaded now and checked against the release's SHA-256 file;
+#     - else (the default) a binary built now from $GITHUB_ACTION_PATH — the files of the ref
+#       that `uses: taskproof/taskproof@REF` pins — with the Go on the PATH (go.mod's go line:
+#       1.26 or newer).
+#   Either way the binary is written into a new directory of this job's own ($RUNNER_TEMP, which
+#   the runner empties between jobs) and never taken from a place an earlier job could have
+#   written (the tool cache outlives jobs on a self-hosted runner; a cache is restored from what
+#   some job saved): the gate runs what this job built or downloaded and checked. Go's build cache
+#   makes the build after the first one a link (docs/ci.md "Install").
 #
 # Building needs the modules of go.sum: from the module proxy, or offline from a module cache that
 # holds them (GOPROXY=off works then). Exit 5 when no binary can be had, 2 for a bad version.
@@ -42,18 +44,11 @@ os_arch() {
   printf '%s_%s' "$os" "$arch"
 }
 
-build_dir() {
-  printf '%s/taskproof/%s-%s' "${RUNNER_TOOL_CACHE:-${RUNNER_TEMP:-${TMPDIR:-/tmp}}}" "$(os_arch)" "${1:0:24}"
-}
-
-plan() {
-  local digest key
-  digest=$(source_digest)
-  key="taskproof-$(os_arch)-$(go_version)-$digest"
-  set_output key "$key"
-  set_output dir "$(build_dir "$digest")"
-  set_output digest "$digest"
-  log "source digest $digest"
+# job_dir prints a new, empty directory of this job's own.
+job_dir() {
+  local d
+  d=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/taskproof-$1-XXXXXX") || fail 5 "cannot make a directory under \$RUNNER_TEMP"
+  printf '%s' "$d"
 }
 
 # release_binary VERSION sets BIN to the release's binary.
@@ -67,8 +62,7 @@ release_binary() {
     *[!A-Za-z0-9.+-]*) fail 2 "version $version: a release tag holds letters, digits, '.', '+' and '-' only" ;;
   esac
   command -v curl >/dev/null 2>&1 || fail 5 "version $version: curl is needed to download the release binary"
-  dir=${RUNNER_TEMP:-${TMPDIR:-/tmp}}/taskproof-release-$version
-  mkdir -p "$dir"
+  dir=$(job_dir release)
   url="https://github.com/taskproof/taskproof/releases/download/$version/taskproof_$(os_arch)"
   if ! quiet curl -fsSL --retry 2 -o "$dir/taskproof" "$url" || ! quiet curl -fsSL --retry 2 -o "$dir/taskproof.sha256" "$url.sha256"; then
     fail 5 "no release binary at $url (leave version empty to build the Action's own files)"
@@ -79,31 +73,23 @@ release_binary() {
   BIN=$dir/taskproof
 }
 
-# built_binary sets BIN to the binary built from the Action's files.
+# built_binary sets BIN to a binary built now from the Action's files.
 built_binary() {
   local digest dir version ref
-  digest=$(source_digest)
-  dir=$(build_dir "$digest")
-  if [ -x "$dir/taskproof" ] && [ "$(cat "$dir/taskproof.digest" 2>/dev/null || true)" = "$digest" ] && "$dir/taskproof" --version >/dev/null 2>&1; then
-    log "using the taskproof built earlier from these files ($dir)"
-    BIN=$dir/taskproof
-    return
-  fi
   command -v go >/dev/null 2>&1 ||
     fail 5 "Go is needed to build taskproof from the Action's files (go 1.26 or newer): add actions/setup-go with go-version: '1.26' before this step, or set version to a release tag"
+  digest=$(source_digest)
+  dir=$(job_dir build)
   ref=${TASKPROOF_ACTION_REF:-}
   case $ref in ''|*[!A-Za-z0-9._/+-]*) ref=devel ;; esac
   version="$ref+src.${digest:0:12}"
-  mkdir -p "$dir"
-  log "building taskproof $version from $action_path with $(go_version)"
+  log "building taskproof $version from $action_path with $(go_version) (source digest $digest)"
   # The Action's own module settings, whatever the workflow's: go.sum decides the modules
   # (read-only), no go.work of the caller's, no cgo (a static binary).
   if ! (cd "$action_path" && CGO_ENABLED=0 GOFLAGS=-mod=readonly GOWORK=off \
-      quiet go build -trimpath -ldflags "-X github.com/taskproof/taskproof/attest.linkVersion=$version" -o "$dir/taskproof.new" ./cmd/taskproof); then
+      quiet go build -trimpath -ldflags "-X github.com/taskproof/taskproof/attest.linkVersion=$version" -o "$dir/taskproof" ./cmd/taskproof); then
     fail 5 "building taskproof from $action_path failed (see the log above): it needs Go 1.26 or newer and its modules, from the module proxy or a module cache"
   fi
-  mv -f "$dir/taskproof.new" "$dir/taskproof"
-  printf '%s\n' "$digest" > "$dir/taskproof.digest"
   BIN=$dir/taskproof
 }
 
@@ -122,7 +108,6 @@ install() {
 }
 
 case ${1:-} in
-  plan) plan ;;
   install) install ;;
-  *) log "usage: action-install.sh plan|install"; exit 2 ;;
+  *) log "usage: action-install.sh install"; exit 2 ;;
 esac

@@ -115,24 +115,55 @@ split_words() {
   read -r -a WORDS <<< "$text" || true
 }
 
-# refuse_flags INPUT WORD… exits 2 when a word of the free-form input INPUT sets a flag named in
-# $REFUSED_FLAGS (space-separated, without dashes), naming the Action input to use instead: what
-# decides trust, and what the Action sets itself, is passed as its own input, quoted.
-refuse_flags() {
-  local input=$1 w name
-  shift
+# allow_flags INPUT ALLOWED WORD… exits 2 unless every word of the free-form input INPUT is a flag
+# that ALLOWED names, or the value of the one before it. ALLOWED is space-separated: NAME for a
+# boolean flag (--NAME, --NAME=true, --NAME=false), NAME= for a flag that takes a value (--NAME V,
+# --NAME=V). Everything else is refused, naming the word: a flag that decides trust or the outcome,
+# or that the Action sets itself, has an input of its own (or none), and a flag that a later
+# taskproof adds is refused until it is judged harmless here. Short flags, `--` and words that are
+# no flag's value are refused too: they would become arguments taskproof reads as revisions.
+allow_flags() {
+  local input=$1 allowed=" $2 " w name value_next=false a
+  ALLOWED_HELP=
+  for a in $2; do ALLOWED_HELP="${ALLOWED_HELP:+$ALLOWED_HELP, }--${a%=}"; done
+  shift 2
   for w in "$@"; do
+    if $value_next; then
+      value_next=false
+      continue
+    fi
     case $w in
-      --*) name=${w#--}; name=${name%%=*} ;;
-      -C*) name=repo ;;
-      -h) name=help ;;
-      -*) fail 2 "$input: short flag $w: give flags by their long names" ;;
-      *) continue ;;
-    esac
-    case " $REFUSED_FLAGS " in
-      *" $name "*) fail 2 "$input: --$name is not accepted there: it has an input of its own (or is set by the Action), passed quoted; see docs/ci.md" ;;
+      --) fail 2 "$input: '--' is not accepted there: the Action gives the revisions itself" ;;
+      --*=*)
+        name=${w#--}
+        name=${name%%=*}
+        case $allowed in
+          *" $name= "*) ;;
+          *" $name "*)
+            case ${w#*=} in true|false) ;; *) fail 2 "$input: --$name takes no value (or true or false), not '${w#*=}'" ;; esac ;;
+          *) refused_flag "$input" "$name" ;;
+        esac
+        ;;
+      --*)
+        name=${w#--}
+        case $allowed in
+          *" $name= "*) value_next=true ;;
+          *" $name "*) ;;
+          *) refused_flag "$input" "$name" ;;
+        esac
+        ;;
+      -?*) fail 2 "$input: short flag $w is not accepted there: give flags by their long names" ;;
+      *) fail 2 "$input: '$w' is not a flag or a flag's value: the Action gives taskproof's arguments itself" ;;
     esac
   done
+  if $value_next; then
+    fail 2 "$input: the last flag needs a value"
+  fi
+}
+
+# refused_flag INPUT NAME exits 2 for a flag allow_flags does not accept.
+refused_flag() {
+  fail 2 "$1: --$2 is not accepted there: what decides trust or the outcome, and what the Action sets itself, has an input of its own or none (accepted in $1: ${ALLOWED_HELP:-no flag}); see docs/ci.md"
 }
 
 # csv_quote prints $1 as one CSV field: taskproof's repeatable --key and --keyring flags split

@@ -3,7 +3,9 @@
 # environment). Every input arrives in its own TASKPROOF_* variable and is passed to taskproof as
 # one quoted argument; nothing is expanded by the shell (no globbing: set -f; the free-form
 # TASKPROOF_ARGS is split at blanks by read, see split_words).
-#   1. deepen a shallow checkout, fetch the notes ref and the skip records from $TASKPROOF_REMOTE;
+#   1. deepen a shallow checkout, fetch the notes ref and the skip records from $TASKPROOF_REMOTE
+#      and from each line of $TASKPROOF_NOTES_FROM (a fork), merging them into the checkout's own
+#      (taskproof notes fetch: never forced);
 #   2. run `taskproof verify --branch` with the trust inputs, writing the JSON report to
 #      $RUNNER_TEMP and the chosen format (default github: annotations and the job summary);
 #   3. write the step outputs conclusion, ticks, failing, summary and report.
@@ -29,24 +31,28 @@ bool_input require-verified "${TASKPROOF_REQUIRE_VERIFIED:-false}"
 bool_input require-signed "${TASKPROOF_REQUIRE_SIGNED:-true}"
 bool_input sigstore-public-good "${TASKPROOF_SIGSTORE_PUBLIC_GOOD:-false}"
 
-# Free-form extra flags: split, never expanded; what decides trust, and what the Action sets
-# itself, has an input of its own.
-REFUSED_FLAGS="allowed-signers allowed-signers-rev keyring key trusted-root sigstore-public-good
-  certificate-identity certificate-identity-regexp certificate-oidc-issuer sigstore-tlog-threshold
-  sigstore-timestamp-threshold policy policy-rev require-verified require-signed notes-ref repo
-  base branch format json-report help"
-REFUSED_FLAGS=$(printf '%s' "$REFUSED_FLAGS" | tr -s ' \n' '  ')
+# Free-form extra flags: split, never expanded, and only those that neither decide trust nor the
+# outcome (an allow-list: a flag taskproof adds later is refused until judged here). --at, which
+# moves the time keys are judged at, is refused: the gate judges keys now.
 split_words "${TASKPROOF_ARGS:-}"
 extra=(${WORDS[@]+"${WORDS[@]}"})
-refuse_flags args ${extra[@]+"${extra[@]}"}
+allow_flags args "notes-from-remotes" ${extra[@]+"${extra[@]}"}
 
 deepen_checkout "$remote"
-# git does not fetch notes by default. A remote without notes is not an error here: verify
-# then exits 4 with its own message, never a pass.
-if ! quiet git fetch --no-tags "$remote" "+$notes_ref:$notes_ref"; then
-  log "no $notes_ref on $remote (attest and run 'taskproof notes push' first)"
+# git does not fetch notes by default. `taskproof notes fetch` brings the remote's notes into the
+# local ref the way a clone does: created, fast-forwarded or merged line by line, never forced, so
+# notes an earlier step fetched (a fork's, docs/ci.md "Pull requests from forks") are kept. A
+# remote without notes is not an error here: verify then exits 4 with its own message, never a
+# pass.
+if ! quiet "$bin" notes fetch --notes-ref "$notes_ref" -- "$remote"; then
+  log "no $notes_ref fetched from $remote (attest and run 'taskproof notes push' first)"
 fi
-quiet git fetch --no-tags "$remote" 'refs/speccoder/skipped/*:refs/speccoder/skipped/*' || true
+lines_of "${TASKPROOF_NOTES_FROM:-}"
+for from in ${LINES[@]+"${LINES[@]}"}; do
+  if ! quiet "$bin" notes fetch --notes-ref "$notes_ref" -- "$from"; then
+    gh_annotate warning "taskproof verify" "no $notes_ref fetched from $from (notes-from): the gate runs without them"
+  fi
+done
 
 if [ -z "$base" ]; then
   if [ -n "${GITHUB_BASE_REF:-}" ]; then

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -154,11 +157,20 @@ func TestActionInstallsVerifiesAttestsOffline(t *testing.T) {
 	if !offline {
 		t.Log("unshare --net is not available: the steps run with the module proxy off but in the machine's network")
 	}
+	// A self-hosted runner that keeps its tool cache, and even its temporary
+	// directory, from one job to the next: what a job leaves there, the next
+	// finds.
+	runner := map[string]string{"RUNNER_TOOL_CACHE": filepath.Join(t.TempDir(), "tool cache"), "RUNNER_TEMP": filepath.Join(t.TempDir(), "runner temp")}
+	for _, d := range runner {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// attest mode on the push.
 	ws := checkoutLikeActions(t, w.remote, "refs/heads/feature", c3)
 	job := &actionJob{t: t, actionDir: action, workspace: ws, eventName: "push", event: pushEvent("refs/heads/feature", mainSHA, c3),
-		cacheDir: cache, offline: offline}
+		env: runner, cacheDir: cache, offline: offline}
 	res := job.run(map[string]string{"mode": "attest", "signer": "ssh", "signing-key": w.key, "verdict": "regression_only",
 		"args": "--regression-reason planning_work"})
 	if res.exit != 0 {
@@ -187,21 +199,42 @@ func TestActionInstallsVerifiesAttestsOffline(t *testing.T) {
 		t.Fatalf("no notes pushed to the remote:\n%s", res.log)
 	}
 
-	// verify mode on the pull request's merge ref, in a second job: the
-	// build comes from the cache.
+	// An earlier job on the runner (any code a pull request runs there)
+	// replaces every taskproof it finds under the runner's directories with
+	// one that passes every gate.
+	planted := filepath.Join(t.TempDir(), "planted binary ran")
+	fake := "#!/bin/sh\necho planted > '" + planted + "'\necho 'taskproof 9.9.9'\nexit 0\n"
+	for _, d := range runner {
+		filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && e.Name() == "taskproof" {
+				if werr := os.WriteFile(p, []byte(fake), 0o755); werr != nil {
+					t.Fatal(werr)
+				}
+			}
+			return nil
+		})
+	}
+
+	// verify mode on the pull request's merge ref, in a second job: it
+	// builds taskproof again (Go's build cache makes that a link) and never
+	// runs what the earlier job left.
 	testenv.Git(t, a, "switch", "-q", "-c", "merge", "main")
 	testenv.Git(t, a, "merge", "-q", "--no-ff", "-m", "Merge feature", "feature")
 	merge := rev(t, a, "HEAD")
 	testenv.Git(t, a, "push", "-q", "origin", "HEAD:refs/pull/17/merge")
 	ws = checkoutLikeActions(t, w.remote, "refs/pull/17/merge", merge)
+	env := map[string]string{"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature"}
+	for k, v := range runner {
+		env[k] = v
+	}
 	job = &actionJob{t: t, actionDir: action, workspace: ws, eventName: "pull_request", event: pullRequestEvent(c3, mainSHA),
-		env: map[string]string{"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "feature"}, cacheDir: cache, offline: offline}
+		env: env, cacheDir: cache, offline: offline}
 	res = job.run(map[string]string{"allowed-signers-rev": "origin/main:.github/allowed_signers"})
 	if res.exit != 0 {
 		t.Fatalf("verify job: step %s exit %d\n%s", res.failedStep, res.exit, res.log)
 	}
-	if strings.Contains(res.log, "building taskproof") || !strings.Contains(res.log, "using the taskproof built earlier") {
-		t.Errorf("the second job did not reuse the cached build:\n%s", res.log)
+	if _, err := os.Stat(planted); err == nil || !strings.Contains(res.log, "building taskproof") || res.outputs["taskproof"] == bin {
+		t.Errorf("the second job ran a taskproof an earlier job left (%s), not one it built:\n%s", res.outputs["taskproof"], res.log)
 	}
 	if !strings.Contains(res.log, "the checkout is shallow") {
 		t.Errorf("the shallow checkout was not deepened:\n%s", res.log)
@@ -331,7 +364,11 @@ func TestActionKeylessTrustInputs(t *testing.T) {
 
 // recorder writes a stand-in taskproof that records the arguments of the
 // commands named in record (one argument a line, a command ending with a
-// line "--end--") and runs the real binary for every other command.
+// line "--end--") and runs the real binary for every other command. A
+// recorded `attest tick` prints what the real one prints for one tick
+// attested (--format json); one with --unsigned, which the Action runs only
+// to check what a commit's note holds, writing nothing, runs the real binary
+// after it is recorded.
 func recorder(t *testing.T, real string, record ...string) (bin, log string) {
 	t.Helper()
 	dir := t.TempDir()
@@ -341,7 +378,10 @@ func recorder(t *testing.T, real string, record ...string) (bin, log string) {
 		cases = append(cases, "'"+r+"'")
 	}
 	script := "#!/bin/sh\ncase \"$1 $2\" in\n" + strings.Join(cases, "|") + ")\n" +
-		"  for a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + log + "'; done; printf -- '--end--\\n' >> '" + log + "'; exit 0 ;;\nesac\n" +
+		"  for a in \"$@\"; do printf '%s\\n' \"$a\" >> '" + log + "'; done; printf -- '--end--\\n' >> '" + log + "'\n" +
+		"  case \" $* \" in *' --unsigned '*) exec '" + real + "' \"$@\" ;; esac\n" +
+		"  if [ \"$1 $2\" = 'attest tick' ]; then printf '{\\n  \"written\": [\\n    {\\n      \"signed\": true\\n    }\\n  ]\\n}\\n'; fi\n" +
+		"  exit 0 ;;\nesac\n" +
 		"exec '" + real + "' \"$@\"\n"
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -390,7 +430,7 @@ func TestActionArgumentsAreLiteral(t *testing.T) {
 		"base": "origin/main", "trusted-root": "roots/*.json", "certificate-identity-regexp": identity,
 		"certificate-oidc-issuer": "https://token.actions.githubusercontent.com", "keyring": "keys/a,b.gpg\n  *.gpg  ",
 		"key": "$(touch pwned).pem", "policy": "~/policy.toml",
-		"args": "--at=*  --notes-from-remotes=$(touch${IFS}pwned)\n\t--at={a,b} --at=~ --at=`touch${IFS}pwned` --at=\"quoted\"",
+		"args": "  --notes-from-remotes\n\t",
 	})
 	if res.exit != 0 {
 		t.Fatalf("exit %d\n%s", res.exit, res.log)
@@ -402,8 +442,7 @@ func TestActionArgumentsAreLiteral(t *testing.T) {
 	want := []string{"verify", "--notes-ref", "refs/notes/speccoder", "--branch", "--base", "origin/main", "--format", "github", "--json-report", "REPORT",
 		"--keyring", `"keys/a,b.gpg"`, "--keyring", `"*.gpg"`, "--key", `"$(touch pwned).pem"`,
 		"--trusted-root", "roots/*.json", "--certificate-identity-regexp", identity, "--certificate-oidc-issuer", "https://token.actions.githubusercontent.com",
-		"--policy", "~/policy.toml",
-		"--at=*", "--notes-from-remotes=$(touch${IFS}pwned)", "--at={a,b}", "--at=~", "--at=`touch${IFS}pwned`", `--at="quoted"`, "--", "HEAD"}
+		"--policy", "~/policy.toml", "--notes-from-remotes", "--", "HEAD"}
 	args := got[0]
 	for i := range args {
 		if i > 0 && args[i-1] == "--json-report" {
@@ -418,8 +457,17 @@ func TestActionArgumentsAreLiteral(t *testing.T) {
 	}
 	checkCommands(t, res)
 
-	// Flags that have inputs, or that the Action sets, are refused in args.
-	for _, bad := range []string{"--allowed-signers=x", "--certificate-identity-regexp .*", "-C /tmp", "--repo=/tmp", "--format=json", "--base main", "-k"} {
+	// args takes only the flags that decide neither trust nor the outcome:
+	// every other flag of verify, one that moves the time keys are judged at
+	// among them, is refused, and so are words that are no flag's value.
+	refused := []string{"--at 2019-06-01T00:00:00Z", "--at=2019-06-01T00:00:00Z", "-C /tmp", "-k", "--", "-- HEAD~1", "HEAD~1",
+		"--notes-from-remotes=yes", "--notes-from-remotes HEAD"}
+	for _, f := range commandFlags(t, "verify") {
+		if f != "notes-from-remotes" {
+			refused = append(refused, "--"+f+"=x")
+		}
+	}
+	for _, bad := range refused {
 		res := job.run(map[string]string{"args": bad})
 		if res.exit != 2 || len(calls(t, log)) != 1 {
 			t.Errorf("args %q: exit %d, want 2 and no verify call\n%s", bad, res.exit, res.log)
@@ -432,6 +480,24 @@ func TestActionArgumentsAreLiteral(t *testing.T) {
 			t.Errorf("args %q: no error annotation\n%s", bad, res.log)
 		}
 	}
+}
+
+// commandFlags are the long names of every flag of the subcommand path,
+// its own and those it inherits.
+func commandFlags(t *testing.T, path ...string) []string {
+	t.Helper()
+	c, _, err := newRootCmd().Find(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	add := func(f *pflag.Flag) { names = append(names, f.Name) }
+	c.Flags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	if len(names) < 5 {
+		t.Fatalf("%v has %d flags", path, len(names))
+	}
+	return names
 }
 
 // TestActionAttestEvents: attest mode in the simulated events of
@@ -531,9 +597,11 @@ func TestActionAttestOwnReports(t *testing.T) {
 	if o := res.outputs; o["attested"] != "2" || o["unattested"] != "1" || o["conclusion"] != "incomplete" {
 		t.Errorf("outputs %v\n%s", o, res.log)
 	}
-	fulcio := []string{"--notes-ref", "refs/notes/speccoder", "--signer", "sigstore", "--fulcio-url", "https://fulcio.sigstore.dev", "--rekor-url", "https://rekor.sigstore.dev"}
+	fulcio := []string{"--skip-attested", "--format", "json", "--notes-ref", "refs/notes/speccoder", "--signer", "sigstore", "--fulcio-url", "https://fulcio.sigstore.dev", "--rekor-url", "https://rekor.sigstore.dev"}
 	want := [][]string{
 		append(append([]string{"attest", "tick", "--commit", c1}, fulcio...), "--test-report", "red=reports/c1-red.xml", "--test-report", "green=reports/c1-green.json"),
+		// c2 has no reports: only checked (it ticks a task its note does not hold).
+		{"attest", "tick", "--commit", c2, "--skip-attested", "--format", "json", "--notes-ref", "refs/notes/speccoder", "--unsigned"},
 		append(append([]string{"attest", "tick", "--commit", c3}, fulcio...), "--test-report", "green=reports/head green.json"),
 		{"notes", "push", "--notes-ref", "refs/notes/speccoder", "origin"},
 	}
@@ -631,5 +699,155 @@ func TestActionAttestAndVerifyWithKeys(t *testing.T) {
 	}
 	if res := job.run(map[string]string{"allowed-signers": w.signers, "format": "xml"}); res.exit != 2 {
 		t.Errorf("format xml: exit %d", res.exit)
+	}
+}
+
+// TestActionVerifyMergesNotes: verify mode brings the remote's notes into
+// the checkout's own and never replaces them, so the notes of a pull
+// request's fork — fetched by a step before the Action, as docs/ci.md's fork
+// recipe does, or named in the notes-from input — stay; without them the
+// fork's tick has no evidence and the gate fails.
+func TestActionVerifyMergesNotes(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	mainSHA := rev(t, a, "HEAD")
+	fork := filepath.Join(w.dir, "fork.git")
+	testenv.Git(t, w.dir, "clone", "-q", "--bare", w.remote, fork)
+	testenv.Git(t, a, "remote", "add", "fork", fork)
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	w.attest(a, w.tick(a, "T001"))
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	w.run(a, 0, "notes", "push", "origin")
+	// The contributor's next tick is attested in the fork only.
+	head := w.tick(a, "T002")
+	w.attest(a, head)
+	testenv.Git(t, a, "push", "-q", "fork", "feature")
+	w.run(a, 0, "notes", "push", "fork")
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:refs/pull/2/head")
+	action := actionFiles(t)
+	for _, tc := range []struct {
+		name    string
+		before  bool // the workflow fetches the fork's notes before the Action
+		inputs  map[string]string
+		exit    int
+		failing string
+	}{
+		{"fork notes fetched before the Action", true, nil, 0, "0"},
+		{"fork notes named in notes-from", false, map[string]string{"notes-from": "file://" + fork}, 0, "0"},
+		{"no fork notes", false, nil, 1, "1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ws := checkoutLikeActions(t, w.remote, "refs/pull/2/head", head)
+			if tc.before {
+				testenv.Git(t, ws, "fetch", "-q", "--unshallow", "origin")
+				w.run(ws, 0, "notes", "fetch", "file://"+fork)
+			}
+			job := &actionJob{t: t, actionDir: action, workspace: ws, eventName: "pull_request", event: pullRequestEvent(head, mainSHA),
+				env: map[string]string{"GITHUB_BASE_REF": "main", "TASKPROOF_BIN": w.bin}, cacheDir: t.TempDir()}
+			inputs := map[string]string{"allowed-signers": w.signers}
+			for k, v := range tc.inputs {
+				inputs[k] = v
+			}
+			res := job.run(inputs)
+			if res.exit != tc.exit || res.outputs["ticks"] != "2" || res.outputs["failing"] != tc.failing {
+				t.Fatalf("exit %d (want %d), outputs %v\n%s", res.exit, tc.exit, res.outputs, res.log)
+			}
+			checkCommands(t, res)
+		})
+	}
+}
+
+// TestActionAttestPerTick: attest mode decides tick by tick whether a
+// commit's note holds statements: a commit that ticks two tasks, one of them
+// attested by hand, gets the other attested; another tool's line in a note
+// attests nothing; a commit whose every tick is attested is left as it is;
+// and, with no reports and no verdict, a commit with a tick left unattested
+// is named. The gate then passes every tick.
+func TestActionAttestPerTick(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	before := rev(t, a, "HEAD")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	p := filepath.Join(a, "specs/001-greeting/tasks.md")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two := strings.Replace(strings.Replace(string(b), "- [ ] T001 ", "- [x] T001 ", 1), "- [ ] T002 ", "- [x] T002 ", 1)
+	if err := os.WriteFile(p, []byte(two), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Git(t, a, "commit", "-q", "-am", "T001 and T002 done")
+	both := rev(t, a, "HEAD")
+	w.run(a, 0, "attest", "tick", "--commit", both, "--task", "T001", "--verdict", "regression_only",
+		"--regression-reason", "planning_work", "--key", w.key)
+	foreign := w.tick(a, "T003")
+	// Another tool's statement (a build provenance) in T003's note.
+	provenance := base64.StdEncoding.EncodeToString([]byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"greet","digest":{"sha256":"` +
+		strings.Repeat("ab", 32) + `"}}],"predicateType":"https://slsa.dev/provenance/v1","predicate":{}}`))
+	testenv.Git(t, a, "notes", "--ref", "refs/notes/speccoder", "add", "-m", `{"payload":"`+provenance+`","payloadType":"application/vnd.in-toto+json","signatures":[]}`, foreign)
+	done := w.tick(a, "T004")
+	w.attest(a, done)
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	w.run(a, 0, "notes", "push", "origin")
+	action := actionFiles(t)
+	attest := func(inputs map[string]string) *actionRun {
+		job := &actionJob{t: t, actionDir: action, workspace: checkoutLikeActions(t, w.remote, "refs/heads/feature", done), eventName: "push",
+			event: pushEvent("refs/heads/feature", before, done), cacheDir: t.TempDir(), env: map[string]string{"TASKPROOF_BIN": w.bin}}
+		in := map[string]string{"mode": "attest", "signer": "ssh", "signing-key": w.key}
+		for k, v := range inputs {
+			in[k] = v
+		}
+		return job.run(in)
+	}
+
+	// Without reports or a verdict nothing is attested: the commits with an
+	// unattested tick are named.
+	res := attest(nil)
+	if o := res.outputs; res.exit != 0 || o["attested"] != "0" || o["already-attested"] != "1" || o["unattested"] != "2" || o["conclusion"] != "incomplete" {
+		t.Fatalf("exit %d, outputs %v\n%s", res.exit, o, res.log)
+	}
+	named := map[string]bool{}
+	for _, c := range res.commands {
+		if c.Name == "warning" && strings.Contains(c.Data, "not attested") {
+			for _, id := range []string{both, foreign, done} {
+				named[id] = named[id] || strings.Contains(c.Data, id)
+			}
+		}
+	}
+	if !named[both] || !named[foreign] || named[done] {
+		t.Errorf("warnings name %v, want %s and %s\n%s", named, both[:12], foreign[:12], res.log)
+	}
+	checkCommands(t, res)
+
+	res = attest(map[string]string{"verdict": "regression_only", "args": "--regression-reason planning_work"})
+	if o := res.outputs; res.exit != 0 || o["attested"] != "2" || o["already-attested"] != "1" || o["unattested"] != "0" || o["conclusion"] != "success" {
+		t.Fatalf("exit %d, outputs %v\n%s", res.exit, o, res.log)
+	}
+	checkCommands(t, res)
+	// The hand-made statement of T001 is kept as it was, beside the
+	// Action's of T002.
+	c := w.clone("check")
+	w.run(c, 0, "notes", "fetch", "origin")
+	testenv.Git(t, c, "switch", "-q", "feature")
+	out, _ := w.run(c, 0, "verify", "--branch", "--base", "origin/main", "--allowed-signers", w.signers)
+	if !strings.Contains(out, "summary: 4 evidenced") {
+		t.Errorf("gate after the Action:\n%s", out)
+	}
+	if res := attest(map[string]string{"verdict": "regression_only", "args": "--regression-reason planning_work"}); res.outputs["attested"] != "0" || res.outputs["already-attested"] != "3" {
+		t.Errorf("a second run: outputs %v\n%s", res.outputs, res.log)
+	}
+
+	// args takes the flags that shape a statement, none that chooses what
+	// signs, which commit, or whether statements are replaced.
+	shaping := map[string]bool{"task": true, "unit": true, "evidence": true, "red-output": true, "red-kind": true, "regression-reason": true,
+		"test-files": true, "policy": true, "key-passphrase-env": true, "rsa-scheme": true, "sigstore-timeout": true}
+	for _, f := range commandFlags(t, "attest", "tick") {
+		if shaping[f] {
+			continue
+		}
+		if res := attest(map[string]string{"verdict": "regression_only", "args": "--" + f + "=x"}); res.exit != 2 || res.outputs["attested"] != "" {
+			t.Errorf("args --%s=x: exit %d, outputs %v; want exit 2 before anything runs", f, res.exit, res.outputs)
+		}
 	}
 }
