@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -205,4 +206,47 @@ func unattestedTicks(repo *gitref.Repo, notes *gitref.NotesStore, commit gitref.
 		held = append(held, *pd.w)
 	}
 	return todo, held, nil
+}
+
+// adoptHeldTime gives p the time of issue of the task-verification statement
+// that note holds about subject when that statement is p's but for its time
+// (docs/format.md#the-same-statement): the same command run again a second
+// later, or by a second signer, then builds the held statements byte for byte
+// (the VSA restates the time too) and finds them held, instead of other
+// statements that only --force could replace. A statement that differs in
+// anything else (or that another tool encoded differently) is other
+// statements, refused as before.
+// It reports whether note holds that statement.
+func adoptHeldTime(note []byte, subject Subject, p *predicate.Predicate) (bool, error) {
+	for _, l := range noteline.Split(note) {
+		st, payload, ok := LineStatement(l)
+		if !ok || st.PredicateType != predicate.PredicateType || st.Subjects[0].Name != subject.Name ||
+			st.Subjects[0].Digest["gitCommit"] != subject.GitCommit {
+			continue
+		}
+		held, _ := st.Predicate.(map[string]any)["time"].(string)
+		if held == "" {
+			continue
+		}
+		q := *p
+		q.Time = held
+		b, err := EncodeStatement(subject, predicate.PredicateType, &q)
+		if err != nil {
+			return false, err
+		}
+		if bytes.Equal(b, payload) {
+			p.Time = held
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// heldNote is commit's note, nil when it has none.
+func heldNote(notes *gitref.NotesStore, commit gitref.Hash) ([]byte, error) {
+	old, err := notes.Note(commit)
+	if errors.Is(err, gitref.ErrNoNote) || errors.Is(err, gitref.ErrNotesRefAbsent) {
+		return nil, nil
+	}
+	return old, err
 }

@@ -196,6 +196,16 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
+	if !req.Force && prev != "" {
+		// The same decision run again (after an interruption, or by a
+		// second signer) finds its statement in the record the ref points
+		// at: held, or co-signed, never a second record.
+		w, err := sameSkipRecord(ctx, repo, notes, prev, decision, unit, req, predicate.Input{Unit: unit, Task: task, Section: section,
+			Tree: string(decision.Tree), Policy: policy, Verdict: predicate.Skipped, Decider: decider, Time: when})
+		if w != nil || err != nil {
+			return w, err
+		}
+	}
 	if !req.Force {
 		if err := refuseMovingSkip(notes, ref, prev); err != nil {
 			return nil, err
@@ -324,4 +334,31 @@ func unitTasksFiles(fsys fs.FS, unitDir string, visit func(path string, f *specf
 		}
 	}
 	return nil
+}
+
+// sameSkipRecord writes a skip decision into the skip record prev, the one its
+// ref points at, when that record is of the decision commit and its note holds
+// the decision's statement but for its time of issue
+// (docs/format.md#the-same-statement): the statement is then held, or
+// co-signed, as attest tick's are. It returns nil, nil when prev records
+// another decision.
+func sameSkipRecord(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, prev gitref.Hash, decision *gitref.Commit, unit specfmt.Unit, req DecideRequest, in predicate.Input) (*Written, error) {
+	rec, err := repo.Commit(prev)
+	if err != nil || rec.FirstParent() != decision.ID || rec.Tree != decision.Tree {
+		// A ref at something else is another decision: the caller refuses it.
+		return nil, nil
+	}
+	held, err := heldNote(notes, prev)
+	if err != nil || held == nil {
+		return nil, err
+	}
+	p, err := predicate.Build(in)
+	if err != nil {
+		return nil, err
+	}
+	same, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, req.Task), GitCommit: string(prev)}, p)
+	if err != nil || !same {
+		return nil, err
+	}
+	return write(ctx, notes, prev, unit, req.Task, "", p, req.Signers, req.DryRun, false)
 }

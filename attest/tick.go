@@ -237,6 +237,12 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 	if err != nil {
 		return nil, err
 	}
+	var held []byte // the note, whose statements a run again writes as they are
+	if !req.Force {
+		if held, err = heldNote(notes, commit.ID); err != nil {
+			return nil, err
+		}
+	}
 	var batch []pending
 	for _, t := range ticks {
 		task, repeated, err := tickTask(repo, t)
@@ -252,6 +258,9 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 			Tree: string(commit.Tree), Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
+			return nil, err
+		}
+		if _, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, t.TaskID), GitCommit: string(commit.ID)}, p); err != nil {
 			return nil, err
 		}
 		pd, err := prepare(ctx, commit.ID, unit, t.TaskID, p, req.Signers, urls)
@@ -533,6 +542,15 @@ type pending struct {
 // line is pending.line. Unless force, it refuses to replace statements the note
 // holds (see commitNote).
 func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, unit specfmt.Unit, taskID, line string, p *predicate.Predicate, signers []signer.Signer, dryRun, force bool) (*Written, error) {
+	if !force {
+		held, err := heldNote(notes, commit)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}, p); err != nil {
+			return nil, err
+		}
+	}
 	pd, err := prepare(ctx, commit, unit, taskID, p, signers, nil)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/taskproof/taskproof/noteline"
 )
 
 // Remote notes synchronisation (docs/format.md#sharing-notes-between-clones).
@@ -997,13 +998,16 @@ func (s *NotesStore) removedLines(local, remote Hash, displaced map[Hash][]byte,
 			}
 		}
 		have := map[string]bool{}
-		for _, l := range bytes.Split(rb, []byte("\n")) {
+		rlines := bytes.Split(rb, []byte("\n"))
+		for _, l := range rlines {
 			have[string(bytes.TrimSuffix(l, []byte("\r")))] = true
 		}
 		var gone []byte
 		for _, l := range bytes.Split(lb, []byte("\n")) {
 			l = bytes.TrimSuffix(l, []byte("\r"))
-			if len(bytes.TrimSpace(l)) == 0 || have[string(l)] {
+			// A line the remote holds with more signatures (co-signed in
+			// another clone) was signed again, not removed.
+			if len(bytes.TrimSpace(l)) == 0 || have[string(l)] || noteline.Carried(l, rlines) {
 				continue
 			}
 			gone = append(append(gone, l...), '\n')

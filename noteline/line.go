@@ -103,3 +103,51 @@ func Decode(line []byte) Line {
 func mayBeBundle(line []byte) bool {
 	return bytes.Contains(line, []byte("mediaType")) || bytes.Contains(line, []byte(`\u`))
 }
+
+// Carried reports whether one of lines holds what line holds: line itself, or,
+// for a DSSE envelope, an envelope of the same payload and payloadType that
+// carries every signature of line (the same keyid and signature bytes) — the
+// envelope a co-signer added a signature to (docs/format.md#co-signing). A
+// line so carried was not removed from a note, only signed again.
+func Carried(line []byte, lines [][]byte) bool {
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	var env *dsse.Envelope
+	for _, o := range lines {
+		o = bytes.TrimSuffix(o, []byte("\r"))
+		if bytes.Equal(o, line) {
+			return true
+		}
+		if env == nil {
+			l := Decode(line)
+			if l.Kind != KindEnvelope {
+				return false
+			}
+			env = l.Envelope
+		}
+		if !bytes.Contains(o, []byte(`"signatures"`)) {
+			continue
+		}
+		ol := Decode(o)
+		if ol.Kind == KindEnvelope && ol.Envelope.PayloadType == env.PayloadType && bytes.Equal(ol.Envelope.Payload, env.Payload) && carriesAll(ol.Envelope, env.Signatures) {
+			return true
+		}
+	}
+	return false
+}
+
+// carriesAll reports whether env holds every one of sigs.
+func carriesAll(env *dsse.Envelope, sigs []dsse.Signature) bool {
+	for _, s := range sigs {
+		found := false
+		for _, o := range env.Signatures {
+			if o.KeyID == s.KeyID && bytes.Equal(o.Sig, s.Sig) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}

@@ -147,3 +147,42 @@ func FuzzDecodeLine(f *testing.F) {
 		}
 	})
 }
+
+// TestCarried: a line is carried by itself, or by an envelope of its payload
+// holding all of its signatures; not by one lacking a signature, of another
+// payload or payloadType, or by a line that is not an envelope.
+func TestCarried(t *testing.T) {
+	env := func(payload string, sigs ...string) []byte {
+		e := &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: []byte(payload), Signatures: []dsse.Signature{}}
+		for _, s := range sigs {
+			e.Signatures = append(e.Signatures, dsse.Signature{KeyID: "k" + s, Sig: []byte(s)})
+		}
+		b, err := e.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	alice, both := env("{}", "a"), env("{}", "b", "a")
+	foreign := []byte(`{"payload":"e30=","payloadType":"text/plain","signatures":[{"keyid":"ka","sig":"YQ=="}]}`)
+	for _, c := range []struct {
+		name  string
+		line  []byte
+		lines [][]byte
+		want  bool
+	}{
+		{"itself", alice, [][]byte{alice}, true},
+		{"co-signed", alice, [][]byte{[]byte("x"), both}, true},
+		{"unsigned, then signed", env("{}"), [][]byte{alice}, true},
+		{"a signature lost", both, [][]byte{alice}, false},
+		{"another signature", alice, [][]byte{env("{}", "b")}, false},
+		{"another payload", alice, [][]byte{env(`{"a":1}`, "a", "b")}, false},
+		{"another payloadType", alice, [][]byte{foreign}, false},
+		{"not an envelope", []byte("hello"), [][]byte{both}, false},
+		{"none", alice, nil, false},
+	} {
+		if got := noteline.Carried(c.line, c.lines); got != c.want {
+			t.Errorf("%s: Carried = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
