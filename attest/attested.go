@@ -225,7 +225,10 @@ func adoptHeldTime(note []byte, subject Subject, p *predicate.Predicate) (bool, 
 			continue
 		}
 		held, _ := st.Predicate.(map[string]any)["time"].(string)
-		if held == "" {
+		if held == "" || held > p.Time {
+			// Both are RFC 3339 UTC to the second, so they compare as
+			// strings; a time after this run's was not issued before it, and
+			// signing it would date the statement ahead.
 			continue
 		}
 		q := *p
