@@ -38,11 +38,12 @@ func tickSigstoreForce(t *testing.T, r *tickRepo, env *sigstoretest.Env, force b
 	t.Helper()
 	repo, notes := r.open(t)
 	s := env.Signer(t, &sigstoretest.Fulcio{Identity: sgIdentity, Issuer: sgIssuer})
-	// Each tick a second later: another statement than the one before (the
-	// same statement again would be held already, not replaced).
+	// Each tick an hour earlier: another statement than the one before (the
+	// same statement again, or one a run after it issues, would be held
+	// already, not replaced: docs/format.md#the-same-statement).
 	sigstoreTicks++
 	return attest.Tick(context.Background(), repo, notes, attest.TickRequest{Commit: r.c1, Verdict: predicate.RegressionOnly,
-		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}, Force: force, Time: time.Now().Add(time.Duration(sigstoreTicks) * time.Second)})
+		Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{s}, Force: force, Time: time.Now().Add(-time.Duration(sigstoreTicks) * time.Hour)})
 }
 
 // Sign, store as a note, read back: every line is a one-line bundle owned for
