@@ -58,6 +58,10 @@ func TestWritersRefuseReplacing(t *testing.T) {
 	skip := []string{"attest", "decide", "--commit", r.c1, "--task", "T004", "--verdict", "skipped",
 		"--by", "ada", "--reason", "not needed", "--signer", "ssh", "--key", key}
 	mustRun("first skip", skip...)
+	// The same decision again is held (docs/format.md#the-same-statement);
+	// another reason is another decision.
+	mustRun("the same skip again", skip...)
+	skip[len(skip)-5] = "no longer needed"
 	refused("second skip", "001-cli/T004", func() string { return strings.TrimSpace(testenv.Git(t, r.dir, "rev-parse", skipRef)) }, skip...)
 
 	// A cherry-pick of c1 onto another commit, attested there too: carrying c1's statements
