@@ -226,6 +226,14 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 
 // object reads an object with a storage borrowed from the pool (objectWith).
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	return r.objectUnder(t, h, 0)
+}
+
+// objectUnder is object refusing, with limit > 0, an object over limit bytes
+// (TooLargeError) from the size its pack entry or loose header gives, before
+// its content is inflated; an object the cache holds is returned whatever its
+// size (the caller checks it).
+func (r *Repo) objectUnder(t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
 	// go-git looks objects up in the pack index before its cache; objects are
 	// content-addressed, so a cached one is the one the index would find.
 	if r.done.Load() {
@@ -239,11 +247,12 @@ func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedO
 		return nil, err
 	}
 	defer r.release(hd)
-	return r.objectWith(hd, t, h)
+	return r.objectWith(hd, t, h, limit)
 }
 
 // objectWith reads an object with handle hd: from the cache, the Repo's packs
-// (packObject), else through hd's go-git storage (loose objects, alternates).
+// (packObject), else through hd's go-git storage (loose objects, alternates);
+// limit as objectUnder's.
 //
 // Pack indexes are loaded once and kept, so when another process adds a pack
 // (git gc, fetch, repack) or removes one after we indexed it, the object is
@@ -251,11 +260,14 @@ func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedO
 // Such a miss lists the packs again and tries again, twice at most, unless
 // objects/pack has not changed since they were listed (then the object really
 // is absent, and large indexes are not re-read for nothing). Any other error
-// also drops go-git's indexes, so that a storage never keeps a partial index
-// after a failed load.
-func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	o, err := r.readObject(hd, t, h)
+// but an object over the limit also drops go-git's indexes, so that a storage
+// never keeps a partial index after a failed load.
+func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
+	o, err := r.readObject(hd, t, h, limit)
 	for try := 0; err != nil && try < 2; try++ {
+		if errors.Is(err, ErrTooLarge) {
+			break
+		}
 		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, dotgit.ErrPackfileNotFound) {
 			r.reindex(hd)
 			break
@@ -263,18 +275,20 @@ func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (p
 		if !r.reindex(hd) {
 			break
 		}
-		o, err = r.readObject(hd, t, h)
+		o, err = r.readObject(hd, t, h, limit)
 	}
 	return o, err
 }
 
-func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+// readObject is one try of objectWith. The object returned carries h as its
+// id (withID).
+func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
 	o, ok := r.cache.Get(h)
 	if !ok {
 		var err error
-		o, err = r.packObject(hd, h)
+		o, err = r.packObject(hd, h, limit)
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return hd.st.EncodedObject(t, h)
+			return r.storageObject(hd, t, h, limit)
 		}
 		if err != nil {
 			return nil, err
@@ -283,7 +297,22 @@ func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash) (p
 	if t != plumbing.AnyObject && o.Type() != t {
 		return nil, plumbing.ErrObjectNotFound
 	}
-	return o, nil
+	return withID(o, h), nil
+}
+
+// storageObject reads an object no pack of the Repo holds through hd's
+// go-git storage (loose objects, alternates); limit as objectUnder's.
+func (r *Repo) storageObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
+	if limit > 0 {
+		if size, err := hd.st.EncodedObjectSize(h); err == nil && size > limit {
+			return nil, &TooLargeError{Object: fromPlumbing(h), Size: size, Limit: limit}
+		}
+	}
+	o, err := hd.st.EncodedObject(t, h)
+	if err != nil {
+		return nil, err
+	}
+	return withID(o, h), nil
 }
 
 // objectSizeWith is objectWith's object's size, read from its pack entry or
@@ -393,8 +422,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 // blob reads blob id whole, refusing blobs larger than limit bytes (limit ≤ 0:
 // no limit). With a limit, the size is checked before the content is inflated:
 // a loose object's from its header (looseBlob; go-git would inflate it whole
-// first), a packed one's from its pack entry (go-git reads a large packed
-// object lazily). Packs are looked in first, as git does: a packed note is
+// first), a packed one's from its pack entry (packObject). Packs are looked in first, as git does: a packed note is
 // not looked for among the loose objects (a failed open per note).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	if limit > 0 {
@@ -408,10 +436,13 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 			}
 		}
 	}
-	o, err := r.object(plumbing.BlobObject, id)
+	o, err := r.objectUnder(plumbing.BlobObject, id, limit)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, r.missing("blob", id)
+		}
+		if errors.Is(err, ErrTooLarge) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}

@@ -16,10 +16,8 @@ import (
 
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
 	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
@@ -443,198 +441,6 @@ func (s *packSet) invalidate() {
 	s.mu.Unlock()
 }
 
-// packObject reads object h from the Repo's packs with hd's pack readers:
-// ErrObjectNotFound when no pack holds it.
-func (r *Repo) packObject(hd *handle, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	packs, err := r.packs.list(r.packStamp)
-	if err != nil {
-		return nil, err
-	}
-	for _, p := range packs {
-		if _, ok := p.idx.find(h); !ok {
-			continue
-		}
-		pf, err := hd.packfile(r, p)
-		if err != nil {
-			return nil, err
-		}
-		return hd.cache.get(pf, h)
-	}
-	return nil, plumbing.ErrObjectNotFound
-}
-
-// inPack reports whether one of the Repo's packs, as last listed, holds h;
-// false also when the packs cannot be listed (the read that follows reports
-// why).
-func (r *Repo) inPack(h plumbing.Hash) bool {
-	packs, err := r.packs.list(r.packStamp)
-	if err != nil {
-		return false
-	}
-	for _, p := range packs {
-		if _, ok := p.idx.find(h); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// packObjectSize is packObject's size of h, read from its pack entry.
-func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
-	packs, err := r.packs.list(r.packStamp)
-	if err != nil {
-		return 0, err
-	}
-	for _, p := range packs {
-		off, err := p.idx.FindOffset(h)
-		if err != nil {
-			continue
-		}
-		pf, err := hd.packfile(r, p)
-		if err != nil {
-			return 0, err
-		}
-		return pf.GetSizeByOffset(off)
-	}
-	return 0, plumbing.ErrObjectNotFound
-}
-
-// packfileReads is how many objects a handle reads through its pack readers
-// before it opens them again: a go-git Packfile remembers the type of every
-// object it read, by offset, for as long as it lives, which over a long
-// history grows by megabytes per handle. (A variable for the tests.)
-var packfileReads = 1 << 16
-
-// packfile returns hd's reader of pack p, opening it on first use, and again
-// after packfileReads reads.
-func (hd *handle) packfile(r *Repo, p *pack) (*packfile.Packfile, error) {
-	if err := hd.countRead(); err != nil {
-		return nil, err
-	}
-	return hd.reader(&hd.packfiles, r, p, hd.cache)
-}
-
-// countRead counts a read through hd's pack readers, closing them all once
-// packfileReads have been.
-func (hd *handle) countRead() error {
-	if hd.reads++; hd.reads > packfileReads {
-		hd.reads = 0
-		return hd.closePacks()
-	}
-	return nil
-}
-
-// reader returns the reader of pack p in *readers that reads through c,
-// opening it on first use.
-func (hd *handle) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *Repo, p *pack, c cache.Object) (*packfile.Packfile, error) {
-	if pf := (*readers)[p.sum]; pf != nil {
-		return pf, nil
-	}
-	f, err := r.packFS.Open(p.name)
-	if err != nil {
-		return nil, err
-	}
-	pf := packfile.NewPackfileWithCache(p.idx, r.packFS, f, c, 0)
-	if *readers == nil {
-		*readers = map[plumbing.Hash]*packfile.Packfile{}
-	}
-	(*readers)[p.sum] = pf
-	return pf, nil
-}
-
-// closePacks closes hd's pack readers.
-func (hd *handle) closePacks() error {
-	var errs []error
-	for _, pf := range hd.packfiles {
-		errs = append(errs, pf.Close())
-	}
-	for _, pf := range hd.uncached {
-		errs = append(errs, pf.Close())
-	}
-	hd.packfiles, hd.uncached = nil, nil
-	return errors.Join(errs...)
-}
-
-// noCache is an object cache that holds nothing: the cache of the pack
-// readers BlobOnce reads with.
-type noCache struct{}
-
-func (noCache) Put(plumbing.EncodedObject)                       {}
-func (noCache) Get(plumbing.Hash) (plumbing.EncodedObject, bool) { return nil, false }
-func (noCache) Clear()                                           {}
-
-// BlobOnce returns a copy of blob id's content, as [Repo.BlobView] reads it
-// (with its errors), for a blob read once: one in a pack is read without
-// putting it, or the delta bases it is rebuilt from, into the object cache.
-// Caching an object keys it by the collision-detecting SHA-1 of its content
-// (objectCache.Put), which for a blob at the end of a long delta chain costs
-// more than the read; the chain of one tasks file's blob shares nothing with
-// another's. A blob the cache holds is read from there.
-func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
-	if b, ok := r.packBlobOnce(id.plumbing()); ok {
-		return b, nil
-	}
-	b, err := r.viewOf(plumbing.BlobObject, id.plumbing())
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
-}
-
-// packBlobOnce is BlobOnce's read of a blob in a pack the cache does not
-// hold; false for any other, or on any error (the caller's read reports it).
-func (r *Repo) packBlobOnce(h plumbing.Hash) ([]byte, bool) {
-	o := r.packObjectOnce(plumbing.BlobObject, h)
-	if o == nil {
-		return nil, false
-	}
-	b, err := readObject(o, make([]byte, 0, o.Size()))
-	if err != nil {
-		return nil, false
-	}
-	return b, true
-}
-
-// packObjectOnce reads object h of type t from a pack without putting it, or
-// the delta bases it is rebuilt from, into the object cache, when the cache
-// does not hold it; nil for any other object, or on any error (the caller's
-// read reports it).
-func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.EncodedObject {
-	if r.done.Load() {
-		return nil
-	}
-	if _, cached := r.cache.Get(h); cached {
-		return nil
-	}
-	hd, err := r.acquire()
-	if err != nil {
-		return nil
-	}
-	defer r.release(hd)
-	packs, err := r.packs.list(r.packStamp)
-	if err != nil {
-		return nil
-	}
-	for _, p := range packs {
-		if _, ok := p.idx.find(h); !ok {
-			continue
-		}
-		if hd.countRead() != nil {
-			return nil
-		}
-		pf, err := hd.reader(&hd.uncached, r, p, noCache{})
-		if err != nil {
-			return nil
-		}
-		o, err := pf.Get(h)
-		if err != nil || o.Type() != t {
-			return nil
-		}
-		return o
-	}
-	return nil
-}
-
 // handleStorer is a handle's go-git storage with objects read as Repo.object
 // reads them (the Repo's packs first), for the go-git repository over it
 // (revision parsing reads commits and tags).
@@ -720,11 +526,11 @@ func (s handleStorer) lenientConfig() (*config.Config, error) {
 }
 
 func (s handleStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return s.r.objectWith(s.hd, t, h)
+	return s.r.objectWith(s.hd, t, h, 0)
 }
 
 func (s handleStorer) HasEncodedObject(h plumbing.Hash) error {
-	_, err := s.r.objectWith(s.hd, plumbing.AnyObject, h)
+	_, err := s.r.objectWith(s.hd, plumbing.AnyObject, h, 0)
 	return err
 }
 

@@ -34,7 +34,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
@@ -110,7 +109,10 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // one object cache (DefaultObjectCacheSize, see SetObjectCacheSize), one index
 // per pack, read in place (packIndex), and one open file per pack
 // (sharedPacks); every object read borrows a handle for the duration of the
-// read. Readers beyond that many wait for a handle to come free.
+// read. Readers beyond that many wait for a handle to come free. What a read
+// returns is shared only through types safe for concurrent use: objects held
+// whole in memory, carrying their id (withID), never a go-git pack reader or
+// anything that reads through one (see packReaders).
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
@@ -171,25 +173,24 @@ func (x reindexer) Reindex() {
 }
 
 // handle is one go-git storage (and the go-git repository over it, for revision
-// parsing); it is used by one goroutine at a time.
+// parsing) with its own readers of the Repo's packs; it is used by one goroutine
+// at a time, the one that borrowed it (acquire, release), and nothing it
+// returns refers to it.
 //
 // Objects are read from the Repo's packs (packSet) with the handle's own pack
 // readers, then, for objects no pack holds, through st (loose objects,
 // alternates). st's own pack indexes are loaded only on that path.
 type handle struct {
-	gen       uint64 // the Repo's gen when st last dropped its pack indexes
-	st        *filesystem.Storage
-	repo      *git.Repository
-	packs     packStamp                            // objects/pack as it was before st last loaded its pack indexes
-	packfiles map[plumbing.Hash]*packfile.Packfile // readers of the Repo's packs, by pack checksum
-	uncached  map[plumbing.Hash]*packfile.Packfile // the same without the object cache (BlobOnce)
-	cache     *readCache                           // the object cache as packfiles read through it
-	reads     int                                  // objects read through packfiles since they were opened
+	gen     uint64 // the Repo's gen when st last dropped its pack indexes
+	st      *filesystem.Storage
+	repo    *git.Repository
+	packs   packStamp   // objects/pack as it was before st last loaded its pack indexes
+	readers packReaders // of the Repo's packs
 }
 
 // close closes the handle's pack readers and storage.
 func (h *handle) close() error {
-	return errors.Join(h.closePacks(), h.st.Close())
+	return errors.Join(h.readers.close(), h.st.Close())
 }
 
 // DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
@@ -302,42 +303,14 @@ func (c *objectCache) putAs(o plumbing.EncodedObject, id plumbing.Hash) {
 	c.lru.Load().Put(hashedObject{EncodedObject: mo, id: id})
 }
 
-// readCache is a handle's view of the object cache, the one its pack readers
-// read through. While the handle reads an object by id (get), the objects
-// go-git puts are held back; then the object returned for the id is cached
-// under that id (putAs) and the delta bases resolved on the way under the
-// SHA-1 of their content (Put): only bases are hashed. Used by one goroutine
-// at a time, as its handle is.
-type readCache struct {
-	*objectCache
-	holding bool
-	held    []plumbing.EncodedObject
-}
-
-// Put holds o back during get, and stores it otherwise.
-func (c *readCache) Put(o plumbing.EncodedObject) {
-	if c.holding {
-		c.held = append(c.held, o)
-		return
+// withID is o, read by id h, carrying h: a memory object computes its id
+// from its content when asked and keeps it, a write that two goroutines
+// sharing the object (through the object cache) would race on.
+func withID(o plumbing.EncodedObject, h plumbing.Hash) plumbing.EncodedObject {
+	if mo, ok := o.(*plumbing.MemoryObject); ok {
+		return hashedObject{EncodedObject: mo, id: h}
 	}
-	c.objectCache.Put(o)
-}
-
-// get reads id through pf, caching what the read put as readCache says.
-func (c *readCache) get(pf *packfile.Packfile, id plumbing.Hash) (plumbing.EncodedObject, error) {
-	c.holding = true
-	o, err := pf.Get(id)
-	c.holding = false
-	for i, p := range c.held {
-		if err == nil && p == o {
-			c.putAs(p, id)
-		} else {
-			c.objectCache.Put(p)
-		}
-		c.held[i] = nil
-	}
-	c.held = c.held[:0]
-	return o, err
+	return o
 }
 
 func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
@@ -408,7 +381,7 @@ func Open(dir string) (*Repo, error) {
 func (r *Repo) newHandle() (*handle, error) {
 	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
 	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	h := &handle{st: st, packs: stamp, cache: &readCache{objectCache: r.cache}}
+	h := &handle{st: st, packs: stamp, readers: packReaders{cache: &readCache{objectCache: r.cache}}}
 	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
@@ -716,11 +689,11 @@ func (l listFS) Open(name string) (billy.File, error) {
 // sharedPacks holds the pack files open through a listFS (and its Chroots):
 // each is opened (and mapped) once and read by every reader opened on it at
 // its own offset, through pread or the mapping, which are safe for concurrent
-// use. go-git opens a pack again for every object over 16 KiB it reads
-// (packfile.FSObject), besides the reader a storage keeps: without sharing,
-// that is an open(2), a close(2) and a 64 KiB window (or a mapping of the
-// whole pack) per object. A pack is closed when its last reader is. Safe for
-// concurrent use.
+// use: every handle keeps a reader of every pack, and go-git's own storage
+// (packs of alternate object stores) opens a pack again for every object over
+// 16 KiB it reads (packfile.FSObject): without sharing, that is an open(2), a
+// close(2) and a 64 KiB window (or a mapping of the whole pack) per object. A
+// pack is closed when its last reader is. Safe for concurrent use.
 type sharedPacks struct {
 	mu    sync.Mutex
 	files map[string]*sharedPack // by absolute path
