@@ -23,6 +23,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/fanout"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -307,9 +308,10 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 	seeds := &seedFiles{m: map[seedKey]*parsedFile{}}
 	quit := make(chan struct{})
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		defer close(batches)
+	// produce sends the batches; a panic in it (or in a worker: fanout.Each
+	// recovers those) ends the walk with a batch holding the panic alone.
+	produce := func() error {
+		panics.Inject("walk")
 		for first := 0; first < n; first += sz.chunk * sz.batch {
 			last := min(n, first+sz.chunk*sz.batch)
 			chunks := (last - first + sz.chunk - 1) / sz.chunk
@@ -345,10 +347,21 @@ func walk(r *gitref.Repo, base, head gitref.Hash, opts Options, sz walkSizes, em
 			select {
 			case batches <- b:
 			case <-quit:
-				return
+				return nil
 			}
 			if b.err != nil {
-				return
+				return nil
+			}
+		}
+		return nil
+	}
+	go func() {
+		defer close(done)
+		defer close(batches)
+		if err := panics.Call(produce); err != nil {
+			select {
+			case batches <- batch{err: err}:
+			case <-quit:
 			}
 		}
 	}()

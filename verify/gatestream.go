@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -195,7 +196,12 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 		w := &windowCheck{done: make(chan struct{})}
 		go func() {
 			defer close(w.done)
-			w.objects, w.err = g.v.checkObjects(batch, hints, g.head, readNote)
+			w.err = panics.Call(func() error {
+				panics.Inject("gate-window")
+				var err error
+				w.objects, err = g.v.checkObjects(batch, hints, g.head, readNote)
+				return err
+			})
 		}()
 		return w, nil
 	}

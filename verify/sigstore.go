@@ -12,6 +12,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
 )
@@ -190,11 +191,19 @@ func PublicGoodTrustedRoot(timeout time.Duration) (*root.TrustedRoot, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		tr, err := root.FetchTrustedRootWithOptions(tuf.DefaultOptions())
+		var tr *root.TrustedRoot
+		err := panics.Call(func() error {
+			var err error
+			tr, err = root.FetchTrustedRootWithOptions(tuf.DefaultOptions())
+			return err
+		})
 		ch <- result{tr, err}
 	}()
 	select {
 	case r := <-ch:
+		if pe := (*panics.Error)(nil); errors.As(r.err, &pe) {
+			return nil, r.err // taskproof's bug, not the trust input's
+		}
 		if r.err != nil {
 			return nil, fmt.Errorf("%w: sigstore public-good trusted root (TUF, needs network on first use): %v", ErrTrust, r.err)
 		}

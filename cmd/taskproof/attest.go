@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -198,6 +199,7 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
 	dir, _ := c.Flags().GetString("repo")
 	ref, _ := c.Flags().GetString("notes-ref")
+	panics.Inject("command")
 	repo, err := gitref.Open(dir)
 	if err != nil {
 		return nil, nil, err

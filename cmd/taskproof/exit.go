@@ -10,6 +10,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -167,10 +168,14 @@ func isType[T error](err error) bool {
 }
 
 // exitCode returns the process exit code for err (docs/format.md#exit-codes):
-// the code [withCode] or [flagError] gave it, else the first matching row of
-// [exitCodes], else 2 for the few usage errors cobra returns untyped (see
-// [isCobraUsage]), else 5: an error no row names is taskproof's own bug.
+// 5 for a recovered panic (*panics.Error), else the code [withCode] or
+// [flagError] gave it, else the first matching row of [exitCodes], else 2 for
+// the few usage errors cobra returns untyped (see [isCobraUsage]), else 5: an
+// error no row names is taskproof's own bug.
 func exitCode(err error) int {
+	if isType[*panics.Error](err) {
+		return ExitInternal // a bug, whatever marked it on the way
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code

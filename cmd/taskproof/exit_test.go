@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -137,6 +138,11 @@ func TestExitCode(t *testing.T) {
 		{"os error quoting cobra's text", &fs.PathError{Op: "open", Path: "x", Err: errors.New("invalid argument")}, ExitInternal},
 		{"cobra's text inside another error", fmt.Errorf("hook: %w", errors.New(`unknown command "x"`)), ExitInternal},
 		{"unmapped sentinel", specfmt.ErrSectionNotFound, ExitInternal},
+		// A recovered panic is a bug whatever marks or wraps it, and whatever
+		// its value.
+		{"recovered panic", &panics.Error{Value: "x"}, ExitInternal},
+		{"withCode over a panic", withCode(ExitGit, fmt.Errorf("reading: %w", &panics.Error{Value: gitref.ErrMissingObject})), ExitInternal},
+		{"panic with a usage error", &panics.Error{Value: &flagError{err: errors.New("x")}}, ExitInternal},
 	}
 	hit := make([]bool, len(exitCodes))
 	for _, tc := range cases {

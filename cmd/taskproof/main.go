@@ -3,9 +3,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -14,10 +16,12 @@ func main() {
 }
 
 // run executes the CLI with args and returns the process exit code (docs/format.md#exit-codes).
+// A panic, on the main goroutine or in any goroutine taskproof starts, is
+// taskproof's own bug: exit 5, "internal error" and the stack on stderr.
 func run(args []string) int {
 	root := newRootCmd()
 	root.SetArgs(args)
-	err := root.Execute()
+	err := internalError(panics.Call(root.Execute))
 	if err == nil {
 		return ExitOK
 	}
@@ -34,5 +38,21 @@ func run(args []string) int {
 			}
 		}
 	}
+	var pe *panics.Error
+	if errors.As(err, &pe) {
+		fmt.Fprintf(os.Stderr, "taskproof: this is a bug in taskproof; the stack where it panicked:\n%s", pe.Stack)
+	}
 	return code
+}
+
+// internalError is err, or the first panic recovered during the command when
+// there was one: whatever the code between made of it (wrapped into another
+// kind of error, read as a finding, or nothing), the result is not to be
+// trusted.
+func internalError(err error) error {
+	pe := panics.Recovered()
+	if pe == nil || errors.As(err, new(*panics.Error)) {
+		return err
+	}
+	return pe
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -87,7 +88,9 @@ Exit codes:
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
 		if err == nil {
-			err = runVerify(c, &flags, f, fromRemotes, args)
+			// On the main goroutine, a panic is recovered here, not in run,
+			// so that the machine-readable formats report it too.
+			err = internalError(panics.Call(func() error { return runVerify(c, &flags, f, fromRemotes, args) }))
 		}
 		var tf *tick.TasksFileError
 		if errors.As(err, &tf) {

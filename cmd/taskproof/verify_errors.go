@@ -29,7 +29,7 @@ func errorKind(code int) string {
 	return "internal"
 }
 
-// writeErrorResult writes, for a verify run that ends in err with exit 2–4
+// writeErrorResult writes, for a verify run that ends in err with exit 1–5
 // and a machine-readable --format, a result that says so on stdout, so that a
 // CI step reading the output sees an error rather than nothing
 // (docs/format.md#precondition-errors-in-ci-formats): a JSON object with
@@ -39,7 +39,7 @@ func errorKind(code int) string {
 // exit code stays err's.
 func writeErrorResult(c *cobra.Command, err error) {
 	code := exitCode(err)
-	if isSilent(err) || code < ExitFailure || code > ExitGit {
+	if isSilent(err) || code < ExitFailure || code > ExitInternal {
 		return
 	}
 	format, _ := c.Flags().GetString("format")
@@ -65,7 +65,7 @@ func writeErrorResult(c *cobra.Command, err error) {
 	case "sarif":
 		werr = writeErrorSARIF(out, code, kind, msg)
 	case "junit":
-		werr = writeErrorJUnit(out, kind, msg)
+		werr = writeErrorJUnit(out, code, kind, msg)
 	default:
 		return
 	}
@@ -159,7 +159,7 @@ func writeErrorSARIF(w io.Writer, code int, kind, msg string) error {
 	return enc.Encode(log)
 }
 
-func writeErrorJUnit(w io.Writer, kind, msg string) error {
+func writeErrorJUnit(w io.Writer, code int, kind, msg string) error {
 	type junitError struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
@@ -186,7 +186,7 @@ func writeErrorJUnit(w io.Writer, kind, msg string) error {
 		Suites   []suite  `xml:"testsuite"`
 	}{Name: verify.JUnitSuiteName, Tests: 1, Errors: 1, Suites: []suite{{
 		Name: verify.JUnitSuiteName, Tests: 1, Errors: 1,
-		Cases: []testcase{{Classname: "taskproof", Name: "preconditions", Error: junitError{Message: msg, Type: kind, Body: msg}}},
+		Cases: []testcase{{Classname: "taskproof", Name: junitErrorCase(code), Error: junitError{Message: msg, Type: kind, Body: msg}}},
 	}}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -198,6 +198,15 @@ func writeErrorJUnit(w io.Writer, kind, msg string) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitErrorCase names the errored test case of writeErrorJUnit: "internal"
+// for taskproof's own bug (exit 5), "preconditions" for the rest.
+func junitErrorCase(code int) string {
+	if code == ExitInternal {
+		return "internal"
+	}
+	return "preconditions"
 }
 
 // appendText appends s to the file at path (created if absent, as the runner
@@ -219,7 +228,7 @@ func appendText(path, s string) error {
 
 // conclusionOf is the conclusion of a run that ended in an error with exit
 // code: "failure" for a gate that failed because it could not judge its input
-// (exit 1), "error" for the preconditions (exit 2–4).
+// (exit 1), "error" for the preconditions and taskproof's own bugs (exit 2–5).
 func conclusionOf(code int) string {
 	if code == ExitFailure {
 		return "failure"

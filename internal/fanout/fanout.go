@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/taskproof/taskproof/internal/panics"
 )
 
 // Each calls do(i) for every i in [0, n) on min(workers, n) goroutines
@@ -14,7 +16,9 @@ import (
 // Items are handed out in index order. When calls fail, Each returns the
 // error of the lowest index that failed: every item below it has run, and
 // the items above it that had not started are skipped. do must be safe for
-// concurrent use; results are best written to a slice slot per index.
+// concurrent use; results are best written to a slice slot per index. A panic
+// in do(i) is recovered in its worker and is item i's error, a
+// *panics.Error: it neither crashes the process nor leaves Each waiting.
 func Each(n, workers int, do func(i int) error) error {
 	if n <= 0 {
 		return nil
@@ -46,7 +50,7 @@ func Each(n, workers int, do func(i int) error) error {
 				if i >= n || i > lowestFailed() {
 					return
 				}
-				if err := do(i); err != nil {
+				if err := call(do, i); err != nil {
 					mu.Lock()
 					if i < failedAt {
 						failedAt, firstErr = i, err
@@ -58,4 +62,12 @@ func Each(n, workers int, do func(i int) error) error {
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// call is do(i), a panic recovered as its error.
+func call(do func(i int) error, i int) error {
+	return panics.Call(func() error {
+		panics.Inject("fanout")
+		return do(i)
+	})
 }

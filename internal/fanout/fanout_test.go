@@ -3,8 +3,11 @@ package fanout
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/taskproof/taskproof/internal/panics"
 )
 
 func TestEachRunsEveryItem(t *testing.T) {
@@ -63,5 +66,36 @@ func TestEachSkipsPastFailure(t *testing.T) {
 	}
 	if err := Each(0, 4, func(int) error { return errors.New("never") }); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A worker's panic is the item's error, with the stack of where it panicked;
+// the lowest failing index still wins, and every item below it has run.
+func TestEachRecoversPanics(t *testing.T) {
+	for _, workers := range []int{1, 2, 8} {
+		var ran [100]atomic.Bool
+		err := Each(len(ran), workers, func(i int) error {
+			ran[i].Store(true)
+			switch i {
+			case 40:
+				var p *int
+				_ = *p // a nil dereference
+			case 60:
+				return errors.New("item 60")
+			}
+			return nil
+		})
+		var pe *panics.Error
+		if !errors.As(err, &pe) || !strings.Contains(pe.Error(), "nil pointer dereference") {
+			t.Fatalf("workers=%d: err = %v, want item 40's panic", workers, err)
+		}
+		if !strings.Contains(string(pe.Stack), "TestEachRecoversPanics") {
+			t.Errorf("workers=%d: the stack does not show the panicking function:\n%s", workers, pe.Stack)
+		}
+		for i := range 40 {
+			if !ran[i].Load() {
+				t.Fatalf("workers=%d: item %d below the panic did not run", workers, i)
+			}
+		}
 	}
 }
