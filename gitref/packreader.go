@@ -4,29 +4,38 @@ import (
 	"bytes"
 	"errors"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 )
 
 // packReaders are one handle's readers of the Repo's packs: go-git Packfiles,
-// by pack checksum, one set reading through the object cache (readCache) and
-// one past it (noCache, for BlobOnce).
+// by pack checksum, in three sets:
+//
+//   - sized reads through the object cache (readCache), with a filesystem:
+//     go-git reads an object of up to 16 KiB whole (in one pass, a delta's
+//     size read from the delta data it inflates anyway) and returns a larger
+//     one as a packfile.FSObject holding only its type and size, so that a
+//     size limit is judged before a large object is inflated;
+//   - whole reads through the object cache, without a filesystem: objects
+//     whole, what get returns for one over 16 KiB;
+//   - uncached reads past the object cache (noCache), without a filesystem:
+//     BlobOnce's reads.
 //
 // A go-git Packfile is not safe for concurrent use (a file offset, a scanner,
 // a map of the types it read), and neither is readCache. They are owned by
-// their handle, so by one goroutine at a time, and nothing they return refers
-// to them: every reader is opened without a filesystem, so that go-git hands
-// out objects read whole into memory (plumbing.MemoryObject), never a
-// packfile.FSObject. An FSObject (go-git's choice, with a filesystem, for an
-// object over 16 KiB) reads its content when asked, through the cache of the
-// reader that made it: a reader's cache would then be reached by whichever
-// goroutine reads the object, after the handle went back to the pool and
-// while another goroutine reads through it. openReader is the only place a
-// Packfile is made.
+// their handle, so by one goroutine at a time, and nothing get returns refers
+// to them: only objects read whole into memory leave it. An FSObject of sized
+// never does: it reads its content when asked, through the cache of the
+// reader that made it, which would then be reached by whichever goroutine
+// read the object, after the handle went back to the pool and while another
+// goroutine reads through the cache. openReader is the only place a Packfile
+// is made.
 type packReaders struct {
-	cached   map[plumbing.Hash]*packfile.Packfile // through cache
-	uncached map[plumbing.Hash]*packfile.Packfile // through noCache
+	sized    map[plumbing.Hash]*packfile.Packfile
+	whole    map[plumbing.Hash]*packfile.Packfile
+	uncached map[plumbing.Hash]*packfile.Packfile
 	cache    *readCache
 	reads    int // objects read since the readers were opened
 }
@@ -37,39 +46,56 @@ type packReaders struct {
 // history grows by megabytes per handle. (A variable for the tests.)
 var packfileReads = 1 << 16
 
-// get reads object h from pack p through the object cache (readCache).
-func (pr *packReaders) get(r *Repo, p *pack, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	pf, err := pr.reader(&pr.cached, r, p, pr.cache)
+// get reads object h from pack p through the object cache (readCache),
+// whole. With limit > 0, an object over limit bytes is refused
+// (TooLargeError) before its content is inflated.
+func (pr *packReaders) get(r *Repo, p *pack, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
+	sized, err := pr.reader(&pr.sized, r, p, pr.cache, true)
 	if err != nil {
 		return nil, err
 	}
-	return pr.cache.get(pf, h)
+	return pr.cache.get(h, func() (plumbing.EncodedObject, error) {
+		o, err := sized.Get(h)
+		lazy, isLazy := o.(*packfile.FSObject)
+		if err != nil || !isLazy {
+			return o, err
+		}
+		if limit > 0 && lazy.Size() > limit {
+			return nil, &TooLargeError{Object: fromPlumbing(h), Size: lazy.Size(), Limit: limit}
+		}
+		whole, err := pr.reader(&pr.whole, r, p, pr.cache, false)
+		if err != nil {
+			return nil, err
+		}
+		return whole.Get(h)
+	})
 }
 
-// getUncached reads object h from pack p without putting it, or the delta
-// bases it is rebuilt from, into the object cache.
+// getUncached reads object h from pack p, whole, without putting it, or the
+// delta bases it is rebuilt from, into the object cache.
 func (pr *packReaders) getUncached(r *Repo, p *pack, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	pf, err := pr.reader(&pr.uncached, r, p, noCache{})
+	pf, err := pr.reader(&pr.uncached, r, p, noCache{}, false)
 	if err != nil {
 		return nil, err
 	}
 	return pf.Get(h)
 }
 
-// size reads the size of the object at offset off of pack p from its entry
-// (a delta's target size from the delta's header), without inflating it.
+// size reads the size of the object at offset off of pack p from its entry,
+// without inflating a whole object (a delta's size is read from the delta
+// data, which is inflated).
 func (pr *packReaders) size(r *Repo, p *pack, off int64) (int64, error) {
-	pf, err := pr.reader(&pr.cached, r, p, pr.cache)
+	pf, err := pr.reader(&pr.sized, r, p, pr.cache, true)
 	if err != nil {
 		return 0, err
 	}
 	return pf.GetSizeByOffset(off)
 }
 
-// reader returns the reader of pack p in *readers, reading through c,
-// opening it on first use; every packfileReads reads, all readers are closed
-// and opened again.
-func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *Repo, p *pack, c cache.Object) (*packfile.Packfile, error) {
+// reader returns the reader of pack p in *readers, reading through c (with a
+// filesystem: lazy), opening it on first use; every packfileReads reads, all
+// readers are closed and opened again.
+func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *Repo, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
 	if pr.reads++; pr.reads > packfileReads {
 		pr.reads = 0
 		if err := pr.close(); err != nil {
@@ -79,7 +105,7 @@ func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *
 	if pf := (*readers)[p.sum]; pf != nil {
 		return pf, nil
 	}
-	pf, err := openReader(r, p, c)
+	pf, err := openReader(r, p, c, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -90,26 +116,30 @@ func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *
 	return pf, nil
 }
 
-// openReader opens a go-git reader of pack p reading through cache c, with no
-// filesystem: it returns memory objects only (see packReaders).
-func openReader(r *Repo, p *pack, c cache.Object) (*packfile.Packfile, error) {
+// openReader opens a go-git reader of pack p reading through cache c; lazy,
+// with the Repo's filesystem, it returns objects over 16 KiB as FSObjects
+// (see packReaders).
+func openReader(r *Repo, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
 	f, err := r.packFS.Open(p.name)
 	if err != nil {
 		return nil, err
 	}
-	return packfile.NewPackfileWithCache(p.idx, nil, f, c, 0), nil
+	var fsys billy.Filesystem
+	if lazy {
+		fsys = r.packFS
+	}
+	return packfile.NewPackfileWithCache(p.idx, fsys, f, c, 0), nil
 }
 
 // close closes the readers.
 func (pr *packReaders) close() error {
 	var errs []error
-	for _, pf := range pr.cached {
-		errs = append(errs, pf.Close())
+	for _, readers := range []map[plumbing.Hash]*packfile.Packfile{pr.sized, pr.whole, pr.uncached} {
+		for _, pf := range readers {
+			errs = append(errs, pf.Close())
+		}
 	}
-	for _, pf := range pr.uncached {
-		errs = append(errs, pf.Close())
-	}
-	pr.cached, pr.uncached = nil, nil
+	pr.sized, pr.whole, pr.uncached = nil, nil, nil
 	return errors.Join(errs...)
 }
 
@@ -130,9 +160,10 @@ type readCache struct {
 var errCacheEscaped = errors.New("gitref: a pack reader's cache was reached outside its handle's read")
 
 // Put holds o back during get. go-git puts objects only while get reads
-// through the pack reader (packReaders opens readers without a filesystem):
-// a Put at any other time means the reader or its cache escaped its handle,
-// a bug that panics here rather than let two goroutines share the cache.
+// through the pack readers (their lazy objects do not leave get): a Put at
+// any other time means a reader, its cache or a lazy object escaped its
+// handle, a bug that panics here rather than let two goroutines share the
+// cache.
 func (c *readCache) Put(o plumbing.EncodedObject) {
 	if !c.holding {
 		panic(errCacheEscaped)
@@ -140,10 +171,11 @@ func (c *readCache) Put(o plumbing.EncodedObject) {
 	c.held = append(c.held, o)
 }
 
-// get reads id through pf, caching what the read put as readCache says.
-func (c *readCache) get(pf *packfile.Packfile, id plumbing.Hash) (plumbing.EncodedObject, error) {
+// get reads id with read (through pack readers reading through c), caching
+// what the read put as readCache says.
+func (c *readCache) get(id plumbing.Hash, read func() (plumbing.EncodedObject, error)) (plumbing.EncodedObject, error) {
 	c.holding = true
-	o, err := pf.Get(id)
+	o, err := read()
 	c.holding = false
 	for i, p := range c.held {
 		if err == nil && p == o {
@@ -167,32 +199,17 @@ func (noCache) Clear()                                           {}
 
 // packObject reads object h from the Repo's packs with hd's pack readers:
 // ErrObjectNotFound when no pack holds it. With limit > 0, an object over
-// limit bytes is refused (TooLargeError) from its pack entry, before its
-// content is inflated.
+// limit bytes is refused (TooLargeError) before its content is inflated
+// (packReaders.get).
 func (r *Repo) packObject(hd *handle, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
 	packs, err := r.packs.list(r.packStamp)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range packs {
-		pos, ok := p.idx.find(h)
-		if !ok {
-			continue
+		if _, ok := p.idx.find(h); ok {
+			return hd.readers.get(r, p, h, limit)
 		}
-		if limit > 0 {
-			off, err := p.idx.offset(pos)
-			if err != nil {
-				return nil, err
-			}
-			size, err := hd.readers.size(r, p, off)
-			if err != nil {
-				return nil, err
-			}
-			if size > limit {
-				return nil, &TooLargeError{Object: fromPlumbing(h), Size: size, Limit: limit}
-			}
-		}
-		return hd.readers.get(r, p, h)
 	}
 	return nil, plumbing.ErrObjectNotFound
 }

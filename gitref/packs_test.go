@@ -189,9 +189,10 @@ func TestPackedObjectsMatchGit(t *testing.T) {
 	}
 }
 
-// TestPackFilesShared: reading objects over 16 KiB (which go-git reads by
-// opening the pack again, packfile.FSObject) opens no more pack files than the
-// pool's readers hold, and Close closes them all.
+// TestPackFilesShared: reading objects over 16 KiB (which a handle reads with
+// a second reader of the pack, packReaders) opens the pack file once for all
+// its readers, no more readers than the handle holds, and Close closes them
+// all.
 func TestPackFilesShared(t *testing.T) {
 	dir := newRepo(t)
 	big := strings.Repeat("0123456789abcdef\n", 4096) // 68 KiB
@@ -219,8 +220,8 @@ func TestPackFilesShared(t *testing.T) {
 			refs += sp.refs
 		}
 		shared.mu.Unlock()
-		if files != 1 || refs != 1 {
-			t.Fatalf("round %d: %d pack files open, %d readers; want 1 and 1 (the pool's one reader)", round, files, refs)
+		if files != 1 || refs != 2 {
+			t.Fatalf("round %d: %d pack files open, %d readers; want 1 and 2 (the handle's sized and whole readers)", round, files, refs)
 		}
 	}
 	if err := r.Close(); err != nil {
@@ -409,4 +410,33 @@ func objectsOfType(t *testing.T, dir, typ string) []string {
 		}
 	}
 	return ids
+}
+
+// TestPackEntrySizes: the size read from an object's pack entry (the entry's
+// header, a delta's header of its delta data) is git's, for every object of
+// packs holding deep delta chains and objects over 16 KiB.
+func TestPackEntrySizes(t *testing.T) {
+	packed, _, _ := packedRepo(t, 30)
+	for _, dir := range []string{packed, newLargeHistory(t, 12).dir} {
+		r := open(t, dir)
+		hd, err := r.acquire()
+		if err != nil {
+			t.Fatal(err)
+		}
+		deltas := 0
+		for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objectsize) %(deltabase)"), "\n") {
+			f := strings.Fields(line)
+			got, err := r.packObjectSize(hd, plumbing.NewHash(f[0]))
+			if err != nil || fmt.Sprint(got) != f[1] {
+				t.Fatalf("size of %s from its pack entry: %d, %v; git: %s", f[0], got, err, f[1])
+			}
+			if f[2] != plumbing.ZeroHash.String() {
+				deltas++
+			}
+		}
+		r.release(hd)
+		if deltas < 10 {
+			t.Fatalf("%s: %d deltas: the test reads few delta headers", dir, deltas)
+		}
+	}
 }

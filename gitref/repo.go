@@ -689,7 +689,7 @@ func (l listFS) Open(name string) (billy.File, error) {
 // sharedPacks holds the pack files open through a listFS (and its Chroots):
 // each is opened (and mapped) once and read by every reader opened on it at
 // its own offset, through pread or the mapping, which are safe for concurrent
-// use: every handle keeps a reader of every pack, and go-git's own storage
+// use: every handle keeps readers of every pack, and go-git's own storage
 // (packs of alternate object stores) opens a pack again for every object over
 // 16 KiB it reads (packfile.FSObject): without sharing, that is an open(2), a
 // close(2) and a 64 KiB window (or a mapping of the whole pack) per object. A
