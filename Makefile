@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test faults bench bench-gate bench-scaling fuzz model demo vet fmt lint clean interop
+.PHONY: all build test race faults bench bench-gate bench-scaling fuzz model demo vet fmt lint clean interop
 
 all: build
 
@@ -25,6 +25,25 @@ test: build
 FAULT_TRIALS ?= 40
 faults: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) TASKPROOF_FAULT_TRIALS=$(FAULT_TRIALS) $(GO) test -count=1 -timeout 60m -run '^TestFaultInjection$$' -v ./cmd/taskproof/
+
+# The concurrent code under the race detector (a race report fails the run):
+# the tests of the packages whose code runs on several goroutines (fanout.Each,
+# the tick walk, the gate's object checks, the repository's pool of readers),
+# among them the stress tests of generated histories at GOMAXPROCS 1, 2 and 8
+# (gitref's TestConcurrentPackReads, verify's TestGateStress); then the
+# commands built with -race, over one history at several GOMAXPROCS, carrying
+# notes over ranges, fetching notes and panicking on purpose. RACE_SKIP leaves
+# out the tests that spend their time in other programs or in one goroutine
+# (corpora, signing a thousand statements): under the race detector they cost
+# minutes and check nothing concurrent. -race needs cgo (a C compiler).
+RACE_PKGS ?= ./gitref/ ./tick/ ./verify/ ./audit/ ./attest/ ./internal/fanout/ ./internal/panics/
+RACE_SKIP ?= ^(TestCorpora|TestCorpusAttestTick|TestPolicyCorpus|TestTickOverLimit|TestSigstoreInteropNPM|TestPrincipalPatternsAgainstSSHKeygen|TestBenchBaselineScript)$$
+RACE_CLI  ?= ^(TestReportsIndependentOfGOMAXPROCS|TestPanicIsInternalError|TestRebaseCopiedNotesCarryRange|TestCarryRangeChecksFirst|TestNotesFetchFastForwardKeepsRemoved|TestNotesFetchAfterInitAndAcceptance|TestTicksCommand)$$
+RACE_BIN  ?= bin/taskproof-race
+race:
+	CGO_ENABLED=1 $(GO) build -race -o $(RACE_BIN) ./cmd/taskproof
+	CGO_ENABLED=1 TASKPROOF_BIN=$(CURDIR)/$(RACE_BIN) $(GO) test -race -count=1 -timeout 30m -skip '$(RACE_SKIP)' $(RACE_PKGS)
+	TASKPROOF_BIN=$(CURDIR)/$(RACE_BIN) $(GO) test -count=1 -timeout 30m -run '$(RACE_CLI)' ./cmd/taskproof/
 
 bench: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
