@@ -70,18 +70,28 @@ var classOrder = []predicate.RedClass{predicate.ClassTimeout, predicate.ClassBui
 // a missing symbol the change does not introduce is the error it would be
 // otherwise (build_error for a build, collection_error at collection, else
 // unclassified). Only assertion and absent are red.
-func (r *Report) Classify(change *Change) Classification {
+func (r *Report) Classify(change *Change) Classification { return r.classify(change, nil) }
+
+// classify is Classify over the failures of the tests in s (every failure
+// when s is nil).
+func (r *Report) classify(change *Change, s *scope) Classification {
 	var fs []failure
 	for _, p := range r.Packages {
-		fs = append(fs, classifyPackage(p, change))
+		if s == nil || s.packageCounts(r.Format, p) {
+			fs = append(fs, classifyPackage(p, change))
+		}
 	}
+	passed := false
 	for _, c := range r.Cases {
-		if c.Failing() {
+		switch {
+		case c.Failing() && (s == nil || s.caseCounts(c)):
 			fs = append(fs, r.classifyCase(c, change))
+		case c.Status == StatusPassed && (s == nil || s.casePassed(c)):
+			passed = true
 		}
 	}
 	if len(fs) == 0 {
-		if len(r.Passed()) > 0 {
+		if passed {
 			return Classification{Class: predicate.ClassPassed}
 		}
 		return Classification{Class: predicate.ClassNoTests}
@@ -327,16 +337,23 @@ func RedKind(c predicate.RedClass) (predicate.RedKind, bool) {
 // FailureOutput is the output a red excerpt is cut from: each package
 // failure's output, then each failing case's id, message and output, in
 // report order, each block ending in a newline.
-func (r *Report) FailureOutput() []byte {
+func (r *Report) FailureOutput() []byte { return r.failureOutput(nil) }
+
+// failureOutput is FailureOutput of the failures of the tests in s (every
+// failure when s is nil).
+func (r *Report) failureOutput(s *scope) []byte {
 	var b strings.Builder
 	for _, p := range r.Packages {
+		if s != nil && !s.packageCounts(r.Format, p) {
+			continue
+		}
 		b.WriteString(p.Output)
 		if !strings.HasSuffix(p.Output, "\n") {
 			b.WriteByte('\n')
 		}
 	}
 	for _, c := range r.Cases {
-		if !c.Failing() {
+		if !c.Failing() || (s != nil && !s.caseCounts(c)) {
 			continue
 		}
 		b.WriteString("--- " + strings.ToUpper(string(c.Status)) + ": " + c.ID() + "\n")

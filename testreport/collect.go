@@ -47,6 +47,29 @@ var jsTest = regexp.MustCompile(`\.(test|spec)\.[cm]?[jt]sx?$`)
 var (
 	goTestFunc = regexp.MustCompile(`(?m)^func (Test\w*|Example\w*|Fuzz\w*)\(`)
 	pyTestFunc = regexp.MustCompile(`(?m)^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(`)
+	// jsTitle finds the titles a JavaScript or TypeScript test file gives
+	// its describe blocks and tests, when written as a plain string.
+	jsTitle = regexp.MustCompile(`\b(describe|context|suite|it|test)(?:\.(?:only|skip|concurrent|sequential|todo|failing))*\(\s*` +
+		`(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"|` + "`" + `((?:[^` + "`" + `\\$]|\\.)*)` + "`)")
+)
+
+// maxTitles bounds the titles read from one JavaScript test file.
+const maxTitles = 10000
+
+// jsTitles are the describe and test titles a JavaScript test file declares.
+type jsTitles struct {
+	describes, tests map[string]bool
+	// seen caches declares; suites caches, for each JUnit suite, whether
+	// all its cases are the file's.
+	seen   map[string]bool
+	suites map[*junitSuite]bool
+}
+
+// maxCaseName and maxTitleSpaces bound the case names matched against a
+// file's titles: their length and the spaces read.
+const (
+	maxCaseName    = 4096
+	maxTitleSpaces = 64
 )
 
 // Where a test runner names files and packages from: the markers of a
@@ -71,6 +94,8 @@ type Files struct {
 	// goPkg is each Go test file's package import path, from the nearest
 	// go.mod ("" when none is found).
 	goPkg map[string]string
+	// jsDeclared holds, for each JavaScript test file read, its titles.
+	jsDeclared map[string]*jsTitles
 	// rels are, for each file, its paths relative to the directories its
 	// runner may have run in: the repository root and each directory above
 	// it that holds one of its runner's markers (pytestRoots — or every
@@ -86,7 +111,7 @@ type Files struct {
 // it. How a case is matched to a file is docs/format.md#test-reports.
 func NewFiles(files []string, fsys fs.FS) *Files {
 	f := &Files{paths: files, goDeclared: map[string]map[string]bool{}, pyDeclared: map[string]map[string]bool{},
-		goPkg: map[string]string{}, rels: map[string][]string{}}
+		goPkg: map[string]string{}, rels: map[string][]string{}, jsDeclared: map[string]*jsTitles{}}
 	rd := &treeReader{fsys: fsys, has: map[string]bool{}, mod: map[string]string{}}
 	for _, p := range files {
 		switch {
@@ -119,10 +144,35 @@ func NewFiles(files []string, fsys fs.FS) *Files {
 			f.rels[p] = rd.relatives(p, cargoRoots)
 		default:
 			f.rels[p] = rd.relatives(p, jsRoots)
+			if jsTest.MatchString(path.Base(p)) {
+				if b, err := rd.read(p); err == nil {
+					f.jsDeclared[p] = readTitles(b)
+				}
+			}
 		}
 	}
 	return f
 }
+
+// readTitles reads the plain-string titles of a JavaScript test file's
+// describe blocks and tests (at most maxTitles).
+func readTitles(b []byte) *jsTitles {
+	t := &jsTitles{describes: map[string]bool{}, tests: map[string]bool{}, seen: map[string]bool{}, suites: map[*junitSuite]bool{}}
+	for _, m := range jsTitle.FindAllSubmatch(b, maxTitles) {
+		title := string(m[2]) + string(m[3]) + string(m[4])
+		title = jsUnescape.Replace(title)
+		switch string(m[1]) {
+		case "describe", "context", "suite":
+			t.describes[title] = true
+		default:
+			t.tests[title] = true
+		}
+	}
+	return t
+}
+
+// jsUnescape undoes a string literal's common escapes.
+var jsUnescape = strings.NewReplacer(`\'`, `'`, `\"`, `"`, "\\`", "`", `\\`, `\`)
 
 // treeReader reads files of a tree for [NewFiles], remembering what it found.
 type treeReader struct {
@@ -243,15 +293,12 @@ func (f *Files) fromFile(c Case, p string) bool {
 			return f.namesPath(c.File, p)
 		}
 		top, _, _ := strings.Cut(c.Name, "/")
-		if !f.goDeclared[p][top] {
-			return false
-		}
-		if pkg := f.goPkg[p]; pkg != "" {
-			return c.Class == pkg
-		}
-		// No go.mod (GOPATH): the package's path ends in the directory.
-		dir := path.Dir(p)
-		return dir == "." || c.Class == dir || strings.HasSuffix(c.Class, "/"+dir)
+		return f.goDeclared[p][top] && f.inGoPackage(p, c.Class)
+	}
+	if strings.HasSuffix(p, ".py") && c.Class == "" && f.pyModule(c.Name, p) {
+		// pytest's case for a module that could not be collected: no
+		// class, the module's dotted path as its name.
+		return true
 	}
 	if declared, ok := f.pyDeclared[p]; ok {
 		// A case of a Python file is one of its functions (pytest names a
@@ -303,7 +350,92 @@ func (f *Files) fromFile(c Case, p string) bool {
 			}
 		}
 	}
+	return f.jestDefault(c, p)
+}
+
+// inGoPackage reports whether Go test file p is of the package with import
+// path pkg: its module's path joined with its directory (without a go.mod,
+// GOPATH's: a package whose path ends in the directory).
+func (f *Files) inGoPackage(p, pkg string) bool {
+	if mod := f.goPkg[p]; mod != "" {
+		return pkg == mod
+	}
+	dir := path.Dir(p)
+	return dir == "." || pkg == dir || strings.HasSuffix(pkg, "/"+dir)
+}
+
+// pyModule reports whether n is Python file p's module: its path relative
+// to pytest's rootdir, dotted, without ".py".
+func (f *Files) pyModule(n, p string) bool {
+	for _, rel := range f.rels[p] {
+		if n == strings.ReplaceAll(strings.TrimSuffix(rel, ".py"), "/", ".") {
+			return true
+		}
+	}
 	return false
+}
+
+// wholeFile reports whether failing case c, from file p, is a failure of the
+// whole file rather than of one test: a module pytest could not collect (no
+// class, the module as its name), a suite vitest or jest could not run (the
+// file's path as its name).
+func (f *Files) wholeFile(c Case, p string) bool {
+	if strings.HasSuffix(p, ".py") {
+		return c.Class == "" && f.pyModule(c.Name, p)
+	}
+	return f.namesPath(c.Name, p)
+}
+
+// jestDefault reports whether case c is from JavaScript test file p as
+// jest-junit names cases by default — no file attribute, the suite named by
+// the file's first describe title ("undefined" without one), classname and
+// name "{describe titles} {test title}": every case of c's suite is a test
+// p declares, within describe blocks p declares (docs/format.md#test-reports).
+func (f *Files) jestDefault(c Case, p string) bool {
+	t := f.jsDeclared[p]
+	if t == nil || c.suite == nil || c.File != "" || c.Class != c.Name || (c.Suite != "undefined" && !t.describes[c.Suite]) {
+		return false
+	}
+	ok, seen := t.suites[c.suite]
+	if !seen {
+		ok = true
+		for _, n := range c.suite.names {
+			if ok = t.declares(strings.TrimSpace(n)); !ok {
+				break
+			}
+		}
+		t.suites[c.suite] = ok
+	}
+	return ok
+}
+
+// declares reports whether name is jest-junit's default name of a test of
+// t: one of its test titles, or a test title after describe titles joined by
+// spaces (jest-junit's default ancestor separator), the first of which is
+// one of its describe titles. The cost is bounded: at most maxCaseName bytes
+// and maxTitleSpaces spaces of a name are read.
+func (t *jsTitles) declares(name string) bool {
+	if v, ok := t.seen[name]; ok {
+		return v
+	}
+	v := t.tests[name]
+	if !v && len(name) <= maxCaseName {
+		// under: a describe title of t ends at a space before k.
+		under, spaces := false, 0
+		for k := 0; k < len(name) && spaces < maxTitleSpaces; k++ {
+			if name[k] != ' ' {
+				continue
+			}
+			spaces++
+			under = under || t.describes[name[:k]]
+			if under && t.tests[name[k+1:]] {
+				v = true
+				break
+			}
+		}
+	}
+	t.seen[name] = v
+	return v
 }
 
 // namesPath reports whether a report's file name n is test file p: p's path

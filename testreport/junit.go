@@ -16,7 +16,7 @@ import (
 // Nested suites are flattened; a case without a file attribute takes its
 // suite's (jest-junit and vitest put it there).
 func parseJUnit(name string, data []byte) (*Report, error) {
-	lines, err := checkJUnit(name, data)
+	lines, root, err := checkJUnit(name, data)
 	if err != nil {
 		return nil, err
 	}
@@ -29,14 +29,18 @@ func parseJUnit(name string, data []byte) (*Report, error) {
 		}
 		return nil, pe
 	}
-	r := &Report{Format: FormatJUnit}
+	r := &Report{Format: FormatJUnit, rootName: root}
 	var walk func(s junit.Suite, file string)
 	walk = func(s junit.Suite, file string) {
 		if f := s.Properties["file"]; f != "" {
 			file = f
 		}
+		suite := &junitSuite{names: make([]string, len(s.Tests))}
+		for i, t := range s.Tests {
+			suite.names[i] = t.Name
+		}
 		for _, t := range s.Tests {
-			c := Case{Suite: s.Name, Class: t.Classname, Name: t.Name, File: t.Properties["file"], Message: t.Message}
+			c := Case{Suite: s.Name, Class: t.Classname, Name: t.Name, File: t.Properties["file"], Message: t.Message, suite: suite}
 			if k := (caseKey{t.Classname, t.Name}); len(lines[k]) > 0 {
 				c.Line, lines[k] = lines[k][0], lines[k][1:]
 			}
@@ -80,11 +84,12 @@ type caseKey struct{ class, name string }
 
 // checkJUnit tokenises the document: well formed, one root element named
 // testsuites or testsuite. It returns the lines of each <testcase>, in
-// document order, by classname and name.
-func checkJUnit(name string, data []byte) (map[caseKey][]int, error) {
+// document order, by classname and name, and the root <testsuites>'s name.
+func checkJUnit(name string, data []byte) (map[caseKey][]int, string, error) {
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	depth, roots := 0, 0
 	lines := map[caseKey][]int{}
+	root := ""
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -94,9 +99,9 @@ func checkJUnit(name string, data []byte) (map[caseKey][]int, error) {
 			line, _ := dec.InputPos()
 			var se *xml.SyntaxError
 			if errors.As(err, &se) {
-				return nil, &ParseError{File: name, Line: se.Line, Reason: se.Msg}
+				return nil, "", &ParseError{File: name, Line: se.Line, Reason: se.Msg}
 			}
-			return nil, &ParseError{File: name, Line: line, Reason: err.Error()}
+			return nil, "", &ParseError{File: name, Line: line, Reason: err.Error()}
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -117,11 +122,18 @@ func checkJUnit(name string, data []byte) (map[caseKey][]int, error) {
 				roots++
 				if t.Name.Local != "testsuites" && t.Name.Local != "testsuite" {
 					line, _ := dec.InputPos()
-					return nil, &ParseError{File: name, Line: line, Reason: fmt.Sprintf("root element <%s> is not JUnit's <testsuites> or <testsuite>", t.Name.Local)}
+					return nil, "", &ParseError{File: name, Line: line, Reason: fmt.Sprintf("root element <%s> is not JUnit's <testsuites> or <testsuite>", t.Name.Local)}
+				}
+				if t.Name.Local == "testsuites" {
+					for _, a := range t.Attr {
+						if a.Name.Local == "name" {
+							root = a.Value
+						}
+					}
 				}
 				if roots > 1 {
 					line, _ := dec.InputPos()
-					return nil, &ParseError{File: name, Line: line, Reason: "a second root element"}
+					return nil, "", &ParseError{File: name, Line: line, Reason: "a second root element"}
 				}
 			}
 			depth++
@@ -130,7 +142,7 @@ func checkJUnit(name string, data []byte) (map[caseKey][]int, error) {
 		}
 	}
 	if roots == 0 {
-		return nil, &ParseError{File: name, Reason: "no <testsuites> or <testsuite> element"}
+		return nil, "", &ParseError{File: name, Reason: "no <testsuites> or <testsuite> element"}
 	}
-	return lines, nil
+	return lines, root, nil
 }

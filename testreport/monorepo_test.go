@@ -111,7 +111,7 @@ func TestCollectMonorepoForReal(t *testing.T) {
 				rn.serial.Lock()
 				defer rn.serial.Unlock()
 			}
-			tool, _, missing := rn.find()
+			tool, _, missing := rn.find(t)
 			if missing != "" {
 				t.Skip(missing)
 			}

@@ -1,11 +1,8 @@
 package testreport
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -21,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -114,7 +112,7 @@ func TestRedCorpus(t *testing.T) {
 					rn.serial.Lock()
 					defer rn.serial.Unlock()
 				}
-				tool, version, missing := rn.find()
+				tool, version, missing := rn.find(t)
 				if missing != "" {
 					t.Skipf("%s; the recorded report was read instead", missing)
 				}
@@ -221,7 +219,7 @@ func caseChange(t *testing.T, dir string) *Change {
 type runner struct {
 	ext string
 	// find returns the tool to run and its version, or what is missing.
-	find func() (tool, version, missing string)
+	find func(t *testing.T) (tool, version, missing string)
 	// run runs the tool in dir, the case's red project, with the case's
 	// extra args, and returns the report.
 	run func(ctx context.Context, tool, dir, out string, args []string) ([]byte, error)
@@ -296,7 +294,7 @@ func command(ctx context.Context, dir string, env []string, name string, args ..
 	return out.Bytes(), nil
 }
 
-func findGo() (string, string, string) {
+func findGo(*testing.T) (string, string, string) {
 	out, err := exec.Command("go", "version").Output()
 	if err != nil {
 		return "", "", "go is not installed"
@@ -320,7 +318,7 @@ func runGo(ctx context.Context, tool, dir, _ string, args []string) ([]byte, err
 	return stdout.Bytes(), nil
 }
 
-func findPytest() (string, string, string) {
+func findPytest(*testing.T) (string, string, string) {
 	for _, py := range []string{"python3", "/usr/bin/python3"} {
 		if out, err := exec.Command(py, "-m", "pytest", "--version").CombinedOutput(); err == nil {
 			return py, strings.TrimSpace(string(out)), ""
@@ -337,96 +335,19 @@ func runPytest(ctx context.Context, py, dir, out string, args []string) ([]byte,
 	return os.ReadFile(xml)
 }
 
-// nodeTools is the npm install of vitest and jest the tests share
-// (testdata/red/node-tools: its package.json and package-lock.json pin
-// them), in the user's cache directory, installed once from the npm
-// registry and reused.
-var nodeTools struct {
-	once    sync.Once
-	dir     string
-	missing string
-}
+// nodeDir is the shared npm install of vitest and jest
+// (testenv.NodeTools), once a case found it.
+var nodeDir string
 
-func installNodeTools() {
-	if _, err := exec.LookPath("node"); err != nil {
-		nodeTools.missing = "node is not installed (apt-get install nodejs npm)"
-		return
-	}
-	if _, err := exec.LookPath("npm"); err != nil {
-		nodeTools.missing = "npm is not installed (apt-get install npm)"
-		return
-	}
-	src := filepath.Join(redCorpus, "node-tools")
-	h := sha256.New()
-	var files [][]byte
-	for _, f := range []string{"package.json", "package-lock.json"} {
-		b, err := os.ReadFile(filepath.Join(src, f))
-		if err != nil {
-			nodeTools.missing = err.Error()
-			return
+func findNode(tool string) func(t *testing.T) (string, string, string) {
+	return func(t *testing.T) (string, string, string) {
+		dir, missing := testenv.NodeTools(t)
+		if missing != "" {
+			return "", "", missing
 		}
-		h.Write(b)
-		files = append(files, b)
-	}
-	cache := os.Getenv("TASKPROOF_TEST_CACHE")
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			base = os.TempDir()
-		}
-		cache = filepath.Join(base, "taskproof-test")
-	}
-	dir := filepath.Join(cache, "node-tools-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "jest")); err == nil {
-		nodeTools.dir = dir
-		return
-	}
-	// Installed into a directory of its own, then renamed into place: a run
-	// killed halfway leaves no half-installed cache.
-	tmp := dir + ".tmp"
-	os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		nodeTools.missing = err.Error()
-		return
-	}
-	for i, f := range []string{"package.json", "package-lock.json"} {
-		if err := os.WriteFile(filepath.Join(tmp, f), files[i], 0o644); err != nil {
-			nodeTools.missing = err.Error()
-			return
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	if out, err := command(ctx, tmp, []string{"npm_config_update_notifier=false"}, "npm", "ci", "--no-audit", "--no-fund"); err != nil {
-		nodeTools.missing = "npm ci of testdata/red/node-tools failed: " + firstLines(out, 5)
-		os.RemoveAll(tmp)
-		return
-	}
-	os.RemoveAll(dir)
-	if err := os.Rename(tmp, dir); err != nil {
-		nodeTools.missing = err.Error()
-		return
-	}
-	nodeTools.dir = dir
-}
-
-func firstLines(b []byte, n int) string {
-	var out []string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() && len(out) < n {
-		out = append(out, sc.Text())
-	}
-	return strings.Join(out, " / ")
-}
-
-func findNode(tool string) func() (string, string, string) {
-	return func() (string, string, string) {
-		nodeTools.once.Do(installNodeTools)
-		if nodeTools.missing != "" {
-			return "", "", nodeTools.missing
-		}
-		bin := filepath.Join(nodeTools.dir, "node_modules", ".bin", tool)
-		b, err := os.ReadFile(filepath.Join(nodeTools.dir, "node_modules", tool, "package.json"))
+		nodeDir = dir
+		bin := filepath.Join(dir, "node_modules", ".bin", tool)
+		b, err := os.ReadFile(filepath.Join(dir, "node_modules", tool, "package.json"))
 		if err != nil {
 			return "", "", err.Error()
 		}
@@ -441,7 +362,7 @@ func findNode(tool string) func() (string, string, string) {
 
 // linkNodeModules makes the shared install the project's node_modules.
 func linkNodeModules(dir string) error {
-	return os.Symlink(filepath.Join(nodeTools.dir, "node_modules"), filepath.Join(dir, "node_modules"))
+	return os.Symlink(filepath.Join(nodeDir, "node_modules"), filepath.Join(dir, "node_modules"))
 }
 
 var nodeEnv = []string{"CI=true", "NO_COLOR=1", "FORCE_COLOR=0"}
@@ -464,13 +385,13 @@ func runJest(ctx context.Context, bin, dir, out string, args []string) ([]byte, 
 	xml := out + ".xml"
 	env := append([]string{"JEST_JUNIT_OUTPUT_FILE=" + xml, "JEST_JUNIT_ADD_FILE_ATTRIBUTE=true", "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true"}, nodeEnv...)
 	if _, err := command(ctx, dir, env, bin, append([]string{"--ci", "--reporters=default", "--reporters=jest-junit",
-		"--cacheDirectory=" + filepath.Join(nodeTools.dir, "jest-cache")}, args...)...); err != nil {
+		"--cacheDirectory=" + filepath.Join(nodeDir, "jest-cache")}, args...)...); err != nil {
 		return nil, err
 	}
 	return os.ReadFile(xml)
 }
 
-func findCargo() (string, string, string) {
+func findCargo(*testing.T) (string, string, string) {
 	out, err := exec.Command("cargo", "--version").Output()
 	if err != nil {
 		return "", "", "cargo is not installed (apt-get install cargo)"

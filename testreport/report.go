@@ -8,8 +8,8 @@ import (
 )
 
 // ErrUnreadable is the kind of every error [Parse] returns: the report is not
-// JUnit XML or `go test -json`, or is not well formed. A [*ParseError] names the
-// file and line.
+// JUnit XML, `go test -json` or `cargo test` output, or is not well formed. A
+// [*ParseError] names the file and line.
 var ErrUnreadable = errors.New("unreadable test report")
 
 // ParseError says where a report could not be read: File as given to [Parse],
@@ -73,6 +73,14 @@ type Case struct {
 	// <testcase>, its last `go test -json` event, cargo's result line); 0
 	// when unknown.
 	Line int
+	// suite is the case's JUnit <testsuite> (shared by its cases), for
+	// telling which file a suite is; nil for other reports.
+	suite *junitSuite
+}
+
+// junitSuite is what a JUnit <testsuite> tells of its cases: their names.
+type junitSuite struct {
+	names []string
 }
 
 // ID is the test's id in trace rows and collection.test_ids: "Class::Name",
@@ -110,7 +118,31 @@ type Report struct {
 	Format   Format
 	Cases    []Case
 	Packages []PackageFailure
+	// rootName is a JUnit report's root <testsuites> name.
+	rootName string
 }
+
+// JestJUnit reports whether the report is jest-junit's: JUnit whose root
+// <testsuites> has jest-junit's default name, "jest tests".
+func (r *Report) JestJUnit() bool { return r.Format == FormatJUnit && r.rootName == "jest tests" }
+
+// HasFiles reports whether a case names its file (a file attribute, cargo's
+// source file).
+func (r *Report) HasFiles() bool {
+	for _, c := range r.Cases {
+		if c.File != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// What to do about a jest-junit report that names no file or leaves out the
+// suites that failed to run (jest-junit's defaults).
+const (
+	JestJUnitFileHint  = "jest-junit names no file by default: set JEST_JUNIT_ADD_FILE_ATTRIBUTE=true (addFileAttribute: \"true\") so that each case names its test file"
+	JestJUnitSuiteHint = "jest-junit leaves out a test file that failed to run (a missing module) unless JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true (reportTestSuiteErrors: \"true\")"
+)
 
 // Passed, Failed and Skipped are the ids of the cases of each kind, in report
 // order (Failed includes errored cases).

@@ -1,0 +1,15 @@
+export interface Shouter {
+  shout(name: string): string
+}
+
+export class Greeter {
+  constructor(public greeting: string) {}
+
+  say(name: string): string {
+    return this.greeting + ', ' + name
+  }
+
+  shout(name: string): string {
+    return this.say(name).toUpperCase()
+  }
+}
