@@ -50,83 +50,179 @@ func ReportName(path string) string {
 }
 
 // reportFacts is what a tick's test reports show (docs/format.md#test-reports):
-// the red run's class, whether the green run failed and how many of its tests
-// ran, and the judged test files (nil when none were judged).
+// whether the green run failed and how many of its tests ran, the judged
+// test files and their collection, how many of their tests passed green
+// (the tick's own tests), and the red run classified on those.
 type reportFacts struct {
 	HasRed   bool
 	RedClass predicate.RedClass
-	// Red is the red report's classification (what decided RedClass) and
-	// RedName its name; GreenName the green report's.
+	// Red is the red report's classification on the tick's own tests (what
+	// decided RedClass) and RedName its name; GreenName the green report's.
 	Red                testreport.Classification
 	RedName, GreenName string
 	HasGreen           bool
 	GreenRan           int  // green cases that ran
 	GreenFail          bool // a green case or package failed
 	Collection         []predicate.FileCollection
+	// Judged is how many test files the tick judges, FilesGiven whether
+	// --test-files named them; Own how many of their tests passed green
+	// (the tick's own tests), Files each judged file's own tests and red run.
+	Judged     int
+	FilesGiven bool
+	Own        int
+	Files      []fileFacts
+	// Ticks is how many ticks share the judged files (the commit's ticks of
+	// the unit, or the tasks one run attests with --test-files).
+	Ticks int
+	// GreenJestNoFile: the green report is jest-junit's without file
+	// attributes (its default); RedJest: the red report is jest-junit's.
+	GreenJestNoFile, RedJest bool
 }
 
-// facts summarises reports and the collection judged from the green one;
-// the red run is classified against change (nil: by its messages alone).
-func facts(reports []PhaseReport, collection []predicate.FileCollection, change *testreport.Change) reportFacts {
-	var f reportFacts
+// fileFacts are one judged file's own tests (those that passed green) and
+// the red run classified on them.
+type fileFacts struct {
+	Path string
+	Own  int
+	Red  testreport.Classification
+}
+
+// judgedTests are the test files a tick judges and what the reports make
+// of them, for [facts].
+type judgedTests struct {
+	paths  []string
+	files  *testreport.Files
+	given  bool // named by --test-files
+	ticks  int  // how many ticks share them
+	change *testreport.Change
+}
+
+// facts summarises reports, the collection judged from the green one and
+// the red run classified on the tick's own tests (the judged files' tests
+// that passed green) against the tick's change (nil: by its messages alone).
+func facts(reports []PhaseReport, collection []predicate.FileCollection, jt judgedTests) reportFacts {
+	f := reportFacts{Collection: collection, Judged: len(jt.paths), FilesGiven: jt.given, Ticks: jt.ticks}
+	var red, green *testreport.Report
 	for _, r := range reports {
 		switch r.Phase {
 		case PhaseRed:
-			f.HasRed, f.RedName, f.Red = true, r.Name, r.Report.Classify(change)
-			f.RedClass = f.Red.Class
+			f.HasRed, f.RedName, red = true, r.Name, r.Report
+			f.RedJest = r.Report.JestJUnit()
 		case PhaseGreen:
-			f.HasGreen, f.GreenName = true, r.Name
+			f.HasGreen, f.GreenName, green = true, r.Name, r.Report
 			f.GreenFail = len(r.Report.Failed()) > 0 || len(r.Report.Packages) > 0
 			for _, c := range r.Report.Cases {
 				if c.Ran() {
 					f.GreenRan++
 				}
 			}
+			f.GreenJestNoFile = r.Report.JestJUnit() && !r.Report.HasFiles()
 		}
 	}
-	f.Collection = collection
+	files := jt.files
+	if files == nil {
+		files = testreport.NewFiles(jt.paths, nil)
+	}
+	own := files.OwnTests(green)
+	f.Own = own.Len()
+	if red != nil {
+		f.Red = red.ClassifyOwn(jt.change, own)
+		f.RedClass = f.Red.Class
+	}
+	for _, p := range jt.paths {
+		ff := fileFacts{Path: p, Own: own.Tests(p)}
+		if red != nil && ff.Own > 0 {
+			ff.Red = red.ClassifyOwn(jt.change, own, p)
+		}
+		f.Files = append(f.Files, ff)
+	}
 	return f
 }
+
+// judgement is the verdict the reports give and why
+// (docs/format.md#verdict-from-evidence): the regression reason of a
+// regression_only one, the red run's classification that decided it, the
+// judged file that decided it when one of several did, and which of the
+// reasons for tests_not_collected applies.
+type judgement struct {
+	verdict predicate.Verdict
+	reason  map[string]any
+	red     testreport.Classification
+	file    string
+	missing missingTests
+}
+
+// missingTests is why a tick's tests were not collected.
+type missingTests int
+
+const (
+	testsCollected    missingTests = iota
+	greenRanNothing                // the green run ran no test
+	noTestFiles                    // the tick judges no test file
+	filesNotCollected              // no test of the judged files passed green
+)
 
 // verdictFromEvidence is the verdict the reports' facts give, with the
 // regression reason of a regression_only one (docs/format.md#verdict-from-evidence):
 //   - no green report, or a green run that failed: an error (ErrRequest) —
 //     nothing supports a tick;
-//   - the green run ran no test, or every judged test file was not collected:
-//     regression_only tests_not_collected;
+//   - the green run ran no test, the tick judges no test file, or none of
+//     the judged files' tests passed green: regression_only
+//     tests_not_collected — the tick has no tests of its own;
 //   - no red report: an error (ErrRequest) — a red run is what shows the tests
 //     check the task;
-//   - the red run passed: regression_only already_passing (implemented_by
-//     null: the reports cannot say which tick made them pass);
-//   - the red run failed on an assertion or a missing symbol: verified;
+//   - the tick's own tests passed red: regression_only already_passing
+//     (implemented_by null: the reports cannot say which tick made them pass);
+//   - they failed red on an assertion or a missing symbol: verified, when
+//     each judged file with own tests failed red on its own (a file whose
+//     tests passed red, or did not run red, is the reason: already_passing,
+//     not_red);
 //   - otherwise: regression_only not_red with the run's red_class.
-func verdictFromEvidence(f reportFacts) (predicate.Verdict, map[string]any, error) {
+func verdictFromEvidence(f reportFacts) (judgement, error) {
+	notCollected := func(m missingTests, file string) (judgement, error) {
+		return judgement{verdict: predicate.RegressionOnly, reason: map[string]any{"reason": string(predicate.ReasonTestsNotCollected)}, missing: m, file: file}, nil
+	}
 	switch {
 	case !f.HasGreen:
-		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a green test report; or give a verdict", ErrRequest)
+		return judgement{}, fmt.Errorf("%w: the verdict follows from the reports only with a green test report; or give a verdict", ErrRequest)
 	case f.GreenFail:
-		return "", nil, fmt.Errorf("%w: the green report shows failing tests: a tick needs its tests to pass", ErrRequest)
+		return judgement{}, fmt.Errorf("%w: the green report shows failing tests: a tick needs its tests to pass", ErrRequest)
 	case f.GreenRan == 0:
-		return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonTestsNotCollected)}, nil
-	}
-	if len(f.Collection) > 0 {
-		collected := false
-		for _, c := range f.Collection {
-			collected = collected || c.State == predicate.StateCollected
-		}
-		if !collected {
-			return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonTestsNotCollected)}, nil
-		}
-	}
-	switch {
+		return notCollected(greenRanNothing, "")
+	case f.Judged == 0:
+		return notCollected(noTestFiles, "")
+	case f.Own == 0:
+		return notCollected(filesNotCollected, "")
 	case !f.HasRed:
-		return "", nil, fmt.Errorf("%w: the verdict follows from the reports only with a red test report (the tests run before the change); or give a verdict", ErrRequest)
-	case f.RedClass == predicate.ClassPassed:
-		return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonAlreadyPassing), "implemented_by": nil}, nil
-	case f.RedClass == predicate.ClassAssertion || f.RedClass == predicate.ClassAbsent:
-		return predicate.Verified, nil, nil
+		return judgement{}, fmt.Errorf("%w: the verdict follows from the reports only with a red test report (the tests run before the change); or give a verdict", ErrRequest)
 	}
-	return predicate.RegressionOnly, map[string]any{"reason": string(predicate.ReasonNotRed), "red_class": string(f.RedClass)}, nil
+	j := redJudgement(f.Red)
+	if j.verdict != predicate.Verified {
+		return j, nil
+	}
+	for _, ff := range f.Files {
+		if ff.Own == 0 {
+			// Not collected: a warning (a helper without tests of its own).
+			continue
+		}
+		if fj := redJudgement(ff.Red); fj.verdict != predicate.Verified {
+			fj.file = ff.Path
+			return fj, nil
+		}
+	}
+	return j, nil
+}
+
+// redJudgement is the verdict a red run's classification on the tick's own
+// tests gives.
+func redJudgement(red testreport.Classification) judgement {
+	switch red.Class {
+	case predicate.ClassPassed:
+		return judgement{verdict: predicate.RegressionOnly, red: red, reason: map[string]any{"reason": string(predicate.ReasonAlreadyPassing), "implemented_by": nil}}
+	case predicate.ClassAssertion, predicate.ClassAbsent:
+		return judgement{verdict: predicate.Verified, red: red}
+	}
+	return judgement{verdict: predicate.RegressionOnly, red: red, reason: map[string]any{"reason": string(predicate.ReasonNotRed), "red_class": string(red.Class)}}
 }
 
 // citeStory and citeScenario find a user story ("US2") and an acceptance
@@ -293,6 +389,8 @@ type reportOutcome struct {
 	urls       map[string]string
 	warnings   []string
 	why        *Why
+	// judged is the reports' judgement, when they give one.
+	judged *judgement
 }
 
 // Why is why the test reports give a tick's verdict
@@ -322,31 +420,53 @@ func (w *Why) at() string {
 	return where
 }
 
-// whyOf says why the reports' facts give verdict and reason.
-func whyOf(f reportFacts, verdict predicate.Verdict, reason map[string]any) *Why {
-	w := &Why{Verdict: verdict}
-	if reason != nil {
-		w.Reason, _ = reason["reason"].(string)
+// whyOf says why the reports' facts give judgement j.
+func whyOf(f reportFacts, j judgement) *Why {
+	w := &Why{Verdict: j.verdict}
+	if j.reason != nil {
+		w.Reason, _ = j.reason["reason"].(string)
+	}
+	// of names whose tests: the tick's own, or one judged file's.
+	of, shared := "the tick's own tests", ""
+	if j.file != "" {
+		of = j.file + "'s tests"
+		shared = "; each test file the tick judges must fail red: name the task's own with --test-files"
+		if f.Ticks > 1 {
+			shared += fmt.Sprintf(" (the commit ticks %d tasks: attest each with --task)", f.Ticks)
+		}
 	}
 	switch {
-	case verdict == predicate.Verified:
-		w.RedClass, w.Report, w.Line, w.Detail = string(f.RedClass), f.RedName, f.Red.Line, f.Red.Detail
-		w.Text = fmt.Sprintf("red %s (%s)", f.RedClass, w.at())
+	case j.verdict == predicate.Verified:
+		w.RedClass, w.Report, w.Line, w.Detail = string(j.red.Class), f.RedName, j.red.Line, j.red.Detail
+		w.Text = fmt.Sprintf("red %s (%s)", j.red.Class, w.at())
 	case w.Reason == string(predicate.ReasonNotRed):
-		w.RedClass, w.Report, w.Line, w.Detail = string(f.RedClass), f.RedName, f.Red.Line, f.Red.Detail
-		if w.Detail == "" && w.Line == 0 {
-			w.Text = fmt.Sprintf("%s (%s: the red report %s)", w.Reason, f.RedClass, f.RedName)
-		} else {
-			w.Text = fmt.Sprintf("%s (%s: %s)", w.Reason, f.RedClass, w.at())
+		w.RedClass, w.Report, w.Line, w.Detail = string(j.red.Class), f.RedName, j.red.Line, j.red.Detail
+		switch {
+		case j.red.Class == predicate.ClassNoTests:
+			w.Text = fmt.Sprintf("%s (%s: the red report %s ran none of %s%s%s)", w.Reason, j.red.Class, f.RedName, of, jestSuiteHint(f), shared)
+		case w.Detail == "" && w.Line == 0:
+			w.Text = fmt.Sprintf("%s (%s: %s in the red report %s%s)", w.Reason, j.red.Class, of, f.RedName, shared)
+		case j.file != "":
+			w.Text = fmt.Sprintf("%s (%s: %s: %s%s)", w.Reason, j.red.Class, j.file, w.at(), shared)
+		default:
+			w.Text = fmt.Sprintf("%s (%s: %s)", w.Reason, j.red.Class, w.at())
 		}
 	case w.Reason == string(predicate.ReasonAlreadyPassing):
 		w.Report = f.RedName
-		w.Text = fmt.Sprintf("%s (the red report %s passed)", w.Reason, f.RedName)
+		w.Text = fmt.Sprintf("%s (%s passed in the red report %s%s)", w.Reason, of, f.RedName, shared)
 	case w.Reason == string(predicate.ReasonTestsNotCollected):
 		w.Report = f.GreenName
-		if f.GreenRan == 0 {
+		switch j.missing {
+		case greenRanNothing:
 			w.Text = fmt.Sprintf("%s (the green report %s ran no test)", w.Reason, f.GreenName)
-		} else {
+		case noTestFiles:
+			w.Report = ""
+			if f.FilesGiven {
+				w.Text = fmt.Sprintf("%s (no test file is judged, --test-files none: the tick has no tests of its own)", w.Reason)
+			} else {
+				w.Text = fmt.Sprintf("%s (the tick changed no test file since the unit's previous tick: name the task's test files with --test-files)", w.Reason)
+			}
+		default:
 			var paths []string
 			for i, c := range f.Collection {
 				if i == 3 {
@@ -355,12 +475,30 @@ func whyOf(f reportFacts, verdict predicate.Verdict, reason map[string]any) *Why
 				}
 				paths = append(paths, c.Path)
 			}
-			w.Text = fmt.Sprintf("%s (the green report %s runs no test from %s)", w.Reason, f.GreenName, strings.Join(paths, ", "))
+			w.Text = fmt.Sprintf("%s (the green report %s runs no test from %s%s)", w.Reason, f.GreenName, strings.Join(paths, ", "), jestFileHint(f))
 		}
 	default:
 		w.Text = w.Reason
 	}
 	return w
+}
+
+// jestFileHint is what to do when a green report of jest-junit's default
+// naming names no judged file.
+func jestFileHint(f reportFacts) string {
+	if !f.GreenJestNoFile {
+		return ""
+	}
+	return "; " + testreport.JestJUnitFileHint
+}
+
+// jestSuiteHint is what to do when a red report of jest-junit ran none of the
+// tick's tests: a suite that failed to run is left out by default.
+func jestSuiteHint(f reportFacts) string {
+	if !f.RedJest {
+		return ""
+	}
+	return "; " + testreport.JestJUnitSuiteHint
 }
 
 // applyReports turns req's test reports into the tick's evidence
@@ -369,7 +507,7 @@ func whyOf(f reportFacts, verdict predicate.Verdict, reason map[string]any) *Why
 // verdict from the evidence when req.Verdict is empty — or req's verdict,
 // regression reason and red kind checked against the reports (refused when
 // they contradict them, unless req.Force).
-func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, req TickRequest) (*reportOutcome, error) {
+func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, sharing int, req TickRequest) (*reportOutcome, error) {
 	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
 	red, green, err := out.phases(req.Reports)
 	if err != nil {
@@ -383,31 +521,34 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, r
 	if err != nil {
 		return nil, err
 	}
-	files := req.TestFiles
-	if files == nil {
-		if files, err = changedTestFiles(repo, base, commit.ID); err != nil {
+	jt := judgedTests{paths: req.TestFiles, given: req.TestFiles != nil, ticks: sharing}
+	if !jt.given {
+		if jt.paths, err = changedTestFiles(repo, base, commit.ID); err != nil {
 			return nil, err
 		}
+	} else {
+		// Files named with --test-files are the chosen ticks'.
+		jt.ticks = len(ticks)
 	}
-	collection, judged, err := out.collect(repo, commit, files, green, obj)
+	collection, judged, err := out.collect(repo, commit, jt.paths, green, obj)
 	if err != nil {
 		return nil, err
 	}
+	jt.files = judged
 	if err := mergeTrace(obj, req.Reports, judged); err != nil {
 		return nil, err
 	}
-	var change *testreport.Change
 	if red != nil {
-		if change, err = tickChange(repo, base, commit); err != nil {
+		if jt.change, err = tickChange(repo, base, commit); err != nil {
 			return nil, err
 		}
 	}
-	facts := facts(req.Reports, collection, change)
+	facts := facts(req.Reports, collection, jt)
 	if err := out.reconcileVerdict(req, facts, green, obj); err != nil {
 		return nil, err
 	}
 	if red != nil {
-		if err := out.reconcileRed(req, facts, red); err != nil {
+		if err := out.reconcileRed(req, facts, red, judged, green); err != nil {
 			return nil, err
 		}
 	}
@@ -458,7 +599,11 @@ func (out *reportOutcome) collect(repo *gitref.Repo, commit *gitref.Commit, file
 		var fv []any
 		for _, f := range collection {
 			if f.State == predicate.StateNotCollected {
-				out.warnings = append(out.warnings, fmt.Sprintf("%s: the green report %s runs no test from this changed test file (not_collected)", f.Path, green.Name))
+				hint := ""
+				if green.Report.JestJUnit() && !green.Report.HasFiles() {
+					hint = "; " + testreport.JestJUnitFileHint
+				}
+				out.warnings = append(out.warnings, fmt.Sprintf("%s: the green report %s runs no test from this changed test file (not_collected)%s", f.Path, green.Name, hint))
 			}
 			d, _ := f.DecidedBy.Get()
 			ids := make([]any, len(f.TestIDs))
@@ -503,11 +648,13 @@ func (out *reportOutcome) contradiction(force bool, what string) error {
 // reconcileVerdict sets the verdict and regression reason from the reports'
 // facts when req gives none, else checks req's against them.
 func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, green *PhaseReport, obj map[string]any) error {
-	derived, reason, derr := verdictFromEvidence(facts)
+	j, derr := verdictFromEvidence(facts)
+	derived, reason := j.verdict, j.reason
 	var why *Why
 	decided := ""
 	if derr == nil {
-		why = whyOf(facts, derived, reason)
+		out.judged = &j
+		why = whyOf(facts, j)
 		decided = "; " + why.Text
 		if req.Verdict == "" || req.Verdict == derived {
 			out.why = why
@@ -555,13 +702,23 @@ func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, g
 	return nil
 }
 
-// reconcileRed sets the red run from the red report, or checks the red kind
-// and output req gives against it.
-func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *PhaseReport) error {
-	if kind, isRed := testreport.RedKind(facts.RedClass); isRed {
+// reconcileRed sets the red run from the red report — its kind from the
+// classification that decided the verdict (the tick's own tests, or the
+// judged file that decided it), its output the own tests' failures — or
+// checks the red kind and output req gives against it.
+func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *PhaseReport, judged *testreport.Files, green *PhaseReport) error {
+	class := facts.RedClass
+	if out.judged != nil && out.judged.red.Class != "" {
+		class = out.judged.red.Class
+	}
+	if kind, isRed := testreport.RedKind(class); isRed {
 		switch {
 		case out.red == nil:
-			out.red = &predicate.RedRun{Kind: kind, Output: red.Report.FailureOutput()}
+			var g *testreport.Report
+			if green != nil {
+				g = green.Report
+			}
+			out.red = &predicate.RedRun{Kind: kind, Output: red.Report.OwnFailureOutput(judged.OwnTests(g))}
 		case req.RedKindSet && out.red.Kind != kind:
 			if err := out.contradiction(req.Force, fmt.Sprintf("the red kind %s contradicts the red report %s, which fails on %s", out.red.Kind, red.Name, kind)); err != nil {
 				return err
@@ -570,7 +727,7 @@ func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *
 			out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
 		}
 	} else if out.red != nil {
-		if err := out.contradiction(req.Force, fmt.Sprintf("the red output claims a red run, but the red report %s shows %s", red.Name, facts.RedClass)); err != nil {
+		if err := out.contradiction(req.Force, fmt.Sprintf("the red output claims a red run, but the red report %s shows %s for the tick's own tests", red.Name, class)); err != nil {
 			return err
 		}
 	}

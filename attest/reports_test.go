@@ -14,26 +14,48 @@ import (
 func TestVerdictFromEvidence(t *testing.T) {
 	collected := []predicate.FileCollection{{Path: "a_test.go", State: predicate.StateCollected, Tests: 1}}
 	notCollected := []predicate.FileCollection{{Path: "a_test.go", State: predicate.StateNotCollected}}
+	red := func(c predicate.RedClass) testreport.Classification { return testreport.Classification{Class: c} }
+	// own: a tick judging one file whose test passed green.
+	own := func(f reportFacts) reportFacts {
+		f.Judged, f.Own = 1, 1
+		f.Red = red(f.RedClass)
+		return f
+	}
+	files := func(f reportFacts, files ...fileFacts) reportFacts {
+		f = own(f)
+		f.Judged, f.Own, f.Files = len(files), len(files), files
+		return f
+	}
 	for _, tc := range []struct {
 		name    string
 		f       reportFacts
 		verdict predicate.Verdict
 		reason  string // canonical regression, "" none
+		file    string // the judged file that decided it
 		err     string
 	}{
-		{"assertion then green", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, Collection: collected}, predicate.Verified, "", ""},
-		{"missing symbol then green", reportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2}, predicate.Verified, "", ""},
-		{"red passed", reportFacts{HasRed: true, RedClass: predicate.ClassPassed, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"implemented_by":null,"reason":"already_passing"}`, ""},
-		{"red did not build", reportFacts{HasRed: true, RedClass: predicate.ClassBuildError, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"build_error"}`, ""},
-		{"red ran nothing", reportFacts{HasRed: true, RedClass: predicate.ClassNoTests, HasGreen: true, GreenRan: 1}, predicate.RegressionOnly, `{"reason":"not_red","red_class":"no_tests"}`, ""},
-		{"green ran nothing", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
-		{"changed test file not collected", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3, Collection: notCollected}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, ""},
-		{"green failed", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, GreenFail: true}, "", "", "green report shows failing tests"},
-		{"no green", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion}, "", "", "only with a green test report"},
-		{"no red", reportFacts{HasGreen: true, GreenRan: 1}, "", "", "only with a red test report"},
+		{"assertion then green", own(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, Collection: collected}), predicate.Verified, "", "", ""},
+		{"missing symbol then green", own(reportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2}), predicate.Verified, "", "", ""},
+		{"red passed", own(reportFacts{HasRed: true, RedClass: predicate.ClassPassed, HasGreen: true, GreenRan: 1}), predicate.RegressionOnly, `{"implemented_by":null,"reason":"already_passing"}`, "", ""},
+		{"red did not build", own(reportFacts{HasRed: true, RedClass: predicate.ClassBuildError, HasGreen: true, GreenRan: 1}), predicate.RegressionOnly, `{"reason":"not_red","red_class":"build_error"}`, "", ""},
+		{"red ran nothing", own(reportFacts{HasRed: true, RedClass: predicate.ClassNoTests, HasGreen: true, GreenRan: 1}), predicate.RegressionOnly, `{"reason":"not_red","red_class":"no_tests"}`, "", ""},
+		{"green ran nothing", own(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true}), predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, "", ""},
+		{"no test file judged", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, "", ""},
+		{"changed test file not collected", reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 3, Judged: 1, Collection: notCollected}, predicate.RegressionOnly, `{"reason":"tests_not_collected"}`, "", ""},
+		{"green failed", own(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 1, GreenFail: true}), "", "", "", "green report shows failing tests"},
+		{"no green", own(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion}), "", "", "", "only with a green test report"},
+		{"no red", own(reportFacts{HasGreen: true, GreenRan: 1}), "", "", "", "only with a red test report"},
+		{"files all red", files(reportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2},
+			fileFacts{Path: "a_test.go", Own: 1, Red: red(predicate.ClassAbsent)}, fileFacts{Path: "b_test.go", Own: 1, Red: red(predicate.ClassAssertion)}), predicate.Verified, "", "", ""},
+		{"a file not red", files(reportFacts{HasRed: true, RedClass: predicate.ClassAbsent, HasGreen: true, GreenRan: 2},
+			fileFacts{Path: "a_test.go", Own: 1, Red: red(predicate.ClassNoTests)}, fileFacts{Path: "b_test.go", Own: 1, Red: red(predicate.ClassAbsent)}), predicate.RegressionOnly, `{"reason":"not_red","red_class":"no_tests"}`, "a_test.go", ""},
+		{"a file passed red", files(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 2},
+			fileFacts{Path: "a_test.go", Own: 1, Red: red(predicate.ClassAssertion)}, fileFacts{Path: "b_test.go", Own: 1, Red: red(predicate.ClassPassed)}), predicate.RegressionOnly, `{"implemented_by":null,"reason":"already_passing"}`, "b_test.go", ""},
+		{"a file not collected (a helper)", files(reportFacts{HasRed: true, RedClass: predicate.ClassAssertion, HasGreen: true, GreenRan: 2},
+			fileFacts{Path: "a_test.go", Own: 1, Red: red(predicate.ClassAssertion)}, fileFacts{Path: "b_test.go"}), predicate.Verified, "", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, reason, err := verdictFromEvidence(tc.f)
+			j, err := verdictFromEvidence(tc.f)
 			if tc.err != "" {
 				if !errors.Is(err, ErrRequest) || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err %v, want %q", err, tc.err)
@@ -44,11 +66,11 @@ func TestVerdictFromEvidence(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := ""
-			if reason != nil {
-				got = canon(reason)
+			if j.reason != nil {
+				got = canon(j.reason)
 			}
-			if v != tc.verdict || got != tc.reason {
-				t.Errorf("%s %s, want %s %s", v, got, tc.verdict, tc.reason)
+			if j.verdict != tc.verdict || got != tc.reason || j.file != tc.file {
+				t.Errorf("%s %s %q, want %s %s %q", j.verdict, got, j.file, tc.verdict, tc.reason, tc.file)
 			}
 		})
 	}
@@ -124,23 +146,36 @@ func TestTraceRowsSkipped(t *testing.T) {
 func TestWhyOf(t *testing.T) {
 	red := testreport.Classification{Class: predicate.ClassBuildError, Line: 4, Detail: "./t.go:5:2: cannot use x"}
 	files := []predicate.FileCollection{{Path: "a_test.go"}, {Path: "b_test.go"}, {Path: "c_test.go"}, {Path: "d_test.go"}, {Path: "e_test.go"}}
+	notRed := func(c predicate.RedClass) map[string]any {
+		return map[string]any{"reason": "not_red", "red_class": string(c)}
+	}
+	tnc := map[string]any{"reason": "tests_not_collected"}
 	for _, tc := range []struct {
-		name    string
-		f       reportFacts
-		verdict predicate.Verdict
-		reason  map[string]any
-		want    string
+		name string
+		f    reportFacts
+		j    judgement
+		want string
 	}{
-		{"not red", reportFacts{RedClass: predicate.ClassBuildError, Red: red, RedName: "red.json"}, predicate.RegressionOnly,
-			map[string]any{"reason": "not_red"}, "not_red (build_error: red.json:4: ./t.go:5:2: cannot use x)"},
-		{"verified", reportFacts{RedClass: predicate.ClassAbsent, Red: testreport.Classification{Class: predicate.ClassAbsent, Line: 2, Detail: "undefined: Greet"}, RedName: "red.json"},
-			predicate.Verified, nil, "red absent (red.json:2: undefined: Greet)"},
-		{"already passing", reportFacts{RedName: "red.xml"}, predicate.RegressionOnly, map[string]any{"reason": "already_passing"}, "already_passing (the red report red.xml passed)"},
-		{"nothing ran", reportFacts{GreenName: "green.xml"}, predicate.RegressionOnly, map[string]any{"reason": "tests_not_collected"}, "tests_not_collected (the green report green.xml ran no test)"},
-		{"files not collected", reportFacts{GreenName: "green.xml", GreenRan: 2, Collection: files}, predicate.RegressionOnly, map[string]any{"reason": "tests_not_collected"},
+		{"not red", reportFacts{RedName: "red.json"}, judgement{verdict: predicate.RegressionOnly, red: red, reason: notRed(predicate.ClassBuildError)},
+			"not_red (build_error: red.json:4: ./t.go:5:2: cannot use x)"},
+		{"verified", reportFacts{RedName: "red.json"}, judgement{verdict: predicate.Verified, red: testreport.Classification{Class: predicate.ClassAbsent, Line: 2, Detail: "undefined: Greet"}},
+			"red absent (red.json:2: undefined: Greet)"},
+		{"already passing", reportFacts{RedName: "red.xml"}, judgement{verdict: predicate.RegressionOnly, reason: map[string]any{"reason": "already_passing"}},
+			"already_passing (the tick's own tests passed in the red report red.xml)"},
+		{"own tests did not run red", reportFacts{RedName: "red.json"}, judgement{verdict: predicate.RegressionOnly, red: testreport.Classification{Class: predicate.ClassNoTests}, reason: notRed(predicate.ClassNoTests)},
+			"not_red (no_tests: the red report red.json ran none of the tick's own tests)"},
+		{"one of the files", reportFacts{RedName: "red.json", Ticks: 2}, judgement{verdict: predicate.RegressionOnly, red: testreport.Classification{Class: predicate.ClassNoTests}, reason: notRed(predicate.ClassNoTests), file: "a_test.go"},
+			"not_red (no_tests: the red report red.json ran none of a_test.go's tests; each test file the tick judges must fail red: name the task's own with --test-files (the commit ticks 2 tasks: attest each with --task))"},
+		{"nothing ran", reportFacts{GreenName: "green.xml"}, judgement{verdict: predicate.RegressionOnly, reason: tnc, missing: greenRanNothing},
+			"tests_not_collected (the green report green.xml ran no test)"},
+		{"no test files", reportFacts{GreenName: "green.xml"}, judgement{verdict: predicate.RegressionOnly, reason: tnc, missing: noTestFiles},
+			"tests_not_collected (the tick changed no test file since the unit's previous tick: name the task's test files with --test-files)"},
+		{"files not collected", reportFacts{GreenName: "green.xml", GreenRan: 2, Collection: files}, judgement{verdict: predicate.RegressionOnly, reason: tnc, missing: filesNotCollected},
 			"tests_not_collected (the green report green.xml runs no test from a_test.go, b_test.go, c_test.go, 2 more)"},
+		{"jest-junit without files", reportFacts{GreenName: "green.xml", GreenRan: 1, Collection: files[:1], GreenJestNoFile: true}, judgement{verdict: predicate.RegressionOnly, reason: tnc, missing: filesNotCollected},
+			"tests_not_collected (the green report green.xml runs no test from a_test.go; " + testreport.JestJUnitFileHint + ")"},
 	} {
-		if got := whyOf(tc.f, tc.verdict, tc.reason).Text; got != tc.want {
+		if got := whyOf(tc.f, tc.j).Text; got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

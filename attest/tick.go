@@ -55,6 +55,9 @@ type TickRequest struct {
 	Regression map[string]any
 	// Red is the red run, or nil.
 	Red *predicate.RedRun
+	// RedOutputName names the file Red's output was read from, for
+	// messages ("" when none).
+	RedOutputName string
 	// Signers sign every envelope; none: the envelopes are written unsigned.
 	Signers []signer.Signer
 	// Time is when it is recorded (now when zero).
@@ -204,15 +207,19 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 	}
 	var urls map[string]string
-	var reportWarnings []string
+	reportWarnings, err := checkRedOutput(req)
+	if err != nil {
+		return nil, err
+	}
 	var why *Why
 	if len(req.Reports) > 0 {
-		o, err := applyReports(repo, commit, ticks, req)
+		o, err := applyReports(repo, commit, ticks, sharingTicks(all, ticks), req)
 		if err != nil {
 			return nil, err
 		}
 		req.Evidence, req.Red, req.Verdict, req.Regression = o.evidence, o.red, o.verdict, o.regression
-		urls, reportWarnings, why = o.urls, o.warnings, o.why
+		urls, why = o.urls, o.why
+		reportWarnings = append(reportWarnings, o.warnings...)
 	}
 	evidence, err := mergeRegression(req.Evidence, req.Regression)
 	if err != nil {
@@ -342,6 +349,24 @@ func checkTickVerdict(req TickRequest) error {
 		return fmt.Errorf("%w: verdict %q: attest tick writes verified or regression_only (use attest decide for attested and skipped)", ErrRequest, req.Verdict)
 	}
 	return nil
+}
+
+// sharingTicks is how many of the commit's ticks share the default test
+// files of the chosen ones: its ticks of their units, which have one range
+// (docs/format.md#verdict-from-evidence).
+func sharingTicks(all, chosen []tick.Tick) int {
+	type unitKey struct{ root, dir string }
+	units := map[unitKey]bool{}
+	for _, t := range chosen {
+		units[unitKey{t.Root, t.Unit.Dir}] = true
+	}
+	n := 0
+	for _, t := range all {
+		if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized && units[unitKey{t.Root, t.Unit.Dir}] {
+			n++
+		}
+	}
+	return n
 }
 
 // chooseTicks picks, from all the box changes of commit, the ticks req asks

@@ -226,9 +226,12 @@ test-result statement per test phase of the evidence's trace and a verification 
 them; and writes them into the commit's note under --notes-ref, keeping every line it does not
 own.
 
---test-report red=FILE and green=FILE (JUnit XML or go test -json) give the trace rows, the
-test-result statements, collection.files, red and, without --verdict, the verdict itself
-(docs/format.md#test-reports, docs/format.md#verdict-from-evidence).`,
+--test-report red=FILE and green=FILE (JUnit XML, go test -json, or cargo test's own output)
+give the trace rows, the test-result statements, collection.files, red and, without --verdict,
+the verdict itself: verified only when each test file the tick judges (--test-files, by default
+the test files its own range changed) has tests that passed green and failed red
+(docs/format.md#test-reports, docs/format.md#verdict-from-evidence). A --red-output in which the
+runner says the run passed is refused unless --force.`,
 		Example: `  # after T012's tests pass and its box is ticked in HEAD, from the runner's reports:
   taskproof attest tick --test-report red=red.json --test-report green=green.json \
       --signer ssh --key ~/.ssh/id_ed25519
@@ -254,15 +257,15 @@ test-result statements, collection.files, red and, without --verdict, the verdic
 	c.Flags().StringVar(&fl.verdict, "verdict", "", "the tick's verdict, `verified|regression_only` (required unless --test-report gives it: a bare attest tick claims nothing)")
 	choices(c, "verdict", "verified", "regression_only")
 	c.Flags().StringVar(&fl.evidencePath, "evidence", "", "evidence JSON `FILE` (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
-	c.Flags().StringVar(&fl.redOutput, "red-output", "", "`FILE` with the red run's captured output (the tests failing before the change)")
+	c.Flags().StringVar(&fl.redOutput, "red-output", "", "`FILE` with the red run's captured output (the tests failing before the change; output that shows a passing run is refused unless --force)")
 	c.Flags().StringVar(&fl.redKind, "red-kind", "assertion", "how the red run failed: `assertion|missing_symbol`")
 	choices(c, "red-kind", "assertion", "missing_symbol")
 	c.Flags().StringVar(&fl.regression, "regression-reason", "", "why a regression_only tick is one: `REASON[:key=value]`, e.g. no_scenarios:story=US2, not_red:red_class=build_error")
 	c.Flags().BoolVar(&fl.dryRun, "dry-run", false, "print the statements without writing the note")
-	c.Flags().StringArrayVar(&fl.reportFlags, "test-report", nil, "`PHASE=FILE`: the red or green run's JUnit XML or go test -json output (repeatable; docs/format.md#test-reports)")
+	c.Flags().StringArrayVar(&fl.reportFlags, "test-report", nil, "`PHASE=FILE`: the red or green run's JUnit XML, go test -json or cargo test 2>&1 output (repeatable; docs/format.md#test-reports)")
 	c.Flags().StringSliceVar(&fl.testFiles, "test-files", nil, "test `FILES` (comma-separated, repeatable) the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
 	c.Flags().BoolVar(&fl.skipAttested, "skip-attested", false, "attest only the ticks the note holds no statements for, leaving the others as they are (without --verdict or --test-report: check that every tick is attested, exit 2 naming those that are not)")
-	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as git notes add -f does), or write a --verdict, --regression-reason or --red-kind that contradicts the test reports (with a warning)")
+	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as git notes add -f does), or write a --verdict, --regression-reason, --red-kind or --red-output that contradicts the test reports or the red output (with a warning)")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		f, err := format()
@@ -376,6 +379,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 			return req, usageErr("--red-kind %q: want assertion or missing_symbol", fl.redKind)
 		}
 		req.Red = &predicate.RedRun{Kind: predicate.RedKind(fl.redKind), Output: out}
+		req.RedOutputName = attest.ReportName(fl.redOutput)
 	}
 	if req.Verdict == predicate.Verified && fl.redOutput == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")

@@ -269,11 +269,11 @@ func TestTickOwnTestFiles(t *testing.T) {
 		t.Errorf("--test-files: collection %s", coll)
 	}
 	// A tick that changes no test file since the previous one judges none:
-	// the green run's tests decide.
+	// it has no tests of its own, whatever the reports ran.
 	c3 := r.tick("T003")
 	out, _, _ = r.attest(c3, red, green)
-	if p := out.predicate(t); p["collection"] != nil {
-		t.Errorf("T003's collection %v, want none", p["collection"])
+	if p := out.predicate(t); p["collection"] != nil || p["verdict"] != "regression_only" || !strings.Contains(mustJSONText(t, p["regression"]), "tests_not_collected") {
+		t.Errorf("T003's collection %v verdict %v regression %v, want no collection, tests_not_collected", p["collection"], p["verdict"], p["regression"])
 	}
 }
 
@@ -339,6 +339,15 @@ func TestTickFromCargoTest(t *testing.T) {
 	if why := out.Written[0].VerdictReason; why == nil || !strings.Contains(why.Detail, "E0425") {
 		t.Errorf("verdict_reason %+v", why)
 	}
+}
+
+func mustJSONText(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func mustRead(t *testing.T, p string) string {

@@ -318,9 +318,9 @@ func TestTickFromJUnitSamples(t *testing.T) {
 		code [2]string
 	}{
 		{"pytest", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-assertion.xml", "pytest-green.xml", "assertion", [2]string{}},
-		{"pytest missing", "tests/test_greet.py", "def test_hello_greets_by_name(): pass\n", "pytest-red-missing.xml", "pytest-green.xml", "missing_symbol", [2]string{"greet.py", "def farewell(name):\n    return 'bye, ' + name\n"}},
+		{"pytest missing", "tests/test_farewell.py", "def test_farewell_says_bye(): pass\n", "pytest-red-missing.xml", "pytest-green-missing.xml", "missing_symbol", [2]string{"greet.py", "def farewell(name):\n    return 'bye, ' + name\n"}},
 		{"jest-junit", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-red.xml", "jest-junit-green.xml", "assertion", [2]string{}},
-		{"jest-junit missing", "src/greet.test.js", "test('hello', () => {})\n", "jest-junit-missing.xml", "jest-junit-green.xml", "missing_symbol", [2]string{"src/greet.js", "exports.greet = (name) => 'hello, ' + name\n"}},
+		{"jest-junit missing", "src/greet2.test.js", "test('greet greets by name', () => {})\n", "jest-junit-missing.xml", "jest-junit-green-missing.xml", "missing_symbol", [2]string{"src/greet.js", "exports.greet = (name) => 'hello, ' + name\n"}},
 		{"vitest", "src/greet.test.mjs", "test('hello', () => {})\n", "vitest-red.xml", "vitest-green.xml", "assertion", [2]string{}},
 		{"go-junit-report", "greet_test.go", "package greet\n\nfunc TestGreet(t *testing.T) {}\n", "go-junit-report-missing.xml", "go-junit-report-green.xml", "missing_symbol", [2]string{"greet.go", "package greet\n\nfunc Greet(name string) string { return name }\n"}},
 		{"surefire", "src/test/java/com/example/greet/GreetTest.java", "class GreetTest {}\n", "surefire-red.xml", "surefire-green.xml", "assertion", [2]string{}},
