@@ -71,11 +71,18 @@ var computed = map[string]bool{
 }
 
 // objectEvidence are the opaque members whose schema description is an object
-// ("{ state, findings }"); Build requires an object or null for them.
+// ("{ state, findings }") or one record (run: "the agentplane run, or null");
+// Build requires an object or null for them.
 var objectEvidence = map[string]bool{
 	"integrity": true, "monitor": true, "mutation": true, "sandbox": true, "executor": true,
-	"model": true, "strength": true, "acceptance": true,
+	"model": true, "strength": true, "acceptance": true, "run": true,
 }
+
+// arrayEvidence are the opaque members whose schema description is a list of
+// rows or records (trace: "test rows", decisions: "people's decisions",
+// instructions: "instruction files"); Build requires an array or null, and
+// for those marked true each element an object.
+var arrayEvidence = map[string]bool{"trace": true, "decisions": true, "instructions": false}
 
 // Build makes a revision 3 predicate (docs/format.md#hash-recipes) that
 // validates against the schema. Errors are a [*BuildError] naming the input
@@ -188,6 +195,11 @@ func (p *Predicate) setEvidence(evidence []byte) error {
 				return &BuildError{"evidence." + k, "want an object or null, got " + jsonKind(v)}
 			}
 		}
+		if rows, known := arrayEvidence[k]; known {
+			if err := checkArrayEvidence(k, v, rows); err != nil {
+				return err
+			}
+		}
 	}
 	r := &reader{path: "evidence", m: obj, used: map[string]bool{}}
 	for k := range computed {
@@ -217,6 +229,31 @@ func (p *Predicate) setEvidence(evidence []byte) error {
 			return &BuildError{de.Path, de.Reason}
 		}
 		return r.err
+	}
+	return nil
+}
+
+// checkArrayEvidence checks evidence member k of arrayEvidence: an array or
+// null, each element an object when rows.
+func checkArrayEvidence(k string, v any, rows bool) error {
+	if v == nil {
+		return nil
+	}
+	a, ok := v.([]any)
+	if !ok {
+		want := "an array or null"
+		if rows {
+			want = "an array of objects or null"
+		}
+		return &BuildError{"evidence." + k, "want " + want + ", got " + jsonKind(v)}
+	}
+	if !rows {
+		return nil
+	}
+	for i, e := range a {
+		if _, isObj := e.(map[string]any); !isObj {
+			return &BuildError{fmt.Sprintf("evidence.%s[%d]", k, i), "want an object, got " + jsonKind(e)}
+		}
 	}
 	return nil
 }

@@ -308,6 +308,15 @@ func TestBuildErrors(t *testing.T) {
 	}{
 		{"computed field in evidence", func(in *Input) { in.Evidence = []byte(`{"tree":"x","regression":{"reason":"no_story"}}`) }, "evidence.tree"},
 		{"wrong type of object field", func(in *Input) { in.Evidence = []byte(`{"monitor":"clean","regression":{"reason":"no_story"}}`) }, "evidence.monitor"},
+		{"trace not an array", func(in *Input) { in.Evidence = []byte(`{"trace":"x","regression":{"reason":"no_story"}}`) }, "evidence.trace"},
+		{"trace row not an object", func(in *Input) { in.Evidence = []byte(`{"trace":[{"test":"a"},1],"regression":{"reason":"no_story"}}`) }, "evidence.trace[1]"},
+		{"trace an object", func(in *Input) { in.Evidence = []byte(`{"trace":{"a":1},"regression":{"reason":"no_story"}}`) }, "evidence.trace"},
+		{"run not an object", func(in *Input) { in.Evidence = []byte(`{"run":5,"regression":{"reason":"no_story"}}`) }, "evidence.run"},
+		{"decisions not an array", func(in *Input) { in.Evidence = []byte(`{"decisions":"x","regression":{"reason":"no_story"}}`) }, "evidence.decisions"},
+		{"decision not an object", func(in *Input) { in.Evidence = []byte(`{"decisions":["x"],"regression":{"reason":"no_story"}}`) }, "evidence.decisions[0]"},
+		{"instructions not an array", func(in *Input) {
+			in.Evidence = []byte(`{"instructions":"AGENTS.md","regression":{"reason":"no_story"}}`)
+		}, "evidence.instructions"},
 		{"wrong type in regression", func(in *Input) { in.Evidence = []byte(`{"regression":{"reason":7}}`) }, "evidence.regression.reason"},
 		{"wrong type in collection", func(in *Input) {
 			in.Evidence = []byte(`{"regression":{"reason":"no_story"},"collection":{"files":[{"path":"a","state":"collected","tests":"3","test_ids":[]}]}}`)

@@ -192,6 +192,17 @@ func TestAttestTickRefusals(t *testing.T) {
 	noReason := file("no-reason.json", `{"run":{"id":"r1"}}`)
 	notJSON := file("not-json.json", `{"run":`)
 	red := file("red.log", "FAIL\n")
+	// Known members of the wrong type, each refused naming the member and
+	// the type it takes.
+	wrongTypes := []struct{ evidence, msg string }{
+		{`{"trace":"x"}`, "evidence.trace: want an array of objects or null, got string"},
+		{`{"trace":[1]}`, "evidence.trace[0]: want an object, got number"},
+		{`{"trace":{"a":1}}`, "evidence.trace: want an array of objects or null, got object"},
+		{`{"run":5}`, "evidence.run: want an object or null, got number"},
+		{`{"decisions":"x"}`, "evidence.decisions: want an array of objects or null, got string"},
+		{`{"instructions":{"AGENTS.md":true}}`, "evidence.instructions: want an array or null, got object"},
+		{`{"model":7}`, "evidence.model: want an object or null, got number"},
+	}
 
 	tests := []struct {
 		name string
@@ -218,6 +229,14 @@ func TestAttestTickRefusals(t *testing.T) {
 		{"unknown flag", []string{"--commmit", r.c1}, 2, "unknown flag"},
 		{"unknown revision", []string{"--commit", "no-such-rev"}, 4, "no-such-rev"},
 		{"missing key file", []string{"--commit", r.c1, "--signer", "ssh", "--key", filepath.Join(dir, "absent")}, 3, "absent"},
+	}
+	for i, w := range wrongTypes {
+		tests = append(tests, struct {
+			name string
+			args []string
+			code int
+			msg  string
+		}{"evidence " + w.evidence, []string{"--commit", r.c1, "--evidence", file(fmt.Sprintf("wrong-type-%d.json", i), w.evidence)}, 2, w.msg})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
