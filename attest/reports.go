@@ -724,7 +724,9 @@ func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *
 				return err
 			}
 		default:
-			out.red = &predicate.RedRun{Kind: kind, Output: out.red.Output}
+			r := *out.red
+			r.Kind = kind
+			out.red = &r
 		}
 	} else if out.red != nil {
 		if err := out.contradiction(req.Force, fmt.Sprintf("the red output claims a red run, but the red report %s shows %s for the tick's own tests", red.Name, class)); err != nil {

@@ -56,8 +56,10 @@ type TickRequest struct {
 	// Red is the red run, or nil.
 	Red *predicate.RedRun
 	// RedOutputName names the file Red's output was read from, for
-	// messages ("" when none).
+	// messages ("" when none); RedShows, when set, is that output as
+	// [ReadRedOutput] read it (Red is its Run), else Red's Output is read.
 	RedOutputName string
+	RedShows      *RedOutput
 	// Signers sign every envelope; none: the envelopes are written unsigned.
 	Signers []signer.Signer
 	// Time is when it is recorded (now when zero).

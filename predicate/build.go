@@ -30,6 +30,10 @@ func (e *BuildError) Is(target error) bool { return target == ErrBuild }
 type RedRun struct {
 	Kind   RedKind
 	Output []byte
+	// OutputSHA256, when set, is red.output_sha256 of an output read as a
+	// stream, of which Output holds only the end: its last MaxExcerpt bytes
+	// (or all of it), which is all the excerpt is cut from.
+	OutputSHA256 string
 }
 
 // Input is what [Build] makes a predicate from (docs/format.md#hash-recipes).
@@ -149,7 +153,11 @@ func Build(in Input) (*Predicate, error) {
 		default:
 			return nil, &BuildError{"red.kind", fmt.Sprintf("%q is not assertion or missing_symbol", in.Red.Kind)}
 		}
-		p.Red = Some(NewRed(in.Red.Kind, in.Red.Output))
+		red := NewRed(in.Red.Kind, in.Red.Output)
+		if in.Red.OutputSHA256 != "" {
+			red.OutputSHA256 = in.Red.OutputSHA256
+		}
+		p.Red = Some(red)
 	}
 
 	if err := p.setEvidence(in.Evidence); err != nil {

@@ -369,22 +369,41 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		}
 	}
 	if fl.redOutput != "" {
-		out, err := os.ReadFile(fl.redOutput)
-		if err != nil {
-			return req, usageErr("--red-output: %v", err)
-		}
 		switch predicate.RedKind(fl.redKind) {
 		case predicate.RedAssertion, predicate.RedMissingSymbol:
 		default:
 			return req, usageErr("--red-kind %q: want assertion or missing_symbol", fl.redKind)
 		}
-		req.Red = &predicate.RedRun{Kind: predicate.RedKind(fl.redKind), Output: out}
+		ro, err := readRedOutput(fl.redOutput, predicate.RedKind(fl.redKind))
+		if err != nil {
+			return req, err
+		}
+		req.Red, req.RedShows = &ro.Run, ro
 		req.RedOutputName = attest.ReportName(fl.redOutput)
 	}
 	if req.Verdict == predicate.Verified && fl.redOutput == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
 	}
 	return req, nil
+}
+
+// readRedOutput reads the --red-output file, bounded
+// (docs/format.md#verdict-from-evidence): one over the limit — or one that
+// does not end — is exit 1 naming it.
+func readRedOutput(file string, kind predicate.RedKind) (*attest.RedOutput, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, usageErr("--red-output: %v", err)
+	}
+	defer f.Close()
+	ro, err := attest.ReadRedOutput(f, kind)
+	switch {
+	case errors.Is(err, attest.ErrRedOutputLimit):
+		return nil, withCode(ExitFailure, fmt.Errorf("--red-output %s: %w: nothing was written (give the run's captured output, or its last part)", file, err))
+	case err != nil:
+		return nil, usageErr("--red-output %s: %v", file, err)
+	}
+	return ro, nil
 }
 
 // readTestReports reads each --test-report PHASE=FILE, named as

@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -324,5 +331,117 @@ func TestTickJestJUnitDefaults(t *testing.T) {
 	stdout, stderr, code := r.attestLine(c, "--test-report", "red="+red, "--test-report", "green="+green, "--test-files", "api/src/other.test.js", "--force")
 	if code != 0 || !strings.Contains(stdout, "regression_only: tests_not_collected (the green report") || !strings.Contains(stdout, "JEST_JUNIT_ADD_FILE_ATTRIBUTE=true") {
 		t.Errorf("exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// TestTickRedOutputBounded: --red-output is read as a stream with bounded
+// memory — a log far longer than what is held gives the output_sha256 of
+// the whole file and the excerpt of its end, and a passing run found at its
+// end is refused naming the line — and an output that does not end
+// (/dev/zero) is exit 1 naming the file and the limit.
+func TestTickRedOutputBounded(t *testing.T) {
+	r := newOwnRepo(t, "# Tasks\n\n- [ ] T001 [US1] Greet\n")
+	r.write("greet/greet_test.go", strings.Replace(mustRead(t, filepath.Join(r.dir, "greet/greet_test.go")), "Hello() != \"hello\"", "Hello() != \"hello!\"", 1))
+	cmd := exec.Command(testenv.LookPath(t, "go"), "test", "-count=1", "-v", "./greet/")
+	cmd.Dir = r.dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOTOOLCHAIN=local", "GOPROXY=off")
+	failing, _ := cmd.CombinedOutput() // exits 1
+	r.git("checkout", "--", "greet/greet_test.go")
+	c := r.tick("T001")
+
+	// 96 MiB of a verbose run's log lines, then the real run's output (or
+	// a passing run's last lines).
+	const size = 96 << 20
+	line := []byte("    greet_test.go:12: a verbose test's log line, written by t.Log on every call\n")
+	lines := 0
+	writeLog := func(name string, end []byte) (string, string) {
+		t.Helper()
+		p := filepath.Join(r.out, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		bw := bufio.NewWriter(io.MultiWriter(f, h))
+		lines = 0
+		for n := 0; n < size; n += len(line) {
+			bw.Write(line)
+			lines++
+		}
+		bw.Write(end)
+		if err := bw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return p, hex.EncodeToString(h.Sum(nil))
+	}
+	big, sum := writeLog("big.log", failing)
+	run := func(log string, extra ...string) (string, string, int, int64) {
+		t.Helper()
+		cmd := exec.Command(testenv.Binary(t), append([]string{"attest", "tick", "--commit", c, "--unsigned", "--dry-run", "--format", "json",
+			"--verdict", "verified", "--red-kind", "assertion", "--red-output", log}, extra...)...)
+		cmd.Dir = r.dir
+		cmd.Env = testenv.GitEnv()
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		var rss int64
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = ru.Maxrss << 10 // KiB on Linux
+		}
+		return stdout.String(), stderr.String(), code, rss
+	}
+	stdout, stderr, code, rss := run(big)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	var out attestJSON
+	if err := json.Unmarshal([]byte(stdout), &out); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	red, _ := out.predicate(t)["red"].(map[string]any)
+	if red["output_sha256"] != sum {
+		t.Errorf("output_sha256 %v, want the whole file's", red["output_sha256"])
+	}
+	if ex, _ := red["excerpt"].(string); !strings.HasSuffix(ex, string(failing[max(0, len(failing)-200):])) {
+		t.Errorf("excerpt %q, want the file's end", ex)
+	}
+	// Memory: against the same run with the short output alone, the long
+	// one costs less than half its size (it holds 16 MiB of it at most).
+	small := filepath.Join(r.out, "small.log")
+	if err := os.WriteFile(small, failing, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code, base := run(small)
+	if code != 0 {
+		t.Fatalf("short output: exit %d\n%s", code, stderr)
+	}
+	if rss == 0 || base == 0 || rss-base >= size/2 {
+		t.Errorf("max RSS %d bytes for a %d-byte output, %d for the short one: it was held whole", rss, size, base)
+	}
+	t.Logf("max RSS %d MiB for a %d MiB output, %d MiB for a short one", rss>>20, size>>20, base>>20)
+
+	// The same log ending in a passing run: refused, naming its line.
+	passing, _ := writeLog("passing.log", []byte("PASS\nok  \texample.com/svc/greet\t0.002s\n"))
+	_, stderr, code, _ = run(passing)
+	if want := fmt.Sprintf("shows a passing run (line %d: ok example.com/svc/greet 0.002s; of its", lines+2); code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("passing long log: exit %d, want 2 and %q\n%s", code, want, stderr)
+	}
+
+	// An output that does not end.
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		_, stderr, code, _ = run("/dev/zero")
+		if code != 1 || !strings.Contains(stderr, "--red-output /dev/zero: over the limit of a red run's captured output") || !strings.Contains(stderr, "1 GiB") {
+			t.Errorf("/dev/zero: exit %d\n%s", code, stderr)
+		}
 	}
 }
