@@ -240,7 +240,9 @@ func (tr *tracer) tickedAgain(c res, q gitref.Hash, qs []res) (bool, error) {
 		return ok && h.ancestorsOf(qi)[c.commit], nil
 	}
 	if tr.id < 0 {
-		return false, nil // a line traced by its file: no tick of it to take back
+		// A line traced by its file alone: kept (the gate traces a line
+		// coming into the range at several commits on its own).
+		return false, nil
 	}
 	in, err := h.r.IsAncestor(c.entry, q)
 	if err != nil || !in {

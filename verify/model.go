@@ -178,18 +178,21 @@ func (g *gate) traceHead() error {
 			}
 			lt := lineage.Task{Path: f.Path, ID: t.ID, Nth: kt.nth[i]}
 			var res lineage.Result
-			if g.lin.Keyed(t.ID) {
+			if !g.lin.Keyed(t.ID) && byFile == nil {
+				r, err := g.lin.TraceFile(g.head, f.Path)
+				if err != nil {
+					return err
+				}
+				byFile = &r
+			}
+			if g.lin.Keyed(t.ID) || len(byFile.Entries) > 1 {
+				// A line a commit of the range changes, or one coming into
+				// the range at several commits (which one parent may have
+				// taken back and ticked again), traced on its own.
 				if res, err = g.lin.Trace(g.head, lt); err != nil {
 					return err
 				}
 			} else {
-				if byFile == nil {
-					r, err := g.lin.TraceFile(g.head, f.Path)
-					if err != nil {
-						return err
-					}
-					byFile = &r
-				}
 				res = *byFile
 			}
 			hl := headLine{task: lt, title: t.Title, unit: f.Unit, line: t.LineNo, lineHash: predicate.LineHash(t.OpenLine()), fromBase: len(res.Entries) > 0}

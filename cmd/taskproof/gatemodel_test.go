@@ -255,6 +255,67 @@ func TestGateModelMergeTickBroughtIn(t *testing.T) {
 	}
 }
 
+// TestGateModelBaseTicksAgain: the branch forks with T001 checked (the
+// base's attested tick) and moves the unit to specs/003-x; the base then
+// unticks T001 and ticks it again (attested), and the branch merges the
+// base. Head's line comes through the branch from the first tick, which the
+// base took back, and through the base from its second: the base, holding
+// the line with its own origin, carries it (model step 3), and the base
+// holds it (step 4, through the move): the gate passes. Had the base not
+// ticked it again, head would hold what the base reopened: it fails.
+func TestGateModelBaseTicksAgain(t *testing.T) {
+	for _, again := range []bool{true, false} {
+		r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "main")
+		c1 := r.tick(t, []string{gateUnit}, "T001")
+		r.attest(t, c1)
+		r.git(t, "branch", "-f", "feature")
+		r.commit(t, "reopen T001", map[string]string{gateUnit: gateTasks, "src/impl.txt": "v2\n"})
+		if again {
+			c3 := r.commit(t, "T001 again", map[string]string{gateUnit: ticked(gateTasks, "T001")})
+			r.attest(t, c3)
+		}
+		r.git(t, "switch", "-q", "feature")
+		r.git(t, "mv", "specs/001-x", "specs/003-x")
+		r.git(t, "commit", "-q", "-m", "rename the unit")
+		r.git(t, "merge", "-q", "--no-edit", "main")
+		moved := "specs/003-x/tasks.md"
+		if got, _ := r.run(t, 0, "ticks", "main..HEAD"); again && strings.Contains(got, "untick") {
+			t.Errorf("the merge unticks: %s", got)
+		}
+		if !again {
+			// The merge applies the base's untick to the moved file: head
+			// holds T001 open, nothing to justify.
+			if b := r.git(t, "show", "HEAD:"+moved); !strings.Contains(b, "- [ ] T001") {
+				t.Fatalf("the merge kept T001 checked:\n%s", b)
+			}
+			continue
+		}
+		if rep := r.gate(t, 0); rep.Conclusion == "failure" {
+			t.Errorf("merged the base: %s (%s)", rep.rows(), rep.Conclusion)
+		}
+	}
+}
+
+// TestGateModelSideDeletes: a side branch deletes the tasks file; the merge
+// keeps it, T001 checked from its attested tick. Deleting takes nothing
+// back (only unticking does): the line comes from the tick, and the gate
+// passes.
+func TestGateModelSideDeletes(t *testing.T) {
+	r := newGateRepo(t, map[string]string{gateUnit: gateTasks})
+	c1 := r.tick(t, []string{gateUnit}, "T001")
+	r.attest(t, c1)
+	r.git(t, "switch", "-q", "-c", "side")
+	r.commit(t, "drop the unit", map[string]string{gateUnit: ""})
+	r.git(t, "switch", "-q", "feature")
+	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
+	r.git(t, "merge", "-q", "--no-commit", "side")
+	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
+	r.git(t, "add", "-A")
+	r.git(t, "commit", "-q", "--no-edit")
+	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/")
+}
+
 // gateRowAt reports whether rep has a failing row for commit's task id in
 // path (with reason, when not "").
 func gateRowAt(rep gateReport, commit, path, id, reason string) bool {
