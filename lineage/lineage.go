@@ -148,6 +148,13 @@ type History struct {
 	fp, depth, tin, tout, merge []int32
 	// root is the first commit of a commit's first-parent chain in the range.
 	root []int32
+	// stopAt is the nearest merge on a commit's first-parent chain, itself
+	// included, that every trace stops at (-1: none); stopKey and stopPath
+	// list the merges the traces of a task, or of a path, stop at besides
+	// (merges.go).
+	stopAt   []int32
+	stopKey  map[key][]int32
+	stopPath map[int32][]int32
 
 	strs  []string
 	strID map[string]int32
@@ -167,12 +174,11 @@ type History struct {
 	// touched marks the paths with a change or a move (Touched).
 	touched map[int32]bool
 
-	// ancestors caches, per commit of the range, the commits of the range in
-	// its history; subs the histories of the commits a parent lacks
-	// (enters), by parent and entry commit.
-	ancestors map[int32][]bool
-	subs      map[[2]gitref.Hash]*History
-	finished  bool
+	// ancestry caches inHistory's answers; subs the histories of the
+	// commits a parent lacks (enters), by parent and entry commit.
+	ancestry map[[2]int32]bool
+	subs     map[[2]gitref.Hash]*History
+	finished bool
 }
 
 // New starts the History of the range whose listing is l (gitref.Repo.List,
@@ -183,7 +189,7 @@ func New(r *gitref.Repo, layouts *specfmt.Layouts, l *gitref.Listing) *History {
 		parents: make([][]gitref.Hash, n), trees: make([]gitref.Hash, n),
 		strID: map[string]int32{}, first: map[int32]*diff{}, byKey: map[key][]int32{}, movedTo: map[int32][]int32{},
 		sides: map[[2]int32]*diff{}, keyed: map[int32]bool{}, touched: map[int32]bool{},
-		ancestors: map[int32][]bool{}, subs: map[[2]gitref.Hash]*History{}}
+		ancestry: map[[2]int32]bool{}, subs: map[[2]gitref.Hash]*History{}}
 	for i := range n {
 		link := l.Link(i)
 		h.ids[i], h.parents[i], h.trees[i] = link.ID, link.Parents, link.Tree
@@ -367,6 +373,7 @@ func (h *History) Finish() error {
 			}
 		}
 	}
+	h.mergeSides()
 	h.finished = true
 	return nil
 }

@@ -86,8 +86,9 @@ func (tr *tracer) rec(x, path int32) ([]res, error) {
 	k := key{path, tr.id, tr.nth}
 	var out []res
 	// Between x and y, the commits change nothing of the line against their
-	// first parent, move no file to its path and are no merges: each holds
-	// it as its first parent does.
+	// first parent and move no file to its path, and a merge among them has
+	// a side that changes nothing of it: each holds it as its first parent
+	// does, from what the first parent's line comes from (merges.go).
 	y := h.nearest(x, k)
 	if y < 0 {
 		root := h.root[x]
@@ -237,7 +238,7 @@ func (tr *tracer) tickedAgain(c res, q gitref.Hash, qs []res) (bool, error) {
 	}
 	if c.origin {
 		qi, ok := h.at[q]
-		return ok && h.ancestorsOf(qi)[c.commit], nil
+		return ok && h.inHistory(c.commit, qi), nil
 	}
 	if tr.id < 0 {
 		// A line traced by its file alone: kept (the gate traces a line
@@ -295,15 +296,16 @@ func b2i(b bool) int {
 }
 
 // nearest is the nearest commit on x's first-parent chain, x included, that
-// is a merge, changes the task k against its first parent, or moves a file to
-// k's path; -1 when there is none in the range.
+// changes the task k against its first parent, moves a file to k's path, or
+// is a merge whose other side may bring something else of k (merges.go);
+// -1 when there is none in the range.
 func (h *History) nearest(x int32, k key) int32 {
-	best := h.merge[x]
+	best := h.stopAt[x]
 	bd := int32(-1)
 	if best >= 0 {
 		bd = h.depth[best]
 	}
-	for _, list := range [2][]int32{h.byKey[k], h.movedTo[k.path]} {
+	for _, list := range [4][]int32{h.byKey[k], h.movedTo[k.path], h.stopKey[k], h.stopPath[k.path]} {
 		for _, e := range list {
 			if h.depth[e] > bd && h.fpAncestor(e, x) {
 				best, bd = e, h.depth[e]
@@ -330,7 +332,7 @@ func (tr *tracer) takenBack(c res, qs []gitref.Hash) (back, kept bool, err error
 		// A commit of the range is never in the history of a commit outside
 		// it (the base's history).
 		for _, q := range qs {
-			if qi, ok := h.at[q]; ok && h.ancestorsOf(qi)[c.commit] {
+			if qi, ok := h.at[q]; ok && h.inHistory(c.commit, qi) {
 				return true, false, nil
 			}
 		}
@@ -372,26 +374,41 @@ func (tr *tracer) takenBack(c res, qs []gitref.Hash) (back, kept bool, err error
 	return back, len(left) > 0, nil
 }
 
-// ancestorsOf marks the commits of the range in the history of its commit q.
-func (h *History) ancestorsOf(q int32) []bool {
-	if a, ok := h.ancestors[q]; ok {
-		return a
+// inHistory reports whether commit c of the range is in the history of its
+// commit q. The listing puts parents before children, so only commits
+// listed after c can lead from q to it; the answer is remembered.
+func (h *History) inHistory(c, q int32) bool {
+	switch {
+	case c == q || h.fpAncestor(c, q):
+		return true
+	case c > q:
+		return false
 	}
-	a := make([]bool, len(h.ids))
+	k := [2]int32{c, q}
+	if v, ok := h.ancestry[k]; ok {
+		return v
+	}
+	found := false
+	seen := map[int32]bool{q: true}
 	stack := []int32{q}
-	a[q] = true
-	for len(stack) > 0 {
-		c := stack[len(stack)-1]
+	for len(stack) > 0 && !found {
+		x := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, p := range h.parents[c] {
-			if j, ok := h.at[p]; ok && !a[j] {
-				a[j] = true
-				stack = append(stack, j)
+		for _, p := range h.parents[x] {
+			j, ok := h.at[p]
+			if !ok || j < c || seen[j] {
+				continue
 			}
+			if j == c || h.fpAncestor(c, j) {
+				found = true
+				break
+			}
+			seen[j] = true
+			stack = append(stack, j)
 		}
 	}
-	h.ancestors[q] = a
-	return a
+	h.ancestry[k] = found
+	return found
 }
 
 // enters traces the line entry b holds (task t there) through the commits

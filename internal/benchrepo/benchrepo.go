@@ -230,6 +230,66 @@ func NewMoveHistory(tb testing.TB, dir string, units, tasks int) (base, head str
 	return ids[1], ids[2]
 }
 
+// NewMergeHistory creates, in the new directory dir, a repository whose main
+// branch merges merges side branches of one commit each, as pull requests
+// are merged: main starts with units spec-kit units of 100 open tasks; the
+// i-th side branch forks from main's tip and ticks one task (unit i/100,
+// task i%100+1), and main merges it (`git merge --no-ff`: the merge's tree
+// is the side's with a main-only file changed, so it is neither parent's).
+// Every task head holds checked comes from a side's tick brought in by a
+// merge. It returns the root and the head.
+func NewMergeHistory(tb testing.TB, dir string, merges int) (root, head string) {
+	tb.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	testenv.Git(tb, dir, "init", "-q", "-b", "main")
+	when := Epoch.Unix()
+	units := (merges + 99) / 100
+	files := make([][]byte, units)
+	boxes := make([][]int, units)
+	for u := range units {
+		files[u], boxes[u] = openTasksFile(u, 100)
+	}
+	mark := 1
+	ids := fastImportStream(tb, dir, func(w *bufio.Writer) error {
+		fmt.Fprintf(w, "commit refs/heads/main\nmark :1\ncommitter Dev <dev@example.invalid> %d +0000\n", when)
+		fiData(w, "plan")
+		for u := range units {
+			fmt.Fprintf(w, "M 100644 inline specs/%s/tasks.md\n", Feature(u))
+			fmt.Fprintf(w, "data %d\n", len(files[u]))
+			w.Write(files[u])
+			w.WriteByte('\n')
+		}
+		tip := 1
+		for i := range merges {
+			u, task := i/100, i%100
+			files[u][boxes[u][task]] = 'x'
+			mark++
+			side := mark
+			fmt.Fprintf(w, "commit refs/heads/side\nmark :%d\ncommitter Dev <dev@example.invalid> %d +0000\n", side, when+int64(mark))
+			fiData(w, fmt.Sprintf("T%03d of %d", task+1, u))
+			fmt.Fprintf(w, "from :%d\nM 100644 inline specs/%s/tasks.md\n", tip, Feature(u))
+			fmt.Fprintf(w, "data %d\n", len(files[u]))
+			w.Write(files[u])
+			w.WriteByte('\n')
+			mark++
+			fmt.Fprintf(w, "commit refs/heads/main\nmark :%d\ncommitter Dev <dev@example.invalid> %d +0000\n", mark, when+int64(mark))
+			fiData(w, fmt.Sprintf("merge %d", i))
+			fmt.Fprintf(w, "from :%d\nmerge :%d\nM 100644 inline merges.txt\n", tip, side)
+			fiData(w, fmt.Sprintf("%d\n", i))
+			fmt.Fprintf(w, "M 100644 inline specs/%s/tasks.md\n", Feature(u))
+			fmt.Fprintf(w, "data %d\n", len(files[u]))
+			w.Write(files[u])
+			w.WriteByte('\n')
+			tip = mark
+		}
+		return nil
+	})
+	testenv.Git(tb, dir, "update-ref", "-d", "refs/heads/side")
+	return ids[1], ids[mark]
+}
+
 // openTasksFile is TasksFile(u, tasks, 0) and the offset of each task's box
 // character (the space between the brackets), task 1 first.
 func openTasksFile(u, tasks int) ([]byte, []int) {
