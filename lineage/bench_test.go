@@ -31,19 +31,7 @@ func BenchmarkMerges(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				var lin *lineage.History
-				opts := tick.Options{Listed: func(l *gitref.Listing) error {
-					lin = lineage.New(r, nil, l)
-					return nil
-				}}
-				if _, err := tick.Each(r, gitref.Hash(root), gitref.Hash(head), opts, func(ts []tick.Tick, ms []tick.Move) error {
-					return lin.Add(ts, ms)
-				}); err != nil {
-					b.Fatal(err)
-				}
-				if err := lin.Finish(); err != nil {
-					b.Fatal(err)
-				}
+				lin := walk(b, r, root, head)
 				files, err := tick.TasksFiles(r, gitref.Hash(head), nil)
 				if err != nil {
 					b.Fatal(err)

@@ -423,12 +423,6 @@ func (h *History) diffAt(c int32, s int) *diff {
 	return h.sides[[2]int32{c, int32(s)}]
 }
 
-// InRange reports whether commit c is a commit of the range.
-func (h *History) InRange(c gitref.Hash) bool {
-	_, ok := h.at[c]
-	return ok
-}
-
 // IsTick reports whether a commit of the range is where the task t it holds
 // checked became checked (model step 3: no parent it is compared with holds
 // the line) — false for a merge bringing in a side's tick. A commit with one

@@ -36,14 +36,9 @@ func (h *history) git(args ...string) string {
 	return strings.TrimSpace(testenv.Git(h.t, h.dir, args...))
 }
 
-// trace walks base..head into a History and traces head's T001.
-func (h *history) trace(base, head, path string) lineage.Result {
-	h.t.Helper()
-	r, err := gitref.Open(h.dir)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer r.Close()
+// walk walks base..head of r into a History, finished.
+func walk(tb testing.TB, r *gitref.Repo, base, head string) *lineage.History {
+	tb.Helper()
 	var lin *lineage.History
 	opts := tick.Options{Listed: func(l *gitref.Listing) error {
 		lin = lineage.New(r, nil, l)
@@ -52,12 +47,23 @@ func (h *history) trace(base, head, path string) lineage.Result {
 	if _, err := tick.Each(r, gitref.Hash(base), gitref.Hash(head), opts, func(ts []tick.Tick, ms []tick.Move) error {
 		return lin.Add(ts, ms)
 	}); err != nil {
-		h.t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := lin.Finish(); err != nil {
+		tb.Fatal(err)
+	}
+	return lin
+}
+
+// trace walks base..head into a History and traces head's T001.
+func (h *history) trace(base, head, path string) lineage.Result {
+	h.t.Helper()
+	r, err := gitref.Open(h.dir)
+	if err != nil {
 		h.t.Fatal(err)
 	}
-	res, err := lin.Trace(gitref.Hash(head), lineage.Task{Path: path, ID: "T001", Nth: 1})
+	defer r.Close()
+	res, err := walk(h.t, r, base, head).Trace(gitref.Hash(head), lineage.Task{Path: path, ID: "T001", Nth: 1})
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -146,16 +152,7 @@ func TestTraceMove(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	var lin *lineage.History
-	if _, err := tick.Each(r, gitref.Hash(c0), gitref.Hash(c1), tick.Options{Listed: func(l *gitref.Listing) error {
-		lin = lineage.New(r, nil, l)
-		return nil
-	}}, func(ts []tick.Tick, ms []tick.Move) error { return lin.Add(ts, ms) }); err != nil {
-		t.Fatal(err)
-	}
-	if err := lin.Finish(); err != nil {
-		t.Fatal(err)
-	}
+	lin := walk(t, r, c0, c1)
 	for _, tc := range []struct {
 		from string
 		want bool

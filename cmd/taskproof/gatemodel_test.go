@@ -153,11 +153,7 @@ func TestGateModelMergeRechecks(t *testing.T) {
 	r.git(t, "switch", "-q", "side")
 	r.commit(t, "docs", map[string]string{"README.md": "side\n"})
 	r.git(t, "switch", "-q", "feature")
-	r.git(t, "merge", "-q", "--no-commit", "side")
-	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
-	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "--no-edit")
-	m := r.git(t, "rev-parse", "HEAD")
+	m := r.mergeTicked(t, "side")
 	rep := r.gate(t, 1)
 	if !gateRowAt(rep, m, gateUnit, "T001", "") {
 		t.Errorf("no failing row for the merge %s: %s", m, rep.rows())
@@ -187,11 +183,7 @@ func TestGateModelMergeKeepsTakenBack(t *testing.T) {
 	r.commit(t, "reopen T001, rework the code", map[string]string{gateUnit: gateTasks, "src/impl.txt": "v2\n"})
 	r.git(t, "switch", "-q", "feature")
 	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
-	r.git(t, "merge", "-q", "--no-commit", "side")
-	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
-	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "--no-edit")
-	m := r.git(t, "rev-parse", "HEAD")
+	m := r.mergeTicked(t, "side")
 	rep := r.gate(t, 1)
 	if !gateRowAt(rep, m, gateUnit, "T001", "") {
 		t.Errorf("no failing row for the merge %s: %s", m, rep.rows())
@@ -219,10 +211,7 @@ func TestGateModelEditDropped(t *testing.T) {
 	r.commit(t, "reword T001", map[string]string{gateUnit: strings.Replace(ticked(gateTasks, "T001"), "Create the skeleton", "Create the whole skeleton", 1)})
 	r.git(t, "switch", "-q", "feature")
 	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
-	r.git(t, "merge", "-q", "--no-commit", "side")
-	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
-	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "--no-edit")
+	r.mergeTicked(t, "side")
 	rep := r.gate(t, 0)
 	checkRows(t, rep, "success", gateUnit+":T001 evidenced/", gateUnit+":T001 superseded/")
 }
@@ -239,11 +228,7 @@ func TestGateModelMergeTickBroughtIn(t *testing.T) {
 	r.commit(t, "side2 docs", map[string]string{"README.md": "side2\n"})
 	r.git(t, "switch", "-q", "side")
 	r.commit(t, "side docs", map[string]string{"NOTES.md": "side\n"})
-	r.git(t, "merge", "-q", "--no-commit", "side2")
-	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
-	r.git(t, "add", "-A")
-	r.git(t, "commit", "-q", "--no-edit")
-	m1 := r.git(t, "rev-parse", "HEAD")
+	m1 := r.mergeTicked(t, "side2")
 	r.attest(t, m1)
 	r.git(t, "switch", "-q", "feature")
 	r.commit(t, "docs", map[string]string{"CHANGES.md": "feature\n"})
@@ -309,11 +294,20 @@ func TestGateModelSideDeletes(t *testing.T) {
 	r.commit(t, "drop the unit", map[string]string{gateUnit: ""})
 	r.git(t, "switch", "-q", "feature")
 	r.commit(t, "docs", map[string]string{"README.md": "x\n"})
-	r.git(t, "merge", "-q", "--no-commit", "side")
+	r.mergeTicked(t, "side")
+	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/")
+}
+
+// mergeTicked merges branch into the checked-out one, resolving the merge
+// with the unit's T001 checked (its other lines as gateTasks has them), and
+// returns the merge.
+func (r *gateRepo) mergeTicked(t *testing.T, branch string) string {
+	t.Helper()
+	r.git(t, "merge", "-q", "--no-commit", branch)
 	r.write(t, map[string]string{gateUnit: ticked(gateTasks, "T001")})
 	r.git(t, "add", "-A")
 	r.git(t, "commit", "-q", "--no-edit")
-	checkRows(t, r.gate(t, 0), "success", gateUnit+":T001 evidenced/")
+	return r.git(t, "rev-parse", "HEAD")
 }
 
 // gateRowAt reports whether rep has a failing row for commit's task id in
