@@ -704,6 +704,12 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 	if err := g.judgeEvidence(&tr, t); err != nil {
 		return err
 	}
+	if t.Kind == tick.KindTick && tr.Reason == ReasonTickedWithoutEvidence && g.originKind(t) == lineage.KindEdit {
+		// A merge ticking a line against its first parent that another
+		// parent has checked with other text: an edit (model step 3).
+		tr.Status, tr.Reason = StatusEdited, ReasonEditedAfterTick
+		tr.Message = "the line head holds was checked, with other text, at another parent of this merge: an edit of a ticked line, with no statement binding the line it makes"
+	}
 	if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
 		tr.Status = StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"

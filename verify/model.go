@@ -287,6 +287,14 @@ func (g *gate) roleOf(t tick.Tick) (role, error) {
 	return roleSuperseded, nil
 }
 
+// originKind is the kind of origin tick t is (0 when it is none).
+func (g *gate) originKind(t tick.Tick) lineage.Kind {
+	if oa := g.origins[originKey{t.Commit, lineage.Task{Path: t.Path, ID: t.TaskID, Nth: t.Nth}}]; oa != nil {
+		return oa.kind
+	}
+	return 0
+}
+
 // judgeOrigins judges the origins no tick of the walk is (model step 5): a
 // merge that checks a line again that one of its parents took back, while
 // its first parent has it checked, shows no tick against its first parent
