@@ -1,6 +1,6 @@
 // Package lineage finds, for a task line a commit holds checked, the ticks
 // it comes from: the commits where that line became checked, by ancestry
-// (docs/format.md#the-gates-model, steps 1–3). It reads what the tick walk
+// (docs/format.md#the-gates-model: Range, Lineage, Origins). It reads what the tick walk
 // found in a range (each commit against its first parent, tick.Walk),
 // compares each merge of the range with its other parents itself (tick.Compare),
 // and walks beyond the range only to tell whether a merge reopens a line the
@@ -20,7 +20,7 @@ import (
 	"github.com/taskproof/taskproof/tick"
 )
 
-// Kind is what an origin is (model step 3).
+// Kind is what an origin is (model: Origins).
 type Kind uint8
 
 // The kinds of Origin.
@@ -55,8 +55,8 @@ type Task struct {
 	Nth  int
 }
 
-// Origin is a commit of the range where a traced line became checked (model
-// step 3), and the task as that commit has it.
+// Origin is a commit of the range where a traced line became checked (model:
+// Origins), and the task as that commit has it.
 type Origin struct {
 	Commit gitref.Hash
 	Task
@@ -70,7 +70,7 @@ type Origin struct {
 }
 
 // Entry is a parent outside the range holding a traced line: where the line
-// comes into the range from the base's history (model step 4), and the task
+// comes into the range from the base's history (model: Requirements), and the task
 // as that parent has it.
 type Entry struct {
 	Commit gitref.Hash
@@ -340,8 +340,8 @@ func (h *History) Touched(path string) bool {
 	return ok && h.touched[i]
 }
 
-// Finish compares each merge of the range with its other parents (model
-// step 1: not with a parent a merge discarded). Trace needs it.
+// Finish compares each merge of the range with its other parents (model:
+// Range: not with a parent a merge discarded). Trace needs it.
 func (h *History) Finish() error {
 	if h.finished {
 		return nil
@@ -378,8 +378,8 @@ func (h *History) Finish() error {
 	return nil
 }
 
-// considered returns the parent slots commit c is compared with (model step
-// 1): all of them, or the one whose tree is c's.
+// considered returns the parent slots commit c is compared with (model:
+// Range): all of them, or the one whose tree is c's.
 func (h *History) considered(c int32) ([]int, error) {
 	ps := h.parents[c]
 	if len(ps) < 2 {
@@ -424,7 +424,7 @@ func (h *History) diffAt(c int32, s int) *diff {
 }
 
 // IsTick reports whether a commit of the range is where the task t it holds
-// checked became checked (model step 3: no parent it is compared with holds
+// checked became checked (model: Origins; no parent it is compared with holds
 // the line) — false for a merge bringing in a side's tick. A commit with one
 // parent is a tick of whatever the walk found it ticking.
 func (h *History) IsTick(commit gitref.Hash, t Task) (bool, error) {

@@ -9,7 +9,7 @@ package lineage
 // does, with what the first parent's line comes from (the side's line comes
 // from the first parent's history, where the first parent's line comes from
 // the same origins, or from ticks the first parent took back and ticked
-// again: model step 3), so the trace follows the first parent through it.
+// again; model: Origins), so the trace follows the first parent through it.
 // Without this, tracing every line of a history of N pull-request merges
 // passes N merges per line.
 

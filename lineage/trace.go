@@ -31,7 +31,7 @@ type tracer struct {
 }
 
 // Trace returns where the task t that commit at holds checked comes from
-// (model step 3). at is a commit of the range (the gate's head); a commit
+// (model: Origins). at is a commit of the range (the gate's head); a commit
 // outside it is the line's entry itself. Finish must have been called.
 func (h *History) Trace(at gitref.Hash, t Task) (Result, error) {
 	return h.trace(at, t.Path, h.str(t.ID), int32(t.Nth), t.ID, t.Nth)
@@ -108,7 +108,7 @@ func (tr *tracer) rec(x, path int32) ([]res, error) {
 	return out, nil
 }
 
-// at is rec at a commit y whose parents the line may differ at: model step 3.
+// at is rec at a commit y whose parents the line may differ at (model: Origins).
 func (tr *tracer) at(y, path int32) ([]res, error) {
 	h := tr.h
 	k := key{path, tr.id, tr.nth}
@@ -228,7 +228,7 @@ func (tr *tracer) at(y, path int32) ([]res, error) {
 // where it is sure: every entry of q's line comes from commits after c
 // alone (traced through the commits of its history that c's lacks, the line
 // comes into none of c's history). Otherwise c stays, and with it the base's
-// hold on it (model step 4): never fewer requirements than the model's.
+// hold on it (model: Requirements): never fewer requirements than the model's.
 func (tr *tracer) tickedAgain(c res, q gitref.Hash, qs []res) (bool, error) {
 	h := tr.h
 	for _, x := range qs {
@@ -454,8 +454,8 @@ func (h *History) sub(q, b gitref.Hash) (*History, error) {
 // Comes reports whether the task t that commit to holds checked comes from
 // from's task at path (same key): traced back through the commits of to's
 // history that from's lacks, its line comes from from, or to is from and
-// path is t's. from is in to's history (the base's, in the gate: model step
-// 4's hold on a line coming into the range at from).
+// path is t's. from is in to's history (the base's, in the gate: the hold of
+// the model's Requirements on a line coming into the range at from).
 func (h *History) Comes(from gitref.Hash, path string, to gitref.Hash, t Task) (bool, error) {
 	if from == to {
 		return path == t.Path, nil

@@ -328,8 +328,8 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 		}()
 	}
 	// The stages are the model's (docs/format.md#the-gates-model, model.go):
-	// the walk indexed by lineage (steps 1–2), head's lines traced (steps 3–4),
-	// the walk's ticks judged by their role (step 5), the origins no tick of
+	// the walk indexed by lineage (model: Range and Lineage), head's lines traced (model: Origins and Requirements),
+	// the walk's ticks judged by their role (model: Evidence), the origins no tick of
 	// the walk is, Kiro parents, and the lines the base does not hold.
 	if spool {
 		if err := g.walkAndJudgeSpooled(); err != nil {
@@ -388,7 +388,7 @@ type gate struct {
 	twins   map[string]bool
 	rep     *Report
 
-	// lin is the walk indexed by lineage (model steps 1–2); heads are the
+	// lin is the walk indexed by lineage (model: Range and Lineage); heads are the
 	// tasks head holds checked and origins where they come from (steps
 	// 3–4: traceHead).
 	lin     *lineage.History
@@ -457,7 +457,7 @@ func (g *gate) walkOptions() tick.Options {
 }
 
 // walk walks g's range into memory (g.ticks), indexing it by lineage
-// (g.lin: model steps 1–2), and prepares the ticks' judging (judgeTicks).
+// (g.lin: the model's Range and Lineage), and prepares the ticks' judging (judgeTicks).
 func (g *gate) walk() error {
 	var ticks []tick.Tick
 	n, err := tick.Each(g.v.Repo, g.rep.Base, g.head, g.walkOptions(), func(ts []tick.Tick, ms []tick.Move) error {
@@ -484,7 +484,7 @@ func (g *gate) walk() error {
 // checksObjects reports whether tick t is judged by its commit's checked
 // objects: a tick, born-ticked task or edit of a recognized tasks file (an
 // edit that head's line comes from is evidenced by a statement binding its
-// line, as any origin: model step 5).
+// line, as any origin: the model's Evidence).
 func checksObjects(t tick.Tick) bool {
 	return (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked || t.Kind == tick.KindEdit) && !t.Unrecognized
 }
@@ -622,8 +622,8 @@ func (g *gate) spoolObjects() error {
 }
 
 // judgeTick judges the walk's tick t: by its kind, then (a tick, edit or
-// born-ticked task) by its commit's note, as its role r says (model steps 3
-// and 5): an origin's failure fails (roleRechecks: with its own fix), a
+// born-ticked task) by its commit's note, as its role r says (model: Origins
+// and Evidence): an origin's failure fails (roleRechecks: with its own fix), a
 // superseded tick's does not, a merge's repeat of what another parent holds
 // is not judged.
 func (g *gate) judgeTick(t tick.Tick, r role) error {
@@ -670,7 +670,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		// Judged as a tick: without evidence it fails as born_ticked.
 	case tick.KindEdit:
 		if r != roleSuperseded && g.stated(t) {
-			break // judged by its statement, as any origin (model step 5)
+			break // judged by its statement, as any origin (model: Evidence)
 		}
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
@@ -706,7 +706,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 	}
 	if t.Kind == tick.KindTick && tr.Reason == ReasonTickedWithoutEvidence && g.originKind(t) == lineage.KindEdit {
 		// A merge ticking a line against its first parent that another
-		// parent has checked with other text: an edit (model step 3).
+		// parent has checked with other text: an edit (model: Origins).
 		tr.Status, tr.Reason = StatusEdited, ReasonEditedAfterTick
 		tr.Message = "the line head holds was checked, with other text, at another parent of this merge: an edit of a ticked line, with no statement binding the line it makes"
 	}
@@ -722,7 +722,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		tr.Message = "a merge that checks the line again after one of its parents took it back (unticked it), while its first parent has it checked: no tick of it is on this commit for attest tick to find; it needs evidence of its own. " + tr.Message
 	}
 	if r == roleSuperseded && tr.Failing {
-		// No line head holds comes from this tick (model step 3): it decides
+		// No line head holds comes from this tick (model: Origins): it decides
 		// nothing. An evidenced one stays evidenced.
 		tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
 		tr.Message = "no line head holds comes from this tick (unticked, edited or removed later, or on a side a merge did not keep): the lines head holds are judged by where they come from"
@@ -887,7 +887,7 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 			// Evidence on an ancestor of the tick commit (the base's, say)
 			// is an earlier tick's: attest carry refuses it, and the model
 			// counts a statement on the tick commit alone
-			// (docs/format.md#the-gates-model, step 5).
+			// (docs/format.md#the-gates-model: Evidence).
 			ev := tr.EvidenceOn[0]
 			if tr.SameTreeAs != "" {
 				ev = tr.SameTreeAs

@@ -13,8 +13,8 @@ import (
 
 // walkAndJudgeSpooled is walk, traceHead and judgeTicks for BranchSpooled
 // with the walk's ticks held out of memory: the walk's ticks go to a spool
-// as the walk finds them, indexed by lineage (model steps 1–2) as they go;
-// head's lines are traced (steps 3–4) once the walk is done; then the ticks
+// as the walk finds them, indexed by lineage (model: Range and Lineage) as they go;
+// head's lines are traced (model: Origins and Requirements) once the walk is done; then the ticks
 // are read back and judged in order by their role, gateWindow tick commits
 // at a time, as judgeTicks judges them. Held at once: the ticks of about
 // gateWindow commits, the lineage index (the walk's changes and moves, not

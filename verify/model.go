@@ -15,26 +15,26 @@ import (
 // The gate's model (docs/format.md#the-gates-model) in the gate. The stages,
 // in the order branch runs them:
 //
-//   - the tick walk, indexed by lineage as it goes (model steps 1–2:
+//   - the tick walk, indexed by lineage as it goes (model: Range and Lineage:
 //     gate.walk, gate.walkToSpool);
 //   - traceHead: every task head holds checked, traced to its origins and to
-//     where it comes into the range from the base's history (step 3), and
-//     the base's hold on those checked (step 4);
+//     where it comes into the range from the base's history (model: Origins), and
+//     the base's hold on those checked (model: Requirements);
 //   - the walk's ticks judged in order, each by its role (roleOf): an origin
-//     needs its evidence (step 5), a tick no line head holds comes from is
+//     needs its evidence (model: Evidence), a tick no line head holds comes from is
 //     superseded, a merge's repeat of what another parent holds is not the
 //     merge's;
 //   - judgeOrigins: the origins no tick of the walk is (a merge checking
 //     again what a parent took back), judged the same way;
-//   - evidenceKiroParents: step 5's Kiro parents;
-//   - notHeld: step 4's lines the base does not hold.
+//   - evidenceKiroParents: the Kiro parents of the model's Evidence;
+//   - notHeld: the lines the base does not hold (model: Requirements).
 
-// role is what a tick of the walk is to the lines head holds (model step 3).
+// role is what a tick of the walk is to the lines head holds (model: Origins).
 type role uint8
 
 const (
 	// roleOrigin: an origin of a line head holds checked: judged, and its
-	// failure fails the gate (model step 4).
+	// failure fails the gate (model: Requirements).
 	roleOrigin role = iota
 	// roleSuperseded: a tick no line head holds comes from (unticked, edited
 	// or removed later, or on a side head does not come from): judged, never
@@ -50,7 +50,7 @@ const (
 	roleRechecks
 )
 
-// headLine is a task head holds checked (model step 4): where it is, and
+// headLine is a task head holds checked (model: Requirements): where it is, and
 // where it comes from.
 type headLine struct {
 	task     lineage.Task
@@ -66,7 +66,7 @@ type headLine struct {
 	notHeld  []lineage.Entry
 }
 
-// originAt is an origin of one or more of head's lines (model step 3).
+// originAt is an origin of one or more of head's lines (model: Origins).
 type originAt struct {
 	commit   gitref.Hash
 	task     lineage.Task
@@ -86,7 +86,7 @@ type originKey struct {
 	task   lineage.Task
 }
 
-// traceHead is model steps 3 and 4 for every task head holds checked in a
+// traceHead is the model's Origins and Requirements for every task head holds checked in a
 // unit's tasks file: its origins (g.origins, g.heads) and the lines the base
 // does not hold. A file the base holds as head does, at a path no commit of
 // the range touches, comes whole from the base: its lines are held. Files
@@ -131,7 +131,7 @@ func (g *gate) traceHead() error {
 		x, ok := baseFile(path).find(t.ID, t.Nth)
 		return ok && x.Ticked() && x.OpenLine() == open
 	}
-	// holds is model step 4's hold of the base on head's line t (read as
+	// holds is the hold of the base (model: Requirements) on head's line t (read as
 	// open: open) where it comes into the range at entry e: the base's file
 	// at t's path has it checked; or, the base having no tasks file there,
 	// a task of the base with t's key checked with the line comes from e's.
@@ -257,7 +257,7 @@ func (kt *keyedTasks) find(id string, nth int) (specfmt.Task, bool) {
 	return kt.tasks[i], true
 }
 
-// roleOf is tick t's role (model step 3). Ticks of other kinds, and ticks in
+// roleOf is tick t's role (model: Origins). Ticks of other kinds, and ticks in
 // tasks files no unit's (judged as such), are origins: their judging does
 // not ask.
 func (g *gate) roleOf(t tick.Tick) (role, error) {
@@ -295,7 +295,7 @@ func (g *gate) originKind(t tick.Tick) lineage.Kind {
 	return 0
 }
 
-// judgeOrigins judges the origins no tick of the walk is (model step 5): a
+// judgeOrigins judges the origins no tick of the walk is (model: Evidence): a
 // merge that checks a line again that one of its parents took back, while
 // its first parent has it checked, shows no tick against its first parent
 // (so `attest tick` finds none there either: hintMergeRechecks); and, with
@@ -386,8 +386,8 @@ func (g *gate) originList() []*originAt {
 }
 
 // notHeld reports, for each line head holds checked that comes into the
-// range from the base's history where the base does not hold it (model step
-// 4), a failing result at head naming it.
+// range from the base's history where the base does not hold it (model:
+// Requirements), a failing result at head naming it.
 func (g *gate) notHeld() {
 	for _, hl := range g.heads {
 		if len(hl.notHeld) == 0 {
@@ -426,7 +426,7 @@ type originResultKey struct {
 	path, id, lineHash string
 }
 
-// evidenceKiroParents is model step 5's Kiro parents: an origin of a Kiro
+// evidenceKiroParents is the Kiro parents of the model's Evidence: an origin of a Kiro
 // task without a statement of its own (ticked_without_evidence) is
 // evidenced, Via naming its descendants at the origin, when the task has
 // descendants in its tasks file at the origin (the tasks whose chain of

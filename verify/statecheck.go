@@ -90,7 +90,7 @@ func movedMatch(moved map[string]bool, path, id, title string) bool {
 // rangeFiles are the tasks files at the range's base (none for base "") and
 // head, and the tasks of base's files the range removed or moved
 // (movedOpenTasks): read once per gate, by traceHead (head's lines and the
-// base's hold on them, model steps 3–4) and the head check (headFiles).
+// base's hold on them; model: Origins and Requirements) and the head check (headFiles).
 //
 // unchanged marks, per head file, one base has as it is: at the same path,
 // regular at both, with the same blob, unit, project root and recognition.

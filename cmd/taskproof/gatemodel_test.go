@@ -245,8 +245,8 @@ func TestGateModelMergeTickBroughtIn(t *testing.T) {
 // unticks T001 and ticks it again (attested), and the branch merges the
 // base. Head's line comes through the branch from the first tick, which the
 // base took back, and through the base from its second: the base, holding
-// the line with its own origin, carries it (model step 3), and the base
-// holds it (step 4, through the move): the gate passes. Had the base not
+// the line with its own origin, carries it (model: Origins), and the base
+// holds it (model: Requirements, through the move): the gate passes. Had the base not
 // ticked it again, head would hold what the base reopened: it fails.
 func TestGateModelBaseTicksAgain(t *testing.T) {
 	for _, again := range []bool{true, false} {

@@ -335,7 +335,7 @@ func TestVerifyKiroParentTasks(t *testing.T) {
 		r.git(t, "commit", "-q", "-am", "parent")
 		// Its sub-tasks are all ticked at its tick and at head, and
 		// evidenced in the range: the parent is credited, whichever commit
-		// ticked it (docs/format.md#the-gates-model, step 5).
+		// ticked it (docs/format.md#the-gates-model: Evidence).
 		out, _ := r.run(t, 0, "verify", "--branch", "--base", base, "--allowed-signers", r.allowed, "--format", "json")
 		if got, want := kiroTicks(t, out), "1.1 evidenced/ , 1.2 evidenced/ , 1 evidenced/ greet/1.1+greet/1.2"; got != want {
 			t.Errorf("ticks %s, want %s", got, want)

@@ -25,7 +25,7 @@ import (
 // function names the step it is; none is clever. Everything about the
 // repository comes from the git program; tasks files are read with specfmt.
 
-// refKey is a task's key in its file (model step 2): its ID and which of the
+// refKey is a task's key in its file (model: Lineage): its ID and which of the
 // file's lines with that ID it is.
 type refKey struct {
 	id  string
@@ -168,8 +168,8 @@ func (r *reference) tree(c string) string {
 	return t
 }
 
-// tasksFiles lists the units' tasks files at commit c (git ls-tree): model
-// step 2 knows no other file.
+// tasksFiles lists the units' tasks files at commit c (git ls-tree): the
+// model's Lineage knows no other file.
 func (r *reference) tasksFiles(c string) map[string]refFile {
 	if fs, ok := r.files[c]; ok {
 		return fs
@@ -226,7 +226,7 @@ func (r *reference) task(c, path string, k refKey) (refTask, bool) {
 	return p.tasks[i], true
 }
 
-// considered is model step 1: the parents commit c is compared with.
+// considered is the model's Range: the parents commit c is compared with.
 func (r *reference) considered(c string) []string {
 	ps := r.parents[c]
 	if len(ps) > 1 {
@@ -239,7 +239,7 @@ func (r *reference) considered(c string) []string {
 	return ps
 }
 
-// comesFrom is model step 2: the path of parent p's tasks file that commit
+// comesFrom is the model's Lineage: the path of parent p's tasks file that commit
 // c's tasks file at path comes from.
 func (r *reference) comesFrom(c, p, path string) (string, bool) {
 	if _, ok := r.tasksFiles(p)[path]; ok {
@@ -356,7 +356,7 @@ func (r *reference) isAncestor(a, b string) bool {
 	return r.anc[k]
 }
 
-// origins is model step 3: where the task (path, k) that commit c holds
+// origins is the model's Origins: where the task (path, k) that commit c holds
 // checked with line comes from. With a cut (a set of commits, named by
 // cutName), the trace stops at its edge: a commit outside it is an entry.
 func (r *reference) origins(c, path string, k refKey, line string, cut map[string]bool, cutName string) []refPoint {
@@ -523,7 +523,7 @@ func (r *reference) statements(c string) []refStatement {
 	return out
 }
 
-// stated is model step 5's statement: one in origin o's own note naming the
+// stated is the statement of the model's Evidence: one in origin o's own note naming the
 // task's feature and ID, its unit and its line, trusted.
 func (r *reference) stated(o refPoint, k refKey, line string) bool {
 	f := r.tasksFiles(o.commit)[o.path]
@@ -544,7 +544,7 @@ type headLine struct {
 	line string
 }
 
-// evidenced is model step 5 for origin o of the task (k, line) whose line at
+// evidenced is the model's Evidence for origin o of the task (k, line) whose line at
 // head is in the file at headPath: a statement, or, for a Kiro task, its
 // descendants.
 func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey, line string) bool {
@@ -615,7 +615,7 @@ func descendants(p *refParsed, id string) []refTask {
 	return out
 }
 
-// verdict is model steps 4 and 6 for base..head: the failures (nil: the
+// verdict is the model's Requirements and Verdict for base..head: the failures (nil: the
 // model passes head), each a line naming the task and why.
 func (r *reference) verdict(base, head string) []string {
 	r.inR = map[string]bool{}
@@ -642,7 +642,7 @@ func (r *reference) verdict(base, head string) []string {
 	return fails
 }
 
-// baseHolds is model step 4's test for an entry e of head's line at
+// baseHolds is the test of the model's Requirements for an entry e of head's line at
 // headPath: the base's tasks file at headPath, when the base has one, has
 // the key checked with the line; else a task of the base with the key,
 // checked with the line, comes from e's task: traced through the commits of
