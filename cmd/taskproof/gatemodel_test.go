@@ -24,9 +24,10 @@ func ticked(tasks, id string) string {
 // and unticks T001 there, and is merged with `git merge -s ours`, which
 // discards it. Head's 002-b T001 comes from the branch's tick alone (a merge
 // whose tree is one parent's is compared with that parent only): it fails
-// ticked_without_evidence. It passed: the side's move put both features in
-// one "unit class", its untick superseded the tick, and 001-a's T001 checked
-// at base covered the line. Attesting the tick passes.
+// ticked_without_evidence. A gate that built "unit classes" from every move
+// of the walk would pass it: the side's move puts both features in one
+// class, its untick supersedes the tick, and 001-a's T001 checked at base
+// covers the line. Attesting the tick passes.
 func TestGateModelDiscardedMove(t *testing.T) {
 	const a, b = "specs/001-a/tasks.md", "specs/002-b/tasks.md"
 	for _, attested := range []bool{false, true} {
@@ -60,9 +61,10 @@ func TestGateModelDiscardedMove(t *testing.T) {
 // forked at c2 ticks and unticks T001 and is merged with a plain `git merge`.
 // Head's line comes from c3 (the side's untick is not in c3's history, so it
 // takes nothing of c3's back): it fails, c1's statement of the same line on
-// an ancestor named (commit_unreachable) but not counted. It passed:
-// c3 was superseded by the side's untick, later in the walk, and c1's
-// statement of the earlier cycle covered the line. Attesting c3 passes.
+// an ancestor named (commit_unreachable) but not counted. A gate that let
+// any later untick of the walk supersede a tick would pass it: c3 superseded
+// by the side's untick, and c1's statement of the earlier cycle covering the
+// line. Attesting c3 passes.
 func TestGateModelUntickOffTheWay(t *testing.T) {
 	for _, attested := range []bool{false, true} {
 		r := newGateRepo(t, map[string]string{gateUnit: gateTasks, "src/impl.txt": "v1\n"})
@@ -105,8 +107,9 @@ const kiroModelTasks = "# Implementation Plan\n\n- [ ] 1. Set up the greeting co
 // under 1.1 (an open line: no tick), then ticks 1.1 and parent 1 with only
 // 1.1 attested. The parent's descendants are 1.1 and 1.2, and 1.2 is open at
 // the parent's tick and at head: the parent is not credited, it fails
-// ticked_without_evidence. It passed, evidenced via 1.1, its one direct
-// child. Ticking and attesting 1.2 as well credits the parent through both.
+// ticked_without_evidence. A gate crediting a parent through its direct
+// children would pass it, evidenced via 1.1. Ticking and attesting 1.2 as
+// well credits the parent through both.
 func TestGateModelKiroDescendants(t *testing.T) {
 	const kiro = ".kiro/specs/greet/tasks.md"
 	nested := strings.Replace(kiroModelTasks, "  - [ ] 1.2 ", "    - [ ] 1.2 ", 1)
