@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -66,7 +67,7 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	note := old
 	for _, pd := range batch {
 		var err error
-		if note, err = mergeNote(note, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, pd.lines); err != nil {
+		if note, err = mergeNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, pd.lines); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +103,7 @@ func heldFor(old []byte, pd pending) (held, run [][]byte, err error) {
 	if len(old) == 0 {
 		return nil, nil, nil
 	}
-	merged, err := mergeNote(old, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
+	merged, err := mergeNote(old, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,7 +116,7 @@ func heldFor(old []byte, pd pending) (held, run [][]byte, err error) {
 		if kept[string(l)] {
 			continue
 		}
-		_, payload, ok := LineStatement(l)
+		_, payload, ok := statement.FromLine(l)
 		if !ok {
 			return nil, nil, nil
 		}
@@ -137,7 +138,7 @@ func heldFor(old []byte, pd pending) (held, run [][]byte, err error) {
 func samePayloads(held map[string]bool, lines [][]byte) bool {
 	want := map[string]bool{}
 	for _, l := range lines {
-		_, payload, ok := LineStatement(l)
+		_, payload, ok := statement.FromLine(l)
 		if !ok {
 			return false
 		}
@@ -190,7 +191,7 @@ func unattestedTicks(repo *gitref.Repo, notes *gitref.NotesStore, commit gitref.
 	}
 	for _, t := range ticks {
 		unit := t.ProjectUnit()
-		pd := pending{w: &Written{Commit: commit, Subject: SubjectName(unit.Feature, t.TaskID), Task: t.TaskID, Unit: unit,
+		pd := pending{w: &Written{Commit: commit, Subject: statement.SubjectName(unit.Feature, t.TaskID), Task: t.TaskID, Unit: unit,
 			Signers: []WrittenSigner{}, AlreadyAttested: true}}
 		if _, repeated, terr := tickTask(repo, t); terr == nil && (repeated || nested) {
 			pd.line = t.LineHash
@@ -217,9 +218,9 @@ func unattestedTicks(repo *gitref.Repo, notes *gitref.NotesStore, commit gitref.
 // anything else (or that another tool encoded differently) is other
 // statements, refused as before.
 // It reports whether note holds that statement.
-func adoptHeldTime(note []byte, subject Subject, p *predicate.Predicate) (bool, error) {
+func adoptHeldTime(note []byte, subject statement.Subject, p *predicate.Predicate) (bool, error) {
 	for _, l := range noteline.Split(note) {
-		st, payload, ok := LineStatement(l)
+		st, payload, ok := statement.FromLine(l)
 		if !ok || st.PredicateType != predicate.PredicateType || st.Subjects[0].Name != subject.Name ||
 			st.Subjects[0].Digest["gitCommit"] != subject.GitCommit {
 			continue
@@ -233,7 +234,7 @@ func adoptHeldTime(note []byte, subject Subject, p *predicate.Predicate) (bool, 
 		}
 		q := *p
 		q.Time = held
-		b, err := EncodeStatement(subject, predicate.PredicateType, &q)
+		b, err := statement.Encode(subject, predicate.PredicateType, &q)
 		if err != nil {
 			return false, err
 		}

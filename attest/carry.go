@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -235,7 +236,7 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 			continue
 		}
 		env := l.Envelope
-		st, err := DecodeStatement(env.Payload)
+		st, err := statement.Decode(env.Payload)
 		if err != nil || st.PredicateType != predicate.PredicateType || len(st.Subjects) != 1 ||
 			st.Subjects[0].Digest["gitCommit"] != string(from) {
 			continue
@@ -243,7 +244,7 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 		// One statement per subject and task line: a tasks file that repeats
 		// a task ID has a tick per line under one subject name.
 		name := st.Subjects[0].Name
-		k := [2]string{name, TaskLineHash(st)}
+		k := [2]string{name, statement.TaskLineHash(st)}
 		if seenLine[k] {
 			return nil, nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from, name, i+1)
 		}
@@ -262,7 +263,7 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s in the note of %s: %w", name, from, err)
 		}
-		if SubjectName(p.Unit.Feature, p.Task.ID) != name {
+		if statement.SubjectName(p.Unit.Feature, p.Task.ID) != name {
 			return nil, nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from, p.Task.ID, p.Unit.Feature)
 		}
 		if p.Verdict == predicate.Skipped {
@@ -349,7 +350,7 @@ func carryTick(ticks []tick.Tick, from, to gitref.Hash, c carried, statements in
 		if (t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked) || t.Unrecognized {
 			continue // born-ticked tasks are attested like ticks (docs/format.md#born-ticked-tasks)
 		}
-		ticked = append(ticked, SubjectName(t.Unit.Feature, t.TaskID))
+		ticked = append(ticked, statement.SubjectName(t.Unit.Feature, t.TaskID))
 		if t.TaskID == c.p.Task.ID && t.Unit.Dir == c.p.Unit.Dir {
 			lines++
 			// To ticks several lines of the task's ID: the statement

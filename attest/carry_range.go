@@ -8,6 +8,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -147,7 +148,7 @@ func statementTasks(notes *gitref.NotesStore, commit gitref.Hash) ([][2]string, 
 	var names []string
 	seen := map[[2]string]bool{}
 	for _, l := range noteline.Split(note) {
-		st, _, ok := LineStatement(l)
+		st, _, ok := statement.FromLine(l)
 		if !ok || st.PredicateType != predicate.PredicateType || st.Subjects[0].Digest["gitCommit"] != string(commit) {
 			continue
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -207,7 +208,7 @@ func squashPairs(repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest,
 		if !carriesTick(t) || t.Unrecognized {
 			continue
 		}
-		name := SubjectName(t.Unit.Feature, t.TaskID)
+		name := statement.SubjectName(t.Unit.Feature, t.TaskID)
 		from, ok := latest[task{t.ProjectUnit().Dir, t.TaskID}]
 		if !ok {
 			res.Left = append(res.Left, SquashGap{Task: name, Title: t.Task.Title, Why: "no commit of the range ticks it"})
@@ -229,7 +230,7 @@ func squashPairs(repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest,
 		var names []string
 		for _, t := range byFrom[from] {
 			k := [2]string{t.ProjectUnit().Dir, t.TaskID}
-			name := SubjectName(t.Unit.Feature, t.TaskID)
+			name := statement.SubjectName(t.Unit.Feature, t.TaskID)
 			if onSquash == nil {
 				if onSquash, err = taskSet(notes, squash.ID); err != nil {
 					return nil, err
@@ -261,7 +262,7 @@ func squashPairs(repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest,
 		}
 		names = names[:0]
 		for _, t := range byFrom[from] {
-			if name := SubjectName(t.Unit.Feature, t.TaskID); scope.names[name] {
+			if name := statement.SubjectName(t.Unit.Feature, t.TaskID); scope.names[name] {
 				names = append(names, name)
 			}
 		}
@@ -290,7 +291,7 @@ func checkSquashSignatures(notes *gitref.NotesStore, from gitref.Hash, scope *sq
 		if l.Kind != noteline.KindEnvelope {
 			continue
 		}
-		st, err := DecodeStatement(l.Envelope.Payload)
+		st, err := statement.Decode(l.Envelope.Payload)
 		if err != nil || st.PredicateType != predicate.PredicateType || len(st.Subjects) != 1 || st.Subjects[0].Digest["gitCommit"] != string(from) {
 			continue
 		}
@@ -303,7 +304,7 @@ func checkSquashSignatures(notes *gitref.NotesStore, from gitref.Hash, scope *sq
 		}
 	}
 	for _, t := range ticks {
-		name := SubjectName(t.Unit.Feature, t.TaskID)
+		name := statement.SubjectName(t.Unit.Feature, t.TaskID)
 		if err := refused[name]; err != nil {
 			delete(scope.names, name)
 			delete(scope.tasks, [2]string{t.ProjectUnit().Dir, t.TaskID})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // TestMergeNotesSaysWhy: a conflict names the fields the two sides differ in
@@ -14,7 +15,7 @@ import (
 func TestMergeNotesSaysWhy(t *testing.T) {
 	mk := func(reason, at, keyid string, verdict string) []byte {
 		p := map[string]any{"verdict": verdict, "time": at, "regression": map[string]any{"reason": reason}}
-		st, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, p)
+		st, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, p)
 		if err != nil {
 			t.Fatal(err)
 		}

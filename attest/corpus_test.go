@@ -17,6 +17,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -369,7 +370,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 		}
 		for i := range stmts {
 			s := &stmts[i]
-			if tv != nil && s.st.Subjects[0].Name == subject && s.st.PredicateType == attest.VSAType && strings.Contains(string(s.env.Payload), attest.SHA256Hex(tv.env.Payload)) {
+			if tv != nil && s.st.Subjects[0].Name == subject && s.st.PredicateType == statement.VSAType && strings.Contains(string(s.env.Payload), statement.SHA256Hex(tv.env.Payload)) {
 				vsa = s
 			}
 		}
@@ -445,7 +446,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 			t.Fatal(err)
 		}
 		if len(v.InputAttestations) != 1 || v.InputAttestations[0].Name != predicate.PredicateType ||
-			v.InputAttestations[0].Digest["sha256"] != attest.SHA256Hex(tv.env.Payload) || v.ResourceURI != fmt.Sprintf("git:%s", c) {
+			v.InputAttestations[0].Digest["sha256"] != statement.SHA256Hex(tv.env.Payload) || v.ResourceURI != fmt.Sprintf("git:%s", c) {
 			t.Errorf("%s %s: VSA %s", c, subject, vb)
 		}
 	}
@@ -454,7 +455,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 
 // lineHashOf is a task-verification statement's task.line_hash, read from its
 // predicate tree.
-func lineHashOf(st *attest.Statement) string {
+func lineHashOf(st *statement.Statement) string {
 	p, _ := st.Predicate.(map[string]any)
 	task, _ := p["task"].(map[string]any)
 	h, _ := task["line_hash"].(string)

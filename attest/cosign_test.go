@@ -10,6 +10,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -137,7 +138,7 @@ func TestSignNoteCoSigns(t *testing.T) {
 // whichever side is local; statements that differ still follow the conflict
 // rules.
 func TestMergeNotesJoinsCoSignatures(t *testing.T) {
-	st, err := attest.EncodeStatement(attest.Subject{Name: "f/T1", GitCommit: strings.Repeat("c", 40)}, predicate.PredicateType,
+	st, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: strings.Repeat("c", 40)}, predicate.PredicateType,
 		map[string]any{"verdict": "verified", "time": "2026-01-01T00:00:00Z"})
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -187,7 +188,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
-	subject := SubjectName(unit.Feature, req.Task)
+	subject := statement.SubjectName(unit.Feature, req.Task)
 	ref := SkipRefPrefix + subject
 	msg := fmt.Sprintf("skip %s: %s\n", subject, req.Reason)
 	// The ref moves by compare-and-swap from the value read here: a record
@@ -356,7 +357,7 @@ func sameSkipRecord(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesS
 	if err != nil {
 		return nil, err
 	}
-	same, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, req.Task), GitCommit: string(prev)}, p)
+	same, err := adoptHeldTime(held, statement.Subject{Name: statement.SubjectName(unit.Feature, req.Task), GitCommit: string(prev)}, p)
 	if err != nil || !same {
 		return nil, err
 	}

@@ -5,17 +5,16 @@
 //     attested or skipped decision, [Carry] and [PairCarries] re-issue
 //     statements after a rebase or squash, [SignNote] signs unsigned
 //     statements in place.
-//   - The statements (docs/format.md#statements): the in-toto Statement
-//     ([EncodeStatement], [DecodeStatement]) carrying the task-verification/v0
-//     predicate, the test-result statements and the VSA naming them
-//     ([TickStatements], [VSAPredicate]).
-//   - Note ownership (docs/format.md#storage): which lines of a note are
-//     taskproof's for a tick ([OwnedTypes], [LineStatement], [StatementKeys]),
-//     replacing them ([MergeNote]) and merging two versions of a note
+//   - The statements of a tick (docs/format.md#statements): the
+//     task-verification/v0 statement, the test-result statements and the VSA
+//     naming them ([TickStatements], [VSAPredicate]).
+//   - Note lines (docs/format.md#storage): replacing the lines taskproof owns
+//     for a tick ([MergeNote]) and merging two versions of a note
 //     ([MergeNotes], [UnionLines] for the conflicts ref).
 //   - [ShowNote] decodes a note for display, verifying nothing.
 //
-// Envelopes are package dsse's, note lines package noteline's, signers and
-// keys package signer's; verification against the verifier's trust lives in
+// The Statement codec and which note lines belong to a tick are package
+// statement's, envelopes package dsse's, note lines package noteline's,
+// signers package signer's; verification against the verifier's trust lives in
 // package verify.
 package attest

@@ -1,5 +1,7 @@
 package attest
 
+import "github.com/taskproof/taskproof/statement"
+
 // Exported for the external tests (package attest_test) only.
 var (
 	FindTask    = findTask
@@ -7,9 +9,9 @@ var (
 )
 
 // lineSubject is the subject name and predicateType of the Statement
-// [LineStatement] reads from a note line.
+// [statement.FromLine] reads from a note line.
 func lineSubject(line []byte) (name, predicateType string, ok bool) {
-	st, _, ok := LineStatement(line)
+	st, _, ok := statement.FromLine(line)
 	if !ok {
 		return "", "", false
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // FuzzParseRegressionReason: no input panics; an accepted one names a known
@@ -37,7 +38,7 @@ func FuzzParseRegressionReason(f *testing.F) {
 // FuzzMergeNote: for any old note, merging a subject's lines keeps every line
 // not owned by that subject in order, ends with "\n", and is idempotent.
 func FuzzMergeNote(f *testing.F) {
-	owned, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{})
+	owned, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func FuzzMergeNote(f *testing.F) {
 		}
 		var kept [][]byte
 		for _, l := range noteline.Split(old) {
-			if n, typ, ok := lineSubject(l); ok && n == "f/T1" && OwnedTypes[typ] {
+			if n, typ, ok := lineSubject(l); ok && n == "f/T1" && statement.Owned(typ) {
 				continue
 			}
 			kept = append(kept, l)

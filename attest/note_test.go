@@ -13,13 +13,14 @@ import (
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // envelopeLine returns an unsigned envelope line holding a Statement for subject
 // name with predicateType typ.
 func envelopeLine(t *testing.T, name, typ string, pred map[string]any) []byte {
 	t.Helper()
-	st, err := EncodeStatement(Subject{Name: name, GitCommit: testCommit}, typ, pred)
+	st, err := statement.Encode(statement.Subject{Name: name, GitCommit: testCommit}, typ, pred)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,13 +66,13 @@ func TestMergeNoteOwnership(t *testing.T) {
 	foreignEnv := envelopeLine(t, "f/T1", "https://example.com/other/v1", map[string]any{"x": "y"})
 	crLine := append(envelopeLine(t, "f/T9", "https://example.com/other/v1", map[string]any{}), '\r')
 	t1Old := [][]byte{
-		envelopeLine(t, "f/T1", TestResultType, map[string]any{"old": true}),
+		envelopeLine(t, "f/T1", statement.TestResultType, map[string]any{"old": true}),
 		envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{"old": true}),
-		envelopeLine(t, "f/T1", VSAType, map[string]any{"old": true}),
+		envelopeLine(t, "f/T1", statement.VSAType, map[string]any{"old": true}),
 	}
 	t2 := [][]byte{
 		envelopeLine(t, "f/T2", predicate.PredicateType, map[string]any{}),
-		envelopeLine(t, "f/T2", VSAType, map[string]any{}),
+		envelopeLine(t, "f/T2", statement.VSAType, map[string]any{}),
 	}
 	t1New := [][]byte{envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{"new": true})}
 	join := func(ls ...[]byte) []byte {
@@ -193,7 +194,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 	t.Helper()
 	p := testPredicate(t, predicate.RegressionOnly, `{"regression":{"reason":"planning_work"},"trace":[{"phase":"green","test":"TestAdd","result":"pass"}]}`)
 	p.Task.LineHash, p.Time = lineHash, at.UTC().Format(time.RFC3339)
-	stmts, err := TickStatements(Subject{Name: "001-x/T001", GitCommit: testCommit}, p)
+	stmts, err := TickStatements(statement.Subject{Name: "001-x/T001", GitCommit: testCommit}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +218,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 // when its task ID repeats"). Writing one line's statements (mergeNote with its
 // line hash) keeps the other line's — its test-result line too, though it has
 // the same bytes as this line's — and replaces its own; MergeNote (a unique ID)
-// replaces every owned line of the subject. StatementLines pairs the
+// replaces every owned line of the subject. LineHashes pairs the
 // statements, and unionNote unions two lines' ticks without a conflict.
 func TestMergeNoteRepeatedID(t *testing.T) {
 	hA, hB := strings.Repeat("a", 64), strings.Repeat("b", 64)
@@ -243,31 +244,31 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		return out
 	}
 
-	note, err := mergeNote(join(foreign), "001-x/T001", TaskKey{LineHash: hA}, a)
+	note, err := mergeNote(join(foreign), "001-x/T001", statement.TaskKey{LineHash: hA}, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if note, err = mergeNote(note, "001-x/T001", TaskKey{LineHash: hB}, b); err != nil {
+	if note, err = mergeNote(note, "001-x/T001", statement.TaskKey{LineHash: hB}, b); err != nil {
 		t.Fatal(err)
 	}
 	if want := join(cat([][]byte{foreign}, a, b)...); !bytes.Equal(note, want) {
 		t.Fatalf("second line's tick:\n%s\nwant\n%s", note, want)
 	}
 	lines := func(note []byte) []string {
-		var stmts []*Statement
+		var stmts []*statement.Statement
 		var payloads [][]byte
 		for _, l := range noteline.Split(note) {
-			if st, payload, ok := LineStatement(l); ok && OwnedTypes[st.PredicateType] {
+			if st, payload, ok := statement.FromLine(l); ok && statement.Owned(st.PredicateType) {
 				stmts, payloads = append(stmts, st), append(payloads, payload)
 			}
 		}
-		return StatementLines(stmts, payloads)
+		return statement.LineHashes(stmts, payloads)
 	}
 	if got, want := lines(note), []string{hA, hA, hA, hB, hB, hB}; !reflect.DeepEqual(got, want) {
-		t.Errorf("StatementLines = %v, want %v", got, want)
+		t.Errorf("LineHashes = %v, want %v", got, want)
 	}
 	// Re-attesting line A replaces A's three lines and keeps B's.
-	again, err := mergeNote(note, "001-x/T001", TaskKey{LineHash: hA}, a2)
+	again, err := mergeNote(note, "001-x/T001", statement.TaskKey{LineHash: hA}, a2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,10 +276,10 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("re-attesting line A:\n%s\nwant\n%s", again, want)
 	}
 	if got, want := lines(again), []string{hB, hB, hB, hA, hA, hA}; !reflect.DeepEqual(got, want) {
-		t.Errorf("StatementLines after re-attesting = %v, want %v", got, want)
+		t.Errorf("LineHashes after re-attesting = %v, want %v", got, want)
 	}
 	// And again: the same note (no line added twice).
-	if third, err := mergeNote(again, "001-x/T001", TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(third, again) {
+	if third, err := mergeNote(again, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(third, again) {
 		t.Errorf("re-attesting line A twice: %v\n%s", err, third)
 	}
 	// A unique ID's tick replaces every owned line of its subject.
@@ -289,15 +290,15 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	// statements, a test-result line no VSA claims) are replaced with the
 	// line written.
 	both := repeatedTick(t, hA, t0)
-	vsa := envelopeLine(t, "001-x/T001", VSAType, map[string]any{"inputAttestations": []any{
-		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": SHA256Hex(payloadOf(t, a[1]))}},
-		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": SHA256Hex(payloadOf(t, b[1]))}},
+	vsa := envelopeLine(t, "001-x/T001", statement.VSAType, map[string]any{"inputAttestations": []any{
+		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": statement.SHA256Hex(payloadOf(t, a[1]))}},
+		map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": statement.SHA256Hex(payloadOf(t, b[1]))}},
 	}})
 	odd := join(a[1], b[1], vsa, both[0])
 	if got, want := lines(odd), []string{hA, hB, "", ""}; !reflect.DeepEqual(got, want) {
-		t.Errorf("StatementLines of unpaired statements = %q, want %q", got, want)
+		t.Errorf("LineHashes of unpaired statements = %q, want %q", got, want)
 	}
-	if got, err := mergeNote(odd, "001-x/T001", TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
+	if got, err := mergeNote(odd, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
 		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
 	}
 

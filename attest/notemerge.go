@@ -9,6 +9,7 @@ import (
 
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // NoteMerge is what [MergeNotes] made of two versions of one commit's note.
@@ -88,9 +89,9 @@ func orNone(s string) string {
 //
 //   - every local line taskproof does not own is kept, byte for byte and in
 //     order; a remote one is added after them unless the same bytes are there;
-//   - the owned lines ([OwnedTypes]) of a tick only one side has are kept: a
+//   - the owned lines ([statement.Owned]) of a tick only one side has are kept: a
 //     tick is a subject and the task line its statements are about
-//     ([StatementLines]); owned lines of no known task line go with a subject
+//     ([statement.LineHashes]); owned lines of no known task line go with a subject
 //     only the remote side has;
 //   - a tick both sides have with the same statements (payloads), signed
 //     differently, keeps them with the union of both sides' signatures
@@ -218,7 +219,7 @@ func groupBefore(a, b [][]byte) bool {
 func groupTime(lines [][]byte) time.Time {
 	var best time.Time
 	for _, l := range lines {
-		st, _, ok := LineStatement(l)
+		st, _, ok := statement.FromLine(l)
 		if !ok || st.PredicateType != predicate.PredicateType {
 			continue
 		}
@@ -238,7 +239,7 @@ func groupDigest(lines [][]byte) string {
 		s[i] = string(l)
 	}
 	sort.Strings(s)
-	return SHA256Hex([]byte(strings.Join(s, "\n")))
+	return statement.SHA256Hex([]byte(strings.Join(s, "\n")))
 }
 
 // summarize names a tick's statements (see [StatementsSummary]).
@@ -253,7 +254,7 @@ func summarize(lines [][]byte) StatementsSummary {
 	}
 	for _, l := range lines {
 		dl := noteline.Decode(l)
-		st, payload, ok := lineStatement(dl)
+		st, payload, ok := statement.FromNoteLine(dl)
 		if !ok {
 			continue
 		}
@@ -279,7 +280,7 @@ func summarize(lines [][]byte) StatementsSummary {
 		} else if d, ok := p["decider"].(map[string]any); ok {
 			s.Reason, _ = d["reason"].(string)
 		}
-		s.PayloadSHA256 = SHA256Hex(payload)
+		s.PayloadSHA256 = statement.SHA256Hex(payload)
 	}
 	return s
 }
@@ -348,7 +349,7 @@ func groupSigned(lines [][]byte) bool {
 }
 
 // noteTick is the tick an owned note line belongs to: its subject name and the task
-// line [StatementLines] gives it ("" when none is known). owned is false for a
+// line [statement.LineHashes] gives it ("" when none is known). owned is false for a
 // line taskproof does not own.
 type noteTick struct {
 	subject, line string
@@ -360,14 +361,14 @@ func tickKeys(lines [][]byte) []noteTick {
 	keys := make([]noteTick, len(lines))
 	type subject struct {
 		at       []int
-		stmts    []*Statement
+		stmts    []*statement.Statement
 		payloads [][]byte
 	}
 	subjects := map[string]*subject{}
 	var names []string
 	for i, l := range lines {
-		st, payload, ok := LineStatement(l)
-		if !ok || !OwnedTypes[st.PredicateType] {
+		st, payload, ok := statement.FromLine(l)
+		if !ok || !statement.Owned(st.PredicateType) {
 			continue
 		}
 		name := st.Subjects[0].Name
@@ -381,7 +382,7 @@ func tickKeys(lines [][]byte) []noteTick {
 	}
 	for _, name := range names {
 		s := subjects[name]
-		for j, line := range StatementLines(s.stmts, s.payloads) {
+		for j, line := range statement.LineHashes(s.stmts, s.payloads) {
 			keys[s.at[j]] = noteTick{subject: name, line: line, owned: true}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // FuzzMergeNotes: merging two notes loses no line (each is in the merged note
@@ -13,7 +14,7 @@ import (
 // local, and merging the result with the remote again keeps the winners.
 func FuzzMergeNotes(f *testing.F) {
 	mk := func(marker, at string) []byte {
-		st, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{"m": marker, "time": at})
+		st, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{"m": marker, "time": at})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // TestMergeNotesSignedWins: when two sides attested one tick differently, a
@@ -13,7 +14,7 @@ import (
 // (or two unsigned) the later time wins, whichever side is local.
 func TestMergeNotesSignedWins(t *testing.T) {
 	mk := func(marker, at string, signed bool) []byte {
-		st, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{"m": marker, "time": at})
+		st, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: testCommit}, predicate.PredicateType, map[string]any{"m": marker, "time": at})
 		if err != nil {
 			t.Fatal(err)
 		}

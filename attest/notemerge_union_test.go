@@ -7,12 +7,13 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // envLine is an unsigned envelope line holding a statement about subject.
 func envLine(t *testing.T, subject, predicateType, marker string) string {
 	t.Helper()
-	st, err := EncodeStatement(Subject{Name: subject, GitCommit: strings.Repeat("a", 40)}, predicateType, map[string]any{"m": marker})
+	st, err := statement.Encode(statement.Subject{Name: subject, GitCommit: strings.Repeat("a", 40)}, predicateType, map[string]any{"m": marker})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,9 +46,9 @@ func TestUnionNote(t *testing.T) {
 	l1 := envLine(t, "f/T1", tv, "local")
 	r1 := envLine(t, "f/T1", tv, "remote")
 	r2 := envLine(t, "f/T2", tv, "remote")
-	r2vsa := envLine(t, "f/T2", VSAType, "remote")
+	r2vsa := envLine(t, "f/T2", statement.VSAType, "remote")
 	timed := func(marker, at string) string {
-		st, err := EncodeStatement(Subject{Name: "f/T1", GitCommit: strings.Repeat("a", 40)}, tv, map[string]any{"m": marker, "time": at})
+		st, err := statement.Encode(statement.Subject{Name: "f/T1", GitCommit: strings.Repeat("a", 40)}, tv, map[string]any{"m": marker, "time": at})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // SignResult says what signing one commit's note did.
@@ -55,7 +56,7 @@ func (r *SignResult) Why() string {
 }
 
 // SignNote adds the signers' signatures, in place, to every envelope of
-// commit's note that taskproof owns ([OwnedTypes]), that is about commit and
+// commit's note that taskproof owns ([statement.Owned]), that is about commit and
 // that lacks one of them (docs/format.md#co-signing): the payload bytes and
 // the signatures the envelope holds are kept as they are, so the statements do
 // not change and two people can sign one statement. Every other line is kept
@@ -110,8 +111,8 @@ func SignNote(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash,
 // it is an envelope taskproof owns about commit, counting in res what it did.
 func signLine(ctx context.Context, line []byte, commit gitref.Hash, signers []signer.Signer, res *SignResult) ([]byte, error) {
 	l := noteline.Decode(line)
-	st, _, ok := lineStatement(l)
-	if !ok || !OwnedTypes[st.PredicateType] {
+	st, _, ok := statement.FromNoteLine(l)
+	if !ok || !statement.Owned(st.PredicateType) {
 		return line, nil
 	}
 	if st.Subjects[0].Digest["gitCommit"] != string(commit) {

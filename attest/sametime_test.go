@@ -5,15 +5,16 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // TestAdoptHeldTime: a run takes the time of the held statement that is its
 // own but for the time, never a later time than its own, and never that of a
 // statement differing in anything else or about another commit.
 func TestAdoptHeldTime(t *testing.T) {
-	subject := Subject{Name: "001-x/T001", GitCommit: testCommit}
-	line := func(p *predicate.Predicate, s Subject) []byte {
-		b, err := EncodeStatement(s, predicate.PredicateType, p)
+	subject := statement.Subject{Name: "001-x/T001", GitCommit: testCommit}
+	line := func(p *predicate.Predicate, s statement.Subject) []byte {
+		b, err := statement.Encode(s, predicate.PredicateType, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +41,7 @@ func TestAdoptHeldTime(t *testing.T) {
 		{"held in this second", line(base, subject), base.Time},
 		{"held a second later", line(at(base, later), subject), base.Time},
 		{"another verdict", line(at(other, earlier), subject), base.Time},
-		{"another commit", line(at(base, earlier), Subject{Name: subject.Name, GitCommit: testTree}), base.Time},
+		{"another commit", line(at(base, earlier), statement.Subject{Name: subject.Name, GitCommit: testTree}), base.Time},
 		{"no note", nil, base.Time},
 	} {
 		p := at(base, base.Time)

@@ -5,18 +5,19 @@ import (
 
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // ShownLine is one note line as `attest show` prints it: decoded as far as it
 // goes, nothing verified. Error says why decoding stopped.
 type ShownLine struct {
-	Line          int                `json:"line"`
-	Error         string             `json:"error,omitempty"`
-	PayloadType   string             `json:"payloadType,omitempty"`
-	PredicateType string             `json:"predicateType,omitempty"`
-	Subjects      []StatementSubject `json:"subject,omitempty"`
-	Signatures    []ShownSignature   `json:"signatures"`
-	Statement     json.RawMessage    `json:"statement,omitempty"`
+	Line          int                        `json:"line"`
+	Error         string                     `json:"error,omitempty"`
+	PayloadType   string                     `json:"payloadType,omitempty"`
+	PredicateType string                     `json:"predicateType,omitempty"`
+	Subjects      []statement.DecodedSubject `json:"subject,omitempty"`
+	Signatures    []ShownSignature           `json:"signatures"`
+	Statement     json.RawMessage            `json:"statement,omitempty"`
 	// Bundle describes a Sigstore bundle line (unverified); nil for DSSE lines.
 	Bundle *ShownBundle `json:"bundle,omitempty"`
 }
@@ -73,7 +74,7 @@ func ShowNote(note []byte) []ShownLine {
 			}
 			l.Signatures = append(l.Signatures, ShownSignature{Kind: kind, KeyID: s.KeyID, Bytes: len(s.Sig)})
 		}
-		st, err := DecodeStatement(env.Payload)
+		st, err := statement.Decode(env.Payload)
 		if err != nil {
 			l.Error = err.Error()
 			out = append(out, l)

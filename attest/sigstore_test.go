@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -72,7 +73,7 @@ func TestSigstoreTickWritesBundles(t *testing.T) {
 			t.Errorf("line %d: %v", i+1, err)
 		}
 		name, typ, ok := attest.LineSubject(l)
-		if !ok || !strings.HasPrefix(name, "001-calc/T00") || !attest.OwnedTypes[typ] {
+		if !ok || !strings.HasPrefix(name, "001-calc/T00") || !statement.Owned(typ) {
 			t.Errorf("line %d: LineSubject = %q %q %v, want an owned line", i+1, name, typ, ok)
 		}
 	}

@@ -5,7 +5,11 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
+
+// judgePolicyURI is the VSA's policy.uri (docs/format.md#statements).
+const judgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
 
 // testPhase is one test phase that ran for a tick (e.g. "red", "green"), as
 // recorded in the evidence's trace rows: the tests that passed, failed and
@@ -140,7 +144,7 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 	}
 	inputs := make([]any, len(others))
 	for i, b := range others {
-		sum := SHA256Hex(b)
+		sum := statement.SHA256Hex(b)
 		inputs[i] = map[string]any{
 			"name":   otherTypes[i],
 			"uri":    InputAttestationURI(commit, sum),
@@ -149,7 +153,7 @@ func VSAPredicate(commit string, verdict predicate.Verdict, policySHA256, timeVe
 	}
 	return map[string]any{
 		"verifier": map[string]any{
-			"id":      VerifierID,
+			"id":      statement.VerifierID,
 			"version": map[string]any{"taskproof": Version},
 		},
 		"timeVerified":       timeVerified,
@@ -174,15 +178,15 @@ func InputAttestationURI(commit, payloadSHA256 string) string {
 // and regression_only, one test-result statement per phase of the predicate's
 // trace, the task-verification statement, then the VSA naming the others; for
 // attested and skipped, the task-verification statement alone.
-func TickStatements(subject Subject, p *predicate.Predicate) ([][]byte, error) {
+func TickStatements(subject statement.Subject, p *predicate.Predicate) ([][]byte, error) {
 	return tickStatementsWithReports(subject, p, nil)
 }
 
 // tickStatementsWithReports is [TickStatements] with each phase's test-result
 // url naming its test report: urls maps a phase name to the report's name (a
 // phase without one: "phase:<name>").
-func tickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map[string]string) ([][]byte, error) {
-	tv, err := EncodeStatement(subject, predicate.PredicateType, p)
+func tickStatementsWithReports(subject statement.Subject, p *predicate.Predicate, urls map[string]string) ([][]byte, error) {
+	tv, err := statement.Encode(subject, predicate.PredicateType, p)
 	if err != nil {
 		return nil, err
 	}
@@ -194,12 +198,12 @@ func tickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map
 	trace, _ := p.Trace.Get()
 	for _, ph := range phasesFromTrace(trace) {
 		ph.URL = urls[ph.Name]
-		b, err := EncodeStatement(subject, TestResultType, testResultPredicate(ph, p.PolicySHA256))
+		b, err := statement.Encode(subject, statement.TestResultType, testResultPredicate(ph, p.PolicySHA256))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, b)
-		types = append(types, TestResultType)
+		types = append(types, statement.TestResultType)
 	}
 	out = append(out, tv)
 	types = append(types, predicate.PredicateType)
@@ -207,7 +211,7 @@ func tickStatementsWithReports(subject Subject, p *predicate.Predicate, urls map
 	if err != nil {
 		return nil, err
 	}
-	vb, err := EncodeStatement(subject, VSAType, vsa)
+	vb, err := statement.Encode(subject, statement.VSAType, vsa)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -269,7 +270,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		if err != nil {
 			return nil, err
 		}
-		if _, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, t.TaskID), GitCommit: string(commit.ID)}, p); err != nil {
+		if _, err := adoptHeldTime(held, statement.Subject{Name: statement.SubjectName(unit.Feature, t.TaskID), GitCommit: string(commit.ID)}, p); err != nil {
 			return nil, err
 		}
 		pd, err := prepare(ctx, commit.ID, unit, t.TaskID, p, req.Signers, urls)
@@ -574,7 +575,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 		if err != nil {
 			return nil, err
 		}
-		if _, err := adoptHeldTime(held, Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}, p); err != nil {
+		if _, err := adoptHeldTime(held, statement.Subject{Name: statement.SubjectName(unit.Feature, taskID), GitCommit: string(commit)}, p); err != nil {
 			return nil, err
 		}
 	}
@@ -594,7 +595,7 @@ func write(ctx context.Context, notes *gitref.NotesStore, commit gitref.Hash, un
 // prepare builds the statements of p for one task (docs/format.md#statements) and signs them;
 // urls name the phases' test reports (see tickStatementsWithReports).
 func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID string, p *predicate.Predicate, signers []signer.Signer, urls map[string]string) (pending, error) {
-	subject := Subject{Name: SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
+	subject := statement.Subject{Name: statement.SubjectName(unit.Feature, taskID), GitCommit: string(commit)}
 	stmts, err := tickStatementsWithReports(subject, p, urls)
 	if err != nil {
 		return pending{}, err
@@ -610,11 +611,11 @@ func prepare(ctx context.Context, commit gitref.Hash, unit specfmt.Unit, taskID 
 		}
 		lines = append(lines, line)
 		w.Lines = append(w.Lines, line)
-		st, err := DecodeStatement(s)
+		st, err := statement.Decode(s)
 		if err != nil {
 			return pending{}, err
 		}
-		ws := WrittenStmt{PredicateType: st.PredicateType, SHA256: SHA256Hex(s), Statement: s}
+		ws := WrittenStmt{PredicateType: st.PredicateType, SHA256: statement.SHA256Hex(s), Statement: s}
 		w.Statements = append(w.Statements, ws)
 		if st.PredicateType == predicate.PredicateType {
 			pd.core, pd.coreStmt = [][]byte{line}, []WrittenStmt{ws}
@@ -656,7 +657,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 				lines = pd.core
 			}
 			var err error
-			if note, err = mergeNote(note, pd.w.Subject, TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
+			if note, err = mergeNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
 				return nil, err
 			}
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -189,7 +190,7 @@ func verifier(t testing.TB, repo *gitref.Repo, notes *gitref.NotesStore, allowed
 type noteStatement struct {
 	line []byte
 	env  *dsse.Envelope
-	st   *attest.Statement
+	st   *statement.Statement
 }
 
 // statements decodes every line of a note that is a DSSE envelope; other lines
@@ -202,7 +203,7 @@ func statements(t testing.TB, note string) (stmts []noteStatement, foreign []str
 			foreign = append(foreign, string(l))
 			continue
 		}
-		st, err := attest.DecodeStatement(env.Payload)
+		st, err := statement.Decode(env.Payload)
 		if err != nil {
 			t.Fatalf("note line with an unreadable statement: %v", err)
 		}
@@ -504,7 +505,7 @@ func TestTickWithExampleEvidence(t *testing.T) {
 	for _, s := range w[0].Statements {
 		types = append(types, s.PredicateType)
 	}
-	if want := []string{attest.TestResultType, attest.TestResultType, predicate.PredicateType, attest.VSAType}; strings.Join(types, " ") != strings.Join(want, " ") {
+	if want := []string{statement.TestResultType, statement.TestResultType, predicate.PredicateType, statement.VSAType}; strings.Join(types, " ") != strings.Join(want, " ") {
 		t.Errorf("statements = %v, want %v", types, want)
 	}
 	n := note(t, r.dir, r.c1)

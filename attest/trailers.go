@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // SpecTaskTrailer is the trailer key naming a tick commit's task,
@@ -65,7 +66,7 @@ func StagedSpecTasks(repo *gitref.Repo) ([]string, error) {
 		}
 		for _, t := range after.Tasks {
 			if t.Ticked() && open[t.ID] {
-				name := SubjectName(unit.Feature, t.ID)
+				name := statement.SubjectName(unit.Feature, t.ID)
 				if !seen[name] {
 					seen[name] = true
 					out = append(out, name)

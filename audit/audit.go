@@ -19,18 +19,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/verify"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/tick"
-	"github.com/taskproof/taskproof/verify"
 )
 
 // SchemaVersion is the schema_version of the JSON report (README "Audit JSON").
@@ -390,7 +389,7 @@ func newReport(notes *gitref.NotesStore, opts Options) *Report {
 // a repeated ID's lines it is) and where the line is.
 type tickRef struct {
 	commit   gitref.Hash
-	name     string // attest.SubjectName(unit feature, task ID)
+	name     string // statement.SubjectName(unit feature, task ID)
 	taskID   string
 	unit     specfmt.Unit
 	path     string
@@ -413,7 +412,7 @@ func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
 		if t.Kind != tick.KindTick || t.Unrecognized {
 			continue
 		}
-		refs = append(refs, tickRef{commit: t.Commit, name: attest.SubjectName(t.Unit.Feature, t.TaskID), taskID: t.TaskID,
+		refs = append(refs, tickRef{commit: t.Commit, name: statement.SubjectName(t.Unit.Feature, t.TaskID), taskID: t.TaskID,
 			unit: t.Unit, path: t.Path, line: t.Line, lineHash: t.LineHash, merge: t.Merge})
 	}
 	return refs, nil

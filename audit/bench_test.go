@@ -17,6 +17,7 @@ import (
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // The benchmark repository: benchUnits units of benchTasks tasks, 10,000 ticks.
@@ -117,7 +118,7 @@ func benchRepo(b *testing.B) string {
 				"time":          time.Unix(when+int64(mark)*600, 0).UTC().Format(time.RFC3339),
 				"regression":    reason,
 			}
-			st, err := attest.EncodeStatement(attest.Subject{Name: attest.SubjectName(feature, id), GitCommit: ids[mark]}, predicate.PredicateType, toValue(pred))
+			st, err := statement.Encode(statement.Subject{Name: statement.SubjectName(feature, id), GitCommit: ids[mark]}, predicate.PredicateType, toValue(pred))
 			if err != nil {
 				b.Fatal(err)
 			}

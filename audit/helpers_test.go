@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 const (
@@ -181,8 +182,8 @@ func (f *fixture) tickRevision(t *testing.T, n int, revision int) {
 // predicate pred into task n's note.
 func (f *fixture) writeLine(t *testing.T, n int, pred map[string]any) {
 	t.Helper()
-	name := attest.SubjectName(fxFeature, fmt.Sprintf("T%03d", n))
-	st, err := attest.EncodeStatement(attest.Subject{Name: name, GitCommit: string(f.ticks[n-1])}, predicate.PredicateType, pred)
+	name := statement.SubjectName(fxFeature, fmt.Sprintf("T%03d", n))
+	st, err := statement.Encode(statement.Subject{Name: name, GitCommit: string(f.ticks[n-1])}, predicate.PredicateType, pred)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,13 +2,12 @@ package audit
 
 import (
 	"fmt"
-	"time"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
+	"time"
 )
 
 // reader turns notes into rows, collecting what it cannot read as problems.
@@ -75,7 +74,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 			continue
 		}
 		env := dl.Envelope
-		st, err := attest.DecodeStatement(env.Payload)
+		st, err := statement.Decode(env.Payload)
 		if err != nil {
 			rd.problem(commit, n, err.Error())
 			continue
@@ -105,7 +104,7 @@ func (rd *reader) readNote(commit gitref.Hash, note []byte) {
 		if got := st.Subjects[0].Digest["gitCommit"]; got != string(commit) {
 			row.Problems = append(row.Problems, fmt.Sprintf("subject gitCommit %q is not the annotated commit", got))
 		}
-		if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); want != name {
+		if want := statement.SubjectName(p.Unit.Feature, p.Task.ID); want != name {
 			row.Problems = append(row.Problems, fmt.Sprintf("subject name %q is not %q", name, want))
 		}
 		// A second statement for the same task line is a problem; statements

@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/statement"
 )
 
 const (
@@ -92,7 +93,7 @@ func FuzzDecodeBundle(f *testing.F) {
 		if b.Envelope == nil || len(b.Envelope.Signatures) > dsse.MaxSignatures {
 			t.Fatalf("decoded bundle %+v breaks its limits", b)
 		}
-		attest.LineStatement(data)
+		statement.FromLine(data)
 		attest.ShowNote(data)
 	})
 }

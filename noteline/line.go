@@ -67,7 +67,7 @@ type Line struct {
 // limits of docs/format.md#limits; then the payloadType is checked
 // ([dsse.Envelope.CheckPayloadType]). One "\r" at the end (a CRLF note) is not part
 // of the line. Nothing is verified, no statement is decoded: see
-// attest.DecodeStatement for the envelope's payload.
+// statement.Decode for the envelope's payload.
 func Decode(line []byte) Line {
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if len(bytes.TrimSpace(line)) == 0 {

@@ -3,19 +3,18 @@ package verify
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"sort"
-	"strings"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
 )
 
 // Conclusions of a verification (docs/format.md#gate-rules).
@@ -629,7 +628,7 @@ func (g *gate) spoolObjects() error {
 func (g *gate) judgeTick(t tick.Tick, r role) error {
 	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
-		Task: attest.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []Signer{}}
+		Task: statement.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []Signer{}}
 	switch {
 	case t.Kind == tick.KindNotRegular:
 		if !g.irregular[t.Path] {
@@ -748,7 +747,7 @@ func (g *gate) stated(t tick.Tick) bool {
 	if co == nil {
 		return false
 	}
-	name := attest.SubjectName(t.Unit.Feature, t.TaskID)
+	name := statement.SubjectName(t.Unit.Feature, t.TaskID)
 	for i := range co.results {
 		rs := &co.results[i]
 		if rs.Task == name && rs.LineHash == t.LineHash && specfmt.ProjectPath(rs.root, rs.Unit.Dir) == t.Unit.Dir {
@@ -1044,12 +1043,12 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 			continue
 		}
 		for _, line := range noteline.Split(note) {
-			if st, _, ok := attest.LineStatement(line); ok && st.PredicateType == predicate.PredicateType {
+			if st, _, ok := statement.FromLine(line); ok && st.PredicateType == predicate.PredicateType {
 				if p, _ := st.Predicate.(map[string]any); p["verdict"] == string(predicate.Skipped) {
 					continue // a skip record's decision, for an open task: no tick's evidence
 				}
-				name, dir := st.Subjects[0].Name, attest.TaskUnitDir(st)
-				k := [3]string{name, dir, attest.TaskLineHash(st)}
+				name, dir := st.Subjects[0].Name, statement.TaskUnitDir(st)
+				k := [3]string{name, dir, statement.TaskLineHash(st)}
 				idx.commits[[2]string{name, dir}] = append(idx.commits[[2]string{name, dir}], e.Commit)
 				idx.lines[k] = append(idx.lines[k], e.Commit)
 			}
@@ -1196,7 +1195,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 			}
 			failing[f.Path+"\x00"+lh] = true
 			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
-				Task: attest.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []Signer{}}
+				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []Signer{}}
 			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
 		}
 	}

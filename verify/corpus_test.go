@@ -21,6 +21,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -416,7 +417,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 			}
 		}
 	}
-	flipPayloadByte(t, f, victim.Commit, attest.SubjectName(featureOf(t, ticks, victim), victim.TaskID))
+	flipPayloadByte(t, f, victim.Commit, statement.SubjectName(featureOf(t, ticks, victim), victim.TaskID))
 	before := rep
 	rep = f.branch("", head, GateOptions{})
 	exp := want(before)

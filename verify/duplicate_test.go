@@ -2,13 +2,12 @@ package verify
 
 import (
 	"fmt"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate"
 )
 
 // Task lines that repeat an ID in the fixture's tasks file (one under each user
@@ -132,7 +131,7 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	// US2 line's statements, its tick has none (the US1 line's still holds).
 	ls := f.lines(cA)
 	var kept [][]byte
-	for i, line := range attest.StatementLines(lineStatements(t, ls)) {
+	for i, line := range statement.LineHashes(lineStatements(t, ls)) {
 		if line == h(dupT007US1) {
 			kept = append(kept, ls[i].raw)
 		}
@@ -158,9 +157,9 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 	// US2 tick too, although no readable statement names its line.
 	ls = f.lines(cA)
 	var broken, whole [][]byte
-	for i, line := range attest.StatementLines(lineStatements(t, ls)) {
+	for i, line := range statement.LineHashes(lineStatements(t, ls)) {
 		raw := ls[i].raw
-		if st, _, _ := attest.LineStatement(raw); line == h(dupT007US2) && st.PredicateType == predicate.PredicateType {
+		if st, _, _ := statement.FromLine(raw); line == h(dupT007US2) && st.PredicateType == predicate.PredicateType {
 			raw = []byte(`{"payload":"e25vdCBqc29u","payloadType":"application/vnd.in-toto+json","signatures":[]}`)
 		}
 		broken, whole = append(broken, raw), append(whole, ls[i].raw)
@@ -301,13 +300,13 @@ func TestRepeatedTaskID(t *testing.T) {
 }
 
 // lineStatements reads each note line's statement and payload, for
-// attest.StatementLines.
-func lineStatements(t *testing.T, ls []noteLine) ([]*attest.Statement, [][]byte) {
+// statement.LineHashes.
+func lineStatements(t *testing.T, ls []noteLine) ([]*statement.Statement, [][]byte) {
 	t.Helper()
-	stmts := make([]*attest.Statement, len(ls))
+	stmts := make([]*statement.Statement, len(ls))
 	payloads := make([][]byte, len(ls))
 	for i, l := range ls {
-		st, payload, ok := attest.LineStatement(l.raw)
+		st, payload, ok := statement.FromLine(l.raw)
 		if !ok {
 			t.Fatalf("note line %d: not a statement", i+1)
 		}

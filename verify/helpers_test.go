@@ -25,6 +25,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // The spec-kit unit the object and branch tests build
@@ -545,7 +546,7 @@ func (f *fixture) writeWithVSA(c gitref.Hash, ls []noteLine, i int, payload []by
 			out = append(out, signLine(f.t, payload, signers...))
 			others = append(others, payload)
 			types = append(types, predicate.PredicateType)
-		case l.predType == attest.VSAType:
+		case l.predType == statement.VSAType:
 			vsaAt = len(out)
 			vsaName = l.statement["subject"].([]any)[0].(map[string]any)["name"].(string)
 			out = append(out, nil)
@@ -567,7 +568,7 @@ func (f *fixture) writeWithVSA(c gitref.Hash, ls []noteLine, i int, payload []by
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	vb, err := attest.EncodeStatement(attest.Subject{Name: vsaName, GitCommit: string(c)}, attest.VSAType, vsa)
+	vb, err := statement.Encode(statement.Subject{Name: vsaName, GitCommit: string(c)}, statement.VSAType, vsa)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -12,14 +12,13 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
+	"golang.org/x/crypto/ssh"
 )
 
 // The interop suite: notes written as speccoder writes them, from the facts
@@ -33,7 +32,7 @@ const speccoderVerifierID = "https://speccoder.dev/verifier/v0"
 // speccoderPolicySHA256 stands for speccoder's own policy hash: its recipe
 // hashes speccoder's version in a layout that is not public, so no verifier
 // can recompute it.
-var speccoderPolicySHA256 = attest.SHA256Hex([]byte(`{"judge":{},"speccoder":"0.10.1"}`))
+var speccoderPolicySHA256 = statement.SHA256Hex([]byte(`{"judge":{},"speccoder":"0.10.1"}`))
 
 // speccoderLine is one note line as speccoder writes it: the statement's
 // canonical JSON as payload, signed over PAE with `ssh-keygen -Y sign -n
@@ -56,7 +55,7 @@ func speccoderLine(t *testing.T, k sshKey, statement map[string]any) []byte {
 
 func speccoderStatement(subject string, commit gitref.Hash, predicateType string, pred map[string]any) map[string]any {
 	return map[string]any{
-		"_type":         attest.StatementType,
+		"_type":         statement.Type,
 		"subject":       []any{map[string]any{"name": subject, "digest": map[string]any{"gitCommit": string(commit)}}},
 		"predicateType": predicateType,
 		"predicate":     pred,
@@ -79,17 +78,17 @@ func (r *interopRepo) speccoderTick(c gitref.Hash, subject string, pred map[stri
 	var inputs []any
 	for _, phase := range []string{"red", "green"} {
 		result := map[string]any{"red": "FAILED", "green": "PASSED"}[phase]
-		st := speccoderStatement(subject, c, attest.TestResultType, map[string]any{
+		st := speccoderStatement(subject, c, statement.TestResultType, map[string]any{
 			"result": result, "url": "phase:" + phase, "passedTests": []any{}, "failedTests": []any{},
 			"configuration": []any{map[string]any{"name": "judge-config", "uri": "https://speccoder.dev/policy/judge-config/v0", "digest": map[string]any{"sha256": speccoderPolicySHA256}}},
 		})
 		lines = append(lines, speccoderLine(r.t, r.key, st))
-		inputs = append(inputs, map[string]any{"name": attest.TestResultType, "digest": map[string]any{"sha256": attest.SHA256Hex(canon(r.t, st))}})
+		inputs = append(inputs, map[string]any{"name": statement.TestResultType, "digest": map[string]any{"sha256": statement.SHA256Hex(canon(r.t, st))}})
 	}
 	tv := speccoderStatement(subject, c, predicate.PredicateType, pred)
 	lines = append(lines, speccoderLine(r.t, r.key, tv))
-	inputs = append(inputs, map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": attest.SHA256Hex(canon(r.t, tv))}})
-	vsa := speccoderStatement(subject, c, attest.VSAType, map[string]any{
+	inputs = append(inputs, map[string]any{"name": predicate.PredicateType, "digest": map[string]any{"sha256": statement.SHA256Hex(canon(r.t, tv))}})
+	vsa := speccoderStatement(subject, c, statement.VSAType, map[string]any{
 		"verifier":           map[string]any{"id": speccoderVerifierID, "version": map[string]any{"speccoder": "0.10.1"}},
 		"timeVerified":       pred["time"],
 		"resourceUri":        "git:" + string(c),
@@ -114,7 +113,7 @@ func (r *interopRepo) predicate(c gitref.Hash, verdict string, unit map[string]a
 	if verdict == "verified" {
 		out := []byte("--- FAIL: TestGreet (0.00s)\n    greet_test.go:9: got \"\", want \"Hello, Ada!\"\nFAIL\n")
 		ex, _ := predicate.Excerpt(out)
-		p["red"] = map[string]any{"kind": "assertion", "excerpt": ex, "excerpt_sha256": attest.SHA256Hex([]byte(ex)),
+		p["red"] = map[string]any{"kind": "assertion", "excerpt": ex, "excerpt_sha256": statement.SHA256Hex([]byte(ex)),
 			"output_sha256": predicate.OutputSHA256(out), "withheld": false}
 	}
 	return p

@@ -2,14 +2,13 @@ package verify
 
 import (
 	"fmt"
-	"strings"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
+	"strings"
 )
 
 // The gate's model (docs/format.md#the-gates-model) in the gate. The stages,
@@ -394,7 +393,7 @@ func (g *gate) notHeld() {
 			continue
 		}
 		tr := TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
-			Task: attest.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []Signer{},
+			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []Signer{},
 			Status: StatusUnverifiable, Reason: ReasonTickedWithoutEvidence, Failing: true}
 		var from []string
 		for _, e := range hl.notHeld {
@@ -492,7 +491,7 @@ func (g *gate) evidenceKiroParents() {
 				if !d.Ticked() {
 					return
 				}
-				via = append(via, attest.SubjectName(t.Unit.Feature, d.ID))
+				via = append(via, statement.SubjectName(t.Unit.Feature, d.ID))
 			}
 			for _, i := range oa.heads {
 				hl := g.heads[i]

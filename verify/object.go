@@ -3,14 +3,6 @@ package verify
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"sort"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"time"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
@@ -18,6 +10,13 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // Verifier checks the attestations of one repository's notes against the
@@ -176,7 +175,7 @@ type ObjectResult struct {
 	// View is kept.
 	Predicate *predicate.Predicate `json:"-"`
 	View      *predicate.View      `json:"-"`
-	Statement *attest.Statement    `json:"-"`
+	Statement *statement.Statement `json:"-"`
 	Unit      specfmt.Unit         `json:"-"`
 	TaskID    string               `json:"-"`
 	// LineHash is the task-verification statement's task.line_hash as written:
@@ -220,7 +219,7 @@ type entry struct {
 	line      int
 	env       *dsse.Envelope
 	sigs      *SignaturesResult
-	statement *attest.Statement
+	statement *statement.Statement
 }
 
 func (v *Verifier) at() time.Time {
@@ -338,7 +337,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 			continue
 		}
 		// 4. Statement _type (v1 only) and shape.
-		st, err := attest.DecodeStatement(env.Payload)
+		st, err := statement.Decode(env.Payload)
 		if err != nil {
 			noteReasons = append(noteReasons, Reason{Code: CodeStatement, Field: field, Message: err.Error(), Outcome: Malformed})
 			continue
@@ -405,7 +404,7 @@ type taskPart struct {
 }
 
 // byTaskLine splits one subject's statements (g, in note order) by the unit
-// and task line they are about (attest.StatementKeys): two units can share a
+// and task line they are about (statement.Keys): two units can share a
 // subject name (docs/format.md#statements-belong-to-a-unit), and a tasks file
 // that repeats a task ID has a tick per line under one subject name
 // (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line,
@@ -430,17 +429,17 @@ func byTaskLine(g []*entry) []taskPart {
 		return []taskPart{{tv: tv, group: g, lines: 1}} // the usual case: nothing to pair
 	}
 	var owned []*entry
-	var stmts []*attest.Statement
+	var stmts []*statement.Statement
 	var payloads [][]byte
 	for _, e := range g {
-		if attest.OwnedTypes[e.statement.PredicateType] {
+		if statement.Owned(e.statement.PredicateType) {
 			owned = append(owned, e)
 			stmts, payloads = append(stmts, e.statement), append(payloads, e.env.Payload)
 		}
 	}
-	keys := attest.StatementKeys(stmts, payloads)
-	var order []attest.TaskKey // the keys, in the order of their first statement
-	tvs := map[attest.TaskKey][]*entry{}
+	keys := statement.Keys(stmts, payloads)
+	var order []statement.TaskKey // the keys, in the order of their first statement
+	tvs := map[statement.TaskKey][]*entry{}
 	perDir := map[string]int{}
 	for i, e := range owned {
 		if e.statement.PredicateType != predicate.PredicateType {
@@ -455,7 +454,7 @@ func byTaskLine(g []*entry) []taskPart {
 	if len(order) == 1 {
 		return []taskPart{{tv: tv, group: g, lines: 1}}
 	}
-	zero := attest.TaskKey{}
+	zero := statement.TaskKey{}
 	parts := make([]taskPart, 0, len(order))
 	for _, k := range order {
 		p := taskPart{tv: tvs[k], lines: perDir[k.Dir]}
@@ -486,7 +485,7 @@ func byTaskLine(g []*entry) []taskPart {
 func creditSignatures(r *ObjectResult, tv *entry, group []*entry) {
 	signers := map[string]bool{}
 	for _, e := range group {
-		if !attest.OwnedTypes[e.statement.PredicateType] {
+		if !statement.Owned(e.statement.PredicateType) {
 			continue
 		}
 		field := fmt.Sprintf("line %d", e.line)
@@ -526,7 +525,7 @@ func creditSignatures(r *ObjectResult, tv *entry, group []*entry) {
 // regression reason, unit, task ID, the object kind its verdict makes); a
 // verdict outside the four is malformed. ok is false, r charged, when the
 // predicate does not decode.
-func readPredicate(r *ObjectResult, st *attest.Statement) (p *predicate.Predicate, view *predicate.View, ok bool) {
+func readPredicate(r *ObjectResult, st *statement.Statement) (p *predicate.Predicate, view *predicate.View, ok bool) {
 	p, err := predicate.FromValue(st.Predicate)
 	if err != nil {
 		r.fail(Malformed, CodePredicate, "predicate", "", "", err.Error())
@@ -569,7 +568,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	// 3. The signatures' verdicts (checked per line in verifyNote).
 	creditSignatures(r, tv, group)
 	st := tv.statement
-	r.LineHash = attest.TaskLineHash(st)
+	r.LineHash = statement.TaskLineHash(st)
 	// 5. Exactly one subject; its gitCommit is the object.
 	if len(st.Subjects) != 1 {
 		r.fail(Mismatch, CodeSubjectCount, "subject", "1", fmt.Sprintf("%d", len(st.Subjects)), "")
@@ -593,7 +592,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	if bug {
 		r.Kind = ObjectBug
 	}
-	if want := attest.SubjectName(p.Unit.Feature, p.Task.ID); st.Subjects[0].Name != want {
+	if want := statement.SubjectName(p.Unit.Feature, p.Task.ID); st.Subjects[0].Name != want {
 		r.fail(Mismatch, CodeSubjectName, "subject[0].name", want, st.Subjects[0].Name, "")
 	}
 	if view.RegressionMissing {
@@ -767,10 +766,10 @@ func checkVSA(r *ObjectResult, tv *entry, group []*entry) {
 	want := map[string]string{} // sha256 → predicateType of the other statements
 	for _, e := range group {
 		switch e.statement.PredicateType {
-		case attest.VSAType:
+		case statement.VSAType:
 			vsa = e
-		case predicate.PredicateType, attest.TestResultType:
-			want[attest.SHA256Hex(e.env.Payload)] = e.statement.PredicateType
+		case predicate.PredicateType, statement.TestResultType:
+			want[statement.SHA256Hex(e.env.Payload)] = e.statement.PredicateType
 		}
 	}
 	if vsa == nil {
@@ -779,7 +778,7 @@ func checkVSA(r *ObjectResult, tv *entry, group []*entry) {
 	}
 	pred, _ := vsa.statement.Predicate.(map[string]any)
 	verifier, _ := pred["verifier"].(map[string]any)
-	if id, _ := verifier["id"].(string); id != attest.VerifierID {
+	if id, _ := verifier["id"].(string); id != statement.VerifierID {
 		return // another writer's VSA: its recipe is not ours to check
 	}
 	inputs, _ := pred["inputAttestations"].([]any)

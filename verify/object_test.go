@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"reflect"
-	"strings"
-	"testing"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
+	"reflect"
+	"strings"
+	"testing"
 )
 
 const zeros64 = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -441,7 +440,7 @@ func TestObjectOutcomes(t *testing.T) {
 				for _, l := range f.lines(c) {
 					lines = append(lines, l.raw)
 				}
-				other := signLine(t, canon(t, map[string]any{"_type": attest.StatementType, "predicateType": "https://example.com/other/v1",
+				other := signLine(t, canon(t, map[string]any{"_type": statement.Type, "predicateType": "https://example.com/other/v1",
 					"subject": []any{map[string]any{"name": "x", "digest": map[string]any{"gitCommit": string(c)}}}, "predicate": map[string]any{}}), f.signer)
 				for len(lines) < noteline.MaxNoteLines+1 {
 					lines = append(lines, other)
@@ -460,7 +459,7 @@ func TestObjectOutcomes(t *testing.T) {
 				for _, l := range f.lines(c) {
 					lines = append(lines, l.raw)
 				}
-				other := signLine(t, canon(t, map[string]any{"_type": attest.StatementType, "predicateType": "https://example.com/other/v1",
+				other := signLine(t, canon(t, map[string]any{"_type": statement.Type, "predicateType": "https://example.com/other/v1",
 					"subject": []any{map[string]any{"name": "001-greeting/T002", "digest": map[string]any{"gitCommit": string(c)}}}, "predicate": map[string]any{}}),
 					f.sshSigner(newSSHKey(t)))
 				f.setNoteLines(c, append([][]byte{other}, lines...))

@@ -23,7 +23,7 @@ func FuzzKeyring(f *testing.F) {
 	if err := e.Serialize(&kr); err != nil {
 		f.Fatal(err)
 	}
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	if err := openpgp.ArmoredDetachSign(&sig, e, bytes.NewReader(paeOf(payload)), cfg); err != nil {
 		f.Fatal(err)
 	}

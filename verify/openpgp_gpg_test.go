@@ -407,7 +407,7 @@ func TestOpenPGPAgainstGPG(t *testing.T) {
 	if len(shapes) < 40 {
 		t.Fatalf("%d key shapes; the table holds at least 40", len(shapes))
 	}
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	data := paeOf(payload)
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {

@@ -2,13 +2,12 @@ package verify
 
 import (
 	"fmt"
-	"sync"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
+	"sync"
 )
 
 // checkedObject is one commit's Object results and, for each result that
@@ -55,11 +54,11 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 // for nil): what the policy reads of a Statement (policyInput) once the
 // predicate is decoded into ObjectResult.Predicate. The merge gate keeps one
 // result per tick until the policy has run; the tree is most of a statement.
-func statementHeader(st *attest.Statement) *attest.Statement {
+func statementHeader(st *statement.Statement) *statement.Statement {
 	if st == nil {
 		return nil
 	}
-	return &attest.Statement{Type: st.Type, Subjects: st.Subjects, PredicateType: st.PredicateType}
+	return &statement.Statement{Type: st.Type, Subjects: st.Subjects, PredicateType: st.PredicateType}
 }
 
 // noteScanMin is the fewest commits for which checkObjects lists the notes

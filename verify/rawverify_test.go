@@ -35,7 +35,7 @@ func TestVerifyRawSchemes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := wrap(t, []byte(statement))
+	env := wrap(t, []byte(testStatement))
 	pae := env.PAE()
 	s256 := sha256.Sum256(pae)
 	s1 := sha1.Sum(pae)
@@ -98,11 +98,11 @@ func TestVerifyRawKeyIDForms(t *testing.T) {
 	for _, id := range []string{"", sslib, k.KeyID, base64.StdEncoding.EncodeToString(sum[:]), ssh.FingerprintSHA256(sp), "unrelated"} {
 		named := id != "" && id != "unrelated"
 		for _, s := range []signer.Signer{good, bad} {
-			sig, err := s.Sign(wrap(t, []byte(statement)).PAE())
+			sig, err := s.Sign(wrap(t, []byte(testStatement)).PAE())
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := mustVerify(t, wrap(t, []byte(statement), dsse.Signature{KeyID: id, Sig: sig}), tr, now)
+			res := mustVerify(t, wrap(t, []byte(testStatement), dsse.Signature{KeyID: id, Sig: sig}), tr, now)
 			want := OK
 			switch {
 			case s == bad && named:

@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // updateCIGolden rewrites the CI formats' golden files: go test ./verify -run CI -update-ci-golden
@@ -25,7 +24,7 @@ var ciUnit = specfmt.Unit{Format: specfmt.Speckit, Feature: "001-greeting", Dir:
 
 func ciTick(id string, line int, commit gitref.Hash) TickResult {
 	return TickResult{Commit: commit, Path: ciUnit.Dir + "/tasks.md", Line: line, Unit: ciUnit, TaskID: id,
-		Task: attest.SubjectName(ciUnit.Feature, id), Reasons: []Reason{}, Signers: []Signer{}}
+		Task: statement.SubjectName(ciUnit.Feature, id), Reasons: []Reason{}, Signers: []Signer{}}
 }
 
 // ciBranchReport is a failing merge gate covering every tick status and the

@@ -27,7 +27,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 )
 
-const statement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"verdict":"verified"},"predicateType":"https://speccoder.dev/task-verification/v0","subject":[{"digest":{"gitCommit":"0123456789abcdef0123456789abcdef01234567"},"name":"007-config/T001"}]}`
+const testStatement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"verdict":"verified"},"predicateType":"https://speccoder.dev/task-verification/v0","subject":[{"digest":{"gitCommit":"0123456789abcdef0123456789abcdef01234567"},"name":"007-config/T001"}]}`
 
 // now is the verifier's clock in these tests.
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -121,7 +121,7 @@ func TestVerifySSHKeygenSignatures(t *testing.T) {
 	k := newSSHKey(t)
 	other := newSSHKey(t)
 	fp := ssh.FingerprintSHA256(k.pub)
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	tests := []struct {
 		name      string
 		ns        string
@@ -190,11 +190,11 @@ func TestVerifySSHCertificate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sig, err := sshsig.Sign(bytes.NewReader(paeOf([]byte(statement))), cs, sshsig.HashSHA512, "in-toto")
+		sig, err := sshsig.Sign(bytes.NewReader(paeOf([]byte(testStatement))), cs, sshsig.HashSHA512, "in-toto")
 		if err != nil {
 			t.Fatal(err)
 		}
-		return wrap(t, []byte(statement), dsse.Signature{KeyID: ssh.FingerprintSHA256(user.pub), Sig: sshsig.Armor(sig)})
+		return wrap(t, []byte(testStatement), dsse.Signature{KeyID: ssh.FingerprintSHA256(user.pub), Sig: sshsig.Armor(sig)})
 	}
 	good := issue("good", "alice@example.com", "20260101Z:20270101Z")
 	forceCmd := issue("forced", "alice@example.com", "20260101Z:20270101Z", "-O", "force-command=/bin/true")
@@ -248,11 +248,11 @@ func TestVerifySSHCertificate(t *testing.T) {
 func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 	k := newSSHKey(t)
 	k2 := newSSHKey(t)
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	good := dsse.Signature{KeyID: ssh.FingerprintSHA256(k.pub), Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
 	good2 := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
 	byK2 := dsse.Signature{Sig: sshKeygenSign(t, k2, "in-toto", paeOf(payload))}
-	tampered := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf([]byte(statement+" ")))}
+	tampered := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf([]byte(testStatement+" ")))}
 	tr := allowed(t, "alice "+k.line+"\nbob "+k2.line)
 
 	t.Run("two signatures by one key count once", func(t *testing.T) {
@@ -328,7 +328,7 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 // the legacy DSSE v0.1 little-endian PAE, must not verify.
 func TestVerifyWrongSignedBytes(t *testing.T) {
 	k := newSSHKey(t)
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	legacy := legacyPAE(dsse.PayloadType, payload)
 	b64PAE := paeOf([]byte(base64.StdEncoding.EncodeToString(payload)))
 	edPub, edPriv, _ := ed25519.GenerateKey(rand.Reader)
@@ -403,7 +403,7 @@ func TestVerifyRaw(t *testing.T) {
 		t.Fatal(err)
 	}
 	signed := func(s signer.Signer) *dsse.Envelope {
-		env, err := signer.Sign(context.Background(), []byte(statement), s)
+		env, err := signer.Sign(context.Background(), []byte(testStatement), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -520,7 +520,7 @@ func gpgKeyring(t *testing.T, env []string, armored bool) *Keyring {
 
 func TestVerifyGPGSignatures(t *testing.T) {
 	_, fpr, env := gpgHome(t, "never")
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	pae := paeOf(payload)
 	for _, armored := range []bool{true, false} {
 		kr := gpgKeyring(t, env, armored)
@@ -538,7 +538,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 	}
 	tr, _ := NewTrust(WithKeyring(gpgKeyring(t, env, true)))
 	t.Run("tampered", func(t *testing.T) {
-		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(statement+" ")))}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(testStatement+" ")))}), tr, time.Now())
 		if res.Status != BadSignature {
 			t.Fatalf("got %+v", res)
 		}
@@ -605,7 +605,7 @@ func BenchmarkVerifySSHEnvelope(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env, err := signer.Sign(context.Background(), []byte(statement), s)
+	env, err := signer.Sign(context.Background(), []byte(testStatement), s)
 	if err != nil {
 		b.Fatal(err)
 	}

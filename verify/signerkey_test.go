@@ -23,7 +23,7 @@ import (
 func TestSignersCountedByKey(t *testing.T) {
 	k := newSSHKey(t)
 	other := newSSHKey(t)
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	priv := k.signer.PublicKey().(ssh.CryptoPublicKey).CryptoPublicKey().(ed25519.PublicKey)
 	twin := rawKey(t, priv)
 	b, _ := os.ReadFile(k.path)

@@ -30,7 +30,7 @@ func TestSSHAgainstSSHKeygen(t *testing.T) {
 	keygen := testenv.LookPath(t, "ssh-keygen")
 	user, ca, otherCA := newSSHKey(t), newSSHKey(t), newSSHKey(t)
 	dir := t.TempDir()
-	payload := []byte(statement)
+	payload := []byte(testStatement)
 	pae := paeOf(payload)
 
 	issue := func(name, principals, validity string, extra ...string) *ssh.Certificate {

@@ -2,11 +2,10 @@ package verify
 
 import (
 	"encoding/hex"
-
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // tickIndex is what the passes after the judging (evidenceKiroParents,
@@ -45,7 +44,7 @@ const (
 	entryLineHashRaw          // the line_hash is extra.lineHash
 	entryEvidenceCommit       // the evidence is the tick commit
 	entryEvidenceRaw          // the evidence is extra.evidence (else none)
-	entryTaskRaw              // the task is extra.task (else attest.SubjectName of the unit's feature and the task ID)
+	entryTaskRaw              // the task is extra.task (else statement.SubjectName of the unit's feature and the task ID)
 	entryMessage              // the passes set the message: extra.message
 )
 
@@ -124,7 +123,7 @@ func (ix *tickIndex) add(t *TickResult) {
 		e.flags |= entryEvidenceRaw
 		e.ext().evidence = t.Evidence
 	}
-	if t.Task != attest.SubjectName(t.Unit.Feature, t.TaskID) {
+	if t.Task != statement.SubjectName(t.Unit.Feature, t.TaskID) {
 		e.flags |= entryTaskRaw
 		e.ext().task = t.Task
 	}
@@ -170,7 +169,7 @@ func (ix *tickIndex) tick(i int, t *TickResult) {
 	if e.flags&entryTaskRaw != 0 {
 		t.Task = x.task
 	} else {
-		t.Task = attest.SubjectName(t.Unit.Feature, t.TaskID)
+		t.Task = statement.SubjectName(t.Unit.Feature, t.TaskID)
 	}
 	if e.flags&entryMessage != 0 {
 		t.Message = x.message

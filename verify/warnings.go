@@ -2,11 +2,10 @@ package verify
 
 import (
 	"fmt"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 	"sort"
 	"strings"
-
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/predicate"
 )
 
 // Warning codes: what a check reports without failing (docs/format.md).
@@ -26,14 +25,14 @@ const (
 // inputAttestations. Only then can taskproof recompute policy_sha256 as its
 // writer did (docs/format.md#policy_sha256-of-other-writers).
 func writtenByTaskproof(tv *entry, group []*entry) bool {
-	want := attest.SHA256Hex(tv.env.Payload)
+	want := statement.SHA256Hex(tv.env.Payload)
 	for _, e := range group {
-		if e.statement.PredicateType != attest.VSAType {
+		if e.statement.PredicateType != statement.VSAType {
 			continue
 		}
 		pred, _ := e.statement.Predicate.(map[string]any)
 		verifier, _ := pred["verifier"].(map[string]any)
-		if id, _ := verifier["id"].(string); id != attest.VerifierID {
+		if id, _ := verifier["id"].(string); id != statement.VerifierID {
 			continue
 		}
 		inputs, _ := pred["inputAttestations"].([]any)

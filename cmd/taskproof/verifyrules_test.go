@@ -2,15 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // resignTV replaces the note of commit in r by its task-verification statement
@@ -22,7 +21,7 @@ func (r *vfRepo) resignTV(t *testing.T, commit string, mutate func(pred map[stri
 	note := r.git(t, "notes", "--ref=refs/notes/speccoder", "show", commit)
 	var line []byte
 	for _, l := range noteline.Split([]byte(note)) {
-		st, payload, ok := attest.LineStatement(l)
+		st, payload, ok := statement.FromLine(l)
 		if !ok || st.PredicateType != predicate.PredicateType {
 			continue
 		}

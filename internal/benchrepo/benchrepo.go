@@ -28,6 +28,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // Epoch is the committer date of the first commit; commit n is dated Epoch+n s.
@@ -420,7 +421,7 @@ func (t *Tick) signedNote(sg signer.Signer) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	stmts, err := attest.TickStatements(attest.Subject{Name: attest.SubjectName(t.SpecUnit.Feature, t.TaskID), GitCommit: t.Commit}, p)
+	stmts, err := attest.TickStatements(statement.Subject{Name: statement.SubjectName(t.SpecUnit.Feature, t.TaskID), GitCommit: t.Commit}, p)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package attest
+package statement
 
 import (
 	"crypto/sha256"
@@ -15,9 +15,9 @@ import (
 
 // Statement and predicate types (docs/format.md#statements).
 const (
-	// StatementType is the in-toto Statement v1 _type; v0.1 and anything else are
+	// Type is the in-toto Statement v1 _type; v0.1 and anything else are
 	// refused when reading (docs/format.md#verification-rules).
-	StatementType = "https://in-toto.io/Statement/v1"
+	Type = "https://in-toto.io/Statement/v1"
 	// TestResultType is the predicateType of one test phase's result.
 	TestResultType = "https://in-toto.io/attestation/test-result/v0.1"
 	// VSAType is the predicateType of the verification summary naming a tick's
@@ -29,30 +29,30 @@ const (
 	judgePolicyURI = "https://speccoder.dev/policy/judge-config/v0"
 )
 
-// ErrStatement is matched (errors.Is) by every error [DecodeStatement] returns
+// ErrMalformed is matched (errors.Is) by every error [Decode] returns
 // for a payload that is not an in-toto Statement v1 taskproof can read
 // (docs/format.md#verification-rules: malformed).
-var ErrStatement = errors.New("malformed statement")
+var ErrMalformed = errors.New("malformed statement")
 
-// StatementError says why a payload is not a readable Statement. Field is the JSON
+// Error says why a payload is not a readable Statement. Field is the JSON
 // member at fault ("_type", "subject[0].digest.gitCommit").
-type StatementError struct {
+type Error struct {
 	Field  string
 	Reason string
 	Err    error // the decoder's error, when there is one
 }
 
-func (e *StatementError) Error() string {
+func (e *Error) Error() string {
 	if e.Field == "" {
 		return "malformed statement: " + e.Reason
 	}
 	return "malformed statement: " + e.Field + ": " + e.Reason
 }
 
-// Is reports whether target is [ErrStatement].
-func (e *StatementError) Is(target error) bool { return target == ErrStatement }
+// Is reports whether target is [ErrMalformed].
+func (e *Error) Is(target error) bool { return target == ErrMalformed }
 
-func (e *StatementError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Subject is a Statement subject as taskproof writes it: Name is
 // "<feature>/<task id>", GitCommit the commit's lowercase hex id (docs/format.md#statements).
@@ -69,26 +69,26 @@ func SubjectName(feature, taskID string) string { return feature + "/" + taskID 
 // written, so that verification can insist on exactly one.
 type Statement struct {
 	Type          string
-	Subjects      []StatementSubject
+	Subjects      []DecodedSubject
 	PredicateType string
 	Predicate     any
 }
 
-// StatementSubject is one subject of a decoded Statement: its name and digest set.
-type StatementSubject struct {
+// DecodedSubject is one subject of a decoded Statement: its name and digest set.
+type DecodedSubject struct {
 	Name   string
 	Digest map[string]string
 }
 
 var hexID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
-// EncodeStatement returns the canonical JSON bytes
+// Encode returns the canonical JSON bytes
 // (docs/format.md#canonical-json) of the Statement v1 with one subject and the
 // given predicate (a JSON value tree or a type with a Value() method such as
 // *predicate.Predicate). The bytes are checked with in-toto/attestation's
 // Statement v1 validation before they are returned, so a subject without a
 // well-formed gitCommit digest is an error.
-func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, error) {
+func Encode(subject Subject, predicateType string, pred any) ([]byte, error) {
 	if !hexID.MatchString(subject.GitCommit) {
 		return nil, fmt.Errorf("statement subject %q: gitCommit %q is not a lowercase hex commit id", subject.Name, subject.GitCommit)
 	}
@@ -103,7 +103,7 @@ func EncodeStatement(subject Subject, predicateType string, pred any) ([]byte, e
 		pred = m
 	}
 	stmt := map[string]any{
-		"_type": StatementType,
+		"_type": Type,
 		"subject": []any{map[string]any{
 			"name":   subject.Name,
 			"digest": map[string]any{"gitCommit": subject.GitCommit},
@@ -128,7 +128,7 @@ type valuer interface {
 
 // validateInToto checks canonical Statement bytes with in-toto/attestation's
 // Statement v1 validation. That library only knows SHA-1 lengths for gitCommit,
-// so a SHA-256 repository's 64-hex commit id is checked by EncodeStatement's own
+// so a SHA-256 repository's 64-hex commit id is checked by Encode's own
 // pattern and the library's digest check is skipped for it.
 func validateInToto(b []byte, sha1Repo bool) error {
 	var st intoto.Statement
@@ -146,59 +146,59 @@ func validateInToto(b []byte, sha1Repo bool) error {
 	return nil
 }
 
-// DecodeStatement strictly decodes a DSSE payload as an in-toto Statement
+// Decode strictly decodes a DSSE payload as an in-toto Statement
 // (docs/format.md#verification-rules, docs/format.md#canonical-json): strict
 // JSON (duplicate keys, case-variant known keys, invalid UTF-8 and depth beyond
-// 64 refused), `_type` exactly [StatementType] (v0.1, unknown or absent:
+// 64 refused), `_type` exactly [Type] (v0.1, unknown or absent:
 // malformed), a non-empty predicateType, subjects with string names and string
-// digests, and a JSON object predicate. Errors match [ErrStatement]. Whether
+// digests, and a JSON object predicate. Errors match [ErrMalformed]. Whether
 // the subject and predicateType are the expected ones is the verifier's
 // business, not the decoder's.
-func DecodeStatement(payload []byte) (*Statement, error) {
+func Decode(payload []byte) (*Statement, error) {
 	v, err := predicate.DecodeValue(payload, predicate.StatementKeys)
 	if err != nil {
-		return nil, &StatementError{Reason: err.Error(), Err: err}
+		return nil, &Error{Reason: err.Error(), Err: err}
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, &StatementError{Reason: "not a JSON object"}
+		return nil, &Error{Reason: "not a JSON object"}
 	}
 	st := &Statement{}
 	typ, ok := obj["_type"].(string)
 	switch {
 	case !ok:
-		return nil, &StatementError{Field: "_type", Reason: "absent or not a string"}
-	case typ != StatementType:
-		return nil, &StatementError{Field: "_type", Reason: fmt.Sprintf("%q is not %q", typ, StatementType)}
+		return nil, &Error{Field: "_type", Reason: "absent or not a string"}
+	case typ != Type:
+		return nil, &Error{Field: "_type", Reason: fmt.Sprintf("%q is not %q", typ, Type)}
 	}
 	st.Type = typ
 	if st.PredicateType, ok = obj["predicateType"].(string); !ok || st.PredicateType == "" {
-		return nil, &StatementError{Field: "predicateType", Reason: "absent, empty or not a string"}
+		return nil, &Error{Field: "predicateType", Reason: "absent, empty or not a string"}
 	}
 	subs, ok := obj["subject"].([]any)
 	if !ok || len(subs) == 0 {
-		return nil, &StatementError{Field: "subject", Reason: "absent, empty or not an array"}
+		return nil, &Error{Field: "subject", Reason: "absent, empty or not an array"}
 	}
 	for i, s := range subs {
 		so, ok := s.(map[string]any)
 		if !ok {
-			return nil, &StatementError{Field: fmt.Sprintf("subject[%d]", i), Reason: "not an object"}
+			return nil, &Error{Field: fmt.Sprintf("subject[%d]", i), Reason: "not an object"}
 		}
-		var sub StatementSubject
+		var sub DecodedSubject
 		if n, present := so["name"]; present {
 			if sub.Name, ok = n.(string); !ok {
-				return nil, &StatementError{Field: fmt.Sprintf("subject[%d].name", i), Reason: "not a string"}
+				return nil, &Error{Field: fmt.Sprintf("subject[%d].name", i), Reason: "not a string"}
 			}
 		}
 		dg, ok := so["digest"].(map[string]any)
 		if !ok {
-			return nil, &StatementError{Field: fmt.Sprintf("subject[%d].digest", i), Reason: "absent or not an object"}
+			return nil, &Error{Field: fmt.Sprintf("subject[%d].digest", i), Reason: "absent or not an object"}
 		}
 		sub.Digest = make(map[string]string, len(dg))
 		for alg, d := range dg {
 			ds, ok := d.(string)
 			if !ok {
-				return nil, &StatementError{Field: fmt.Sprintf("subject[%d].digest.%s", i, alg), Reason: "not a string"}
+				return nil, &Error{Field: fmt.Sprintf("subject[%d].digest.%s", i, alg), Reason: "not a string"}
 			}
 			sub.Digest[alg] = ds
 		}
@@ -206,7 +206,7 @@ func DecodeStatement(payload []byte) (*Statement, error) {
 	}
 	pred, ok := obj["predicate"].(map[string]any)
 	if !ok {
-		return nil, &StatementError{Field: "predicate", Reason: "absent or not an object"}
+		return nil, &Error{Field: "predicate", Reason: "absent or not an object"}
 	}
 	st.Predicate = pred
 	return st, nil
