@@ -30,8 +30,8 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // The ecosystem interop suite (testdata/interop/ecosystem/README.md): what
@@ -432,7 +432,7 @@ func TestEcosystemKeyIDChoice(t *testing.T) {
 	written := env.Signatures[0].KeyID
 	der, _ := x509.MarshalPKIXPublicKey(k.pub)
 	sum := sha256.Sum256(der)
-	sslib, err := signer.SSLibKeyID(k.pub, "ecdsa-sha2-nistp256")
+	sslib, err := keys.SSLibKeyID(k.pub, "ecdsa-sha2-nistp256")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -155,7 +156,7 @@ func TestSignatureKind(t *testing.T) {
 		{"-----BEGIN SSH SIGNATUR", signer.KindRaw},
 	}
 	for _, tt := range tests {
-		if got := signer.SignatureKind([]byte(tt.sig)); got != tt.want {
+		if got := keys.SignatureKind([]byte(tt.sig)); got != tt.want {
 			t.Errorf("SignatureKind(%q) = %s, want %s", tt.sig, got, tt.want)
 		}
 	}

@@ -3,6 +3,7 @@ package attest
 import (
 	"encoding/json"
 
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -65,7 +66,7 @@ func ShowNote(note []byte) []ShownLine {
 		}
 		l.PayloadType = env.PayloadType
 		for _, s := range env.Signatures {
-			kind := signer.SignatureKind(s.Sig)
+			kind := keys.SignatureKind(s.Sig)
 			switch {
 			case l.Bundle != nil && dl.Bundle.Leaf == nil:
 				kind = signer.KindRaw // verified as the envelope of a raw key

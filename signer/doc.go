@@ -6,16 +6,16 @@
 //
 // The kinds ([Kind]): SSH (a key file, [NewSSH], or a key in ssh-agent),
 // OpenPGP (a secret key file, or a key in gpg's keyring signed through the gpg
-// program), raw PEM keys ([NewRaw], [ParseRawSignerVerifier]) and keyless
+// program), raw PEM keys ([NewRaw]) and keyless
 // Sigstore ([NewSigstore], a [LineSigner] whose note line is a bundle;
 // [FetchActionsIDToken] gets its identity token in GitHub Actions). [Load]
 // builds one signer of a kind from a key reference; [Choose] picks the signers
 // as `git commit -S` would from git's configuration
-// (docs/format.md#signing-with-gits-configuration). [SignatureKind] tells a
-// signature's kind from its bytes.
+// (docs/format.md#signing-with-gits-configuration).
 //
 // Errors are sentinels for errors.Is: [ErrPassphraseRequired],
 // [ErrBadPassphrase], [ErrUnsupportedKey], [ErrNoSigningKey], [ErrAgent],
 // [ErrSigstore], [ErrNoSigner], [ErrChoice]. Verifying signatures against the
-// verifier's trust lives in package verify.
+// verifier's trust lives in package verify; key kinds, the SSH namespace and
+// raw public keys are package keys', which verifiers share.
 package signer

@@ -1,7 +1,6 @@
 package signer
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,20 +10,18 @@ import (
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/keys"
 )
 
-// Kind names a signer kind of docs/format.md#signatures-dsse-v1, as it appears in reports.
-type Kind string
+// Kind names a signer kind ([keys.Kind]).
+type Kind = keys.Kind
 
-// Signer kinds (docs/format.md#signatures-dsse-v1).
+// Signer kinds ([keys.Kind]).
 const (
-	KindSSH     Kind = "ssh"
-	KindOpenPGP Kind = "openpgp"
-	KindRaw     Kind = "raw"
+	KindSSH     = keys.KindSSH
+	KindOpenPGP = keys.KindOpenPGP
+	KindRaw     = keys.KindRaw
 )
-
-// SSHNamespace is the SSHSIG namespace of every taskproof SSH signature.
-const SSHNamespace = "in-toto"
 
 // Errors of signer construction and signing.
 var (
@@ -34,8 +31,8 @@ var (
 	// ErrBadPassphrase: the passphrase does not decrypt the key.
 	ErrBadPassphrase = errors.New("incorrect passphrase")
 	// ErrUnsupportedKey: the key's type, curve or size is not one
-	// docs/format.md#signatures-dsse-v1 allows.
-	ErrUnsupportedKey = errors.New("unsupported key")
+	// docs/format.md#signatures-dsse-v1 allows ([keys.ErrUnsupportedKey]).
+	ErrUnsupportedKey = keys.ErrUnsupportedKey
 	// ErrNoSigningKey: the key material holds no usable signing key (no secret
 	// key, no signing-capable key, or more than one candidate).
 	ErrNoSigningKey = errors.New("no usable signing key")
@@ -56,21 +53,6 @@ type Signer interface {
 	Kind() Kind
 	KeyID() string
 	Sign(pae []byte) ([]byte, error)
-}
-
-// SignatureKind tells a signature's kind from its bytes
-// (docs/format.md#signatures-dsse-v1): armored SSHSIG text is ssh, an armored
-// OpenPGP signature is openpgp, anything else raw. It says nothing about
-// validity.
-func SignatureKind(sig []byte) Kind {
-	t := bytes.TrimLeft(sig, " \t\r\n")
-	switch {
-	case bytes.HasPrefix(t, []byte("-----BEGIN SSH SIGNATURE-----")):
-		return KindSSH
-	case bytes.HasPrefix(t, []byte("-----BEGIN PGP SIGNATURE-----")):
-		return KindOpenPGP
-	}
-	return KindRaw
 }
 
 // dsseSigner adapts a Signer to go-securesystemslib's dsse.Signer.

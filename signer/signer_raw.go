@@ -3,23 +3,16 @@ package signer
 import (
 	"context"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
-	"encoding/hex"
 	"encoding/pem"
 	"errors"
 	"fmt"
 
-	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
+	"github.com/taskproof/taskproof/keys"
 )
-
-// minRSABits is the smallest RSA modulus accepted for raw keys.
-const minRSABits = 2048
 
 // rawSigner signs with a go-securesystemslib SignerVerifier, or, for an RSA
 // key in PKCS#1 v1.5 (pkcs1), with crypto/rsa: go-securesystemslib signs RSA
@@ -82,7 +75,7 @@ func WithRSAScheme(s Signer, scheme RSAScheme) (Signer, error) {
 	if scheme != RSAPKCS1v15 {
 		return s, nil
 	}
-	id, err := SSLibKeyID(rs.rsaKey.Public(), sslibSchemeRSAPKCS1)
+	id, err := keys.SSLibKeyID(rs.rsaKey.Public(), keys.SchemeRSAPKCS1)
 	if err != nil {
 		return nil, err
 	}
@@ -98,18 +91,18 @@ func WithRSAScheme(s Signer, scheme RSAScheme) (Signer, error) {
 //     length 32.
 //
 // Other curves and key types give [ErrUnsupportedKey]. The keyid is
-// securesystemslib's ([SSLibKeyID]), which go-securesystemslib's and
+// securesystemslib's ([keys.SSLibKeyID]), which go-securesystemslib's and
 // in-toto-golang's verifiers match; [WithRSAScheme] makes an RSA signer sign
 // in PKCS#1 v1.5 instead.
 func NewRaw(pemBytes []byte) (Signer, error) {
-	sv, key, _, err := ParseRawSignerVerifier(pemBytes)
+	sv, key, _, err := keys.ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
 	if key.KeyVal.Private == "" {
 		return nil, fmt.Errorf("loading raw signing key: %w: a public key cannot sign", ErrNoSigningKey)
 	}
-	id, err := SSLibKeyID(sv.Public(), rawSchemes(sv.Public())[0])
+	id, err := keys.SSLibKeyID(sv.Public(), keys.RawSchemes(sv.Public())[0])
 	if err != nil {
 		return nil, fmt.Errorf("loading raw signing key: %w", err)
 	}
@@ -146,82 +139,4 @@ func parseRSAPrivatePEM(pemBytes []byte) (*rsa.PrivateKey, error) {
 		return nil, fmt.Errorf("%w: PEM block %q holds %T", ErrUnsupportedKey, block.Type, k)
 	}
 	return rk, nil
-}
-
-// RawSignerVerifier is go-securesystemslib's signer-verifier of one raw key.
-type RawSignerVerifier interface {
-	Sign(ctx context.Context, data []byte) ([]byte, error)
-	Verify(ctx context.Context, data, sig []byte) error
-	Public() crypto.PublicKey
-}
-
-// ParseRawSignerVerifier parses PEM key bytes (a private or a public key) with
-// go-securesystemslib and returns its signer-verifier, the parsed key and its
-// keyid ([RawKeyID]), for the key types docs/format.md#signatures-dsse-v1
-// allows (ed25519, ECDSA P-256, RSA of at least 2048 bits); other types give
-// an error matching [ErrUnsupportedKey]. Signing and verifying use the
-// schemes [NewRaw] describes. It reads no file: package verify's
-// LoadRawKey(path) reads a trusted public key file with it.
-func ParseRawSignerVerifier(pemBytes []byte) (RawSignerVerifier, *signerverifier.SSLibKey, string, error) {
-	key, err := signerverifier.LoadKey(pemBytes)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	var sv RawSignerVerifier
-	switch key.KeyType {
-	case signerverifier.ED25519KeyType:
-		sv, err = signerverifier.NewED25519SignerVerifierFromSSLibKey(key)
-	case signerverifier.ECDSAKeyType:
-		sv, err = signerverifier.NewECDSASignerVerifierFromSSLibKey(key)
-	case signerverifier.RSAKeyType:
-		sv, err = signerverifier.NewRSAPSSSignerVerifierFromSSLibKey(key)
-	default:
-		return nil, nil, "", fmt.Errorf("%w: type %q", ErrUnsupportedKey, key.KeyType)
-	}
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if err := checkRawPublicKey(sv.Public()); err != nil {
-		return nil, nil, "", err
-	}
-	id, err := RawKeyID(sv.Public())
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return sv, key, id, nil
-}
-
-// checkRawPublicKey returns nil for the raw key types docs/format.md#signatures-dsse-v1 allows:
-// ed25519, ECDSA on P-256, RSA of at least minRSABits bits; otherwise an error
-// matching [ErrUnsupportedKey].
-func checkRawPublicKey(pub crypto.PublicKey) error {
-	switch k := pub.(type) {
-	case ed25519.PublicKey:
-		if len(k) != ed25519.PublicKeySize {
-			return fmt.Errorf("%w: ed25519 key of %d bytes", ErrUnsupportedKey, len(k))
-		}
-	case *ecdsa.PublicKey:
-		if k.Curve != elliptic.P256() {
-			return fmt.Errorf("%w: ECDSA curve %s (want P-256)", ErrUnsupportedKey, k.Curve.Params().Name)
-		}
-	case *rsa.PublicKey:
-		if k.N.BitLen() < minRSABits {
-			return fmt.Errorf("%w: RSA key of %d bits (want at least %d)", ErrUnsupportedKey, k.N.BitLen(), minRSABits)
-		}
-	default:
-		return fmt.Errorf("%w: %T", ErrUnsupportedKey, pub)
-	}
-	return nil
-}
-
-// RawKeyID returns the fingerprint reports name a raw public key by
-// (docs/format.md#signatures-dsse-v1), one of the keyids it is read by: lowercase hex
-// SHA-256 of its DER SubjectPublicKeyInfo (64 characters).
-func RawKeyID(pub crypto.PublicKey) (string, error) {
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		return "", fmt.Errorf("computing raw keyid: %w", err)
-	}
-	sum := sha256.Sum256(der)
-	return hex.EncodeToString(sum[:]), nil
 }

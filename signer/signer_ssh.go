@@ -12,6 +12,8 @@ import (
 	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
+
+	"github.com/taskproof/taskproof/keys"
 )
 
 // sshSigner signs SSHSIG (namespace in-toto, sha512) with an in-process key.
@@ -38,7 +40,7 @@ func sshKeyID(pub ssh.PublicKey) string {
 // sshSign returns the armored SSHSIG of message: namespace in-toto, hash
 // sha512, RSA keys with rsa-sha2-512 (docs/format.md#signatures-dsse-v1).
 func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
-	sig, err := sshsig.Sign(bytes.NewReader(message), signer, sshsig.HashSHA512, SSHNamespace)
+	sig, err := sshsig.Sign(bytes.NewReader(message), signer, sshsig.HashSHA512, keys.SSHNamespace)
 	if err != nil {
 		return nil, fmt.Errorf("ssh signing with %s: %w", sshKeyID(signer.PublicKey()), err)
 	}

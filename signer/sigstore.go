@@ -16,11 +16,11 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/sign"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/keys"
 )
 
-// KindSigstore is the kind of a Sigstore bundle's signature (docs/format.md#note-lines):
-// a keyless signature by a short-lived Fulcio certificate, logged in Rekor.
-const KindSigstore Kind = "sigstore"
+// KindSigstore is the kind of a Sigstore bundle's signature ([keys.KindSigstore]).
+const KindSigstore = keys.KindSigstore
 
 // ErrSigstore is matched by every error of Sigstore signing: no OIDC token,
 // Fulcio or Rekor unreachable or refusing, a timeout. The CLI maps it to exit

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 	"io/fs"
 	"sort"
@@ -120,9 +120,9 @@ func (v *Verifier) validate() error {
 // [SignaturesResult] lists the distinct ones of one envelope, [ObjectResult]
 // those of a task's task-verification envelope.
 type Signer struct {
-	Kind      signer.Kind `json:"kind"`
-	KeyID     string      `json:"keyid"`
-	Principal string      `json:"principal"`
+	Kind      keys.Kind `json:"kind"`
+	KeyID     string    `json:"keyid"`
+	Principal string    `json:"principal"`
 	// Identity and Issuer are a Sigstore signer's certificate identity and OIDC
 	// issuer, TlogIndex its transparency log entry's index (docs/format.md#signatures-dsse-v1).
 	Identity  string `json:"identity,omitempty"`

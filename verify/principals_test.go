@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/signer"
 )
 
@@ -30,7 +31,7 @@ func TestPrincipalPatternsAgainstSSHKeygen(t *testing.T) {
 	if err := os.WriteFile(msg, []byte("payload"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Run(t, nil, nil, keygen, "-Y", "sign", "-n", signer.SSHNamespace, "-f", k.path, msg)
+	testenv.Run(t, nil, nil, keygen, "-Y", "sign", "-n", keys.SSHNamespace, "-f", k.path, msg)
 	sg, err := signer.NewSSH(k.path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +52,7 @@ func TestPrincipalPatternsAgainstSSHKeygen(t *testing.T) {
 		"*", "a*", "!b", "!*", "a?c", "alice@example.com", "mallory@evil.com", "alce", "alice,bob",
 	}
 	accepts := func(as, x string) bool {
-		cmd := exec.Command(keygen, "-Y", "verify", "-f", as, "-I", x, "-n", signer.SSHNamespace, "-s", msg+".sig")
+		cmd := exec.Command(keygen, "-Y", "verify", "-f", as, "-I", x, "-n", keys.SSHNamespace, "-s", msg+".sig")
 		in, err := os.Open(msg)
 		if err != nil {
 			t.Fatal(err)
@@ -83,7 +84,7 @@ func TestPrincipalPatternsAgainstSSHKeygen(t *testing.T) {
 					t.Errorf("principal %q: taskproof accepts %v, ssh-keygen -Y verify -I accepts %v", x, got, want)
 				}
 			}
-			out, err := exec.Command(keygen, "-Y", "find-principals", "-f", as, "-n", signer.SSHNamespace, "-s", msg+".sig").Output()
+			out, err := exec.Command(keygen, "-Y", "find-principals", "-f", as, "-n", keys.SSHNamespace, "-s", msg+".sig").Output()
 			if err != nil {
 				t.Fatalf("ssh-keygen -Y find-principals: %v", err)
 			}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/keys"
 )
 
 // errRawSignature: no scheme of docs/format.md#signatures-dsse-v1 verifies a
@@ -55,7 +55,7 @@ func (v rawVerifier) Verify(ctx context.Context, data, sig []byte) error {
 
 // namedBy reports whether keyid (a hint written beside a signature, or a
 // Sigstore bundle's publicKey.hint) is one of the forms that name k
-// (signer.RawKeyHints); the hexadecimal forms compare case-insensitively.
+// (keys.RawKeyHints); the hexadecimal forms compare case-insensitively.
 func (k *RawKey) namedBy(keyid string) bool {
 	if keyid == "" {
 		return false
@@ -69,6 +69,6 @@ func (k *RawKey) namedBy(keyid string) bool {
 }
 
 // newRawVerifier wraps go-securesystemslib's verifier of pub.
-func newRawVerifier(sv signer.RawSignerVerifier) (rawVerifier, []string) {
-	return rawVerifier{sslib: sv, pub: sv.Public()}, signer.RawKeyHints(sv.Public())
+func newRawVerifier(sv keys.RawSignerVerifier) (rawVerifier, []string) {
+	return rawVerifier{sslib: sv, pub: sv.Public()}, keys.RawKeyHints(sv.Public())
 }

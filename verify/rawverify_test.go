@@ -17,6 +17,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/signer"
 )
 
@@ -88,7 +89,7 @@ func TestVerifyRawKeyIDForms(t *testing.T) {
 	}
 	der, _ := x509.MarshalPKIXPublicKey(&ec.PublicKey)
 	sum := sha256.Sum256(der)
-	sslib, _ := signer.SSLibKeyID(&ec.PublicKey, "ecdsa-sha2-nistp256")
+	sslib, _ := keys.SSLibKeyID(&ec.PublicKey, "ecdsa-sha2-nistp256")
 	sp, _ := ssh.NewPublicKey(&ec.PublicKey)
 	good := rawSigner(t, ec)
 	if good.KeyID() != sslib {

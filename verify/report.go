@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/policy"
 )
 
@@ -301,7 +302,7 @@ func writePolicy(b *strings.Builder, rs []policy.Result) {
 func signerText(s Signer) string { return Printable(rawSignerText(s)) }
 
 func rawSignerText(s Signer) string {
-	if s.Kind == "sigstore" { // attest.KindSigstore
+	if s.Kind == keys.KindSigstore {
 		tlog := "none"
 		if s.TlogIndex != nil {
 			tlog = fmt.Sprint(*s.TlogIndex)

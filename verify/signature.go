@@ -18,7 +18,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
-	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/keys"
 )
 
 // SignatureResult is the verdict on one envelope signature.
@@ -27,7 +27,7 @@ type SignatureResult struct {
 	Index int
 	// Kind is the signature's kind, told from its bytes (SSH and OpenPGP armor;
 	// anything else is raw).
-	Kind signer.Kind
+	Kind keys.Kind
 	// KeyIDHint is the keyid the envelope wrote; it decides nothing.
 	KeyIDHint string
 	// KeyID identifies the key that verified the signature cryptographically
@@ -128,7 +128,7 @@ func verifyOne(pae []byte, s dsse.Signature, trust *Trust, at time.Time) Signatu
 	}
 }
 
-func fail(kind signer.Kind, status Outcome, format string, args ...any) SignatureResult {
+func fail(kind keys.Kind, status Outcome, format string, args ...any) SignatureResult {
 	return SignatureResult{Kind: kind, Status: status, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -156,7 +156,7 @@ func singlePEM(text []byte, typ string) (*pem.Block, error) {
 
 // verifySSH checks an armored SSHSIG (docs/format.md#signatures-dsse-v1).
 func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
-	const kind = signer.KindSSH
+	const kind = keys.KindSSH
 	block, err := singlePEM(text, sshsig.PEMType)
 	if err != nil {
 		return fail(kind, Malformed, "ssh signature: %v", err)
@@ -173,8 +173,8 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	keyID := ssh.FingerprintSHA256(signingKey)
 	// 1. The namespace binds the signature to its purpose: a git commit or file
 	//    signature replayed as an attestation is a bad signature.
-	if sig.Namespace != signer.SSHNamespace {
-		r := fail(kind, BadSignature, "ssh signature namespace %q, want %q", sig.Namespace, signer.SSHNamespace)
+	if sig.Namespace != keys.SSHNamespace {
+		r := fail(kind, BadSignature, "ssh signature namespace %q, want %q", sig.Namespace, keys.SSHNamespace)
 		r.KeyID = keyID
 		return r
 	}
@@ -184,7 +184,7 @@ func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 		return r
 	}
 	// 2. The signature must verify with the key it embeds.
-	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, signer.SSHNamespace); err != nil {
+	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, keys.SSHNamespace); err != nil {
 		r := fail(kind, BadSignature, "ssh signature by %s does not verify: %v", keyID, err)
 		r.KeyID = keyID
 		return r
@@ -238,8 +238,8 @@ func sshTrusted(trust *Trust, key ssh.PublicKey, cert *ssh.Certificate, at time.
 				}
 				principal = strings.Join(names, ",")
 			}
-			if e.Namespaces != "" && !MatchPatternList(signer.SSHNamespace, e.Namespaces) {
-				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, signer.SSHNamespace)
+			if e.Namespaces != "" && !MatchPatternList(keys.SSHNamespace, e.Namespaces) {
+				reason = fmt.Sprintf("%s:%d: namespaces=%q does not include %s", as.Name, e.Line, e.Namespaces, keys.SSHNamespace)
 				continue
 			}
 			if !e.ValidAfter.IsZero() && at.Before(e.ValidAfter) {
@@ -290,7 +290,7 @@ var acceptedPGPHashes = map[crypto.Hash]bool{
 
 // verifyOpenPGP checks an armored detached OpenPGP signature (docs/format.md#signatures-dsse-v1).
 func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
-	const kind = signer.KindOpenPGP
+	const kind = keys.KindOpenPGP
 	trimmed := bytes.TrimSpace(text)
 	if !bytes.HasPrefix(trimmed, []byte(pgpArmorBegin)) || !bytes.HasSuffix(trimmed, []byte("-----END PGP SIGNATURE-----")) ||
 		bytes.Count(trimmed, []byte("-----BEGIN ")) != 1 {
@@ -360,7 +360,7 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 // key. A signature no trusted key verifies is bad when its keyid names a
 // trusted raw key, else untrusted (it cannot be checked).
 func verifyRaw(pae []byte, s dsse.Signature, trust *Trust) SignatureResult {
-	const kind = signer.KindRaw
+	const kind = keys.KindRaw
 	if len(trust.raw) == 0 {
 		return fail(kind, UntrustedSigner, "raw signature (keyid %q): no raw keys in trust", s.KeyID)
 	}

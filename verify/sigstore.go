@@ -13,8 +13,8 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // SigstoreOptions are the verifier's Sigstore trust (docs/format.md#note-lines): a
@@ -226,8 +226,8 @@ var errNoSigstoreTrust = errors.New("no sigstore trust (a trusted root, and a ce
 // VerifyBundle checks a Sigstore bundle note line's signature against trust
 // (docs/format.md#note-lines, docs/format.md#verification-rules) for the
 // object commit and returns the same shape as [VerifySignatures] does for a
-// DSSE line, with one signature of kind [signer.KindSigstore] (kind
-// [signer.KindRaw] for a bundle signed with a key). In order:
+// DSSE line, with one signature of kind [keys.KindSigstore] (kind
+// [keys.KindRaw] for a bundle signed with a key). In order:
 //
 //  1. Exactly one DSSE signature (a bundle's certificate binds one key):
 //     otherwise malformed.
@@ -262,7 +262,7 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust, commit gitref.Hash) (*Signat
 	var refusal string
 	switch {
 	case len(b.Envelope.Signatures) != 1:
-		r = fail(signer.KindSigstore, Malformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", len(b.Envelope.Signatures))
+		r = fail(keys.KindSigstore, Malformed, "sigstore bundle: its DSSE envelope must hold exactly one signature, found %d", len(b.Envelope.Signatures))
 	case b.Leaf == nil:
 		r, refusal = verifyKeyBundle(b, trust, commit)
 	default:
@@ -291,7 +291,7 @@ func VerifyBundle(b *noteline.Bundle, trust *Trust, commit gitref.Hash) (*Signat
 // verifyBundleSignature checks a bundle signed with a certificate (steps 3 to
 // 5 of VerifyBundle).
 func verifyBundleSignature(b *noteline.Bundle, st *SigstoreTrust, commit gitref.Hash) (SignatureResult, string) {
-	const kind = signer.KindSigstore
+	const kind = keys.KindSigstore
 	keyID := noteline.CertificateFingerprint(b.Leaf)
 	withKey := func(r SignatureResult) (SignatureResult, string) {
 		r.KeyID, r.KeyIDHint = keyID, b.Identity

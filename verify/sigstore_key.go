@@ -15,8 +15,8 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/signer"
 )
 
 // verifyKeyBundle checks a Sigstore bundle whose verification material is a
@@ -50,18 +50,18 @@ func verifyKeyBundle(b *noteline.Bundle, trust *Trust, commit gitref.Hash) (r Si
 	st := trust.sigstore
 	if st == nil {
 		if tlogs+stamps > 0 {
-			return fail(signer.KindRaw, UntrustedSigner, "sigstore bundle signed with the trusted key %s carries %d transparency log entries and %d signed timestamps, which need a Sigstore trusted root to be checked (--trusted-root FILE or --sigstore-public-good)",
+			return fail(keys.KindRaw, UntrustedSigner, "sigstore bundle signed with the trusted key %s carries %d transparency log entries and %d signed timestamps, which need a Sigstore trusted root to be checked (--trusted-root FILE or --sigstore-public-good)",
 				key.KeyID, tlogs, stamps), ""
 		}
 		return r, ""
 	}
 	v, err := st.newVerifier(root.TrustedMaterialCollection{st.material, &keyMaterial{key: key}})
 	if err != nil {
-		return fail(signer.KindRaw, UntrustedSigner, "sigstore bundle signed with the key %s: %v", key.KeyID, err), ""
+		return fail(keys.KindRaw, UntrustedSigner, "sigstore bundle signed with the key %s: %v", key.KeyID, err), ""
 	}
 	refusal, err = verifyWithSubject(v, b, commit, sgverify.WithKey())
 	if err != nil {
-		return fail(signer.KindRaw, UntrustedSigner, "sigstore bundle signed with the key %s not trusted (%s): %v", key.KeyID, st.description, err), ""
+		return fail(keys.KindRaw, UntrustedSigner, "sigstore bundle signed with the key %s not trusted (%s): %v", key.KeyID, st.description, err), ""
 	}
 	return r, refusal
 }

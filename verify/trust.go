@@ -13,7 +13,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
-	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/keys"
 )
 
 var (
@@ -237,7 +237,7 @@ func armorStarts(data []byte) []int {
 
 // RawKey is a trusted raw public key (docs/format.md#signatures-dsse-v1; verify --key FILE.pem).
 type RawKey struct {
-	// KeyID is [signer.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
+	// KeyID is [keys.RawKeyID] of the key: hex SHA-256 of its DER SPKI.
 	KeyID string
 	// Public is the parsed key: ed25519.PublicKey, *ecdsa.PublicKey (P-256) or
 	// *rsa.PublicKey.
@@ -245,7 +245,7 @@ type RawKey struct {
 	// Source names where the key came from (a file name), for reports.
 	Source   string
 	verifier rawVerifier
-	// hints are the keyids that name the key (signer.RawKeyHints).
+	// hints are the keyids that name the key (keys.RawKeyHints).
 	hints []string
 }
 
@@ -264,7 +264,7 @@ func LoadRawKey(path string) (*RawKey, error) {
 // or bytes beyond the block other than whitespace are errors matching
 // [ErrTrust]. Signatures are then checked in the schemes
 // docs/format.md#signatures-dsse-v1 reads: go-securesystemslib's (see
-// [signer.NewRaw]), RSA PKCS#1 v1.5 and Ed25519ph.
+// signer.NewRaw), RSA PKCS#1 v1.5 and Ed25519ph.
 func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	block, rest := pem.Decode(pemBytes)
 	if block == nil {
@@ -276,7 +276,7 @@ func ParseRawKey(pemBytes []byte) (*RawKey, error) {
 	if len(strings.TrimSpace(string(rest))) != 0 {
 		return nil, fmt.Errorf("%w: data after the PEM block", ErrTrust)
 	}
-	sv, _, id, err := signer.ParseRawSignerVerifier(pemBytes)
+	sv, _, id, err := keys.ParseRawSignerVerifier(pemBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}

@@ -1,4 +1,4 @@
-package signer
+package keys
 
 import (
 	"crypto"
@@ -17,12 +17,13 @@ import (
 	"golang.org/x/crypto/ssh"
 )
 
-// securesystemslib's signature scheme names, which its keyid covers.
+// securesystemslib's signature scheme names, which its keyid covers
+// (docs/format.md#signatures-dsse-v1).
 const (
-	sslibSchemeEd25519   = "ed25519"
-	sslibSchemeECDSAP256 = "ecdsa-sha2-nistp256"
-	sslibSchemeRSAPSS    = "rsassa-pss-sha256"
-	sslibSchemeRSAPKCS1  = "rsa-pkcs1v15-sha256"
+	SchemeEd25519   = "ed25519"
+	SchemeECDSAP256 = "ecdsa-sha2-nistp256"
+	SchemeRSAPSS    = "rsassa-pss-sha256"
+	SchemeRSAPKCS1  = "rsa-pkcs1v15-sha256"
 )
 
 // sslibKeyIDHashAlgorithms is the keyid_hash_algorithms member
@@ -93,7 +94,7 @@ func RawKeyHints(pub crypto.PublicKey) []string {
 			out = append(out, base64.StdEncoding.EncodeToString(sum))
 		}
 	}
-	for _, scheme := range rawSchemes(pub) {
+	for _, scheme := range RawSchemes(pub) {
 		if id, err := SSLibKeyID(pub, scheme); err == nil {
 			out = append(out, id)
 		}
@@ -104,16 +105,17 @@ func RawKeyHints(pub crypto.PublicKey) []string {
 	return out
 }
 
-// rawSchemes are the securesystemslib schemes a raw key of pub's type
-// verifies with (docs/format.md#signatures-dsse-v1).
-func rawSchemes(pub crypto.PublicKey) []string {
+// RawSchemes are the securesystemslib schemes a raw key of pub's type
+// verifies with (docs/format.md#signatures-dsse-v1), the one taskproof signs
+// with first.
+func RawSchemes(pub crypto.PublicKey) []string {
 	switch pub.(type) {
 	case ed25519.PublicKey:
-		return []string{sslibSchemeEd25519}
+		return []string{SchemeEd25519}
 	case *ecdsa.PublicKey:
-		return []string{sslibSchemeECDSAP256}
+		return []string{SchemeECDSAP256}
 	case *rsa.PublicKey:
-		return []string{sslibSchemeRSAPSS, sslibSchemeRSAPKCS1}
+		return []string{SchemeRSAPSS, SchemeRSAPKCS1}
 	}
 	return nil
 }
