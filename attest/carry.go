@@ -9,6 +9,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -255,7 +256,7 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 				return nil, nil, fmt.Errorf("carrying %s from %s: %w", name, from, err)
 			}
 		}
-		raw, err := predicate.Canonical(st.Predicate)
+		raw, err := strictjson.Canonical(st.Predicate)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s in the note of %s: %w", name, from, err)
 		}

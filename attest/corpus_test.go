@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
@@ -378,7 +379,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 			t.Errorf("%s %s: task-verification statement missing, or VSA present=%v with %d statements per tick", c, subject, vsa != nil, perTick)
 			continue
 		}
-		b, err := predicate.Canonical(tv.st.Predicate)
+		b, err := strictjson.Canonical(tv.st.Predicate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -441,7 +442,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 			} `json:"inputAttestations"`
 			ResourceURI string `json:"resourceUri"`
 		}
-		vb, _ := predicate.Canonical(vsa.st.Predicate)
+		vb, _ := strictjson.Canonical(vsa.st.Predicate)
 		if err := json.Unmarshal(vb, &v); err != nil {
 			t.Fatal(err)
 		}

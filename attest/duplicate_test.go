@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -84,7 +85,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 			if s.st.PredicateType != predicate.PredicateType {
 				continue
 			}
-			b, err := predicate.Canonical(s.st.Predicate)
+			b, err := strictjson.Canonical(s.st.Predicate)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/statement"
@@ -29,7 +30,7 @@ func FuzzParseRegressionReason(f *testing.F) {
 		if reason == "" || reason == "unrecorded" || !strings.HasPrefix(s, reason) {
 			t.Fatalf("%q → reason %q", s, reason)
 		}
-		if _, err := predicate.Canonical(r); err != nil && utf8.ValidString(s) {
+		if _, err := strictjson.Canonical(r); err != nil && utf8.ValidString(s) {
 			t.Fatalf("%q → %v not canonical: %v", s, r, err)
 		}
 	})

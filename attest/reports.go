@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/testreport"
@@ -552,7 +553,7 @@ func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, s
 			return nil, err
 		}
 	}
-	if out.evidence, err = predicate.Canonical(obj); err != nil {
+	if out.evidence, err = strictjson.Canonical(obj); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -737,7 +738,7 @@ func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *
 }
 
 func canon(v any) string {
-	b, _ := predicate.Canonical(v)
+	b, _ := strictjson.Canonical(v)
 	return string(b)
 }
 

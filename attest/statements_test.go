@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
@@ -78,7 +79,7 @@ func TestPhasesFromTrace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := predicate.DecodeValue([]byte(tt.trace), nil)
+			v, err := strictjson.Decode([]byte(tt.trace), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,7 +100,7 @@ func TestTestResultPredicate(t *testing.T) {
 		{testPhase{Name: "red", Passed: []string{"a"}, Failed: []string{"b"}}, "FAILED"},
 	} {
 		got := testResultPredicate(tt.phase, pol)
-		b, err := predicate.Canonical(got)
+		b, err := strictjson.Canonical(got)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +157,7 @@ func TestTickStatementsOrderAndVSA(t *testing.T) {
 				if len(st.Subjects) != 1 || st.Subjects[0].Name != subject.Name || st.Subjects[0].Digest["gitCommit"] != testCommit {
 					t.Errorf("subject = %+v", st.Subjects)
 				}
-				if c, err := predicate.Canonical(mustValue(t, s)); err != nil || string(c) != string(s) {
+				if c, err := strictjson.Canonical(mustValue(t, s)); err != nil || string(c) != string(s) {
 					t.Errorf("statement bytes are not canonical: %s", s)
 				}
 				types = append(types, st.PredicateType)
@@ -204,7 +205,7 @@ func TestTickStatementsOrderAndVSA(t *testing.T) {
 
 func mustValue(t *testing.T, b []byte) any {
 	t.Helper()
-	v, err := predicate.DecodeValue(b, nil)
+	v, err := strictjson.Decode(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestParseRegressionReason(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := predicate.Canonical(got)
+			b, err := strictjson.Canonical(got)
 			if err != nil {
 				t.Fatal(err)
 			}

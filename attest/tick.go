@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -785,14 +786,14 @@ func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
 		return nil, err
 	}
 	if old, ok := obj["regression"]; ok && old != nil {
-		a, _ := predicate.Canonical(old)
-		b, _ := predicate.Canonical(reason)
+		a, _ := strictjson.Canonical(old)
+		b, _ := strictjson.Canonical(reason)
 		if string(a) != string(b) {
 			return nil, fmt.Errorf("%w: the evidence file has a regression reason %s and the request gives %s; give one", ErrRequest, a, b)
 		}
 	}
 	obj["regression"] = reason
-	return predicate.Canonical(obj)
+	return strictjson.Canonical(obj)
 }
 
 // ParseRegressionReason parses `--regression-reason R[:key=value]` into the
@@ -865,7 +866,7 @@ func evidenceObject(evidence []byte) (map[string]any, error) {
 	if len(evidence) == 0 {
 		return map[string]any{}, nil
 	}
-	v, err := predicate.DecodeValue(evidence, predicate.PredicateKeys)
+	v, err := strictjson.Decode(evidence, predicate.KnownKeys())
 	if err != nil {
 		return nil, fmt.Errorf("evidence: %w", err)
 	}

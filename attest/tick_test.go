@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
@@ -225,7 +226,7 @@ func taskPredicate(t testing.TB, note, subject string) *predicate.Predicate {
 		if found != nil {
 			t.Fatalf("two task-verification statements for %s", subject)
 		}
-		b, err := predicate.Canonical(s.st.Predicate)
+		b, err := strictjson.Canonical(s.st.Predicate)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -511,7 +512,7 @@ func TestTickWithExampleEvidence(t *testing.T) {
 	n := note(t, r.dir, r.c1)
 	p := taskPredicate(t, n, "001-calc/T001")
 	// Every opaque member is copied as given.
-	ev, err := predicate.DecodeValue(evidence, predicate.PredicateKeys)
+	ev, err := strictjson.Decode(evidence, predicate.KnownKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,8 +521,8 @@ func TestTickWithExampleEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	for k, want := range ev.(map[string]any) {
-		a, _ := predicate.Canonical(want)
-		b, _ := predicate.Canonical(pv[k])
+		a, _ := strictjson.Canonical(want)
+		b, _ := strictjson.Canonical(pv[k])
 		if !bytes.Equal(a, b) {
 			t.Errorf("evidence member %s:\n got %s\nwant %s", k, b, a)
 		}

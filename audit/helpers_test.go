@@ -162,11 +162,11 @@ func (f *fixture) tickRevision(t *testing.T, n int, revision int) {
 		if s.PredicateType != predicate.PredicateType {
 			continue
 		}
-		v, err := predicate.DecodeValue(s.Statement, predicate.StatementKeys)
+		st, err := statement.Decode(s.Statement)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pred = v.(map[string]any)["predicate"].(map[string]any)
+		pred = st.Predicate.(map[string]any)
 	}
 	delete(pred, "regression")
 	switch revision {

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"unicode/utf8"
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 
-	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 // PayloadType is the DSSE payloadType of every taskproof envelope
@@ -29,7 +28,7 @@ const (
 	// can be no larger than a whole note (4 MiB).
 	MaxEnvelopeSize = 4 << 20
 	// MaxJSONDepth is the deepest nesting of JSON arrays and objects accepted.
-	MaxJSONDepth = 64
+	MaxJSONDepth = strictjson.MaxDepth
 )
 
 // ErrMalformed is matched (errors.Is) by every error [DecodeEnvelope] returns:
@@ -152,7 +151,7 @@ func (e *Envelope) MarshalJSON() ([]byte, error) {
 // input over [MaxEnvelopeSize], invalid UTF-8, anything but exactly one JSON
 // object, nesting deeper than [MaxJSONDepth], unpaired UTF-16 surrogate
 // escapes, duplicate keys (at any level) or keys differing only by case from
-// the DSSE key of their position ([predicate.EnvelopeKeys]), a missing or
+// the DSSE key of their position, a missing or
 // non-string payload, payloadType or sig, a keyid that is present but not a
 // string, signatures that is not an array of objects, more than [MaxSignatures]
 // signatures, a payload over [MaxPayloadSize] bytes, an empty sig, and base64
@@ -168,14 +167,10 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 		return nil, &MalformedError{Reason: "invalid UTF-8"}
 	}
 	// One strict pass builds the tree (duplicate and case-variant keys, depth,
-	// trailing data, unpaired surrogates). Its errors carry a key path; for the
-	// field names of MalformedError the token walk is run again on failure only.
-	tree, err := predicate.DecodeValue(data, predicate.EnvelopeKeys)
+	// trailing data, unpaired surrogates).
+	tree, err := strictjson.Decode(data, envelopeKeys)
 	if err != nil {
-		if serr := CheckStrictJSON(data, envelopeKeys); serr != nil {
-			return nil, serr
-		}
-		return nil, &MalformedError{Reason: "invalid JSON: " + err.Error()}
+		return nil, StrictJSONError(err)
 	}
 	top, ok := tree.(map[string]any)
 	if !ok {
@@ -232,9 +227,32 @@ func DecodeEnvelope(data []byte) (*Envelope, error) {
 	return &env, nil
 }
 
-// envelopeKeys are the DSSE member names; a key equal to one of them except
-// for case is refused, as encoding/json would match it case-insensitively.
-var envelopeKeys = []string{"payload", "payloadType", "signatures", "keyid", "sig"}
+// envelopeKeys is the strict decoder's known-key table of a DSSE envelope: a
+// key equal to one of its member names but for case is refused, as
+// encoding/json would match it case-insensitively.
+var envelopeKeys = &strictjson.KnownKeys{Members: map[string]*strictjson.KnownKeys{
+	"payloadType": nil,
+	"payload":     nil,
+	"signatures": {Elem: &strictjson.KnownKeys{Members: map[string]*strictjson.KnownKeys{
+		"keyid": nil, "sig": nil,
+	}}},
+}}
+
+// StrictJSONError is the [*MalformedError] of a strict-decoding error of a
+// note line: a duplicate or case-variant key is named by the key alone, any
+// other error is invalid JSON at the document. Readers of other JSON note
+// lines (Sigstore bundles) report their strict-decoding errors through it.
+func StrictJSONError(err error) error {
+	var de *strictjson.DecodeError
+	switch {
+	case !errors.As(err, &de) || de.Key == "":
+	case de.Known != "":
+		return &MalformedError{Field: de.Key, Reason: fmt.Sprintf("key differs from %q only by case", de.Known)}
+	default:
+		return &MalformedError{Field: de.Key, Reason: de.Reason}
+	}
+	return &MalformedError{Reason: "invalid JSON: " + err.Error()}
+}
 
 func prefixField(err error, prefix string) error {
 	var me *MalformedError
@@ -316,95 +334,3 @@ const (
 
 var base64Class = [256]uint8{'+': classStd, '/': classStd, '-': classURL, '_': classURL,
 	'\r': classSpace, '\n': classSpace, ' ': classSpace, '\t': classSpace}
-
-// CheckStrictJSON walks data as JSON tokens and refuses, with a
-// [*MalformedError] naming the key at fault, what encoding/json would silently
-// accept (docs/format.md#limits): invalid UTF-8, duplicate keys, keys equal to
-// one of known but for case, trailing data after the first value, and nesting
-// deeper than [MaxJSONDepth]. The top value must be an object. Readers of
-// other JSON note lines (Sigstore bundles) use it with their own member names.
-func CheckStrictJSON(data []byte, known []string) error {
-	if !utf8.Valid(data) {
-		return &MalformedError{Reason: "invalid UTF-8"}
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*jsonFrame
-	first := true
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return &MalformedError{Reason: "invalid JSON: " + err.Error()}
-		}
-		if first {
-			if d, ok := tok.(json.Delim); !ok || d != '{' {
-				return &MalformedError{Reason: "not a JSON object"}
-			}
-			first = false
-		} else if len(stack) == 0 {
-			return &MalformedError{Reason: "data after the envelope object"}
-		}
-		var top *jsonFrame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.object && top.want {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				if len(stack) > 0 {
-					markValue(stack[len(stack)-1])
-				}
-				continue
-			}
-			key, _ := tok.(string)
-			if top.keys[key] {
-				return &MalformedError{Field: key, Reason: "duplicate key"}
-			}
-			for _, k := range known {
-				if key != k && strings.EqualFold(key, k) {
-					return &MalformedError{Field: key, Reason: fmt.Sprintf("key differs from %q only by case", k)}
-				}
-			}
-			top.keys[key] = true
-			top.want = false
-			continue
-		}
-		switch d, _ := tok.(json.Delim); d {
-		case '{', '[':
-			if len(stack) >= MaxJSONDepth {
-				return &MalformedError{Reason: fmt.Sprintf("JSON nesting deeper than %d", MaxJSONDepth)}
-			}
-			stack = append(stack, &jsonFrame{object: d == '{', keys: map[string]bool{}, want: d == '{'})
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-			if len(stack) > 0 {
-				markValue(stack[len(stack)-1])
-			}
-		default:
-			if top != nil {
-				markValue(top)
-			}
-		}
-	}
-	if first {
-		return &MalformedError{Reason: "empty input"}
-	}
-	return nil
-}
-
-// jsonFrame is one open array or object of CheckStrictJSON's walk.
-type jsonFrame struct {
-	object bool
-	keys   map[string]bool
-	want   bool // in an object: the next token is a key (or the closing brace)
-}
-
-// markValue records that a value of f is complete: in an object, a key comes next.
-func markValue(f *jsonFrame) {
-	if f.object {
-		f.want = true
-	}
-}

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 // Sigstore bundle media types taskproof reads (docs/format.md#note-lines): v0.1 to v0.3,
@@ -37,10 +39,11 @@ var bundleVersions = map[string]string{
 }
 
 // bundleKeys are the bundle's JSON member names (protojson's camelCase
-// spellings) that a key differing only by case must not shadow. "keyid" (DSSE)
-// and "keyId" (Rekor's logId) differ only by case and are both legitimate, so
-// neither is listed.
-var bundleKeys = []string{
+// spellings) that a key differing only by case must not shadow, at any depth:
+// protojson matches names at every position. "keyid" (DSSE) and "keyId"
+// (Rekor's logId) differ only by case and are both legitimate, so neither is
+// listed.
+var bundleKeys = strictjson.Everywhere(
 	"mediaType", "verificationMaterial", "dsseEnvelope", "messageSignature",
 	"payload", "payloadType", "signatures", "sig", "certificate", "rawBytes",
 	"x509CertificateChain", "certificates", "publicKey", "hint", "tlogEntries",
@@ -49,7 +52,7 @@ var bundleKeys = []string{
 	"inclusionPromise", "signedEntryTimestamp", "inclusionProof", "rootHash",
 	"treeSize", "hashes", "checkpoint", "envelope", "canonicalizedBody",
 	"messageDigest", "algorithm", "digest", "signature",
-}
+)
 
 // Bundle is a decoded Sigstore bundle note line (docs/format.md#note-lines). Nothing
 // in it is verified: Identity, Issuer and TlogIndex are read from the bundle as
@@ -118,8 +121,15 @@ func DecodeBundle(data []byte) (*Bundle, error) {
 	if len(data) > dsse.MaxEnvelopeSize {
 		return nil, &dsse.MalformedError{Field: "bundle", Reason: fmt.Sprintf("%d bytes exceeds the limit of %d", len(data), dsse.MaxEnvelopeSize)}
 	}
-	if err := dsse.CheckStrictJSON(data, bundleKeys); err != nil {
-		return nil, prefixField(err, "bundle")
+	if !utf8.Valid(data) {
+		return nil, &dsse.MalformedError{Field: "bundle", Reason: "invalid UTF-8"}
+	}
+	tree, err := strictjson.Decode(data, bundleKeys)
+	if err != nil {
+		return nil, prefixField(dsse.StrictJSONError(err), "bundle")
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, &dsse.MalformedError{Field: "bundle", Reason: "not a JSON object"}
 	}
 	var top struct {
 		MediaType string `json:"mediaType"`
@@ -191,6 +201,9 @@ func CertificateFingerprint(cert *x509.Certificate) string {
 func prefixField(err error, prefix string) error {
 	var me *dsse.MalformedError
 	if errors.As(err, &me) {
+		if me.Field == "" {
+			return &dsse.MalformedError{Field: prefix, Reason: me.Reason}
+		}
 		return &dsse.MalformedError{Field: prefix + "." + me.Field, Reason: me.Reason}
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -186,7 +187,7 @@ func (p *Predicate) setEvidence(evidence []byte) error {
 	if evidence == nil {
 		return nil
 	}
-	tree, err := DecodeValue(evidence, PredicateKeys)
+	tree, err := strictjson.Decode(evidence, predicateKeys)
 	if err != nil {
 		return err
 	}

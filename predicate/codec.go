@@ -5,21 +5,23 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 // Decode strictly decodes and validates a predicate from untrusted bytes: the strict
-// decoder with [PredicateKeys] ([DecodeValue]), the schema ([Validate]), then the
+// decoder with the predicate's known keys ([KnownKeys]), the schema ([Validate]), then the
 // typed fields ([FromValue]). Errors match [ErrMalformed] and name the key path.
 func Decode(data []byte) (*Predicate, error) {
-	v, err := DecodeValue(data, PredicateKeys)
+	v, err := strictjson.Decode(data, predicateKeys)
 	if err != nil {
 		return nil, err
 	}
 	return FromValue(v)
 }
 
-// FromValue validates a value tree (as [DecodeValue] returns it, e.g. the
-// "predicate" member of a Statement decoded with [StatementKeys]) against the schema
+// FromValue validates a value tree (as the strict decoder returns it, e.g. the
+// "predicate" member of a decoded Statement) against the schema
 // and converts it to a [Predicate]. Integer members must be written as plain
 // non-negative integers ("3", not "3.0" or "3e0"), as speccoder's serde reads them.
 // Errors are a [*SchemaError] or a [*DecodeError] with Offset -1, both matching
@@ -85,19 +87,19 @@ func (p *Predicate) MarshalJSON() ([]byte, error) { return p.Canonical() }
 // (docs/format.md#canonical-json), the bytes that are signed inside the
 // Statement. It does not validate against the schema (see [Validate]); it fails
 // when an Extra map names a known member (or a case variant of one), or holds a
-// value [Canonical] cannot encode.
+// value the canonical encoder cannot encode.
 func (p *Predicate) Canonical() ([]byte, error) {
 	v, err := p.Value()
 	if err != nil {
 		return nil, err
 	}
-	return Canonical(v)
+	return strictjson.Canonical(v)
 }
 
 // Value returns the predicate as a JSON value tree (map[string]any), as
-// [DecodeValue] would return it for the predicate's canonical bytes.
+// the strict decoder would return it for the predicate's canonical bytes.
 func (p *Predicate) Value() (map[string]any, error) {
-	w := newWriter("", p.Extra, PredicateKeys)
+	w := newWriter("", p.Extra, predicateKeys)
 	putOpt(w, "revision", p.Revision, func(n uint32) any { return json.Number(strconv.FormatUint(uint64(n), 10)) })
 	w.put("verdict", string(p.Verdict))
 	w.putv("unit", p.Unit.value)
@@ -126,7 +128,7 @@ func (p *Predicate) Value() (map[string]any, error) {
 }
 
 func (u Unit) value(path string) (map[string]any, error) {
-	w := newWriter(path, u.Extra, PredicateKeys.Members["unit"])
+	w := newWriter(path, u.Extra, predicateKeys.Members["unit"])
 	w.put("format", u.Format)
 	w.put("feature", u.Feature)
 	w.put("dir", u.Dir)
@@ -134,7 +136,7 @@ func (u Unit) value(path string) (map[string]any, error) {
 }
 
 func (t TaskRef) value(path string) (map[string]any, error) {
-	w := newWriter(path, t.Extra, PredicateKeys.Members["task"])
+	w := newWriter(path, t.Extra, predicateKeys.Members["task"])
 	w.put("id", t.ID)
 	w.put("line_hash", t.LineHash)
 	w.put("title", t.Title)
@@ -142,21 +144,21 @@ func (t TaskRef) value(path string) (map[string]any, error) {
 }
 
 func (s SpecRef) value(path string) (map[string]any, error) {
-	w := newWriter(path, s.Extra, PredicateKeys.Members["spec"])
+	w := newWriter(path, s.Extra, predicateKeys.Members["spec"])
 	putOpt(w, "section", s.Section, func(v string) any { return v })
 	w.put("section_hash", s.SectionHash)
 	return w.m, w.err
 }
 
 func (d Decider) value(path string) (map[string]any, error) {
-	w := newWriter(path, d.Extra, PredicateKeys.Members["decider"])
+	w := newWriter(path, d.Extra, predicateKeys.Members["decider"])
 	w.put("by", d.By)
 	w.put("reason", d.Reason)
 	return w.m, w.err
 }
 
 func (r Red) value(path string) (map[string]any, error) {
-	w := newWriter(path, r.Extra, PredicateKeys.Members["red"])
+	w := newWriter(path, r.Extra, predicateKeys.Members["red"])
 	w.put("kind", string(r.Kind))
 	putOpt(w, "excerpt", r.Excerpt, func(v string) any { return v })
 	putOpt(w, "excerpt_sha256", r.ExcerptSHA256, func(v string) any { return v })
@@ -166,7 +168,7 @@ func (r Red) value(path string) (map[string]any, error) {
 }
 
 func (g RegressionReason) value(path string) (map[string]any, error) {
-	w := newWriter(path, g.Extra, PredicateKeys.Members["regression"])
+	w := newWriter(path, g.Extra, predicateKeys.Members["regression"])
 	w.put("reason", string(g.Reason))
 	putOpt(w, "story", g.Story, func(v string) any { return v })
 	putOpt(w, "detail", g.Detail, func(v string) any { return v })
@@ -176,7 +178,7 @@ func (g RegressionReason) value(path string) (map[string]any, error) {
 }
 
 func (b ImplementedBy) value(path string) (map[string]any, error) {
-	w := newWriter(path, b.Extra, PredicateKeys.Members["regression"].Members["implemented_by"])
+	w := newWriter(path, b.Extra, predicateKeys.Members["regression"].Members["implemented_by"])
 	putOpt(w, "task", b.Task, func(v string) any { return v })
 	putOpt(w, "commit", b.Commit, func(v string) any { return v })
 	putOpt(w, "before_feature", b.BeforeFeature, func(v bool) any { return v })
@@ -184,10 +186,10 @@ func (b ImplementedBy) value(path string) (map[string]any, error) {
 }
 
 func (c Collection) value(path string) (map[string]any, error) {
-	w := newWriter(path, c.Extra, PredicateKeys.Members["collection"])
+	w := newWriter(path, c.Extra, predicateKeys.Members["collection"])
 	files := make([]any, len(c.Files))
 	for i, f := range c.Files {
-		v, err := f.value(joinIndex(joinKey(path, "files"), i))
+		v, err := f.value(strictjson.JoinIndex(strictjson.JoinKey(path, "files"), i))
 		if err != nil && w.err == nil {
 			w.err = err
 		}
@@ -197,7 +199,7 @@ func (c Collection) value(path string) (map[string]any, error) {
 	putOpt(w, "listing", c.Listing, func(runs []ListingRun) any {
 		items := make([]any, len(runs))
 		for i, run := range runs {
-			v, err := run.value(joinIndex(joinKey(path, "listing"), i))
+			v, err := run.value(strictjson.JoinIndex(strictjson.JoinKey(path, "listing"), i))
 			if err != nil && w.err == nil {
 				w.err = err
 			}
@@ -209,7 +211,7 @@ func (c Collection) value(path string) (map[string]any, error) {
 }
 
 func (f FileCollection) value(path string) (map[string]any, error) {
-	w := newWriter(path, f.Extra, PredicateKeys.Members["collection"].Members["files"].Elem)
+	w := newWriter(path, f.Extra, predicateKeys.Members["collection"].Members["files"].Elem)
 	w.put("path", f.Path)
 	w.put("state", string(f.State))
 	putOpt(w, "decided_by", f.DecidedBy, func(v DecidedBy) any { return string(v) })
@@ -222,7 +224,7 @@ func (f FileCollection) value(path string) (map[string]any, error) {
 }
 
 func (c CollectionRule) value(path string) (map[string]any, error) {
-	w := newWriter(path, c.Extra, PredicateKeys.Members["collection"].Members["files"].Elem.Members["rule"])
+	w := newWriter(path, c.Extra, predicateKeys.Members["collection"].Members["files"].Elem.Members["rule"])
 	w.put("toolchain", string(c.Toolchain))
 	w.put("text", c.Text)
 	w.put("source", c.Source)
@@ -230,7 +232,7 @@ func (c CollectionRule) value(path string) (map[string]any, error) {
 }
 
 func (l ListingRun) value(path string) (map[string]any, error) {
-	w := newWriter(path, l.Extra, PredicateKeys.Members["collection"].Members["listing"].Elem)
+	w := newWriter(path, l.Extra, predicateKeys.Members["collection"].Members["listing"].Elem)
 	w.put("argv", strings2any(l.Argv))
 	w.put("duration_ms", json.Number(strconv.FormatUint(l.DurationMS, 10)))
 	w.put("status", string(l.Status))
@@ -252,13 +254,13 @@ type writer struct {
 	err  error
 }
 
-func newWriter(path string, extra map[string]any, known *KnownKeys) *writer {
+func newWriter(path string, extra map[string]any, known *strictjson.KnownKeys) *writer {
 	w := &writer{path: path, m: make(map[string]any, len(extra)+8)}
 	for k, v := range extra {
 		for name := range known.Members {
 			if strings.EqualFold(k, name) && w.err == nil {
 				w.err = fmt.Errorf("predicate: %s: Extra holds %q, a spelling of known member %q",
-					pathOrTop(path), k, name)
+					strictjson.Where(path), k, name)
 			}
 		}
 		w.m[k] = v
@@ -269,7 +271,7 @@ func newWriter(path string, extra map[string]any, known *KnownKeys) *writer {
 func (w *writer) put(key string, v any) { w.m[key] = v }
 
 func (w *writer) putv(key string, f func(path string) (map[string]any, error)) {
-	v, err := f(joinKey(w.path, key))
+	v, err := f(strictjson.JoinKey(w.path, key))
 	if err != nil && w.err == nil {
 		w.err = err
 	}
@@ -334,7 +336,7 @@ func (r *reader) fail(err error) {
 func required[T any](r *reader, key string, conv func(string, any) (T, error)) T {
 	var zero T
 	r.used[key] = true
-	path := joinKey(r.path, key)
+	path := strictjson.JoinKey(r.path, key)
 	v, ok := r.m[key]
 	if !ok {
 		r.fail(&DecodeError{Path: path, Offset: -1, Reason: "required member missing"})
@@ -357,7 +359,7 @@ func optional[T any](r *reader, key string, conv func(string, any) (T, error)) O
 	case v == nil:
 		return Null[T]()
 	}
-	t, err := conv(joinKey(r.path, key), v)
+	t, err := conv(strictjson.JoinKey(r.path, key), v)
 	if err != nil {
 		r.fail(err)
 		return Opt[T]{}
@@ -437,7 +439,7 @@ func asStrings(path string, v any) ([]string, error) {
 	}
 	out := make([]string, len(items))
 	for i, item := range items {
-		s, err := asString(joinIndex(path, i), item)
+		s, err := asString(strictjson.JoinIndex(path, i), item)
 		if err != nil {
 			return nil, err
 		}
@@ -570,7 +572,7 @@ func arrayOf[T any](path string, v any, conv func(string, any) (T, error)) ([]T,
 	}
 	out := make([]T, len(items))
 	for i, item := range items {
-		t, err := conv(joinIndex(path, i), item)
+		t, err := conv(strictjson.JoinIndex(path, i), item)
 		if err != nil {
 			return nil, err
 		}

@@ -4,14 +4,16 @@
 // (docs/format.md#statements, docs/format.md#canonical-json,
 // docs/format.md#hash-recipes):
 //
-//   - [Decode] and [DecodeValue]: a strict decoder for untrusted bytes. It rejects
-//     duplicate keys at any depth, case-variant spellings of known keys, invalid
-//     UTF-8, unpaired surrogate escapes and nesting deeper than [MaxDepth]; every
-//     error is a [*DecodeError] naming the key path and matches [ErrMalformed].
-//     Numbers are kept as written ([json.Number]).
-//   - [Canonical]: the canonical JSON encoding signed bytes use (docs/format.md#canonical-json): keys
-//     sorted by byte order at every level, no insignificant whitespace, strings
-//     escaped as serde_json does, numbers as written.
+//   - [Decode]: a predicate from untrusted bytes, read by taskproof's one
+//     strict JSON decoder (internal/strictjson) with the predicate's known keys
+//     ([KnownKeys]): duplicate keys at any depth, case-variant spellings of
+//     known keys, invalid UTF-8, unpaired surrogate escapes and excessive
+//     nesting are refused; every error is a [*DecodeError] naming the key path
+//     and matches [ErrMalformed]. Numbers are kept as written ([json.Number]).
+//   - [Predicate.Canonical]: the canonical JSON encoding signed bytes use
+//     (docs/format.md#canonical-json): keys sorted by byte order at every
+//     level, no insignificant whitespace, strings escaped as serde_json does,
+//     numbers as written.
 //   - [Validate]: validation against the published JSON Schema, embedded.
 //   - [Predicate] and its parts: typed fields that keep unknown members and keep
 //     null distinct from absent, so decode→encode gives back the same canonical

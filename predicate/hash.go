@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 func sha256Hex(b []byte) string {
@@ -191,7 +193,7 @@ const TOMLDatetimeKey = "$__toml_private_datetime"
 // a string, all null when [attest] or [model] is not a table. The values follow
 // Rust's serde_json::to_value of the toml crate's Value, which speccoder hashes:
 // strings → strings, booleans → booleans, integers → JSON integers, finite floats
-// → [FormatFloat], NaN and ±Inf → null, arrays → arrays, tables → objects, and a
+// → strictjson.FormatFloat, NaN and ±Inf → null, arrays → arrays, tables → objects, and a
 // date-time of any kind → {"$__toml_private_datetime": text} with text the toml
 // crate's form of it: "YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)" for an offset
 // date-time (offset zero written "Z"), "YYYY-MM-DDTHH:MM:SS[.fraction]" local,
@@ -234,7 +236,7 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 			}
 		}
 	}
-	b, err := Canonical(map[string]any{"judge": judge})
+	b, err := strictjson.Canonical(map[string]any{"judge": judge})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPolicy, err)
 	}
@@ -272,9 +274,9 @@ func tomlToJSON(path string, v any) (any, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, nil // serde_json's Value has no non-finite number
 		}
-		s, err := FormatFloat(v)
+		s, err := strictjson.FormatFloat(v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %v", ErrPolicy, pathOrTop(path), err)
+			return nil, fmt.Errorf("%w: %s: %v", ErrPolicy, strictjson.Where(path), err)
 		}
 		return json.Number(s), nil
 	case time.Time:
@@ -288,7 +290,7 @@ func tomlToJSON(path string, v any) (any, error) {
 	case []any:
 		out := make([]any, len(v))
 		for i, item := range v {
-			j, err := tomlToJSON(joinIndex(path, i), item)
+			j, err := tomlToJSON(strictjson.JoinIndex(path, i), item)
 			if err != nil {
 				return nil, err
 			}
@@ -298,7 +300,7 @@ func tomlToJSON(path string, v any) (any, error) {
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, item := range v {
-			j, err := tomlToJSON(joinKey(path, k), item)
+			j, err := tomlToJSON(strictjson.JoinKey(path, k), item)
 			if err != nil {
 				return nil, err
 			}
@@ -306,7 +308,7 @@ func tomlToJSON(path string, v any) (any, error) {
 		}
 		return out, nil
 	default:
-		return nil, fmt.Errorf("%w: %s: unexpected TOML value of Go type %T", ErrPolicy, pathOrTop(path), v)
+		return nil, fmt.Errorf("%w: %s: unexpected TOML value of Go type %T", ErrPolicy, strictjson.Where(path), v)
 	}
 }
 

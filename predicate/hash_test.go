@@ -379,3 +379,8 @@ func TestBuildDecision(t *testing.T) {
 		t.Errorf("view = %+v", v)
 	}
 }
+
+func vectorDir(t testing.TB, recipe string) string {
+	t.Helper()
+	return filepath.Join("..", "testdata", "vectors", recipe)
+}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 func readTestdata(t *testing.T, name string) []byte {
@@ -24,11 +26,11 @@ func readTestdata(t *testing.T, name string) []byte {
 
 func mustCanonical(t *testing.T, data []byte) []byte {
 	t.Helper()
-	v, err := DecodeValue(data, nil)
+	v, err := strictjson.Decode(data, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := Canonical(v)
+	c, err := strictjson.Canonical(v)
 	if err != nil {
 		t.Fatal(err)
 	}

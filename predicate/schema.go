@@ -10,6 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+
+	"github.com/taskproof/taskproof/internal/strictjson"
 )
 
 // SchemaURL is the $id the embedded JSON Schema of the predicate is registered under:
@@ -33,7 +35,7 @@ type SchemaError struct {
 }
 
 func (e *SchemaError) Error() string {
-	return fmt.Sprintf("predicate does not match its schema at %s: %s", pathOrTop(e.Path), e.Reason)
+	return fmt.Sprintf("predicate does not match its schema at %s: %s", strictjson.Where(e.Path), e.Reason)
 }
 
 // Is reports whether target is [ErrSchema] or [ErrMalformed].
@@ -58,7 +60,7 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("predicate schema: refusing to load %s: no network, no files", url)
 }
 
-// Validate checks a predicate value tree (as [DecodeValue] returns it) against the
+// Validate checks a predicate value tree (as the strict decoder returns it) against the
 // embedded schema (revision 3, [SchemaURL]). Formats are not asserted (the schema's
 // "uint32"/"uint" formats are covered by "minimum" and "integer"). The error is a
 // [*SchemaError] naming the deepest failing instance location.
@@ -81,7 +83,7 @@ func Validate(v any) error {
 		if isIndex(tok) {
 			path += "[" + tok + "]"
 		} else {
-			path = joinKey(path, tok)
+			path = strictjson.JoinKey(path, tok)
 		}
 	}
 	return &SchemaError{Path: path, Reason: schemaReason(leaf)}

@@ -64,7 +64,7 @@ func (v Verdict) Known() bool {
 // Predicate is the task-verification predicate, revision 3
 // (docs/format.md#hash-recipes; the schema in predicate/schema). Every struct
 // of the package keeps members it does not know in Extra (JSON value trees as
-// [DecodeValue] returns them), so that decoding and encoding a valid predicate
+// the strict decoder returns them), so that decoding and encoding a valid predicate
 // gives back the same canonical bytes. The opaque evidence members (Trace …
 // Dependencies) hold value trees too.
 type Predicate struct {

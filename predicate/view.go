@@ -1,5 +1,7 @@
 package predicate
 
+import "github.com/taskproof/taskproof/internal/strictjson"
+
 import "sort"
 
 // View is the revision-aware reading of a predicate (the revision rules
@@ -60,7 +62,7 @@ func (p *Predicate) Read() View {
 func (p *Predicate) newerFields(out map[string]bool) {
 	add := func(prefix string, extra map[string]any) {
 		for k := range extra {
-			out[joinKey(prefix, k)] = true
+			out[strictjson.JoinKey(prefix, k)] = true
 		}
 	}
 	add("", p.Extra)

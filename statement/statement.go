@@ -10,6 +10,7 @@ import (
 	intoto "github.com/in-toto/attestation/go/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -65,7 +66,7 @@ type Subject struct {
 func SubjectName(feature, taskID string) string { return feature + "/" + taskID }
 
 // Statement is a decoded in-toto Statement. Predicate is the predicate as a JSON
-// value tree (predicate.DecodeValue's shapes); Subjects keeps every subject as
+// value tree (strictjson.Decode's shapes); Subjects keeps every subject as
 // written, so that verification can insist on exactly one.
 type Statement struct {
 	Type          string
@@ -79,6 +80,19 @@ type DecodedSubject struct {
 	Name   string
 	Digest map[string]string
 }
+
+// statementKeys is the strict decoder's known-key table of an in-toto
+// Statement v1 whose predicate is read with the task-verification predicate's
+// table.
+var statementKeys = &strictjson.KnownKeys{Members: map[string]*strictjson.KnownKeys{
+	"_type": nil,
+	"subject": {Elem: &strictjson.KnownKeys{Members: map[string]*strictjson.KnownKeys{
+		"name": nil, "uri": nil, "digest": nil, "content": nil,
+		"downloadLocation": nil, "mediaType": nil, "annotations": nil,
+	}}},
+	"predicateType": nil,
+	"predicate":     predicate.KnownKeys(),
+}}
 
 var hexID = regexp.MustCompile(`^(?:[0-9a-f]{40}|[0-9a-f]{64})$`)
 
@@ -111,7 +125,7 @@ func Encode(subject Subject, predicateType string, pred any) ([]byte, error) {
 		"predicateType": predicateType,
 		"predicate":     pred,
 	}
-	b, err := predicate.Canonical(stmt)
+	b, err := strictjson.Canonical(stmt)
 	if err != nil {
 		return nil, fmt.Errorf("statement %s: %w", subject.Name, err)
 	}
@@ -155,7 +169,7 @@ func validateInToto(b []byte, sha1Repo bool) error {
 // the subject and predicateType are the expected ones is the verifier's
 // business, not the decoder's.
 func Decode(payload []byte) (*Statement, error) {
-	v, err := predicate.DecodeValue(payload, predicate.StatementKeys)
+	v, err := strictjson.Decode(payload, statementKeys)
 	if err != nil {
 		return nil, &Error{Reason: err.Error(), Err: err}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
@@ -457,7 +458,7 @@ func (f *fixture) tvLine(c gitref.Hash) ([]noteLine, int) {
 
 func decodeMap(t testing.TB, b []byte) map[string]any {
 	t.Helper()
-	v, err := predicate.DecodeValue(b, nil)
+	v, err := strictjson.Decode(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +471,7 @@ func decodeMap(t testing.TB, b []byte) map[string]any {
 
 func canon(t testing.TB, v any) []byte {
 	t.Helper()
-	b, err := predicate.Canonical(v)
+	b, err := strictjson.Canonical(v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -25,13 +26,13 @@ func (r *vfRepo) resignTV(t *testing.T, commit string, mutate func(pred map[stri
 		if !ok || st.PredicateType != predicate.PredicateType {
 			continue
 		}
-		v, err := predicate.DecodeValue(payload, nil)
+		v, err := strictjson.Decode(payload, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := v.(map[string]any)
 		mutate(m["predicate"].(map[string]any))
-		b, err := predicate.Canonical(m)
+		b, err := strictjson.Canonical(m)
 		if err != nil {
 			t.Fatal(err)
 		}

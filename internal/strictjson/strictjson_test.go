@@ -1,4 +1,4 @@
-package predicate
+package strictjson
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 func vectorDir(t testing.TB, recipe string) string {
 	t.Helper()
-	return filepath.Join("..", "testdata", "vectors", recipe)
+	return filepath.Join("..", "..", "testdata", "vectors", recipe)
 }
 
 // TestCanonicalVectors checks every testdata/vectors/canonical/NAME.json against
@@ -36,9 +36,9 @@ func TestCanonicalVectors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v, err := DecodeValue(src, nil)
+			v, err := Decode(src, nil)
 			if err != nil {
-				t.Fatalf("DecodeValue: %v", err)
+				t.Fatalf("Decode: %v", err)
 			}
 			got, err := Canonical(v)
 			if err != nil {
@@ -48,7 +48,7 @@ func TestCanonicalVectors(t *testing.T) {
 				t.Errorf("canonical bytes\n got %q\nwant %q", got, want)
 			}
 			// Canonical bytes are a fixed point.
-			v2, err := DecodeValue(got, nil)
+			v2, err := Decode(got, nil)
 			if err != nil {
 				t.Fatalf("re-decode: %v", err)
 			}
@@ -100,7 +100,7 @@ func TestCanonicalRejects(t *testing.T) {
 	}
 }
 
-func TestDecodeValueStrict(t *testing.T) {
+func TestDecodeStrict(t *testing.T) {
 	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	tests := []struct {
 		name     string
@@ -121,18 +121,18 @@ func TestDecodeValueStrict(t *testing.T) {
 		{name: "duplicate in array item", in: `{"subject":[{"name":"a"},{"name":"a","name":"b"}]}`,
 			wantPath: "subject[1].name", reason: "duplicate key"},
 		{name: "duplicate via escape", in: `{"a":1,"\u0061":2}`, wantPath: "a", reason: "duplicate key"},
-		{name: "case variant statement", in: `{"_type":"x","PredicateType":"y"}`, known: StatementKeys,
+		{name: "case variant statement", in: `{"_type":"x","PredicateType":"y"}`, known: testStatementKeys,
 			wantPath: "PredicateType", reason: `known key "predicateType"`},
-		{name: "case variant predicate", in: `{"predicate":{"task":{"Line_Hash":"x"}}}`, known: StatementKeys,
+		{name: "case variant predicate", in: `{"predicate":{"task":{"Line_Hash":"x"}}}`, known: testStatementKeys,
 			wantPath: "predicate.task.Line_Hash", reason: `known key "line_hash"`},
-		{name: "case variant subject", in: `{"subject":[{"Name":"x"}]}`, known: StatementKeys,
+		{name: "case variant subject", in: `{"subject":[{"Name":"x"}]}`, known: testStatementKeys,
 			wantPath: "subject[0].Name", reason: `known key "name"`},
-		{name: "case variant envelope sig", in: `{"signatures":[{"KeyID":"x"}]}`, known: EnvelopeKeys,
+		{name: "case variant envelope sig", in: `{"signatures":[{"KeyID":"x"}]}`, known: testEnvelopeKeys,
 			wantPath: "signatures[0].KeyID", reason: `known key "keyid"`},
-		{name: "kelvin sign folds to k", in: `{"signatures":[{"\u212aeyid":"x"}]}`, known: EnvelopeKeys,
+		{name: "kelvin sign folds to k", in: `{"signatures":[{"\u212aeyid":"x"}]}`, known: testEnvelopeKeys,
 			wantPath: "signatures[0][\"\u212aeyid\"]", reason: `known key "keyid"`},
 		{name: "case variant allowed without table", in: `{"PredicateType":"y"}`, wantOK: true},
-		{name: "unknown keys allowed", in: `{"predicateType":"y","extra":{"PredicateType":1}}`, known: StatementKeys, wantOK: true},
+		{name: "unknown keys allowed", in: `{"predicateType":"y","extra":{"PredicateType":1}}`, known: testStatementKeys, wantOK: true},
 		{name: "invalid utf-8 in value", in: "{\"predicate\":{\"verdict\":\"a\xffb\"}}", wantPath: "predicate.verdict", reason: "invalid UTF-8"},
 		{name: "invalid utf-8 in key", in: "{\"a\xc3\":1}", reason: "invalid UTF-8"},
 		{name: "overlong utf-8", in: "[\"\xc0\xaf\"]", wantPath: "[0]", reason: "invalid UTF-8"},
@@ -155,15 +155,15 @@ func TestDecodeValueStrict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := DecodeValue([]byte(tt.in), tt.known)
+			_, err := Decode([]byte(tt.in), tt.known)
 			if tt.wantOK {
 				if err != nil {
-					t.Fatalf("DecodeValue: %v", err)
+					t.Fatalf("Decode: %v", err)
 				}
 				return
 			}
 			if err == nil {
-				t.Fatal("DecodeValue succeeded, want an error")
+				t.Fatal("Decode succeeded, want an error")
 			}
 			if !errors.Is(err, ErrMalformed) {
 				t.Errorf("errors.Is(err, ErrMalformed) = false for %v", err)
@@ -182,8 +182,8 @@ func TestDecodeValueStrict(t *testing.T) {
 	}
 }
 
-func TestDecodeValueKeepsNumbersAsWritten(t *testing.T) {
-	v, err := DecodeValue([]byte(`[1.50, -0, 1E+5, 12345678901234567890123]`), nil)
+func TestDecodeKeepsNumbersAsWritten(t *testing.T) {
+	v, err := Decode([]byte(`[1.50, -0, 1E+5, 12345678901234567890123]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,64 +237,23 @@ func TestFormatFloat(t *testing.T) {
 	}
 }
 
-func FuzzDecodeStrict(f *testing.F) {
-	for _, s := range []string{`{}`, `[1,"a",null]`, `{"a":{"b":[true,false]}}`, `{"a":1,"a":2}`, `"\ud83d\ude00"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := DecodeValue(data, StatementKeys)
-		if err != nil {
-			if !errors.Is(err, ErrMalformed) {
-				t.Fatalf("error does not match ErrMalformed: %v", err)
-			}
-			return
-		}
-		// Whatever the strict decoder accepts, encoding/json accepts too (it is JSON).
-		if !json.Valid(data) {
-			t.Fatalf("accepted invalid JSON %q", data)
-		}
-		c, err := Canonical(v)
-		if err != nil {
-			t.Fatalf("Canonical of accepted input: %v", err)
-		}
-		v2, err := DecodeValue(c, StatementKeys)
-		if err != nil {
-			t.Fatalf("canonical bytes %q do not decode: %v", c, err)
-		}
-		c2, err := Canonical(v2)
-		if err != nil || !bytes.Equal(c, c2) {
-			t.Fatalf("canonical not stable: %q vs %q (%v)", c, c2, err)
-		}
-		// A predicate that decodes re-encodes to the same canonical bytes.
-		if p, err := Decode(data); err == nil {
-			pc, err := p.Canonical()
-			if err != nil {
-				t.Fatalf("Predicate.Canonical: %v", err)
-			}
-			if !bytes.Equal(pc, c) {
-				t.Fatalf("predicate round trip changed bytes:\n%q\n%q", pc, c)
-			}
-		}
-	})
-}
-
-// FuzzDecodePaths checks DecodeValue's fast pass (no key paths) against the
+// FuzzDecodePaths checks Decode's fast pass (no key paths) against the
 // pass with paths: the same value, or an error at the same offset for the
-// same reason, the one DecodeValue returns being the pass with paths'.
+// same reason, the one Decode returns being the pass with paths'.
 func FuzzDecodePaths(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":[1,{"b":"c"}]}`, `{"a":1,"a":2}`, `{"subject":[{"Name":"x"}]}`, `{"predicate":{"task":{"id":"T1","ID":2}}}`, `[1,[2,[3,`, `{"x y":{"":tru}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ferr := decodeValue(data, StatementKeys, false)
-		slow, serr := decodeValue(data, StatementKeys, true)
+		fast, ferr := decode(data, testStatementKeys, false)
+		slow, serr := decode(data, testStatementKeys, true)
 		if !reflect.DeepEqual(fast, slow) || (ferr == nil) != (serr == nil) {
 			t.Fatalf("fast %v, %v; with paths %v, %v", fast, ferr, slow, serr)
 		}
-		_, err := DecodeValue(data, StatementKeys)
+		_, err := Decode(data, testStatementKeys)
 		if serr == nil {
 			if err != nil {
-				t.Fatalf("DecodeValue: %v", err)
+				t.Fatalf("Decode: %v", err)
 			}
 			return
 		}
@@ -303,7 +262,55 @@ func FuzzDecodePaths(f *testing.F) {
 			t.Fatalf("fast error %v, with paths %v", ferr, serr)
 		}
 		if !reflect.DeepEqual(err, serr) {
-			t.Fatalf("DecodeValue error %v, want %v", err, serr)
+			t.Fatalf("Decode error %v, want %v", err, serr)
 		}
 	})
+}
+
+// The tables of the tests: the shapes of a Statement and a DSSE envelope, as
+// far as the cases above read them.
+var (
+	testStatementKeys = &KnownKeys{Members: map[string]*KnownKeys{
+		"_type": nil,
+		"subject": {Elem: &KnownKeys{Members: map[string]*KnownKeys{
+			"name": nil, "digest": nil,
+		}}},
+		"predicateType": nil,
+		"predicate": {Members: map[string]*KnownKeys{
+			"verdict": nil,
+			"task":    {Members: map[string]*KnownKeys{"id": nil, "line_hash": nil, "title": nil}},
+		}},
+	}}
+	testEnvelopeKeys = &KnownKeys{Members: map[string]*KnownKeys{
+		"payloadType": nil,
+		"payload":     nil,
+		"signatures": {Elem: &KnownKeys{Members: map[string]*KnownKeys{
+			"keyid": nil, "sig": nil,
+		}}},
+	}}
+)
+
+// TestEverywhere: an Everywhere table refuses a case variant of its names at
+// any depth, below unknown members and in arrays too, and names the key.
+func TestEverywhere(t *testing.T) {
+	known := Everywhere("mediaType", "rawBytes")
+	for _, in := range []string{
+		`{"MediaType":1}`,
+		`{"x":{"y":[{"RAWBYTES":1}]}}`,
+		`{"mediaType":{"rawbytes":1}}`,
+	} {
+		_, err := Decode([]byte(in), known)
+		var de *DecodeError
+		if !errors.As(err, &de) || de.Key == "" || !strings.Contains(de.Reason, "case-variant") {
+			t.Errorf("%s: err = %v, want a case-variant error naming the key", in, err)
+		}
+	}
+	if _, err := Decode([]byte(`{"mediaType":"m","x":[{"rawBytes":"r","other":1}]}`), known); err != nil {
+		t.Errorf("exact names: %v", err)
+	}
+	_, err := Decode([]byte(`{"a":{"b":1,"b":2}}`), known)
+	var de *DecodeError
+	if !errors.As(err, &de) || de.Key != "b" || de.Path != "a.b" {
+		t.Errorf("duplicate: err = %#v, want key b at a.b", err)
+	}
 }

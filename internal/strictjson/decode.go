@@ -1,18 +1,16 @@
-package predicate
+package strictjson
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// MaxDepth is the deepest nesting of JSON arrays and objects [DecodeValue] accepts
+// MaxDepth is the deepest nesting of JSON arrays and objects [Decode] accepts
 // (docs/format.md#limits): a top-level object is depth 1.
 const MaxDepth = 64
 
@@ -31,6 +29,12 @@ type DecodeError struct {
 	Path   string
 	Offset int
 	Reason string
+	// Key is the member name at fault when the error is a duplicate key or a
+	// case-variant spelling of a known one, "" otherwise: a codec that names
+	// fields by their key alone reads it.
+	Key string
+	// Known is the known name a case-variant Key spells, "" otherwise.
+	Known string
 }
 
 func (e *DecodeError) Error() string {
@@ -57,64 +61,25 @@ func (e *DecodeError) Is(target error) bool { return target == ErrMalformed }
 type KnownKeys struct {
 	Members map[string]*KnownKeys
 	Elem    *KnownKeys
+	// Other describes the value of every member not in Members (nil: no known
+	// keys below it). A table whose Members, Elem and Other all point back to
+	// itself applies its names at every depth ([Everywhere]).
+	Other *KnownKeys
 }
 
-// The known-key tables of the strict decoder. PredicateKeys covers the
-// task-verification predicate and its $defs (revision 3); StatementKeys an in-toto
-// Statement v1 whose predicate is read with PredicateKeys; EnvelopeKeys a DSSE
-// envelope (payloadType, payload, signatures[].keyid/sig).
-var (
-	PredicateKeys = predicateKeys()
-	StatementKeys = &KnownKeys{Members: map[string]*KnownKeys{
-		"_type": nil,
-		"subject": {Elem: &KnownKeys{Members: map[string]*KnownKeys{
-			"name": nil, "uri": nil, "digest": nil, "content": nil,
-			"downloadLocation": nil, "mediaType": nil, "annotations": nil,
-		}}},
-		"predicateType": nil,
-		"predicate":     PredicateKeys,
-	}}
-	EnvelopeKeys = &KnownKeys{Members: map[string]*KnownKeys{
-		"payloadType": nil,
-		"payload":     nil,
-		"signatures": {Elem: &KnownKeys{Members: map[string]*KnownKeys{
-			"keyid": nil, "sig": nil,
-		}}},
-	}}
-)
-
-func keys(names ...string) *KnownKeys {
+// Everywhere is a table that refuses a case-variant spelling of any of names
+// at any depth of the document, for formats (Sigstore bundles) whose member
+// names are shared by many positions.
+func Everywhere(names ...string) *KnownKeys {
 	k := &KnownKeys{Members: make(map[string]*KnownKeys, len(names))}
 	for _, n := range names {
-		k.Members[n] = nil
+		k.Members[n] = k
 	}
+	k.Elem, k.Other = k, k
 	return k
 }
 
-func predicateKeys() *KnownKeys {
-	implementedBy := keys("task", "commit", "before_feature")
-	regression := keys("reason", "story", "detail", "red_class")
-	regression.Members["implemented_by"] = implementedBy
-	file := keys("path", "state", "decided_by", "tests", "test_ids", "why", "fixes")
-	file.Members["rule"] = keys("toolchain", "text", "source")
-	collection := &KnownKeys{Members: map[string]*KnownKeys{
-		"files":   {Elem: file},
-		"listing": {Elem: keys("argv", "duration_ms", "status")},
-	}}
-	p := keys("revision", "verdict", "tree", "trace", "integrity", "monitor", "mutation",
-		"sandbox", "executor", "model", "run", "decisions", "strength", "instructions",
-		"policy_sha256", "time", "bug", "acceptance", "context", "dependencies")
-	p.Members["unit"] = keys("format", "feature", "dir")
-	p.Members["task"] = keys("id", "line_hash", "title")
-	p.Members["spec"] = keys("section", "section_hash")
-	p.Members["decider"] = keys("by", "reason")
-	p.Members["red"] = keys("kind", "excerpt", "excerpt_sha256", "output_sha256", "withheld")
-	p.Members["regression"] = regression
-	p.Members["collection"] = collection
-	return p
-}
-
-// DecodeValue strictly decodes one JSON value from untrusted bytes
+// Decode strictly decodes one JSON value from untrusted bytes
 // (docs/format.md#canonical-json) into a tree of nil (null), bool,
 // [json.Number] (the number as written), string, []any and map[string]any.
 // Leading and trailing JSON whitespace is allowed; anything else after the
@@ -122,19 +87,19 @@ func predicateKeys() *KnownKeys {
 // duplicate keys at any depth, nesting deeper than [MaxDepth] and, where known
 // is not nil, case-variant spellings of known keys. Every error is a
 // [*DecodeError] (errors.Is(err, [ErrMalformed])).
-func DecodeValue(data []byte, known *KnownKeys) (any, error) {
-	v, err := decodeValue(data, known, false)
+func Decode(data []byte, known *KnownKeys) (any, error) {
+	v, err := decode(data, known, false)
 	if err != nil {
 		// The decoder is deterministic: run again with key paths, the same
 		// error is found where it was, and named.
-		_, err = decodeValue(data, known, true)
+		_, err = decode(data, known, true)
 	}
 	return v, err
 }
 
-// decodeValue is DecodeValue; paths builds the key paths its errors name,
+// decode is Decode; paths builds the key paths its errors name,
 // which a value that decodes does not need.
-func decodeValue(data []byte, known *KnownKeys, paths bool) (any, error) {
+func decode(data []byte, known *KnownKeys, paths bool) (any, error) {
 	d := decoder{data: data, paths: paths}
 	d.skipSpace()
 	v, err := d.value("", known, 0)
@@ -151,21 +116,21 @@ func decodeValue(data []byte, known *KnownKeys, paths bool) (any, error) {
 type decoder struct {
 	data  []byte
 	pos   int
-	paths bool // build key paths (see decodeValue); "" everywhere otherwise
+	paths bool // build key paths (see decode); "" everywhere otherwise
 }
 
 func (d *decoder) key(path, key string) string {
 	if !d.paths {
 		return ""
 	}
-	return joinKey(path, key)
+	return JoinKey(path, key)
 }
 
 func (d *decoder) index(path string, i int) string {
 	if !d.paths {
 		return ""
 	}
-	return joinIndex(path, i)
+	return JoinIndex(path, i)
 }
 
 func (d *decoder) fail(path, format string, args ...any) *DecodeError {
@@ -238,17 +203,18 @@ func (d *decoder) object(path string, known *KnownKeys, depth int) (any, error) 
 		}
 		kpath := d.key(path, key)
 		if _, dup := obj[key]; dup {
-			return nil, &DecodeError{Path: kpath, Offset: keyAt, Reason: "duplicate key"}
+			return nil, &DecodeError{Path: kpath, Offset: keyAt, Reason: "duplicate key", Key: key}
 		}
 		var sub *KnownKeys
 		if known != nil && known.Members != nil {
 			var isKnown bool
 			sub, isKnown = known.Members[key]
 			if !isKnown {
+				sub = known.Other
 				for name := range known.Members {
 					if strings.EqualFold(name, key) {
 						return nil, &DecodeError{Path: kpath, Offset: keyAt,
-							Reason: fmt.Sprintf("case-variant spelling of known key %q", name)}
+							Reason: fmt.Sprintf("case-variant spelling of known key %q", name), Key: key, Known: name}
 					}
 				}
 			}
@@ -469,7 +435,10 @@ func scanNumber(b []byte) int {
 
 func validNumber(s string) bool { return s != "" && scanNumber([]byte(s)) == len(s) }
 
-func joinKey(path, key string) string {
+// JoinKey is the key path of member key of the value at path, as
+// [DecodeError.Path] writes it: "a.b", or "a[\"x y\"]" for a key that is not
+// plain ASCII letters, digits, '_' and '-'.
+func JoinKey(path, key string) string {
 	plain := key != ""
 	for _, c := range key {
 		if !(c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
@@ -486,172 +455,5 @@ func joinKey(path, key string) string {
 	return path + "." + key
 }
 
-func joinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-// Canonical returns the canonical JSON encoding of v
-// (docs/format.md#canonical-json): object keys sorted by byte order at every
-// level, no insignificant whitespace, strings escaped as serde_json does (`\"`
-// `\\` `\b` `\f` `\n` `\r` `\t`, other controls below U+0020 as `\u00xx` with
-// lowercase hex, nothing else escaped: not `/`, `<`, `>`, `&`, U+2028/U+2029,
-// DEL or non-ASCII), numbers as written.
-//
-// v is a tree as [DecodeValue] returns it; int, int64, uint64 and float64 (written
-// as [FormatFloat] does) and []string are accepted too. An error is returned for
-// invalid UTF-8 in a string or key, a [json.Number] that is not a JSON number, a
-// non-finite float, or any other Go type.
-func Canonical(v any) ([]byte, error) {
-	return appendCanonical(nil, v, "")
-}
-
-func appendCanonical(buf []byte, v any, path string) ([]byte, error) {
-	switch v := v.(type) {
-	case nil:
-		return append(buf, "null"...), nil
-	case bool:
-		return strconv.AppendBool(buf, v), nil
-	case string:
-		return appendString(buf, v, path)
-	case json.Number:
-		if !validNumber(string(v)) {
-			return nil, fmt.Errorf("canonical json: %s: %q is not a JSON number", pathOrTop(path), string(v))
-		}
-		return append(buf, v...), nil
-	case int:
-		return strconv.AppendInt(buf, int64(v), 10), nil
-	case int64:
-		return strconv.AppendInt(buf, v, 10), nil
-	case uint64:
-		return strconv.AppendUint(buf, v, 10), nil
-	case float64:
-		s, err := FormatFloat(v)
-		if err != nil {
-			return nil, fmt.Errorf("canonical json: %s: %w", pathOrTop(path), err)
-		}
-		return append(buf, s...), nil
-	case []string:
-		items := make([]any, len(v))
-		for i, s := range v {
-			items[i] = s
-		}
-		return appendCanonical(buf, items, path)
-	case []any:
-		buf = append(buf, '[')
-		for i, item := range v {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			var err error
-			if buf, err = appendCanonical(buf, item, joinIndex(path, i)); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, ']'), nil
-	case map[string]any:
-		names := make([]string, 0, len(v))
-		for k := range v {
-			names = append(names, k)
-		}
-		sort.Strings(names) // Go string order is byte order
-		buf = append(buf, '{')
-		for i, k := range names {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			kpath := joinKey(path, k)
-			var err error
-			if buf, err = appendString(buf, k, kpath); err != nil {
-				return nil, err
-			}
-			buf = append(buf, ':')
-			if buf, err = appendCanonical(buf, v[k], kpath); err != nil {
-				return nil, err
-			}
-		}
-		return append(buf, '}'), nil
-	default:
-		return nil, fmt.Errorf("canonical json: %s: unsupported Go type %T", pathOrTop(path), v)
-	}
-}
-
-func pathOrTop(path string) string {
-	if path == "" {
-		return "top level"
-	}
-	return path
-}
-
-func appendString(buf []byte, s, path string) ([]byte, error) {
-	if !utf8.ValidString(s) {
-		return nil, fmt.Errorf("canonical json: %s: invalid UTF-8 in string", pathOrTop(path))
-	}
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"':
-			buf = append(buf, '\\', '"')
-		case c == '\\':
-			buf = append(buf, '\\', '\\')
-		case c == '\b':
-			buf = append(buf, '\\', 'b')
-		case c == '\f':
-			buf = append(buf, '\\', 'f')
-		case c == '\n':
-			buf = append(buf, '\\', 'n')
-		case c == '\r':
-			buf = append(buf, '\\', 'r')
-		case c == '\t':
-			buf = append(buf, '\\', 't')
-		case c < 0x20:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		default:
-			buf = append(buf, c)
-		}
-	}
-	return append(buf, '"'), nil
-}
-
-// FormatFloat writes a finite float64 in the shortest form that reads back as the
-// same value, laid out as Rust's ryu crate (and so serde_json) does (docs/format.md#hash-recipes
-// policy_sha256): integral values in [1, 1e16) as "1.0", "12340000000.0"; other
-// values whose decimal point falls within 16 digits as "12.34", "0.001234" (down to
-// 1e-5 inclusive); the rest in scientific form with no '+' and no padding: "1e16",
-// "1.5e-7", "1.7976931348623157e308". Zero is "0.0" ("-0.0" for negative zero). NaN
-// and ±Inf have no JSON form and are an error.
-func FormatFloat(f float64) (string, error) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", fmt.Errorf("float %v has no JSON form", f)
-	}
-	sign := ""
-	if math.Signbit(f) {
-		sign = "-"
-		f = -f
-	}
-	if f == 0 {
-		return sign + "0.0", nil
-	}
-	// Shortest round-trip digits: "d.ddde±x".
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, exp, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	x, err := strconv.Atoi(exp)
-	if err != nil {
-		return "", fmt.Errorf("float %v: unexpected form %q", f, e)
-	}
-	length := len(digits)
-	k := x - (length - 1) // value = digits × 10^k
-	kk := length + k      // 10^(kk-1) <= value < 10^kk
-	switch {
-	case k >= 0 && kk <= 16:
-		return sign + digits + strings.Repeat("0", k) + ".0", nil
-	case kk > 0 && kk <= 16:
-		return sign + digits[:kk] + "." + digits[kk:], nil
-	case kk > -5 && kk <= 0:
-		return sign + "0." + strings.Repeat("0", -kk) + digits, nil
-	case length == 1:
-		return sign + digits + "e" + strconv.Itoa(kk-1), nil
-	default:
-		return sign + digits[:1] + "." + digits[1:] + "e" + strconv.Itoa(kk-1), nil
-	}
-}
+// JoinIndex is the key path of item i of the array at path: "a[2]".
+func JoinIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
