@@ -814,7 +814,7 @@ func ParseRegressionReason(s string) (map[string]any, error) {
 			return nil, fmt.Errorf("%w: regression reason %q: want REASON[:key=value]", ErrRequest, s)
 		}
 	}
-	want := RegressionReasonKeys
+	want := regressionReasonKeys
 	k, known := want[reason]
 	if !known {
 		names := make([]string, 0, len(want))

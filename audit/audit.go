@@ -57,18 +57,18 @@ const (
 	WhyUnreadable  = "unreadable"   // a statement names the task but its predicate cannot be read
 )
 
-// Reasons lists the regression reasons in the order reports show them: the nine
+// allReasons lists the regression reasons in the order reports show them: the nine
 // reasons of revision 3 (schema $defs/RegressionReason), then "unrecorded"
 // (read side only, docs/format.md#hash-recipes).
-var Reasons = []predicate.Reason{
+var allReasons = []predicate.Reason{
 	predicate.ReasonNoStory, predicate.ReasonNoScenarios, predicate.ReasonAcceptanceOff,
 	predicate.ReasonAuthorWroteNone, predicate.ReasonAuthorFailed, predicate.ReasonAlreadyPassing,
 	predicate.ReasonNotRed, predicate.ReasonTestsNotCollected, predicate.ReasonPlanningWork,
 	predicate.ReasonUnrecorded,
 }
 
-// Verdicts lists the verdicts in the order reports show them (docs/format.md#verdicts).
-var Verdicts = []predicate.Verdict{predicate.Verified, predicate.RegressionOnly, predicate.Attested, predicate.Skipped}
+// allVerdicts lists the verdicts in the order reports show them (docs/format.md#verdicts).
+var allVerdicts = []predicate.Verdict{predicate.Verified, predicate.RegressionOnly, predicate.Attested, predicate.Skipped}
 
 // ErrOptions is matched by the errors of ParseSince, ParseReasons and Options
 // that say the caller's input is unusable (the CLI's exit 2).
@@ -166,7 +166,8 @@ type Totals struct {
 
 // Regression is the regression_only breakdown.
 type Regression struct {
-	// ByReason counts per reason; every reason of Reasons is present.
+	// ByReason counts per reason; every regression reason of revision 3 and
+	// "unrecorded" is present.
 	ByReason map[string]int `json:"by_reason"`
 	// ByUnit has one entry per unit with at least one regression_only statement,
 	// sorted by unit dir.
@@ -751,11 +752,11 @@ func summarize(rep *Report) {
 		return a.Commit < b.Commit
 	})
 	rep.Verdicts = map[string]int{}
-	for _, v := range Verdicts {
+	for _, v := range allVerdicts {
 		rep.Verdicts[string(v)] = 0
 	}
 	rep.Regression.ByReason = map[string]int{}
-	for _, r := range Reasons {
+	for _, r := range allReasons {
 		rep.Regression.ByReason[string(r)] = 0
 	}
 	units := map[string]*UnitReasons{}
@@ -765,7 +766,7 @@ func summarize(rep *Report) {
 		w := weeks[r.Week]
 		if w == nil {
 			w = &Week{Week: r.Week, Verdicts: map[string]int{}}
-			for _, v := range Verdicts {
+			for _, v := range allVerdicts {
 				w.Verdicts[string(v)] = 0
 			}
 			weeks[r.Week] = w
@@ -875,12 +876,12 @@ func ParseSince(s string) (time.Time, error) {
 	return t, nil
 }
 
-// ParseReasons reads --fail-on: comma-separated regression reasons (Reasons,
+// ParseReasons reads --fail-on: comma-separated regression reasons (revision 3's,
 // "unrecorded" included), blanks around commas ignored, duplicates dropped.
 // An unknown or empty reason is an error matching ErrOptions.
 func ParseReasons(s string) ([]predicate.Reason, error) {
 	known := map[string]bool{}
-	for _, r := range Reasons {
+	for _, r := range allReasons {
 		known[string(r)] = true
 	}
 	var out []predicate.Reason
@@ -888,8 +889,8 @@ func ParseReasons(s string) ([]predicate.Reason, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if !known[part] {
-			names := make([]string, len(Reasons))
-			for i, r := range Reasons {
+			names := make([]string, len(allReasons))
+			for i, r := range allReasons {
 				names[i] = string(r)
 			}
 			return nil, fmt.Errorf("%w: gated reasons: unknown reason %q (want %s)", ErrOptions, part, strings.Join(names, ", "))

@@ -7,3 +7,10 @@ func ReadNotesInPackOrder(on bool) bool {
 	notesInPackOrder = on
 	return prev
 }
+
+// The report tables, for the external tests.
+var (
+	ReasonColors  = reasonColors
+	VerdictColors = verdictColors
+	CSVHeader     = csvHeader
+)

@@ -42,7 +42,7 @@ func (o GateOptions) Validate() error {
 		return fmt.Errorf("%w: max share %v: want a share between 0 and 1 (0.2 is 20%%)", ErrOptions, *o.MaxShare)
 	}
 	known := map[predicate.Reason]bool{}
-	for _, r := range Reasons {
+	for _, r := range allReasons {
 		known[r] = true
 	}
 	for _, r := range o.FailOn {

@@ -53,19 +53,19 @@ func reasonsHeight(rep *Report) int {
 	return legendTop + len(legendRows(reasonLabels(rep, reasons)))*legendRowH + 12 + units*reasonRowH + 12
 }
 
-// ReasonColors are the bar colours of the reasons (Reasons order), VerdictColors
-// those of the verdicts (Verdicts order); unknown verdicts are grey.
+// reasonColors are the bar colours of the reasons (allReasons order), verdictColors
+// those of the verdicts (allVerdicts order); unknown verdicts are grey.
 var (
-	ReasonColors = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+	reasonColors = []string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
 		"#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#7f7f7f"}
-	VerdictColors = []string{"#59a14f", "#f28e2b", "#4e79a7", "#b07aa1"}
+	verdictColors = []string{"#59a14f", "#f28e2b", "#4e79a7", "#b07aa1"}
 )
 
 const otherColor = "#bab0ac"
 
-// ReasonMeanings say what each regression reason means, for the report's
+// reasonMeanings say what each regression reason means, for the report's
 // legend of reason codes.
-var ReasonMeanings = map[string]string{
+var reasonMeanings = map[string]string{
 	"no_story":            "the task belongs to no user story, so no acceptance test covers it",
 	"no_scenarios":        "the task's user story (story) states no acceptance scenario",
 	"acceptance_off":      "acceptance tests are turned off in the project's configuration",
@@ -139,7 +139,7 @@ func WriteHTML(w io.Writer, rep *Report) error {
 		HeadTop: headerH, ReasonsTop: reasons.Min.Y, TrendTop: trend.Min.Y, MainTop: trend.Max.Y + chartGap,
 	}
 	for _, r := range d.Reasons {
-		d.Legend = append(d.Legend, legendEntry{Reason: r, Meaning: ReasonMeanings[r], Color: reasonColor(r), Count: rep.Regression.ByReason[r]})
+		d.Legend = append(d.Legend, legendEntry{Reason: r, Meaning: reasonMeanings[r], Color: reasonColor(r), Count: rep.Regression.ByReason[r]})
 	}
 	for _, r := range rep.Ticks {
 		if r.Regression != nil {
@@ -152,18 +152,18 @@ func WriteHTML(w io.Writer, rep *Report) error {
 }
 
 func reasonColor(reason string) string {
-	for i, r := range Reasons {
+	for i, r := range allReasons {
 		if string(r) == reason {
-			return ReasonColors[i]
+			return reasonColors[i]
 		}
 	}
 	return otherColor
 }
 
 func verdictColor(v string) string {
-	for i, x := range Verdicts {
+	for i, x := range allVerdicts {
 		if string(x) == v {
-			return VerdictColors[i]
+			return verdictColors[i]
 		}
 	}
 	return otherColor

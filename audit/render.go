@@ -121,7 +121,7 @@ func pct(n, of int) string {
 // usedReasons are the reasons with a non-zero count, in Reasons order.
 func usedReasons(rep *Report) []string {
 	var out []string
-	for _, r := range Reasons {
+	for _, r := range allReasons {
 		if rep.Regression.ByReason[string(r)] > 0 {
 			out = append(out, string(r))
 		}
@@ -133,7 +133,7 @@ func usedReasons(rep *Report) []string {
 func verdictOrder(rep *Report) []string {
 	var out []string
 	known := map[string]bool{}
-	for _, v := range Verdicts {
+	for _, v := range allVerdicts {
 		out = append(out, string(v))
 		known[string(v)] = true
 	}
@@ -285,13 +285,13 @@ func upper(s []string) []string {
 	return out
 }
 
-// CSVHeader is the header row of WriteCSV.
-var CSVHeader = []string{"commit", "unit_format", "unit_dir", "feature", "task_id", "title", "evidence",
+// csvHeader is the header row of WriteCSV.
+var csvHeader = []string{"commit", "unit_format", "unit_dir", "feature", "task_id", "title", "evidence",
 	"verdict", "revision", "time", "week", "reason", "details", "story", "detail", "red_class", "implemented_by",
 	"not_collected", "signature", "signers", "path", "line", "commit_time"}
 
 // WriteCSV writes one record per statement (evidence "statement") and per tick
-// without evidence (evidence "none: <why>"), under CSVHeader. Cells a spreadsheet
+// without evidence (evidence "none: <why>"), under csvHeader. Cells a spreadsheet
 // would read as a formula (starting with =, +, -, @, tab or carriage return) are
 // prefixed with a single quote.
 func WriteCSV(w io.Writer, rep *Report) error {
@@ -299,7 +299,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 		return ErrReport
 	}
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
 	for _, r := range rep.Ticks {
@@ -331,7 +331,7 @@ func WriteCSV(w io.Writer, rep *Report) error {
 		}
 	}
 	for _, u := range rep.WithoutEvidence {
-		rec := make([]string, len(CSVHeader))
+		rec := make([]string, len(csvHeader))
 		rec[0], rec[1], rec[2], rec[3], rec[4] = string(u.Commit), string(u.Unit.Format), u.Unit.Dir, u.Unit.Feature, u.TaskID
 		rec[6] = "none: " + u.Why
 		rec[20], rec[21] = u.Path, strconv.Itoa(u.Line)

@@ -45,7 +45,7 @@ const MaxExcerpt = 2048
 // the start moved forward past UTF-8 continuation bytes (0x80–0xBF) to a character
 // boundary, and whether it must be withheld. It is withheld when it is not valid UTF-8
 // as a whole (a JSON string cannot carry it byte for byte) or when it matches one of
-// [WithheldPatterns].
+// [WithheldReason]'s patterns.
 func Excerpt(output []byte) (excerpt string, withheld bool) {
 	start := max(0, len(output)-MaxExcerpt)
 	for start < len(output) && output[start]&0xC0 == 0x80 {
@@ -63,7 +63,7 @@ func Excerpt(output []byte) (excerpt string, withheld bool) {
 	return excerpt, false
 }
 
-// WithheldReason returns the name of the first of [WithheldPatterns] excerpt
+// WithheldReason returns the name of the first of the withholding patterns excerpt
 // matches ("invalid_utf8" when it is not valid UTF-8), "" when it is clean.
 func WithheldReason(excerpt string) string {
 	if !utf8.ValidString(excerpt) {
@@ -95,7 +95,7 @@ func NewRed(kind RedKind, output []byte) Red {
 	return r
 }
 
-// WithheldPatterns are the rules that withhold a red excerpt (docs/format.md#hash-recipes), as
+// withheldPatterns are the rules that withhold a red excerpt (docs/format.md#hash-recipes), as
 // name → Go regular expression (RE2 syntax). "Boundary" below is the start of the
 // text or a byte that is not an ASCII letter or digit. An excerpt is withheld when
 // any of them matches anywhere in it:
@@ -132,7 +132,7 @@ func NewRed(kind RedKind, output []byte) Red {
 //     or auth_key, optionally closed by a quote, then optional spaces, ':' or '=',
 //     optional spaces and quote, then a non-space character ("password=hunter2",
 //     "GITHUB_TOKEN: x", `"client_secret": "x"`).
-var WithheldPatterns = []struct{ Name, Regexp string }{
+var withheldPatterns = []struct{ Name, Regexp string }{
 	{"unix_path", `(?:^|[\s"'` + "`" + `(\[{<=,;|>]|[^:/]:)/[^\s/"'` + "`" + `<>|]+/[^\s/"'` + "`" + `<>|]`},
 	{"home_path", `(?:^|[^A-Za-z0-9])~[A-Za-z0-9._-]*/`},
 	{"windows_path", `(?:^|[^A-Za-z0-9])[A-Za-z]:[\\/]|\\\\[A-Za-z0-9._$-]+\\`},
@@ -158,8 +158,8 @@ var withheldRegexps = func() []struct {
 	out := make([]struct {
 		name string
 		re   *regexp.Regexp
-	}, len(WithheldPatterns))
-	for i, p := range WithheldPatterns {
+	}, len(withheldPatterns))
+	for i, p := range withheldPatterns {
 		out[i].name = p.Name
 		out[i].re = regexp.MustCompile(p.Regexp)
 	}
@@ -170,9 +170,9 @@ var withheldRegexps = func() []struct {
 // cannot hash: a file that is not TOML.
 var ErrPolicy = errors.New("speccoder.toml cannot be hashed")
 
-// PolicyTables are the speccoder.toml tables copied whole into the policy JSON
+// policyTables are the speccoder.toml tables copied whole into the policy JSON
 // (docs/format.md#policy_sha256).
-var PolicyTables = []string{"acceptance", "checks", "executor", "monitor", "mutation", "sandbox", "tests"}
+var policyTables = []string{"acceptance", "checks", "executor", "monitor", "mutation", "sandbox", "tests"}
 
 // TOMLDatetimeKey is the one member of the JSON object a TOML date-time becomes
 // under serde_json::to_value of a toml::Value (the toml crate's private
@@ -186,7 +186,7 @@ const TOMLDatetimeKey = "$__toml_private_datetime"
 //	 "model":{"model":…,"provider":…},"monitor":…,"mutation":…,"sandbox":…,"tests":…}}
 //
 // built from the text of speccoder.toml at the tick commit's first parent; nil
-// means there is no such file (every value null). Each of [PolicyTables] is the
+// means there is no such file (every value null). Each of policyTables is the
 // whole top-level TOML value of that name as JSON (a table, or whatever value the
 // key holds), null when absent; attest and model are always objects holding only
 // signer, resp. model and provider: the member's string, null when absent or not
@@ -206,7 +206,7 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 		"attest": map[string]any{"signer": nil},
 		"model":  map[string]any{"model": nil, "provider": nil},
 	}
-	for _, name := range PolicyTables {
+	for _, name := range policyTables {
 		judge[name] = nil
 	}
 	if toml != nil {
@@ -214,7 +214,7 @@ func PolicyJSON(toml []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range PolicyTables {
+		for _, name := range policyTables {
 			if v, ok := doc[name]; ok {
 				if judge[name], err = tomlToJSON(name, v); err != nil {
 					return nil, err

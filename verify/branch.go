@@ -128,7 +128,7 @@ type TickResult struct {
 
 	Object *ObjectResult `json:"-"`
 
-	// hintKey is the key of Hints the judge chose for the tick's fix, when its
+	// hintKey is the key of fixHints the judge chose for the tick's fix, when its
 	// reasons alone would name one that cannot work ("": tickHint's usual
 	// choice): attesting the tick for an earlier tick's evidence (no rewrite
 	// to carry from), head's task no commit of the range ticks, a merge

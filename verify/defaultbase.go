@@ -8,15 +8,15 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-// DefaultBases are the revisions a merge gate's base defaults to
+// defaultBases are the revisions a merge gate's base defaults to
 // (docs/format.md#default-base): the remote's default branch, then the usual
 // names, remote before local (a pull-request checkout is detached and has no
 // local branch but its own). Each is read as the full ref it stands for
 // (refs/remotes/origin/main, refs/heads/main): a tag of that name is never
 // taken.
-var DefaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
+var defaultBases = []string{"refs/remotes/origin/HEAD", "origin/main", "origin/master", "main", "master"}
 
-// defaultBaseLevels are DefaultBases after origin/HEAD with their full refs,
+// defaultBaseLevels are defaultBases after origin/HEAD with their full refs,
 // remote-tracking branches before local ones; within a level two candidates
 // are ambiguous.
 var defaultBaseLevels = [][2][2]string{
@@ -41,7 +41,7 @@ func (e *DefaultBaseError) Error() string {
 	case len(e.Ambiguous) > 0:
 		return fmt.Sprintf("%v: the default base is ambiguous: %s all exist, name different commits, and refs/remotes/origin/HEAD does not say which is the default branch", e.Err, strings.Join(e.Ambiguous, ", "))
 	case e.Candidate == "":
-		return fmt.Sprintf("%v: none of the default bases exists (tried %s)", e.Err, strings.Join(DefaultBases, ", "))
+		return fmt.Sprintf("%v: none of the default bases exists (tried %s)", e.Err, strings.Join(defaultBases, ", "))
 	}
 	return fmt.Sprintf("default base %s: %v", e.Candidate, e.Err)
 }
@@ -81,10 +81,10 @@ func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Has
 	}
 	id, full, err := repo.RemoteHead("origin")
 	if err != nil {
-		return "", &DefaultBaseError{Candidate: DefaultBases[0], Err: err}
+		return "", &DefaultBaseError{Candidate: defaultBases[0], Err: err}
 	}
 	if full != "" {
-		if ok, err := leaves(DefaultBases[0], id); err != nil || ok {
+		if ok, err := leaves(defaultBases[0], id); err != nil || ok {
 			return id, err
 		}
 	}

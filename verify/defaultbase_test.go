@@ -11,7 +11,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
-// TestDefaultBase: the first of DefaultBases that leaves head a range wins;
+// TestDefaultBase: the first of defaultBases that leaves head a range wins;
 // one that head is, or that has head in its history, is passed over and taken
 // only when every candidate is such; a broken ref is an error naming it; none
 // at all is ErrUnknownRevision.
@@ -90,7 +90,7 @@ func TestDefaultBaseRefusals(t *testing.T) {
 		t.Errorf("prBase release: %v, want a NotFetchedError", err)
 	}
 	f.git("update-ref", "--no-deref", "refs/remotes/origin/HEAD", string(other))
-	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != DefaultBases[0] || !strings.Contains(err.Error(), "plain ref") {
+	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != defaultBases[0] || !strings.Contains(err.Error(), "plain ref") {
 		t.Errorf("plain origin/HEAD: %v, want a DefaultBaseError saying plain ref", err)
 	}
 	f.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/gone")

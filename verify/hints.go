@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Hints say how to fix a failing tick or object, one entry per status, tick
+// fixHints say how to fix a failing tick or object, one entry per status, tick
 // sub-reason, outcome or reason code (README "When the gate fails"). A
 // template's placeholders are filled per tick or object: {commit} the tick
 // commit (or object), {task} its task ID, {path} its tasks file, {old} the
@@ -14,7 +14,7 @@ import (
 // Values from the repository are shell-quoted where they land in a command.
 // Codes without an entry get hintFallback. Entries for codes other parts of
 // the gate report are welcome here: the table is the one place hints live.
-var Hints = map[string]string{
+var fixHints = map[string]string{
 	// Tick statuses and sub-reasons (branch mode).
 	StatusStale:                 "the requirement the task cites changed after the tick: check the task against it, then untick the task in one commit, tick it again in the next and attest the new tick (taskproof attest tick --task {task} --verdict verified …)",
 	StatusEdited:                "the ticked task line was edited after its tick: untick the task in one commit, tick it again in the next and attest the new tick (taskproof attest tick --task {task} --verdict …)",
@@ -95,7 +95,7 @@ func hintFor(codes []string, reasons []*Reason, fields map[string]string) string
 		if code == "" {
 			continue
 		}
-		tmpl, ok := Hints[code]
+		tmpl, ok := fixHints[code]
 		if !ok {
 			continue
 		}
@@ -153,21 +153,21 @@ func tickHint(t *TickResult) string {
 	return hintFor([]string{t.Status}, []*Reason{nil}, fields)
 }
 
-// hintTwinProjects keys Hints' hint for a tick of a commit that ticks the
+// hintTwinProjects keys fixHints' hint for a tick of a commit that ticks the
 // same task line in two projects (a hint, not a reason code).
 const hintTwinProjects = "twin_projects"
 
-// hintMergeRechecks keys Hints' hint for a merge that checks a line again
+// hintMergeRechecks keys fixHints' hint for a merge that checks a line again
 // after a parent took it back while its first parent has it checked
 // (docs/format.md#the-gates-model): attest tick, which compares a commit with
 // its first parent, finds nothing to attest there.
 const hintMergeRechecks = "merge_rechecks"
 
-// hintUntickedInRange keys Hints' hint for a task checked at head and open
+// hintUntickedInRange keys fixHints' hint for a task checked at head and open
 // at base that no commit of the range ticks (a hint, not a reason code).
 const hintUntickedInRange = "unticked_in_range"
 
-// hintTasksFileUnreadable keys Hints' hint for a tasks file at head that
+// hintTasksFileUnreadable keys fixHints' hint for a tasks file at head that
 // cannot be read as one (a hint, not a reason code: the tick's reason is
 // malformed).
 const hintTasksFileUnreadable = "tasks_file_unreadable"

@@ -23,7 +23,7 @@ func TestHintsCoverEveryFailingCode(t *testing.T) {
 		hintPolicyEvalError,
 	}
 	for _, c := range codes {
-		if strings.TrimSpace(Hints[c]) == "" {
+		if strings.TrimSpace(fixHints[c]) == "" {
 			t.Errorf("no hint for %q", c)
 		}
 	}

@@ -334,11 +334,11 @@ func LoadPolicyRef(repo *gitref.Repo, src PolicySource) (*policy.Policy, string,
 	return policy.Default(), "", nil
 }
 
-// hintPolicyEvalError keys Hints' hint for a tick or object that only rules
+// hintPolicyEvalError keys fixHints' hint for a tick or object that only rules
 // which could not be evaluated fail (a hint, not a reason code).
 const hintPolicyEvalError = "policy_eval_error"
 
-// policyHintKey is the Hints key for a tick or object the policy results rs
+// policyHintKey is the fixHints key for a tick or object the policy results rs
 // fail: the advice on has() guards when every failing rule failed to
 // evaluate, else ReasonPolicy's.
 func policyHintKey(rs []policy.Result) string {

@@ -16,7 +16,7 @@ import (
 // combined change, as the carry itself checks
 // (docs/format.md#after-a-rebase-or-squash).
 
-// hintSquashCarry keys Hints' hint for a commit_unreachable tick whose
+// hintSquashCarry keys fixHints' hint for a commit_unreachable tick whose
 // commit is the squash of a range holding its evidence (a hint, not a
 // reason code).
 const hintSquashCarry = "squash_carry"

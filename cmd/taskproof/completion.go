@@ -251,7 +251,7 @@ func completeRegressionReason(_ *cobra.Command, _ []string, toComplete string) (
 		return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
-	for reason, key := range attest.RegressionReasonKeys {
+	for reason, key := range attest.RegressionReasonKeys() {
 		if key != "" && reason != "already_passing" {
 			reason += ":" + key + "="
 		}
