@@ -1,0 +1,96 @@
+package importrules
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/taskproof/taskproof/"
+
+// signingCode are the packages that sign: taskproof's writers and the
+// Sigstore signing and OAuth clients they bring. A reader imports none of
+// them, directly or not.
+var signingCode = []string{
+	module + "attest",
+	module + "signer",
+	"github.com/sigstore/sigstore-go/pkg/sign",
+	"golang.org/x/oauth2",
+}
+
+// heavyDecoders are what a codec must not pull in: Markdown, TOML and JSON
+// Schema belong to the predicate and the tasks-file readers.
+var heavyDecoders = []string{
+	module + "predicate",
+	"github.com/yuin/goldmark",
+	"github.com/pelletier/go-toml",
+	"github.com/santhosh-tekuri/jsonschema",
+}
+
+func TestImportRules(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go program is not on PATH")
+	}
+	pkgs := goList(t, "-f", "{{.ImportPath}}", module+"...")
+	rules := []struct {
+		pkg    string
+		banned []string
+		why    string
+	}{
+		{"dsse", heavyDecoders, "the envelope codec imports no predicate code"},
+		{"statement", signingCode, "the Statement leaf imports no writer"},
+		{"keys", signingCode, "verification-side key code imports no signer"},
+	}
+	// Readers, those of them that exist: the gate may be split into more.
+	for _, r := range []string{"verify", "audit", "trust", "gate", "report"} {
+		if slices.Contains(pkgs, module+r) {
+			rules = append(rules, struct {
+				pkg    string
+				banned []string
+				why    string
+			}{r, signingCode, "a reader imports no writer"})
+		}
+	}
+	for _, r := range rules {
+		for _, dep := range goList(t, "-deps", "-f", "{{.ImportPath}}", module+r.pkg) {
+			for _, b := range r.banned {
+				if dep == b || strings.HasPrefix(dep, b+"/") {
+					t.Errorf("%s depends on %s: %s (docs/architecture.md)", r.pkg, dep, r.why)
+				}
+			}
+		}
+	}
+	// Only gitref and its internal packages import go-git.
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] == module+"gitref" || strings.HasPrefix(fields[0], module+"gitref/") {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, "github.com/go-git/") {
+				t.Errorf("%s imports %s: only gitref imports go-git (docs/architecture.md)", fields[0], imp)
+			}
+		}
+	}
+}
+
+// goList runs `go list args...` and returns its output lines.
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		msg := ""
+		if ee, ok := err.(*exec.ExitError); ok {
+			msg = string(ee.Stderr)
+		}
+		t.Fatalf("go list %s: %v\n%s", strings.Join(args, " "), err, msg)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
