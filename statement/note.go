@@ -5,8 +5,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 )
 
-// ownedTypes are the predicateTypes whose lines taskproof (and speccoder) own for
-// a subject (docs/format.md#storage): writing a subject's statements replaces exactly these.
+// ownedTypes is the table behind [Owned].
 var ownedTypes = map[string]bool{
 	predicate.PredicateType: true,
 	TestResultType:          true,
@@ -16,7 +15,7 @@ var ownedTypes = map[string]bool{
 // Owned reports whether predicateType is one whose note lines taskproof (and
 // speccoder) own for a subject (docs/format.md#storage): the task-verification
 // predicate, a test result or a VSA. Writing a subject's statements replaces
-// exactly these lines; a reader counts only these as a tick's evidence.
+// exactly these lines.
 func Owned(predicateType string) bool { return ownedTypes[predicateType] }
 
 // FromLine decodes a note line that is a DSSE envelope, or a Sigstore
