@@ -40,7 +40,7 @@ func TestCommitCacheLRU(t *testing.T) {
 	}
 }
 
-// TestDropCaches: DropCaches empties the object and commit caches, and what
+// TestDropCaches: dropCaches empties the object and commit caches, and what
 // was cached reads the same afterwards.
 func TestDropCaches(t *testing.T) {
 	dir := newRepo(t)
@@ -59,9 +59,9 @@ func TestDropCaches(t *testing.T) {
 	if _, ok := r.cache.Get(c.Tree.plumbing()); !ok {
 		t.Fatal("the tree read is not cached")
 	}
-	r.DropCaches()
+	r.dropCaches()
 	if _, ok := r.commits.get(head.plumbing()); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
-		t.Errorf("commit cache after DropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
+		t.Errorf("commit cache after dropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
 	}
 	if _, ok := r.cache.Get(c.Tree.plumbing()); ok {
 		t.Error("the object cache still holds the tree")

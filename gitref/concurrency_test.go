@@ -125,7 +125,7 @@ func TestConcurrentPackReads(t *testing.T) {
 		t.Run(fmt.Sprintf("GOMAXPROCS=%d", procs), func(t *testing.T) {
 			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 			r := open(t, h.dir)
-			r.SetObjectCacheSize(1 << 20)
+			r.setObjectCacheSize(1 << 20)
 			notes, err := r.Notes("")
 			if err != nil {
 				t.Fatal(err)
@@ -159,11 +159,11 @@ func TestConcurrentPackReads(t *testing.T) {
 					}
 					switch k % 3 {
 					case 0:
-						r.DropCaches()
+						r.dropCaches()
 					case 1:
 						r.storage.Reindex()
 					case 2:
-						r.SetObjectCacheSize(1 << 20)
+						r.setObjectCacheSize(1 << 20)
 					}
 					time.Sleep(100 * time.Microsecond)
 				}

@@ -70,15 +70,15 @@ func (r *Repo) ConfigValue(key string) (value string, ok bool, err error) {
 // Get returns key's last value (`git config --get`); ok is false when unset. A
 // key written without "=" has the value "true".
 func (c *Config) Get(key string) (value string, ok bool) {
-	all := c.GetAll(key)
+	all := c.getAll(key)
 	if len(all) == 0 {
 		return "", false
 	}
 	return all[len(all)-1], true
 }
 
-// GetAll returns every value of key in reading order (`git config --get-all`).
-func (c *Config) GetAll(key string) []string {
+// getAll returns every value of key in reading order (`git config --get-all`).
+func (c *Config) getAll(key string) []string {
 	want := canonicalKey(key)
 	var out []string
 	for _, e := range c.entries {

@@ -42,16 +42,16 @@ func TestSetObjectCacheSize(t *testing.T) {
 			}
 		}()
 	}
-	for _, size := range []int64{0, 16 << 20, 1 << 20, DefaultObjectCacheSize} {
-		r.SetObjectCacheSize(size)
+	for _, size := range []int64{0, 16 << 20, 1 << 20, defaultObjectCacheSize} {
+		r.setObjectCacheSize(size)
 	}
 	wg.Wait()
-	if got := int64(r.cache.lru.Load().MaxSize); got != DefaultObjectCacheSize {
-		t.Errorf("cache bound %d, want %d", got, DefaultObjectCacheSize)
+	if got := int64(r.cache.lru.Load().MaxSize); got != defaultObjectCacheSize {
+		t.Errorf("cache bound %d, want %d", got, defaultObjectCacheSize)
 	}
-	r.SetObjectCacheSize(0)
+	r.setObjectCacheSize(0)
 	if got := r.cache.lru.Load().MaxSize; got != 1<<20 {
-		t.Errorf("cache bound %d after SetObjectCacheSize(0), want the 1 MiB floor", got)
+		t.Errorf("cache bound %d after setObjectCacheSize(0), want the 1 MiB floor", got)
 	}
 }
 

@@ -89,7 +89,7 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 		case err != nil:
 			why = err.Error()
 		}
-		if r.IsShallow() {
+		if r.isShallow() {
 			return "", fmt.Errorf("%w: %q: %s; the repository is a shallow clone, and the revision may be beyond its edge: %s", ErrUnknownRevision, rev, why, unshallowHint)
 		}
 		return "", fmt.Errorf("%w: %q: %s", ErrUnknownRevision, rev, why)
@@ -753,44 +753,6 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message 
 		return "", fmt.Errorf("writing commit object: %w", err)
 	}
 	return fromPlumbing(h), nil
-}
-
-// CommitsWithTree returns the commits whose root tree is tree, among the
-// commits reachable from heads (from every ref but the notes refs and skip
-// records when heads is empty; not past a shallow clone's edge), in no
-// particular order. Used to report same_tree_as (docs/format.md#gate-rules).
-func (r *Repo) CommitsWithTree(tree Hash, heads ...Hash) ([]Hash, error) {
-	if _, err := ParseHash(string(tree)); err != nil {
-		return nil, err
-	}
-	var starts []plumbing.Hash
-	if len(heads) == 0 {
-		tips, err := r.refTips()
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range tips {
-			starts = append(starts, t.id)
-		}
-	} else {
-		for _, h := range heads {
-			starts = append(starts, h.plumbing())
-		}
-	}
-	seen := map[plumbing.Hash]bool{}
-	var out []Hash
-	want := tree.plumbing()
-	for _, start := range starts {
-		if _, err := r.walkHistory(start, seen, false, func(h plumbing.Hash, c *object.Commit) bool {
-			if c.TreeHash == want {
-				out = append(out, fromPlumbing(h))
-			}
-			return false
-		}); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
 }
 
 // commitCache holds decoded commits by id, least recently used dropped first

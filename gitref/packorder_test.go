@@ -103,9 +103,9 @@ func TestSetCommitCacheSize(t *testing.T) {
 		t.Fatalf("default budget: %d commits cached, want %d", n, len(ids))
 	}
 	one := r.commits.lru.Front().Value.(*commitEntry).size
-	r.SetCommitCacheSize(3 * one)
+	r.setCommitCacheSize(3 * one)
 	if n := r.commits.lru.Len(); n > 3 || r.commits.bytes > 3*one {
-		t.Errorf("after SetCommitCacheSize(3 commits): %d commits, %d bytes", n, r.commits.bytes)
+		t.Errorf("after setCommitCacheSize(3 commits): %d commits, %d bytes", n, r.commits.bytes)
 	}
 	if _, ok := r.commits.get(ids[len(ids)-1].plumbing()); !ok {
 		t.Error("the most recently read commit was dropped")
@@ -118,7 +118,7 @@ func TestSetCommitCacheSize(t *testing.T) {
 	if n := r.commits.lru.Len(); n > 3 {
 		t.Errorf("reading on: %d commits cached, want at most 3", n)
 	}
-	r.SetCommitCacheSize(0)
+	r.setCommitCacheSize(0)
 	for _, id := range ids {
 		if _, err := r.Commit(id); err != nil {
 			t.Fatal(err)

@@ -15,7 +15,7 @@ func TestPackfileReopened(t *testing.T) {
 	testenv.Git(t, dir, "repack", "-adq", "--depth=10")
 	read := func() []string {
 		r := open(t, dir)
-		r.SetObjectCacheSize(1 << 20)
+		r.setObjectCacheSize(1 << 20)
 		var out []string
 		for _, id := range ids {
 			c, err := r.Commit(id)

@@ -121,16 +121,16 @@ func badRef(name, path, text, why string) *BadRefError {
 
 // IsShallow reports whether the repository is a shallow clone (its
 // $GIT_COMMON_DIR/shallow file lists commits whose parents were not fetched).
-func (r *Repo) IsShallow() bool {
+func (r *Repo) isShallow() bool {
 	r.shallowSet()
 	return r.shallowListed
 }
 
-// ShallowCommits lists the commits at the edge of a shallow clone: those
+// shallowCommits lists the commits at the edge of a shallow clone: those
 // .git/shallow lists whose parents are not all in the repository (a commit
 // listed there whose parents another branch's fetch brought is not at the
 // edge). None for a full clone.
-func (r *Repo) ShallowCommits() []Hash {
+func (r *Repo) shallowCommits() []Hash {
 	var out []Hash
 	for h := range r.shallowSet() {
 		out = append(out, fromPlumbing(h))
@@ -139,7 +139,7 @@ func (r *Repo) ShallowCommits() []Hash {
 	return out
 }
 
-// shallowSet is the clone's edge (see ShallowCommits), read from
+// shallowSet is the clone's edge (see shallowCommits), read from
 // $GIT_COMMON_DIR/shallow once per Repo (a fetch that deepens the clone
 // meanwhile is seen by the next Open). An unreadable file lists nothing: a
 // parent absent is then still reported, as a MissingObjectError.
@@ -222,7 +222,7 @@ func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] 
 // tree or blob is reached from a commit or tree that is there, so its absence
 // is damage (or a partial clone): the first is kept for Damaged.
 func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
-	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.IsShallow(), Partial: r.promisorRemote()}
+	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.isShallow(), Partial: r.promisorRemote()}
 	if kind == plumbing.TreeObject.String() || kind == plumbing.BlobObject.String() {
 		r.damage.CompareAndSwap(nil, e)
 	}
@@ -275,7 +275,7 @@ func (r *Repo) walkParents(c plumbing.Hash, parents []plumbing.Hash) []plumbing.
 // commit at a shallow clone's edge: the walk did not follow its parents, so
 // the range may go on past what was fetched.
 func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*rangeNode, base, head plumbing.Hash) error {
-	if !r.IsShallow() {
+	if !r.isShallow() {
 		return nil
 	}
 	var edge []string

@@ -26,11 +26,11 @@ func TestShallowEdge(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sh")
 	testenv.Git(t, "", "clone", "-q", "--depth", "2", "file://"+src, dir)
 	r := open(t, dir)
-	if !r.IsShallow() {
+	if !r.isShallow() {
 		t.Fatal("IsShallow = false for a --depth 2 clone")
 	}
-	if got := r.ShallowCommits(); len(got) != 1 || got[0] != ids[2] {
-		t.Fatalf("ShallowCommits = %v, want [%s]", got, ids[2])
+	if got := r.shallowCommits(); len(got) != 1 || got[0] != ids[2] {
+		t.Fatalf("shallowCommits = %v, want [%s]", got, ids[2])
 	}
 	var se *ShallowError
 	if _, err := r.rangeCommits("", ids[3], false); !errors.Is(err, ErrShallow) || !errors.Is(err, ErrMissingObject) {
@@ -58,8 +58,8 @@ func TestShallowEdge(t *testing.T) {
 	// Deepening by one brings c2: c3 is no longer the edge.
 	testenv.Git(t, dir, "fetch", "-q", "--deepen", "1")
 	r = open(t, dir)
-	if got := r.ShallowCommits(); len(got) != 1 || got[0] != ids[1] {
-		t.Fatalf("after --deepen 1: ShallowCommits = %v, want [%s]", got, ids[1])
+	if got := r.shallowCommits(); len(got) != 1 || got[0] != ids[1] {
+		t.Fatalf("after --deepen 1: shallowCommits = %v, want [%s]", got, ids[1])
 	}
 	if err := r.CheckParents(ids[2]); err != nil {
 		t.Errorf("after --deepen 1: CheckParents(c3): %v", err)

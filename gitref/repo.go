@@ -106,7 +106,7 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // readers are not (a pack reader keeps a file offset and lazily built maps),
 // so a Repo keeps a pool of handles — at most max(2, runtime.GOMAXPROCS(0)),
 // opened as needed, each a go-git storage with its own pack readers — sharing
-// one object cache (DefaultObjectCacheSize, see SetObjectCacheSize), one index
+// one object cache (defaultObjectCacheSize, see setObjectCacheSize), one index
 // per pack, read in place (packIndex), and one open file per pack
 // (sharedPacks); every object read borrows a handle for the duration of the
 // read. Readers beyond that many wait for a handle to come free. What a read
@@ -121,7 +121,7 @@ type Repo struct {
 	dotFS    billy.Filesystem // the git dir as go-git sees it (see listFS)
 	wtFS     billy.Filesystem // nil for a bare repository
 	cache    *objectCache     // shared by the pool's storages
-	mapPacks atomic.Bool      // listFS maps pack files (SetPackMapping)
+	mapPacks atomic.Bool      // listFS maps pack files (setPackMapping)
 	commits  commitCache      // decoded commits (see commit)
 	objects  *poolStorer      // object access through the pool, for go-git decoders
 	packs    *packSet         // objects/pack, indexes shared by the pool (see packObject)
@@ -193,14 +193,14 @@ func (h *handle) close() error {
 	return errors.Join(h.readers.close(), h.st.Close())
 }
 
-// DefaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
+// defaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
 // storages share (decoded commits, trees and blobs, and pack delta bases)
-// until SetObjectCacheSize: go-git's default, 96 MiB. Commands that read a
+// until setObjectCacheSize: go-git's default, 96 MiB. Commands that read a
 // long history's objects more than once (audit checking signatures) need it;
-// see SetObjectCacheSize.
-const DefaultObjectCacheSize = int64(cache.DefaultMaxSize)
+// see setObjectCacheSize.
+const defaultObjectCacheSize = int64(cache.DefaultMaxSize)
 
-// objectCache is the Repo's object cache: an LRU that SetObjectCacheSize
+// objectCache is the Repo's object cache: an LRU that setObjectCacheSize
 // replaces while the storages keep using the cache. Safe for concurrent use.
 type objectCache struct {
 	lru atomic.Pointer[cache.ObjectLRU]
@@ -319,13 +319,13 @@ func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
 
 func (c *objectCache) Clear() { c.lru.Load().Clear() }
 
-// SetObjectCacheSize bounds the Repo's object cache to size bytes (at least
+// setObjectCacheSize bounds the Repo's object cache to size bytes (at least
 // 1 MiB), dropping what it holds. A single walk over history reads each
 // object about once and needs little; audit checking signatures, which reads
 // the history again, gains from a larger cache. Measured memory and time per size: see
 // docs/benchmarks.md.
 // Safe to call concurrently with reads.
-func (r *Repo) SetObjectCacheSize(size int64) {
+func (r *Repo) setObjectCacheSize(size int64) {
 	r.cache.lru.Store(cache.NewObjectLRU(cache.FileSize(max(size, 1<<20))))
 }
 
@@ -336,8 +336,9 @@ var errClosed = errors.New("gitref: repository is closed")
 // tree, a linked worktree (`git worktree add`), a bare repository or a .git
 // directory. It returns an error wrapping ErrNotRepository when there is none,
 // and ErrUnsupportedRepository for SHA-256 or reftable repositories, which
-// go-git v5 cannot read.
-func Open(dir string) (*Repo, error) {
+// go-git v5 cannot read. An Access, when given, tunes how the Repo reads
+// objects; the zero Access suits most commands.
+func Open(dir string, access ...Access) (*Repo, error) {
 	gitDir, workTree, err := discover(dir)
 	if err != nil {
 		return nil, err
@@ -351,7 +352,7 @@ func Open(dir string) (*Repo, error) {
 	}
 	r := &Repo{
 		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		cache: newObjectCache(DefaultObjectCacheSize),
+		cache: newObjectCache(defaultObjectCacheSize),
 		max:   max(2, runtime.GOMAXPROCS(0)),
 	}
 	r.mapPacks.Store(true)
@@ -374,6 +375,9 @@ func Open(dir string) (*Repo, error) {
 	}
 	r.opened = 1
 	r.free = append(r.free, h)
+	for _, a := range access {
+		r.apply(a)
+	}
 	return r, nil
 }
 
@@ -468,12 +472,6 @@ func (r *Repo) Close() error {
 	r.cond.Broadcast()
 	return errors.Join(errs...)
 }
-
-// GitDir is the repository's git directory (a linked worktree's own one).
-func (r *Repo) GitDir() string { return r.gitDir }
-
-// CommonDir is $GIT_COMMON_DIR: where objects, shared refs and packed-refs live.
-func (r *Repo) CommonDir() string { return r.commonDir }
 
 // WorkTree is the work tree's root, "" for a bare repository.
 func (r *Repo) WorkTree() string { return r.workTree }
@@ -753,13 +751,13 @@ func (s *sharedPacks) release(abs string, sp *sharedPack) error {
 	return sp.f.Close()
 }
 
-// SetPackMapping chooses how pack files opened from now on are read: mapped
+// setPackMapping chooses how pack files opened from now on are read: mapped
 // read-only into memory (the default where the system allows it: no system
 // call per object) or through a 64 KiB pread window. Mapped pages a read
 // touched count in the process's resident set until the Repo is closed
 // (about the size of the packs read), so a command with a memory target reads
 // through the window: call this before the first object read.
-func (r *Repo) SetPackMapping(on bool) { r.mapPacks.Store(on) }
+func (r *Repo) setPackMapping(on bool) { r.mapPacks.Store(on) }
 
 // preadFile reads a pack file at an offset it keeps itself, through a 64 KiB
 // window: go-git's pack scanner seeks before every object it reads and then
@@ -927,27 +925,3 @@ func (l listFS) Chmod(name string, mode os.FileMode) error {
 
 // Capabilities forwards to the wrapped filesystem.
 func (l listFS) Capabilities() billy.Capability { return billy.Capabilities(l.Filesystem) }
-
-// SinglePassCacheSize is the object cache [Repo.ReadInOnePass] sets, in bytes:
-// 16 MiB. A walk that reads each object about once gains nothing from a larger
-// cache and keeps it resident (docs/benchmarks.md#verify---branch-bounded-and-linear).
-const SinglePassCacheSize = 16 << 20
-
-// SinglePassCommitCacheSize is the commit cache [Repo.ReadInOnePass] sets, in
-// bytes of estimated heap: 4 MiB, some 10,000 commits. The merge gate reads a
-// range's commits in two passes (the tick walk's listing of the range, the
-// object check); the default cache holds the whole range for them, 55 MB at
-// 100,000 ticks. Decoding them again costs about 5 % of the
-// gate's CPU at 50,000 ticks (docs/benchmarks.md).
-const SinglePassCommitCacheSize = 4 << 20
-
-// ReadInOnePass sets r up for a command that reads each object about once (a
-// range walk, the merge gate), before its first object read: an object cache
-// of SinglePassCacheSize, a commit cache of SinglePassCommitCacheSize and pack
-// files read through the pread window rather than mapped. No process-wide
-// setting (memory limit, GC) is touched.
-func (r *Repo) ReadInOnePass() {
-	r.SetObjectCacheSize(SinglePassCacheSize)
-	r.SetCommitCacheSize(SinglePassCommitCacheSize)
-	r.SetPackMapping(false)
-}

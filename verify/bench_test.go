@@ -46,9 +46,9 @@ func newGateBench(b *testing.B, units, tasks int) *gateBench {
 	return &gateBench{h: h, allowed: allowed, keyPath: keyPath}
 }
 
-func (g *gateBench) verifier(b testing.TB) *verify.Verifier {
+func (g *gateBench) verifier(b testing.TB, access ...gitref.Access) *verify.Verifier {
 	b.Helper()
-	repo, err := gitref.Open(g.h.Dir)
+	repo, err := gitref.Open(g.h.Dir, access...)
 	if err != nil {
 		b.Fatal(err)
 	}

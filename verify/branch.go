@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/repocache"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
@@ -357,7 +358,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	}
 	// The range's objects are read: what the head check holds (head's files,
 	// one parse at a time) is the gate's last peak of memory.
-	v.Repo.DropCaches()
+	repocache.Drop(v.Repo)
 	g.lin, g.origins, g.heads = nil, nil, nil
 	v.headFiles(rep, rf, g.irregular)
 	v.applyPolicy(rep)

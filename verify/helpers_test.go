@@ -191,9 +191,9 @@ func (f *fixture) tick(ids ...string) gitref.Hash {
 	return f.commit(strings.Join(ids, ", ")+" done", map[string]string{fxDir + "/tasks.md": s})
 }
 
-func (f *fixture) open() (*gitref.Repo, *gitref.NotesStore) {
+func (f *fixture) open(access ...gitref.Access) (*gitref.Repo, *gitref.NotesStore) {
 	f.t.Helper()
-	repo, err := gitref.Open(f.dir)
+	repo, err := gitref.Open(f.dir, access...)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -222,9 +222,9 @@ func (f *fixture) attest(c gitref.Hash, verdict predicate.Verdict, signers ...si
 }
 
 // verifier opens the repository afresh (notes written by the git CLI are seen).
-func (f *fixture) verifier() *Verifier {
+func (f *fixture) verifier(access ...gitref.Access) *Verifier {
 	f.t.Helper()
-	repo, notes := f.open()
+	repo, notes := f.open(access...)
 	v, err := NewVerifier(repo, notes, f.trust, WithTime(now), WithPolicy(f.policy))
 	if err != nil {
 		f.t.Fatalf("NewVerifier: %v", err)
@@ -275,9 +275,7 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	// commit or a tasks file is decoded or parsed again.
 	saved, savedMemo := gateWindow, tasksMemoBytes
 	gateWindow, tasksMemoBytes = 1, 1
-	sv := f.verifier()
-	sv.Repo.ReadInOnePass()
-	sv.Repo.SetCommitCacheSize(1)
+	sv := f.verifier(gitref.Access{OnePass: true, CommitCache: 1})
 	small, err := sv.BranchSpooled(base, head, opts)
 	gateWindow, tasksMemoBytes = saved, savedMemo
 	if err != nil {

@@ -297,8 +297,7 @@ func BenchmarkScalingRepoBranch(b *testing.B) {
 	}
 	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
-		v := g.verifier(b)
-		v.Repo.ReadInOnePass() // as `verify` does
+		v := g.verifier(b, gitref.Access{OnePass: true}) // as `verify` does
 		rep, err := v.BranchSpooled(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{})
 		if err != nil {
 			b.Fatal(err)

@@ -64,9 +64,8 @@ func TestGateStress(t *testing.T) {
 // gateJSON is the gate's JSON report over g's whole history, judged at at.
 func gateJSON(t *testing.T, g *gateBench, at time.Time) []byte {
 	t.Helper()
-	v := g.verifier(t)
+	v := g.verifier(t, gitref.Access{OnePass: true})
 	v.At = at
-	v.Repo.ReadInOnePass()
 	rep, err := v.BranchSpooled(gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
 	if err != nil {
 		t.Fatal(err)

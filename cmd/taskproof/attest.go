@@ -195,12 +195,13 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 	return s, nil
 }
 
-// openRepo opens the repository named by --repo and the notes store of --notes-ref.
-func openRepo(c *cobra.Command) (*gitref.Repo, *gitref.NotesStore, error) {
+// openRepo opens the repository named by --repo, read as access says, and
+// the notes store of --notes-ref.
+func openRepo(c *cobra.Command, access ...gitref.Access) (*gitref.Repo, *gitref.NotesStore, error) {
 	dir, _ := c.Flags().GetString("repo")
 	ref, _ := c.Flags().GetString("notes-ref")
 	panics.Inject("command")
-	repo, err := gitref.Open(dir)
+	repo, err := gitref.Open(dir, access...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -100,20 +100,21 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 	}
 	flags.add(c)
 	format := formatFlag(c, "text", "text", "json", "csv", "markdown", "html")
-	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
-		opts, gate, err := flags.options(c, args)
-		if err != nil {
-			return err
-		}
+	access := func() gitref.Access {
 		if flags.all && !trustGiven(flags.src) {
 			// The history is walked once and the notes are read in pack
 			// order: small caches hold what each next read needs, and do not
 			// grow with the history. A range's notes are looked up per tick
 			// in the notes tree, and checking signatures reads each tick's
 			// objects again: both keep the default caches.
-			repo.ReadInOnePass()
-			repo.SetObjectCacheSize(auditObjectCacheSize)
-			repo.SetCommitCacheSize(walkOnceCommitCacheSize)
+			return gitref.Access{OnePass: true, ObjectCache: auditObjectCacheSize, CommitCache: walkOnceCommitCacheSize}
+		}
+		return gitref.Access{}
+	}
+	c.RunE = inRepoWith(format, access, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		opts, gate, err := flags.options(c, args)
+		if err != nil {
+			return err
 		}
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err

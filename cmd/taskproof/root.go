@@ -61,12 +61,22 @@ func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string,
 // repository: it reads the format, opens the repository and its notes, calls
 // run with them and closes the repository.
 func inRepo(format func() (string, error), run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
+	return inRepoWith(format, nil, run)
+}
+
+// inRepoWith is inRepo opening the repository with the Access access
+// returns for the command's flags (nil: the default).
+func inRepoWith(format func() (string, error), access func() gitref.Access, run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		f, err := format()
 		if err != nil {
 			return err
 		}
-		repo, notes, err := openRepo(c)
+		var a []gitref.Access
+		if access != nil {
+			a = append(a, access())
+		}
+		repo, notes, err := openRepo(c, a...)
 		if err != nil {
 			return err
 		}

@@ -80,13 +80,11 @@ or unknown revision.`,
 		if len(args) == 1 {
 			spec = args[0]
 		}
-		repo, err := gitref.Open(dir)
+		repo, err := gitref.Open(dir, gitref.Access{OnePass: true, CommitCache: walkOnceCommitCacheSize})
 		if err != nil {
 			return err
 		}
 		defer repo.Close()
-		repo.ReadInOnePass()
-		repo.SetCommitCacheSize(walkOnceCommitCacheSize)
 		base, head, err := repo.ResolveRange(spec)
 		if err != nil {
 			return err

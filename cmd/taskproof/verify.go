@@ -114,7 +114,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if !flags.branch && flags.base != "" {
 		return usageErr("--base goes with --branch")
 	}
-	repo, notes, err := openRepo(c)
+	repo, notes, err := openRepo(c, gitref.Access{OnePass: true})
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,6 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	if notes, err = fromRemotes(c, notes); err != nil {
 		return err
 	}
-	repo.ReadInOnePass()
 	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
 	if err != nil {
 		return err
