@@ -7,11 +7,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 )
 
 // looseHeaderMax is the most inflated bytes a loose object's header
@@ -19,18 +20,25 @@ import (
 // digits and the NUL.
 const looseHeaderMax = len("commit") + 1 + 19 + 1
 
+// looseHeaderInput is the most compressed bytes inflated to find the end of
+// a loose object's header: zlib's 2 bytes, at most one deflate block header
+// (a dynamic Huffman table, some 300 bytes) and the header's own bytes.
+const looseHeaderInput = 4 << 10
+
 // errNotLoose: the object is not a loose object of the repository (it may be
 // packed, or in an alternate object store).
 var errNotLoose = errors.New("not a loose object")
+
+// errLooseHeader: a loose object's header does not end within
+// looseHeaderMax inflated bytes.
+var errLooseHeader = errors.New("malformed header: too long")
 
 // looseBlob reads blob id from its loose object file, refusing it from its
 // header alone when the header's size is over limit (> 0): git's loose format
 // is zlib("<type> <size>\0" content), so the size is known after inflating a
 // few dozen bytes, and a note that inflates to a gigabyte from a few
 // megabytes on disk costs one small read
-// (docs/format.md#note-size-from-the-object-header). Content is
-// inflated through a reader bounded to the header's size plus one byte: an
-// object longer than its header says is refused without reading further.
+// (docs/format.md#note-size-from-the-object-header).
 // It returns errNotLoose when there is no loose object id in the repository's
 // own object directory; the caller then reads the object through go-git
 // (packed objects: go-git takes the size from the pack entry header, or a
@@ -45,59 +53,67 @@ func (r *Repo) looseBlob(id plumbing.Hash, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(f)
+	return readLooseBlob(f, id, limit)
+}
+
+// readLooseBlob reads blob id from f, a loose object file, with go-git's
+// objfile reader, after checking that its header ends within looseHeaderMax
+// inflated bytes (go-git reads the header a byte at a time with no bound: a
+// header that never ends, inflated from a small file, would be read whole).
+// The size is checked against limit (> 0) before any content is inflated,
+// then the content is read through a bound of the header's size plus one
+// byte: an object longer than its header says is refused without reading
+// further. As everywhere else, the object is what its path says
+// (docs/format.md#object-ids-and-collisions): it is not hashed again.
+func readLooseBlob(f io.ReaderAt, id plumbing.Hash, limit int64) ([]byte, error) {
+	if err := looseHeaderEnds(io.NewSectionReader(f, 0, looseHeaderInput)); err != nil {
+		return nil, fmt.Errorf("reading blob %s: loose object: %w", id, err)
+	}
+	or, err := objfile.NewReader(io.NewSectionReader(f, 0, math.MaxInt64))
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s: loose object: %w", id, err)
 	}
-	defer zr.Close()
-	typ, size, err := looseHeader(zr)
+	defer or.Close()
+	typ, size, err := or.Header()
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s: loose object: %w", id, err)
 	}
-	if typ != "blob" {
+	if size < 0 {
+		return nil, fmt.Errorf("reading blob %s: loose object: %w", id, objfile.ErrNegativeSize)
+	}
+	if typ != plumbing.BlobObject {
 		return nil, fmt.Errorf("blob %s: %w (the object is a %s)", id, ErrNotFound, typ)
 	}
 	if limit > 0 && size > limit {
 		return nil, &TooLargeError{Object: fromPlumbing(id), Size: size, Limit: limit}
 	}
 	b := make([]byte, size)
-	if _, err := io.ReadFull(zr, b); err != nil {
+	if _, err := io.ReadFull(or, b); err != nil {
 		return nil, fmt.Errorf("reading blob %s: loose object shorter than its size %d: %w", id, size, err)
 	}
 	var one [1]byte
-	if n, _ := zr.Read(one[:]); n > 0 {
+	if n, _ := or.Read(one[:]); n > 0 {
 		return nil, fmt.Errorf("reading blob %s: loose object longer than its size %d", id, size)
 	}
 	return b, nil
 }
 
-// looseHeader reads a loose object's header from its inflated stream, at most
-// looseHeaderMax bytes, one at a time (the content must stay unread).
-func looseHeader(rd io.Reader) (typ string, size int64, err error) {
-	var hdr []byte
-	var one [1]byte
-	for len(hdr) < looseHeaderMax {
-		if _, err := io.ReadFull(rd, one[:]); err != nil {
-			return "", 0, fmt.Errorf("truncated header: %w", err)
-		}
-		if one[0] == 0 {
-			t, n, ok := bytes.Cut(hdr, []byte(" "))
-			if !ok {
-				return "", 0, errors.New("malformed header")
-			}
-			if _, err := plumbing.ParseObjectType(string(t)); err != nil {
-				return "", 0, fmt.Errorf("malformed header: %w", err)
-			}
-			if len(n) == 0 || bytes.ContainsFunc(n, func(r rune) bool { return r < '0' || r > '9' }) {
-				return "", 0, fmt.Errorf("malformed header: size %q", n)
-			}
-			size, err := strconv.ParseInt(string(n), 10, 64) // decimal digits, as git writes them
-			if err != nil {
-				return "", 0, fmt.Errorf("malformed header: size %q", n)
-			}
-			return string(t), size, nil
-		}
-		hdr = append(hdr, one[0])
+// looseHeaderEnds inflates the start of a loose object from rd and reports
+// errLooseHeader unless a NUL, the header's end, is among its first
+// looseHeaderMax bytes.
+func looseHeaderEnds(rd io.Reader) error {
+	zr, err := zlib.NewReader(rd)
+	if err != nil {
+		return err
 	}
-	return "", 0, errors.New("malformed header: too long")
+	defer zr.Close()
+	var hdr [looseHeaderMax]byte
+	n, err := io.ReadFull(zr, hdr[:])
+	if bytes.IndexByte(hdr[:n], 0) >= 0 {
+		return nil
+	}
+	if err != nil && n < len(hdr) {
+		return fmt.Errorf("truncated header: %w", err)
+	}
+	return errLooseHeader
 }

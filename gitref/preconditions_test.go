@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"compress/zlib"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -107,11 +110,11 @@ func TestNotesRefNotCommitAndBadRef(t *testing.T) {
 	}
 }
 
-// FuzzLooseHeader: looseHeader never reads past looseHeaderMax inflated
-// bytes, and what it accepts is "<object type> <decimal size>\0" read back
-// exactly.
-func FuzzLooseHeader(f *testing.F) {
-	for _, s := range []string{"blob 12\x00hello", "commit 0\x00", "tree -1\x00", "blob +5\x00", "blob 99999999999999999999\x00", "blob", "tag 7 \x00", "ofs-delta 3\x00"} {
+// FuzzLooseBlob: a loose object is read as a blob only when it is
+// "blob <size>\0<content>", its header within looseHeaderMax bytes, with
+// content of that size read back exactly.
+func FuzzLooseBlob(f *testing.F) {
+	for _, s := range []string{"blob 5\x00hello", "blob 12\x00hello", "commit 0\x00", "tree -1\x00", "blob +5\x00hello", "blob 99999999999999999999\x00", "blob", "tag 7 \x00", "ofs-delta 3\x00", "blob 05\x00hello", "blob 4\x00hello"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
@@ -119,11 +122,7 @@ func FuzzLooseHeader(f *testing.F) {
 		zw := zlib.NewWriter(&z)
 		zw.Write(raw)
 		zw.Close()
-		zr, err := zlib.NewReader(&z)
-		if err != nil {
-			t.Fatal(err)
-		}
-		typ, size, err := looseHeader(zr)
+		b, err := readLooseBlob(bytes.NewReader(z.Bytes()), plumbing.ZeroHash, 1<<20)
 		if err != nil {
 			return
 		}
@@ -131,12 +130,41 @@ func FuzzLooseHeader(f *testing.F) {
 		if nul < 0 || nul >= looseHeaderMax {
 			t.Fatalf("accepted %q with no NUL in the first %d bytes", raw, looseHeaderMax)
 		}
-		gotType, digits, _ := strings.Cut(string(raw[:nul]), " ")
+		digits, ok := strings.CutPrefix(string(raw[:nul]), "blob ")
 		n, err := strconv.ParseInt(digits, 10, 64)
-		if gotType != typ || err != nil || n != size || size < 0 || strings.Trim(digits, "0123456789") != "" {
-			t.Fatalf("read %q as %q, %d", raw[:nul], typ, size)
+		if !ok || err != nil || !bytes.Equal(b, raw[nul+1:]) || int64(len(b)) != n {
+			t.Fatalf("read %q as a blob of %q", raw, b)
 		}
 	})
+}
+
+// TestLooseHeaderBomb: a loose object whose header never ends, inflated from
+// a small file, is refused after a bounded read.
+func TestLooseHeaderBomb(t *testing.T) {
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte("blob "))
+	zw.Write(bytes.Repeat([]byte("9"), 256<<20))
+	zw.Close()
+	in := &countingReader{r: bytes.NewReader(z.Bytes())}
+	_, err := readLooseBlob(in, plumbing.ZeroHash, 1<<20)
+	if !errors.Is(err, errLooseHeader) {
+		t.Fatalf("endless header: %v, want errLooseHeader", err)
+	}
+	if in.n > looseHeaderInput {
+		t.Errorf("read %d compressed bytes, want at most %d", in.n, looseHeaderInput)
+	}
+}
+
+type countingReader struct {
+	r io.ReaderAt
+	n int
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n += n
+	return n, err
 }
 
 // TestPartialCloneMissingBlob: in a --filter=blob:none clone, a blob the
@@ -154,5 +182,28 @@ func TestPartialCloneMissingBlob(t *testing.T) {
 	var me *MissingObjectError
 	if !errors.As(err, &me) || me.Partial != "origin" || !strings.Contains(err.Error(), "partialclonefilter= fetch --refetch origin") {
 		t.Errorf("File(c1, f) in a partial clone = %v, want a missing object naming the promisor remote", err)
+	}
+}
+
+// TestLooseBlobLarge: a loose blob whose compressed form is larger than what
+// the header check inflates is read whole with a limit, and refused over it.
+func TestLooseBlobLarge(t *testing.T) {
+	dir := newRepo(t)
+	content := make([]byte, 300<<10)
+	for i := range content {
+		content[i] = byte(i*7919>>3) ^ byte(i>>11)
+	}
+	p := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(p, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id := Hash(gitOut(t, dir, "hash-object", "-w", p))
+	r := open(t, dir)
+	b, err := r.Blob(id, 1<<20)
+	if err != nil || !bytes.Equal(b, content) {
+		t.Fatalf("Blob(%s, 1 MiB) = %d bytes, %v; want the %d bytes written", id, len(b), err, len(content))
+	}
+	if _, err := r.Blob(id, 1<<10); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Blob(%s, 1 KiB) = %v, want ErrTooLarge", id, err)
 	}
 }
