@@ -3,9 +3,7 @@ package gitref
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // FuzzPackedRefs feeds arbitrary packed-refs files to the ref reader: it never
@@ -35,42 +33,6 @@ func FuzzValidRefName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, name string) {
 		if validRefName(name) && (filepath.Clean(name) != name || len(name) < 6) {
 			t.Fatalf("accepted %q", name)
-		}
-	})
-}
-
-// FuzzConfigEdit feeds arbitrary config text to the header parser and the value
-// writer used by EnsureConfig: parseHeader never panics; when go-git's config
-// decoder reads the text, adding a value keeps it readable and the value is then
-// the last one of its key, every value of other keys unchanged.
-func FuzzConfigEdit(f *testing.F) {
-	f.Add([]byte("[core]\n\tbare = false\n[remote \"origin\"]\n\turl = /tmp/x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n"), "refs/notes/speccoder*:refs/notes/speccoder*")
-	f.Add([]byte("# comment\n[remote \"origin\"] url = a\n[notes \"rewrite\"]\n\trebase = true\n"), "true")
-	f.Add([]byte("[Remote.origin]\n\tfetch = x\n[remote \"a\\\"b\"]\n"), "v")
-	f.Fuzz(func(t *testing.T, text []byte, value string) {
-		for _, line := range strings.Split(string(text), "\n") {
-			parseHeader(line)
-		}
-		if strings.ContainsAny(value, "\n\r\x00") || !utf8.ValidString(value) {
-			return
-		}
-		before, err := configValues(text, "notes", "", "rewriteRef")
-		if err != nil {
-			return // go-git cannot read it: EnsureConfig refuses such a file
-		}
-		otherBefore, _ := configValues(text, "remote", "origin", "url")
-		out := addConfigValue(text, "remote", "origin", "fetch", value)
-		got, err := configValues(out, "remote", "origin", "fetch")
-		if err != nil {
-			t.Fatalf("after adding a value the config does not decode: %v\n%q", err, out)
-		}
-		if len(got) == 0 || got[len(got)-1] != value {
-			t.Fatalf("fetch values %q, want %q last\n%q", got, value, out)
-		}
-		after, _ := configValues(out, "notes", "", "rewriteRef")
-		otherAfter, _ := configValues(out, "remote", "origin", "url")
-		if strings.Join(before, "\x00") != strings.Join(after, "\x00") || strings.Join(otherBefore, "\x00") != strings.Join(otherAfter, "\x00") {
-			t.Fatalf("other values changed: %q→%q, %q→%q\n%q", before, after, otherBefore, otherAfter, out)
 		}
 	})
 }

@@ -102,25 +102,6 @@ func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
 	}
 }
 
-func TestParseHeader(t *testing.T) {
-	for _, tc := range []struct {
-		line, sec, sub string
-		ok             bool
-	}{
-		{"[core]\n", "core", "", true},
-		{"  [Remote \"Origin\"]  # c\n", "remote", "Origin", true},
-		{"[remote \"a\\\"b\"]\n", "remote", "a\"b", true},
-		{"[branch.Main]\n", "branch", "main", true},
-		{"\turl = x\n", "", "", false},
-		{"[broken \"x]\n", "", "", false},
-	} {
-		s, ss, ok := parseHeader(tc.line)
-		if s != tc.sec || ss != tc.sub || ok != tc.ok {
-			t.Errorf("parseHeader(%q) = %q %q %v, want %q %q %v", tc.line, s, ss, ok, tc.sec, tc.sub, tc.ok)
-		}
-	}
-}
-
 // TestEnsureConfigReplaces: a superseded value is removed (its line only,
 // comments and other values kept), the new one added, and git reads the result.
 func TestEnsureConfigReplaces(t *testing.T) {
