@@ -1,19 +1,44 @@
 package gitref
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/taskproof/taskproof/gitref/internal/gitconfig"
 
-func splitConfigKey(key string) (section, sub, name string, err error) {
-	first := strings.Index(key, ".")
-	last := strings.LastIndex(key, ".")
-	if first <= 0 || last == len(key)-1 {
-		return "", "", "", fmt.Errorf("config key %q: want section.name or section.subsection.name", key)
-	}
-	section, name = key[:first], key[last+1:]
-	if first != last {
-		sub = key[first+1 : last]
-	}
-	return section, sub, name, nil
+// ErrConfig is wrapped by errors of EnsureConfig (the repository's config file
+// cannot be read or written, or a wanted key is not a valid config key) and of
+// reading git's configuration (a file that cannot be read or parsed, a `git
+// config` that fails, an include that cannot be followed).
+var ErrConfig = gitconfig.ErrConfig
+
+// Config reads git's configuration for the repository as git reads it
+// (docs/format.md#reading-gits-configuration): every file git reads (system,
+// global, repository, worktree), the include.path and includeIf.<condition>.path
+// files they name, and the GIT_CONFIG_COUNT / GIT_CONFIG_KEY_<n> /
+// GIT_CONFIG_VALUE_<n> environment, in git's order; the last value of a key
+// wins, as in `git config --get`. It runs the git program (`git config -l
+// -z`, with GIT_DIR set to the repository's git dir so that includeIf
+// "gitdir:…" and "onbranch:…" match it) when git is on PATH, else an
+// in-process reader over the same files. The snapshot's Get, Path and
+// Entries read it (Entries' keys in the canonical form git prints: section
+// and name lower case, subsection as written). Errors match [ErrConfig].
+func (r *Repo) Config() (*gitconfig.Config, error) {
+	return gitconfig.Read(r.gitDir, r.commonDir, r.workTree)
 }
+
+// ConfigValue returns the value git would give for `git config --get <key>`
+// (key as "section.name" or "section.subsection.name", e.g.
+// "gpg.ssh.allowedSignersFile"), read as [Repo.Config] reads; ok is false when
+// nothing sets key. Errors match [ErrConfig].
+func (r *Repo) ConfigValue(key string) (value string, ok bool, err error) {
+	if _, _, _, err := gitconfig.SplitKey(key); err != nil {
+		return "", false, err
+	}
+	c, err := r.Config()
+	if err != nil {
+		return "", false, err
+	}
+	value, ok = c.Get(key)
+	return value, ok, nil
+}
+
+// ExpandUserPath expands a leading "~" or "~user" in p as git does for
+// paths in its configuration.
+func ExpandUserPath(p string) (string, error) { return gitconfig.ExpandUserPath(p) }

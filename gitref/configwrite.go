@@ -10,13 +10,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-)
 
-// ErrConfig is wrapped by errors of EnsureConfig (the repository's config file
-// cannot be read or written, or a wanted key is not a valid config key) and of
-// reading git's configuration (a file that cannot be read or parsed, a `git
-// config` that fails, an include that cannot be followed).
-var ErrConfig = errors.New("git config")
+	"github.com/taskproof/taskproof/gitref/internal/gitconfig"
+)
 
 // ConfigWant is one setting `taskproof init` needs in the repository's config
 // (the repository-local file, $GIT_COMMON_DIR/config).
@@ -70,14 +66,14 @@ func (r *Repo) EnsureConfig(wants []ConfigWant, dryRun bool) ([]ConfigChange, er
 	var changes []ConfigChange
 	var edits [][]string // git config arguments, after --file
 	for _, w := range wants {
-		section, sub, name, err := splitConfigKey(w.Key)
+		section, sub, name, err := gitconfig.SplitKey(w.Key)
 		if err != nil || !validConfigName(section, true) || !validConfigName(name, false) {
 			return nil, fmt.Errorf("%w: bad key %q", ErrConfig, w.Key)
 		}
 		if strings.ContainsAny(w.Value, "\n\x00") || strings.ContainsAny(sub, "\n\x00") {
 			return nil, fmt.Errorf("%w: %s: a value or subsection cannot hold a newline or NUL", ErrConfig, w.Key)
 		}
-		k := canonicalKey(w.Key)
+		k := gitconfig.CanonicalKey(w.Key)
 		vs, ok := values[k]
 		if !ok {
 			if vs, err = r.LocalConfigValues(w.Key); err != nil {
@@ -131,7 +127,7 @@ func (r *Repo) EnsureConfig(wants []ConfigWant, dryRun bool) ([]ConfigChange, er
 // file ($GIT_COMMON_DIR/config, the one EnsureConfig edits), in file order.
 // Errors wrap ErrConfig.
 func (r *Repo) LocalConfigValues(key string) ([]string, error) {
-	if _, _, _, err := splitConfigKey(key); err != nil {
+	if _, _, _, err := gitconfig.SplitKey(key); err != nil {
 		return nil, fmt.Errorf("%w: bad key %q", ErrConfig, key)
 	}
 	if _, err := os.Stat(filepath.Join(r.commonDir, "config")); errors.Is(err, os.ErrNotExist) {

@@ -45,7 +45,7 @@ type Choice struct {
 }
 
 // GitConfig is the part of git's configuration the signer choice reads;
-// *gitref.Config has this shape.
+// the snapshot gitref.Repo.Config reads has this shape.
 type GitConfig interface {
 	Get(key string) (value string, ok bool)
 	Path(key string) (path string, ok bool, err error)

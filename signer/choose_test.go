@@ -17,13 +17,26 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
-// fakeConfig is a git config of fixed values.
-func fakeConfig(kv map[string]string) GitConfig {
-	var entries []gitref.ConfigEntry
-	for k, v := range kv {
-		entries = append(entries, gitref.ConfigEntry{Key: k, Value: v})
+// fakeConfig is a git config of fixed values, keys compared without case
+// (the keys the tests set have no subsection, whose case git keeps).
+type fakeConfig map[string]string
+
+func (c fakeConfig) Get(key string) (string, bool) {
+	for k, v := range c {
+		if strings.EqualFold(k, key) {
+			return v, true
+		}
 	}
-	return gitref.NewConfig(entries...)
+	return "", false
+}
+
+func (c fakeConfig) Path(key string) (string, bool, error) {
+	v, ok := c.Get(key)
+	if !ok {
+		return "", false, nil
+	}
+	p, err := gitref.ExpandUserPath(v)
+	return p, true, err
 }
 
 // sshFingerprint is the SHA256 fingerprint of the public key beside private key file path.

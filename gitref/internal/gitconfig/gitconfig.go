@@ -1,4 +1,8 @@
-package gitref
+// Package gitconfig reads git's configuration for one repository the way git
+// reads it (docs/format.md#reading-gits-configuration): through the git
+// program when it is installed, else with an in-process reader over the same
+// files in git's order.
+package gitconfig
 
 import (
 	"bytes"
@@ -23,63 +27,53 @@ import (
 // GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> environment, in git's order. The
 // last value of a key wins, as in `git config --get`.
 type Config struct {
-	entries []ConfigEntry
+	entries []Entry
 	// Source says how the snapshot was read: "git config -l -z" or
 	// "in-process reader (git not found on PATH)".
 	Source string
 }
 
-// ConfigEntry is one key = value of a [Config], in reading order. Key is the
+// Entry is one key = value of a [Config], in reading order. Key is the
 // canonical form git prints: section and name lower case, subsection as written
 // ("gpg.ssh.allowedsignersfile", `includeif.gitdir:~/work/.path`).
-type ConfigEntry struct {
+type Entry struct {
 	Key, Value string
 	// NoValue is set for a key written without "=" (a boolean true).
 	NoValue bool
 }
 
-// Config reads git's configuration for the repository: by running the git
-// program (`git config -l -z`, with GIT_DIR set to the repository's git dir
-// so that includeIf "gitdir:…" and "onbranch:…" match it) when git is on
-// PATH, else with taskproof's in-process reader, which follows include and
-// includeIf gitdir:, gitdir/i: and onbranch: conditions (hasconfig: is an
-// error naming it). Errors match [ErrConfig].
-func (r *Repo) Config() (*Config, error) {
-	if git, err := exec.LookPath("git"); err == nil {
-		return r.configFromGit(git)
-	}
-	return r.configInProcess()
-}
+// ErrConfig is wrapped by the errors of reading git's configuration: a file
+// that cannot be read or parsed, a `git config` that fails, an include that
+// cannot be followed.
+var ErrConfig = errors.New("git config")
 
-// ConfigValue returns the value git would give for `git config --get <key>`
-// (key as "section.name" or "section.subsection.name", e.g.
-// "gpg.ssh.allowedSignersFile"), read as [Repo.Config] reads; ok is false when
-// nothing sets key. Errors match [ErrConfig].
-func (r *Repo) ConfigValue(key string) (value string, ok bool, err error) {
-	if _, _, _, err := splitConfigKey(key); err != nil {
-		return "", false, err
+// Read reads git's configuration for the repository at gitDir (its common
+// dir commonDir, its work tree workTree or ""): by running the git program
+// (`git config -l -z`, with GIT_DIR set to the repository's git dir so that
+// includeIf "gitdir:…" and "onbranch:…" match it) when git is on PATH, else
+// with the in-process reader, which follows include and includeIf gitdir:,
+// gitdir/i: and onbranch: conditions (hasconfig: is an error naming it).
+// Errors match [ErrConfig].
+func Read(gitDir, commonDir, workTree string) (*Config, error) {
+	if git, err := exec.LookPath("git"); err == nil {
+		return fromGit(git, gitDir, workTree)
 	}
-	c, err := r.Config()
-	if err != nil {
-		return "", false, err
-	}
-	value, ok = c.Get(key)
-	return value, ok, nil
+	return InProcess(gitDir, commonDir)
 }
 
 // Get returns key's last value (`git config --get`); ok is false when unset. A
 // key written without "=" has the value "true".
 func (c *Config) Get(key string) (value string, ok bool) {
-	all := c.getAll(key)
+	all := c.GetAll(key)
 	if len(all) == 0 {
 		return "", false
 	}
 	return all[len(all)-1], true
 }
 
-// getAll returns every value of key in reading order (`git config --get-all`).
-func (c *Config) getAll(key string) []string {
-	want := canonicalKey(key)
+// GetAll returns every value of key in reading order (`git config --get-all`).
+func (c *Config) GetAll(key string) []string {
+	want := CanonicalKey(key)
 	var out []string
 	for _, e := range c.entries {
 		if e.Key == want {
@@ -109,18 +103,7 @@ func (c *Config) Path(key string) (path string, ok bool, err error) {
 }
 
 // Entries returns every entry of the snapshot in reading order.
-func (c *Config) Entries() []ConfigEntry { return append([]ConfigEntry(nil), c.entries...) }
-
-// NewConfig returns a Config holding entries (tests, callers with their own
-// configuration).
-func NewConfig(entries ...ConfigEntry) *Config {
-	out := &Config{Source: "given"}
-	for _, e := range entries {
-		e.Key = canonicalKey(e.Key)
-		out.entries = append(out.entries, e)
-	}
-	return out
-}
+func (c *Config) Entries() []Entry { return append([]Entry(nil), c.entries...) }
 
 // ExpandUserPath expands a leading "~" the way git's interpolate_path does:
 // "~" and "~/…" from $HOME (the user's home directory when HOME is unset),
@@ -154,8 +137,8 @@ func ExpandUserPath(p string) (string, error) {
 	return filepath.Join(home, rest), nil
 }
 
-// canonicalKey lower-cases a key's section and name, keeping the subsection.
-func canonicalKey(key string) string {
+// CanonicalKey lower-cases a key's section and name, keeping the subsection.
+func CanonicalKey(key string) string {
 	first := strings.Index(key, ".")
 	last := strings.LastIndex(key, ".")
 	if first < 0 {
@@ -167,13 +150,13 @@ func canonicalKey(key string) string {
 	return strings.ToLower(key[:first]) + key[first:last+1] + strings.ToLower(key[last+1:])
 }
 
-func (r *Repo) configFromGit(git string) (*Config, error) {
+func fromGit(git, gitDir, workTree string) (*Config, error) {
 	cmd := exec.Command(git, "config", "-l", "-z")
-	cmd.Dir = r.gitDir
-	if r.workTree != "" {
-		cmd.Dir = r.workTree
+	cmd.Dir = gitDir
+	if workTree != "" {
+		cmd.Dir = workTree
 	}
-	cmd.Env = append(os.Environ(), "GIT_DIR="+r.gitDir)
+	cmd.Env = append(os.Environ(), "GIT_DIR="+gitDir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -189,8 +172,8 @@ func (r *Repo) configFromGit(git string) (*Config, error) {
 
 // parseConfigList reads `git config -l -z` output: entries "key\nvalue\x00",
 // or "key\x00" for a key without a value.
-func parseConfigList(out []byte) ([]ConfigEntry, error) {
-	var entries []ConfigEntry
+func parseConfigList(out []byte) ([]Entry, error) {
+	var entries []Entry
 	for len(out) > 0 {
 		i := bytes.IndexByte(out, 0)
 		if i < 0 {
@@ -202,7 +185,7 @@ func parseConfigList(out []byte) ([]ConfigEntry, error) {
 		if len(k) == 0 {
 			return nil, fmt.Errorf("%w: git config -l -z output holds an empty key", ErrConfig)
 		}
-		entries = append(entries, ConfigEntry{Key: canonicalKey(string(k)), Value: string(v), NoValue: !hasValue})
+		entries = append(entries, Entry{Key: CanonicalKey(string(k)), Value: string(v), NoValue: !hasValue})
 	}
 	return entries, nil
 }
@@ -213,18 +196,19 @@ const maxIncludeDepth = 10
 // configReader is the in-process reader's state for one snapshot.
 type configReader struct {
 	gitDir  string
-	entries []ConfigEntry
+	entries []Entry
 }
 
-func (r *Repo) configInProcess() (*Config, error) {
-	cr := &configReader{gitDir: r.gitDir}
-	for _, path := range r.configFiles() {
+// InProcess reads the configuration as Read does without the git program.
+func InProcess(gitDir, commonDir string) (*Config, error) {
+	cr := &configReader{gitDir: gitDir}
+	for _, path := range configFiles(commonDir) {
 		if err := cr.readFile(path, 0, false); err != nil {
 			return nil, err
 		}
 	}
 	if v, ok := (&Config{entries: cr.entries}).Get("extensions.worktreeConfig"); ok && configBool(v) {
-		if err := cr.readFile(filepath.Join(r.gitDir, "config.worktree"), 0, false); err != nil {
+		if err := cr.readFile(filepath.Join(gitDir, "config.worktree"), 0, false); err != nil {
 			return nil, err
 		}
 	}
@@ -234,7 +218,7 @@ func (r *Repo) configInProcess() (*Config, error) {
 	return &Config{entries: cr.entries, Source: "in-process reader (git not found on PATH)"}, nil
 }
 
-func (r *Repo) configFiles() []string {
+func configFiles(commonDir string) []string {
 	var files []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		if p := os.Getenv("GIT_CONFIG_SYSTEM"); p != "" {
@@ -258,7 +242,7 @@ func (r *Repo) configFiles() []string {
 			files = append(files, filepath.Join(home, ".gitconfig"))
 		}
 	}
-	return append(files, filepath.Join(r.commonDir, "config"))
+	return append(files, filepath.Join(commonDir, "config"))
 }
 
 // readFile appends path's entries, following includes. A missing file is
@@ -287,7 +271,7 @@ func (cr *configReader) readFile(path string, depth int, included bool) error {
 			key += sub + "."
 		}
 		key += strings.ToLower(name)
-		cr.entries = append(cr.entries, ConfigEntry{Key: key, Value: value, NoValue: blank})
+		cr.entries = append(cr.entries, Entry{Key: key, Value: value, NoValue: blank})
 		if blank {
 			return nil
 		}
@@ -458,10 +442,10 @@ func (cr *configReader) readEnv() error {
 		if !ok {
 			return fmt.Errorf("%w: GIT_CONFIG_VALUE_%d is missing", ErrConfig, i)
 		}
-		if _, _, _, err := splitConfigKey(k); err != nil {
+		if _, _, _, err := SplitKey(k); err != nil {
 			return fmt.Errorf("%w: GIT_CONFIG_KEY_%d: %v", ErrConfig, i, err)
 		}
-		cr.entries = append(cr.entries, ConfigEntry{Key: canonicalKey(k), Value: v})
+		cr.entries = append(cr.entries, Entry{Key: CanonicalKey(k), Value: v})
 	}
 	return nil
 }
@@ -475,4 +459,19 @@ func configBool(v string) bool {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
 	return err == nil && n != 0
+}
+
+// SplitKey splits a key "section.name" or "section.subsection.name" (the
+// subsection may hold dots).
+func SplitKey(key string) (section, sub, name string, err error) {
+	first := strings.Index(key, ".")
+	last := strings.LastIndex(key, ".")
+	if first <= 0 || last == len(key)-1 {
+		return "", "", "", fmt.Errorf("config key %q: want section.name or section.subsection.name", key)
+	}
+	section, name = key[:first], key[last+1:]
+	if first != last {
+		sub = key[first+1 : last]
+	}
+	return section, sub, name, nil
 }

@@ -1,4 +1,4 @@
-package gitref
+package gitconfig
 
 import (
 	"errors"
@@ -100,16 +100,15 @@ func TestConfigReadAsGit(t *testing.T) {
 				k, v, _ := strings.Cut(kv, "=")
 				t.Setenv(k, v)
 			}
-			repo, err := Open(dir)
+			gitDir := filepath.Join(dir, ".git")
+			viaGit, err := Read(gitDir, gitDir, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer repo.Close()
-			viaGit, err := repo.Config()
-			if err != nil {
-				t.Fatal(err)
+			if viaGit.Source != "git config -l -z" {
+				t.Fatalf("read by %s, want the git program", viaGit.Source)
 			}
-			inProcess, err := repo.configInProcess()
+			inProcess, err := InProcess(gitDir, gitDir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,12 +137,8 @@ func TestConfigInProcessRefusals(t *testing.T) {
 	unsetenv(t, "GIT_CONFIG_GLOBAL")
 	unsetenv(t, "XDG_CONFIG_HOME")
 	unsetenv(t, "GIT_CONFIG_COUNT")
-	dir := newRepo(t)
-	repo, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer repo.Close()
+	dir := testenv.NewRepo(t)
+	gitDir := filepath.Join(dir, ".git")
 	for name, global := range map[string]string{
 		"hasconfig": "[includeIf \"hasconfig:remote.*.url:https://example.com/**\"]\n\tpath = x\n",
 		"loop":      "[include]\n\tpath = ~/.gitconfig\n",
@@ -152,14 +147,14 @@ func TestConfigInProcessRefusals(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(global), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := repo.configInProcess()
+		_, err := InProcess(gitDir, gitDir)
 		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), ".gitconfig") {
 			t.Errorf("%s: err = %v, want ErrConfig naming .gitconfig", name, err)
 		}
 	}
 	t.Setenv("GIT_CONFIG_COUNT", "x")
 	os.Remove(filepath.Join(home, ".gitconfig"))
-	if _, err := repo.configInProcess(); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "GIT_CONFIG_COUNT") {
+	if _, err := InProcess(gitDir, gitDir); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "GIT_CONFIG_COUNT") {
 		t.Errorf("bogus count: err = %v", err)
 	}
 }
@@ -169,7 +164,7 @@ func TestParseConfigList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ConfigEntry{{Key: "user.signingkey", Value: "~/a b"}, {Key: "core.bare", Value: "false"}, {Key: "x.flag", NoValue: true}, {Key: "remote.Origin.url", Value: "u\nv"}}
+	want := []Entry{{Key: "user.signingkey", Value: "~/a b"}, {Key: "core.bare", Value: "false"}, {Key: "x.flag", NoValue: true}, {Key: "remote.Origin.url", Value: "u\nv"}}
 	if len(got) != len(want) {
 		t.Fatalf("got %+v", got)
 	}
