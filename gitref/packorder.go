@@ -35,11 +35,11 @@ func (r *Repo) PackOrder(ids []Hash) ([]int, error) {
 		}
 		ph := h.plumbing()
 		for k, p := range packs {
-			at, ok := p.idx.find(ph)
+			at, ok := p.idx.Find(ph)
 			if !ok {
 				continue
 			}
-			off, err := p.idx.offset(at)
+			off, err := p.idx.Offset(at)
 			if err != nil {
 				return nil, err
 			}

@@ -207,7 +207,7 @@ func (r *Repo) packObject(hd *handle, h plumbing.Hash, limit int64) (plumbing.En
 		return nil, err
 	}
 	for _, p := range packs {
-		if _, ok := p.idx.find(h); ok {
+		if _, ok := p.idx.Find(h); ok {
 			return hd.readers.get(r, p, h, limit)
 		}
 	}
@@ -223,7 +223,7 @@ func (r *Repo) inPack(h plumbing.Hash) bool {
 		return false
 	}
 	for _, p := range packs {
-		if _, ok := p.idx.find(h); ok {
+		if _, ok := p.idx.Find(h); ok {
 			return true
 		}
 	}
@@ -299,7 +299,7 @@ func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.E
 		return nil
 	}
 	for _, p := range packs {
-		if _, ok := p.idx.find(h); !ok {
+		if _, ok := p.idx.Find(h); !ok {
 			continue
 		}
 		o, err := hd.readers.getUncached(r, p, h)

@@ -37,6 +37,8 @@ import (
 	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/taskproof/taskproof/gitref/internal/packidx"
 )
 
 // Sentinel errors. Use errors.Is; the errors returned wrap them with the
@@ -723,7 +725,7 @@ func (s *sharedPacks) open(abs, name string, mapPacks *atomic.Bool, openFile fun
 		}
 		sp = &sharedPack{f: f, size: size}
 		if mapPacks != nil && mapPacks.Load() {
-			sp.mapped = mapFile(abs)
+			sp.mapped = packidx.MapFile(abs)
 		}
 		if s.files == nil {
 			s.files = map[string]*sharedPack{}
@@ -745,7 +747,7 @@ func (s *sharedPacks) release(abs string, sp *sharedPack) error {
 		delete(s.files, abs)
 	}
 	if sp.mapped != nil {
-		unmapFile(sp.mapped)
+		packidx.UnmapFile(sp.mapped)
 		sp.mapped = nil
 	}
 	return sp.f.Close()

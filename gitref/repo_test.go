@@ -23,6 +23,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/packidx"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -645,7 +646,7 @@ func testPreadFile(t *testing.T, mapped bool) {
 	if !ok {
 		t.Fatalf("Open(.pack) = %T, want *preadFile", f)
 	}
-	if wantMap := mapped && mapFileSupported; (pf.mapped != nil) != wantMap {
+	if wantMap := mapped && packidx.MapSupported; (pf.mapped != nil) != wantMap {
 		t.Fatalf("mapped = %v, want %v", pf.mapped != nil, wantMap)
 	}
 	ref := bytes.NewReader(data)

@@ -1,13 +1,13 @@
 //go:build unix
 
-package gitref
+package packidx
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps the file at path, a pack file, read-only into memory, or
+// MapFile maps the file at path, a pack or pack index file, read-only into memory, or
 // returns nil when it cannot (empty, too large for the address space, or
 // mmap(2) refused): the caller then reads it with pread. Pack files are never
 // modified once written (git writes a new pack under a temporary name and
@@ -15,7 +15,7 @@ import (
 // file, whose pages live on while they are mapped), so the mapping cannot
 // change under the reader. The descriptor is closed at once: a mapping does
 // not need it.
-func mapFile(path string) []byte {
+func MapFile(path string) []byte {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
@@ -32,8 +32,8 @@ func mapFile(path string) []byte {
 	return b
 }
 
-// unmapFile releases a mapping made by mapFile.
-func unmapFile(b []byte) { _ = syscall.Munmap(b) }
+// UnmapFile releases a mapping made by MapFile.
+func UnmapFile(b []byte) { _ = syscall.Munmap(b) }
 
-// mapFileSupported: mapFile maps files on this system.
-const mapFileSupported = true
+// MapSupported: MapFile maps files on this system.
+const MapSupported = true
