@@ -12,6 +12,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // DefaultNotesRef is the notes ref attestations are kept under (docs/format.md#storage).
@@ -341,13 +343,13 @@ func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
 	if testHookBeforeLock != nil {
 		testHookBeforeLock()
 	}
-	lock, err := lockRef(s.repo.refDir(s.ref), s.ref, s.Lock)
+	lock, err := refs.Acquire(s.repo.refDir(s.ref), s.ref, s.Lock)
 	if err != nil {
 		return "", err
 	}
 	cur, err := readRef(s.repo.refDir(s.ref), s.ref)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return "", err
 	}
 	if cur != old {
@@ -356,12 +358,12 @@ func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
 		// of the current notes commit.
 		next, changed, err = s.prepare(commit, cur, merge)
 		if err != nil || !changed {
-			lock.release()
+			lock.Release()
 			return next, err
 		}
 	}
 	s.repo.logUpdate(s.ref, cur, next, "taskproof: notes update of "+string(commit))
-	if err := lock.commit(next); err != nil {
+	if err := lock.Commit(string(next)); err != nil {
 		return "", err
 	}
 	return next, nil

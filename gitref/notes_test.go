@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -61,7 +62,7 @@ func helper(mode, dir, arg string) int {
 		if mode == "crash-before-lock" {
 			testHookBeforeLock = crash
 		} else {
-			testHookBeforeRename = crash
+			refs.TestHookBeforeRename = crash
 		}
 		s, _ := r.Notes("")
 		_, err = s.Update(Hash(arg), func(old []byte) ([]byte, error) { return append(old, "crash\n"...), nil })

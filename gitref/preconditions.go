@@ -13,6 +13,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // Errors of repositories that lack what a command needs: git preconditions,
@@ -26,7 +28,7 @@ var (
 	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag.
 	ErrNotesRefNotCommit = errors.New("notes ref does not point at a commit")
 	// ErrBadRef is wrapped by BadRefError.
-	ErrBadRef = errors.New("ref does not hold an object id")
+	ErrBadRef = refs.ErrBadRef
 )
 
 // unshallowHint says how to get a shallow clone's whole history.
@@ -95,29 +97,13 @@ func (e *NotesRefError) Error() string {
 func (e *NotesRefError) Unwrap() error { return ErrNotesRefNotCommit }
 
 // BadRefError reports a ref file (or packed-refs entry) that does not hold an
-// object id. It matches ErrBadRef.
-type BadRefError struct {
-	Ref  string // the ref name
-	Path string // the file it was read from
-	Text string // what the file holds, cut to 60 bytes
-	Why  string // e.g. "a symbolic ref (refusing to follow it)"
-}
+// object id: Ref, the ref name; Path, the file it was read from; Text, what
+// the file holds, cut to 60 bytes; Why, e.g. "a symbolic ref (refusing to
+// follow it)". It matches ErrBadRef.
+type BadRefError = refs.BadRefError
 
-func (e *BadRefError) Error() string {
-	// git refuses to update or delete a broken ref: the file goes first.
-	return fmt.Sprintf("ref %s (%s) holds %q, %s: remove the file (`rm %s`), then set the ref again (`git update-ref %s <commit>`, or fetch it)",
-		e.Ref, e.Path, e.Text, e.Why, e.Path, e.Ref)
-}
-
-// Unwrap returns ErrBadRef.
-func (e *BadRefError) Unwrap() error { return ErrBadRef }
-
-func badRef(name, path, text, why string) *BadRefError {
-	if len(text) > 60 {
-		text = text[:60] + "…"
-	}
-	return &BadRefError{Ref: name, Path: path, Text: text, Why: why}
-}
+// badRef returns the BadRefError of ref name read from path holding text.
+func badRef(name, path, text, why string) *BadRefError { return refs.Bad(name, path, text, why) }
 
 // IsShallow reports whether the repository is a shallow clone (its
 // $GIT_COMMON_DIR/shallow file lists commits whose parents were not fetched).

@@ -1,4 +1,4 @@
-package gitref
+package refs
 
 import (
 	"os"
@@ -16,10 +16,10 @@ func FuzzPackedRefs(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(dir, "packed-refs"), content, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		h, err := readRef(dir, "refs/notes/speccoder")
+		h, err := Read(dir, "refs/notes/speccoder")
 		if err == nil && h != "" {
-			if _, perr := ParseHash(string(h)); perr != nil {
-				t.Fatalf("readRef returned invalid id %q", h)
+			if !validID(h) {
+				t.Fatalf("Read returned invalid id %q", h)
 			}
 		}
 	})
@@ -31,7 +31,7 @@ func FuzzValidRefName(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		if validRefName(name) && (filepath.Clean(name) != name || len(name) < 6) {
+		if ValidName(name) && (filepath.Clean(name) != name || len(name) < 6) {
 			t.Fatalf("accepted %q", name)
 		}
 	})
