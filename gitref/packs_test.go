@@ -11,6 +11,8 @@ import (
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
 // packedRepo returns a repository whose objects are all in one pack written by
@@ -84,7 +86,7 @@ func TestPackFilesShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shared := r.packFS.(listFS).shared
+	shared := r.packFS.(packstore.FS).Shared
 	for round := range 3 {
 		for i, id := range blobs {
 			b, err := r.Blob(id, 0)
@@ -92,12 +94,7 @@ func TestPackFilesShared(t *testing.T) {
 				t.Fatalf("blob %d: %d bytes, %v", i, len(b), err)
 			}
 		}
-		shared.mu.Lock()
-		files, refs := len(shared.files), 0
-		for _, sp := range shared.files {
-			refs += sp.refs
-		}
-		shared.mu.Unlock()
+		files, refs := shared.Open()
 		if files != 1 || refs != 2 {
 			t.Fatalf("round %d: %d pack files open, %d readers; want 1 and 2 (the handle's sized and whole readers)", round, files, refs)
 		}
@@ -105,7 +102,7 @@ func TestPackFilesShared(t *testing.T) {
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(shared.files); n != 0 {
+	if n, _ := shared.Open(); n != 0 {
 		t.Fatalf("%d pack files open after Close", n)
 	}
 }
