@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
+	"github.com/taskproof/taskproof/gitref/internal/packstore"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -296,7 +297,7 @@ func TestPackReadsHandOutMemoryObjects(t *testing.T) {
 				if _, lazy := o.(*packfile.FSObject); lazy {
 					t.Fatalf("%s %s read as a %T", typ, id, o)
 				}
-				if _, whole := viewObject(o); !whole {
+				if _, whole := packstore.ViewObject(o); !whole {
 					t.Fatalf("%s %s (%T) is not held in memory", typ, id, o)
 				}
 				if o.Hash().String() != id {
@@ -316,5 +317,5 @@ func TestPackReadsHandOutMemoryObjects(t *testing.T) {
 			t.Error("a read cache put to outside its handle's read did not panic")
 		}
 	}()
-	(&readCache{objectCache: r.cache}).Put(&plumbing.MemoryObject{})
+	(&readCache{ObjectCache: r.cache}).Put(&plumbing.MemoryObject{})
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+
+	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
 // Signature is a commit's author or committer.
@@ -210,7 +212,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 		// DecodeCommit asks the object for its id, which a memory object
 		// would compute (collision-detecting SHA-1 over the content): it is
 		// the id the object was read by.
-		c, err = object.DecodeCommit(r.objects, hashedObject{EncodedObject: o, id: h})
+		c, err = object.DecodeCommit(r.objects, packstore.Hashed(o, h))
 	}
 	if err == nil {
 		r.commits.put(h, c)
@@ -281,7 +283,7 @@ func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash, li
 }
 
 // readObject is one try of objectWith. The object returned carries h as its
-// id (withID).
+// id (packstore.WithID).
 func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
 	o, ok := r.cache.Get(h)
 	if !ok {
@@ -297,7 +299,7 @@ func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, li
 	if t != plumbing.AnyObject && o.Type() != t {
 		return nil, plumbing.ErrObjectNotFound
 	}
-	return withID(o, h), nil
+	return packstore.WithID(o, h), nil
 }
 
 // storageObject reads an object no pack of the Repo holds through hd's
@@ -312,7 +314,7 @@ func (r *Repo) storageObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash,
 	if err != nil {
 		return nil, err
 	}
-	return withID(o, h), nil
+	return packstore.WithID(o, h), nil
 }
 
 // objectSizeWith is objectWith's object's size, read from its pack entry or
@@ -408,7 +410,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 	o, err := r.object(plumbing.TreeObject, id)
 	var t *object.Tree
 	if err == nil {
-		t, err = object.DecodeTree(r.objects, hashedObject{EncodedObject: o, id: id}) // as in commit
+		t, err = object.DecodeTree(r.objects, packstore.Hashed(o, id)) // as in commit
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -457,7 +459,7 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 }
 
 // viewOf reads object id of type t without a copy where the object cache
-// holds it (viewObject), copied otherwise: the bytes may be shared with the
+// holds it (packstore.ViewObject), copied otherwise: the bytes may be shared with the
 // cache, so the caller only reads them and does not keep them past its use.
 // For gitref's own parsing (the tick walk's trees and tasks files).
 func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
@@ -468,7 +470,7 @@ func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 		}
 		return nil, fmt.Errorf("reading %s %s: %w", t, id, err)
 	}
-	if b, ok := viewObject(o); ok {
+	if b, ok := packstore.ViewObject(o); ok {
 		return b, nil
 	}
 	b, err := readObject(o, make([]byte, 0, o.Size()))

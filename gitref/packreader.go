@@ -8,6 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+
+	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
 // packReaders are one handle's readers of the Repo's packs: go-git Packfiles,
@@ -146,11 +148,11 @@ func (pr *packReaders) close() error {
 // readCache is a handle's view of the object cache, the one its pack readers
 // read through. While the handle reads an object by id (get), the objects
 // go-git puts are held back; then the object returned for the id is cached
-// under that id (putAs) and the delta bases resolved on the way under the
+// under that id (packstore.ObjectCache.PutAs) and the delta bases resolved on the way under the
 // SHA-1 of their content (Put): only bases are hashed. Owned by its handle's
 // packReaders, so used by one goroutine at a time.
 type readCache struct {
-	*objectCache
+	*packstore.ObjectCache
 	holding bool
 	held    []plumbing.EncodedObject
 }
@@ -179,9 +181,9 @@ func (c *readCache) get(id plumbing.Hash, read func() (plumbing.EncodedObject, e
 	c.holding = false
 	for i, p := range c.held {
 		if err == nil && p == o {
-			c.putAs(p, id)
+			c.PutAs(p, id)
 		} else {
-			c.objectCache.Put(p)
+			c.ObjectCache.Put(p)
 		}
 		c.held[i] = nil
 	}
@@ -250,7 +252,7 @@ func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 // (with its errors), for a blob read once: one in a pack is read without
 // putting it, or the delta bases it is rebuilt from, into the object cache.
 // Caching an object keys it by the collision-detecting SHA-1 of its content
-// (objectCache.Put), which for a blob at the end of a long delta chain costs
+// (packstore.ObjectCache.Put), which for a blob at the end of a long delta chain costs
 // more than the read; the chain of one tasks file's blob shares nothing with
 // another's. A blob the cache holds is read from there.
 func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
@@ -306,7 +308,7 @@ func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.E
 		if err != nil || o.Type() != t {
 			return nil
 		}
-		return withID(o, h)
+		return packstore.WithID(o, h)
 	}
 	return nil
 }

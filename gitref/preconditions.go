@@ -14,6 +14,7 @@ import (
 	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/packstore"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
@@ -161,7 +162,7 @@ func (r *Repo) parentsPresent(h plumbing.Hash) bool {
 	if err != nil {
 		return false
 	}
-	c, err := object.DecodeCommit(r.objects, hashedObject{EncodedObject: o, id: h})
+	c, err := object.DecodeCommit(r.objects, packstore.Hashed(o, h))
 	if err != nil {
 		return false
 	}

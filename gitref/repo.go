@@ -15,15 +15,11 @@ package gitref
 import (
 	"bufio"
 	"bytes"
-	"crypto"
 	"errors"
 	"fmt"
-	"hash"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -33,7 +29,6 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
-	gogithash "github.com/go-git/go-git/v5/plumbing/hash"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
@@ -107,26 +102,26 @@ func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
 // readers are not (a pack reader keeps a file offset and lazily built maps),
 // so a Repo keeps a pool of handles — at most max(2, runtime.GOMAXPROCS(0)),
 // opened as needed, each a go-git storage with its own pack readers — sharing
-// one object cache (defaultObjectCacheSize, see setObjectCacheSize), one index
-// per pack, read in place (packIndex), and one open file per pack
-// (sharedPacks); every object read borrows a handle for the duration of the
+// one object cache (packstore.ObjectCache, defaultObjectCacheSize), one index
+// per pack, read in place (packidx.Index), and one open file per pack
+// (packstore.Shared); every object read borrows a handle for the duration of the
 // read. Readers beyond that many wait for a handle to come free. What a read
 // returns is shared only through types safe for concurrent use: objects held
-// whole in memory, carrying their id (withID), never a go-git pack reader or
+// whole in memory, carrying their id (packstore.WithID), never a go-git pack reader or
 // anything that reads through one (see packReaders).
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
 	workTree  string // "" for a bare repository
 
-	dotFS    billy.Filesystem // the git dir as go-git sees it (see packstore.FS)
-	wtFS     billy.Filesystem // nil for a bare repository
-	cache    *objectCache     // shared by the pool's storages
-	mapPacks atomic.Bool      // listFS maps pack files (setPackMapping)
-	commits  commitCache      // decoded commits (see commit)
-	objects  *poolStorer      // object access through the pool, for go-git decoders
-	packs    *packSet         // objects/pack, indexes shared by the pool (see packObject)
-	packFS   billy.Filesystem // the common dir, for the pool's pack readers
+	dotFS    billy.Filesystem       // the git dir as go-git sees it (see packstore.FS)
+	wtFS     billy.Filesystem       // nil for a bare repository
+	cache    *packstore.ObjectCache // shared by the pool's storages
+	mapPacks atomic.Bool            // listFS maps pack files (setPackMapping)
+	commits  commitCache            // decoded commits (see commit)
+	objects  *poolStorer            // object access through the pool, for go-git decoders
+	packs    *packSet               // objects/pack, indexes shared by the pool (see packObject)
+	packFS   billy.Filesystem       // the common dir, for the pool's pack readers
 
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
@@ -194,141 +189,19 @@ func (h *handle) close() error {
 	return errors.Join(h.readers.close(), h.st.Close())
 }
 
-// defaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
-// storages share (decoded commits, trees and blobs, and pack delta bases)
-// until setObjectCacheSize: go-git's default, 96 MiB. Commands that read a
-// long history's objects more than once (audit checking signatures) need it;
-// see setObjectCacheSize.
-const defaultObjectCacheSize = int64(cache.DefaultMaxSize)
-
-// objectCache is the Repo's object cache: an LRU that setObjectCacheSize
-// replaces while the storages keep using the cache. Safe for concurrent use.
-type objectCache struct {
-	lru atomic.Pointer[cache.ObjectLRU]
-}
-
-func newObjectCache(size int64) *objectCache {
-	c := &objectCache{}
-	c.lru.Store(cache.NewObjectLRU(cache.FileSize(size)))
-	return c
-}
-
-// Put stores o. go-git hands its cache every object it inflates (and every
-// delta base it resolves) as a *plumbing.MemoryObject whose id the LRU then
-// asks for, so an object is cached under the SHA-1 of its content, not under
-// the id it was looked up by. Put computes that id with collision detection
-// (sha1cd, as git's own SHA-1 does) and caches nothing whose content is part
-// of a SHA-1 collision attack: such an object is then always read from its
-// pack under the id the pack index gives it, and never served from the cache
-// for its colliding twin's id (docs/format.md#object-ids-and-collisions).
-// A handle's pack readers store the object read by id under that id instead
-// (readCache), so Put hashes the delta bases resolved on the way.
-func (c *objectCache) Put(o plumbing.EncodedObject) {
-	h := keyHashes.Get().(hash.Hash)
-	k, ok := keyedObject(o, func() hash.Hash { h.Reset(); return h })
-	keyHashes.Put(h)
-	if ok {
-		c.lru.Load().Put(k)
-	}
-}
-
-// newKeyHash returns the hash the cache keys objects by: go-git's SHA-1,
-// which is sha1cd's, with collision detection.
-func newKeyHash() hash.Hash { return gogithash.New(crypto.SHA1) }
-
-// keyHashes pools key hashes (a sha1cd state is a few hundred bytes, allocated
-// once per object otherwise).
-var keyHashes = sync.Pool{New: func() any { return newKeyHash() }}
-
-// collisionSum is sha1cd's digest with its verdict.
-type collisionSum interface {
-	CollisionResistantSum(b []byte) ([]byte, bool)
-}
-
-// keyedObject returns a memory object with its id computed with newHash (see
-// Put), and false when the hash detected a collision attack in its content;
-// any other object (go-git's FSObject carries its id) is returned as it is.
-func keyedObject(o plumbing.EncodedObject, newHash func() hash.Hash) (plumbing.EncodedObject, bool) {
-	mo, ok := o.(*plumbing.MemoryObject)
-	if !ok {
-		return o, true
-	}
-	rd, err := mo.Reader()
-	if err != nil {
-		return o, true
-	}
-	defer rd.Close()
-	h := newHash()
-	h.Write(mo.Type().Bytes())
-	h.Write([]byte(" " + strconv.FormatInt(mo.Size(), 10) + "\x00"))
-	// A MemoryObject reads as a bytes.Reader: WriteTo, no copy. Content
-	// shorter than the size (a failed read go-git caches anyway) is left to
-	// plumbing's Hash, which gives it the zero id.
-	if n, err := io.Copy(h, rd); err != nil || n != mo.Size() {
-		return o, true
-	}
-	k := hashedObject{EncodedObject: mo}
-	cs, ok := h.(collisionSum)
-	if !ok {
-		return o, false // not a detecting hash: cache nothing rather than risk it
-	}
-	sum, collided := cs.CollisionResistantSum(k.id[:0])
-	if collided || len(sum) != len(k.id) {
-		return o, false
-	}
-	return k, true
-}
-
-// hashedObject is an object with its id known.
-type hashedObject struct {
-	plumbing.EncodedObject
-	id plumbing.Hash
-}
-
-func (o hashedObject) Hash() plumbing.Hash { return o.id }
-
-// putAs stores o, read from a pack for id, under id, without hashing it: the
-// content the pack index gives id, which is what an uncached read of id
-// returns. o is stored as Put would when it is not a memory object holding
-// all of its content (a failed read go-git caches anyway).
-func (c *objectCache) putAs(o plumbing.EncodedObject, id plumbing.Hash) {
-	mo, ok := o.(*plumbing.MemoryObject)
-	if !ok {
-		c.Put(o)
-		return
-	}
-	if _, whole := viewObject(mo); !whole {
-		c.Put(o)
-		return
-	}
-	c.lru.Load().Put(hashedObject{EncodedObject: mo, id: id})
-}
-
-// withID is o, read by id h, carrying h: a memory object computes its id
-// from its content when asked and keeps it, a write that two goroutines
-// sharing the object (through the object cache) would race on.
-func withID(o plumbing.EncodedObject, h plumbing.Hash) plumbing.EncodedObject {
-	if mo, ok := o.(*plumbing.MemoryObject); ok {
-		return hashedObject{EncodedObject: mo, id: h}
-	}
-	return o
-}
-
-func (c *objectCache) Get(k plumbing.Hash) (plumbing.EncodedObject, bool) {
-	return c.lru.Load().Get(k)
-}
-
-func (c *objectCache) Clear() { c.lru.Load().Clear() }
-
 // setObjectCacheSize bounds the Repo's object cache to size bytes (at least
 // 1 MiB), dropping what it holds. A single walk over history reads each
 // object about once and needs little; audit checking signatures, which reads
 // the history again, gains from a larger cache. Measured memory and time per size: see
 // docs/benchmarks.md.
 // Safe to call concurrently with reads.
-func (r *Repo) setObjectCacheSize(size int64) {
-	r.cache.lru.Store(cache.NewObjectLRU(cache.FileSize(max(size, 1<<20))))
-}
+func (r *Repo) setObjectCacheSize(size int64) { r.cache.SetSize(size) }
+
+// defaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
+// storages share (decoded commits, trees and blobs, and pack delta bases)
+// until setObjectCacheSize: go-git's default, 96 MiB. Commands that read a
+// long history's objects more than once (audit checking signatures) need it.
+const defaultObjectCacheSize = int64(cache.DefaultMaxSize)
 
 // errClosed is returned by a Repo used after Close.
 var errClosed = errors.New("gitref: repository is closed")
@@ -353,7 +226,7 @@ func Open(dir string, access ...Access) (*Repo, error) {
 	}
 	r := &Repo{
 		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		cache: newObjectCache(defaultObjectCacheSize),
+		cache: packstore.NewObjectCache(defaultObjectCacheSize),
 		max:   max(2, runtime.GOMAXPROCS(0)),
 	}
 	r.mapPacks.Store(true)
@@ -386,7 +259,7 @@ func Open(dir string, access ...Access) (*Repo, error) {
 func (r *Repo) newHandle() (*handle, error) {
 	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
 	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	h := &handle{st: st, packs: stamp, readers: packReaders{cache: &readCache{objectCache: r.cache}}}
+	h := &handle{st: st, packs: stamp, readers: packReaders{cache: &readCache{ObjectCache: r.cache}}}
 	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
 	if err != nil {
 		st.Close()
