@@ -63,8 +63,8 @@ func TestNoteBombRefused(t *testing.T) {
 			if !errors.As(err, &ne) || !errors.As(err, &tl) {
 				t.Fatalf("%s: Note(%s) = %v, want a NoteError wrapping a TooLargeError", want, c, err)
 			}
-			if tl.Size < int64(len(bomb)) || tl.Limit != DefaultMaxNoteSize {
-				t.Errorf("%s: TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), DefaultMaxNoteSize)
+			if tl.Size < int64(len(bomb)) || tl.Limit != defaultMaxNoteSize {
+				t.Errorf("%s: TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), defaultMaxNoteSize)
 			}
 		}
 	}

@@ -19,8 +19,8 @@ import (
 // DefaultNotesRef is the notes ref attestations are kept under (docs/format.md#storage).
 const DefaultNotesRef = "refs/notes/speccoder"
 
-// DefaultMaxNoteSize is the largest note read or written: 4 MiB (docs/format.md#limits).
-const DefaultMaxNoteSize = 4 << 20
+// defaultMaxNoteSize is the largest note read or written: 4 MiB (docs/format.md#limits).
+const defaultMaxNoteSize = 4 << 20
 
 // Notes errors.
 var (
@@ -60,7 +60,7 @@ type NotesStore struct {
 	// Lock bounds waiting for other writers' lock files.
 	Lock LockOptions
 	// MaxNoteSize in bytes; notes over it are refused on read and write.
-	// Default DefaultMaxNoteSize.
+	// Default 4 MiB (docs/format.md#limits).
 	MaxNoteSize int64
 	// Message of the notes commits Update writes. Default
 	// "Notes added by 'taskproof attest'\n" (removals: "Notes removed by 'taskproof'\n").
@@ -93,7 +93,7 @@ func (s *NotesStore) maxSize() int64 {
 	if s.MaxNoteSize > 0 {
 		return s.MaxNoteSize
 	}
-	return DefaultMaxNoteSize
+	return defaultMaxNoteSize
 }
 
 // Head returns the notes ref's commit id; the error wraps ErrNotesRefAbsent
@@ -298,14 +298,14 @@ func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) {
 	return s.readNote(e.Commit, paths)
 }
 
-// MergeFunc computes a commit's new note from its current one (nil when the
-// commit has no note). Returning empty content removes the note; returning an
-// error aborts the update. It may be called more than once (after a lost race)
-// and must not have side effects.
-type MergeFunc func(old []byte) (new []byte, err error)
+// mergeFunc computes a commit's new note from its current one (see Update).
+type mergeFunc = func(old []byte) (new []byte, err error)
 
 // Update replaces commit's note with merge(old note) and moves the notes ref by
-// compare-and-swap (docs/format.md#storage). The caller owns the line merging; Update owns
+// compare-and-swap (docs/format.md#storage). merge computes the new note from
+// the current one (nil when the commit has no note); returning empty content
+// removes the note, returning an error aborts the update. It may be called
+// more than once (after a lost race) and must not have side effects. The caller owns the line merging; Update owns
 // atomicity: objects are written before the ref moves (a crash leaves the old or
 // the new notes commit), the ref moves under $GIT_COMMON_DIR/<ref>.lock, and
 // when another writer moved the ref first, Update re-reads the note and calls
@@ -314,7 +314,7 @@ type MergeFunc func(old []byte) (new []byte, err error)
 // existing fan-out (flat for a new ref). It returns the new notes commit (the
 // old one when nothing changed). Lock problems are *LockError; a write the
 // file system refuses (full, read-only, permissions) is a *StorageError.
-func (s *NotesStore) Update(commit Hash, merge MergeFunc) (Hash, error) {
+func (s *NotesStore) Update(commit Hash, merge func(old []byte) (new []byte, err error)) (Hash, error) {
 	if merge == nil {
 		return "", errors.New("notes update: nil merge func")
 	}
@@ -322,7 +322,7 @@ func (s *NotesStore) Update(commit Hash, merge MergeFunc) (Hash, error) {
 	return next, storageFault(err, s.ref)
 }
 
-func (s *NotesStore) update(commit Hash, merge MergeFunc) (Hash, error) {
+func (s *NotesStore) update(commit Hash, merge mergeFunc) (Hash, error) {
 	if s.pinned != "" {
 		return "", fmt.Errorf("notes ref %s: a read-only view merged with tracking refs cannot be written", s.ref)
 	}
@@ -388,7 +388,7 @@ var errEmpty = []byte{}
 // prepare builds, on top of notes commit head ("" for none), the notes commit
 // holding merge's result for commit, writing its objects. changed is false when
 // the note would not change (next is then head).
-func (s *NotesStore) prepare(commit Hash, head Hash, merge MergeFunc) (next Hash, changed bool, err error) {
+func (s *NotesStore) prepare(commit Hash, head Hash, merge mergeFunc) (next Hash, changed bool, err error) {
 	var tree plumbing.Hash
 	var paths []notePath
 	var old []byte

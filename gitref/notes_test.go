@@ -81,7 +81,7 @@ func mustResolve(r *Repo, rev string) Hash {
 }
 
 // addLine is a merge func adding one line (once).
-func addLine(line string) MergeFunc {
+func addLine(line string) mergeFunc {
 	return func(old []byte) ([]byte, error) {
 		for _, l := range strings.SplitAfter(string(old), "\n") {
 			if strings.TrimSuffix(l, "\n") == line {

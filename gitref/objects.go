@@ -740,11 +740,11 @@ func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 	return h, storageFault(err, "")
 }
 
-// Identity is the author and committer of the commits taskproof writes (docs/format.md#storage).
-var Identity = Signature{Name: "taskproof", Email: "taskproof@users.noreply.invalid"}
+// identity is the author and committer of the commits taskproof writes (docs/format.md#storage).
+var identity = Signature{Name: "taskproof", Email: "taskproof@users.noreply.invalid"}
 
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message string, when time.Time) (Hash, error) {
-	sig := object.Signature{Name: Identity.Name, Email: Identity.Email, When: when.Truncate(time.Second)}
+	sig := object.Signature{Name: identity.Name, Email: identity.Email, When: when.Truncate(time.Second)}
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: parents}
 	o := r.objects.NewEncodedObject()
 	if err := c.Encode(o); err != nil {

@@ -77,7 +77,7 @@ func (r *Repo) listRefs() (map[string]Hash, error) {
 // or core.logAllRefUpdates is "always", or it is true (the default in a
 // repository with a work tree) and the ref is under one of those prefixes.
 // The entry is git's: "<old> <new> <ident> <unix time> <zone>\t<message>", the
-// ident taskproof's [Identity]. Writing the log is best effort: git itself
+// ident taskproof's identity. Writing the log is best effort: git itself
 // moves a ref whose log it cannot write, with a warning.
 func (r *Repo) logUpdate(name string, old, new Hash, msg string) {
 	path := filepath.Join(r.refDir(name), "logs", filepath.FromSlash(name))
@@ -105,7 +105,7 @@ func (r *Repo) logUpdate(name string, old, new Hash, msg string) {
 		old = Hash(strings.Repeat("0", 40))
 	}
 	now := time.Now()
-	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, Identity.Name, Identity.Email, now.Unix(), now.Format("-0700"), msg)
+	line := fmt.Sprintf("%s %s %s <%s> %d %s\t%s\n", old, new, identity.Name, identity.Email, now.Unix(), now.Format("-0700"), msg)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
 	if err != nil {
 		return

@@ -50,8 +50,8 @@ var (
 	ErrBadRange = errors.New("bad revision range")
 	// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
 	ErrNotFound = errors.New("not found")
-	// ErrBadHash: a string is not a full lowercase-hex object id.
-	ErrBadHash = errors.New("bad object id")
+	// errBadHash: a string is not a full lowercase-hex object id.
+	errBadHash = errors.New("bad object id")
 	// ErrBadRefName: a ref name is not a valid name under refs/.
 	ErrBadRefName = errors.New("bad ref name")
 )
@@ -67,10 +67,10 @@ func (h Hash) IsZero() bool { return h == "" }
 func (h Hash) String() string { return string(h) }
 
 // ParseHash validates s as a full lowercase hex SHA-1 object id. It returns an
-// error wrapping ErrBadHash otherwise.
+// error wrapping errBadHash otherwise.
 func ParseHash(s string) (Hash, error) {
 	if len(s) != 40 || !isLowerHex(s) {
-		return "", fmt.Errorf("%w: %q is not 40 lowercase hex digits", ErrBadHash, s)
+		return "", fmt.Errorf("%w: %q is not 40 lowercase hex digits", errBadHash, s)
 	}
 	return Hash(s), nil
 }

@@ -95,7 +95,7 @@ func TestOpenAndResolve(t *testing.T) {
 			t.Errorf("File(%q) error = %v, want ErrNotFound", p, err)
 		}
 	}
-	if _, err := r.File("zz", "a/b.txt"); !errors.Is(err, ErrBadHash) {
+	if _, err := r.File("zz", "a/b.txt"); !errors.Is(err, errBadHash) {
 		t.Errorf("File(bad hash) error = %v", err)
 	}
 
