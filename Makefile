@@ -36,7 +36,7 @@ faults: build
 # out the tests that spend their time in other programs or in one goroutine
 # (corpora, signing a thousand statements): under the race detector they cost
 # minutes and check nothing concurrent. -race needs cgo (a C compiler).
-RACE_PKGS ?= ./gitref/ ./tick/ ./verify/ ./audit/ ./attest/ ./internal/fanout/ ./internal/panics/
+RACE_PKGS ?= ./gitref/... ./tick/ ./verify/ ./audit/ ./attest/ ./internal/fanout/ ./internal/panics/
 RACE_SKIP ?= ^(TestCorpora|TestCorpusAttestTick|TestPolicyCorpus|TestTickOverLimit|TestSigstoreInteropNPM|TestPrincipalPatternsAgainstSSHKeygen|TestBenchBaselineScript)$$
 RACE_CLI  ?= ^(TestReportsIndependentOfGOMAXPROCS|TestPanicIsInternalError|TestRebaseCopiedNotesCarryRange|TestCarryRangeChecksFirst|TestNotesFetchFastForwardKeepsRemoved|TestNotesFetchAfterInitAndAcceptance|TestTicksCommand)$$
 RACE_BIN  ?= bin/taskproof-race

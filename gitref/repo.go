@@ -6,6 +6,11 @@
 // gitref is the only taskproof package that imports go-git. It exposes a small
 // porcelain built on go-git's plumbing: object ids are lowercase hex strings
 // ([Hash]), and files are read through [Repo.File] or the io/fs view [Repo.FS].
+// How objects are read is tuned by one [Open] option, [Access]. The machinery
+// is in internal packages: packidx (pack index files read in place), packstore
+// (pack files read through a pread window or a mapping, the object cache),
+// refs (loose and packed refs under git's lock protocol) and gitconfig (git's
+// configuration, read through the git program or in-process).
 //
 // A Repo is safe for concurrent use by several goroutines (see [Repo]); the
 // notes store's compare-and-swap makes concurrent writers — goroutines sharing a
