@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/taskproof/taskproof/internal/repocache"
 )
 
 // TestCommitCacheLRU: past its byte budget the cache drops the least recently
@@ -40,8 +42,9 @@ func TestCommitCacheLRU(t *testing.T) {
 	}
 }
 
-// TestDropCaches: dropCaches empties the object and commit caches, and what
-// was cached reads the same afterwards.
+// TestDropCaches: dropCaches, as the merge gate reaches it through
+// repocache.Drop, empties the object and commit caches, and what was cached
+// reads the same afterwards.
 func TestDropCaches(t *testing.T) {
 	dir := newRepo(t)
 	head := commitFiles(t, dir, "one", map[string]string{"a.md": "a\n"})
@@ -59,7 +62,7 @@ func TestDropCaches(t *testing.T) {
 	if _, ok := r.cache.Get(c.Tree.plumbing()); !ok {
 		t.Fatal("the tree read is not cached")
 	}
-	r.dropCaches()
+	repocache.Drop(r)
 	if _, ok := r.commits.get(head.plumbing()); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
 		t.Errorf("commit cache after dropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
 	}
@@ -72,5 +75,38 @@ func TestDropCaches(t *testing.T) {
 	}
 	if b, err := r.File(head, "a.md"); err != nil || string(b) != "a\n" {
 		t.Errorf("a.md read again: %q, %v", b, err)
+	}
+}
+
+// TestOpenAccess: Open's Access sets the caches and the pack reading it
+// documents.
+func TestOpenAccess(t *testing.T) {
+	dir := newRepo(t)
+	commitFiles(t, dir, "one", map[string]string{"a.md": "a\n"})
+	for _, tc := range []struct {
+		a      Access
+		object int64
+		commit int
+		mapped bool
+	}{
+		{Access{}, defaultObjectCacheSize, 0, true},
+		{Access{OnePass: true}, onePassObjectCache, onePassCommitCache, false},
+		{Access{OnePass: true, ObjectCache: 2 << 20, CommitCache: 2 << 20}, 2 << 20, 2 << 20, false},
+		{Access{ObjectCache: 1}, 1 << 20, 0, true},
+	} {
+		r, err := Open(dir, tc.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.cache.MaxSize(); got != tc.object {
+			t.Errorf("%+v: object cache %d, want %d", tc.a, got, tc.object)
+		}
+		if r.commits.max != tc.commit {
+			t.Errorf("%+v: commit cache %d, want %d", tc.a, r.commits.max, tc.commit)
+		}
+		if r.mapPacks.Load() != tc.mapped {
+			t.Errorf("%+v: packs mapped %v, want %v", tc.a, r.mapPacks.Load(), tc.mapped)
+		}
+		r.Close()
 	}
 }
