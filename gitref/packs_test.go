@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,37 +12,14 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
+	"github.com/taskproof/taskproof/internal/testenv"
 )
-
-// packedRepo returns a repository whose objects are all in one pack written by
-// the real git (with deltas: each commit changes a line of a long file), with
-// the pack's index path and checksum.
-func packedRepo(t testing.TB, commits int) (dir, idxPath string, sum plumbing.Hash) {
-	t.Helper()
-	dir = newRepo(t)
-	var body strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&body, "line %d of a file long enough to be stored as a delta\n", i)
-	}
-	text := body.String()
-	for i := range commits {
-		text = strings.Replace(text, fmt.Sprintf("line %d ", i), fmt.Sprintf("LINE %d ", i), 1)
-		commitFiles(t, dir, fmt.Sprintf("c%d", i), map[string]string{"f.txt": text, fmt.Sprintf("d/%d", i%7): fmt.Sprint(i)})
-	}
-	gitOut(t, dir, "repack", "-adq", "--depth=10")
-	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
-	if len(idxs) != 1 {
-		t.Fatalf("%d pack indexes after repack", len(idxs))
-	}
-	hexSum := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(idxs[0]), "pack-"), ".idx")
-	return dir, idxs[0], plumbing.NewHash(hexSum)
-}
 
 // TestPackedObjectsMatchGit: every object of a packed repository (deltas
 // included) reads through the Repo as content that hashes to its id, with
 // its size; objects no pack holds (loose ones) are still found.
 func TestPackedObjectsMatchGit(t *testing.T) {
-	dir, _, _ := packedRepo(t, 30)
+	dir, _, _ := testenv.PackedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
 	r := open(t, dir)
 	ids := strings.Fields(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname)"))
@@ -112,7 +88,7 @@ func TestPackFilesShared(t *testing.T) {
 // BlobView does, caching none it reads from a pack, and fails as BlobView
 // does on an absent object and on one that is not a blob.
 func TestBlobOnce(t *testing.T) {
-	dir, _, _ := packedRepo(t, 30)
+	dir, _, _ := testenv.PackedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
 	blobs := objectsOfType(t, dir, "blob")
 	blobs = append(blobs, gitOut(t, dir, "rev-parse", loose.String()+":f.txt"))
@@ -151,7 +127,7 @@ func TestBlobOnce(t *testing.T) {
 // cache and decodes as go-git's own storage decodes it (every field); a loose
 // one and a missing one read as before.
 func TestCommitPastObjectCache(t *testing.T) {
-	dir, _, _ := packedRepo(t, 30)
+	dir, _, _ := testenv.PackedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
 	commits := objectsOfType(t, dir, "commit")
 	if len(commits) < 30 {
@@ -204,7 +180,7 @@ func objectsOfType(t *testing.T, dir, typ string) []string {
 // header, a delta's header of its delta data) is git's, for every object of
 // packs holding deep delta chains and objects over 16 KiB.
 func TestPackEntrySizes(t *testing.T) {
-	packed, _, _ := packedRepo(t, 30)
+	packed, _, _ := testenv.PackedRepo(t, 30)
 	for _, dir := range []string{packed, newLargeHistory(t, 12).dir} {
 		r := open(t, dir)
 		hd, err := r.acquire()

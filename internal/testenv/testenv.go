@@ -4,6 +4,7 @@ package testenv
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,6 +166,30 @@ func CommitFiles(t testing.TB, dir, msg string, files map[string]string) string 
 	}
 	Git(t, dir, "commit", "-q", "--allow-empty", "-m", msg)
 	return strings.TrimSpace(Git(t, dir, "rev-parse", "HEAD"))
+}
+
+// PackedRepo makes a repository whose objects are all in one pack written by
+// the real git (with deltas: each of commits commits changes a line of a long
+// file) and returns its directory, the pack index's path and the pack's
+// checksum (hex).
+func PackedRepo(t testing.TB, commits int) (dir, idxPath, sum string) {
+	t.Helper()
+	dir = NewRepo(t)
+	var body strings.Builder
+	for i := range 400 {
+		fmt.Fprintf(&body, "line %d of a file long enough to be stored as a delta\n", i)
+	}
+	text := body.String()
+	for i := range commits {
+		text = strings.Replace(text, fmt.Sprintf("line %d ", i), fmt.Sprintf("LINE %d ", i), 1)
+		CommitFiles(t, dir, fmt.Sprintf("c%d", i), map[string]string{"f.txt": text, fmt.Sprintf("d/%d", i%7): fmt.Sprint(i)})
+	}
+	Git(t, dir, "repack", "-adq", "--depth=10")
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("%d pack indexes after repack", len(idxs))
+	}
+	return dir, idxs[0], strings.TrimSuffix(strings.TrimPrefix(filepath.Base(idxs[0]), "pack-"), ".idx")
 }
 
 // GPGHome makes an isolated, empty GNUPGHOME for the real gpg, skipping the

@@ -17,28 +17,11 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
-// packedRepo returns a repository whose objects are all in one pack written by
-// the real git (with deltas: each commit changes a line of a long file), with
-// the pack's index path and checksum.
+// packedRepo is testenv.PackedRepo with the pack's checksum as a hash.
 func packedRepo(t testing.TB, commits int) (dir, idxPath string, sum plumbing.Hash) {
 	t.Helper()
-	dir = testenv.NewRepo(t)
-	var body strings.Builder
-	for i := range 400 {
-		fmt.Fprintf(&body, "line %d of a file long enough to be stored as a delta\n", i)
-	}
-	text := body.String()
-	for i := range commits {
-		text = strings.Replace(text, fmt.Sprintf("line %d ", i), fmt.Sprintf("LINE %d ", i), 1)
-		testenv.CommitFiles(t, dir, fmt.Sprintf("c%d", i), map[string]string{"f.txt": text, fmt.Sprintf("d/%d", i%7): fmt.Sprint(i)})
-	}
-	testenv.Git(t, dir, "repack", "-adq", "--depth=10")
-	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "pack-*.idx"))
-	if len(idxs) != 1 {
-		t.Fatalf("%d pack indexes after repack", len(idxs))
-	}
-	hexSum := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(idxs[0]), "pack-"), ".idx")
-	return dir, idxs[0], plumbing.NewHash(hexSum)
+	dir, idxPath, hexSum := testenv.PackedRepo(t, commits)
+	return dir, idxPath, plumbing.NewHash(hexSum)
 }
 
 // TestPackIndexMatchesGoGit: Index answers every lookup as go-git's
