@@ -58,7 +58,7 @@ func TestGateBornTickedMovedRenumbered(t *testing.T) {
 // a tasks file deleted and added back at its own path with a task ticked, or
 // renamed away and back with the tick, is new in the commit that adds it
 // back; the task was open at base there, so it needs evidence like any tick
-// (tryout round 4: the gate passed it as born_ticked, neutral, exit 0).
+// (not a born_ticked pass that leaves the gate neutral with exit 0).
 func TestGateBornTickedAddedBack(t *testing.T) {
 	const path = "specs/001-face/tasks.md"
 	ticked := strings.Replace(gateTasks, "- [ ] T002", "- [x] T002", 1)
