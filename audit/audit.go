@@ -32,7 +32,7 @@ import (
 	"time"
 )
 
-// SchemaVersion is the schema_version of the JSON report (README "Audit JSON").
+// SchemaVersion is the schema_version of the JSON report (docs/audit.md).
 const SchemaVersion = 1
 
 // Modes of a Report.
@@ -99,7 +99,7 @@ type Options struct {
 }
 
 // Report is the audit's result. Its JSON form (WriteJSON) is the documented
-// schema, schema_version 1 (README "Audit JSON").
+// schema, schema_version 1 (docs/audit.md).
 type Report struct {
 	SchemaVersion int         `json:"schema_version"`
 	Mode          string      `json:"mode"`

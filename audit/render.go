@@ -21,8 +21,7 @@ var ErrReport = errors.New("audit: cannot write report")
 // ($GITHUB_STEP_SUMMARY) is limited to 1 MiB. Further rows are counted, not shown.
 const MaxMarkdownRows = 500
 
-// WriteJSON writes the report as indented JSON (schema_version 1, README "Audit
-// JSON").
+// WriteJSON writes the report as indented JSON (schema_version 1, docs/audit.md).
 func WriteJSON(w io.Writer, rep *Report) error {
 	if rep == nil {
 		return ErrReport

@@ -21,7 +21,7 @@ import (
 // loops over everything many times is stopped, an eval error.
 const celCostLimit = 10_000_000
 
-// newEnv declares the CEL variables of policy rules (README "Policy"), each
+// newEnv declares the CEL variables of policy rules (docs/policy.md), each
 // with a concrete type so that an unknown member is a type-check error.
 func newEnv() (*cel.Env, error) {
 	return cel.NewEnv(

@@ -173,7 +173,7 @@ func ParseFromCommit(data []byte, rev, commit string) (*Policy, error) {
 	return p, nil
 }
 
-// file is the TOML document (README "Policy").
+// file is the TOML document (docs/policy.md).
 type file struct {
 	Version        *int              `toml:"version"`
 	Verdicts       []verdictConfig   `toml:"verdicts"`
@@ -325,7 +325,7 @@ func set(xs ...string) map[string]bool {
 	return m
 }
 
-// Parse parses and type-checks a policy (README "Policy"): TOML, strict (a key
+// Parse parses and type-checks a policy (docs/policy.md): TOML, strict (a key
 // the format does not know is an error with its line and column), `version =
 // 1` required, every list value checked against its vocabulary (verdicts,
 // regression reasons, red kinds, monitor states, signer kinds), every glob

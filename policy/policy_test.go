@@ -122,7 +122,7 @@ func TestDefault(t *testing.T) {
 	}
 }
 
-// TestExample: the README's example policy (testdata/policy/example.toml)
+// TestExample: the documented example policy (testdata/policy/example.toml)
 // loads, with every built-in rule and its CEL rules.
 func TestExample(t *testing.T) {
 	b, err := os.ReadFile("../testdata/policy/example.toml")
