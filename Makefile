@@ -55,7 +55,7 @@ bench: build
 bench-gate: build
 	TASKPROOF_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench 'Gate|Branch$$' -benchtime 1x -benchmem -timeout 60m ./verify/
 
-# The scaling benchmark alone (docs/benchmarks.md#scaling-before): 1k, 10k and
+# The scaling benchmark alone (docs/benchmarks.md#scaling): 1k, 10k and
 # 50k generated ticks; TASKPROOF_BENCH_50K=0 leaves 50k out, TASKPROOF_BENCH_100K=1
 # adds 100k.
 bench-scaling: build

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-baseline.sh — the baseline of `make bench`'s merge gate comparison
-# (docs/benchmarks.md, "verify --branch (issue 5)"): what a merge gate written
+# (docs/benchmarks.md, "The gate beside a shell script"): what a merge gate written
 # with the git CLI and `ssh-keygen -Y verify` does, one commit at a time.
 #
 #   scripts/bench-baseline.sh REPO BASE HEAD ALLOWED_SIGNERS PRINCIPAL

@@ -37,7 +37,7 @@ func bigTasksFile(n int, triggers bool) string {
 // with and without a header holding each trigger of the tasks file reader's
 // further readings. Each further reading reads only the windows around its
 // triggers, and no document outlives its reading, so the two cost the same
-// (docs/benchmarks.md#reading-one-tasks-file). Targets: ≤ 2 s and ≤ 300 MB
+// (docs/benchmarks.md#bounded-input). Targets: ≤ 2 s and ≤ 300 MB
 // (cpu-s: the process's user and system time; maxrss-MB read by GNU time).
 //
 //	go test -run '^$' -bench BigTasksFile -benchtime 3x ./verify/

@@ -56,7 +56,7 @@ func scalingSizes() []int {
 //     the tip of the history, run again on each op (it replaces its own lines).
 //
 // Generating a size is not measured; its time is logged. No figure is asserted:
-// the targets (docs/benchmarks.md#scaling-before) are read off the report.
+// the targets (docs/benchmarks.md#scaling) are read off the report.
 //
 //	go test -run '^$' -bench Scaling -benchtime 1x -timeout 60m ./verify/
 //	TASKPROOF_BENCH_50K=0 … (1k and 10k only)   TASKPROOF_BENCH_100K=1 … (adds 100k)

@@ -96,7 +96,7 @@ func bigTriggerTasks(n int, triggers bool) []byte {
 // BenchmarkParseTasksTriggers parses the 1.8 MB file of 120,000 tasks with
 // and without its header of triggers: each later reading reads only the
 // lines around its triggers, so the two cost the same
-// (docs/benchmarks.md#reading-one-tasks-file).
+// (docs/benchmarks.md#bounded-input).
 func BenchmarkParseTasksTriggers(b *testing.B) {
 	for _, tc := range []struct {
 		name     string
