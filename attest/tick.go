@@ -50,7 +50,7 @@ type TickRequest struct {
 	// Verdict is verified or regression_only; empty: the verdict follows from
 	// Reports (verdictFromEvidence).
 	Verdict predicate.Verdict
-	// Evidence is the evidence file's bytes (a JSON object, see README), or nil.
+	// Evidence is the evidence file's bytes (a JSON object, see docs/guide.md "The evidence file"), or nil.
 	Evidence []byte
 	// Regression is the regression reason object (see [ParseRegressionReason]);
 	// nil: the evidence's own "regression" member, if any.

@@ -115,7 +115,7 @@ type TickResult struct {
 	// Via names the sub-tasks (subject names) through whose evidence a Kiro
 	// parent task's tick is evidenced (docs/format.md#kiro-parent-tasks).
 	Via []string `json:"via,omitempty"`
-	// Hint says how to fix a failing tick (README "When the gate fails");
+	// Hint says how to fix a failing tick (docs/gate.md "When the gate fails");
 	// "" when it passes.
 	Hint string `json:"hint,omitempty"`
 	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
@@ -139,7 +139,7 @@ type TickResult struct {
 	hintKey string
 }
 
-// Report is the result of `taskproof verify` (docs/format.md#checks-in-order; README "JSON output").
+// Report is the result of `taskproof verify` (docs/format.md#checks-in-order; docs/gate.md "JSON output").
 type Report struct {
 	SchemaVersion int            `json:"schema_version"`
 	Mode          string         `json:"mode"` // "objects" or "branch"

@@ -6,7 +6,7 @@ import (
 )
 
 // fixHints say how to fix a failing tick or object, one entry per status, tick
-// sub-reason, outcome or reason code (README "When the gate fails"). A
+// sub-reason, outcome or reason code (docs/gate.md "When the gate fails"). A
 // template's placeholders are filled per tick or object: {commit} the tick
 // commit (or object), {task} its task ID, {path} its tasks file, {old} the
 // commit holding its evidence (same_tree_as, else the evidence commit, else
@@ -71,7 +71,7 @@ var fixHints = map[string]string{
 }
 
 // hintFallback is the hint of a failing code the table does not know.
-const hintFallback = "see README \"When the gate fails\" for this status"
+const hintFallback = "see docs/gate.md \"When the gate fails\" for this status"
 
 // shellSafe matches the values a shell reads as one word unquoted.
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9._/:@%+=,-]+$`)

@@ -164,7 +164,7 @@ type ObjectResult struct {
 	// Policy are the policy rules the object violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
-	// Hint says how to fix a failing object (README "When the gate fails");
+	// Hint says how to fix a failing object (docs/gate.md "When the gate fails");
 	// "" when it passes.
 	Hint string `json:"hint,omitempty"`
 

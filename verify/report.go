@@ -14,7 +14,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 )
 
-// WriteJSON writes the report as indented JSON (README "JSON output"); the
+// WriteJSON writes the report as indented JSON (docs/gate.md "JSON output"); the
 // schema_version is 1. The bytes are encoding/json's indented encoding of
 // the whole Report; they are written piece by piece, one object or tick at a
 // time through a 64 KiB buffer, so that a report of many ticks is never held

@@ -257,7 +257,7 @@ runner says the run passed is refused unless --force.`,
 	c.Flags().StringVar(&fl.unitDir, "unit", "", "attest only the ticks of this unit directory `DIR` (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&fl.verdict, "verdict", "", "the tick's verdict, `verified|regression_only` (required unless --test-report gives it: a bare attest tick claims nothing)")
 	choices(c, "verdict", "verified", "regression_only")
-	c.Flags().StringVar(&fl.evidencePath, "evidence", "", "evidence JSON `FILE` (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see README)")
+	c.Flags().StringVar(&fl.evidencePath, "evidence", "", "evidence JSON `FILE` (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see docs/guide.md)")
 	c.Flags().StringVar(&fl.redOutput, "red-output", "", "`FILE` with the red run's captured output (the tests failing before the change; output that shows a passing run is refused unless --force)")
 	c.Flags().StringVar(&fl.redKind, "red-kind", "assertion", "how the red run failed: `assertion|missing_symbol`")
 	choices(c, "red-kind", "assertion", "missing_symbol")

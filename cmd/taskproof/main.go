@@ -1,5 +1,5 @@
 // Command taskproof signs and verifies task-verification attestations for
-// spec-driven development. See README.md and docs/format.md#exit-codes for exit codes.
+// spec-driven development. See README.md; exit codes: docs/format.md#exit-codes.
 package main
 
 import (

@@ -345,7 +345,7 @@ func TestVerifyKiroParentTasks(t *testing.T) {
 
 // TestVerifyHints: every failing tick says how to fix it — a "fix:" line in
 // the text report, in the GitHub annotation and a JSON hint — and following
-// the hint's command fixes it (README "When the gate fails").
+// the hint's command fixes it (docs/gate.md "When the gate fails").
 func TestVerifyHints(t *testing.T) {
 	r := newVFRepo(t)
 	t4 := r.tick(t, "T004") // not attested
