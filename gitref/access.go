@@ -15,7 +15,7 @@ type Access struct {
 	// resident set until Close. A larger cache gains such a walk nothing and
 	// stays resident; the gate's two passes over a range's commits decode
 	// them again at about 5 % of its CPU at 50,000 ticks
-	// (docs/benchmarks.md#verify---branch-bounded-and-linear). No
+	// (docs/benchmarks.md#memory). No
 	// process-wide setting (memory limit, GC) is touched.
 	OnePass bool
 	// ObjectCache, when above zero, bounds the object cache (decoded
