@@ -122,6 +122,11 @@ type Tick struct {
 	// ticks are listed, and fail the gate (docs/format.md#tasks-files). Unit
 	// is then only what the file was parsed as (speckit, its directory).
 	Unrecognized bool
+	// Configured, for an Unrecognized file not named tasks.md, is why the
+	// project's tool configuration makes it a tasks file
+	// (specfmt.ToolTasksFile: an OpenSpec schema's tracked file, a BMAD story
+	// folder no layout covers).
+	Configured string
 	// Irregular is, for KindNotRegular, "symlink" or "submodule".
 	Irregular string
 	// Task is the task as parsed from Path at Commit (specfmt.ParseTasks with
@@ -629,6 +634,10 @@ type tasksFile struct {
 	// unrecognized: the file is named tasks.md but no layout's
 	// (specfmt.UnrecognizedTasksFile); unit is what it is parsed as.
 	unrecognized bool
+	// configured, when not "", is why the project's tool configuration makes
+	// this Markdown file, named no tasks.md and claimed by no layout, a tasks
+	// file (specfmt.ToolTasksFile); unrecognized is then set.
+	configured string
 	// ignored: the verifier's policy ignores the path at the repository's
 	// root; dropped unless it is a nested project's unit's tasks file (the
 	// ignore list is for stray files, not for projects a range adds).
@@ -650,6 +659,7 @@ type diffOut struct {
 	// project roots are looked up (projectTasksFile).
 	oldRoot, newRoot gitref.Hash
 	projects         projectCache
+	tools            toolFiles
 	olds, news       []tasksFile
 	irregular        []irregularEntry
 }
@@ -723,7 +733,7 @@ func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 	if p.Tree == c.Tree {
 		return nil, nil, nil
 	}
-	d := &diffOut{r: tc.r, layouts: tc.layouts, oldRoot: p.Tree, newRoot: c.Tree, projects: projectCache{}}
+	d := &diffOut{r: tc.r, layouts: tc.layouts, oldRoot: p.Tree, newRoot: c.Tree, projects: projectCache{}, tools: toolFiles{}}
 	if err := tc.r.DiffTrees(p.Tree, c.Tree, d.entry); err != nil {
 		which := "its first parent"
 		if len(c.Parents) == 0 || c.Parents[0] != p.ID {
@@ -778,7 +788,7 @@ func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 		for i := range idx {
 			nt := nf.task(i)
 			t := base
-			t.Path, t.OldPath, t.Unit, t.Root, t.Unrecognized = pr.new.path, pr.old.path, pr.new.unit, pr.new.root, pr.new.unrecognized
+			t.Path, t.OldPath, t.Unit, t.Root, t.Unrecognized, t.Configured = pr.new.path, pr.old.path, pr.new.unit, pr.new.root, pr.new.unrecognized, pr.new.configured
 			ot, ok := of.find(nf.keys[i])
 			switch {
 			case !ok && nt.Ticked():
@@ -817,7 +827,7 @@ func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 				continue
 			}
 			t := base
-			t.Kind, t.Born, t.Path, t.Unit, t.Root, t.Unrecognized = KindBornTicked, true, a.f.path, a.f.unit, a.f.root, a.f.unrecognized
+			t.Kind, t.Born, t.Path, t.Unit, t.Root, t.Unrecognized, t.Configured = KindBornTicked, true, a.f.path, a.f.unit, a.f.root, a.f.unrecognized, a.f.configured
 			out = append(out, taskTick(t, nt, nf.nth(i), nf.dups[nt.ID]))
 		}
 	}
@@ -883,7 +893,7 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 		}
 	}
 	tf, ok := classifyTasksFile(d.layouts, path)
-	if !ok {
+	if !ok && !strings.HasSuffix(name, ".md") {
 		return nil
 	}
 	side := func(e *gitref.TreeEntry, root gitref.Hash, files *[]tasksFile) {
@@ -891,6 +901,14 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 			return
 		}
 		t := tf
+		if !ok {
+			// A Markdown file the project's tool reads tasks from as its
+			// configuration at this side says (docs/format.md#tasks-files-a-tool-configures).
+			var tool bool
+			if t, tool = toolTasksFile(d.r, root, path, d.tools); !tool || d.layouts.IgnoresPath(path) {
+				return
+			}
+		}
 		if t.unrecognized {
 			t = projectTasksFile(d.r, d.layouts, root, path, t, d.projects)
 		}

@@ -640,7 +640,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 	case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
 		if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !g.unrecognized[k] {
 			g.unrecognized[k] = true
-			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr, t.Configured))
 		}
 		return nil
 	case t.Unrecognized:
@@ -1106,11 +1106,16 @@ func notRegular(commit gitref.Hash, path, kind string) TickResult {
 }
 
 // unrecognizedTick is the failing result of a tick in a tasks file no unit
-// layout claims (docs/format.md#tasks-files).
-func unrecognizedTick(tr TickResult) TickResult {
+// layout claims (docs/format.md#tasks-files); configured, when not "", is why
+// the project's tool configuration makes the file a tasks file
+// (docs/format.md#tasks-files-a-tool-configures).
+func unrecognizedTick(tr TickResult, configured string) TickResult {
 	tr.Unit, tr.Task = specfmt.Unit{}, ""
 	tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonUnrecognizedTasksFile, true
 	tr.Message = fmt.Sprintf("%s is named tasks.md but is no unit's tasks file: add its layout to the verifier's policy ([[units]] format, tasks) or ignore its path ([unit_paths] ignore)", tr.Path)
+	if configured != "" {
+		tr.Message = fmt.Sprintf("%s is a tasks file no unit layout covers: %s", tr.Path, configured)
+	}
 	return tr
 }
 
@@ -1197,7 +1202,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 			failing[f.Path+"\x00"+lh] = true
 			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
 				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []Signer{}}
-			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr))
+			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr, ""))
 		}
 	}
 }

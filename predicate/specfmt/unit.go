@@ -188,6 +188,20 @@ func (l *Layouts) Classify(path string) (Unit, PathKind) {
 	return Unit{}, UnrecognizedTasksFile
 }
 
+// IgnoresPath reports whether the verifier's policy ignores path ([unit_paths]
+// ignore): a file no layout claims that is then neither a unit's nor judged.
+func (l *Layouts) IgnoresPath(path string) bool {
+	if l == nil {
+		return false
+	}
+	for _, ig := range l.Ignore {
+		if MatchPath(ig, path) {
+			return true
+		}
+	}
+	return false
+}
+
 // MaxProjectDepth is how many path elements a nested project root may have
 // (docs/format.md#project-root): the gate's walk, the verifier's search for a
 // statement's project and Classify agree on it.
