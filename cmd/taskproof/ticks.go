@@ -319,7 +319,11 @@ func writeTicksText(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 			notes = append(notes, r)
 		}
 		if tickReading(t) == specfmt.ReadByTool.String() {
-			notes = append(notes, "the format's own tool reads this box; GitHub shows none")
+			if t.Unit.Format == specfmt.Speckit {
+				notes = append(notes, "the raw line reads this box done (as an agent following spec-kit's prompts reads it); GitHub shows none")
+			} else {
+				notes = append(notes, "the format's own tool reads this box; GitHub shows none")
+			}
 		}
 		if t.Kind == tick.KindNotRegular {
 			notes = append(notes, t.Irregular)

@@ -132,3 +132,38 @@ func TestGateBMADConfiguredStoryFolder(t *testing.T) {
 		r.gate(t, 0)
 	})
 }
+
+// TestGateSpecKitRawDone: an open spec-kit task rewritten so that its line
+// reads "[x] T002 …" where GitHub shows no task (a lazy continuation, a
+// paragraph, an HTML comment, a code block) is read done by an agent
+// following spec-kit's prompts: the gate judges it as a tick of T002 and
+// fails without evidence. The honest counterparts pass: the tick attested,
+// and a documentation example of a done task whose ID the file already has.
+func TestGateSpecKitRawDone(t *testing.T) {
+	const tasks = gateTasks + "- [ ] T003 Wire it up\n"
+	for name, line := range map[string]string{
+		"lazy continuation": "  [x] T002 Write the test",
+		"paragraph":         "\n[X] T002 Write the test",
+		"HTML comment":      "<!-- - [x] T002 Write the test -->",
+		"fenced code":       "```\n- [x] T002 Write the test\n```",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newGateRepo(t, map[string]string{gateUnit: tasks})
+			c := r.commit(t, "T002 done", map[string]string{gateUnit: strings.Replace(tasks, "- [ ] T002 Write the test", line, 1)})
+			checkFails(t, r.gate(t, 1), gateUnit+" ticked_without_evidence")
+			out, _ := r.run(t, 0, "ticks", "main..HEAD")
+			if !strings.Contains(out, "T002") || !strings.Contains(out, "raw line") {
+				t.Errorf("ticks does not list T002 read from the raw line:\n%s", out)
+			}
+			r.attest(t, c, "--task", "T002")
+			checkRows(t, r.gate(t, 0), "success", gateUnit+":T002 evidenced/")
+		})
+	}
+	t.Run("honest counterpart: an example of a task the file has", func(t *testing.T) {
+		r := newGateRepo(t, map[string]string{gateUnit: tasks})
+		r.commit(t, "document the format", map[string]string{gateUnit: tasks + "\nExample:\n\n```\n- [x] T001 Create the skeleton\n```\n"})
+		c := r.tick(t, []string{gateUnit}, "T003")
+		r.attest(t, c)
+		checkRows(t, r.gate(t, 0), "success", gateUnit+":T003 evidenced/")
+	})
+}

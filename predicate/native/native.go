@@ -115,6 +115,57 @@ func SpecWorkflow(content []byte) []Box {
 	return out
 }
 
+// SpecKitAgent is the reading of an agent following spec-kit's prompts
+// (/speckit.implement: "mark [X]"), which reads and writes the tasks file as
+// raw text, not as GitHub renders it: a line (split at "\n") whose text,
+// after white space, any "<!--" and ">" (each followed by optional white
+// space) and an optional list marker ("-", "*", "+", or one to nine digits
+// and "." or ")") with optional white space, starts with a box "[ ]", "[x]"
+// or "[X]", white space and a spec-kit task ID ("T" and a digit, bare or
+// bracketed: "[T001]") is a task, wherever it is: a lazy continuation line, a
+// paragraph, an HTML comment, a code block. "[x]"/"[X]" is done. Unlike the
+// tools' counters it wants a written ID: a line reads as a task to an agent
+// when it names one, and "[x]" elsewhere in prose names none.
+func SpecKitAgent(content []byte) []Box {
+	var out []Box
+	eachLine(content, func(start, end int) {
+		i := skipJSSpace(content, start, end)
+		for {
+			switch {
+			case end-i >= 4 && string(content[i:i+4]) == "<!--":
+				i = skipJSSpace(content, i+4, end)
+				continue
+			case i < end && content[i] == '>':
+				i = skipJSSpace(content, i+1, end)
+				continue
+			}
+			break
+		}
+		if j, ok := listMarker(content, i, end); ok {
+			i = skipJSSpace(content, j, end)
+		}
+		if end-i < 3 || content[i] != '[' || content[i+2] != ']' {
+			return
+		}
+		c := content[i+1]
+		if c != ' ' && c != 'x' && c != 'X' {
+			return
+		}
+		k := skipJSSpace(content, i+3, end)
+		if k == i+3 {
+			return
+		}
+		if k < end && content[k] == '[' {
+			k++
+		}
+		if end-k < 2 || content[k] != 'T' || !isDigit(content[k+1]) {
+			return
+		}
+		out = append(out, Box{Open: i, Close: i + 2, Done: c != ' '})
+	})
+	return out
+}
+
 // numberedText reports whether content[i:end], a text holding no line
 // terminator, matches the tool's task number pattern,
 // ^(\d+(?:\.\d+)*)\s*\\?\.?\s+(.+): a number and its dotted parts, white

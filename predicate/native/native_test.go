@@ -3,6 +3,7 @@ package native
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -24,6 +25,9 @@ var (
 	// ^(\d+(?:\.\d+)*)\s*\\?\.?\s+(.+) on the text ("X" read too).
 	specWorkflowLine = regexp.MustCompile(`^` + jsSpace + `*[-*]` + jsSpace + `+\[([ xX\-~])\]` + jsSpace + `+(` + jsDot + `+)`)
 	specWorkflowID   = regexp.MustCompile(`^[0-9]+(?:\.[0-9]+)*` + jsSpace + `*\\?\.?` + jsSpace + `+` + jsDot + `+`)
+	// An agent following spec-kit's prompts:
+	// ^\s*(?:(?:<!--|>)\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s*)?\[([ xX])\]\s+\[?T\d
+	specKitAgentLine = regexp.MustCompile(`^` + jsSpace + `*(?:(?:<!--|>)` + jsSpace + `*)*(?:(?:[-*+]|[0-9]{1,9}[.)])` + jsSpace + `*)?\[([ xX])\]` + jsSpace + `+\[?T[0-9]`)
 )
 
 type oracleBox struct {
@@ -62,8 +66,26 @@ func read(content []byte, specWorkflow bool) []oracleBox {
 	return out
 }
 
+// agentOracle is specKitAgentLine's reading of content.
+func agentOracle(content []byte) []oracleBox {
+	var out []oracleBox
+	for n, line := range strings.Split(string(content), "\n") {
+		if m := specKitAgentLine.FindStringSubmatch(line); m != nil {
+			out = append(out, oracleBox{n, m[1], m[1] != " "})
+		}
+	}
+	return out
+}
+
 func compare(t *testing.T, content []byte) {
 	t.Helper()
+	var agent []oracleBox
+	for _, b := range SpecKitAgent(content) {
+		agent = append(agent, oracleBox{bytes.Count(content[:b.Open], []byte("\n")), string(b.Inner(content)), b.Done})
+	}
+	if want := agentOracle(content); len(agent) != len(want) || (len(want) > 0 && !slices.Equal(agent, want)) {
+		t.Fatalf("spec-kit agent: %q: read %v, the pattern %v", content, agent, want)
+	}
 	for _, sw := range []bool{false, true} {
 		got, want := read(content, sw), oracle(content, sw)
 		if len(got) != len(want) {
@@ -87,6 +109,7 @@ var seeds = []string{
 	"- [-] 1. in progress\n- [~] 2. blocked\n* [x] 3. star\n- [x] no number\n- [x] 4\\. escaped\n",
 	"- [x] 1.\n- [x] 1 \n- [x] 1  \n- [x]\t1\t\tx\r\n-\u3000[x]\u30001.\u3000タスク\n",
 	"- [x] 1.2.3. deep\n- [x] 1..2 x\n- [x] 1.x y\n- [x] 1\\x y\n",
+	"- [ ] T001 a\n  [x] T002 lazy\n[X] T003 para\n<!-- - [x] T004 -->\n```\n- [x] T005\n```\n> [x] [T006] q\n[x]T007\n[x] t008\n",
 }
 
 func TestReadersAgainstPatterns(t *testing.T) {

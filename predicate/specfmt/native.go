@@ -39,14 +39,17 @@ func (l *taskLines) end(i int) int { return l.ends[i] }
 // adds them to GitHub's reading of the file's lines.
 
 // nativeReader is the format's own reading, nil when it has none beside
-// GitHub's (spec-kit, Kiro, cc-sdd, BMAD and Agent OS are read by agents
-// following GFM's task lists).
+// GitHub's (Kiro, cc-sdd, BMAD and Agent OS are read by agents following
+// GFM's task lists). spec-kit's is an agent's following its prompts, which
+// read the raw line (native.SpecKitAgent).
 func nativeReader(f Format) native.Reader {
 	switch f {
 	case OpenSpec:
 		return native.OpenSpec
 	case SpecWorkflow:
 		return native.SpecWorkflow
+	case Speckit:
+		return native.SpecKitAgent
 	}
 	return nil
 }
@@ -105,6 +108,45 @@ func mergeNative(lines *taskLines, content []byte, boxes []native.Box) error {
 		}
 	}
 	return nil
+}
+
+// agentHidden keeps, of an agent's reading of a spec-kit tasks file
+// (native.SpecKitAgent), the boxes it reads done that GitHub hides: on a line
+// GitHub reads no box on (a lazy continuation, a paragraph, a comment, code),
+// naming a task ID no box GitHub reads names and no earlier such box names.
+// The agent's other boxes are GitHub's own tasks or open lines a user reads
+// as no task (a template's example), and a task ID the file already gives a
+// task is that task's, not a second one
+// (docs/format.md#the-formats-own-readings).
+func agentHidden(u Unit, read []gfm.Line, content []byte, boxes []native.Box) []native.Box {
+	if len(boxes) == 0 {
+		return nil
+	}
+	src := bytes.TrimPrefix(content, []byte(bom))
+	starts, _ := gfm.LineBounds(src)
+	line := func(b native.Box) int {
+		return sort.Search(len(starts), func(k int) bool { return starts[k] > b.Open }) - 1
+	}
+	ids := map[string]bool{}
+	for _, l := range read {
+		if l.Box >= 0 {
+			ids[parseTaskAt(u.Format, l.Text, l.Box, 0).ID] = true
+		}
+	}
+	var out []native.Box
+	for _, b := range boxes {
+		i := line(b)
+		if !b.Done || i < 0 || i >= len(read) || read[i].Box >= 0 {
+			continue
+		}
+		t := parseTaskAt(u.Format, read[i].Text, b.Open+1-starts[i], 0)
+		if t.Derived || ids[t.ID] {
+			continue
+		}
+		ids[t.ID] = true
+		out = append(out, b)
+	}
+	return out
 }
 
 // nativeBoxCol is the offset in src of the character read as box b's: its

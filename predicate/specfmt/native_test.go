@@ -36,7 +36,7 @@ func TestUnionReadings(t *testing.T) {
 		{Kiro, "- [ ]* 1. Optional\n- [x]* 2. Optional done\n", []string{"1 open github", "2 ticked github"}},
 		{CCSDD, "- [x] 1.1 (P) Parallel\n- [ ]* 1.2 Optional (P)\n", []string{"1.1 ticked github", "1.2 open github"}},
 		// Formats without a reading of their own read GitHub's boxes only.
-		{Speckit, "```\n- [x] T001 Fenced\n```\n- [ ] [T002] Bracketed\n", []string{"T002 open github"}},
+		{Speckit, "```\n- [x] T001 Fenced\n```\n- [ ] [T002] Bracketed\n", []string{"T001 ticked tool", "T002 open github"}},
 		{AgentOS, "- [ x] 1. Padded\n- [x] 2. Done\n", []string{"2 ticked github"}},
 	} {
 		f, err := ParseTasks(Unit{tt.format, "v", "v"}, []byte(tt.content), AllowDuplicateIDs())
@@ -92,7 +92,7 @@ func FuzzUnion(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		content := []byte(s)
-		for _, format := range []Format{OpenSpec, SpecWorkflow} {
+		for _, format := range []Format{OpenSpec, SpecWorkflow, Speckit} {
 			file, err := ParseTasks(Unit{format, "v", "v"}, content, AllowDuplicateIDs())
 			if err != nil {
 				if !(errors.Is(err, ErrUnreadableBox) || errors.Is(err, ErrInvalidUTF8) || errors.Is(err, ErrNestingTooDeep) ||
@@ -128,7 +128,15 @@ func FuzzUnion(f *testing.F) {
 			if strings.HasPrefix(s, "\ufeff") {
 				bom = 3
 			}
-			for _, b := range nativeBoxes(format, content) {
+			boxes := nativeBoxes(format, content)
+			if format == Speckit {
+				all, err := gfm.Read(content, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				boxes = agentHidden(Unit{format, "v", "v"}, all, content, boxes)
+			}
+			for _, b := range boxes {
 				col, ok := nativeBoxCol([]byte(s[bom:]), b)
 				if !ok {
 					continue

@@ -63,6 +63,9 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	if err != nil {
 		return nil, err
 	}
+	if u.Format == Speckit {
+		boxes = agentHidden(u, read, content, boxes)
+	}
 	lines := taskLines{read: read}
 	if err := mergeNative(&lines, content, boxes); err != nil {
 		return nil, err

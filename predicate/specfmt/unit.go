@@ -271,6 +271,8 @@ func Readings(f Format) []string {
 		out = append(out, "OpenSpec 1.13 task counter (openspec list, status, archive)")
 	case SpecWorkflow:
 		out = append(out, "spec-workflow-mcp 2.2.7 task parser")
+	case Speckit:
+		out = append(out, "an agent following spec-kit's prompts (a raw line: box and task ID)")
 	}
 	return out
 }
