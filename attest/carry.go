@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
-	"slices"
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
@@ -13,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/rewrite"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
@@ -83,11 +82,16 @@ type CarryResult struct {
 	// completed (or was interrupted after removing From's lines) has
 	// nothing left to do.
 	AlreadyCarried []string `json:"already_carried,omitempty"`
+	// Overrode says what --force overrode: TO is no rewrite of FROM, and
+	// FROM's statements were re-signed for code they never judged.
+	Overrode string `json:"overrode,omitempty"`
 }
 
 // Carry re-issues on To the task-verification statements From's note holds
 // about From (docs/format.md#after-a-rebase-or-squash: a cherry-pick, a rebase,
-// or a squash merge with the same tree). For each such statement it keeps the
+// an amend or a squash merge), when To is a rewrite of From ([rewrite.Judge];
+// with req.Force whatever To is, but an earlier tick, res.Overrode saying
+// so). For each such statement it keeps the
 // predicate's evidence (verdict, trace, red, decider, time, every other member)
 // and recomputes, as [Tick] does, what depends on the commit: the subject's
 // gitCommit (To), tree (To's tree), task.line_hash and title (To's task line,
@@ -106,8 +110,8 @@ type CarryResult struct {
 // read or written ([CheckNoBundles]); statements To's note already holds for a
 // carried task are replaced only with req.Force (else an *AttestedError,
 // [ErrAlreadyAttested], before anything is written). Errors: [ErrNothingToCarry],
-// [ErrTaskNotTicked], [ErrRequest] (also when From is an ancestor of To: no
-// rewrite), [ErrUncheckedFrom] (neither CheckFrom nor
+// [ErrTaskNotTicked], [ErrRequest] (also when To is no rewrite of From, or
+// From is an ancestor of To), [ErrUncheckedFrom] (neither CheckFrom nor
 // UnverifiedFromUnsafe), CheckFrom's error, gitref's errors, signing errors.
 func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
 	if req.CheckFrom == nil && !req.UnverifiedFromUnsafe {
@@ -124,22 +128,9 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if from.ID == to.ID {
 		return nil, fmt.Errorf("%w: FROM and TO are the same commit %s", ErrRequest, from.ID)
 	}
-	// FROM in TO's history is no rewrite: its evidence is of an earlier tick of
-	// the line (ticked, unticked, ticked again over changed code), and TO's
-	// tick needs its own.
-	if earlier, err := repo.IsAncestor(from.ID, to.ID); err != nil {
-		return nil, err
-	} else if earlier {
-		return nil, fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, to.ID, to.ID)
-	}
 	reach := req.Reach
 	if reach == nil {
 		if reach, err = repo.RefReach(); err != nil {
-			return nil, err
-		}
-	}
-	if req.squash == nil {
-		if err := checkRewrite(repo, from, to, reach); err != nil {
 			return nil, err
 		}
 	}
@@ -169,6 +160,13 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
+	// A squash carry's rewrite check is the range's (checkSquash).
+	var overrode string
+	if req.squash == nil {
+		if overrode, err = checkRewrite(repo, from, to, reach, req.Force); err != nil {
+			return nil, err
+		}
+	}
 	batch, err := reissue(ctx, repo, from.ID, to, todo, seen, req.Signers)
 	if err != nil {
 		return nil, err
@@ -177,7 +175,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	if err != nil {
 		return nil, err
 	}
-	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}}
+	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}, Overrode: overrode}
 	for _, pd := range batch {
 		pd.w.NotesCommit = nc
 		res.Written = append(res.Written, *pd.w)
@@ -404,94 +402,36 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 	return noBundles(note, from, to)
 }
 
-// checkRewrite refuses a To that is no rewrite of From: From still in some
-// history (a ref holds it), To with another tree, and another change
-// ([gitref.Repo.PatchID] differs or is empty; for a From that only ticks, its
-// side's changes missing on To's side, sameSeries): another attempt at the
-// task, not a cherry-pick or rebase of From, and its statements never judged
-// To's code (docs/format.md#after-a-rebase-or-squash).
-//
-// A From only speccoder's attempt refs hold is refused whatever its change:
-// an attempt carries no evidence.
-func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach) error {
+// checkRewrite refuses a To that is no rewrite of From ([rewrite.Judge],
+// docs/format.md#after-a-rebase-or-squash): To neither has From's tree nor
+// makes, alone or with the commits before it, the change From's statements
+// judged (From's side of their merge base) — another attempt at the task, a
+// backport without the code, an amend that changed the work — so From's
+// statements never judged To's code. With force it carries all the same and
+// returns what it overrode; an earlier tick of the line (From in To's
+// history) is refused whatever force says, and so is a From only
+// speccoder's attempt refs hold: an attempt carries no evidence.
+func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach, force bool) (overrode string, err error) {
 	if a := reach.Attempt(from.ID); a != "" {
-		return fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, a, to.ID)
+		return "", fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, a, to.ID)
 	}
-	ref := reach.Ref(from.ID)
-	if ref == "" || from.Tree == to.Tree {
-		return nil
-	}
-	pf, err := repo.PatchID(from.ID)
+	j, err := rewrite.Judge(repo, from.ID, to.ID)
 	if err != nil {
-		return err
+		return "", err
 	}
-	pt, err := repo.PatchID(to.ID)
-	if err != nil {
-		return err
+	switch {
+	case j.Accepted:
+		return "", nil
+	case j.Earlier:
+		return "", fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, to.ID, to.ID)
+	case force:
+		return fmt.Sprintf("TO %s is no rewrite of FROM %s (%s): FROM's statements are re-signed for code they never judged", to.ID, from.ID, j.Why), nil
 	}
-	if pf != "" && pf == pt {
-		// The same change, unless it is only the box: then the code the
-		// statements judged is in other commits, and the same tick on another
-		// branch says nothing of its code.
-		var paths []string
-		if len(from.Parents) > 0 {
-			if paths, err = repo.ChangedPaths(from.Parents[0], from.ID); err != nil {
-				return err
-			}
-		}
-		if !slices.ContainsFunc(paths, func(p string) bool { return !specfmt.IsTasksFileName(path.Base(p)) }) {
-			return sameSeries(repo, from, to, ref)
-		}
-		return nil
+	held := ""
+	if ref := reach.Ref(from.ID); ref != "" {
+		held = fmt.Sprintf(" (FROM is still in the history of %s)", ref)
 	}
-	return fmt.Errorf("%w: FROM %s is still in the history of %s and makes another change than TO %s (their diffs differ, whitespace included): TO is no rewrite of it (another attempt at the task?), so its statements never judged TO's code; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, to.ID, to.ID)
-}
-
-// maxSeries bounds the commits sameSeries reads the diffs of on each side.
-const maxSeries = 2000
-
-// sameSeries checks, for a FROM whose own change is its tasks file alone
-// (the code its statements judged is in the commits before it), that TO's
-// side of their merge base holds every change FROM's side does (a rebase
-// replays them): else TO may be another attempt whose own tick merely reads
-// the same.
-func sameSeries(repo *gitref.Repo, from, to *gitref.Commit, ref string) error {
-	refuse := func(why string) error {
-		return fmt.Errorf("%w: FROM %s is still in the history of %s, its change is its tasks file alone (the code its statements judged is in the commits before it), and %s: TO %s may be another attempt at the task; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, ref, why, to.ID, to.ID)
-	}
-	mb, err := repo.MergeBase(from.ID, to.ID)
-	if err != nil {
-		return err
-	}
-	fromSide, err := repo.List(mb, from.ID, false)
-	if err != nil {
-		return err
-	}
-	toSide, err := repo.List(mb, to.ID, false)
-	if err != nil {
-		return err
-	}
-	if n := max(fromSide.Len(), toSide.Len()); n > maxSeries {
-		return refuse(fmt.Sprintf("a side of their merge base has %d commits, too many to compare", n))
-	}
-	have := map[string]bool{}
-	for i := range toSide.Len() {
-		id, err := repo.PatchID(toSide.ID(i))
-		if err != nil {
-			return err
-		}
-		have[id] = true
-	}
-	for i := range fromSide.Len() {
-		id, err := repo.PatchID(fromSide.ID(i))
-		if err != nil {
-			return err
-		}
-		if id != "" && !have[id] {
-			return refuse(fmt.Sprintf("TO's history since their merge base lacks FROM's change %s", fromSide.ID(i)))
-		}
-	}
-	return nil
+	return "", fmt.Errorf("%w: TO %s is no rewrite of FROM %s%s: %s. FROM's statements never judged TO's code (another attempt at the task, a cherry-pick without the commits before it, an amend that changed the work?): attest TO's tick instead (taskproof attest tick --commit %s); --force carries them anyway", ErrRequest, to.ID, from.ID, held, j.Why, to.ID)
 }
 
 // fromNote is FROM's note; a FROM without one has nothing to carry.

@@ -813,6 +813,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 		o := new(ObjectResult)
 		*o = rs[found]
 		judge(tr, o, co.stale[found], g.opts)
+		g.judgeCopiedNote(tr, o)
 		g.rep.Objects = append(g.rep.Objects, *o)
 		g.lastObject = len(g.rep.Objects) - 1
 	case noteBroken != nil:
@@ -901,8 +902,16 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 		}
 		tr.Message = unreachableMessage(tr, t.Commit, earlier)
 		if !earlier {
-			if err := g.squashHint(tr, t.Commit); err != nil {
+			// The pair carry when the tick commit is a rewrite of an
+			// evidence commit; else the squash carry when it is the squash
+			// of a range holding the evidence; else attest tick.
+			if err := g.judgeCarry(tr, t.Commit); err != nil {
 				return err
+			}
+			if tr.hintKey != hintCarry {
+				if err := g.squashHint(tr, t.Commit); err != nil {
+					return err
+				}
 			}
 		}
 	case byName:

@@ -23,6 +23,7 @@ var fixHints = map[string]string{
 	ReasonTickedWithoutEvidence: "attest the tick on its commit and share the notes: taskproof attest tick --commit {commit} --task {task} --verdict verified|regression_only … && taskproof notes push (attested in another clone? taskproof notes fetch)",
 	ReasonCommitUnreachable:     "the evidence is on another commit: if the tick commit is a rewrite of it (a rebase, amend or squash), taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push; otherwise attest the tick on its commit (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	hintSquashCarry:             "the tick commit is the squash merge of {range}, which holds the evidence: carry it here for every task of the squash in one command, taskproof attest carry {range} {commit} --allowed-signers FILE && taskproof notes push",
+	hintCarry:                   "the tick commit is a rewrite of {old}, which holds the evidence: carry it here, taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push",
 	ReasonNotVerified:           "--require-verified accepts only verified ticks: attest the task with --verdict verified and its red run (taskproof attest tick --commit {commit} --task {task} --verdict verified --red-output FILE …)",
 	ReasonPolicy:                "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
 	StatusRejected:              "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
@@ -54,7 +55,7 @@ var fixHints = map[string]string{
 	CodeSignature:              "a signature does not verify over its statement (changed after signing?): re-attest the tick with your key (taskproof attest tick --commit {commit} --task {task} --verdict … --signer ssh --key KEY)",
 	CodeSubjectCount:           "the statement has more than one subject: re-attest the tick (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	CodeSubjectName:            "the subject name is not <feature>/<task id> of the predicate's unit and task: re-attest the tick (taskproof attest tick --commit {commit} --task {task} --verdict …)",
-	CodeSubjectCommit:          "the statements are about commit {found} (a rebase, amend or cherry-pick copied the note): taskproof attest carry {found} {commit} --allowed-signers FILE",
+	CodeSubjectCommit:          "the statements are about commit {found} (a rebase, amend or cherry-pick copied the note): if {commit} is a rewrite of it (the reason says), taskproof attest carry {found} {commit} --allowed-signers FILE; else attest {commit} (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	CodePredicate:              "the predicate does not match its schema: re-attest the tick (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	CodeVerdict:                "the verdict must be verified, regression_only, attested or skipped: re-attest with one of them (taskproof attest tick --verdict …, or taskproof attest decide --verdict attested|skipped …)",
 	CodeDuplicate:              "the note holds statements of more than one task line for the task: re-attest the tick so that taskproof replaces them (taskproof attest tick --commit {commit} --task {task} --verdict …)",
@@ -152,6 +153,10 @@ func tickHint(t *TickResult) string {
 	}
 	return hintFor([]string{t.Status}, []*Reason{nil}, fields)
 }
+
+// hintCarry keys fixHints' hint for a commit_unreachable tick whose commit is
+// a rewrite of the evidence's (rewrite.Judge): attest carry would accept it.
+const hintCarry = "carry"
 
 // hintTwinProjects keys fixHints' hint for a tick of a commit that ticks the
 // same task line in two projects (a hint, not a reason code).

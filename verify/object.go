@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -43,6 +44,8 @@ type Verifier struct {
 	FromVerifiedUnsafe bool
 
 	memos atomic.Pointer[memos] // per-content results, made on first use (parallel.go)
+
+	rewrites sync.Map // [2]gitref.Hash{from, to} → *rewrite.Judgement (carryhint.go)
 
 	// everyTasksFile makes the gate read and parse every tasks file
 	// at base and head, as if none were unchanged (rangeFiles): the tests'
@@ -575,7 +578,7 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	got := st.Subjects[0].Digest["gitCommit"]
 	if got != string(c.ID) {
-		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, subjectCommitMessage(got, c.ID))
+		r.fail(Mismatch, CodeSubjectCommit, "subject[0].digest.gitCommit", string(c.ID), got, v.subjectCommitMessage(got, c.ID))
 	}
 	// sigstore-go's subject check of each bundle line, beside taskproof's.
 	for _, e := range group {
@@ -821,14 +824,4 @@ func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool
 // predicateUnit is the predicate's unit as written.
 func predicateUnit(p *predicate.Predicate) specfmt.Unit {
 	return specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
-}
-
-// subjectCommitMessage explains a statement about another commit: usually a
-// note `git rebase` or `git commit --amend` copied (notes.rewriteRef) from the
-// commit it names, whose statements can be re-issued for this one.
-func subjectCommitMessage(about string, object gitref.Hash) string {
-	if _, err := gitref.ParseHash(about); err != nil {
-		return "the statement is about another commit"
-	}
-	return fmt.Sprintf("the statement is about another commit (%s): a note copied by a rebase or amend? re-issue it for this commit: taskproof attest carry %s %s", about, about, object)
 }

@@ -30,6 +30,14 @@ func newAttestCarryCmd() *cobra.Command {
 cherry-pick, rebase or amend made, or a squash merge (the gate reports the original as
 commit_unreachable, with same_tree_as when another commit has its tree).
 
+TO must be a rewrite of FROM: it has FROM's tree, or TO — alone or with the commits just
+before it on its first-parent line — makes the change FROM's statements judged, that of
+FROM's side of their merge base (FROM's own change and the branch's commits before it): the
+same lines lost and gained in the same files, whitespace included. Otherwise (another attempt
+at the task, a cherry-pick without the commits that implement it, an amend that changed the
+work or the task's text) the carry is refused, naming what differs: attest TO's tick instead.
+--force carries anyway and says what it overrode (docs/format.md#after-a-rebase-or-squash).
+
 For each task-verification statement FROM's note holds about FROM, it keeps the evidence
 (verdict, trace, red run, decider, time, …) and recomputes what depends on the commit, as
 'attest tick' does: the subject's gitCommit, the tree, task.line_hash and title (TO's task
@@ -79,7 +87,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
-	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does)")
+	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does), and carry to a TO that is no rewrite of FROM")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
@@ -292,8 +300,10 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 	return nil
 }
 
-// printFromKept says what became of FROM's statements.
+// printFromKept says what became of FROM's statements, and what --force
+// overrode.
 func printFromKept(c *cobra.Command, res *attest.CarryResult) {
+	printOverrode(c, res)
 	switch {
 	case res.RemovedFrom:
 		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
@@ -304,10 +314,19 @@ func printFromKept(c *cobra.Command, res *attest.CarryResult) {
 	}
 }
 
+// printOverrode warns, on stderr, that --force carried to a TO that is no
+// rewrite of FROM.
+func printOverrode(c *cobra.Command, res *attest.CarryResult) {
+	if res.Overrode != "" {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", verify.Printable(res.Overrode))
+	}
+}
+
 // writeCarryJSON writes the JSON report v of carries, their statements'
 // warnings going to stderr (the text report prints them with the statements).
 func writeCarryJSON(c *cobra.Command, v any, carries ...*attest.CarryResult) error {
 	for _, res := range carries {
+		printOverrode(c, res)
 		for _, w := range res.Written {
 			for _, warn := range w.Warnings {
 				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
