@@ -53,6 +53,17 @@ func withCode(code int, err error) error {
 	return &exitError{code: code, err: err}
 }
 
+// orCode marks err with code unless a row of [exitCodes] names it: a
+// command's own reading of its errors applies to those the table does not
+// know, never over a row (a storage fault met writing the config stays exit
+// 4, not the config error the command would call it).
+func orCode(code int, err error) error {
+	if err == nil || exitRow(err) >= 0 {
+		return err
+	}
+	return withCode(code, err)
+}
+
 // usageErr is a usage error (exit 2).
 func usageErr(format string, a ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, a...)}

@@ -106,7 +106,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	var warnings []string
 	target := remote
 	if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
-		return nil, nil, withCode(ExitTrust, err)
+		return nil, nil, orCode(ExitTrust, err)
 	} else if !ok {
 		if named {
 			return nil, nil, withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
@@ -128,7 +128,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	}
 	changes, err := repo.EnsureConfig(attest.NotesConfig(target, notesRef), dryRun)
 	if err != nil {
-		return nil, nil, withCode(ExitTrust, err)
+		return nil, nil, orCode(ExitTrust, err)
 	}
 	for _, v := range self {
 		warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))

@@ -23,6 +23,7 @@ fault=$1 repo=$2 out=$3; shift 3
 case $fault in
 ro-objects) mount --bind -o ro "$repo/.git/objects" "$repo/.git/objects" ;;
 ro-refs)    mount --bind -o ro "$repo/.git/refs" "$repo/.git/refs" ;;
+ro-git)     mount --bind -o ro "$repo/.git" "$repo/.git" ;;
 full)
 	mnt=$out/mnt; mkdir -p "$mnt"
 	mount -t tmpfs -o size=8m tmpfs "$mnt"
