@@ -321,6 +321,9 @@ func newSyncResult(o SyncOptions, ref string) *SyncResult {
 // ref and conflicts ref, retrying after a lost race. A remote without a notes
 // ref leaves res.RemoteHead "".
 func (s *NotesStore) integrateTracking(o SyncOptions, n remoteNames, res *SyncResult) error {
+	if err := s.repo.notesRefsCommits(s.ref, o.ConflictsRef, n.notes, n.conflicts); err != nil {
+		return err
+	}
 	remote, err := s.repo.ReadRef(n.notes)
 	if err != nil {
 		return err
@@ -912,6 +915,9 @@ func (s *NotesStore) TrackingRefs() ([]string, error) {
 // lines it displaces are not part of the view). Absent refs are skipped; with
 // none present the error wraps ErrNotesRefAbsent.
 func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*NotesStore, error) {
+	if err := s.repo.notesRefsCommits(append([]string{s.ref}, tracking...)...); err != nil {
+		return nil, err
+	}
 	head, err := s.repo.ReadRef(s.ref)
 	if err != nil {
 		return nil, err
