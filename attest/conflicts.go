@@ -26,14 +26,17 @@ import (
 // The rules of [groupBefore], as [NoteConflict.Rule] names the one that
 // decided.
 const (
-	RuleSigned = "signed"         // every line of the kept side is signed, and not every line of the other
-	RuleTime   = "later_time"     // the kept side's task-verification statement has the later time
-	RuleDigest = "smaller_sha256" // equal times: the kept side's sorted lines have the smaller SHA-256
+	RuleTrusted = "trusted"        // every line of the kept side verifies against the merging clone's trust, and not every line of the other
+	RuleSigned  = "signed"         // every line of the kept side is signed, and not every line of the other
+	RuleTime    = "later_time"     // the kept side's task-verification statement has the later time
+	RuleDigest  = "smaller_sha256" // equal times: the kept side's sorted lines have the smaller SHA-256
 )
 
 // RuleText says a rule in words, for messages.
 func RuleText(rule string) string {
 	switch rule {
+	case RuleTrusted:
+		return "its lines all verify against this clone's trust and the other side's do not"
 	case RuleSigned:
 		return "its lines are all signed and the other side's are not"
 	case RuleTime:
@@ -41,16 +44,19 @@ func RuleText(rule string) string {
 	case RuleDigest:
 		return "the times are equal and its sorted lines have the smaller SHA-256"
 	}
-	return "the merge's rule (a fully signed side, then the later time, then the smaller SHA-256)"
+	return "the merge's rule (a side trusted here, then a fully signed side, then the later time, then the smaller SHA-256)"
 }
 
 // decidingRule is the rule by which group a won over group b in
 // [groupBefore].
-func decidingRule(a, b [][]byte) string {
+func decidingRule(a, b [][]byte, o MergeOptions) string {
+	if o.Trusted != nil && groupTrusted(a, o.Trusted) != groupTrusted(b, o.Trusted) {
+		return RuleTrusted
+	}
 	if groupSigned(a) != groupSigned(b) {
 		return RuleSigned
 	}
-	if !groupTime(a).Equal(groupTime(b)) {
+	if now := o.now(); !groupTime(a, now).Equal(groupTime(b, now)) {
 		return RuleTime
 	}
 	return RuleDigest
@@ -181,7 +187,7 @@ func explainDisplaced(d DisplacedStatement, current []byte) DisplacedStatement {
 		if kept.PayloadSHA256 == "" || kept.PayloadSHA256 == d.Displaced.PayloadSHA256 {
 			continue
 		}
-		d.Kept, d.Differs, d.Rule = &kept, differingFields(kept, d.Displaced), decidingRule(groups[k], d.lines)
+		d.Kept, d.Differs, d.Rule = &kept, differingFields(kept, d.Displaced), decidingRule(groups[k], d.lines, MergeOptions{})
 		break
 	}
 	return d

@@ -2,6 +2,7 @@ package attest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,8 +10,33 @@ import (
 
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 )
+
+// MergeOptions is what a notes merge knows beyond the two notes
+// (docs/format.md#conflicting-statements-of-one-tick).
+type MergeOptions struct {
+	// Trusted reports whether a note line's signatures verify against the
+	// merging clone's trust (the verifier's allowed signers, keyrings, keys);
+	// nil when the clone has none configured.
+	Trusted func(line []byte) bool
+	// Now is the merging clone's time (zero: the time of the call): a
+	// statement's `time` later than Now plus [MaxClockSkew] never wins.
+	Now time.Time
+}
+
+// MaxClockSkew is how far in the merging clone's future a statement's
+// `time` may lie and still count in a notes merge: clocks differ a little,
+// while a time in the future beyond it would win every merge until then.
+const MaxClockSkew = 5 * time.Minute
+
+func (o MergeOptions) now() time.Time {
+	if o.Now.IsZero() {
+		return time.Now()
+	}
+	return o.Now
+}
 
 // NoteMerge is what [MergeNotes] made of two versions of one commit's note.
 type NoteMerge struct {
@@ -99,15 +125,20 @@ func orNone(s string) string {
 //     a DSSE envelope and the union fits an envelope;
 //   - for a tick both sides have with other different owned lines, one side's lines
 //     are kept whole (a tick's statements are written together, never mixed)
-//     and the other's are returned in Displaced: the kept side is the one whose
-//     lines are all signed when the other's are not (an unsigned statement,
-//     whose time anyone can write, never displaces a signed one), then the one
-//     whose task-verification statement has the later `time`, and on equal
-//     times the one whose sorted lines have the smaller SHA-256. Every clone computes the
-//     same winner from the same two sides, so merges in any order converge.
+//     and the other's are returned in Displaced, the kept side chosen by
+//     [groupBefore]. Clones with the same trust compute the same winner from
+//     the same two sides, so their merges in any order converge.
 //
 // The result fails with [ErrNoteLimit] when it would exceed the note limits.
+// It is [MergeNotesWith] without trust, at the time of the call.
 func MergeNotes(local, remote []byte) (*NoteMerge, error) {
+	return MergeNotesWith(local, remote, MergeOptions{})
+}
+
+// MergeNotesWith is [MergeNotes] judged with o: the merging clone's trust
+// and time.
+func MergeNotesWith(local, remote []byte, o MergeOptions) (*NoteMerge, error) {
+	o.Now = o.now()
 	llines, rlines := noteline.Split(local), noteline.Split(remote)
 	lkeys, rkeys := tickKeys(llines), tickKeys(rlines)
 	localOwned := map[noteTick][][]byte{}
@@ -136,12 +167,12 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 			continue
 		}
 		c := NoteConflict{Subject: k.subject, LineHash: k.line}
-		if groupBefore(ro, lo) {
+		if groupBefore(ro, lo, o) {
 			remoteWins[k] = true
-			c.KeptSide, c.Kept, c.Displaced, c.Rule = "remote", summarize(ro), summarize(lo), decidingRule(ro, lo)
+			c.KeptSide, c.Kept, c.Displaced, c.Rule = "remote", summarize(ro), summarize(lo), decidingRule(ro, lo, o)
 			res.Displaced = append(res.Displaced, lo...)
 		} else {
-			c.KeptSide, c.Kept, c.Displaced, c.Rule = "local", summarize(lo), summarize(ro), decidingRule(lo, ro)
+			c.KeptSide, c.Kept, c.Displaced, c.Rule = "local", summarize(lo), summarize(ro), decidingRule(lo, ro, o)
 			res.Displaced = append(res.Displaced, ro...)
 		}
 		c.Differs = differingFields(c.Kept, c.Displaced)
@@ -199,24 +230,44 @@ func MergeNotes(local, remote []byte) (*NoteMerge, error) {
 }
 
 // groupBefore reports whether tick statements a win over b
-// (docs/format.md#conflicting-statements-of-one-tick): a group whose lines are
-// all signed first, then the later task-verification time, then the smaller
-// SHA-256 of the sorted lines. It is a strict total order on distinct groups,
-// so every clone picks the same.
-func groupBefore(a, b [][]byte) bool {
+// (docs/format.md#conflicting-statements-of-one-tick): with the merging
+// clone's trust, a group whose lines all verify against it first; then a
+// group whose lines are all signed, none with a signature shown not to
+// verify; then the later task-verification time, a time beyond o.Now plus
+// [MaxClockSkew] counting as none; then the smaller SHA-256 of the sorted
+// lines. It is a strict total order on distinct groups, so every clone with
+// the same trust picks the same.
+func groupBefore(a, b [][]byte, o MergeOptions) bool {
+	if o.Trusted != nil {
+		if ta, tb := groupTrusted(a, o.Trusted), groupTrusted(b, o.Trusted); ta != tb {
+			return ta
+		}
+	}
 	if sa, sb := groupSigned(a), groupSigned(b); sa != sb {
 		return sa
 	}
-	ta, tb := groupTime(a), groupTime(b)
+	ta, tb := groupTime(a, o.now()), groupTime(b, o.now())
 	if !ta.Equal(tb) {
 		return ta.After(tb)
 	}
 	return groupDigest(a) < groupDigest(b)
 }
 
-// groupTime is the latest task-verification `time` of a group (zero when none
-// parses).
-func groupTime(lines [][]byte) time.Time {
+// groupTrusted reports whether every line of a group verifies against the
+// merging clone's trust.
+func groupTrusted(lines [][]byte, trusted func([]byte) bool) bool {
+	for _, l := range lines {
+		if !trusted(l) {
+			return false
+		}
+	}
+	return len(lines) > 0
+}
+
+// groupTime is the latest task-verification `time` of a group no later than
+// now plus [MaxClockSkew] (zero when none parses or counts).
+func groupTime(lines [][]byte, now time.Time) time.Time {
+	limit := now.Add(MaxClockSkew)
 	var best time.Time
 	for _, l := range lines {
 		st, _, ok := statement.FromLine(l)
@@ -225,7 +276,7 @@ func groupTime(lines [][]byte) time.Time {
 		}
 		p, _ := st.Predicate.(map[string]any)
 		s, _ := p["time"].(string)
-		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(best) {
+		if t, err := time.Parse(time.RFC3339Nano, s); err == nil && t.After(best) && !t.After(limit) {
 			best = t
 		}
 	}
@@ -261,12 +312,9 @@ func summarize(lines [][]byte) StatementsSummary {
 		if dl.Kind == noteline.KindBundle {
 			signedBy("sigstore bundle")
 		} else {
+			pae := dl.Envelope.PAE()
 			for _, sig := range dl.Envelope.Signatures {
-				id := sig.KeyID
-				if id == "" {
-					id = "(no keyid)"
-				}
-				signedBy(id)
+				signedBy(signatureName(pae, sig.Sig, sig.KeyID))
 			}
 		}
 		if st.PredicateType != predicate.PredicateType {
@@ -331,10 +379,32 @@ func SummarizeNote(note []byte) []TickSummary {
 	return out
 }
 
+// signatureName names a signature for a person: an SSH signature by the
+// keyid of the key it embeds once it verifies with it, else as not
+// verifying; another kind (whose key is not in the signature) by the keyid
+// it claims, marked unchecked.
+func signatureName(pae, sig []byte, hint string) string {
+	id, err := signer.CheckSSHSignature(pae, sig)
+	switch {
+	case err == nil:
+		return id
+	case errors.Is(err, signer.ErrNotSSHSignature):
+		if hint == "" {
+			hint = "(no keyid)"
+		}
+		return hint + " (unchecked)"
+	case id != "":
+		return id + " (signature does not verify)"
+	}
+	return "a malformed signature"
+}
+
 // groupSigned reports whether every line of a group is a signed envelope or a
-// Sigstore bundle. Signatures are not verified here (the merge has no trust):
-// this only keeps a statement anyone could write without a key from winning by
-// its time.
+// Sigstore bundle, no signature of which is shown not to verify: an SSH
+// signature carries its key, so its maths is checked without any trust (a
+// signature over another payload, a forgery's, does not count); other kinds'
+// keys are not in the envelope and count as signed. This keeps a statement
+// anyone could write without a key from winning by its time.
 func groupSigned(lines [][]byte) bool {
 	for _, l := range lines {
 		dl := noteline.Decode(l)
@@ -343,6 +413,12 @@ func groupSigned(lines [][]byte) bool {
 		}
 		if dl.Kind != noteline.KindEnvelope || len(dl.Envelope.Signatures) == 0 {
 			return false
+		}
+		pae := dl.Envelope.PAE()
+		for _, sig := range dl.Envelope.Signatures {
+			if _, err := signer.CheckSSHSignature(pae, sig.Sig); err != nil && !errors.Is(err, signer.ErrNotSSHSignature) {
+				return false
+			}
 		}
 	}
 	return len(lines) > 0

@@ -65,16 +65,16 @@ type UpstreamStatement struct {
 
 // SyncNotes fetches (push false) or pushes (push true) notes's ref and its
 // conflicts ref ([ConflictsRef]) to or from opts.Remote, merging the notes
-// that both sides changed line by line with [MergeNotes] and the conflicts
+// that both sides changed line by line with [MergeNotesWith] (judged with mo) and the conflicts
 // ref with [UnionLines] (docs/format.md#sharing-notes-between-clones). It
 // sets opts.Merge, opts.ConflictsRef and opts.MergeConflicts; the other
 // options are [gitref.NotesStore.Fetch]'s and Push's, whose errors it returns.
-func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gitref.SyncOptions) (*NotesSync, error) {
+func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gitref.SyncOptions, mo MergeOptions) (*NotesSync, error) {
 	var conflicts []SyncConflict
 	opts.ConflictsRef = ConflictsRef(notes.Ref())
 	opts.MergeConflicts = UnionLines
 	opts.Merge = func(commit gitref.Hash, local, remote []byte) ([]byte, []byte, error) {
-		m, err := MergeNotes(local, remote)
+		m, err := MergeNotesWith(local, remote, mo)
 		if err != nil {
 			return nil, nil, err
 		}

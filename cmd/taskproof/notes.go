@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,7 +35,10 @@ after 'taskproof init'), then merges into your notes ref. When both sides added 
 notes histories are merged: a notes commit with both sides as parents, holding every note of both.
 Where both sides wrote a note for the same commit, the lines are merged: other tools' lines and
 every tick only one side attests are kept; for a task both sides attest differently, one side's
-statements are kept whole — the later 'time', the same choice on every clone — and the others move
+statements are kept whole — the side whose signatures verify against your trust (--allowed-signers
+and the other trust flags, else git's gpg.ssh.allowedSignersFile), then a side fully signed with
+no signature that fails its own key, then the later 'time' (a time more than 5 minutes in the
+future counts as none), the same choice on every clone with the same trust — and the others move
 to <notes-ref>-conflicts (refs/notes/speccoder-conflicts), which is pushed and fetched too. Both
 people are told (stderr; JSON 'conflicts' and 'displaced_elsewhere'), once per clone: the commit,
 the task, the fields that differ, the rule that kept the winner, the kept and the displaced
@@ -53,6 +58,7 @@ func newNotesSyncCmd(op string) *cobra.Command {
 	var (
 		noSkip   bool
 		attempts int
+		src      verify.TrustSources
 	)
 	c := &cobra.Command{
 		Use:  op + " [REMOTE]",
@@ -84,6 +90,7 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}
 	c.Flags().BoolVar(&noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
+	addTrustFlags(c, &src)
 	c.Flags().IntVar(&attempts, "attempts", 5, "push at most `N` times (each after a fetch and merge) before giving up")
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = func(c *cobra.Command, args []string) error {
@@ -100,8 +107,12 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			return err
 		}
 		defer repo.Close()
+		trusted, err := mergeTrust(c, repo, src)
+		if err != nil {
+			return err
+		}
 		res, err := attest.SyncNotes(context.Background(), notes, op == "push",
-			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts})
+			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts}, attest.MergeOptions{Trusted: trusted})
 		if err != nil {
 			return err
 		}
@@ -156,7 +167,11 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 		kept := whose(x.KeptSide, remote)
 		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently — %s\n",
 			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
-		fmt.Fprintf(w, "    kept %s statements, because %s (every clone makes the same choice): %s\n", kept, attest.RuleText(x.Rule), verify.Printable(x.Kept.String()))
+		same := "every clone makes the same choice"
+		if x.Rule == attest.RuleTrusted {
+			same = "every clone with the same trust makes the same choice"
+		}
+		fmt.Fprintf(w, "    kept %s statements, because %s (%s): %s\n", kept, attest.RuleText(x.Rule), same, verify.Printable(x.Kept.String()))
 		fmt.Fprintf(w, "    %s moved to %s: %s; list them with taskproof notes conflicts (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
 			ownership(otherSide(x.KeptSide), remote), res.ConflictsRef, verify.Printable(x.Displaced.String()), cref, x.Commit)
 	}
@@ -317,10 +332,10 @@ func printSyncResult(w io.Writer, op string, res *gitref.SyncResult) {
 // the local notes ref merged, read-only, with every remote's tracking ref
 // (what `git fetch` mirrors after `taskproof init`), as `taskproof notes
 // fetch` would merge them (docs/format.md#sharing-notes-between-clones).
-func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesStore) (*gitref.NotesStore, error) {
+func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesStore, func([]byte) bool) (*gitref.NotesStore, error) {
 	var on bool
 	c.Flags().BoolVar(&on, "notes-from-remotes", false, "read the local notes merged with every remote's tracking notes ref (refs/notes/remotes/*/…, which git fetch fetches after taskproof init), without writing them")
-	return func(c *cobra.Command, notes *gitref.NotesStore) (*gitref.NotesStore, error) {
+	return func(c *cobra.Command, notes *gitref.NotesStore, trusted func([]byte) bool) (*gitref.NotesStore, error) {
 		if !on {
 			return notes, nil
 		}
@@ -329,7 +344,7 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 			return nil, err
 		}
 		view, err := notes.WithTracking(tracking, func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
-			m, err := attest.MergeNotes(local, remote)
+			m, err := attest.MergeNotesWith(local, remote, attest.MergeOptions{Trusted: trusted})
 			if err != nil {
 				return nil, err
 			}
@@ -346,4 +361,23 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 		}
 		return view, nil
 	}
+}
+
+// mergeTrust is the trust a notes merge prefers statements by
+// (docs/format.md#conflicting-statements-of-one-tick): the trust flags', else
+// git's gpg.ssh.allowedSignersFile; nil when neither gives any. A flag's
+// trust that does not load fails the command; a configured file that does
+// not is warned about, and the merge goes on without trust.
+func mergeTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources) (func([]byte) bool, error) {
+	trust, _, err := verify.LoadTrust(repo, src)
+	switch {
+	case err == nil:
+		return verify.MergeTrusted(trust, time.Now()), nil
+	case errors.Is(err, verify.ErrNoTrust):
+		return nil, nil
+	case trustGiven(src):
+		return nil, err
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "warning: notes merge without trust: %s\n", verify.Printable(err.Error()))
+	return nil, nil
 }

@@ -106,7 +106,7 @@ Exit codes:
 
 // runVerify is verify's steps: read the flags, open the repository, resolve
 // what is verified, load the verifier, verify, write the report.
-func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes func(*cobra.Command, *gitref.NotesStore) (*gitref.NotesStore, error), args []string) error {
+func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes func(*cobra.Command, *gitref.NotesStore, func([]byte) bool) (*gitref.NotesStore, error), args []string) error {
 	when, err := parseAt(flags.at, time.Now())
 	if err != nil {
 		return err
@@ -119,7 +119,16 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	defer repo.Close()
-	if notes, err = fromRemotes(c, notes); err != nil {
+	// The merged view prefers the statements the verifier's trust credits
+	// (a trust that does not load fails below, with the verifier's error;
+	// Sigstore trust, which may need the network, is left to the gate).
+	var trusted func([]byte) bool
+	keys := flags.src
+	keys.TrustedRoot, keys.SigstorePublicGood = "", false
+	if trust, _, terr := verify.LoadTrust(repo, keys); terr == nil {
+		trusted = verify.MergeTrusted(trust, when)
+	}
+	if notes, err = fromRemotes(c, notes, trusted); err != nil {
 		return err
 	}
 	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
