@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -213,16 +214,47 @@ func (s *NotesStore) remoteNames(o SyncOptions) (remoteNames, error) {
 			return remoteNames{}, fmt.Errorf("%w %q: add it (git remote add %s URL) or give the remote's URL", ErrRemoteUnknown, remote, remote)
 		}
 	}
-	tmp := false
 	if !named || !validRefName("refs/remotes/"+remote) || strings.Contains(remote, "/") {
-		remote = fmt.Sprintf("taskproof-fetch-%d-%d", os.Getpid(), time.Now().UnixNano())
-		tmp = true
+		// A URL's refs live where no reader of remotes looks (not under
+		// refs/notes/remotes/, which --notes-from-remotes merges in), named by
+		// the process, so that a fetch killed before removing them leaves
+		// nothing read as a remote; the next URL fetch removes them.
+		s.dropStaleTemporary(o)
+		tmp := fmt.Sprintf("%s%d-%d/", TemporaryFetchPrefix, os.Getpid(), time.Now().UnixNano())
+		n := remoteNames{notes: tmp + strings.TrimPrefix(s.ref, "refs/"), skip: tmp + "skipped/", temporary: true}
+		if o.ConflictsRef != "" {
+			n.conflicts = tmp + strings.TrimPrefix(o.ConflictsRef, "refs/")
+		}
+		return n, nil
 	}
-	n := remoteNames{notes: TrackingRef(s.ref, remote), skip: SkipTrackingPrefix(remote), temporary: tmp}
+	n := remoteNames{notes: TrackingRef(s.ref, remote), skip: SkipTrackingPrefix(remote)}
 	if o.ConflictsRef != "" {
 		n.conflicts = TrackingRef(o.ConflictsRef, remote)
 	}
 	return n, nil
+}
+
+// TemporaryFetchPrefix is where a fetch from a URL (no configured remote)
+// writes the remote's refs for the time of the sync: refs/speccoder/fetch/
+// <pid>-<nanoseconds>/, under refs/speccoder/ which no history walk and no
+// reader of remotes' notes reads.
+const TemporaryFetchPrefix = "refs/speccoder/fetch/"
+
+// dropStaleTemporary removes the temporary refs of URL fetches whose process
+// is gone (killed before removing them).
+func (s *NotesStore) dropStaleTemporary(o SyncOptions) {
+	out, err := s.git(context.Background(), o, "for-each-ref", "--format=%(refname)", TemporaryFetchPrefix)
+	if err != nil {
+		return
+	}
+	for _, ref := range strings.Fields(out) {
+		id, _, _ := strings.Cut(strings.TrimPrefix(ref, TemporaryFetchPrefix), "/")
+		pid, _, _ := strings.Cut(id, "-")
+		if n, err := strconv.Atoi(pid); err == nil && n != os.Getpid() && processAlive(n) {
+			continue
+		}
+		s.git(context.Background(), o, "update-ref", "-d", ref)
+	}
 }
 
 // fetchRefs runs one `git fetch` that mirrors the remote's notes ref (and
@@ -882,13 +914,14 @@ func (s *NotesStore) TrackingRefs() ([]string, error) {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
 	}
 	for _, e := range entries {
-		if e.IsDir() {
+		// taskproof-fetch-* held a URL fetch's refs in earlier versions: no remote.
+		if e.IsDir() && !strings.HasPrefix(e.Name(), "taskproof-fetch-") {
 			found["refs/notes/remotes/"+e.Name()+"/"+name] = true
 		}
 	}
 	if b, err := os.ReadFile(filepath.Join(s.repo.refDir("refs/notes/remotes"), "packed-refs")); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
-			if _, ref, ok := strings.Cut(l, " "); ok && strings.HasPrefix(ref, "refs/notes/remotes/") && strings.HasSuffix(ref, "/"+name) {
+			if _, ref, ok := strings.Cut(l, " "); ok && strings.HasPrefix(ref, "refs/notes/remotes/") && !strings.HasPrefix(ref, "refs/notes/remotes/taskproof-fetch-") && strings.HasSuffix(ref, "/"+name) {
 				found[ref] = true
 			}
 		}

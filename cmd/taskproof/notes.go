@@ -80,7 +80,7 @@ authentication, still rejected after every attempt).`
 	case "fetch":
 		c.Short = "Fetch the notes ref and skip records from REMOTE (default origin) and merge them into yours"
 		c.Long = `notes fetch fetches REMOTE's notes ref (default origin) into its tracking ref
-(refs/notes/remotes/REMOTE/<name>; a temporary ref for a URL) and brings it into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
+(refs/notes/remotes/REMOTE/<name>; for a URL, temporary refs under refs/speccoder/fetch/, removed after) and brings it into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
 ahead, and otherwise merged line by line (see 'taskproof notes --help'). Skip records are
 fetched into refs/speccoder/remotes/REMOTE/skipped/* and created or fast-forwarded locally,
 never forced; one that differs is reported.
