@@ -44,6 +44,7 @@ var fixHints = map[string]string{
 	string(Malformed):       "a note line or statement cannot be read: look at it (taskproof attest show {commit}) and re-attest the tick (taskproof attest tick --commit {commit} --task {task} --verdict …)",
 	string(BadSignature):    "a signature does not verify over its statement (changed after signing?): re-attest the tick with your key (taskproof attest tick --commit {commit} --task {task} --verdict … --signer ssh --key KEY)",
 	string(Mismatch):        "the statement does not describe this commit: see the reasons",
+	hintExtraSigner:         "a key the verifier does not trust signed the statement too, besides {signers}, and every signature must verify against the trust: re-attest the tick signed with trusted keys only (taskproof attest tick --commit {commit} --task {task} --force --verdict … --signer ssh --key KEY), or, if that key is to be trusted, add it to the trust the gate reads, on the base branch",
 	string(UntrustedSigner): "no key the verifier trusts signed the statement (for namespace in-toto, now): add the signer's public key to the trust the gate reads, on the base branch (an SSH key: a line PRINCIPAL namespaces=\"in-toto\" KEY of the allowed signers file; an OpenPGP key: the --keyring file; a raw key: a PEM file given as --key; Sigstore: --certificate-identity), or re-attest with a trusted key",
 	string(Unsigned):        "sign the statements: taskproof attest sign --signer ssh --key KEY {commit} && taskproof notes push (or verify with --require-signed=false)",
 
@@ -130,19 +131,20 @@ func tickHint(t *TickResult) string {
 	case t.Evidence != "" && t.Evidence != t.Commit:
 		old = string(t.Evidence)
 	}
-	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old), "range": shellQuote(t.SquashRange)}
+	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old), "range": shellQuote(t.SquashRange), "signers": signerNames(t.Signers)}
 	if t.hintKey != "" {
 		return hintFor([]string{t.hintKey}, []*Reason{nil}, fields)
 	}
 	var codes []string
 	var reasons []*Reason
 	for i := range t.Reasons {
-		codes, reasons = append(codes, t.Reasons[i].Code), append(reasons, &t.Reasons[i])
+		codes, reasons = append(codes, extraSigner(t.Reasons[i].Code, t.Signers)), append(reasons, &t.Reasons[i])
 	}
 	reason := t.Reason
 	if reason == ReasonPolicy {
 		reason = policyHintKey(t.Policy)
 	}
+	reason = extraSigner(reason, t.Signers)
 	if !generic[t.Reason] || len(codes) == 0 {
 		// The sub-reason first: it says what the gate found (the reasons
 		// then say why), unless it only points at the reasons.
@@ -152,6 +154,33 @@ func tickHint(t *TickResult) string {
 		return h
 	}
 	return hintFor([]string{t.Status}, []*Reason{nil}, fields)
+}
+
+// hintExtraSigner keys fixHints' hint for an untrusted_signer reason of an
+// envelope a trusted key signed too.
+const hintExtraSigner = "extra_untrusted_signer"
+
+// extraSigner is the hint key of code: hintExtraSigner for untrusted_signer
+// when trusted keys signed too (the untrusted key is an extra, not the
+// only signer), else code.
+func extraSigner(code string, trusted []Signer) string {
+	if code == CodeUntrusted && len(trusted) > 0 {
+		return hintExtraSigner
+	}
+	return code
+}
+
+// signerNames names trusted signers for a hint: principals, else keyids.
+func signerNames(signers []Signer) string {
+	names := make([]string, 0, len(signers))
+	for _, s := range signers {
+		n := s.Principal
+		if n == "" {
+			n = s.KeyID
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
 }
 
 // hintCarry keys fixHints' hint for a commit_unreachable tick whose commit is
@@ -183,16 +212,16 @@ var generic = map[string]bool{StatusUnverifiable: true, string(Mismatch): true}
 // objectHint is how to fix failing object o: the hints of its reason codes,
 // else of its outcome (or of not_verified / policy when only those fail it).
 func objectHint(o *ObjectResult, opts GateOptions) string {
-	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD"}
+	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD", "signers": signerNames(o.Signers)}
 	var codes []string
 	var reasons []*Reason
 	for i := range o.Reasons {
-		codes, reasons = append(codes, o.Reasons[i].Code), append(reasons, &o.Reasons[i])
+		codes, reasons = append(codes, extraSigner(o.Reasons[i].Code, o.Signers)), append(reasons, &o.Reasons[i])
 	}
 	switch {
 	case o.Outcome != OK && !(o.Outcome == Unsigned && opts.AllowUnsigned):
 		if !generic[string(o.Outcome)] || len(codes) == 0 {
-			codes, reasons = append(codes, string(o.Outcome)), append(reasons, nil)
+			codes, reasons = append(codes, extraSigner(string(o.Outcome), o.Signers)), append(reasons, nil)
 		}
 	case len(o.Policy) > 0:
 		codes, reasons = append(codes, policyHintKey(o.Policy)), append(reasons, nil)
