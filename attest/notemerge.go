@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 )
 
@@ -384,11 +384,11 @@ func SummarizeNote(note []byte) []TickSummary {
 // verifying; another kind (whose key is not in the signature) by the keyid
 // it claims, marked unchecked.
 func signatureName(pae, sig []byte, hint string) string {
-	id, err := signer.CheckSSHSignature(pae, sig)
+	id, err := keys.CheckSSHSignature(pae, sig)
 	switch {
 	case err == nil:
 		return id
-	case errors.Is(err, signer.ErrNotSSHSignature):
+	case errors.Is(err, keys.ErrNotSSHSignature):
 		if hint == "" {
 			hint = "(no keyid)"
 		}
@@ -416,7 +416,7 @@ func groupSigned(lines [][]byte) bool {
 		}
 		pae := dl.Envelope.PAE()
 		for _, sig := range dl.Envelope.Signatures {
-			if _, err := signer.CheckSSHSignature(pae, sig.Sig); err != nil && !errors.Is(err, signer.ErrNotSSHSignature) {
+			if _, err := keys.CheckSSHSignature(pae, sig.Sig); err != nil && !errors.Is(err, keys.ErrNotSSHSignature) {
 				return false
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/keys"
 )
 
 // ErrNoSigner: no signing key was given or configured, and unsigned statements
@@ -348,7 +349,7 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if want := sshKeyID(pub); s.KeyID() != want {
+	if want := keys.SSHKeyID(pub); s.KeyID() != want {
 		return nil, fmt.Errorf("%w: %s is not the private key of %s (%s)", ErrNoSigningKey, private, ref, want)
 	}
 	cert, ok := pub.(*ssh.Certificate)

@@ -22,19 +22,9 @@ type sshSigner struct {
 }
 
 func (s *sshSigner) Kind() Kind    { return KindSSH }
-func (s *sshSigner) KeyID() string { return sshKeyID(s.signer.PublicKey()) }
+func (s *sshSigner) KeyID() string { return keys.SSHKeyID(s.signer.PublicKey()) }
 func (s *sshSigner) Sign(pae []byte) ([]byte, error) {
 	return sshSign(s.signer, pae)
-}
-
-// sshKeyID is the keyid of an SSH signer with public key pub: the
-// "SHA256:<unpadded base64>" fingerprint of the key, for a certificate of the
-// key it certifies, as the verifier credits it (docs/format.md#signatures-dsse-v1).
-func sshKeyID(pub ssh.PublicKey) string {
-	if cert, ok := pub.(*ssh.Certificate); ok {
-		pub = cert.Key
-	}
-	return ssh.FingerprintSHA256(pub)
 }
 
 // sshSign returns the armored SSHSIG of message: namespace in-toto, hash
@@ -42,7 +32,7 @@ func sshKeyID(pub ssh.PublicKey) string {
 func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
 	sig, err := sshsig.Sign(bytes.NewReader(message), signer, sshsig.HashSHA512, keys.SSHNamespace)
 	if err != nil {
-		return nil, fmt.Errorf("ssh signing with %s: %w", sshKeyID(signer.PublicKey()), err)
+		return nil, fmt.Errorf("ssh signing with %s: %w", keys.SSHKeyID(signer.PublicKey()), err)
 	}
 	return sshsig.Armor(sig), nil
 }
@@ -102,7 +92,7 @@ type agentSigner struct {
 }
 
 func (s *agentSigner) Kind() Kind    { return KindSSH }
-func (s *agentSigner) KeyID() string { return sshKeyID(s.pub) }
+func (s *agentSigner) KeyID() string { return keys.SSHKeyID(s.pub) }
 func (s *agentSigner) Sign(pae []byte) ([]byte, error) {
 	conn, signer, err := agentLookup(s.socket, func(k ssh.PublicKey) bool {
 		return bytes.Equal(k.Marshal(), s.pub.Marshal())

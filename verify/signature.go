@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +13,6 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
-	"github.com/hiddeco/sshsig"
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
@@ -132,65 +130,24 @@ func fail(kind keys.Kind, status Outcome, format string, args ...any) SignatureR
 	return SignatureResult{Kind: kind, Status: status, Reason: fmt.Sprintf(format, args...)}
 }
 
-// singlePEM decodes text that must be exactly one PEM/armor block of type
-// typ with nothing but whitespace around it.
-func singlePEM(text []byte, typ string) (*pem.Block, error) {
-	block, rest := pem.Decode(text)
-	if block == nil {
-		return nil, errors.New("no armored block")
-	}
-	if block.Type != typ {
-		return nil, fmt.Errorf("armored block %q, want %q", block.Type, typ)
-	}
-	if len(block.Headers) != 0 {
-		return nil, errors.New("armor headers are not allowed")
-	}
-	if len(bytes.TrimSpace(rest)) != 0 {
-		return nil, errors.New("data after the armored block")
-	}
-	if !bytes.HasPrefix(bytes.TrimLeft(text, " \t\r\n"), []byte("-----BEGIN "+typ+"-----")) {
-		return nil, errors.New("data before the armored block")
-	}
-	return block, nil
-}
-
 // verifySSH checks an armored SSHSIG (docs/format.md#signatures-dsse-v1).
 func verifySSH(pae, text []byte, trust *Trust, at time.Time) SignatureResult {
 	const kind = keys.KindSSH
-	block, err := singlePEM(text, sshsig.PEMType)
+	sig, err := keys.ParseSSHSignature(text)
 	if err != nil {
 		return fail(kind, Malformed, "ssh signature: %v", err)
 	}
-	sig, err := sshsig.ParseSignature(block.Bytes)
-	if err != nil {
-		return fail(kind, Malformed, "ssh signature: %v", err)
-	}
-	signingKey := sig.PublicKey
-	cert, isCert := sig.PublicKey.(*ssh.Certificate)
-	if isCert {
-		signingKey = cert.Key
-	}
-	keyID := ssh.FingerprintSHA256(signingKey)
-	// 1. The namespace binds the signature to its purpose: a git commit or file
-	//    signature replayed as an attestation is a bad signature.
-	if sig.Namespace != keys.SSHNamespace {
-		r := fail(kind, BadSignature, "ssh signature namespace %q, want %q", sig.Namespace, keys.SSHNamespace)
+	cert, _ := sig.PublicKey.(*ssh.Certificate)
+	keyID := keys.SSHKeyID(sig.PublicKey)
+	// The namespace binds the signature to its purpose, and the signature must
+	// verify with the key it embeds (keys.VerifySSHSignature).
+	if err := keys.VerifySSHSignature(pae, sig); err != nil {
+		r := fail(kind, BadSignature, "%v", err)
 		r.KeyID = keyID
 		return r
 	}
-	if sig.Signature.Format == ssh.KeyAlgoRSA || sig.Signature.Format == ssh.CertAlgoRSAv01 {
-		r := fail(kind, BadSignature, "ssh signature uses RSA with SHA-1")
-		r.KeyID = keyID
-		return r
-	}
-	// 2. The signature must verify with the key it embeds.
-	if err := sshsig.Verify(bytes.NewReader(pae), sig, sig.PublicKey, sig.HashAlgorithm, keys.SSHNamespace); err != nil {
-		r := fail(kind, BadSignature, "ssh signature by %s does not verify: %v", keyID, err)
-		r.KeyID = keyID
-		return r
-	}
-	// 3. The key (or the certificate's CA) must be an allowed signer for
-	//    in-toto at the verifier's time.
+	// The key (or the certificate's CA) must be an allowed signer for
+	// in-toto at the verifier's time.
 	principal, reason := sshTrusted(trust, sig.PublicKey, cert, at)
 	if reason != "" {
 		r := fail(kind, UntrustedSigner, "ssh key %s: %s", keyID, reason)
