@@ -273,6 +273,10 @@ func (s *NotesStore) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames
 		args = append(args, "+"+SkipRefPrefix+"*:"+n.skip+"*")
 	}
 	if _, err := s.git(ctx, o, args...); err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) {
+			return gitStorageFault(ge, s.repo.gitDir, s.ref)
+		}
 		return err
 	}
 	// git may have written a new pack file: make go-git list the packs again.

@@ -436,7 +436,7 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 func printWritten(stdout, stderr io.Writer, format string, written []attest.Written, dryRun bool) error {
 	for _, w := range written {
 		for _, warn := range w.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", verify.Printable(warn))
+			fmt.Fprintf(stderr, "warning: %s\n", messageText(warn))
 		}
 	}
 	if format == "json" {

@@ -318,7 +318,7 @@ func printFromKept(c *cobra.Command, res *attest.CarryResult) {
 // rewrite of FROM.
 func printOverrode(c *cobra.Command, res *attest.CarryResult) {
 	if res.Overrode != "" {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", verify.Printable(res.Overrode))
+		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", messageText(res.Overrode))
 	}
 }
 
@@ -329,7 +329,7 @@ func writeCarryJSON(c *cobra.Command, v any, carries ...*attest.CarryResult) err
 		printOverrode(c, res)
 		for _, w := range res.Written {
 			for _, warn := range w.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", verify.Printable(warn))
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", messageText(warn))
 			}
 		}
 	}

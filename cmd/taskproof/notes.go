@@ -91,12 +91,25 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 	}
 	c.Flags().BoolVar(&noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
 	addTrustFlags(c, &src)
-	c.Flags().IntVar(&attempts, "attempts", 5, "push at most `N` times (each after a fetch and merge) before giving up")
+	attemptsUsage := "push at most `N` times (each after a fetch and merge) before giving up"
+	if op == "fetch" {
+		attemptsUsage = "merge into the notes ref at most `N` times when another writer in this clone moves it meanwhile, before giving up"
+	}
+	c.Flags().IntVar(&attempts, "attempts", 5, attemptsUsage)
 	format := formatFlag(c, "text", "text", "json")
-	c.RunE = func(c *cobra.Command, args []string) error {
+	c.RunE = func(c *cobra.Command, args []string) (err error) {
 		f, err := format()
 		if err != nil {
 			return err
+		}
+		if f == "json" {
+			// A script reading stdout gets an object whatever happens
+			// (docs/format.md#precondition-errors-in-ci-formats).
+			defer func() {
+				if err != nil {
+					writeNotesErrorJSON(c, op, err)
+				}
+			}()
 		}
 		if attempts < 1 || attempts > 100 {
 			return usageErr("--attempts %d: want 1 to 100", attempts)
@@ -126,6 +139,33 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		return nil
 	}
 	return c
+}
+
+// writeNotesErrorJSON writes, for a notes push or fetch with --format json
+// that ends in err, the error as JSON on stdout: the operation, conclusion
+// "error" and the error's class, exit code and message. A failure to write it
+// is a warning: the exit code stays err's.
+func writeNotesErrorJSON(c *cobra.Command, op string, err error) {
+	code := exitCode(err)
+	if isSilent(err) {
+		return
+	}
+	type jsonError struct {
+		Code     string `json:"code"`
+		ExitCode int    `json:"exit_code"`
+		Message  string `json:"message"`
+	}
+	v := struct {
+		SchemaVersion int       `json:"schema_version"`
+		Operation     string    `json:"operation"`
+		Conclusion    string    `json:"conclusion"`
+		Error         jsonError `json:"error"`
+	}{1, op, "error", jsonError{errorKind(code), code, err.Error()}}
+	enc := json.NewEncoder(c.OutOrStdout())
+	enc.SetIndent("", "  ")
+	if werr := enc.Encode(v); werr != nil {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: writing the JSON error result: %v\n", werr)
+	}
 }
 
 // whose names a merge side for a person: "your" or "<remote>'s".
@@ -378,6 +418,6 @@ func mergeTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources) (f
 	case trustGiven(src):
 		return nil, err
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "warning: notes merge without trust: %s\n", verify.Printable(err.Error()))
+	fmt.Fprintf(c.ErrOrStderr(), "warning: notes merge without trust: %s\n", messageText(err.Error()))
 	return nil, nil
 }
