@@ -180,6 +180,15 @@ func (r *Repo) gitConfigFile(args ...string) ([]byte, error) {
 	case strings.Contains(msg, "No space left on device"):
 		return nil, storageFault(fmt.Errorf("%w: writing %s: %w", ErrConfig, path, &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}), "")
 	}
+	// git does not always say why ("failed to write new configuration file
+	// <config>.lock"): a trial write beside the config finds the system's
+	// error.
+	if perr := probeWrite(r.commonDir); perr != nil {
+		if se, ok := storageFault(perr, "").(*StorageError); ok {
+			se.Err = fmt.Errorf("%w: git config %s: %s\na trial write in %s: %w", ErrConfig, strings.Join(args, " "), msg, r.commonDir, perr)
+			return nil, se
+		}
+	}
 	return nil, fmt.Errorf("%w: git config %s: %s: %w", ErrConfig, strings.Join(args, " "), msg, err)
 }
 
