@@ -1,6 +1,6 @@
 //go:build tools
 
-// Package deps pins the modules taskproof is built on (see DEVELOPERS.md),
+// Package deps pins the modules taskproof is built on (see docs/architecture.md),
 // so that `go mod tidy` keeps them while the packages that use them grow.
 package deps
 

@@ -46,7 +46,7 @@ type mdLine struct {
 func (l mdLine) hidden() bool { return l.inFence || l.inComment }
 
 // scanMarkdown classifies the lines of a spec document for its sections (the
-// section_hash recipe; tasks files are read with goldmark, gfm.go). One state machine tracks
+// section_hash recipe; tasks files are read with goldmark, predicate/gfm). One state machine tracks
 // fenced code blocks and HTML comments: inside a comment a fence marker is text, and
 // inside a fence a comment marker is text. An unclosed fence or comment runs to the
 // end of the document (as in CommonMark).

@@ -16,7 +16,7 @@ import (
 
 // ParseTasks parses the tasks file of unit u
 // (docs/format.md#units-and-task-lines) as GitHub renders it: CommonMark with
-// GFM task list items, as github.com/yuin/goldmark reads it (gfm.go;
+// GFM task list items, as github.com/yuin/goldmark reads it (predicate/gfm;
 // docs/format.md#units-and-task-lines). Lines end at "\n", "\r\n" or a lone
 // "\r"; a leading UTF-8 BOM is not part of line 1.
 //
