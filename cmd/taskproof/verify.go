@@ -152,7 +152,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	if flags.jsonReport != "" {
-		if err := writeJSONReportFile(flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+		if err := writeOutputFile("--json-report", flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}

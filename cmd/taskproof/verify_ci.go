@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -71,32 +69,6 @@ func appendSummary(path string, rep *verify.Report, opts verify.CIOptions) error
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeJSONReportFile writes verify's --json-report file: write's output into
-// a temporary file beside path, renamed over path once complete, so that a
-// reader never sees half a report. A failure is exit 4: the system's state
-// (a missing directory, a full or read-only disk), not the repository's.
-func writeJSONReportFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return withCode(ExitGit, fmt.Errorf("--json-report %s: %w", path, err))
-	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return withCode(ExitGit, fmt.Errorf("--json-report %s: %w", path, err))
-	}
-	if err := f.Close(); err != nil {
-		return withCode(ExitGit, fmt.Errorf("--json-report %s: %w", path, err))
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return withCode(ExitGit, fmt.Errorf("--json-report %s: %w", path, err))
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return withCode(ExitGit, fmt.Errorf("--json-report %s: %w", path, err))
 	}
 	return nil
 }

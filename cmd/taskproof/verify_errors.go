@@ -36,7 +36,8 @@ func errorKind(code int) string {
 // conclusion "error", a ::error:: workflow command (and a job summary line),
 // a SARIF run whose invocation failed with a tool execution notification, a
 // JUnit suite with one errored test case. Failures to write are warnings: the
-// exit code stays err's.
+// exit code stays err's. A --json-report file that could not be written is
+// not tried again: its error is the one err reports.
 func writeErrorResult(c *cobra.Command, err error) {
 	code := exitCode(err)
 	if isSilent(err) || code < ExitFailure || code > ExitInternal {
@@ -46,8 +47,8 @@ func writeErrorResult(c *cobra.Command, err error) {
 	out := c.OutOrStdout()
 	msg := err.Error()
 	kind := errorKind(code)
-	if path, _ := c.Flags().GetString("json-report"); path != "" {
-		if werr := writeJSONReportFile(path, func(w io.Writer) error { return writeErrorJSON(w, code, kind, msg) }); werr != nil {
+	if path, _ := c.Flags().GetString("json-report"); path != "" && !isType[*outputFileError](err) {
+		if werr := writeOutputFile("--json-report", path, func(w io.Writer) error { return writeErrorJSON(w, code, kind, msg) }); werr != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %v\n", werr)
 		}
 	}
