@@ -55,6 +55,11 @@ const (
 	WhyNoNote      = "no_note"      // the tick commit has no note
 	WhyNoStatement = "no_statement" // its note holds no task-verification statement for the task
 	WhyUnreadable  = "unreadable"   // a statement names the task but its predicate cannot be read
+	// WhyBornTicked: the task is ticked in a tasks file new in its commit
+	// (tick.KindBornTicked) and has no statement: the gate fails it as
+	// born_ticked unless the verifier's policy allows its path, which the
+	// audit does not read.
+	WhyBornTicked = "born_ticked"
 )
 
 // allReasons lists the regression reasons in the order reports show them: the nine
@@ -148,7 +153,8 @@ type Filters struct {
 // Totals are the report's totals.
 type Totals struct {
 	// Ticks is the number of ticks of the walked history in scope (the ticks
-	// `taskproof ticks` lists for the same range, after the unit and since filters).
+	// and born-ticked tasks `taskproof ticks` lists for the same range, after
+	// the unit and since filters): what the gate asks evidence for.
 	Ticks int `json:"ticks"`
 	// Evidenced is how many of them carry a task-verification statement.
 	Evidenced int `json:"evidenced"`
@@ -397,10 +403,12 @@ type tickRef struct {
 	line     int
 	lineHash string
 	merge    bool
+	born     bool // ticked in a tasks file new in its commit (tick.KindBornTicked)
 }
 
 // walkTicks walks base..head (head "": no walk, no ticks) and keeps, of each
-// tick of a recognized tasks file as tick.Stream hands it out, its tickRef.
+// tick and born-ticked task of a recognized tasks file as tick.Stream hands
+// it out, its tickRef: the gate asks evidence of both.
 func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
 	if head == "" {
 		return nil, nil
@@ -410,11 +418,11 @@ func walkTicks(repo *gitref.Repo, base, head gitref.Hash) ([]tickRef, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Kind != tick.KindTick || t.Unrecognized {
+		if t.Kind != tick.KindTick && t.Kind != tick.KindBornTicked || t.Unrecognized {
 			continue
 		}
 		refs = append(refs, tickRef{commit: t.Commit, name: statement.SubjectName(t.Unit.Feature, t.TaskID), taskID: t.TaskID,
-			unit: t.Unit, path: t.Path, line: t.Line, lineHash: t.LineHash, merge: t.Merge})
+			unit: t.Unit, path: t.Path, line: t.Line, lineHash: t.LineHash, merge: t.Merge, born: t.Kind == tick.KindBornTicked})
 	}
 	return refs, nil
 }
@@ -577,6 +585,8 @@ func joinTicks(repo *gitref.Repo, rep *Report, rd *reader, ticks []tickRef, opts
 		}
 		why := WhyNoStatement
 		switch {
+		case t.born:
+			why = WhyBornTicked
 		case unreadable[k]:
 			why = WhyUnreadable
 		case !annotated[t.commit]:
