@@ -230,6 +230,9 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 		if err != nil {
 			return nil, err
 		}
+		if err := v.tickedTasks(id, rs); err != nil {
+			return nil, err
+		}
 		rep.Objects = append(rep.Objects, rs...)
 	}
 	v.applyPolicy(rep)
@@ -245,6 +248,36 @@ func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error)
 	countWarnings(rep)
 	addHints(rep, opts)
 	return rep, nil
+}
+
+// tickedTasks looks up, for the results of object id that name no task (its
+// note is absent or holds no statement), the tasks the commit ticks, so that
+// the hint names what to attest, or says there is nothing to: attest tick
+// takes the ticks and born-ticked tasks of recognized tasks files.
+func (v *Verifier) tickedTasks(id gitref.Hash, rs []ObjectResult) error {
+	var ticked []string
+	looked := false
+	for i := range rs {
+		if rs[i].TaskID != "" || rs[i].Outcome != Missing {
+			continue
+		}
+		if !looked {
+			looked = true
+			ticks, err := tick.OfCommit(v.Repo, id, v.policy().Layouts())
+			if err != nil {
+				return err
+			}
+			seen := map[string]bool{}
+			for _, t := range ticks {
+				if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized && !seen[t.TaskID] {
+					seen[t.TaskID] = true
+					ticked = append(ticked, t.TaskID)
+				}
+			}
+		}
+		rs[i].ticked, rs[i].tickedKnown = ticked, true
+	}
+	return nil
 }
 
 func objectFails(o *ObjectResult, opts GateOptions) bool {

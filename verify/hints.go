@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -212,6 +213,9 @@ var generic = map[string]bool{StatusUnverifiable: true, string(Mismatch): true}
 // objectHint is how to fix failing object o: the hints of its reason codes,
 // else of its outcome (or of not_verified / policy when only those fail it).
 func objectHint(o *ObjectResult, opts GateOptions) string {
+	if o.tickedKnown {
+		return untaskedHint(o)
+	}
 	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD", "signers": signerNames(o.Signers)}
 	var codes []string
 	var reasons []*Reason
@@ -241,6 +245,22 @@ func shortCommit(c string) string {
 		return c
 	}
 	return shellQuote(short(c))
+}
+
+// untaskedHint is the hint of an object whose note names no task: attest
+// the tasks the commit ticks, named, or, when it ticks none, that there is
+// nothing to attest on it.
+func untaskedHint(o *ObjectResult) string {
+	commit := shortCommit(string(o.Object))
+	if len(o.ticked) == 0 {
+		return "the commit ticks no task: there is nothing to attest on it; verify the commits that tick tasks (taskproof verify --branch, or taskproof verify TICK-COMMIT)"
+	}
+	var tasks strings.Builder
+	for _, id := range o.ticked {
+		tasks.WriteString(" --task " + shellQuote(id))
+	}
+	return fmt.Sprintf("the commit ticks %s with no statement: taskproof notes fetch (attested in another clone?), else taskproof attest tick --commit %s%s --verdict … && taskproof notes push",
+		strings.Join(o.ticked, ", "), commit, tasks.String())
 }
 
 // addHints sets Hint on every failing tick and object of rep (opts decides,

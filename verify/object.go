@@ -196,6 +196,11 @@ type ObjectResult struct {
 	// root is the project root the statement's unit was found under ("" the
 	// repository's root; docs/format.md#project-root).
 	root string
+	// ticked, for an object whose note names no task (objects mode), are the
+	// IDs of the tasks the commit ticks against its first parent, which its
+	// hint names; tickedKnown says they were looked up.
+	ticked      []string
+	tickedKnown bool
 }
 
 // Stale reports whether the only failed check is the spec section's hash: the
