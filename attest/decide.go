@@ -62,14 +62,24 @@ func Decide(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, re
 	if when.IsZero() {
 		when = time.Now()
 	}
+	if err := req.CheckVerdict(); err != nil {
+		return nil, err
+	}
 	decider := &predicate.Decider{By: req.By, Reason: req.Reason}
-	switch req.Verdict {
-	case predicate.Attested:
-		return decideAttested(ctx, repo, notes, req, decider, when)
-	case predicate.Skipped:
+	if req.Verdict == predicate.Skipped {
 		return decideSkipped(ctx, repo, notes, req, decider, when)
 	}
-	return nil, fmt.Errorf("%w: decision verdict %q: want attested or skipped", ErrRequest, req.Verdict)
+	return decideAttested(ctx, repo, notes, req, decider, when)
+}
+
+// CheckVerdict refuses a verdict a decision does not record ([ErrRequest]):
+// what a caller can check before it looks for a signing key. Decide checks
+// it too.
+func (req DecideRequest) CheckVerdict() error {
+	if req.Verdict != predicate.Attested && req.Verdict != predicate.Skipped {
+		return fmt.Errorf("%w: decision verdict %q: want attested or skipped", ErrRequest, req.Verdict)
+	}
+	return nil
 }
 
 func decideAttested(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req DecideRequest, decider *predicate.Decider, when time.Time) (*Written, error) {

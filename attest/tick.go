@@ -179,7 +179,7 @@ type WrittenSigner struct {
 // [ErrTaskNotTicked], [ErrRequest], predicate.ErrBuild (bad evidence), gitref's
 // errors, signing errors.
 func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req TickRequest) ([]Written, error) {
-	if err := checkTickVerdict(req); err != nil {
+	if err := req.CheckVerdict(); err != nil {
 		return nil, err
 	}
 	commit, err := repo.Commit(req.Commit)
@@ -343,9 +343,10 @@ func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.In
 	return p, nil
 }
 
-// checkTickVerdict refuses a TickRequest without a verdict or reports to
-// follow it from, and a verdict attest tick does not write.
-func checkTickVerdict(req TickRequest) error {
+// CheckVerdict refuses a request without a verdict or reports to follow it
+// from, and a verdict attest tick does not write ([ErrRequest]): what a
+// caller can check before it looks for a signing key. Tick checks it too.
+func (req TickRequest) CheckVerdict() error {
 	if req.Verdict == "" && len(req.Reports) == 0 && !req.SkipAttested {
 		return fmt.Errorf("%w: no verdict: give a verdict, or the red and green test reports it follows from", ErrRequest)
 	}

@@ -104,6 +104,14 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 		return nil, nil, fmt.Errorf("%w: give an allowed signers file (or one read from git as REV:PATH, or git's gpg.ssh.allowedSignersFile), an OpenPGP keyring, a PEM public key or Sigstore trust", ErrNoTrust)
 	}
 	t, err := NewTrust(opts...)
+	if errors.Is(err, ErrNoTrust) {
+		// Inputs were given, and hold no key: say so, not that none was given.
+		verb := "holds"
+		if len(used) > 1 {
+			verb = "hold"
+		}
+		return nil, nil, fmt.Errorf("%w: %s %s no keys: nothing could verify (an allowed signers line is PRINCIPALS KEYTYPE BASE64-KEY)", ErrTrust, strings.Join(used, ", "), verb)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -344,6 +344,10 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	if err := checkVerdictGiven(fl.verdict, len(req.Reports) > 0 || fl.skipAttested); err != nil {
 		return req, err
 	}
+	// Usage before keys: a verdict attest tick does not write is a typo (exit 2).
+	if err := req.CheckVerdict(); err != nil {
+		return req, err
+	}
 	switch {
 	case c.Flags().Changed("test-files") && len(fl.testFiles) == 1 && fl.testFiles[0] == "none":
 		req.TestFiles = []string{}

@@ -62,23 +62,24 @@ refused, naming them (docs/format.md#attesting-safely).`,
 				return usageErr("%s is required", name)
 			}
 		}
+		req := attest.DecideRequest{Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
+			DryRun: dryRun, Force: force}
+		// Usage before keys: a bad verdict is a typo (exit 2), whatever key is configured.
+		if err := req.CheckVerdict(); err != nil {
+			return err
+		}
 		repo, notes, err := openRepo(c)
 		if err != nil {
 			return err
 		}
 		defer repo.Close()
-		id, err := repo.Resolve(commitRev)
-		if err != nil {
+		if req.Commit, err = repo.Resolve(commitRev); err != nil {
 			return err
 		}
-		signers, err := sf.signers(c, repo)
-		if err != nil {
+		if req.Signers, err = sf.signers(c, repo); err != nil {
 			return err
 		}
-		w, err := attest.Decide(context.Background(), repo, notes, attest.DecideRequest{
-			Commit: id, Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
-			Signers: signers, DryRun: dryRun, Force: force,
-		})
+		w, err := attest.Decide(context.Background(), repo, notes, req)
 		if err != nil {
 			return withAttestFlags(err)
 		}
