@@ -35,6 +35,7 @@ var fixHints = map[string]string{
 	hintTwinProjects:            "{commit} ticks {task}'s line in two projects, which no statement can tell apart (attest tick refuses it): untick it in both in a new commit, then tick it in each project in a commit of its own and attest those two",
 	hintMergeRechecks:           "{commit} is a merge that checks {task} again after one of its parents took it back, and its first parent has it checked, so attest tick finds no tick of it there: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the parent that took it back has it",
 	hintUntickedInRange:         "no commit of the range ticks {task}, so none can be attested for it: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it open as the base has it",
+	hintTickedInAnotherUnit:     "{task} was ticked in another unit's tasks file, moved over this unit's (the base has a unit's tasks file at {path}): a tick is evidence for its own unit only; untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the base has it",
 	hintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
 	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
 	"trailer":                   "the commit's Spec-Task/Verdict trailers disagree with its statements: re-attest with the verdict the trailer names (taskproof attest tick --commit {commit} --task {task} --verdict …), or fix the trailers (git commit --amend) and carry the statements (taskproof attest carry OLD NEW)",
@@ -201,6 +202,11 @@ const hintMergeRechecks = "merge_rechecks"
 // hintUntickedInRange keys fixHints' hint for a task checked at head and open
 // at base that no commit of the range ticks (a hint, not a reason code).
 const hintUntickedInRange = "unticked_in_range"
+
+// hintTickedInAnotherUnit keys fixHints' hint for a task checked at head at a
+// path where the base has a unit's tasks file, whose tick was made in
+// another tasks file and moved there (a hint, not a reason code).
+const hintTickedInAnotherUnit = "ticked_in_another_unit"
 
 // hintTasksFileUnreadable keys fixHints' hint for a tasks file at head that
 // cannot be read as one (a hint, not a reason code: the tick's reason is

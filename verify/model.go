@@ -63,6 +63,10 @@ type headLine struct {
 	// base does not hold it checked with its line.
 	fromBase bool
 	notHeld  []lineage.Entry
+	// elsewhere are its origins in another tasks file than head's, where
+	// the base has a unit's tasks file at head's path (model step 4): ticks
+	// of another unit, moved over this one.
+	elsewhere []*originAt
 }
 
 // originAt is an origin of one or more of head's lines (model: Origins).
@@ -214,6 +218,9 @@ func (g *gate) traceHead() error {
 				}
 				oa.heads = append(oa.heads, len(g.heads))
 				hl.origins = append(hl.origins, oa)
+				if _, ok := baseAt[lt.Path]; ok && o.Path != lt.Path {
+					hl.elsewhere = append(hl.elsewhere, oa)
+				}
 			}
 			g.heads = append(g.heads, hl)
 		}
@@ -389,12 +396,24 @@ func (g *gate) originList() []*originAt {
 // Requirements), a failing result at head naming it.
 func (g *gate) notHeld() {
 	for _, hl := range g.heads {
-		if len(hl.notHeld) == 0 {
+		if len(hl.notHeld) == 0 && len(hl.elsewhere) == 0 {
 			continue
 		}
 		tr := TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
 			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []Signer{},
 			Status: StatusUnverifiable, Reason: ReasonTickedWithoutEvidence, Failing: true}
+		if len(hl.notHeld) == 0 {
+			// Step 4: the base has this unit's tasks file at the path; a tick
+			// made in another file and moved here is another unit's.
+			var from []string
+			for _, oa := range hl.elsewhere {
+				from = append(from, short(string(oa.commit))+" ("+oa.task.Path+")")
+			}
+			tr.hintKey = hintTickedInAnotherUnit
+			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head in the tasks file the base has at this path, but was ticked in another tasks file, %s, and moved here: a tick of another unit is no evidence for this one", hl.task.Path, hl.line, hl.task.ID, strings.Join(from, ", "))
+			g.rep.Ticks = append(g.rep.Ticks, tr)
+			continue
+		}
 		var from []string
 		for _, e := range hl.notHeld {
 			s := short(string(e.Commit))

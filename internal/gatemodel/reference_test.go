@@ -629,10 +629,13 @@ func (r *reference) verdict(base, head string) []string {
 			if !t.checked {
 				continue
 			}
+			_, baseUnit := r.tasksFiles(base)[f.path]
 			for _, p := range r.origins(head, f.path, t.key, t.line, r.inR, "R") {
 				switch {
 				case p.origin && !r.evidenced(head, p, f.path, t.key, t.line):
 					fails = append(fails, fmt.Sprintf("%s %s#%d: origin %s (%s) not evidenced", f.path, t.key.id, t.key.nth, p.commit[:10], p.kind))
+				case p.origin && baseUnit && p.path != f.path:
+					fails = append(fails, fmt.Sprintf("%s %s#%d: origin %s in %s, another unit's file moved over the base's", f.path, t.key.id, t.key.nth, p.commit[:10], p.path))
 				case !p.origin && !r.baseHolds(base, f.path, p, t.key, t.line):
 					fails = append(fails, fmt.Sprintf("%s %s#%d: comes from %s:%s outside the range, not held by the base", f.path, t.key.id, t.key.nth, p.commit[:10], p.path))
 				}
