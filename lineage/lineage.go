@@ -67,6 +67,11 @@ type Origin struct {
 	// NewFile: the task's tasks file comes from no file of any parent (a
 	// root commit's, or one a commit adds): Kind is KindBorn.
 	NewFile bool
+	// MovedOver: the traced line comes from this origin through a move onto
+	// a path where the base has a unit's tasks file (SetBase), made by a
+	// commit none of whose parents had a tasks file there: a tick of another
+	// unit's file put over the base's (model step 4).
+	MovedOver bool
 }
 
 // Entry is a parent outside the range holding a traced line: where the line
@@ -173,6 +178,8 @@ type History struct {
 	keyed map[int32]bool
 	// touched marks the paths with a change or a move (Touched).
 	touched map[int32]bool
+	// baseUnits marks the paths of the base's units' tasks files (SetBase).
+	baseUnits map[int32]bool
 
 	// ancestry caches inHistory's answers; subs the histories of the
 	// commits a parent lacks (enters), by parent and entry commit.
@@ -329,6 +336,15 @@ func (h *History) diffOf(ticks []tick.Tick, moves []tick.Move) *diff {
 		h.touched[to], h.touched[from] = true, true
 	}
 	return d
+}
+
+// SetBase names the paths where the base has a unit's tasks file, for
+// Origin.MovedOver. Call it before Trace.
+func (h *History) SetBase(paths []string) {
+	h.baseUnits = make(map[int32]bool, len(paths))
+	for _, p := range paths {
+		h.baseUnits[h.str(p)] = true
+	}
 }
 
 // Touched reports whether a commit of the range changes a task of a tasks

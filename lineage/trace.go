@@ -19,6 +19,7 @@ type res struct {
 	kind    Kind
 	reopens bool
 	newFile bool
+	over    bool
 }
 
 // tracer traces one line: its ID and occurrence are fixed, its path follows
@@ -62,7 +63,7 @@ func (h *History) trace(at gitref.Hash, path string, id, nth int32, ids string, 
 	for _, r := range rs {
 		t := Task{h.strs[r.path], ids, nths}
 		if r.origin {
-			out.Origins = append(out.Origins, Origin{Commit: h.ids[r.commit], Task: t, Kind: r.kind, Reopens: r.reopens, NewFile: r.newFile})
+			out.Origins = append(out.Origins, Origin{Commit: h.ids[r.commit], Task: t, Kind: r.kind, Reopens: r.reopens, NewFile: r.newFile, MovedOver: r.over})
 		} else {
 			out.Entries = append(out.Entries, Entry{Commit: r.entry, Task: t})
 		}
@@ -190,6 +191,7 @@ func (tr *tracer) at(y, path int32) ([]res, error) {
 	var out []res
 	reopened := false
 	for i := range holders {
+		over := holders[i].path != path && h.movedOver(y, slots, path, k)
 		for _, c := range held[i] {
 			kept := true
 			if len(qs) > 0 {
@@ -210,6 +212,9 @@ func (tr *tracer) at(y, path int32) ([]res, error) {
 				kept = !again
 			}
 			if kept {
+				if over && c.origin {
+					c.over = true
+				}
 				out = append(out, c)
 			}
 		}
@@ -283,7 +288,8 @@ func uniq(rs []res) []res {
 			return 1
 		}
 		return cmp.Or(cmp.Compare(a.commit, b.commit), cmp.Compare(a.entry, b.entry), cmp.Compare(a.path, b.path),
-			cmp.Compare(a.kind, b.kind), cmp.Compare(b2i(a.reopens), b2i(b.reopens)), cmp.Compare(b2i(a.newFile), b2i(b.newFile)))
+			cmp.Compare(a.kind, b.kind), cmp.Compare(b2i(a.reopens), b2i(b.reopens)), cmp.Compare(b2i(a.newFile), b2i(b.newFile)),
+		cmp.Compare(b2i(a.over), b2i(b.over)))
 	})
 	return slices.CompactFunc(rs, func(a, b res) bool { return a == b })
 }
@@ -474,4 +480,27 @@ func (h *History) Comes(from gitref.Hash, path string, to gitref.Hash, t Task) (
 		}
 	}
 	return false, nil
+}
+
+// movedOver tells whether commit y's tasks file at path, which a holding
+// parent has at another path, was moved onto a path where the base has a
+// unit's tasks file (SetBase) while no parent y is compared with (slots) has
+// a tasks file there: another unit's file put over the base's (model step 4).
+// A parent lacks the file at path when y's file there comes from another of
+// its paths, or from none of its files (the traced line, checked, is then
+// stNewFile).
+func (h *History) movedOver(y int32, slots []int, path int32, k key) bool {
+	if !h.baseUnits[path] {
+		return false
+	}
+	for _, s := range slots {
+		d := h.diffAt(y, s)
+		if d == nil {
+			return false
+		}
+		if _, moved := d.from[path]; !moved && d.states[k] != stNewFile {
+			return false
+		}
+	}
+	return true
 }

@@ -40,8 +40,10 @@ const (
 	KindTick Kind = "tick"
 	// KindUntick: ticked in the parent, open in the commit.
 	KindUntick Kind = "untick"
-	// KindEdit: ticked in both, but the line's text (read as open) changed: a
-	// task line edited after its tick (docs/format.md#gate-rules).
+	// KindEdit: ticked in both, but the task's line (read as open) or the
+	// rest of its text (specfmt.Task.Text: continuation lines, detail lines
+	// and bullets) changed: a task edited after its tick
+	// (docs/format.md#gate-rules).
 	KindEdit Kind = "edit"
 	// KindBornTicked: a ticked task in a tasks file that is new in the commit
 	// (absent at the parent and not a rename or move of one of the parent's
@@ -799,7 +801,7 @@ func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 				t.Kind = KindTick
 			case ot.Ticked() && nt.Open():
 				t.Kind = KindUntick
-			case ot.Ticked() && nt.Ticked() && ot.OpenLine() != nt.OpenLine():
+			case ot.Ticked() && nt.Ticked() && !ot.Same(nt):
 				t.Kind = KindEdit
 			default:
 				continue
@@ -860,7 +862,7 @@ func taskTick(t Tick, nt specfmt.Task, nth int, dup *specfmt.DuplicateTaskError)
 // line, not the whole file.
 func detachTask(t specfmt.Task) specfmt.Task {
 	t.ID, t.Line, t.Title, t.Story = strings.Clone(t.ID), strings.Clone(t.Line), strings.Clone(t.Title), strings.Clone(t.Story)
-	t.Group, t.Parent = strings.Clone(t.Group), strings.Clone(t.Parent)
+	t.Group, t.Parent, t.Text = strings.Clone(t.Group), strings.Clone(t.Parent), strings.Clone(t.Text)
 	clone := func(ss []string) []string {
 		if ss == nil {
 			return nil

@@ -707,8 +707,11 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		}
 		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
-		if t.Before == "" {
+		switch {
+		case t.Before == "":
 			tr.Message = fmt.Sprintf("the ticked task line changed: now %q", t.After)
+		case t.Before == t.After:
+			tr.Message = fmt.Sprintf("the ticked task's text below its line changed (its continuation lines, detail lines or bullets): %q", t.After)
 		}
 		if r == roleSuperseded {
 			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false

@@ -63,9 +63,10 @@ type headLine struct {
 	// base does not hold it checked with its line.
 	fromBase bool
 	notHeld  []lineage.Entry
-	// elsewhere are its origins in another tasks file than head's, where
-	// the base has a unit's tasks file at head's path (model step 4): ticks
-	// of another unit, moved over this one.
+	// elsewhere are its origins the line comes from through a move onto a
+	// path where the base has a unit's tasks file, by a commit whose parents
+	// had none there (model step 4, lineage.Origin.MovedOver): ticks of
+	// another unit, moved over the base's.
 	elsewhere []*originAt
 }
 
@@ -114,6 +115,11 @@ func (g *gate) traceHead() error {
 			baseAt[f.Path] = i
 		}
 	}
+	basePaths := make([]string, 0, len(baseAt))
+	for p := range baseAt {
+		basePaths = append(basePaths, p)
+	}
+	g.lin.SetBase(basePaths)
 	baseTasks := map[string]*keyedTasks{}
 	var baseChecked map[string][]string // checkedKey → the base's paths with it, read on first need
 	baseFile := func(path string) *keyedTasks {
@@ -127,20 +133,20 @@ func (g *gate) traceHead() error {
 		}
 		return kt
 	}
-	checkedAt := func(path string, t lineage.Task, open string) bool {
+	checkedAt := func(path string, t lineage.Task, ht specfmt.Task) bool {
 		if _, ok := baseAt[path]; !ok {
 			return false
 		}
 		x, ok := baseFile(path).find(t.ID, t.Nth)
-		return ok && x.Ticked() && x.OpenLine() == open
+		return ok && x.Ticked() && x.Same(ht)
 	}
 	// holds is the hold of the base (model: Requirements) on head's line t (read as
 	// open: open) where it comes into the range at entry e: the base's file
 	// at t's path has it checked; or, the base having no tasks file there,
 	// a task of the base with t's key checked with the line comes from e's.
-	holds := func(t lineage.Task, open string, e lineage.Entry) (bool, error) {
+	holds := func(t lineage.Task, ht specfmt.Task, e lineage.Entry) (bool, error) {
 		if _, ok := baseAt[t.Path]; ok {
-			return checkedAt(t.Path, t, open), nil
+			return checkedAt(t.Path, t, ht), nil
 		}
 		if baseChecked == nil {
 			baseChecked = map[string][]string{}
@@ -151,13 +157,13 @@ func (g *gate) traceHead() error {
 				}
 				for i, x := range kt.tasks {
 					if x.Ticked() {
-						k := checkedKey(x.ID, kt.nth[i], x.OpenLine())
+						k := checkedKey(x.ID, kt.nth[i], x)
 						baseChecked[k] = append(baseChecked[k], path)
 					}
 				}
 			}
 		}
-		for _, path := range baseChecked[checkedKey(t.ID, t.Nth, open)] {
+		for _, path := range baseChecked[checkedKey(t.ID, t.Nth, ht)] {
 			ok, err := g.lin.Comes(e.Commit, e.Path, g.rep.Base, lineage.Task{Path: path, ID: t.ID, Nth: t.Nth})
 			if err != nil || ok {
 				return ok, err
@@ -200,7 +206,7 @@ func (g *gate) traceHead() error {
 			}
 			hl := headLine{task: lt, title: t.Title, unit: f.Unit, line: t.LineNo, lineHash: predicate.LineHash(t.OpenLine()), fromBase: len(res.Entries) > 0}
 			for _, e := range res.Entries {
-				held, err := holds(lt, t.OpenLine(), e)
+				held, err := holds(lt, t, e)
 				if err != nil {
 					return err
 				}
@@ -218,7 +224,7 @@ func (g *gate) traceHead() error {
 				}
 				oa.heads = append(oa.heads, len(g.heads))
 				hl.origins = append(hl.origins, oa)
-				if _, ok := baseAt[lt.Path]; ok && o.Path != lt.Path {
+				if o.MovedOver {
 					hl.elsewhere = append(hl.elsewhere, oa)
 				}
 			}
@@ -228,9 +234,10 @@ func (g *gate) traceHead() error {
 	return nil
 }
 
-// checkedKey keys a checked task by its key and line read as open.
-func checkedKey(id string, nth int, open string) string {
-	return fmt.Sprintf("%s\x00%d\x00%s", id, nth, open)
+// checkedKey keys a checked task by its key, its line read as open and its
+// text (specfmt.Task.Same).
+func checkedKey(id string, nth int, t specfmt.Task) string {
+	return fmt.Sprintf("%s\x00%d\x00%s\x00%s", id, nth, t.OpenLine(), t.Text)
 }
 
 // keyedTasks are a tasks file's tasks with their keys' occurrence numbers

@@ -23,12 +23,14 @@ import (
 // `git merge -s ours` does, or the other side's tree), as a person resolving
 // a merge may commit any tree.
 
-// gLine is a task line: indentation, box, ID as written, title.
+// gLine is a task line: indentation, box, ID as written, title, and a
+// detail bullet below it ("" none), part of the task's text.
 type gLine struct {
 	indent int
 	box    byte
 	id     string // as specfmt reads it ("T001", "1", "1.2")
 	title  string
+	detail string
 }
 
 // gFile is a tasks file: Kiro ("1." parents) or spec-kit. uid follows it
@@ -53,6 +55,9 @@ func (f *gFile) render() string {
 			id += "."
 		}
 		fmt.Fprintf(&b, "%s- [%c] %s %s\n", strings.Repeat(" ", l.indent), l.box, id, l.title)
+		if l.detail != "" {
+			fmt.Fprintf(&b, "%s  - %s\n", strings.Repeat(" ", l.indent), l.detail)
+		}
 	}
 	return b.String()
 }
@@ -118,6 +123,14 @@ func (g *gen) pick(n int) int { return g.rnd.IntN(n) }
 
 func (g *gen) chance(p float64) bool { return g.rnd.Float64() < p }
 
+// detail is a task's detail bullet, now and then.
+func (g *gen) detail() string {
+	if g.chance(0.7) {
+		return ""
+	}
+	return "File: src/" + words[g.pick(len(words))] + ".go"
+}
+
 func (g *gen) title() string {
 	return fmt.Sprintf("%s %s %d", []string{"Add", "Write tests for", "Wire", "Fix"}[g.pick(4)], words[g.pick(len(words))], g.pick(100))
 }
@@ -148,7 +161,7 @@ func (g *gen) speckitFile() *gFile {
 		if i == 1 {
 			t = templateTitle // spec-kit's template: every feature's T001 reads the same
 		}
-		f.lines = append(f.lines, gLine{box: ' ', id: fmt.Sprintf("T%03d", i), title: t})
+		f.lines = append(f.lines, gLine{box: ' ', id: fmt.Sprintf("T%03d", i), title: t, detail: g.detail()})
 	}
 	return f
 }
@@ -157,9 +170,9 @@ func (g *gen) kiroFile() *gFile {
 	g.nextUID++
 	f := &gFile{uid: g.nextUID, kiro: true}
 	for p := 1; p <= 2; p++ {
-		f.lines = append(f.lines, gLine{box: ' ', id: fmt.Sprint(p), title: g.title()})
+		f.lines = append(f.lines, gLine{box: ' ', id: fmt.Sprint(p), title: g.title(), detail: g.detail()})
 		for s := 1; s <= 1+g.pick(3); s++ {
-			f.lines = append(f.lines, gLine{indent: 2, box: ' ', id: fmt.Sprintf("%d.%d", p, s), title: g.title()})
+			f.lines = append(f.lines, gLine{indent: 2, box: ' ', id: fmt.Sprintf("%d.%d", p, s), title: g.title(), detail: g.detail()})
 		}
 	}
 	return f
@@ -225,8 +238,15 @@ func (g *gen) step(c *gCommit) *gCommit {
 			return g.codeChange(c)
 		}
 		l := ls[g.pick(len(ls))]
-		st.files[l.path].lines[l.i].title = g.title()
-		msg = "reword " + l.path + " " + st.files[l.path].lines[l.i].id
+		ln := &st.files[l.path].lines[l.i]
+		if g.chance(0.5) {
+			// The task's detail bullet: part of its text.
+			ln.detail = "File: src/" + g.title() + ".go"
+			msg = "reword the detail of " + l.path + " " + ln.id
+		} else {
+			ln.title = g.title()
+			msg = "reword " + l.path + " " + ln.id
+		}
 	case r < 54:
 		// Re-indent a Kiro sub-task: under the sub-task above it, or back.
 		ls := g.lines(st, func(l gLine) bool { return strings.Contains(l.id, ".") && (!g.honest || open(l)) })

@@ -36,7 +36,7 @@ type refKey struct {
 type refTask struct {
 	key     refKey
 	checked bool
-	line    string // read as open
+	line    string // read as open, then NUL and the rest of its text
 	title   string
 	derived bool
 	parent  string // the enclosing task's ID (specfmt.Task.Parent)
@@ -63,6 +63,10 @@ type refPoint struct {
 	path    string
 	kind    string // an origin's: tick, born, edit
 	reopens bool
+	// over: an origin the line comes from through a move onto a path where
+	// the base has a unit's tasks file, made by a commit none of whose
+	// parents has a tasks file there (model step 4).
+	over bool
 }
 
 // reference asks git about one repository.
@@ -82,6 +86,7 @@ type reference struct {
 	anc     map[[2]string]bool
 	inR     map[string]bool
 	memo    map[string][]refPoint
+	base    map[string]refFile // the base's tasks files, once verdict knows it
 	trusted map[string]bool
 	notes   map[string][]refStatement
 }
@@ -207,7 +212,9 @@ func (r *reference) parse(f refFile) *refParsed {
 		seen[t.ID]++
 		k := refKey{t.ID, seen[t.ID]}
 		p.byKey[k] = len(p.tasks)
-		p.tasks = append(p.tasks, refTask{key: k, checked: t.Ticked(), line: t.OpenLine(), title: t.Title, derived: t.Derived, parent: t.Parent})
+		// A task's line, as the model compares it, is its line read as
+		// open with the rest of its text (docs/format.md#units-and-task-lines).
+		p.tasks = append(p.tasks, refTask{key: k, checked: t.Ticked(), line: t.OpenLine() + "\x00" + t.Text, title: t.Title, derived: t.Derived, parent: t.Parent})
 	}
 	r.parsed[k] = p
 	return p
@@ -439,6 +446,9 @@ func (r *reference) origins(c, path string, k refKey, line string, cut map[strin
 					}
 				}
 				if kept {
+					if cand.origin && r.movedOver(c, path, h.path) {
+						cand.over = true
+					}
 					out = append(out, cand)
 				}
 			}
@@ -450,6 +460,25 @@ func (r *reference) origins(c, path string, k refKey, line string, cut map[strin
 	out = uniqPoints(out)
 	r.memo[mk] = out
 	return out
+}
+
+// movedOver tells whether commit c's tasks file at path, coming from a
+// parent's file at from, was moved onto a path where the base has a unit's
+// tasks file, no parent of c having a tasks file there: another unit's file
+// put where the base has this one (model step 4).
+func (r *reference) movedOver(c, path, from string) bool {
+	if from == path || r.base == nil {
+		return false
+	}
+	if _, ok := r.base[path]; !ok {
+		return false
+	}
+	for _, p := range r.considered(c) {
+		if _, ok := r.tasksFiles(p)[path]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 func uniqPoints(ps []refPoint) []refPoint {
@@ -527,7 +556,8 @@ func (r *reference) statements(c string) []refStatement {
 // task's feature and ID, its unit and its line, trusted.
 func (r *reference) stated(o refPoint, k refKey, line string) bool {
 	f := r.tasksFiles(o.commit)[o.path]
-	sum := sha256.Sum256([]byte(line))
+	open, _, _ := strings.Cut(line, "\x00") // line_hash covers the task line alone
+	sum := sha256.Sum256([]byte(open))
 	lh := hex.EncodeToString(sum[:])
 	for _, st := range r.statements(o.commit) {
 		if st.subject == f.unit.Feature+"/"+k.id && st.unitDir == f.unit.Dir && st.lineHash == lh && st.trusted {
@@ -619,6 +649,7 @@ func descendants(p *refParsed, id string) []refTask {
 // model passes head), each a line naming the task and why.
 func (r *reference) verdict(base, head string) []string {
 	r.inR = map[string]bool{}
+	r.base = r.tasksFiles(base)
 	r.history(head, base)
 	for _, c := range r.history(head, "^"+base) {
 		r.inR[c] = true
@@ -629,13 +660,12 @@ func (r *reference) verdict(base, head string) []string {
 			if !t.checked {
 				continue
 			}
-			_, baseUnit := r.tasksFiles(base)[f.path]
 			for _, p := range r.origins(head, f.path, t.key, t.line, r.inR, "R") {
 				switch {
 				case p.origin && !r.evidenced(head, p, f.path, t.key, t.line):
 					fails = append(fails, fmt.Sprintf("%s %s#%d: origin %s (%s) not evidenced", f.path, t.key.id, t.key.nth, p.commit[:10], p.kind))
-				case p.origin && baseUnit && p.path != f.path:
-					fails = append(fails, fmt.Sprintf("%s %s#%d: origin %s in %s, another unit's file moved over the base's", f.path, t.key.id, t.key.nth, p.commit[:10], p.path))
+				case p.origin && p.over:
+					fails = append(fails, fmt.Sprintf("%s %s#%d: origin %s in %s, moved over a unit's tasks file of the base", f.path, t.key.id, t.key.nth, p.commit[:10], p.path))
 				case !p.origin && !r.baseHolds(base, f.path, p, t.key, t.line):
 					fails = append(fails, fmt.Sprintf("%s %s#%d: comes from %s:%s outside the range, not held by the base", f.path, t.key.id, t.key.nth, p.commit[:10], p.path))
 				}

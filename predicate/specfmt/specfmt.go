@@ -168,6 +168,14 @@ type Task struct {
 	// Boundary are cc-sdd's `_Boundary: A, B_` components of the task, as
 	// written; nil when none (read, not hashed: docs/format.md#hash-recipes).
 	Boundary []string
+	// Text is the rest of the task's text after its line: the lines of the
+	// file that belong to the task (its paragraph's continuation lines and its
+	// detail lines and bullets, not its sub-tasks, which are tasks of their
+	// own), each as written, joined by "\n"; blank lines are not part of it
+	// (docs/format.md#units-and-task-lines, "A task's text"). "" when none.
+	// The merge gate reads a change of Text while the task stays checked as
+	// an edit of the task, as it reads a change of its line.
+	Text string
 	// Reading is which readings see the task's box.
 	Reading Reading
 	// CheckedBy is the number (1-based) of a later line of the file that makes
@@ -206,6 +214,11 @@ func (t Task) Ticked() bool {
 // OpenLine is Line with the box's inner character replaced by a space: the bytes
 // line_hash is computed over (docs/format.md#hash-recipes).
 func (t Task) OpenLine() string { return t.Line[:t.BoxCol] + " " + t.Line[t.BoxCol+1:] }
+
+// Same reports whether u is t as written, read as open: the same line read as
+// open and the same text (Text). A checked task that is not Same in a later
+// commit was edited (docs/format.md#units-and-task-lines).
+func (t Task) Same(u Task) bool { return t.OpenLine() == u.OpenLine() && t.Text == u.Text }
 
 // TasksFile is a parsed tasks file.
 type TasksFile struct {

@@ -108,7 +108,11 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 	if cites {
 		parent, own, boundary = make([]int, 0, n), make([][]string, 0, n), make([][]string, 0, n)
 	}
+	text := taskText{last: -1}
 	for i, l := range read {
+		if l.Box < 0 {
+			text.line(l)
+		}
 		if l.Hidden {
 			continue // code and HTML blocks hold neither tasks nor headings nor requirements
 		}
@@ -199,6 +203,7 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			open = open[:len(open)-1]
 		}
 		open = append(open, indented{task: len(f.Tasks), width: w})
+		text.task(len(f.Tasks), w)
 		j.last = len(f.Tasks)
 		ids[t.ID] = j
 		f.Tasks = append(f.Tasks, t)
@@ -207,6 +212,9 @@ func ParseTasks(u Unit, content []byte, opts ...ParseOption) (*TasksFile, error)
 			boundary = append(boundary, nil)
 			parent = append(parent, pi)
 		}
+	}
+	for j, ls := range text.lines {
+		f.Tasks[j].Text = strings.Join(ls, "\n")
 	}
 	if cites {
 		// Parents precede their sub-tasks, so one pass in file order inherits
@@ -665,4 +673,86 @@ func lineOf(content []byte, off int) int {
 		}
 	}
 	return line
+}
+
+// taskText gives each task its text (Task.Text): the lines, other than task
+// lines, that belong to it, read line by line as a list item holds them. A
+// non-blank line belongs to the nearest task above it, since the last
+// heading, indented less than the line (a detail bullet, a paragraph of the
+// item), unless a line indented no deeper than that task's has come in
+// between (the item ended); a line with no such task that directly follows a
+// line of a task, starting no list item, continues that task's paragraph (a
+// lazy continuation line). Any other line belongs to no task. Code and HTML
+// blocks are read as any other lines: their text is the task's.
+type taskText struct {
+	open  []indented // tasks whose item a later line may still be in
+	last  int        // the task the previous non-blank line belongs to, -1 none
+	blank bool       // a blank line since that line
+	lines map[int][]string
+}
+
+// task records a task line: the task at index j of the file, indented w.
+func (tt *taskText) task(j, w int) {
+	for len(tt.open) > 0 && tt.open[len(tt.open)-1].width >= w {
+		tt.open = tt.open[:len(tt.open)-1]
+	}
+	tt.open = append(tt.open, indented{task: j, width: w})
+	tt.last, tt.blank = j, false
+}
+
+// line records a line that is no task line.
+func (tt *taskText) line(l gfm.Line) {
+	if l.Level > 0 && !l.Hidden {
+		tt.open, tt.last, tt.blank = tt.open[:0], -1, false
+		return
+	}
+	if strings.TrimSpace(l.Text) == "" {
+		tt.blank = true
+		return
+	}
+	w := gfm.Width(l.Text)
+	j := -1
+	if k := enclosing(tt.open, w); k >= 0 {
+		j = k
+		// The line is in k's item, after any deeper task's.
+		for len(tt.open) > 0 && tt.open[len(tt.open)-1].width >= w {
+			tt.open = tt.open[:len(tt.open)-1]
+		}
+	} else {
+		if !tt.blank && tt.last >= 0 && !startsListItem(strings.TrimLeft(l.Text, " \t")) {
+			j = tt.last
+		} else {
+			tt.open = tt.open[:0]
+		}
+	}
+	tt.last, tt.blank = j, false
+	if j < 0 {
+		return
+	}
+	if tt.lines == nil {
+		tt.lines = map[int][]string{}
+	}
+	tt.lines[j] = append(tt.lines[j], l.Text)
+}
+
+// startsListItem reports whether s (a line without its indentation) starts
+// with a list marker: "-", "*" or "+", or 1–9 digits and "." or ")", followed
+// by white space or the line's end.
+func startsListItem(s string) bool {
+	i := 0
+	switch {
+	case s == "":
+		return false
+	case s[0] == '-' || s[0] == '*' || s[0] == '+':
+		i = 1
+	default:
+		for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		if i == 0 || i >= len(s) || (s[i] != '.' && s[i] != ')') {
+			return false
+		}
+		i++
+	}
+	return i == len(s) || s[i] == ' ' || s[i] == '\t'
 }
