@@ -439,6 +439,25 @@ func (h *History) diffAt(c int32, s int) *diff {
 	return h.sides[[2]int32{c, int32(s)}]
 }
 
+// FirstParentPath is the path, at its first parent, of the tasks file a
+// commit of the range has at path: path itself, or where a move the commit
+// makes against its first parent brings the file from. (A file new at the
+// commit is at no path of the parent: reading path there finds nothing.)
+func (h *History) FirstParentPath(commit gitref.Hash, path string) string {
+	c, ok := h.at[commit]
+	if !ok {
+		return path
+	}
+	if d := h.first[c]; d != nil {
+		if p, ok := h.strID[path]; ok {
+			if from, ok := d.from[p]; ok {
+				return h.strs[from]
+			}
+		}
+	}
+	return path
+}
+
 // IsTick reports whether a commit of the range is where the task t it holds
 // checked became checked (model: Origins; no parent it is compared with holds
 // the line) — false for a merge bringing in a side's tick. A commit with one

@@ -487,7 +487,9 @@ func (g *gate) evidenceKiroParents() {
 				return false
 			}
 			for _, oa := range hl.origins {
-				if !evidenced[oa] {
+				// A sub-task born ticked vouches for nothing: only a tick
+				// of a task open before is one the range judged.
+				if !evidenced[oa] || oa.kind != lineage.KindTick {
 					return false
 				}
 			}
@@ -518,6 +520,21 @@ func (g *gate) evidenceKiroParents() {
 					return
 				}
 				via = append(via, statement.SubjectName(t.Unit.Feature, d.ID))
+			}
+			// A descendant open at the first parent that the origin removes
+			// (or moves out from under the task) leaves work undone.
+			if ps, err := g.v.Repo.Commit(t.Commit); err == nil && len(ps.Parents) > 0 {
+				if before, err := g.v.tasksAt(ps.Parents[0], g.lin.FirstParentPath(t.Commit, t.Path), t.Unit); err == nil {
+					at := map[string]bool{}
+					for _, d := range descAt {
+						at[d.ID] = true
+					}
+					for _, d := range descendants(before.Tasks, t.TaskID) {
+						if !d.Ticked() && !at[d.ID] {
+							return
+						}
+					}
+				}
 			}
 			for _, i := range oa.heads {
 				hl := g.heads[i]

@@ -600,6 +600,21 @@ func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey
 			return false
 		}
 	}
+	// Each descendant open in the file at o's first parent (the file o's
+	// comes from) is still a descendant at o.
+	if ps := r.parents[o.commit]; len(ps) > 0 {
+		if from, ok := r.comesFrom(o.commit, ps[0], o.path); ok {
+			at := map[string]bool{}
+			for _, d := range descAt {
+				at[d.key.id] = true
+			}
+			for _, d := range descendants(r.parse(r.tasksFiles(ps[0])[from]), k.id) {
+				if !d.checked && !at[d.key.id] {
+					return false
+				}
+			}
+		}
+	}
 	for _, d := range append(descAt, descendants(hp, k.id)...) {
 		i, ok := hp.byKey[d.key]
 		if !ok {
@@ -614,7 +629,8 @@ func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey
 			return false
 		}
 		for _, p := range ps {
-			if !p.origin || !r.evidenced(head, p, headPath, h.key, h.line) {
+			// Only a tick of a task open before vouches (not one born ticked).
+			if !p.origin || p.kind != "tick" || !r.evidenced(head, p, headPath, h.key, h.line) {
 				return false
 			}
 		}
