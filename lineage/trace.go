@@ -289,7 +289,7 @@ func uniq(rs []res) []res {
 		}
 		return cmp.Or(cmp.Compare(a.commit, b.commit), cmp.Compare(a.entry, b.entry), cmp.Compare(a.path, b.path),
 			cmp.Compare(a.kind, b.kind), cmp.Compare(b2i(a.reopens), b2i(b.reopens)), cmp.Compare(b2i(a.newFile), b2i(b.newFile)),
-		cmp.Compare(b2i(a.over), b2i(b.over)))
+			cmp.Compare(b2i(a.over), b2i(b.over)))
 	})
 	return slices.CompactFunc(rs, func(a, b res) bool { return a == b })
 }
