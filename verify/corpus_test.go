@@ -84,11 +84,20 @@ func TestCorpora(t *testing.T) {
 	}
 }
 
-// corpusEdits are, per corpus, its edits of ticked task lines, each one of
-// the project's own: a project rename rewrote eight done BMAD sub-tasks
-// ("app name \"NAMELESS\"" → "\"Etch\"", bmad-etch-maxspec 8333d3b), and an
-// Agent OS spec rewrote one done task in place (agentos-forgejo-mcp).
-var corpusEdits = map[string]int{"bmad-etch-maxspec": 8, "agentos-forgejo-mcp": 1}
+// corpusEdits are, per corpus, its edits of ticked tasks' text (a task's line
+// and the lines that belong to it), each one of the project's own: in
+// bmad-etch-maxspec two redesigns of story 3.7 rewrote its done tasks' detail
+// lines (903d3f2, 6ef6c6f) and the rename to Etch rewrote a done task in 3.7
+// (8333d3b) and one in 5.1 (fc812a0); an Agent OS spec rewrote one done task
+// in place (agentos-forgejo-mcp); in specworkflow-statevia-maxspec a change of
+// the header icon rewrote the detail bullets of done tasks T8 and T9, was
+// reverted and applied again (b4a2a8b, 7354cb9, 4e4f637).
+var corpusEdits = map[string]int{"bmad-etch-maxspec": 9, "agentos-forgejo-mcp": 1, "specworkflow-statevia-maxspec": 6}
+
+// corpusEditsGone are the corpora whose edits are all of a tasks file the
+// head no longer holds (statevia's head deletes the ui-design-unification
+// spec): the gate judges the lines head holds checked, so it succeeds.
+var corpusEditsGone = map[string]bool{"specworkflow-statevia-maxspec": true}
 
 // corpusBornPaths are, per corpus, the tasks files with born-ticked tasks.
 var corpusBornPaths = map[string][]string{
@@ -336,7 +345,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 			notEdits = append(notEdits, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
 		}
 	}
-	if len(notEdits) != 0 || edits != corpusEdits[name] || (edits == 0) != (rep.Conclusion == Success) {
+	if len(notEdits) != 0 || edits != corpusEdits[name] || (edits == 0 || corpusEditsGone[name]) != (rep.Conclusion == Success) {
 		t.Errorf("%s: failing %v, %d edits (the corpus has %d), conclusion %s", name, notEdits, edits, corpusEdits[name], rep.Conclusion)
 	}
 	t.Logf("%s: %d ticks in %d commits, %d evidenced; %d unticks, %d edits", name, len(ticks)-unticks-edits-bornRecords, len(commits), rep.Summary[StatusEvidenced], unticks, edits)
