@@ -369,8 +369,8 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		}
 	}
 	if fl.evidencePath != "" {
-		if req.Evidence, err = os.ReadFile(fl.evidencePath); err != nil {
-			return req, usageErr("--evidence: %v", err)
+		if req.Evidence, err = readInputFile("--evidence", fl.evidencePath, attest.MaxEvidenceFile); err != nil {
+			return req, err
 		}
 	}
 	if fl.redOutput != "" {
@@ -411,6 +411,25 @@ func readRedOutput(file string, kind predicate.RedKind) (*attest.RedOutput, erro
 	return ro, nil
 }
 
+// readInputFile reads an input file named by flag within its size limit: one
+// that cannot be read is a usage error, one over the limit (or never ending)
+// exit 1 naming it, and nothing is written.
+func readInputFile(flag, file string, limit int64) ([]byte, error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, usageErr("%s: %v", flag, err)
+	}
+	defer f.Close()
+	b, err := attest.ReadLimited(f, limit)
+	switch {
+	case errors.Is(err, attest.ErrInputLimit):
+		return nil, withCode(ExitFailure, fmt.Errorf("%s %s: %w: nothing was written", flag, file, err))
+	case err != nil:
+		return nil, usageErr("%s %s: %v", flag, file, err)
+	}
+	return b, nil
+}
+
 // readTestReports reads each --test-report PHASE=FILE, named as
 // attest.ReportName names it.
 func readTestReports(flags []string) ([]attest.PhaseReport, error) {
@@ -423,9 +442,9 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 		if phase != attest.PhaseRed && phase != attest.PhaseGreen {
 			return nil, usageErr("--test-report %q: phase %q: want red or green", fl, phase)
 		}
-		b, err := os.ReadFile(file)
+		b, err := readInputFile("--test-report "+phase, file, attest.MaxTestReport)
 		if err != nil {
-			return nil, usageErr("--test-report %s: %v", phase, err)
+			return nil, err
 		}
 		r, err := testreport.Parse(file, b)
 		if err != nil {

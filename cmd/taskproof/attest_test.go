@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -192,6 +193,11 @@ func TestAttestTickRefusals(t *testing.T) {
 	noReason := file("no-reason.json", `{"run":{"id":"r1"}}`)
 	notJSON := file("not-json.json", `{"run":`)
 	red := file("red.log", "FAIL\n")
+	// An evidence file one byte over the limit (sparse: costs no disk).
+	bigEvidence := file("big.json", "")
+	if err := os.Truncate(bigEvidence, attest.MaxEvidenceFile+1); err != nil {
+		t.Fatal(err)
+	}
 	// Known members of the wrong type, each refused naming the member and
 	// the type it takes.
 	wrongTypes := []struct{ evidence, msg string }{
@@ -221,6 +227,8 @@ func TestAttestTickRefusals(t *testing.T) {
 		{"evidence with a wrong type", []string{"--commit", r.c1, "--evidence", wrongType}, 2, "collection"},
 		{"evidence with a computed field", []string{"--commit", r.c1, "--evidence", computed}, 2, "tree"},
 		{"evidence not JSON", []string{"--commit", r.c1, "--evidence", notJSON}, 2, "malformed"},
+		{"evidence over its limit", []string{"--commit", r.c1, "--evidence", bigEvidence}, 1, "big.json: over its size limit: more than 1048576 bytes"},
+		{"evidence never ending", []string{"--commit", r.c1, "--evidence", "/dev/zero"}, 1, "/dev/zero: over its size limit"},
 		{"evidence file missing", []string{"--commit", r.c1, "--evidence", filepath.Join(dir, "absent.json")}, 2, "--evidence"},
 		{"bad verdict", []string{"--commit", r.c1, "--verdict", "attested"}, 2, "attest decide"},
 		{"bad red kind", []string{"--commit", r.c1, "--red-output", red, "--red-kind", "crash"}, 2, "--red-kind"},
