@@ -23,17 +23,9 @@ func gitConfigList(t *testing.T, dir string) []string {
 }
 
 func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	cfg := filepath.Join(dir, ".git", "config")
-	orig, _ := os.ReadFile(cfg)
-	extra := "# keep this comment\n[remote \"origin\"]\n\turl = /x.git ; trailing comment\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\n[alias]\n\tlg = \"log --graph # not a comment\"\n[notes \"rewrite\"]\n\tamend = false\n"
-	if err := os.WriteFile(cfg, append(orig, extra...), 0o600); err != nil {
+	dir, cfg := repoWithConfig(t, "# keep this comment\n[remote \"origin\"]\n\turl = /x.git ; trailing comment\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\n[alias]\n\tlg = \"log --graph # not a comment\"\n[notes \"rewrite\"]\n\tamend = false\n")
+	written, err := os.ReadFile(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
 	before := gitConfigList(t, dir)
@@ -52,7 +44,7 @@ func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
 	if err != nil || len(dry) != 4 {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
-	if b, _ := os.ReadFile(cfg); string(b) != string(append(orig, extra...)) {
+	if b, _ := os.ReadFile(cfg); string(b) != string(written) {
 		t.Fatal("dry run wrote the file")
 	}
 	ch, err := r.EnsureConfig(wants, false)
@@ -105,19 +97,7 @@ func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
 // TestEnsureConfigReplaces: a superseded value is removed (its line only,
 // comments and other values kept), the new one added, and git reads the result.
 func TestEnsureConfigReplaces(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	cfg := filepath.Join(dir, ".git", "config")
-	orig, _ := os.ReadFile(cfg)
-	extra := "[remote \"origin\"]\n\turl = /x.git\n\t# mine\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\tfetch = refs/notes/x*:refs/notes/x*\n"
-	if err := os.WriteFile(cfg, append(orig, extra...), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := repoWithConfig(t, "[remote \"origin\"]\n\turl = /x.git\n\t# mine\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n\tfetch = refs/notes/x*:refs/notes/x*\n")
 	r, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -140,4 +120,26 @@ func TestEnsureConfigReplaces(t *testing.T) {
 		t.Errorf("second run: %+v, %v", ch, err)
 	}
 	gitConfigList(t, dir) // git parses it
+}
+
+// repoWithConfig is a new repository made by git whose .git/config ends with
+// extra; it returns the repository and its config file's path.
+func repoWithConfig(t *testing.T, extra string) (dir, cfg string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir = t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cfg = filepath.Join(dir, ".git", "config")
+	orig, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(orig, extra...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfg
 }
