@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
@@ -25,7 +26,7 @@ var ErrAlreadyAttested = errors.New("already attested")
 type AttestedError struct {
 	Commit   gitref.Hash
 	Ref      string
-	Existing []TickSummary
+	Existing []notemerge.TickSummary
 	// Why, when not "", says why the statements cannot be kept beside this
 	// write's (the note holds the same statements, signed in a way this
 	// write's signatures cannot join).
@@ -60,14 +61,14 @@ func (e *AttestedError) Unwrap() error { return ErrAlreadyAttested }
 // merged note no longer holds, summarized per tick. Lines about other commits
 // (copied by `git rebase` with notes.rewriteRef) are not the commit's
 // attestations and are not counted.
-func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]TickSummary, error) {
+func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]notemerge.TickSummary, error) {
 	if len(old) == 0 {
 		return nil, nil
 	}
 	note := old
 	for _, pd := range batch {
 		var err error
-		if note, err = mergeNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, pd.lines); err != nil {
+		if note, err = notemerge.MergeTaskNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, pd.lines); err != nil {
 			return nil, err
 		}
 	}
@@ -77,13 +78,13 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 	}
 	var gone bytes.Buffer
 	for _, l := range noteline.Split(old) {
-		if _, ok := ownedStatementAbout(l, commit); ok && !kept[string(l)] {
+		if _, ok := notemerge.OwnedStatementAbout(l, commit); ok && !kept[string(l)] {
 			gone.Write(l)
 			gone.WriteByte('\n')
 		}
 	}
-	var out []TickSummary
-	for _, s := range SummarizeNote(gone.Bytes()) {
+	var out []notemerge.TickSummary
+	for _, s := range notemerge.SummarizeNote(gone.Bytes()) {
 		if s.PayloadSHA256 != "" || s.Verdict != "" {
 			out = append(out, s)
 		}
@@ -98,12 +99,12 @@ func replacedStatements(old []byte, commit gitref.Hash, batch []pending) ([]Tick
 // note holds other statements for pd's tick, or none. A writer run again after
 // it was interrupted (a range carry killed between two pairs), or by a second
 // signer in the same second, finds the statements it would write: what it
-// does then is [cosignHeld]'s.
+// does then is [notemerge.CosignHeld]'s.
 func heldFor(old []byte, pd pending) (held, run [][]byte, err error) {
 	if len(old) == 0 {
 		return nil, nil, nil
 	}
-	merged, err := mergeNote(old, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
+	merged, err := notemerge.MergeTaskNote(old, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -167,7 +168,7 @@ func refuseMovingSkip(notes *gitref.NotesStore, ref string, old gitref.Hash) err
 	if err != nil && !errors.Is(err, gitref.ErrNotesRefAbsent) && !errors.Is(err, gitref.ErrNoNote) {
 		return err
 	}
-	return &AttestedError{Commit: old, Ref: ref, Existing: SummarizeNote(note)}
+	return &AttestedError{Commit: old, Ref: ref, Existing: notemerge.SummarizeNote(note)}
 }
 
 // unattestedTicks splits ticks, chosen from all (every box change of commit),

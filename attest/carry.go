@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/rewrite"
@@ -378,7 +379,7 @@ func removeCarried(notes *gitref.NotesStore, from gitref.Hash, seen map[string]i
 	_, err := notes.Update(from, func(old []byte) ([]byte, error) {
 		var out []byte
 		for _, line := range noteline.Split(old) {
-			if st, ok := ownedEnvelopeAbout(line, from); ok && seen[st.Subjects[0].Name] > 0 {
+			if st, ok := notemerge.OwnedEnvelopeAbout(line, from); ok && seen[st.Subjects[0].Name] > 0 {
 				continue
 			}
 			out = append(append(out, line...), '\n')

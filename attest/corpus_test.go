@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
@@ -207,7 +208,7 @@ func TestCorpusAttestTick(t *testing.T) {
 						out, stderr, code := runBinary(t, bin, dir, args...)
 						switch {
 						case code == 2 && strings.Contains(stderr, "note exceeds limits"):
-							return attest.ErrNoteLimit
+							return notemerge.ErrNoteLimit
 						case code == 2 && strings.Contains(stderr, "duplicate task id"):
 							return specfmt.ErrDuplicateTask
 						case code != 0:
@@ -226,7 +227,7 @@ func TestCorpusAttestTick(t *testing.T) {
 						Commit: c, Tasks: tasks, Verdict: predicate.RegressionOnly,
 						Regression: map[string]any{"reason": "planning_work"}, Signers: []signer.Signer{sg},
 					})
-					if err != nil && !errors.Is(err, attest.ErrNoteLimit) && !errors.Is(err, specfmt.ErrDuplicateTask) {
+					if err != nil && !errors.Is(err, notemerge.ErrNoteLimit) && !errors.Is(err, specfmt.ErrDuplicateTask) {
 						t.Fatalf("attest.Tick %s: %v", c, err)
 					}
 					return err
@@ -240,7 +241,7 @@ func TestCorpusAttestTick(t *testing.T) {
 				case anyTrue(dup):
 					wantErr = specfmt.ErrDuplicateTask
 				case len(ticks) > noteline.MaxNoteLines:
-					wantErr = attest.ErrNoteLimit
+					wantErr = notemerge.ErrNoteLimit
 				}
 				err := attestTasks(nil)
 				if !errors.Is(err, wantErr) || (wantErr == nil) != (err == nil) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -165,7 +166,7 @@ func TestMergeNotesJoinsCoSignatures(t *testing.T) {
 		{"three people", line("carol", "alice"), line("alice", "bob"), line("alice", "bob", "carol")},
 	} {
 		for _, order := range [][2][]byte{{c.local, c.remote}, {c.remote, c.local}} {
-			m, err := attest.MergeNotes(order[0], order[1])
+			m, err := notemerge.MergeNotes(order[0], order[1])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,13 +8,11 @@
 //   - The statements of a tick (docs/format.md#statements): the
 //     task-verification/v0 statement, the test-result statements and the VSA
 //     naming them ([TickStatements], [VSAPredicate]).
-//   - Note lines (docs/format.md#storage): replacing the lines taskproof owns
-//     for a tick ([MergeNote]) and merging two versions of a note
-//     ([MergeNotes], [UnionLines] for the conflicts ref).
 //   - [ShowNote] decodes a note for display, verifying nothing.
 //
 // The Statement codec and which note lines belong to a tick are package
-// statement's, envelopes package dsse's, note lines package noteline's,
+// statement's, writing lines into a note and merging notes package
+// notemerge's, envelopes package dsse's, note lines package noteline's,
 // signers package signer's; verification against the verifier's trust lives in
 // package verify.
 package attest

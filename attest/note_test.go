@@ -3,8 +3,8 @@ package attest
 import (
 	"bytes"
 	"encoding/base64"
-	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -56,90 +57,6 @@ func TestLineSubject(t *testing.T) {
 				t.Errorf("lineSubject = %q, %q, %v; want %q, %q, %v", n, typ, ok, tt.wantName, tt.wantType, tt.ok)
 			}
 		})
-	}
-}
-
-// TestMergeNoteOwnership checks docs/format.md#storage: writing a subject's lines replaces
-// exactly the lines taskproof owns for that subject and keeps every other line
-// byte for byte and in order.
-func TestMergeNoteOwnership(t *testing.T) {
-	foreignText := []byte("  plain text line from another tool\t")
-	foreignEnv := envelopeLine(t, "f/T1", "https://example.com/other/v1", map[string]any{"x": "y"})
-	crLine := append(envelopeLine(t, "f/T9", "https://example.com/other/v1", map[string]any{}), '\r')
-	t1Old := [][]byte{
-		envelopeLine(t, "f/T1", statement.TestResultType, map[string]any{"old": true}),
-		envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{"old": true}),
-		envelopeLine(t, "f/T1", statement.VSAType, map[string]any{"old": true}),
-	}
-	t2 := [][]byte{
-		envelopeLine(t, "f/T2", predicate.PredicateType, map[string]any{}),
-		envelopeLine(t, "f/T2", statement.VSAType, map[string]any{}),
-	}
-	t1New := [][]byte{envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{"new": true})}
-	join := func(ls ...[]byte) []byte {
-		var b bytes.Buffer
-		for _, l := range ls {
-			b.Write(l)
-			b.WriteByte('\n')
-		}
-		return b.Bytes()
-	}
-
-	// Second tick on the same commit keeps the first's lines.
-	first, err := MergeNote(nil, "f/T1", t1Old)
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, err := MergeNote(first, "f/T2", t2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := join(append(append([][]byte{}, t1Old...), t2...)...); !bytes.Equal(second, want) {
-		t.Fatalf("second tick:\n%s\nwant\n%s", second, want)
-	}
-
-	// Foreign lines (text, another predicateType for the same subject, a line
-	// ending in CR) stay byte for byte, in order; re-attesting T1 replaces only
-	// T1's owned lines.
-	old := join(foreignText, t1Old[0], foreignEnv, t2[0], t1Old[1], crLine, t1Old[2], t2[1])
-	got, err := MergeNote(old, "f/T1", t1New)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := join(foreignText, foreignEnv, t2[0], crLine, t2[1], t1New[0])
-	if !bytes.Equal(got, want) {
-		t.Fatalf("re-attest:\n%q\nwant\n%q", got, want)
-	}
-	// A note without a final newline keeps its last line too.
-	got, err = MergeNote(foreignText, "f/T1", t1New)
-	if err != nil || !bytes.Equal(got, join(foreignText, t1New[0])) {
-		t.Errorf("note without final newline: %q, %v", got, err)
-	}
-	// Re-merging the same lines is idempotent.
-	again, err := MergeNote(got, "f/T1", t1New)
-	if err != nil || !bytes.Equal(again, got) {
-		t.Errorf("idempotence: %q, %v", again, err)
-	}
-}
-
-func TestMergeNoteLimits(t *testing.T) {
-	line := envelopeLine(t, "f/T1", predicate.PredicateType, map[string]any{})
-	var lines [][]byte
-	for i := 0; i < noteline.MaxNoteLines; i++ {
-		lines = append(lines, line)
-	}
-	if _, err := MergeNote(nil, "f/T1", lines); err != nil {
-		t.Fatalf("%d lines: %v", noteline.MaxNoteLines, err)
-	}
-	if _, err := MergeNote([]byte("foreign\n"), "f/T1", lines); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("%d lines: err = %v, want ErrNoteLimit", noteline.MaxNoteLines+1, err)
-	}
-	big := bytes.Repeat([]byte("x"), noteline.MaxNoteSize)
-	if _, err := MergeNote(big, "f/T1", [][]byte{line}); !errors.Is(err, ErrNoteLimit) {
-		t.Errorf("over %d bytes: err = %v, want ErrNoteLimit", noteline.MaxNoteSize, err)
-	}
-	if _, err := MergeNote(nil, "f/T1", [][]byte{[]byte("a\nb")}); err == nil {
-		t.Error("a new line holding a newline was accepted")
 	}
 }
 
@@ -216,7 +133,7 @@ func repeatedTick(t *testing.T, lineHash string, at time.Time) [][]byte {
 // TestMergeNoteRepeatedID: a tasks file that repeats a task ID has a tick per
 // line under one subject name
 // (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also
-// when its task ID repeats"). Writing one line's statements (mergeNote with its
+// when its task ID repeats"). Writing one line's statements (MergeTaskNote with its
 // line hash) keeps the other line's — its test-result line too, though it has
 // the same bytes as this line's — and replaces its own; MergeNote (a unique ID)
 // replaces every owned line of the subject. LineHashes pairs the
@@ -245,11 +162,11 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		return out
 	}
 
-	note, err := mergeNote(join(foreign), "001-x/T001", statement.TaskKey{LineHash: hA}, a)
+	note, err := notemerge.MergeTaskNote(join(foreign), "001-x/T001", statement.TaskKey{LineHash: hA}, a)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if note, err = mergeNote(note, "001-x/T001", statement.TaskKey{LineHash: hB}, b); err != nil {
+	if note, err = notemerge.MergeTaskNote(note, "001-x/T001", statement.TaskKey{LineHash: hB}, b); err != nil {
 		t.Fatal(err)
 	}
 	if want := join(cat([][]byte{foreign}, a, b)...); !bytes.Equal(note, want) {
@@ -269,7 +186,7 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("LineHashes = %v, want %v", got, want)
 	}
 	// Re-attesting line A replaces A's three lines and keeps B's.
-	again, err := mergeNote(note, "001-x/T001", statement.TaskKey{LineHash: hA}, a2)
+	again, err := notemerge.MergeTaskNote(note, "001-x/T001", statement.TaskKey{LineHash: hA}, a2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,11 +197,11 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 		t.Errorf("LineHashes after re-attesting = %v, want %v", got, want)
 	}
 	// And again: the same note (no line added twice).
-	if third, err := mergeNote(again, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(third, again) {
+	if third, err := notemerge.MergeTaskNote(again, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(third, again) {
 		t.Errorf("re-attesting line A twice: %v\n%s", err, third)
 	}
 	// A unique ID's tick replaces every owned line of its subject.
-	if got, err := MergeNote(note, "001-x/T001", a2); err != nil || !bytes.Equal(got, join(cat([][]byte{foreign}, a2)...)) {
+	if got, err := notemerge.MergeNote(note, "001-x/T001", a2); err != nil || !bytes.Equal(got, join(cat([][]byte{foreign}, a2)...)) {
 		t.Errorf("MergeNote: %v\n%s", err, got)
 	}
 	// Statements of no known line (a VSA naming both lines' task-verification
@@ -299,8 +216,8 @@ func TestMergeNoteRepeatedID(t *testing.T) {
 	if got, want := lines(odd), []string{hA, hB, "", ""}; !reflect.DeepEqual(got, want) {
 		t.Errorf("LineHashes of unpaired statements = %q, want %q", got, want)
 	}
-	if got, err := mergeNote(odd, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
-		t.Errorf("mergeNote over unpaired statements: %v\n%s", err, got)
+	if got, err := notemerge.MergeTaskNote(odd, "001-x/T001", statement.TaskKey{LineHash: hA}, a2); err != nil || !bytes.Equal(got, join(cat([][]byte{b[1]}, a2)...)) {
+		t.Errorf("MergeTaskNote over unpaired statements: %v\n%s", err, got)
 	}
 
 	// unionNote: the two lines' ticks written on two sides are unioned; one
@@ -324,4 +241,19 @@ func payloadOf(t *testing.T, line []byte) []byte {
 		t.Fatal(err)
 	}
 	return env.Payload
+}
+
+// unionNote is [notemerge.MergeNotes] reduced to the merged note and the
+// subjects whose ticks conflicted.
+func unionNote(local, remote []byte) (merged []byte, conflicts []string, err error) {
+	m, err := notemerge.MergeNotes(local, remote)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range m.Conflicts {
+		if !slices.Contains(conflicts, c.Subject) {
+			conflicts = append(conflicts, c.Subject)
+		}
+	}
+	return m.Merged, conflicts, nil
 }

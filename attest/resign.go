@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 )
@@ -125,7 +126,7 @@ func signLine(ctx context.Context, line []byte, commit gitref.Hash, signers []si
 	}
 	var missing []signer.Signer
 	for _, sg := range signers {
-		if !carries(l.Envelope, dsse.Signature{KeyID: sg.KeyID()}) {
+		if !notemerge.HasSignature(l.Envelope, dsse.Signature{KeyID: sg.KeyID()}) {
 			missing = append(missing, sg)
 		}
 	}
@@ -141,7 +142,7 @@ func signLine(ctx context.Context, line []byte, commit gitref.Hash, signers []si
 	if err != nil {
 		return nil, err
 	}
-	env, _, _ := withSignatures(l.Envelope, signed.Signatures)
+	env, _, _ := notemerge.WithSignatures(l.Envelope, signed.Signatures)
 	b, err := env.MarshalJSON()
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
@@ -560,7 +561,7 @@ type pending struct {
 	lines [][]byte
 	// line is the task.line_hash of a task whose ID its tasks file repeats, ""
 	// otherwise: the note keeps the statements of the subject's other task
-	// lines (mergeNote).
+	// lines (MergeTaskNote).
 	line string
 	// core is the task-verification line alone, and coreStmt its statement: what
 	// is written when the whole set does not fit in the note (see commitNote).
@@ -659,7 +660,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 				lines = pd.core
 			}
 			var err error
-			if note, err = mergeNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
+			if note, err = notemerge.MergeTaskNote(note, pd.w.Subject, statement.TaskKey{Dir: pd.w.Unit.Dir, LineHash: pd.line}, lines); err != nil {
 				return nil, err
 			}
 		}
@@ -680,18 +681,18 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 				return nil, err
 			}
 			if held != nil {
-				switch state, lines := cosignHeld(held, run); state {
-				case heldSame:
+				switch state, lines := notemerge.CosignHeld(held, run); state {
+				case notemerge.HeldSame:
 					pd.w.AlreadyHeld = true
 					continue
-				case heldCosign:
+				case notemerge.HeldCosign:
 					pd.w.CoSigned = true
 					pd.lines, pd.core = lines, lines
 					pd.w.Lines = rawLines(lines)
 					todo = append(todo, pd)
 					continue
-				case heldIncompatible:
-					return nil, &AttestedError{Commit: commit, Existing: SummarizeNote(joinLines(held)),
+				case notemerge.HeldIncompatible:
+					return nil, &AttestedError{Commit: commit, Existing: notemerge.SummarizeNote(joinLines(held)),
 						Why: "the note holds these statements signed in a Sigstore bundle, or holds a bundle of them, and a bundle carries exactly one signature: this write's signature cannot be added to it"}
 				}
 			}
@@ -718,7 +719,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 			}
 		}
 		note, err := mergeWith(old, false)
-		if errors.Is(err, ErrNoteLimit) {
+		if errors.Is(err, notemerge.ErrNoteLimit) {
 			compact = true
 			note, err = mergeWith(old, true)
 		}
@@ -750,7 +751,7 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 		if errors.As(err, &ae) {
 			return err
 		}
-		if errors.Is(err, ErrNoteLimit) {
+		if errors.Is(err, notemerge.ErrNoteLimit) {
 			return fmt.Errorf("writing the note of %s for %d task(s): %w even with the task-verification statements alone; nothing was written (a note holds at most %d lines: tick fewer tasks per commit)", commit, len(batch), err, noteline.MaxNoteLines)
 		}
 		return fmt.Errorf("writing the note of %s: %w", commit, err)

@@ -19,6 +19,7 @@ import (
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
@@ -455,7 +456,7 @@ func TestTickOverLimit(t *testing.T) {
 			w, err := attest.Tick(context.Background(), repo, notes, req)
 			if tc.wantLines == 0 {
 				for _, e := range []error{dryErr, err} {
-					if !errors.Is(e, attest.ErrNoteLimit) || !strings.Contains(e.Error(), "nothing was written") {
+					if !errors.Is(e, notemerge.ErrNoteLimit) || !strings.Contains(e.Error(), "nothing was written") {
 						t.Fatalf("%d tasks: err = %v, want ErrNoteLimit", tc.tasks, e)
 					}
 				}

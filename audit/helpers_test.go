@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -202,7 +203,7 @@ func envelopeLine(t testing.TB, statement []byte) []byte {
 func (f *fixture) writeRaw(t *testing.T, n int, name string, line []byte) {
 	t.Helper()
 	if _, err := f.notes.Update(f.ticks[n-1], func(old []byte) ([]byte, error) {
-		return attest.MergeNote(old, name, [][]byte{line})
+		return notemerge.MergeNote(old, name, [][]byte{line})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -40,7 +41,7 @@ import (
 // docs/format.md#limits caps a note at 64 lines: a commit ticking more than 32
 // tasks cannot hold all its evidence. Two corpora have such commits (55 ticks
 // in one commit); the test pins what happens there — attest.Tick refuses with
-// attest.ErrNoteLimit and writes nothing, and the gate reports those ticks
+// notemerge.ErrNoteLimit and writes nothing, and the gate reports those ticks
 // ticked_without_evidence — and reports it with t.Log. If the limit or the
 // per-tick lines change, the expectations follow from the same arithmetic. A
 // task ID written on two lines of one tasks file (5.3 under two headings of one
@@ -295,7 +296,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 				}
 				attested[key(c, w.Task)] = true
 			}
-		case errors.Is(err, attest.ErrNoteLimit) && n > noteline.MaxNoteLines:
+		case errors.Is(err, notemerge.ErrNoteLimit) && n > noteline.MaxNoteLines:
 			// attest.Tick writes a commit's tasks in one note update: nothing.
 			t.Logf("statements vs note line limit: %s ticks %d tasks = %d note lines > %d; attest.Tick: %v", c, n, n*linesPerTick, noteline.MaxNoteLines, err)
 		default:

@@ -7,7 +7,7 @@ import (
 )
 
 // MergeTrusted is the check a notes merge prefers one side's statements by
-// (attest.MergeOptions.Trusted, docs/format.md#conflicting-statements-of-one-tick):
+// (notemerge.MergeOptions.Trusted, docs/format.md#conflicting-statements-of-one-tick):
 // whether a note line is a DSSE envelope every signature of which verifies
 // against trust at at, as the gate would credit them. A Sigstore bundle line,
 // or any other line, is not judged trusted here. Nil trust: nil (no trust).

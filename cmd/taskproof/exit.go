@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -104,11 +105,12 @@ var exitCodes = []struct {
 	{is: attest.ErrNoTick, code: ExitUsage},
 	{is: attest.ErrTaskNotTicked, code: ExitUsage},
 	{is: attest.ErrRequest, code: ExitUsage},
+	{is: notemerge.ErrRequest, code: ExitUsage},
 	{is: signer.ErrChoice, code: ExitUsage},
 	{is: predicate.ErrBuild, code: ExitUsage},
 	{is: predicate.ErrSchema, code: ExitUsage},
 	{is: predicate.ErrMalformed, code: ExitUsage},
-	{is: attest.ErrNoteLimit, code: ExitUsage},
+	{is: notemerge.ErrNoteLimit, code: ExitUsage},
 	{is: specfmt.ErrDuplicateTask, code: ExitUsage},
 	{is: testreport.ErrUnreadable, code: ExitUsage},
 	{is: attest.ErrAlreadyAttested, code: ExitUsage},
@@ -145,7 +147,7 @@ var exitCodes = []struct {
 	{is: gitref.ErrRefChanged, code: ExitGit},
 	{is: gitref.ErrConfig, code: ExitTrust},
 	{is: attest.ErrNothingToCarry, code: ExitUsage},
-	{is: attest.ErrNoSuchConflict, code: ExitUsage},
+	{is: notemerge.ErrNoSuchConflict, code: ExitUsage},
 	{is: policy.ErrPolicy, code: ExitTrust},
 	// Git preconditions: not a repository, unsupported repository format,
 	// unknown revision, notes ref absent, bad ref name. A malformed range

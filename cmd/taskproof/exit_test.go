@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -39,6 +40,7 @@ func TestExitCode(t *testing.T) {
 		{"attest.ErrNoTick", attest.ErrNoTick, ExitUsage},
 		{"attest.ErrTaskNotTicked", attest.ErrTaskNotTicked, ExitUsage},
 		{"attest.ErrRequest", attest.ErrRequest, ExitUsage},
+		{"notemerge.ErrRequest", notemerge.ErrRequest, ExitUsage},
 		{"attest.ErrRequest+ErrTooManySignatures", fmt.Errorf("%w: %w", attest.ErrRequest, signer.ErrTooManySignatures), ExitUsage},
 		{"signer.ErrChoice+ErrTooManySignatures", fmt.Errorf("%w: %w", signer.ErrChoice, signer.ErrTooManySignatures), ExitUsage},
 		{"predicate.ErrBuild", predicate.ErrBuild, ExitUsage},
@@ -47,7 +49,7 @@ func TestExitCode(t *testing.T) {
 		{"*predicate.SchemaError", &predicate.SchemaError{Path: "/x", Reason: "r"}, ExitUsage},
 		{"predicate.ErrMalformed", predicate.ErrMalformed, ExitUsage},
 		{"*predicate.DecodeError", &predicate.DecodeError{Reason: "r"}, ExitUsage},
-		{"attest.ErrNoteLimit", attest.ErrNoteLimit, ExitUsage},
+		{"notemerge.ErrNoteLimit", notemerge.ErrNoteLimit, ExitUsage},
 		{"specfmt.ErrDuplicateTask", specfmt.ErrDuplicateTask, ExitUsage},
 		{"*specfmt.DuplicateTaskError", &specfmt.DuplicateTaskError{ID: "T1", FirstLine: 1, SecondLine: 2}, ExitUsage},
 		{"testreport.ErrUnreadable", testreport.ErrUnreadable, ExitUsage},
@@ -127,7 +129,7 @@ func TestExitCode(t *testing.T) {
 		{"usageErr", usageErr("bad %s", "flag"), ExitUsage},
 		{"failed", failed(), ExitFailure},
 		{"flagError", &flagError{err: errors.New(`unknown flag: --x`)}, ExitUsage},
-		{"attest.ErrNoSuchConflict", attest.ErrNoSuchConflict, ExitUsage},
+		{"notemerge.ErrNoSuchConflict", notemerge.ErrNoSuchConflict, ExitUsage},
 		{"flagError over a row", &flagError{err: fmt.Errorf("invalid argument: %w", gitref.ErrBadRefName)}, ExitUsage},
 		// cobra's untyped usage errors: only its own text, wrapping nothing.
 		{"cobra unknown command", errors.New(`unknown command "bogus" for "taskproof"`), ExitUsage},

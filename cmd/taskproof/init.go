@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notemerge"
 )
 
 func init() {
@@ -118,15 +118,15 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	// local notes with the remote's: what was attested and not pushed yet is
 	// lost, with nothing in the conflicts ref. init does not set up sync over
 	// it, whichever remote or source it names.
-	if forced := attest.ForcedOntoNotes(repo, notesRef); len(forced) > 0 {
+	if forced := notemerge.ForcedOntoNotes(repo, notesRef); len(forced) > 0 {
 		f := forced[0]
 		return nil, nil, withCode(ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch %s` overwrite your notes (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`, in the file `git config --show-origin --get-all remote.%s.fetch` names), then run taskproof init again", f.Remote, f.Spec, f.Remote, f.Remote, f.Spec, f.Remote))
 	}
 	var self []string
 	if target != "" {
-		self = attest.SelfMappingRefspecs(repo, target, notesRef)
+		self = notemerge.SelfMappingRefspecs(repo, target, notesRef)
 	}
-	changes, err := repo.EnsureConfig(attest.NotesConfig(target, notesRef), dryRun)
+	changes, err := repo.EnsureConfig(notemerge.NotesConfig(target, notesRef), dryRun)
 	if err != nil {
 		return nil, nil, orCode(ExitTrust, err)
 	}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -124,8 +124,8 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		if err != nil {
 			return err
 		}
-		res, err := attest.SyncNotes(context.Background(), notes, op == "push",
-			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts}, attest.MergeOptions{Trusted: trusted})
+		res, err := notemerge.SyncNotes(context.Background(), notes, op == "push",
+			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts}, notemerge.MergeOptions{Trusted: trusted})
 		if err != nil {
 			return err
 		}
@@ -197,7 +197,7 @@ func otherSide(side string) string {
 // merge displaced and lines of yours the remote no longer holds
 // (docs/format.md#conflicting-statements-of-one-tick), and a remote notes ref
 // someone else rewrote (docs/format.md#a-remote-rewritten-by-someone-else).
-func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
+func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 	printRewrite(w, res, remote)
 	for _, r := range res.Rejected {
 		fmt.Fprintf(w, "warning: not moved: %s\n", r)
@@ -208,10 +208,10 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently — %s\n",
 			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
 		same := "every clone makes the same choice"
-		if x.Rule == attest.RuleTrusted {
+		if x.Rule == notemerge.RuleTrusted {
 			same = "every clone with the same trust makes the same choice"
 		}
-		fmt.Fprintf(w, "    kept %s statements, because %s (%s): %s\n", kept, attest.RuleText(x.Rule), same, verify.Printable(x.Kept.String()))
+		fmt.Fprintf(w, "    kept %s statements, because %s (%s): %s\n", kept, notemerge.RuleText(x.Rule), same, verify.Printable(x.Kept.String()))
 		fmt.Fprintf(w, "    %s moved to %s: %s; list them with taskproof notes conflicts (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
 			ownership(otherSide(x.KeptSide), remote), res.ConflictsRef, verify.Printable(x.Displaced.String()), cref, x.Commit)
 	}
@@ -225,7 +225,7 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 		fmt.Fprintf(w, "warning: %s %s: a statement was displaced by a conflicting one when another clone merged — %s\n",
 			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), what)
 		if x.Kept != nil {
-			fmt.Fprintf(w, "    kept, because %s: %s\n", attest.RuleText(x.Rule), verify.Printable(x.Kept.String()))
+			fmt.Fprintf(w, "    kept, because %s: %s\n", notemerge.RuleText(x.Rule), verify.Printable(x.Kept.String()))
 		}
 		fmt.Fprintf(w, "    displaced, in %s (git notes --ref %s show %s): %s; this clone reports it once: list with taskproof notes conflicts, acknowledge it for every clone with taskproof notes conflicts --resolve %s && taskproof notes push — see docs/format.md#conflicting-statements-of-one-tick\n",
 			res.ConflictsRef, cref, x.Commit, verify.Printable(x.Displaced.String()), shortSHA(x.Displaced.PayloadSHA256))
@@ -249,8 +249,8 @@ func printSyncWarnings(w io.Writer, res *attest.NotesSync, remote string) {
 // differences says the fields that differ between two sides' statements of
 // a tick, each with the two values: "reason: no_story (yours) / planning_work
 // (origin's); time: …".
-func differences(fields []string, a, b attest.StatementsSummary, aName, bName string) string {
-	value := func(s attest.StatementsSummary, field string) string {
+func differences(fields []string, a, b notemerge.StatementsSummary, aName, bName string) string {
+	value := func(s notemerge.StatementsSummary, field string) string {
 		switch field {
 		case "verdict":
 			return s.Verdict
@@ -295,7 +295,7 @@ func shortSHA(s string) string {
 // the lines removed from commit's note is one of those reported displaced
 // by another clone's merge (elsewhere, by commit and payload SHA-256).
 func reportedDisplaced(lines []byte, commit string, elsewhere map[string]bool) bool {
-	ticks := attest.SummarizeNote(lines)
+	ticks := notemerge.SummarizeNote(lines)
 	n := 0
 	for _, t := range ticks {
 		if t.PayloadSHA256 == "" {
@@ -312,7 +312,7 @@ func reportedDisplaced(lines []byte, commit string, elsewhere map[string]bool) b
 // printRewrite names, on w, a rewrite of the remote's notes ref by someone
 // else: the commit it was at, the lines of yours it lost, and whether this
 // push put them back.
-func printRewrite(w io.Writer, res *attest.NotesSync, remote string) {
+func printRewrite(w io.Writer, res *notemerge.NotesSync, remote string) {
 	rw := res.Rewritten
 	if rw == nil {
 		return
@@ -384,7 +384,7 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 			return nil, err
 		}
 		view, err := notes.WithTracking(tracking, func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
-			m, err := attest.MergeNotesWith(local, remote, attest.MergeOptions{Trusted: trusted})
+			m, err := notemerge.MergeNotesWith(local, remote, notemerge.MergeOptions{Trusted: trusted})
 			if err != nil {
 				return nil, err
 			}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -42,12 +42,12 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		if len(resolve) > 0 {
-			done, err := attest.ResolveConflicts(repo, notes, resolve, acknowledger(repo), time.Now())
+			done, err := notemerge.ResolveConflicts(repo, notes, resolve, acknowledger(repo), time.Now())
 			if err != nil {
 				return err
 			}
 			if f == "json" {
-				return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": attest.ConflictsRef(notes.Ref()), "acknowledged": done})
+				return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "acknowledged": done})
 			}
 			for _, r := range done {
 				fmt.Fprintf(c.OutOrStdout(), "acknowledged %s %s: %s\n", short(gitref.Hash(r.Commit)), verify.Printable(r.Subject), verify.Printable(r.Displaced.String()))
@@ -55,22 +55,22 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 			if len(done) == 0 {
 				fmt.Fprintln(c.OutOrStdout(), "nothing to acknowledge: those statements were acknowledged already")
 			} else {
-				fmt.Fprintf(c.OutOrStdout(), "%d acknowledged in %s; share it with taskproof notes push\n", len(done), attest.ConflictsRef(notes.Ref()))
+				fmt.Fprintf(c.OutOrStdout(), "%d acknowledged in %s; share it with taskproof notes push\n", len(done), notemerge.ConflictsRef(notes.Ref()))
 			}
 			return nil
 		}
-		records, err := attest.ListConflicts(repo, notes)
+		records, err := notemerge.ListConflicts(repo, notes)
 		if err != nil {
 			return err
 		}
-		shown := []attest.DisplacedRecord{}
+		shown := []notemerge.DisplacedRecord{}
 		for _, r := range records {
 			if all || r.Acknowledged == nil {
 				shown = append(shown, r)
 			}
 		}
 		if f == "json" {
-			return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": attest.ConflictsRef(notes.Ref()), "displaced": shown})
+			return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "displaced": shown})
 		}
 		printConflicts(c, shown, len(records)-len(shown))
 		return nil
@@ -81,13 +81,13 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 // printConflicts is notes conflicts' text report: each displaced statement,
 // what the notes ref keeps instead, and how to acknowledge it; hidden is how
 // many acknowledged ones are not shown.
-func printConflicts(c *cobra.Command, records []attest.DisplacedRecord, hidden int) {
+func printConflicts(c *cobra.Command, records []notemerge.DisplacedRecord, hidden int) {
 	w := c.OutOrStdout()
 	for _, r := range records {
 		fmt.Fprintf(w, "%s %s: displaced %s\n", short(gitref.Hash(r.Commit)), verify.Printable(r.Subject), verify.Printable(r.Displaced.String()))
 		if r.Kept != nil {
 			fmt.Fprintf(w, "    kept %s\n", verify.Printable(r.Kept.String()))
-			fmt.Fprintf(w, "    %s; kept because %s\n", differences(r.Differs, *r.Kept, r.Displaced, "kept", "displaced"), attest.RuleText(r.Rule))
+			fmt.Fprintf(w, "    %s; kept because %s\n", differences(r.Differs, *r.Kept, r.Displaced, "kept", "displaced"), notemerge.RuleText(r.Rule))
 		} else {
 			fmt.Fprintf(w, "    the notes ref holds no statement for the task now\n")
 		}

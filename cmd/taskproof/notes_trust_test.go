@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -82,9 +82,9 @@ func TestNotesMergeKeepsTrustedStatement(t *testing.T) {
 		trusted bool          // bob pushes with --allowed-signers
 		rule    string
 	}{
-		{"untrusted key, time 2099", "untrusted", 73 * 365 * 24 * time.Hour, false, attest.RuleTime},
-		{"signature over another payload", "broken", time.Minute, false, attest.RuleSigned},
-		{"untrusted key, bob trusts alice", "untrusted", 2 * time.Minute, true, attest.RuleTrusted},
+		{"untrusted key, time 2099", "untrusted", 73 * 365 * 24 * time.Hour, false, notemerge.RuleTime},
+		{"signature over another payload", "broken", time.Minute, false, notemerge.RuleSigned},
+		{"untrusted key, bob trusts alice", "untrusted", 2 * time.Minute, true, notemerge.RuleTrusted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)
@@ -128,7 +128,7 @@ func TestNotesMergeKeepsTrustedStatement(t *testing.T) {
 				args = append(args, "--allowed-signers", w.signers)
 			}
 			_, stderr := w.run(b, 0, args...)
-			if !strings.Contains(stderr, "001-greeting/T001") || !strings.Contains(stderr, attest.RuleText(tc.rule)) {
+			if !strings.Contains(stderr, "001-greeting/T001") || !strings.Contains(stderr, notemerge.RuleText(tc.rule)) {
 				t.Errorf("bob's push does not keep alice's statement by %q:\n%s", tc.rule, stderr)
 			}
 			if tc.forged == "broken" && !strings.Contains(stderr, "(signature does not verify)") {

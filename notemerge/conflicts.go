@@ -1,4 +1,4 @@
-package attest
+package notemerge
 
 import (
 	"encoding/json"
@@ -267,4 +267,13 @@ func ResolveConflicts(repo *gitref.Repo, notes *gitref.NotesStore, selectors []s
 		}
 	}
 	return chosen, nil
+}
+
+// ErrRequest is matched by errors for a request the caller must fix, such as
+// a selector that names no displaced statement's form (the CLI maps it to exit 2).
+var ErrRequest = errors.New("invalid notes request")
+
+// isNoNote reports whether err says the commit has no note or the notes ref is absent.
+func isNoNote(err error) bool {
+	return errors.Is(err, gitref.ErrNoNote) || errors.Is(err, gitref.ErrNotesRefAbsent)
 }

@@ -1,4 +1,4 @@
-package attest
+package notemerge
 
 import (
 	"strings"
@@ -38,11 +38,11 @@ func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
 					}
 					return false
 				}},
-			gitref.ConfigWant{Key: fetch, Value: "+" + SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
-				Replaces: []string{SkipRefPrefix + "*:" + SkipRefPrefix + "*"},
+			gitref.ConfigWant{Key: fetch, Value: "+" + gitref.SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
+				Replaces: []string{gitref.SkipRefPrefix + "*:" + gitref.SkipRefPrefix + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if gitref.RefspecMaps(v, SkipRefPrefix+"x", skipTrack+"x") {
+						if gitref.RefspecMaps(v, gitref.SkipRefPrefix+"x", skipTrack+"x") {
 							return true
 						}
 					}
@@ -68,10 +68,10 @@ func SelfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
 	}
 	var out []string
 	for _, v := range vs {
-		if v == notesRef+"*:"+notesRef+"*" || v == SkipRefPrefix+"*:"+SkipRefPrefix+"*" {
+		if v == notesRef+"*:"+notesRef+"*" || v == gitref.SkipRefPrefix+"*:"+gitref.SkipRefPrefix+"*" {
 			continue
 		}
-		if gitref.RefspecMaps(v, notesRef, notesRef) || gitref.RefspecMaps(v, SkipRefPrefix+"x", SkipRefPrefix+"x") {
+		if gitref.RefspecMaps(v, notesRef, notesRef) || gitref.RefspecMaps(v, gitref.SkipRefPrefix+"x", gitref.SkipRefPrefix+"x") {
 			out = append(out, v)
 		}
 	}
@@ -105,7 +105,7 @@ func ForcedOntoNotes(repo *gitref.Repo, notesRef string) []ForcedRefspec {
 		if !ok {
 			continue
 		}
-		for _, ref := range []string{notesRef, ConflictsRef(notesRef), SkipRefPrefix + "x"} {
+		for _, ref := range []string{notesRef, ConflictsRef(notesRef), gitref.SkipRefPrefix + "x"} {
 			if destinationCovers(dst, ref) {
 				out = append(out, ForcedRefspec{Remote: strings.TrimSuffix(rest, ".fetch"), Spec: e.Value})
 				break

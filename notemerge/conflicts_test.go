@@ -1,4 +1,4 @@
-package attest
+package notemerge
 
 import (
 	"slices"
@@ -73,3 +73,6 @@ not json
 		t.Errorf("acknowledgements = %v", acks)
 	}
 }
+
+// testCommit is the commit the tests' statements name.
+const testCommit = "0123456789abcdef0123456789abcdef01234567"

@@ -1,4 +1,4 @@
-package attest
+package notemerge
 
 import (
 	"bytes"
@@ -32,9 +32,9 @@ func sigKeyIDs(env *dsse.Envelope) map[string]bool {
 	return ids
 }
 
-// carries reports whether env holds sig: a signature with its keyid, or, for
+// HasSignature reports whether env holds sig: a signature with its keyid, or, for
 // a signature without one, the same signature bytes.
-func carries(env *dsse.Envelope, sig dsse.Signature) bool {
+func HasSignature(env *dsse.Envelope, sig dsse.Signature) bool {
 	if sig.KeyID != "" {
 		return sigKeyIDs(env)[strings.ToLower(sig.KeyID)]
 	}
@@ -46,13 +46,13 @@ func carries(env *dsse.Envelope, sig dsse.Signature) bool {
 	return false
 }
 
-// withSignatures returns env with those of sigs it does not carry appended
+// WithSignatures returns env with those of sigs it does not carry appended
 // (env itself is not changed), and how many were added; ok is false when the
 // envelope would hold more than [dsse.MaxSignatures].
-func withSignatures(env *dsse.Envelope, sigs []dsse.Signature) (out *dsse.Envelope, added int, ok bool) {
+func WithSignatures(env *dsse.Envelope, sigs []dsse.Signature) (out *dsse.Envelope, added int, ok bool) {
 	out = &dsse.Envelope{PayloadType: env.PayloadType, Payload: env.Payload, Signatures: append([]dsse.Signature{}, env.Signatures...)}
 	for _, s := range sigs {
-		if !carries(out, s) {
+		if !HasSignature(out, s) {
 			out.Signatures = append(out.Signatures, s)
 			added++
 		}
@@ -60,48 +60,48 @@ func withSignatures(env *dsse.Envelope, sigs []dsse.Signature) (out *dsse.Envelo
 	return out, added, len(out.Signatures) <= dsse.MaxSignatures
 }
 
-// heldState is what a note holds of the statements a writer is about to
+// HeldState is what a note holds of the statements a writer is about to
 // write for one tick, payload for payload.
-type heldState int
+type HeldState int
 
 const (
-	// heldNone: the note holds other statements for the tick, or none.
-	heldNone heldState = iota
-	// heldSame: the note holds these statements with every signature this
+	// HeldNone: the note holds other statements for the tick, or none.
+	HeldNone HeldState = iota
+	// HeldSame: the note holds these statements with every signature this
 	// write would add (an idempotent retry): kept as they are.
-	heldSame
-	// heldCosign: the note holds these statements without some of this
-	// write's signatures: they are added (cosignHeld's lines).
-	heldCosign
-	// heldIncompatible: the note holds these statements, and this write's
+	HeldSame
+	// HeldCosign: the note holds these statements without some of this
+	// write's signatures: they are added (CosignHeld's lines).
+	HeldCosign
+	// HeldIncompatible: the note holds these statements, and this write's
 	// signatures cannot join them (a Sigstore bundle holds one signature).
-	heldIncompatible
+	HeldIncompatible
 )
 
-// cosignHeld compares held, a tick's owned lines in a note, with run, the
+// CosignHeld compares held, a tick's owned lines in a note, with run, the
 // lines a write would put there, whose payloads are the same set: each held
 // line that lacks a signature of run's line for its payload gets it. A held
 // line without signatures takes a run's bundle as it is (nothing is lost);
 // otherwise a bundle on either side cannot take another signature.
-func cosignHeld(held, run [][]byte) (heldState, [][]byte) {
+func CosignHeld(held, run [][]byte) (HeldState, [][]byte) {
 	byPayload := map[string]noteline.Line{}
 	for _, l := range run {
 		dl := noteline.Decode(l)
 		if dl.Envelope == nil {
-			return heldNone, nil
+			return HeldNone, nil
 		}
 		byPayload[string(dl.Envelope.Payload)] = dl
 	}
-	state := heldSame
+	state := HeldSame
 	out := make([][]byte, 0, len(held))
 	for _, l := range held {
 		h := noteline.Decode(l)
 		if h.Envelope == nil {
-			return heldNone, nil
+			return HeldNone, nil
 		}
 		r, ok := byPayload[string(h.Envelope.Payload)]
 		if !ok {
-			return heldNone, nil
+			return HeldNone, nil
 		}
 		switch {
 		case len(r.Envelope.Signatures) == 0 && r.Kind != noteline.KindBundle:
@@ -112,13 +112,13 @@ func cosignHeld(held, run [][]byte) (heldState, [][]byte) {
 			out = append(out, l)
 		case h.Kind == noteline.KindEnvelope && len(h.Envelope.Signatures) == 0 && r.Kind == noteline.KindBundle:
 			out = append(out, run[indexOfPayload(run, h.Envelope.Payload)])
-			state = heldCosign
+			state = HeldCosign
 		case h.Kind == noteline.KindBundle || r.Kind == noteline.KindBundle:
-			return heldIncompatible, nil
+			return HeldIncompatible, nil
 		default:
-			env, added, ok := withSignatures(h.Envelope, r.Envelope.Signatures)
+			env, added, ok := WithSignatures(h.Envelope, r.Envelope.Signatures)
 			if !ok {
-				return heldIncompatible, nil
+				return HeldIncompatible, nil
 			}
 			if added == 0 {
 				out = append(out, l)
@@ -126,10 +126,10 @@ func cosignHeld(held, run [][]byte) (heldState, [][]byte) {
 			}
 			b, err := env.MarshalJSON()
 			if err != nil {
-				return heldIncompatible, nil
+				return HeldIncompatible, nil
 			}
 			out = append(out, b)
-			state = heldCosign
+			state = HeldCosign
 		}
 	}
 	return state, out

@@ -1,4 +1,4 @@
-package attest
+package notemerge
 
 import (
 	"bytes"
@@ -13,17 +13,17 @@ import (
 // ErrNoteLimit is matched by errors for a note that would exceed the limits of docs/format.md#limits.
 var ErrNoteLimit = errors.New("note exceeds limits")
 
-// ownedEnvelopeAbout returns the Statement of a note line that is a DSSE
+// OwnedEnvelopeAbout returns the Statement of a note line that is a DSSE
 // envelope (not a Sigstore bundle) taskproof owns ([statement.Owned]) whose one
 // subject names commit; ok is false for any other line.
-func ownedEnvelopeAbout(line []byte, commit gitref.Hash) (st *statement.Statement, ok bool) {
+func OwnedEnvelopeAbout(line []byte, commit gitref.Hash) (st *statement.Statement, ok bool) {
 	return ownedAbout(noteline.Decode(line), commit, false)
 }
 
-// ownedStatementAbout is [ownedEnvelopeAbout] that also reads Sigstore
+// OwnedStatementAbout is [OwnedEnvelopeAbout] that also reads Sigstore
 // bundles: a signed statement in a bundle is replaced by re-attesting as one in
 // an envelope is, so it counts among what Force would replace.
-func ownedStatementAbout(line []byte, commit gitref.Hash) (st *statement.Statement, ok bool) {
+func OwnedStatementAbout(line []byte, commit gitref.Hash) (st *statement.Statement, ok bool) {
 	return ownedAbout(noteline.Decode(line), commit, true)
 }
 
@@ -46,10 +46,10 @@ func ownedAbout(l noteline.Line, commit gitref.Hash, bundles bool) (*statement.S
 // result ends with "\n". It fails with [ErrNoteLimit] when the result would exceed
 // [noteline.MaxNoteLines] lines or [noteline.MaxNoteSize] bytes, and when a new line contains "\n".
 func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
-	return mergeNote(old, subjectName, statement.TaskKey{}, lines)
+	return MergeTaskNote(old, subjectName, statement.TaskKey{}, lines)
 }
 
-// mergeNote is [MergeNote] for the tick of one unit's task: the owned lines
+// MergeTaskNote is [MergeNote] for the tick of one unit's task: the owned lines
 // of subjectName that [statement.Keys] gives another unit directory than key.Dir
 // are kept, as another task's would be (two units can share a subject name,
 // docs/format.md#statements-belong-to-a-unit); so are, when key.LineHash is not
@@ -59,7 +59,7 @@ func MergeNote(old []byte, subjectName string, lines [][]byte) ([]byte, error) {
 // line of the unit. A line whose key cannot be told is replaced, unless the
 // note holds another unit's statements for the subject (then it may be
 // theirs, and is kept). A zero key matches every unit and line.
-func mergeNote(old []byte, subjectName string, key statement.TaskKey, lines [][]byte) ([]byte, error) {
+func MergeTaskNote(old []byte, subjectName string, key statement.TaskKey, lines [][]byte) ([]byte, error) {
 	split := noteline.Split(old)
 	keep := make([]bool, len(split))
 	var owned []int
