@@ -25,7 +25,7 @@ func BenchmarkCommitTreeAndFile(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := r.fileInTree(c.Tree.plumbing(), fmt.Sprintf("specs/%03d-f/tasks.md", (i%len(ids))%50), "bench"); err != nil {
+		if _, err := r.fileInTree(toPlumbing(c.Tree), fmt.Sprintf("specs/%03d-f/tasks.md", (i%len(ids))%50), "bench"); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func BenchmarkCommitTreeAndFileParallel(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			if _, err := r.fileInTree(c.Tree.plumbing(), fmt.Sprintf("specs/%03d-f/tasks.md", i%50), "bench"); err != nil {
+			if _, err := r.fileInTree(toPlumbing(c.Tree), fmt.Sprintf("specs/%03d-f/tasks.md", i%50), "bench"); err != nil {
 				b.Error(err)
 				return
 			}

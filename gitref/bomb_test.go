@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -63,8 +64,8 @@ func TestNoteBombRefused(t *testing.T) {
 			if !errors.As(err, &ne) || !errors.As(err, &tl) {
 				t.Fatalf("%s: Note(%s) = %v, want a NoteError wrapping a TooLargeError", want, c, err)
 			}
-			if tl.Size < int64(len(bomb)) || tl.Limit != defaultMaxNoteSize {
-				t.Errorf("%s: TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), defaultMaxNoteSize)
+			if tl.Size < int64(len(bomb)) || tl.Limit != notesync.DefaultMaxNoteSize {
+				t.Errorf("%s: TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), notesync.DefaultMaxNoteSize)
 			}
 		}
 	}
@@ -179,7 +180,7 @@ func TestNoteLooseAndPacked(t *testing.T) {
 	}
 	r := open(t, dir)
 	for _, id := range []string{small, bomb} {
-		if !r.inPack(Hash(id).plumbing()) {
+		if !r.inPack(toPlumbing(Hash(id))) {
 			t.Fatalf("%s is not packed", id)
 		}
 	}

@@ -72,9 +72,9 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 	if _, err := r.commit(a); err != nil {
 		return false, err
 	}
-	want := a.plumbing()
+	want := toPlumbing(a)
 	var edge plumbing.Hash
-	found, err := r.walkHistory(b.plumbing(), map[plumbing.Hash]bool{}, false, func(h plumbing.Hash, _ *object.Commit) bool {
+	found, err := r.walkHistory(toPlumbing(b), map[plumbing.Hash]bool{}, false, func(h plumbing.Hash, _ *object.Commit) bool {
 		if h == want {
 			return true
 		}
@@ -124,12 +124,12 @@ type RefReach struct {
 }
 
 // Ref names a ref (or "HEAD") whose history holds c, "" when none does.
-func (rr *RefReach) Ref(c Hash) string { return rr.by[c.plumbing()] }
+func (rr *RefReach) Ref(c Hash) string { return rr.by[toPlumbing(c)] }
 
 // Attempt names the attempt ref (refs/speccoder/attempts/…) whose history
 // holds c when no other ref's does: a commit of speccoder's attempt at a
 // task, which carries no evidence. "" otherwise.
-func (rr *RefReach) Attempt(c Hash) string { return rr.attempts[c.plumbing()] }
+func (rr *RefReach) Attempt(c Hash) string { return rr.attempts[toPlumbing(c)] }
 
 // RefReach walks the history of HEAD, of every ref but those under
 // refs/notes/ and refs/speccoder/ (in name order, HEAD first; a tag is peeled
@@ -143,7 +143,7 @@ func (r *Repo) RefReach() (*RefReach, error) {
 		return nil, err
 	}
 	if head, err := r.Resolve("HEAD"); err == nil {
-		tips = append([]namedTip{{"HEAD", head.plumbing()}}, tips...)
+		tips = append([]namedTip{{"HEAD", toPlumbing(head)}}, tips...)
 	}
 	// Linked worktrees' HEADs hold history too (git counts them as roots).
 	if dirs, err := os.ReadDir(filepath.Join(r.commonDir, "worktrees")); err == nil {
@@ -161,7 +161,7 @@ func (r *Repo) RefReach() (*RefReach, error) {
 				v = string(id)
 			}
 			if h, err := ParseHash(v); err == nil {
-				tips = append(tips, namedTip{"worktree " + d.Name() + " HEAD", h.plumbing()})
+				tips = append(tips, namedTip{"worktree " + d.Name() + " HEAD", toPlumbing(h)})
 			}
 		}
 	}

@@ -53,20 +53,20 @@ func TestDropCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.commits.get(head.plumbing()); !ok {
+	if _, ok := r.commits.get(toPlumbing(head)); !ok {
 		t.Fatal("the commit read is not cached")
 	}
 	if _, err := r.File(head, "a.md"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.cache.Get(c.Tree.plumbing()); !ok {
+	if _, ok := r.cache.Get(toPlumbing(c.Tree)); !ok {
 		t.Fatal("the tree read is not cached")
 	}
 	repocache.Drop(r)
-	if _, ok := r.commits.get(head.plumbing()); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
+	if _, ok := r.commits.get(toPlumbing(head)); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
 		t.Errorf("commit cache after dropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
 	}
-	if _, ok := r.cache.Get(c.Tree.plumbing()); ok {
+	if _, ok := r.cache.Get(toPlumbing(c.Tree)); ok {
 		t.Error("the object cache still holds the tree")
 	}
 	again, err := r.Commit(head)

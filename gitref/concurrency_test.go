@@ -247,7 +247,7 @@ func (h *largeHistory) check(r *Repo, notes *NotesStore, i, g int) error {
 
 // blobAt is the id of the entry at path under tree root.
 func (r *Repo) blobAt(root Hash, path string) (Hash, error) {
-	e, ok, err := r.entryAt(root.plumbing(), path)
+	e, ok, err := r.entryAt(toPlumbing(root), path)
 	if err != nil {
 		return "", err
 	}

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/taskproof/taskproof/gitref/internal/gitconfig"
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 )
 
 // ConfigWant is one setting `taskproof init` needs in the repository's config
@@ -183,7 +184,7 @@ func (r *Repo) gitConfigFile(args ...string) ([]byte, error) {
 	// git does not always say why ("failed to write new configuration file
 	// <config>.lock"): a trial write beside the config finds the system's
 	// error.
-	if perr := probeWrite(r.commonDir); perr != nil {
+	if perr := gitobj.ProbeWrite(r.commonDir); perr != nil {
 		if se, ok := storageFault(perr, "").(*StorageError); ok {
 			se.Err = fmt.Errorf("%w: git config %s: %s\na trial write in %s: %w", ErrConfig, strings.Join(args, " "), msg, r.commonDir, perr)
 			return nil, se

@@ -45,7 +45,7 @@ func (r *Repo) tipsWhere(keep func(name string) bool) ([]namedTip, error) {
 	var tips []namedTip
 	for n, id := range refs {
 		if keep(n) {
-			tips = append(tips, namedTip{n, id.plumbing()})
+			tips = append(tips, namedTip{n, toPlumbing(id)})
 		}
 	}
 	sort.Slice(tips, func(i, j int) bool { return tips[i].name < tips[j].name })

@@ -52,7 +52,7 @@ func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
 // Blob returns blob id's content, refusing one over limit bytes (limit ≤ 0:
 // no limit) with a *TooLargeError.
 func (r *Repo) Blob(id Hash, limit int64) ([]byte, error) {
-	return r.blob(id.plumbing(), limit)
+	return r.blob(toPlumbing(id), limit)
 }
 
 // HooksDir returns the directory git runs hooks from: core.hooksPath (a

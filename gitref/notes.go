@@ -1,53 +1,103 @@
 package gitref
 
 import (
-	"bytes"
-	"errors"
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // DefaultNotesRef is the notes ref attestations are kept under (docs/format.md#storage).
 const DefaultNotesRef = "refs/notes/speccoder"
 
-// defaultMaxNoteSize is the largest note read or written: 4 MiB (docs/format.md#limits).
-const defaultMaxNoteSize = 4 << 20
-
 // Notes errors.
 var (
 	// ErrNotesRefAbsent: the notes ref does not exist in the repository
 	// (docs/format.md#git-preconditions: its own error, exit 4, never a pass).
-	ErrNotesRefAbsent = errors.New("notes ref absent")
+	ErrNotesRefAbsent = notesync.ErrNotesRefAbsent
 	// ErrNoNote: the notes ref exists but holds no note for the commit.
-	ErrNoNote = errors.New("no note for commit")
+	ErrNoNote = notesync.ErrNoNote
 	// ErrNoteNotText: a note blob holds a NUL byte or invalid UTF-8.
-	ErrNoteNotText = errors.New("note is not text")
+	ErrNoteNotText = notesync.ErrNoteNotText
 )
 
-// NoteError reports a note that cannot be used; Err is ErrNoteNotText or a
-// *TooLargeError.
-type NoteError struct {
-	Ref    string // the notes ref
-	Commit Hash   // the annotated commit
-	Path   string // the note's path in the notes tree
-	Err    error
-}
+// Errors of notes synchronisation.
+var (
+	// ErrGitProgram: the git program is not installed, or a git command failed
+	// for a reason other than a rejected ref (network, authentication, unknown
+	// remote). *GitError carries its output.
+	ErrGitProgram = notesync.ErrGitProgram
+	// ErrRemoteNotesAbsent: the remote has no notes ref.
+	ErrRemoteNotesAbsent = notesync.ErrRemoteNotesAbsent
+	// ErrRemoteUnknown: the remote is a bare name no remote is configured
+	// under (nor a URL or a path).
+	ErrRemoteUnknown = notesync.ErrRemoteUnknown
+	// ErrPushRetries: the push was rejected again after every retry (the remote
+	// keeps moving).
+	ErrPushRetries = notesync.ErrPushRetries
+)
 
-func (e *NoteError) Error() string {
-	return fmt.Sprintf("note for %s in %s (at %s): %v", e.Commit, e.Ref, e.Path, e.Err)
-}
+// NoteError reports a note that cannot be used: Ref, the notes ref; Commit,
+// the annotated commit; Path, the note's path in the notes tree; Err,
+// ErrNoteNotText or a *TooLargeError.
+type NoteError = notesync.NoteError
 
-// Unwrap returns Err.
-func (e *NoteError) Unwrap() error { return e.Err }
+// GitError is a failed git command: its arguments (Args), exit code (Code)
+// and standard error (Stderr). It matches ErrGitProgram.
+type GitError = notesync.GitError
+
+// NoteEntry is one annotated commit of a notes ref: Commit, the annotated
+// object's id; Paths, where its note blobs are in the notes tree; Blobs, the
+// note blobs, parallel to Paths.
+type NoteEntry = notesync.NoteEntry
+
+// NotesIndex holds the notes of a notes ref by annotated commit, as
+// [NotesStore.All] lists them, for reading the notes of many commits (the
+// merge gate) with the index of a long history in a few dozen bytes a note.
+// Len is the number of annotated commits; Read(commit) reads commit's note as
+// [NotesStore.ReadEntry] reads All's entry for it (ok false when there is
+// none). Safe for concurrent use once made.
+type NotesIndex = notesync.Index
+
+// SyncOptions configure [NotesStore.Fetch] and [NotesStore.Push]: Remote (a
+// remote name or URL, default "origin"), Merge (decides a commit's note both
+// sides changed; required), ConflictsRef and MergeConflicts (where the lines
+// Merge displaced are kept, and their set union), SkipRefs (also move the
+// skip records, never forced), MaxAttempts (push attempts, default 5) and Git
+// (the git program, default "git" from PATH).
+type SyncOptions = notesync.SyncOptions
+
+// SyncResult says what Fetch or Push did: the local notes ref Before and
+// After, the remote's head, the Action ("up-to-date", "created",
+// "fast-forward", "merged", "pushed"), the commits whose notes were Merged,
+// the lines that Arrived in or were Removed to the conflicts ref, the refs
+// Rejected, and whether the remote was Rewritten by someone else.
+type SyncResult = notesync.SyncResult
+
+// TrackingRef is the ref that holds remote's copy of notes ref ref
+// (docs/format.md#sharing-notes-between-clones): refs/notes/<name> is tracked
+// in refs/notes/remotes/<remote>/<name>, as refs/heads/<b> is in
+// refs/remotes/<remote>/<b>.
+func TrackingRef(ref, remote string) string { return notesync.TrackingRef(ref, remote) }
+
+// SkipTrackingPrefix is where remote's skip records are fetched:
+// refs/speccoder/remotes/<remote>/skipped/.
+func SkipTrackingPrefix(remote string) string { return notesync.SkipTrackingPrefix(remote) }
+
+// RefspecMaps reports whether fetch refspec spec (a remote.<name>.fetch
+// value, git's refspec form) brings remote ref ref into local ref dst: exact
+// ("[+]ref:dst") or by a pattern with one '*' on both sides
+// ("refs/notes/*:refs/notes/*"). A refspec without ':' maps nothing.
+func RefspecMaps(spec, ref, dst string) bool { return notesync.RefspecMaps(spec, ref, dst) }
 
 // NotesStore reads and writes the notes of one notes ref. Its fields may be set
 // before use; zero values take the defaults. Once its fields are set, its
@@ -89,473 +139,155 @@ func (r *Repo) Notes(ref string) (*NotesStore, error) {
 // Ref is the store's full ref name.
 func (s *NotesStore) Ref() string { return s.ref }
 
-func (s *NotesStore) maxSize() int64 {
-	if s.MaxNoteSize > 0 {
-		return s.MaxNoteSize
-	}
-	return defaultMaxNoteSize
+// store is the notes store's machinery, set as s's fields are now.
+func (s *NotesStore) store() *notesync.Store {
+	return &notesync.Store{Repo: notesRepo{s.repo}, Ref: s.ref, Lock: s.Lock,
+		MaxNoteSize: s.MaxNoteSize, Message: s.Message, Pinned: s.pinned}
 }
 
 // Head returns the notes ref's commit id; the error wraps ErrNotesRefAbsent
 // when the ref does not exist.
-func (s *NotesStore) Head() (Hash, error) {
-	if s.pinned != "" {
-		return s.pinned, nil
-	}
-	h, err := s.repo.ReadRef(s.ref)
-	if err != nil {
-		return "", err
-	}
-	if h == "" {
-		return "", fmt.Errorf("%w: %s (fetch and merge the remote's with `taskproof notes fetch`; or, with no notes of your own, `git fetch origin %s:%s`)", ErrNotesRefAbsent, s.ref, s.ref, s.ref)
-	}
-	return h, nil
-}
-
-// notesTree returns the root tree of notes commit head.
-func (s *NotesStore) notesTree(head Hash) (plumbing.Hash, error) {
-	c, err := s.repo.commit(head)
-	if errors.Is(err, ErrMissingObject) {
-		// Another type of object, or none: say which, naming the ref.
-		if o, oerr := s.repo.object(plumbing.AnyObject, head.plumbing()); oerr == nil && o.Type() != plumbing.CommitObject {
-			return plumbing.ZeroHash, &NotesRefError{Ref: s.ref, ID: head, Type: o.Type().String()}
-		}
-	}
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("notes ref %s: %w", s.ref, err)
-	}
-	return c.TreeHash, nil
-}
-
-// headTree is the tree of the ref's notes commit; the error wraps
-// ErrNotesRefAbsent when the ref does not exist.
-func (s *NotesStore) headTree() (plumbing.Hash, error) {
-	head, err := s.Head()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	return s.notesTree(head)
-}
-
-// notePath is one blob holding (part of) a commit's note.
-type notePath struct {
-	path string // in the notes tree: "<40hex>" or "ab/cd…"
-	blob plumbing.Hash
-}
-
-// findNote lists every path of the notes tree holding a note for hex, whatever
-// the fan-out: flat, any depth of two-hex-digit directories, or a mix.
-func (s *NotesStore) findNote(tree plumbing.Hash, hex string) ([]notePath, error) {
-	var out []notePath
-	var walk func(t plumbing.Hash, k int, prefix string) error
-	walk = func(t plumbing.Hash, k int, prefix string) error {
-		tr, err := s.repo.tree(t)
-		if err != nil {
-			return err
-		}
-		for _, e := range tr.Entries {
-			switch {
-			case e.Mode == filemode.Dir:
-				if len(e.Name) == 2 && k+2 < len(hex) && e.Name == hex[k:k+2] {
-					if err := walk(e.Hash, k+2, prefix+e.Name+"/"); err != nil {
-						return err
-					}
-				}
-			case e.Mode.IsFile() && e.Name == hex[k:]:
-				out = append(out, notePath{path: prefix + e.Name, blob: e.Hash})
-			}
-		}
-		return nil
-	}
-	return out, walk(tree, 0, "")
-}
-
-// readNote reads and checks the blobs of a note; several blobs (a mixed tree
-// holding the same commit at two fan-out depths) are concatenated in tree
-// order, each ending in "\n", as JSON Lines allow.
-func (s *NotesStore) readNote(commit Hash, paths []notePath) ([]byte, error) {
-	var out []byte
-	for i, p := range paths {
-		b, err := s.repo.blob(p.blob, s.maxSize())
-		if err != nil {
-			var tl *TooLargeError
-			if errors.As(err, &tl) {
-				return nil, &NoteError{Ref: s.ref, Commit: commit, Path: p.path, Err: err}
-			}
-			return nil, err
-		}
-		if hasNUL(b) || !utf8.Valid(b) {
-			return nil, &NoteError{Ref: s.ref, Commit: commit, Path: p.path, Err: ErrNoteNotText}
-		}
-		if len(paths) == 1 && len(b) > 0 {
-			out = b // the usual note: one blob, read into a buffer of its own
-			break
-		}
-		if i > 0 && len(out) > 0 && out[len(out)-1] != '\n' {
-			out = append(out, '\n')
-		}
-		out = append(out, b...)
-	}
-	if int64(len(out)) > s.maxSize() {
-		return nil, &NoteError{Ref: s.ref, Commit: commit, Path: paths[0].path,
-			Err: &TooLargeError{Object: fromPlumbing(paths[0].blob), Size: int64(len(out)), Limit: s.maxSize()}}
-	}
-	return out, nil
-}
+func (s *NotesStore) Head() (Hash, error) { return s.store().Head() }
 
 // Note returns the note attached to commit. Errors wrap ErrNotesRefAbsent (no
 // notes ref), ErrNoNote (no note for this commit), or are a *NoteError wrapping
 // ErrNoteNotText or ErrTooLarge.
-func (s *NotesStore) Note(commit Hash) ([]byte, error) {
-	if _, err := ParseHash(string(commit)); err != nil {
-		return nil, err
-	}
-	tree, err := s.headTree()
-	if err != nil {
-		return nil, err
-	}
-	paths, err := s.findNote(tree, string(commit))
-	if err != nil {
-		return nil, err
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w %s in %s", ErrNoNote, commit, s.ref)
-	}
-	return s.readNote(commit, paths)
-}
-
-// NoteEntry is one annotated commit of a notes ref.
-type NoteEntry struct {
-	Commit Hash     // the annotated object's id
-	Paths  []string // where its note blobs are in the notes tree
-	Blobs  []Hash   // the note blobs, parallel to Paths
-}
+func (s *NotesStore) Note(commit Hash) ([]byte, error) { return s.store().Note(commit) }
 
 // All lists every note of the ref, sorted by commit id, for whole-repository
 // scans (audit --all). Entries of the notes tree that are not notes (names that
 // do not spell an object id) are skipped. Read each with ReadEntry. The error
 // wraps ErrNotesRefAbsent when the ref does not exist.
-func (s *NotesStore) All() ([]NoteEntry, error) {
-	tree, err := s.headTree()
-	if err != nil {
-		return nil, err
-	}
-	byCommit := map[Hash]*NoteEntry{}
-	err = s.walkNotes(tree, func(id Hash, path string, blob plumbing.Hash) {
-		ne := byCommit[id]
-		if ne == nil {
-			ne = &NoteEntry{Commit: id}
-			byCommit[id] = ne
-		}
-		ne.Paths = append(ne.Paths, path)
-		ne.Blobs = append(ne.Blobs, fromPlumbing(blob))
-	})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]NoteEntry, 0, len(byCommit))
-	for _, e := range byCommit {
-		out = append(out, *e)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Commit < out[j].Commit })
-	return out, nil
-}
-
-// walkNotes calls fn for every note of a notes tree, flat or fanned out at any
-// depth (docs/format.md#storage): id is the annotated object, path the note's path in the tree.
-// Entries whose names do not spell an object id are skipped.
-func (s *NotesStore) walkNotes(tree plumbing.Hash, fn func(id Hash, path string, blob plumbing.Hash)) error {
-	var walk func(t plumbing.Hash, prefix, hex string) error
-	walk = func(t plumbing.Hash, prefix, hex string) error {
-		tr, err := s.repo.tree(t)
-		if err != nil {
-			return err
-		}
-		for _, e := range tr.Entries {
-			switch {
-			case e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name) && len(hex)+2 < 40:
-				if err := walk(e.Hash, prefix+e.Name+"/", hex+e.Name); err != nil {
-					return err
-				}
-			case e.Mode.IsFile() && len(hex)+len(e.Name) == 40 && isLowerHex(e.Name):
-				fn(Hash(hex+e.Name), prefix+e.Name, e.Hash)
-			}
-		}
-		return nil
-	}
-	return walk(tree, "", "")
-}
+func (s *NotesStore) All() ([]NoteEntry, error) { return s.store().All() }
 
 // ReadEntry reads the note of an entry returned by All, with Note's checks.
-func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) {
-	var paths []notePath
-	for i := range e.Paths {
-		paths = append(paths, notePath{path: e.Paths[i], blob: e.Blobs[i].plumbing()})
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("%w %s in %s", ErrNoNote, e.Commit, s.ref)
-	}
-	return s.readNote(e.Commit, paths)
-}
+func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) { return s.store().ReadEntry(e) }
 
-// mergeFunc computes a commit's new note from its current one (see Update).
-type mergeFunc = func(old []byte) (new []byte, err error)
+// Index reads the notes tree once into a NotesIndex. The error wraps
+// ErrNotesRefAbsent when the ref does not exist.
+func (s *NotesStore) Index() (*NotesIndex, error) { return s.store().Index() }
 
 // Update replaces commit's note with merge(old note) and moves the notes ref by
 // compare-and-swap (docs/format.md#storage). merge computes the new note from
 // the current one (nil when the commit has no note); returning empty content
 // removes the note, returning an error aborts the update. It may be called
-// more than once (after a lost race) and must not have side effects. The caller owns the line merging; Update owns
-// atomicity: objects are written before the ref moves (a crash leaves the old or
-// the new notes commit), the ref moves under $GIT_COMMON_DIR/<ref>.lock, and
-// when another writer moved the ref first, Update re-reads the note and calls
-// merge again while holding the lock, so concurrent writers all land. The new
-// note goes where the commit's note already is; otherwise into the tree's
-// existing fan-out (flat for a new ref). It returns the new notes commit (the
-// old one when nothing changed). Lock problems are *LockError; a write the
-// file system refuses (full, read-only, permissions) is a *StorageError.
+// more than once (after a lost race) and must not have side effects. The
+// caller owns the line merging; Update owns atomicity: objects are written
+// before the ref moves (a crash leaves the old or the new notes commit), the
+// ref moves under $GIT_COMMON_DIR/<ref>.lock, and when another writer moved
+// the ref first, Update re-reads the note and calls merge again while holding
+// the lock, so concurrent writers all land. The new note goes where the
+// commit's note already is; otherwise into the tree's existing fan-out (flat
+// for a new ref). It returns the new notes commit (the old one when nothing
+// changed). Lock problems are *LockError; a write the file system refuses
+// (full, read-only, permissions) is a *StorageError.
 func (s *NotesStore) Update(commit Hash, merge func(old []byte) (new []byte, err error)) (Hash, error) {
-	if merge == nil {
-		return "", errors.New("notes update: nil merge func")
-	}
-	next, err := s.update(commit, merge)
-	return next, storageFault(err, s.ref)
-}
-
-func (s *NotesStore) update(commit Hash, merge mergeFunc) (Hash, error) {
-	if s.pinned != "" {
-		return "", fmt.Errorf("notes ref %s: a read-only view merged with tracking refs cannot be written", s.ref)
-	}
-	if _, err := ParseHash(string(commit)); err != nil {
-		return "", err
-	}
-	if _, err := s.repo.commit(commit); err != nil {
-		return "", fmt.Errorf("annotating %s: %w", commit, err)
-	}
-	old, err := s.repo.ReadRef(s.ref)
-	if err != nil {
-		return "", err
-	}
-	next, changed, err := s.prepare(commit, old, merge)
-	if err != nil || !changed {
-		return next, err
-	}
-	if testHookBeforeLock != nil {
-		testHookBeforeLock()
-	}
-	lock, err := refs.Acquire(s.repo.refDir(s.ref), s.ref, s.Lock)
-	if err != nil {
-		return "", err
-	}
-	cur, err := readRef(s.repo.refDir(s.ref), s.ref)
-	if err != nil {
-		lock.Release()
-		return "", err
-	}
-	if cur != old {
-		// Lost the race: another writer moved the ref between our read and our
-		// lock. Nobody can move it while we hold the lock, so merge again on top
-		// of the current notes commit.
-		next, changed, err = s.prepare(commit, cur, merge)
-		if err != nil || !changed {
-			lock.Release()
-			return next, err
-		}
-	}
-	s.repo.logUpdate(s.ref, cur, next, "taskproof: notes update of "+string(commit))
-	if err := lock.Commit(string(next)); err != nil {
-		return "", err
-	}
-	return next, nil
+	return s.store().Update(commit, merge)
 }
 
 // Remove deletes commit's note. The error wraps ErrNotesRefAbsent or ErrNoNote
 // when there is nothing to remove.
-func (s *NotesStore) Remove(commit Hash) error {
-	if _, err := s.Note(commit); err != nil {
-		var ne *NoteError
-		if !errors.As(err, &ne) { // a note that is not text may still be removed
-			return err
-		}
-	}
-	_, err := s.update(commit, nil)
-	return storageFault(err, s.ref)
+func (s *NotesStore) Remove(commit Hash) error { return s.store().Remove(commit) }
+
+// Fetch fetches the remote's notes ref into its tracking ref (TrackingRef) and
+// integrates it into the local one: created when absent locally,
+// fast-forwarded when the local ref is behind, left alone when it is ahead,
+// and otherwise merged — a notes commit whose parents are the local and the
+// remote notes commits and whose tree holds every note of both, o.Merge
+// deciding the notes both sides changed. Lines o.Merge displaces go to
+// o.ConflictsRef, which is merged with the remote's the same way (written
+// before the notes ref moves, so a crash loses nothing). Refs move by
+// compare-and-swap; after a lost race the integration is redone (bounded).
+// Neither side is ever overwritten. With o.SkipRefs the skip records are
+// fetched into SkipTrackingPrefix and each is created or fast-forwarded
+// locally; one that differs is listed in Rejected. The error wraps
+// ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
+// when git fails.
+func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	return s.store().Fetch(ctx, o)
 }
 
-// errEmpty stands for an existing but empty note, to tell it from no note.
-var errEmpty = []byte{}
+// Push fetches the remote's notes and integrates them as Fetch does (so a
+// conflict is decided, and reported, before anything is pushed), then pushes
+// the local notes ref — and o.ConflictsRef when it exists — to the remote
+// without force. When the remote refuses it as not a fast-forward (someone
+// else pushed in between), Push fetches, merges and pushes again, up to
+// o.MaxAttempts times (then the error wraps ErrPushRetries). With o.SkipRefs
+// the skip records are integrated and pushed afterwards, never forced; those
+// the remote refuses are listed in SyncResult.Rejected. The error wraps
+// ErrNotesRefAbsent when there is no notes ref on either side, and is a
+// *GitError when git fails for another reason.
+func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	return s.store().Push(ctx, o)
+}
 
-// prepare builds, on top of notes commit head ("" for none), the notes commit
-// holding merge's result for commit, writing its objects. changed is false when
-// the note would not change (next is then head).
-func (s *NotesStore) prepare(commit Hash, head Hash, merge mergeFunc) (next Hash, changed bool, err error) {
-	var tree plumbing.Hash
-	var paths []notePath
-	var old []byte
-	if head != "" {
-		if tree, err = s.notesTree(head); err != nil {
-			return "", false, err
-		}
-		if paths, err = s.findNote(tree, string(commit)); err != nil {
-			return "", false, err
-		}
-		if len(paths) > 0 && merge != nil {
-			if old, err = s.readNote(commit, paths); err != nil {
-				return "", false, err
-			}
-		}
-	}
-	if old == nil && len(paths) > 0 {
-		old = errEmpty
-	}
-	var content []byte // merge nil: remove the note, without reading it
-	if merge != nil {
-		if content, err = merge(old); err != nil {
-			return "", false, err
-		}
-	}
-	if len(content) == 0 && len(paths) == 0 {
-		return head, false, nil
-	}
-	if merge != nil && len(paths) == 1 && bytes.Equal(content, old) {
-		return head, false, nil
-	}
-	if int64(len(content)) > s.maxSize() {
-		return "", false, &NoteError{Ref: s.ref, Commit: commit, Path: "(new)",
-			Err: &TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
-	}
-	if len(content) > 0 && (hasNUL(content) || !utf8.Valid(content)) {
-		return "", false, &NoteError{Ref: s.ref, Commit: commit, Path: "(new)", Err: ErrNoteNotText}
-	}
+// TrackingRefs lists the tracking refs of the notes ref that exist
+// (refs/notes/remotes/<remote>/<name>, one per remote fetched), sorted.
+func (s *NotesStore) TrackingRefs() ([]string, error) { return s.store().TrackingRefs() }
 
-	// Remove every existing copy but the first, which is replaced in place.
-	var target string
-	if len(paths) > 0 {
-		target = paths[0].path
-		for _, p := range paths[1:] {
-			if tree, err = s.setPath(tree, strings.Split(p.path, "/"), plumbing.ZeroHash); err != nil {
-				return "", false, err
-			}
-		}
-	} else if target, err = s.newNotePath(tree, string(commit)); err != nil {
-		return "", false, err
-	}
-	blob := plumbing.ZeroHash
-	msg := s.Message
-	if msg == "" {
-		msg = "Notes added by 'taskproof attest'\n"
-	}
-	if len(content) > 0 {
-		if blob, err = s.repo.writeBlob(content); err != nil {
-			return "", false, err
-		}
-	} else {
-		msg = "Notes removed by 'taskproof'\n"
-	}
-	if tree, err = s.setPath(tree, strings.Split(target, "/"), blob); err != nil {
-		return "", false, err
-	}
-	var parents []plumbing.Hash
-	if head != "" {
-		parents = []plumbing.Hash{head.plumbing()}
-	}
-	next, err = s.repo.writeCommit(tree, parents, msg, time.Now())
+// WithTracking returns a read-only view of the notes ref merged with the
+// given tracking refs (TrackingRefs), as `taskproof notes fetch` would merge
+// them, without moving any ref: the merged notes commits are written as
+// objects only. merge decides the notes both sides hold differently (the
+// lines it displaces are not part of the view). Absent refs are skipped; with
+// none present the error wraps ErrNotesRefAbsent.
+func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*NotesStore, error) {
+	v, err := s.store().WithTracking(tracking, merge)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
-	return next, true, nil
+	view := *s
+	view.pinned = v.Pinned
+	return &view, nil
 }
 
-// newNotePath chooses where a new note for hex goes, keeping the tree's layout:
-// at each level that already has two-hex-digit directories, the note goes one
-// level down (into the directory for its next two digits, or the one other
-// notes use to find the depth); flat otherwise and for a new ref.
-func (s *NotesStore) newNotePath(tree plumbing.Hash, hex string) (string, error) {
-	var dirs []string
-	k := 0
-	cur := tree
-	for !cur.IsZero() && k+2 < len(hex) {
-		tr, err := s.repo.tree(cur)
-		if err != nil {
-			return "", err
-		}
-		var mine, any *object.TreeEntry
-		for i := range tr.Entries {
-			e := &tr.Entries[i]
-			if e.Mode == filemode.Dir && len(e.Name) == 2 && isLowerHex(e.Name) {
-				if any == nil {
-					any = e
-				}
-				if e.Name == hex[k:k+2] {
-					mine = e
-				}
-			}
-		}
-		if any == nil {
-			break
-		}
-		dirs = append(dirs, hex[k:k+2])
-		k += 2
-		if mine != nil {
-			cur = mine.Hash
-		} else {
-			cur = any.Hash
-		}
+// notesRepo is the Repo as the notes store's machinery reads and writes it.
+type notesRepo struct{ r *Repo }
+
+func (n notesRepo) Commit(id Hash) (*object.Commit, error) { return n.r.commit(id) }
+
+func (n notesRepo) ObjectType(h plumbing.Hash) (plumbing.ObjectType, error) {
+	o, err := n.r.object(plumbing.AnyObject, h)
+	if err != nil {
+		return plumbing.InvalidObject, err
 	}
-	return strings.Join(append(dirs, hex[k:]), "/"), nil
+	return o.Type(), nil
 }
 
-// setPath returns the id of tree with the blob at comps set to blob (a zero
-// blob deletes it, and directories left empty), writing the new trees. A zero
-// tree is the empty tree.
-func (s *NotesStore) setPath(tree plumbing.Hash, comps []string, blob plumbing.Hash) (plumbing.Hash, error) {
-	var entries []object.TreeEntry
-	if !tree.IsZero() {
-		tr, err := s.repo.tree(tree)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		entries = append(entries, tr.Entries...)
-	}
-	name := comps[0]
-	idx := -1
-	for i, e := range entries {
-		if e.Name == name {
-			idx = i
-			break
-		}
-	}
-	var newEntry *object.TreeEntry
-	if len(comps) == 1 {
-		if !blob.IsZero() {
-			newEntry = &object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: blob}
-		}
-	} else {
-		sub := plumbing.ZeroHash
-		if idx >= 0 && entries[idx].Mode == filemode.Dir {
-			sub = entries[idx].Hash
-		}
-		h, err := s.setPath(sub, comps[1:], blob)
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		if h != emptyTreeHash {
-			newEntry = &object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h}
-		}
-	}
-	switch {
-	case idx >= 0 && newEntry != nil:
-		entries[idx] = *newEntry
-	case idx >= 0:
-		entries = append(entries[:idx], entries[idx+1:]...)
-	case newEntry != nil:
-		entries = append(entries, *newEntry)
-	}
-	return s.repo.writeTree(entries)
+func (n notesRepo) Tree(id plumbing.Hash) (*object.Tree, error)           { return n.r.tree(id) }
+func (n notesRepo) Blob(id plumbing.Hash, limit int64) ([]byte, error)    { return n.r.blob(id, limit) }
+func (n notesRepo) WriteBlob(b []byte) (plumbing.Hash, error)             { return n.r.writeBlob(b) }
+func (n notesRepo) WriteTree(e []object.TreeEntry) (plumbing.Hash, error) { return n.r.writeTree(e) }
+func (n notesRepo) WriteCommit(tree plumbing.Hash, parents []plumbing.Hash, message string, when time.Time) (Hash, error) {
+	return n.r.writeCommit(tree, parents, message, when)
 }
+func (n notesRepo) ReadRef(name string) (Hash, error) { return n.r.ReadRef(name) }
+func (n notesRepo) SetRef(name string, old, new Hash, opts refs.LockOptions) error {
+	return n.r.SetRef(name, old, new, opts)
+}
+func (n notesRepo) RefDir(name string) string { return n.r.refDir(name) }
+func (n notesRepo) LogUpdate(name string, old, new Hash, msg string) {
+	n.r.logUpdate(name, old, new, msg)
+}
+func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.ConfigValue(key) }
+func (n notesRepo) GitDir() string                               { return n.r.gitDir }
+func (n notesRepo) Reindex()                                     { n.r.storage.Reindex() }
 
-// emptyTreeHash is the id of the empty tree (SHA-1).
-var emptyTreeHash = plumbing.NewHash("4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+// ErrStorage is wrapped by *StorageError: the repository's files cannot be
+// written because of where they are kept — a full file system, a read-only
+// one, permissions, the file size limit — which is the repository's
+// situation to fix, not a fault of taskproof (docs/format.md#git-preconditions).
+var ErrStorage = gitobj.ErrStorage
+
+// StorageError is a write into the repository (an object, a ref's lock file,
+// the config) that the operating system refused for one of the reasons
+// ErrStorage names: Path, the file; Errno, why; Ref, when not "", the ref the
+// write was to move, left as it was; Err, the error as the write reported it.
+type StorageError = gitobj.StorageError
+
+// storageFault returns err as a *StorageError when the system refused a write
+// for one of ErrStorage's reasons (see gitobj.StorageFault).
+func storageFault(err error, ref string) error { return gitobj.StorageFault(err, ref) }
 
 // writeTree sorts entries in git's tree order and writes the tree.
 func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -60,7 +61,7 @@ func helper(mode, dir, arg string) int {
 		}
 		crash := func() { os.Exit(3) }
 		if mode == "crash-before-lock" {
-			testHookBeforeLock = crash
+			notesync.TestHookBeforeLock = crash
 		} else {
 			refs.TestHookBeforeRename = crash
 		}
@@ -81,7 +82,7 @@ func mustResolve(r *Repo, rev string) Hash {
 }
 
 // addLine is a merge func adding one line (once).
-func addLine(line string) mergeFunc {
+func addLine(line string) func(old []byte) ([]byte, error) {
 	return func(old []byte) ([]byte, error) {
 		for _, l := range strings.SplitAfter(string(old), "\n") {
 			if strings.TrimSuffix(l, "\n") == line {

@@ -19,6 +19,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
@@ -191,7 +192,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	if _, err := ParseHash(string(id)); err != nil {
 		return nil, err
 	}
-	h := id.plumbing()
+	h := toPlumbing(id)
 	if r.done.Load() {
 		return nil, errClosed
 	}
@@ -511,22 +512,12 @@ func readObject(o plumbing.EncodedObject, buf []byte) ([]byte, error) {
 }
 
 // ErrTooLarge is wrapped by TooLargeError.
-var ErrTooLarge = errors.New("object too large")
+var ErrTooLarge = gitobj.ErrTooLarge
 
 // TooLargeError reports a blob over a size limit (notes are limited to 4 MiB:
-// docs/format.md#limits).
-type TooLargeError struct {
-	Object Hash
-	Size   int64 // bytes
-	Limit  int64 // bytes
-}
-
-func (e *TooLargeError) Error() string {
-	return fmt.Sprintf("blob %s is %d bytes, over the limit of %d", e.Object, e.Size, e.Limit)
-}
-
-// Unwrap returns ErrTooLarge.
-func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
+// docs/format.md#limits): Object, its id; Size and Limit, in bytes. It
+// matches ErrTooLarge.
+type TooLargeError = gitobj.TooLargeError
 
 // entryAt finds the tree entry at path ('/'-separated, repository-relative) in
 // tree root. ok is false when there is none.
@@ -667,10 +658,10 @@ func (r *Repo) commitTree(id Hash) (plumbing.Hash, error) {
 	if _, err := ParseHash(string(id)); err != nil {
 		return plumbing.ZeroHash, err
 	}
-	o, err := r.object(plumbing.CommitObject, id.plumbing())
+	o, err := r.object(plumbing.CommitObject, toPlumbing(id))
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return plumbing.ZeroHash, r.missing("commit", id.plumbing())
+			return plumbing.ZeroHash, r.missing("commit", toPlumbing(id))
 		}
 		return plumbing.ZeroHash, fmt.Errorf("reading commit %s: %w", id, err)
 	}
@@ -726,7 +717,7 @@ func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 	if _, err := ParseHash(string(tree)); err != nil {
 		return "", err
 	}
-	if _, err := r.tree(tree.plumbing()); err != nil {
+	if _, err := r.tree(toPlumbing(tree)); err != nil {
 		return "", err
 	}
 	var parents []plumbing.Hash
@@ -734,9 +725,9 @@ func (r *Repo) WriteCommit(tree, parent Hash, message string) (Hash, error) {
 		if _, err := r.commit(parent); err != nil {
 			return "", err
 		}
-		parents = append(parents, parent.plumbing())
+		parents = append(parents, toPlumbing(parent))
 	}
-	h, err := r.writeCommit(tree.plumbing(), parents, message, time.Now())
+	h, err := r.writeCommit(toPlumbing(tree), parents, message, time.Now())
 	return h, storageFault(err, "")
 }
 

@@ -33,7 +33,7 @@ func (r *Repo) PackOrder(ids []Hash) ([]int, error) {
 		if err != nil {
 			continue
 		}
-		ph := h.plumbing()
+		ph := toPlumbing(h)
 		for k, p := range packs {
 			at, ok := p.idx.Find(ph)
 			if !ok {

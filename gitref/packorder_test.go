@@ -107,7 +107,7 @@ func TestSetCommitCacheSize(t *testing.T) {
 	if n := r.commits.lru.Len(); n > 3 || r.commits.bytes > 3*one {
 		t.Errorf("after setCommitCacheSize(3 commits): %d commits, %d bytes", n, r.commits.bytes)
 	}
-	if _, ok := r.commits.get(ids[len(ids)-1].plumbing()); !ok {
+	if _, ok := r.commits.get(toPlumbing(ids[len(ids)-1])); !ok {
 		t.Error("the most recently read commit was dropped")
 	}
 	for _, id := range ids {

@@ -256,10 +256,10 @@ func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 // more than the read; the chain of one tasks file's blob shares nothing with
 // another's. A blob the cache holds is read from there.
 func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
-	if b, ok := r.packBlobOnce(id.plumbing()); ok {
+	if b, ok := r.packBlobOnce(toPlumbing(id)); ok {
 		return b, nil
 	}
-	b, err := r.viewOf(plumbing.BlobObject, id.plumbing())
+	b, err := r.viewOf(plumbing.BlobObject, toPlumbing(id))
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,8 @@ import (
 	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
@@ -25,9 +27,9 @@ var (
 	// past its edge (commits whose parents were not fetched).
 	ErrShallow = errors.New("shallow clone")
 	// ErrMissingObject is wrapped by MissingObjectError.
-	ErrMissingObject = errors.New("object missing from the repository")
+	ErrMissingObject = gitobj.ErrMissingObject
 	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag.
-	ErrNotesRefNotCommit = errors.New("notes ref does not point at a commit")
+	ErrNotesRefNotCommit = notesync.ErrNotesRefNotCommit
 	// ErrBadRef is wrapped by BadRefError.
 	ErrBadRef = refs.ErrBadRef
 )
@@ -81,21 +83,10 @@ func (e *ShallowError) Error() string {
 // Unwrap returns ErrShallow.
 func (e *ShallowError) Unwrap() error { return ErrShallow }
 
-// NotesRefError reports a notes ref that points at an object other than a
-// notes commit. It matches ErrNotesRefNotCommit.
-type NotesRefError struct {
-	Ref  string
-	ID   Hash
-	Type string // "blob", "tree", "tag"
-}
-
-func (e *NotesRefError) Error() string {
-	return fmt.Sprintf("notes ref %s points at a %s (%s), not a notes commit: point it back at its notes commit (`git reflog %s` lists where it was; `git update-ref %s <commit>`), or delete it (`git update-ref -d %s`) and fetch it again",
-		e.Ref, e.Type, e.ID, e.Ref, e.Ref, e.Ref)
-}
-
-// Unwrap returns ErrNotesRefNotCommit.
-func (e *NotesRefError) Unwrap() error { return ErrNotesRefNotCommit }
+// NotesRefError reports a notes ref (Ref) that points at an object (ID) other
+// than a notes commit: Type is "blob", "tree" or "tag". It matches
+// ErrNotesRefNotCommit.
+type NotesRefError = notesync.NotesRefError
 
 // BadRefError reports a ref file (or packed-refs entry) that does not hold an
 // object id: Ref, the ref name; Path, the file it was read from; Text, what
@@ -140,7 +131,7 @@ func (r *Repo) shallowSet() map[plumbing.Hash]bool {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			if h, err := ParseHash(strings.TrimSpace(sc.Text())); err == nil {
-				listed = append(listed, h.plumbing())
+				listed = append(listed, toPlumbing(h))
 			}
 		}
 		f.Close()

@@ -181,7 +181,7 @@ func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
 		if _, err := ParseHash(string(base)); err != nil {
 			return nil, err
 		}
-		set, err := r.rangeSet(base.plumbing(), head.plumbing())
+		set, err := r.rangeSet(toPlumbing(base), toPlumbing(head))
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +199,7 @@ func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
 	}
 	var out []Hash
 	for _, id := range ids {
-		if in[id.plumbing()] {
+		if in[toPlumbing(id)] {
 			out = append(out, id)
 		}
 	}
@@ -289,7 +289,7 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error)
 	var in map[plumbing.Hash]*rangeNode // nil: all of head's history
 	if base != "" {
 		var err error
-		if in, err = r.rangeSet(base.plumbing(), head.plumbing()); err != nil {
+		if in, err = r.rangeSet(toPlumbing(base), toPlumbing(head)); err != nil {
 			return nil, err
 		}
 	}
@@ -310,7 +310,7 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error)
 		}
 		return newRangeNode(c), nil
 	}
-	return orderCommits(head.plumbing(), firstParent, excluded, get)
+	return orderCommits(toPlumbing(head), firstParent, excluded, get)
 }
 
 // orderCommits lists the commits reachable from head and not excluded, parents
@@ -377,7 +377,7 @@ func orderCommits(head plumbing.Hash, firstParent bool, excluded func(plumbing.H
 func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) (*Listing, error) {
 	excluded := map[plumbing.Hash]bool{}
 	if base != "" {
-		stack := []plumbing.Hash{base.plumbing()}
+		stack := []plumbing.Hash{toPlumbing(base)}
 		for len(stack) > 0 {
 			h := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
@@ -392,7 +392,7 @@ func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) (*Listing, er
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
-	return orderCommits(head.plumbing(), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
+	return orderCommits(toPlumbing(head), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
 		func(h plumbing.Hash) (*rangeNode, error) {
 			c, err := r.commit(fromPlumbing(h))
 			if err != nil {

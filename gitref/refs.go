@@ -135,7 +135,7 @@ func (r *Repo) setRef(name string, old, new Hash, opts LockOptions) error {
 	if _, err := ParseHash(string(new)); err != nil {
 		return err
 	}
-	if _, err := r.peelToCommit(new.plumbing()); err != nil {
+	if _, err := r.peelToCommit(toPlumbing(new)); err != nil {
 		return fmt.Errorf("setting %s: %w", name, err)
 	}
 	lock, err := refs.Acquire(r.refDir(name), name, opts)

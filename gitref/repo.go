@@ -19,7 +19,6 @@ package gitref
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -37,6 +36,7 @@ import (
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
@@ -55,49 +55,23 @@ var (
 	ErrBadRange = errors.New("bad revision range")
 	// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
 	ErrNotFound = errors.New("not found")
-	// errBadHash: a string is not a full lowercase-hex object id.
-	errBadHash = errors.New("bad object id")
 	// ErrBadRefName: a ref name is not a valid name under refs/.
 	ErrBadRefName = errors.New("bad ref name")
 )
 
 // Hash is a git object id as lowercase hex (40 characters for SHA-1). The empty
-// Hash means "none" (no parent, ref absent).
-type Hash string
+// Hash means "none" (no parent, ref absent). h.IsZero() reports the empty
+// Hash; h.String() is its hex form.
+type Hash = gitobj.Hash
 
-// IsZero reports whether h is the empty Hash.
-func (h Hash) IsZero() bool { return h == "" }
+// ParseHash validates s as a full lowercase hex SHA-1 object id.
+func ParseHash(s string) (Hash, error) { return gitobj.ParseHash(s) }
 
-// String returns h's hex form.
-func (h Hash) String() string { return string(h) }
+func isLowerHex(s string) bool { return gitobj.IsLowerHex(s) }
 
-// ParseHash validates s as a full lowercase hex SHA-1 object id. It returns an
-// error wrapping errBadHash otherwise.
-func ParseHash(s string) (Hash, error) {
-	if len(s) != 40 || !isLowerHex(s) {
-		return "", fmt.Errorf("%w: %q is not 40 lowercase hex digits", errBadHash, s)
-	}
-	return Hash(s), nil
-}
+func fromPlumbing(h plumbing.Hash) Hash { return gitobj.FromPlumbing(h) }
 
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
-
-func fromPlumbing(h plumbing.Hash) Hash {
-	if h.IsZero() {
-		return ""
-	}
-	return Hash(h.String())
-}
-
-func (h Hash) plumbing() plumbing.Hash { return plumbing.NewHash(string(h)) }
+func toPlumbing(h Hash) plumbing.Hash { return gitobj.ToPlumbing(h) }
 
 // Repo is an open repository. Close it when done: it keeps its pack files open
 // for speed.
@@ -493,9 +467,6 @@ func checkFormat(commonDir string) error {
 	}
 	return sc.Err()
 }
-
-// hasNUL reports whether b holds a NUL byte.
-func hasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 
 // setPackMapping chooses how pack files opened from now on are read: mapped
 // read-only into memory (the default where the system allows it: no system

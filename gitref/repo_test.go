@@ -20,6 +20,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -95,7 +96,7 @@ func TestOpenAndResolve(t *testing.T) {
 			t.Errorf("File(%q) error = %v, want ErrNotFound", p, err)
 		}
 	}
-	if _, err := r.File("zz", "a/b.txt"); !errors.Is(err, errBadHash) {
+	if _, err := r.File("zz", "a/b.txt"); !errors.Is(err, gitobj.ErrBadHash) {
 		t.Errorf("File(bad hash) error = %v", err)
 	}
 
@@ -267,7 +268,7 @@ func TestRangeSet(t *testing.T) {
 		} else {
 			want = strings.Fields(gitOut(t, dir, "rev-list", tc.base.String()+".."+tc.head.String()))
 		}
-		got, err := r.rangeSet(tc.base.plumbing(), tc.head.plumbing())
+		got, err := r.rangeSet(toPlumbing(tc.base), toPlumbing(tc.head))
 		if err != nil {
 			t.Fatalf("rangeSet(%s, %s): %v", tc.base, tc.head, err)
 		}
@@ -317,7 +318,7 @@ func TestRangeSet(t *testing.T) {
 			}
 		}
 	}
-	if _, err := r.rangeSet(plumbing.ZeroHash, Hash(strings.Repeat("1", 40)).plumbing()); !errors.Is(err, ErrNotFound) {
+	if _, err := r.rangeSet(plumbing.ZeroHash, toPlumbing(Hash(strings.Repeat("1", 40)))); !errors.Is(err, ErrNotFound) {
 		t.Errorf("rangeSet(missing head) = %v, want ErrNotFound", err)
 	}
 }
@@ -334,7 +335,7 @@ func BenchmarkRangeSet(b *testing.B) {
 	base, head := ids[len(ids)-4], ids[len(ids)-1]
 	b.Run("rangeSet", func(b *testing.B) {
 		for b.Loop() {
-			s, err := r.rangeSet(base.plumbing(), head.plumbing())
+			s, err := r.rangeSet(toPlumbing(base), toPlumbing(head))
 			if err != nil || len(s) != 3 {
 				b.Fatal(len(s), err)
 			}
@@ -411,7 +412,7 @@ func TestConcurrentReaders(t *testing.T) {
 					return
 				}
 				if k%25 == 0 {
-					if got, err := r.rangeSet(ids[max(i-3, 0)].plumbing(), id.plumbing()); err != nil || len(got) != min(i, 3) {
+					if got, err := r.rangeSet(toPlumbing(ids[max(i-3, 0)]), toPlumbing(id)); err != nil || len(got) != min(i, 3) {
 						errs <- fmt.Errorf("rangeSet(%d) = %d commits, %v", i, len(got), err)
 						return
 					}

@@ -78,10 +78,10 @@ func treeEntry(e *object.TreeEntry) TreeEntry {
 func (r *Repo) DiffTrees(a, b Hash, visit func(path string, ea, eb *TreeEntry) error) error {
 	var pa, pb plumbing.Hash
 	if a != "" {
-		pa = a.plumbing()
+		pa = toPlumbing(a)
 	}
 	if b != "" {
-		pb = b.plumbing()
+		pb = toPlumbing(b)
 	}
 	return r.diffTrees(pa, pb, "", &treeVisit{visit: visit})
 }
@@ -344,7 +344,7 @@ func isRegular(m filemode.FileMode) bool {
 // TreeEntries returns the entries of tree id in the tree's order, as go-git
 // decodes them. The error wraps ErrNotFound when the tree is missing.
 func (r *Repo) TreeEntries(id Hash) ([]TreeEntry, error) {
-	t, err := r.tree(id.plumbing())
+	t, err := r.tree(toPlumbing(id))
 	if err != nil {
 		return nil, err
 	}

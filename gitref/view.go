@@ -10,5 +10,5 @@ import (
 // wraps ErrNotFound when the blob is missing. For parsing blobs read in bulk
 // (the tick walk's tasks files); [Repo.Blob] returns a copy of its own.
 func (r *Repo) BlobView(id Hash) ([]byte, error) {
-	return r.viewOf(plumbing.BlobObject, id.plumbing())
+	return r.viewOf(plumbing.BlobObject, toPlumbing(id))
 }

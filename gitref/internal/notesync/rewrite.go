@@ -1,4 +1,4 @@
-package gitref
+package notesync
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 )
 
 // RemoteRewrite says that the remote's notes ref was rewritten by someone
@@ -32,11 +34,11 @@ type RemoteRewrite struct {
 // ref's reflog says its last move went there from a commit, that commit (a
 // `git fetch` after `taskproof init` may have forced the tracking ref over
 // it already). None for a remote given by URL (no tracking ref).
-func (s *NotesStore) seenRemote(n remoteNames) []Hash {
+func (s *Store) seenRemote(n remoteNames) []Hash {
 	if n.temporary {
 		return nil
 	}
-	cur, err := s.repo.ReadRef(n.notes)
+	cur, err := s.Repo.ReadRef(n.notes)
 	if err != nil || cur == "" {
 		return nil
 	}
@@ -52,8 +54,8 @@ const maxReflogTail = 64 << 10
 
 // lastReflogMove returns the old value of the last entry of ref's reflog when
 // that entry moved ref to cur from another commit.
-func (s *NotesStore) lastReflogMove(ref string, cur Hash) (Hash, bool) {
-	f, err := os.Open(filepath.Join(s.repo.refDir(ref), "logs", filepath.FromSlash(ref)))
+func (s *Store) lastReflogMove(ref string, cur Hash) (Hash, bool) {
+	f, err := os.Open(filepath.Join(s.Repo.RefDir(ref), "logs", filepath.FromSlash(ref)))
 	if err != nil {
 		return "", false
 	}
@@ -72,7 +74,7 @@ func (s *NotesStore) lastReflogMove(ref string, cur Hash) (Hash, bool) {
 	if len(fields) < 2 || Hash(fields[1]) != cur {
 		return "", false
 	}
-	old, err := ParseHash(fields[0])
+	old, err := gitobj.ParseHash(fields[0])
 	if err != nil || old == cur || strings.Trim(string(old), "0") == "" {
 		return "", false
 	}
@@ -88,12 +90,12 @@ func (s *NotesStore) lastReflogMove(ref string, cur Hash) (Hash, bool) {
 // read any more (its objects pruned) says nothing. Missing holds the lines
 // of the commit seen that the remote lacks and notes commit local ("" for
 // none) holds.
-func (s *NotesStore) remoteRewrite(seen []Hash, remote, local Hash) (*RemoteRewrite, error) {
+func (s *Store) remoteRewrite(seen []Hash, remote, local Hash) (*RemoteRewrite, error) {
 	for i, prev := range seen {
 		if prev == remote {
 			continue
 		}
-		if _, err := s.repo.commit(prev); err != nil {
+		if _, err := s.Repo.Commit(prev); err != nil {
 			continue
 		}
 		if remote != "" {
@@ -120,7 +122,7 @@ func (s *NotesStore) remoteRewrite(seen []Hash, remote, local Hash) (*RemoteRewr
 // missingUpstream fills rw.Missing: the lines of rw.Previous's notes that
 // rw.Now's notes do not hold and local's do. Only the notes whose blobs
 // differ are read.
-func (s *NotesStore) missingUpstream(rw *RemoteRewrite, local Hash) error {
+func (s *Store) missingUpstream(rw *RemoteRewrite, local Hash) error {
 	blobsOf := func(head Hash) (map[Hash][]notePath, error) {
 		if head == "" {
 			return map[Hash][]notePath{}, nil
@@ -179,7 +181,7 @@ func samePaths(a, b []notePath) bool {
 }
 
 // linesOf reads a note ("" for no paths), its "\r" line ends dropped.
-func (s *NotesStore) linesOf(id Hash, paths []notePath) ([]byte, error) {
+func (s *Store) linesOf(id Hash, paths []notePath) ([]byte, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}

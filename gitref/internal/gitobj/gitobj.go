@@ -1,14 +1,89 @@
-package gitref
+// Package gitobj holds what gitref and its internal packages share about git
+// objects: the object id as lowercase hex ([Hash]), and the errors of reading
+// objects and writing the repository's files (an object over a size limit, a
+// missing object, storage that refuses a write). gitref re-exports them.
+package gitobj
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
+
+	"github.com/go-git/go-git/v5/plumbing"
 )
+
+// Hash is a git object id as lowercase hex (40 characters for SHA-1). The empty
+// Hash means "none" (no parent, ref absent).
+type Hash string
+
+// IsZero reports whether h is the empty Hash.
+func (h Hash) IsZero() bool { return h == "" }
+
+// String returns h's hex form.
+func (h Hash) String() string { return string(h) }
+
+// ErrBadHash: a string is not a full lowercase-hex object id.
+var ErrBadHash = errors.New("bad object id")
+
+// ParseHash validates s as a full lowercase hex SHA-1 object id. It returns an
+// error wrapping ErrBadHash otherwise.
+func ParseHash(s string) (Hash, error) {
+	if len(s) != 40 || !IsLowerHex(s) {
+		return "", fmt.Errorf("%w: %q is not 40 lowercase hex digits", ErrBadHash, s)
+	}
+	return Hash(s), nil
+}
+
+// IsLowerHex reports whether s is made of lowercase hex digits only.
+func IsLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// FromPlumbing is go-git's id as a Hash ("" for the zero id).
+func FromPlumbing(h plumbing.Hash) Hash {
+	if h.IsZero() {
+		return ""
+	}
+	return Hash(h.String())
+}
+
+// ToPlumbing is h as go-git's id.
+func ToPlumbing(h Hash) plumbing.Hash { return plumbing.NewHash(string(h)) }
+
+// HasNUL reports whether b holds a NUL byte.
+func HasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
+
+// ErrMissingObject is wrapped by the errors of an object the repository does
+// not hold (gitref's MissingObjectError).
+var ErrMissingObject = errors.New("object missing from the repository")
+
+// ErrTooLarge is wrapped by TooLargeError.
+var ErrTooLarge = errors.New("object too large")
+
+// TooLargeError reports a blob over a size limit (notes are limited to 4 MiB:
+// docs/format.md#limits).
+type TooLargeError struct {
+	Object Hash
+	Size   int64 // bytes
+	Limit  int64 // bytes
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("blob %s is %d bytes, over the limit of %d", e.Object, e.Size, e.Limit)
+}
+
+// Unwrap returns ErrTooLarge.
+func (e *TooLargeError) Unwrap() error { return ErrTooLarge }
 
 // ErrStorage is wrapped by *StorageError: the repository's files cannot be
 // written because of where they are kept — a full file system, a read-only
@@ -52,10 +127,10 @@ func (e *StorageError) Error() string {
 // Unwrap returns ErrStorage and the error as reported.
 func (e *StorageError) Unwrap() []error { return []error{ErrStorage, e.Err} }
 
-// storageFault returns err as a *StorageError (with ref, the ref the write was
+// StorageFault returns err as a *StorageError (with ref, the ref the write was
 // to move) when its chain holds one of the system errors of storageErrnos on
 // a file; err unchanged otherwise (nil for nil).
-func storageFault(err error, ref string) error {
+func StorageFault(err error, ref string) error {
 	var se *StorageError
 	if err == nil || errors.As(err, &se) {
 		return err
@@ -81,46 +156,9 @@ func storageFault(err error, ref string) error {
 	return &StorageError{Path: path, Errno: errno, Ref: ref, Err: err}
 }
 
-// gitStorageErrnos are the storage errors a git command run on this clone can
-// report of its own files, found by the system's text (strerror) in git's
-// standard error. Permission errors are left out: "Permission denied" is as
-// often a remote's refusal of a key as a file's mode.
-var gitStorageErrnos = []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EFBIG}
-
-// gitStorageFault returns the failed git command ge as a *StorageError when
-// this clone's storage cannot take a write: git does not always say why a
-// write failed ("couldn't write '<ref>.lock'"), so a small file is written
-// and removed again in the object store and under refs/, and the error the
-// system gives there is the fault; else a line of git's standard error not
-// from the remote ("remote: …") naming one of gitStorageErrnos. ge unchanged
-// otherwise. gitDir is the repository's git directory, ref the ref the
-// command left as it was.
-func gitStorageFault(ge *GitError, gitDir, ref string) error {
-	for _, dir := range []string{"objects", "refs"} {
-		if err := probeWrite(filepath.Join(gitDir, dir)); err != nil {
-			if se, ok := storageFault(err, ref).(*StorageError); ok {
-				se.Err = fmt.Errorf("%w\na trial write in %s: %w", ge, filepath.Join(gitDir, dir), err)
-				return se
-			}
-		}
-	}
-	for _, line := range strings.Split(ge.Stderr, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "remote:") {
-			continue
-		}
-		low := strings.ToLower(line)
-		for _, errno := range gitStorageErrnos {
-			if strings.Contains(low, strings.ToLower(errno.Error())) {
-				return &StorageError{Path: filepath.Join(gitDir, "objects", "pack"), Errno: errno, Ref: ref, Err: ge}
-			}
-		}
-	}
-	return ge
-}
-
-// probeWrite writes a file of one block (4 KiB) in dir and removes it; it
+// ProbeWrite writes a file of one block (4 KiB) in dir and removes it; it
 // returns the first error of the system.
-func probeWrite(dir string) error {
+func ProbeWrite(dir string) error {
 	f, err := os.CreateTemp(dir, ".taskproof-probe-*")
 	if err != nil {
 		return err

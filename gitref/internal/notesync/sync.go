@@ -1,4 +1,4 @@
-package gitref
+package notesync
 
 import (
 	"bufio"
@@ -15,18 +15,10 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/noteline"
 )
-
-// Remote notes synchronisation (docs/format.md#sharing-notes-between-clones).
-//
-// The transport is the git program, not go-git's: pushing and fetching must
-// reach the remote exactly as `git push` and `git fetch` do for the user, and
-// go-git ignores git's credential helpers, url.<base>.insteadOf rewrites,
-// core.sshCommand, ssh_config (ProxyJump, IdentityFile), http.* proxy and
-// certificate settings. Only the two network operations run git; everything else
-// (ancestry, merging notes trees, moving the local ref under its lock) is done
-// in-process, and a local ref only moves by compare-and-swap.
 
 // Errors of notes synchronisation.
 var (
@@ -70,7 +62,7 @@ type NoteMergeFunc func(commit Hash, local, remote []byte) (merged, displaced []
 // associative (a set union), so that clones merging in any order converge.
 type LineSetMergeFunc func(notes ...[]byte) []byte
 
-// SyncOptions configure NotesStore.Fetch and NotesStore.Push.
+// SyncOptions configure Store.Fetch and Store.Push.
 type SyncOptions struct {
 	// Remote is a remote name or URL; default "origin". For a remote name, the
 	// remote's refs are fetched into its tracking refs (TrackingRef,
@@ -146,19 +138,20 @@ func (o *SyncOptions) defaults() error {
 	if o.Merge == nil {
 		return errors.New("notes sync: nil merge func")
 	}
-	if o.ConflictsRef != "" && (o.MergeConflicts == nil || !validRefName(o.ConflictsRef)) {
+	if o.ConflictsRef != "" && (o.MergeConflicts == nil || !refs.ValidName(o.ConflictsRef)) {
 		return fmt.Errorf("notes sync: conflicts ref %q needs a valid name and a merge func", o.ConflictsRef)
 	}
 	return nil
 }
 
 // git runs the git program on the repository and returns its standard output.
-func (s *NotesStore) git(ctx context.Context, o SyncOptions, args ...string) (string, error) {
-	full := append([]string{"--git-dir=" + s.repo.gitDir}, args...)
+func (s *Store) git(ctx context.Context, o SyncOptions, args ...string) (string, error) {
+	gitDir := s.Repo.GitDir()
+	full := append([]string{"--git-dir=" + gitDir}, args...)
 	cmd := exec.CommandContext(ctx, o.Git, full...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "GIT_DIR="+s.repo.gitDir, "LC_ALL=C")
+	cmd.Env = append(os.Environ(), "GIT_DIR="+gitDir, "LC_ALL=C")
 	err := cmd.Run()
 	if err != nil {
 		var ee *exec.ExitError
@@ -203,8 +196,8 @@ type remoteNames struct {
 
 // remoteNames returns the tracking refs of o.Remote: its tracking refs when it
 // is a configured remote with a name git accepts in a ref, else temporary ones.
-func (s *NotesStore) remoteNames(o SyncOptions) (remoteNames, error) {
-	_, named, err := s.repo.ConfigValue("remote." + o.Remote + ".url")
+func (s *Store) remoteNames(o SyncOptions) (remoteNames, error) {
+	_, named, err := s.Repo.ConfigValue("remote." + o.Remote + ".url")
 	if err != nil {
 		return remoteNames{}, err
 	}
@@ -214,20 +207,20 @@ func (s *NotesStore) remoteNames(o SyncOptions) (remoteNames, error) {
 			return remoteNames{}, fmt.Errorf("%w %q: add it (git remote add %s URL) or give the remote's URL", ErrRemoteUnknown, remote, remote)
 		}
 	}
-	if !named || !validRefName("refs/remotes/"+remote) || strings.Contains(remote, "/") {
+	if !named || !refs.ValidName("refs/remotes/"+remote) || strings.Contains(remote, "/") {
 		// A URL's refs live where no reader of remotes looks (not under
 		// refs/notes/remotes/, which --notes-from-remotes merges in), named by
 		// the process, so that a fetch killed before removing them leaves
 		// nothing read as a remote; the next URL fetch removes them.
 		s.dropStaleTemporary(o)
 		tmp := fmt.Sprintf("%s%d-%d/", TemporaryFetchPrefix, os.Getpid(), time.Now().UnixNano())
-		n := remoteNames{notes: tmp + strings.TrimPrefix(s.ref, "refs/"), skip: tmp + "skipped/", temporary: true}
+		n := remoteNames{notes: tmp + strings.TrimPrefix(s.Ref, "refs/"), skip: tmp + "skipped/", temporary: true}
 		if o.ConflictsRef != "" {
 			n.conflicts = tmp + strings.TrimPrefix(o.ConflictsRef, "refs/")
 		}
 		return n, nil
 	}
-	n := remoteNames{notes: TrackingRef(s.ref, remote), skip: SkipTrackingPrefix(remote)}
+	n := remoteNames{notes: TrackingRef(s.Ref, remote), skip: SkipTrackingPrefix(remote)}
 	if o.ConflictsRef != "" {
 		n.conflicts = TrackingRef(o.ConflictsRef, remote)
 	}
@@ -242,7 +235,7 @@ const TemporaryFetchPrefix = "refs/speccoder/fetch/"
 
 // dropStaleTemporary removes the temporary refs of URL fetches whose process
 // is gone (killed before removing them).
-func (s *NotesStore) dropStaleTemporary(o SyncOptions) {
+func (s *Store) dropStaleTemporary(o SyncOptions) {
 	out, err := s.git(context.Background(), o, "for-each-ref", "--format=%(refname)", TemporaryFetchPrefix)
 	if err != nil {
 		return
@@ -263,10 +256,10 @@ func (s *NotesStore) dropStaleTemporary(o SyncOptions) {
 // patterns (<ref>*), so a remote that has none of them is not an error; the
 // configured refspecs are ignored (--refmap=), so a remote.<name>.fetch that
 // maps the notes ref onto itself cannot make this fetch fail.
-func (s *NotesStore) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames) error {
+func (s *Store) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames) error {
 	args := []string{"fetch", "--no-tags", "--no-write-fetch-head", "--prune", "--refmap=", "--", o.Remote,
-		"+" + s.ref + "*:" + n.notes + "*"}
-	if o.ConflictsRef != "" && !strings.HasPrefix(o.ConflictsRef, s.ref) {
+		"+" + s.Ref + "*:" + n.notes + "*"}
+	if o.ConflictsRef != "" && !strings.HasPrefix(o.ConflictsRef, s.Ref) {
 		args = append(args, "+"+o.ConflictsRef+"*:"+n.conflicts+"*")
 	}
 	if o.SkipRefs {
@@ -275,17 +268,17 @@ func (s *NotesStore) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames
 	if _, err := s.git(ctx, o, args...); err != nil {
 		var ge *GitError
 		if errors.As(err, &ge) {
-			return gitStorageFault(ge, s.repo.gitDir, s.ref)
+			return gitStorageFault(ge, s.Repo.GitDir(), s.Ref)
 		}
 		return err
 	}
 	// git may have written a new pack file: make go-git list the packs again.
-	s.repo.storage.Reindex()
+	s.Repo.Reindex()
 	return nil
 }
 
 // dropTemporary removes the temporary refs a fetch from a URL wrote.
-func (s *NotesStore) dropTemporary(o SyncOptions, n remoteNames) {
+func (s *Store) dropTemporary(o SyncOptions, n remoteNames) {
 	if !n.temporary {
 		return
 	}
@@ -314,12 +307,12 @@ func (s *NotesStore) dropTemporary(o SyncOptions, n remoteNames) {
 // locally; one that differs is listed in Rejected. The error wraps
 // ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
 // when git fails.
-func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+func (s *Store) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, err := s.fetch(ctx, o)
-	return res, storageFault(err, s.ref)
+	return res, gitobj.StorageFault(err, s.Ref)
 }
 
-func (s *NotesStore) fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+func (s *Store) fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
@@ -334,9 +327,9 @@ func (s *NotesStore) fetch(ctx context.Context, o SyncOptions) (*SyncResult, err
 	}
 	if res.RemoteHead == "" {
 		if len(seen) > 0 {
-			return nil, fmt.Errorf("%w: %s has no %s any more (it was at %s when this clone last fetched: deleted by someone else? `taskproof notes push %s` puts yours back)", ErrRemoteNotesAbsent, o.Remote, s.ref, short(seen[0]), o.Remote)
+			return nil, fmt.Errorf("%w: %s has no %s any more (it was at %s when this clone last fetched: deleted by someone else? `taskproof notes push %s` puts yours back)", ErrRemoteNotesAbsent, o.Remote, s.Ref, short(seen[0]), o.Remote)
 		}
-		return nil, fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.ref, o.Remote)
+		return nil, fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.Ref, o.Remote)
 	}
 	if res.Rewritten, err = s.remoteRewrite(seen, res.RemoteHead, res.After); err != nil {
 		return nil, err
@@ -356,24 +349,24 @@ func newSyncResult(o SyncOptions, ref string) *SyncResult {
 // integrateTracking integrates the fetched tracking refs into the local notes
 // ref and conflicts ref, retrying after a lost race. A remote without a notes
 // ref leaves res.RemoteHead "".
-func (s *NotesStore) integrateTracking(o SyncOptions, n remoteNames, res *SyncResult) error {
-	if err := s.repo.notesRefsCommits(s.ref, o.ConflictsRef, n.notes, n.conflicts); err != nil {
+func (s *Store) integrateTracking(o SyncOptions, n remoteNames, res *SyncResult) error {
+	if err := s.notesRefsCommits(s.Ref, o.ConflictsRef, n.notes, n.conflicts); err != nil {
 		return err
 	}
-	remote, err := s.repo.ReadRef(n.notes)
+	remote, err := s.Repo.ReadRef(n.notes)
 	if err != nil {
 		return err
 	}
 	var remoteConflicts Hash
 	if n.conflicts != "" {
-		if remoteConflicts, err = s.repo.ReadRef(n.conflicts); err != nil {
+		if remoteConflicts, err = s.Repo.ReadRef(n.conflicts); err != nil {
 			return err
 		}
 	}
 	res.RemoteHead = remote
 	for attempt := 0; ; attempt++ {
 		err := s.integrate(remote, remoteConflicts, o, res)
-		if errors.Is(err, ErrRefChanged) && attempt < o.MaxAttempts {
+		if errors.Is(err, refs.ErrRefChanged) && attempt < o.MaxAttempts {
 			continue
 		}
 		return err
@@ -382,8 +375,8 @@ func (s *NotesStore) integrateTracking(o SyncOptions, n remoteNames, res *SyncRe
 
 // integrate brings notes commit remote (and conflicts commit remoteConflicts,
 // either "" when the remote has none) into the local refs (see Fetch).
-func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res *SyncResult) error {
-	local, err := s.repo.ReadRef(s.ref)
+func (s *Store) integrate(remote, remoteConflicts Hash, o SyncOptions, res *SyncResult) error {
+	local, err := s.Repo.ReadRef(s.Ref)
 	if err != nil {
 		return err
 	}
@@ -434,7 +427,7 @@ func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res 
 		}
 	}
 	if next != local {
-		if err := s.repo.SetRef(s.ref, local, next, s.Lock); err != nil {
+		if err := s.Repo.SetRef(s.Ref, local, next, s.Lock); err != nil {
 			return err
 		}
 	}
@@ -445,10 +438,10 @@ func (s *NotesStore) integrate(remote, remoteConflicts Hash, o SyncOptions, res 
 // integrateConflicts merges the remote's conflicts commit and the displaced
 // lines into the local conflicts ref, recording in res.Arrived the lines the
 // remote brought.
-func (s *NotesStore) integrateConflicts(remote Hash, displaced map[Hash][]byte, o SyncOptions, res *SyncResult) error {
-	cs := &NotesStore{repo: s.repo, ref: o.ConflictsRef, Lock: s.Lock, MaxNoteSize: s.MaxNoteSize,
+func (s *Store) integrateConflicts(remote Hash, displaced map[Hash][]byte, o SyncOptions, res *SyncResult) error {
+	cs := &Store{Repo: s.Repo, Ref: o.ConflictsRef, Lock: s.Lock, MaxNoteSize: s.MaxNoteSize,
 		Message: "Statements displaced by 'taskproof notes' merges\n"}
-	local, err := s.repo.ReadRef(cs.ref)
+	local, err := s.Repo.ReadRef(cs.Ref)
 	if err != nil {
 		return err
 	}
@@ -510,11 +503,11 @@ func (s *NotesStore) integrateConflicts(remote Hash, displaced map[Hash][]byte, 
 	if next == local {
 		return nil
 	}
-	return s.repo.SetRef(cs.ref, local, next, s.Lock)
+	return s.Repo.SetRef(cs.Ref, local, next, s.Lock)
 }
 
 // notesOf reads every note of notes commit head.
-func (s *NotesStore) notesOf(head Hash) (map[Hash][]byte, error) {
+func (s *Store) notesOf(head Hash) (map[Hash][]byte, error) {
 	tree, err := s.notesTree(head)
 	if err != nil {
 		return nil, err
@@ -550,7 +543,7 @@ func newLines(before, after []byte) []byte {
 // integrateSkipRefs creates or fast-forwards each local skip record from its
 // tracking ref; one that differs (neither side behind) is kept as it is and
 // listed in res.Rejected.
-func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncResult) error {
+func (s *Store) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncResult) error {
 	out, err := s.git(context.Background(), o, "for-each-ref", "--format=%(refname) %(objectname)", n.skip)
 	if err != nil {
 		return err
@@ -563,7 +556,7 @@ func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncRe
 		}
 		localName := SkipRefPrefix + strings.TrimPrefix(name, n.skip)
 		remote := Hash(id)
-		local, err := s.repo.ReadRef(localName)
+		local, err := s.Repo.ReadRef(localName)
 		if err != nil {
 			return err
 		}
@@ -571,7 +564,7 @@ func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncRe
 		case local == remote:
 			continue
 		case local == "":
-			err = s.repo.SetRef(localName, "", remote, s.Lock)
+			err = s.Repo.SetRef(localName, "", remote, s.Lock)
 		default:
 			ahead, behind, aerr := s.relation(local, remote)
 			if aerr != nil {
@@ -580,7 +573,7 @@ func (s *NotesStore) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncRe
 			switch {
 			case ahead:
 			case behind:
-				err = s.repo.SetRef(localName, local, remote, s.Lock)
+				err = s.Repo.SetRef(localName, local, remote, s.Lock)
 			default:
 				res.Rejected = append(res.Rejected, fmt.Sprintf("%s: %s's record %s differs from yours %s (kept yours; theirs is %s)",
 					localName, o.Remote, short(remote), short(local), name))
@@ -601,12 +594,12 @@ func short(h Hash) string {
 }
 
 // isAncestor reports whether commit a is reachable from commit b (a == b included).
-func (s *NotesStore) isAncestor(a, b Hash) (bool, error) {
-	ca, err := s.repo.commit(a)
+func (s *Store) isAncestor(a, b Hash) (bool, error) {
+	ca, err := s.Repo.Commit(a)
 	if err != nil {
 		return false, err
 	}
-	cb, err := s.repo.commit(b)
+	cb, err := s.Repo.Commit(b)
 	if err != nil {
 		return false, err
 	}
@@ -614,7 +607,7 @@ func (s *NotesStore) isAncestor(a, b Hash) (bool, error) {
 }
 
 // noteBlobs maps each annotated commit of a notes tree to its note blobs.
-func (s *NotesStore) noteBlobs(tree plumbing.Hash) (map[Hash][]notePath, error) {
+func (s *Store) noteBlobs(tree plumbing.Hash) (map[Hash][]notePath, error) {
 	out := map[Hash][]notePath{}
 	err := s.walkNotes(tree, func(id Hash, path string, blob plumbing.Hash) {
 		out[id] = append(out[id], notePath{path: path, blob: blob})
@@ -628,7 +621,7 @@ func (s *NotesStore) noteBlobs(tree plumbing.Hash) (map[Hash][]notePath, error) 
 // remote note; one annotated on both sides with different blobs gets
 // merge(local note, remote note). Entries that are not notes stay as local has
 // them. It returns the new commit and the commits whose notes were merged.
-func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Hash, local, remote []byte) ([]byte, error)) (Hash, []Hash, error) {
+func (s *Store) mergeNotesCommits(local, remote Hash, merge func(commit Hash, local, remote []byte) ([]byte, error)) (Hash, []Hash, error) {
 	lt, err := s.notesTree(local)
 	if err != nil {
 		return "", nil, err
@@ -684,7 +677,7 @@ func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Has
 		}
 	}
 	msg := fmt.Sprintf("Notes merged by 'taskproof notes' (%d notes merged line by line)\n", len(merged))
-	c, err := s.repo.writeCommit(tree, []plumbing.Hash{local.plumbing(), remote.plumbing()}, msg, time.Now())
+	c, err := s.Repo.WriteCommit(tree, []plumbing.Hash{gitobj.ToPlumbing(local), gitobj.ToPlumbing(remote)}, msg, time.Now())
 	if err != nil {
 		return "", nil, err
 	}
@@ -694,13 +687,13 @@ func (s *NotesStore) mergeNotesCommits(local, remote Hash, merge func(commit Has
 // placeNote writes content as commit id's note into notes tree tree: at the
 // first of the paths lp it has there (the others removed), or at a new path
 // for a commit tree does not annotate. The content is refused, as a
-// *NoteError wrapping a *TooLargeError, over the note size limit.
-func (s *NotesStore) placeNote(tree plumbing.Hash, id Hash, lp []notePath, content []byte) (plumbing.Hash, error) {
+// *NoteError wrapping a *gitobj.TooLargeError, over the note size limit.
+func (s *Store) placeNote(tree plumbing.Hash, id Hash, lp []notePath, content []byte) (plumbing.Hash, error) {
 	if int64(len(content)) > s.maxSize() {
-		return plumbing.ZeroHash, &NoteError{Ref: s.ref, Commit: id, Path: "(merged)",
-			Err: &TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
+		return plumbing.ZeroHash, &NoteError{Ref: s.Ref, Commit: id, Path: "(merged)",
+			Err: &gitobj.TooLargeError{Size: int64(len(content)), Limit: s.maxSize()}}
 	}
-	blob, err := s.repo.writeBlob(content)
+	blob, err := s.Repo.WriteBlob(content)
 	if err != nil {
 		return plumbing.ZeroHash, err
 	}
@@ -761,12 +754,12 @@ func rejectedLines(out string) []string {
 // the remote refuses are listed in SyncResult.Rejected. The error wraps
 // ErrNotesRefAbsent when there is no notes ref on either side, and is a
 // *GitError when git fails for another reason.
-func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+func (s *Store) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, err := s.push(ctx, o)
-	return res, storageFault(err, s.ref)
+	return res, gitobj.StorageFault(err, s.Ref)
 }
 
-func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+func (s *Store) push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	res, n, done, err := s.startSync(&o)
 	if err != nil {
 		return nil, err
@@ -804,16 +797,16 @@ func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 		if err != nil {
 			return nil, err
 		}
-		specs := []string{s.ref + ":" + s.ref}
+		specs := []string{s.Ref + ":" + s.Ref}
 		if o.ConflictsRef != "" {
-			if c, err := s.repo.ReadRef(o.ConflictsRef); err != nil {
+			if c, err := s.Repo.ReadRef(o.ConflictsRef); err != nil {
 				return nil, err
 			} else if c != "" {
 				specs = append(specs, o.ConflictsRef+":"+o.ConflictsRef)
 			}
 		}
 		out, err := s.git(ctx, o, append([]string{"push", "--porcelain", "--", o.Remote}, specs...)...)
-		status, summary := porcelainStatus(out, s.ref)
+		status, summary := porcelainStatus(out, s.Ref)
 		cstatus, csummary := "", ""
 		if len(specs) > 1 {
 			cstatus, csummary = porcelainStatus(out, o.ConflictsRef)
@@ -842,7 +835,7 @@ func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 			return res, nil
 		}
 		if status == "!" && !retryablePush(summary) {
-			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, s.ref, o.Remote, summary)
+			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, s.Ref, o.Remote, summary)
 		}
 		if cstatus == "!" && !retryablePush(csummary) {
 			return nil, fmt.Errorf("%w: pushing %s to %s: rejected: %s", ErrGitProgram, o.ConflictsRef, o.Remote, csummary)
@@ -858,7 +851,7 @@ func (s *NotesStore) push(ctx context.Context, o SyncOptions) (*SyncResult, erro
 			time.Sleep(time.Duration(res.Attempts) * 100 * time.Millisecond)
 		}
 	}
-	return nil, fmt.Errorf("%w: %s to %s after %d attempts (the last rejected: %s)", ErrPushRetries, s.ref, o.Remote, res.Attempts, last)
+	return nil, fmt.Errorf("%w: %s to %s after %d attempts (the last rejected: %s)", ErrPushRetries, s.Ref, o.Remote, res.Attempts, last)
 }
 
 // retryablePush reports whether a rejected push's summary means the remote moved
@@ -874,7 +867,7 @@ func retryablePush(summary string) bool {
 }
 
 // pushSkipRefs pushes refs/speccoder/skipped/* without force when there are any.
-func (s *NotesStore) pushSkipRefs(ctx context.Context, o SyncOptions, res *SyncResult) error {
+func (s *Store) pushSkipRefs(ctx context.Context, o SyncOptions, res *SyncResult) error {
 	out, err := s.git(ctx, o, "for-each-ref", "--format=%(refname)", "refs/speccoder/skipped/")
 	if err != nil || strings.TrimSpace(out) == "" {
 		return err
@@ -909,10 +902,10 @@ func porcelainStatus(out, ref string) (flag, summary string) {
 
 // TrackingRefs lists the tracking refs of the notes ref that exist
 // (refs/notes/remotes/<remote>/<name>, one per remote fetched), sorted.
-func (s *NotesStore) TrackingRefs() ([]string, error) {
-	name := strings.TrimPrefix(TrackingRef(s.ref, "x"), "refs/notes/remotes/x/")
+func (s *Store) TrackingRefs() ([]string, error) {
+	name := strings.TrimPrefix(TrackingRef(s.Ref, "x"), "refs/notes/remotes/x/")
 	found := map[string]bool{}
-	dir := filepath.Join(s.repo.refDir("refs/notes/remotes"), "refs", "notes", "remotes")
+	dir := filepath.Join(s.Repo.RefDir("refs/notes/remotes"), "refs", "notes", "remotes")
 	entries, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", dir, err)
@@ -923,7 +916,7 @@ func (s *NotesStore) TrackingRefs() ([]string, error) {
 			found["refs/notes/remotes/"+e.Name()+"/"+name] = true
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(s.repo.refDir("refs/notes/remotes"), "packed-refs")); err == nil {
+	if b, err := os.ReadFile(filepath.Join(s.Repo.RefDir("refs/notes/remotes"), "packed-refs")); err == nil {
 		for _, l := range strings.Split(string(b), "\n") {
 			if _, ref, ok := strings.Cut(l, " "); ok && strings.HasPrefix(ref, "refs/notes/remotes/") && !strings.HasPrefix(ref, "refs/notes/remotes/taskproof-fetch-") && strings.HasSuffix(ref, "/"+name) {
 				found[ref] = true
@@ -932,10 +925,10 @@ func (s *NotesStore) TrackingRefs() ([]string, error) {
 	}
 	var out []string
 	for ref := range found {
-		if !validRefName(ref) {
+		if !refs.ValidName(ref) {
 			continue
 		}
-		if h, err := s.repo.ReadRef(ref); err != nil {
+		if h, err := s.Repo.ReadRef(ref); err != nil {
 			return nil, err
 		} else if h != "" {
 			out = append(out, ref)
@@ -951,16 +944,16 @@ func (s *NotesStore) TrackingRefs() ([]string, error) {
 // objects only. merge decides the notes both sides hold differently (the
 // lines it displaces are not part of the view). Absent refs are skipped; with
 // none present the error wraps ErrNotesRefAbsent.
-func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*NotesStore, error) {
-	if err := s.repo.notesRefsCommits(append([]string{s.ref}, tracking...)...); err != nil {
+func (s *Store) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*Store, error) {
+	if err := s.notesRefsCommits(append([]string{s.Ref}, tracking...)...); err != nil {
 		return nil, err
 	}
-	head, err := s.repo.ReadRef(s.ref)
+	head, err := s.Repo.ReadRef(s.Ref)
 	if err != nil {
 		return nil, err
 	}
 	for _, t := range tracking {
-		remote, err := s.repo.ReadRef(t)
+		remote, err := s.Repo.ReadRef(t)
 		if err != nil {
 			return nil, err
 		}
@@ -987,16 +980,16 @@ func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, loc
 		}
 	}
 	if head == "" {
-		return nil, fmt.Errorf("%w: %s, nor any of %v (run `git fetch` after `taskproof init`)", ErrNotesRefAbsent, s.ref, tracking)
+		return nil, fmt.Errorf("%w: %s, nor any of %v (run `git fetch` after `taskproof init`)", ErrNotesRefAbsent, s.Ref, tracking)
 	}
 	v := *s
-	v.pinned = head
+	v.Pinned = head
 	return &v, nil
 }
 
 // relation says whether local is ahead of remote (remote is an ancestor of
 // local, or equal) and whether it is behind (local is an ancestor of remote).
-func (s *NotesStore) relation(local, remote Hash) (ahead, behind bool, err error) {
+func (s *Store) relation(local, remote Hash) (ahead, behind bool, err error) {
 	if ahead, err = s.isAncestor(remote, local); err != nil {
 		return false, false, err
 	}
@@ -1008,7 +1001,7 @@ func (s *NotesStore) relation(local, remote Hash) (ahead, behind bool, err error
 // the lines of local's notes that remote's no longer hold, in displaced (to be
 // kept in the conflicts ref) and res.Removed (to be named to the user). Only
 // notes whose blobs differ are read.
-func (s *NotesStore) removedLines(local, remote Hash, displaced map[Hash][]byte, res *SyncResult) error {
+func (s *Store) removedLines(local, remote Hash, displaced map[Hash][]byte, res *SyncResult) error {
 	lt, err := s.notesTree(local)
 	if err != nil {
 		return err
@@ -1070,15 +1063,15 @@ func (s *NotesStore) removedLines(local, remote Hash, displaced map[Hash][]byte,
 // notes ref (the result's Before and After) and names the remote's tracking
 // refs (the result's Tracking, unless they are temporary: a URL). done drops
 // temporary tracking refs; call it when the sync ends.
-func (s *NotesStore) startSync(o *SyncOptions) (res *SyncResult, n remoteNames, done func(), err error) {
+func (s *Store) startSync(o *SyncOptions) (res *SyncResult, n remoteNames, done func(), err error) {
 	if err := o.defaults(); err != nil {
 		return nil, remoteNames{}, nil, err
 	}
-	before, err := s.repo.ReadRef(s.ref)
+	before, err := s.Repo.ReadRef(s.Ref)
 	if err != nil {
 		return nil, remoteNames{}, nil, err
 	}
-	res = newSyncResult(*o, s.ref)
+	res = newSyncResult(*o, s.Ref)
 	res.Before, res.After = before, before
 	if n, err = s.remoteNames(*o); err != nil {
 		return nil, remoteNames{}, nil, err

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package gitref
+package notesync
 
 // processAlive cannot tell here: every process counts as running, so a
 // temporary ref is removed only by the fetch that wrote it.

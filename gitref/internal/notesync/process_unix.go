@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitref
+package notesync
 
 import (
 	"errors"

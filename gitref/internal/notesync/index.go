@@ -1,17 +1,18 @@
-package gitref
+package notesync
 
 import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 )
 
-// NotesIndex holds the notes of a notes ref by annotated commit, as All lists
+// Index holds the notes of a notes ref by annotated commit, as All lists
 // them, in fixed-size ids instead of All's strings: for reading the notes of
 // many commits (the merge gate) with the index of a long history in a few
 // dozen bytes a note. Safe for concurrent use once made.
-type NotesIndex struct {
-	s *NotesStore
+type Index struct {
+	s *Store
 	// one holds the commits with one note blob: its id and its fan-out depth
 	// (the path's "xx/" directories), which with the commit's id give its path.
 	one map[plumbing.Hash]indexedNote
@@ -24,16 +25,16 @@ type indexedNote struct {
 	depth uint8
 }
 
-// Index reads the notes tree once into a NotesIndex. The error wraps
+// Index reads the notes tree once into a Index. The error wraps
 // ErrNotesRefAbsent when the ref does not exist.
-func (s *NotesStore) Index() (*NotesIndex, error) {
+func (s *Store) Index() (*Index, error) {
 	tree, err := s.headTree()
 	if err != nil {
 		return nil, err
 	}
-	x := &NotesIndex{s: s, one: map[plumbing.Hash]indexedNote{}}
+	x := &Index{s: s, one: map[plumbing.Hash]indexedNote{}}
 	err = s.walkNotes(tree, func(id Hash, path string, blob plumbing.Hash) {
-		h := id.plumbing()
+		h := gitobj.ToPlumbing(id)
 		if ps, ok := x.more[h]; ok {
 			x.more[h] = append(ps, notePath{path: path, blob: blob})
 			return
@@ -69,16 +70,16 @@ func notePathAt(hex string, depth uint8) string {
 }
 
 // Len is the number of annotated commits.
-func (x *NotesIndex) Len() int { return len(x.one) + len(x.more) }
+func (x *Index) Len() int { return len(x.one) + len(x.more) }
 
 // Read reads commit's note as ReadEntry reads All's entry for it (Note's
 // checks); ok is false when the index holds no note for commit (a commit id
 // not written as All writes them, 40 lowercase hex digits, has none).
-func (x *NotesIndex) Read(commit Hash) (note []byte, ok bool, err error) {
-	if len(commit) != 40 || !isLowerHex(string(commit)) {
+func (x *Index) Read(commit Hash) (note []byte, ok bool, err error) {
+	if len(commit) != 40 || !gitobj.IsLowerHex(string(commit)) {
 		return nil, false, nil
 	}
-	h := commit.plumbing()
+	h := gitobj.ToPlumbing(commit)
 	if n, found := x.one[h]; found {
 		note, err = x.s.readNote(commit, []notePath{{path: notePathAt(string(commit), n.depth), blob: n.blob}})
 		return note, true, err
