@@ -89,6 +89,9 @@ type SyncResult = notesync.SyncResult
 // refs/remotes/<remote>/<b>.
 func TrackingRef(ref, remote string) string { return notesync.TrackingRef(ref, remote) }
 
+// SkipRefPrefix is where skip records live (docs/format.md#storage).
+const SkipRefPrefix = notesync.SkipRefPrefix
+
 // SkipTrackingPrefix is where remote's skip records are fetched:
 // refs/speccoder/remotes/<remote>/skipped/.
 func SkipTrackingPrefix(remote string) string { return notesync.SkipTrackingPrefix(remote) }
