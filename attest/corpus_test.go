@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -154,11 +155,11 @@ func TestCorpusAttestTick(t *testing.T) {
 				t.Fatal(err)
 			}
 			sg := sshSigner(t, key)
-			as, err := verify.LoadAllowedSigners(allowed)
+			as, err := trust.LoadAllowedSigners(allowed)
 			if err != nil {
 				t.Fatal(err)
 			}
-			trust, err := verify.NewTrust(verify.WithAllowedSigners(as))
+			tr, err := trust.NewTrust(trust.WithAllowedSigners(as))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -258,10 +259,10 @@ func TestCorpusAttestTick(t *testing.T) {
 						t.Fatalf("%s: tasks %v: %v", c, ids, err)
 					}
 				}
-				statementsChecked += checkCorpusNote(t, repo, trust, dir, c, want)
+				statementsChecked += checkCorpusNote(t, repo, tr, dir, c, want)
 				// verify.Verifier.Object agrees: ok for every attested tick, also
 				// one that edits the task's text, and a Born one.
-				res, err := (&verify.Verifier{Repo: repo, Notes: notes, Trust: trust}).Object(c)
+				res, err := (&verify.Verifier{Repo: repo, Notes: notes, Trust: tr}).Object(c)
 				if err != nil {
 					t.Fatalf("verify %s: %v", c, err)
 				}
@@ -325,7 +326,7 @@ func taskLines(t *testing.T, repo *gitref.Repo, commit gitref.Hash, path string,
 // checkCorpusNote checks the note of tick commit c holds, for each of ticks, a
 // task-verification statement and a VSA with the facts of docs/format.md#hash-recipes recomputed
 // independently; it returns the number of task-verification statements checked.
-func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir string, c gitref.Hash, ticks []tickRecord) int {
+func checkCorpusNote(t *testing.T, repo *gitref.Repo, tr *trust.Trust, dir string, c gitref.Hash, ticks []tickRecord) int {
 	t.Helper()
 	n := note(t, dir, c)
 	stmts, foreign := statements(t, n)
@@ -346,7 +347,7 @@ func checkCorpusNote(t *testing.T, repo *gitref.Repo, trust *verify.Trust, dir s
 	}
 	files := map[string]*specfmt.TasksFile{}
 	for _, s := range stmts {
-		sr, err := verify.VerifySignatures(s.env, trust, fixedTime)
+		sr, err := trust.VerifySignatures(s.env, tr, fixedTime)
 		if err != nil || len(s.env.Signatures) != 1 || sr.Status != verify.OK || len(sr.Signers) != 1 {
 			t.Errorf("%s %s: signatures do not verify: %+v %v", c, s.st.Subjects[0].Name, sr, err)
 		}

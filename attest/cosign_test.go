@@ -12,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -72,19 +73,19 @@ func TestTickCoSignsHeldStatements(t *testing.T) {
 	check("unsigned again", tickWith(), true, false, aliceID, bobID)
 
 	// Each key's signature verifies: both are trusted signers of the statement.
-	as, err := verify.LoadAllowedSigners(allowedA)
+	as, err := trust.LoadAllowedSigners(allowedA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bs, err := verify.LoadAllowedSigners(allowedB)
+	bs, err := trust.LoadAllowedSigners(allowedB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := verify.NewTrust(verify.WithAllowedSigners(as), verify.WithAllowedSigners(bs))
+	tr, err := trust.NewTrust(trust.WithAllowedSigners(as), trust.WithAllowedSigners(bs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust}
+	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: tr}
 	if got := objectOutcomes(t, v, r.c1); got["001-calc/T001"] != verify.OK {
 		t.Errorf("co-signed statements: %v, want ok", got)
 	}

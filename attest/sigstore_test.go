@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -113,12 +114,12 @@ func TestSigstoreTickWritesBundles(t *testing.T) {
 	repoD.Close()
 	// And taskproof verify accepts them with the trusted root from a file.
 	repo, notes := r.open(t)
-	trust, _, err := verify.LoadTrust(repo, verify.TrustSources{NoGitConfig: true, TrustedRoot: env.WriteTrustedRoot(t, t.TempDir()),
+	tr, _, err := trust.LoadTrust(repo, trust.Sources{NoGitConfig: true, TrustedRoot: env.WriteTrustedRoot(t, t.TempDir()),
 		CertIdentity: sgIdentity, CertOIDCIssuer: sgIssuer})
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: trust}
+	v := &verify.Verifier{Repo: repo, Notes: notes, Trust: tr}
 	rs, err := v.Object(r.c1)
 	if err != nil {
 		t.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -177,15 +178,15 @@ func sshSigner(t testing.TB, key string) signer.Signer {
 
 func verifier(t testing.TB, repo *gitref.Repo, notes *gitref.NotesStore, allowed string) *verify.Verifier {
 	t.Helper()
-	as, err := verify.LoadAllowedSigners(allowed)
+	as, err := trust.LoadAllowedSigners(allowed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := verify.NewTrust(verify.WithAllowedSigners(as))
+	tr, err := trust.NewTrust(trust.WithAllowedSigners(as))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &verify.Verifier{Repo: repo, Notes: notes, Trust: trust}
+	return &verify.Verifier{Repo: repo, Notes: notes, Trust: tr}
 }
 
 // noteStatement is one decoded line of a note.

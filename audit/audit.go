@@ -19,17 +19,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/statement"
-	"github.com/taskproof/taskproof/tick"
-	"github.com/taskproof/taskproof/verify"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // SchemaVersion is the schema_version of the JSON report (docs/audit.md).
@@ -98,7 +100,7 @@ type Options struct {
 	// Trust, when not nil, checks every statement's object with verify
 	// (docs/format.md#verification-rules) and reports its outcome and credited
 	// signers; nil reports the signature status as not_checked.
-	Trust *verify.Trust
+	Trust *trust.Trust
 	// At is the verifier's clock for key validity windows (zero: now).
 	At time.Time
 }
@@ -309,7 +311,7 @@ type Signature struct {
 	// Count is the number of signatures of the envelope.
 	Count int `json:"count"`
 	// Signers are the trusted keys credited (with trust only).
-	Signers []verify.Signer `json:"signers"`
+	Signers []trust.Signer `json:"signers"`
 }
 
 // Unevidenced is a tick of the walked history without a readable
@@ -729,7 +731,7 @@ func checkSignatures(repo *gitref.Repo, notes *gitref.NotesStore, opts Options, 
 			r.Signature.Status = string(verify.Malformed)
 		}
 		if r.Signature.Signers == nil {
-			r.Signature.Signers = []verify.Signer{}
+			r.Signature.Signers = []trust.Signer{}
 		}
 	}
 	return nil

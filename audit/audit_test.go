@@ -15,7 +15,7 @@ import (
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/trust"
 )
 
 const collectionEvidence = `{"collection":{"files":[
@@ -239,15 +239,15 @@ func TestRunFilters(t *testing.T) {
 
 func TestRunWithTrust(t *testing.T) {
 	s := scenario(t)
-	as, err := verify.LoadAllowedSigners(s.allowed)
+	as, err := trust.LoadAllowedSigners(s.allowed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := verify.NewTrust(verify.WithAllowedSigners(as))
+	tr, err := trust.NewTrust(trust.WithAllowedSigners(as))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := run(t, s, audit.Options{All: true, Trust: trust})
+	rep := run(t, s, audit.Options{All: true, Trust: tr})
 	if rep.Signatures != "checked" {
 		t.Errorf("signatures = %q", rep.Signatures)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // A tick attested keylessly (its note lines are Sigstore bundles) is audited
@@ -32,21 +32,21 @@ func TestRunSigstoreBundle(t *testing.T) {
 			}
 		}
 	}
-	st, err := verify.NewSigstoreTrust(verify.SigstoreOptions{TrustedRoot: env.Root, Identity: identity, Issuer: issuer, TlogThreshold: 1})
+	st, err := trust.NewSigstoreTrust(trust.SigstoreOptions{TrustedRoot: env.Root, Identity: identity, Issuer: issuer, TlogThreshold: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	trust, err := verify.NewTrust(verify.WithSigstore(st))
+	tr, err := trust.NewTrust(trust.WithSigstore(st))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name   string
-		trust  *verify.Trust
+		tr     *trust.Trust
 		status string
-	}{{"without trust", nil, audit.SigNotChecked}, {"with sigstore trust", trust, "ok"}} {
+	}{{"without trust", nil, audit.SigNotChecked}, {"with sigstore trust", tr, "ok"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep, err := audit.Run(f.repo, f.notes, audit.Options{All: true, Head: f.ticks[1], Trust: tc.trust})
+			rep, err := audit.Run(f.repo, f.notes, audit.Options{All: true, Head: f.ticks[1], Trust: tc.tr})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +76,7 @@ func TestRunSigstoreBundle(t *testing.T) {
 				if r.Signature.Status != tc.status || r.Signature.Count != 1 {
 					t.Errorf("%s: signature %+v, want status %q of 1 signature", want.task, r.Signature, tc.status)
 				}
-				if tc.trust != nil && (len(r.Signature.Signers) != 1 || !strings.Contains(r.Signature.Signers[0].Principal, identity)) {
+				if tc.tr != nil && (len(r.Signature.Signers) != 1 || !strings.Contains(r.Signature.Signers[0].Principal, identity)) {
 					t.Errorf("%s: signers %+v, want %s", want.task, r.Signature.Signers, identity)
 				}
 			}

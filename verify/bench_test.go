@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -57,11 +58,11 @@ func (g *gateBench) verifier(b testing.TB, access ...gitref.Access) *verify.Veri
 	if err != nil {
 		b.Fatal(err)
 	}
-	as, err := verify.LoadAllowedSigners(g.allowed)
+	as, err := trust.LoadAllowedSigners(g.allowed)
 	if err != nil {
 		b.Fatal(err)
 	}
-	trust, err := verify.NewTrust(verify.WithAllowedSigners(as))
+	trust, err := trust.NewTrust(trust.WithAllowedSigners(as))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,6 +3,11 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/repocache"
 	"github.com/taskproof/taskproof/lineage"
@@ -12,10 +17,7 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
-	"maps"
-	"slices"
-	"sort"
-	"strings"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // Conclusions of a verification (docs/format.md#gate-rules).
@@ -106,9 +108,9 @@ type TickResult struct {
 	Reasons  []Reason    `json:"reasons"`
 	// Warnings are the evidence's warnings: reported, counted in the summary,
 	// deciding nothing.
-	Warnings []Reason `json:"warnings,omitempty"`
-	Signers  []Signer `json:"signers"`
-	Message  string   `json:"message,omitempty"`
+	Warnings []Reason       `json:"warnings,omitempty"`
+	Signers  []trust.Signer `json:"signers"`
+	Message  string         `json:"message,omitempty"`
 	// Policy are the policy rules the tick violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
@@ -662,7 +664,7 @@ func (g *gate) spoolObjects() error {
 func (g *gate) judgeTick(t tick.Tick, r role) error {
 	rep := g.rep
 	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
-		Task: statement.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []Signer{}}
+		Task: statement.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []trust.Signer{}}
 	switch {
 	case t.Kind == tick.KindNotRegular:
 		if !g.irregular[t.Path] {
@@ -1146,7 +1148,7 @@ func noteLevelFailure(rs []ObjectResult) *ObjectResult {
 // tasks-file position (docs/format.md#tasks-files-are-regular-files).
 func notRegular(commit gitref.Hash, path, kind string) TickResult {
 	return TickResult{Commit: commit, Path: path, Status: StatusUnverifiable, Reason: ReasonNotRegular, Failing: true,
-		Reasons: []Reason{}, Signers: []Signer{},
+		Reasons: []Reason{}, Signers: []trust.Signer{},
 		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, short(string(commit)))}
 }
 
@@ -1246,7 +1248,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 			}
 			failing[f.Path+"\x00"+lh] = true
 			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
-				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []Signer{}}
+				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []trust.Signer{}}
 			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr, ""))
 		}
 	}
@@ -1257,7 +1259,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 // gate fails, naming it.
 func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) TickResult {
 	return TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
-		Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []Signer{},
+		Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []trust.Signer{},
 		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err), hintKey: hintTasksFileUnreadable}
 }
 

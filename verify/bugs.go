@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
@@ -48,7 +49,7 @@ func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts Ga
 			if o == nil {
 				tr.Status = StatusNotEvaluated
 				tr.Message = "the commit names bug task " + task + " in a " + TrailerSpecTask + " trailer and its note has no statement for it: not evaluated (no tasks-file line claims it)"
-				tr.Reasons, tr.Signers = []Reason{}, []Signer{}
+				tr.Reasons, tr.Signers = []Reason{}, []trust.Signer{}
 			} else {
 				tr.Unit = o.Unit
 				judge(&tr, o, nil, opts)

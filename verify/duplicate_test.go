@@ -2,12 +2,13 @@ package verify
 
 import (
 	"fmt"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/statement"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // Task lines that repeat an ID in the fixture's tasks file (one under each user

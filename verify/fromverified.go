@@ -5,22 +5,9 @@ import (
 	"slices"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/trust"
 )
-
-// Kinds of [SourceRev]: the input a REV:PATH names.
-const (
-	SourceAllowedSigners = "allowed signers" // TrustSources.AllowedSignersRev
-	SourcePolicy         = "policy"          // PolicySource.Rev
-)
-
-// SourceRev is a trust or policy input read from a commit: Rev is "REV:PATH" as
-// given, Commit what REV resolved to, Kind SourceAllowedSigners or SourcePolicy.
-// [LoadTrust] and [LoadPolicy] record it; a [Verifier] refuses to verify it.
-type SourceRev struct {
-	Kind   string
-	Rev    string
-	Commit gitref.Hash
-}
 
 // Verified names the commits a verification checks: the range Base..Head
 // (Range; Base "" for all of Head's history), or Objects. [Verifier.Verify]
@@ -51,9 +38,9 @@ func (t Verified) RangeName() string {
 // FromVerifiedError: a trust or policy input is read from a commit being
 // verified (Range ""), or from a commit of the range being verified (Range
 // names it): whoever wrote that commit chose the trust that judges it. It
-// matches [ErrTrust].
+// matches [trust.ErrTrust].
 type FromVerifiedError struct {
-	Source SourceRev
+	Source trust.SourceRev
 	Range  string
 }
 
@@ -64,13 +51,13 @@ func (e *FromVerifiedError) Error() string {
 	return fmt.Sprintf("%s %s is read from %s, a commit of the range being verified (%s): trust and policy must come from outside it (e.g. the base branch, origin/main:PATH)", e.Source.Kind, e.Source.Rev, e.Source.Commit, e.Range)
 }
 
-func (e *FromVerifiedError) Unwrap() error { return ErrTrust }
+func (e *FromVerifiedError) Unwrap() error { return trust.ErrTrust }
 
 // checkNotFromVerified refuses ([*FromVerifiedError]) inputs read from a
 // commit that t verifies, and, for a range, from any commit of the range: trust
 // is the verifier's, never the head's. An empty range verifies nothing and
 // refuses nothing. Sources are checked in order; other errors are git's.
-func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) error {
+func checkNotFromVerified(repo *gitref.Repo, sources []trust.SourceRev, t Verified) error {
 	if len(sources) == 0 {
 		return nil
 	}
@@ -115,10 +102,10 @@ func checkNotFromVerified(repo *gitref.Repo, sources []SourceRev, t Verified) er
 
 // sources are the inputs of the verifier's trust and policy read from git, in
 // that order.
-func (v *Verifier) sources() []SourceRev {
-	srcs := slices.Clone(v.Trust.revs)
+func (v *Verifier) sources() []trust.SourceRev {
+	srcs := slices.Clone(v.Trust.FromGit())
 	if p := v.Policy; p != nil && p.Commit() != "" {
-		srcs = append(srcs, SourceRev{Kind: SourcePolicy, Rev: p.Name(), Commit: gitref.Hash(p.Commit())})
+		srcs = append(srcs, trust.SourceRev{Kind: trust.SourcePolicy, Rev: p.Name(), Commit: gitref.Hash(p.Commit())})
 	}
 	return srcs
 }
@@ -154,4 +141,24 @@ func (v *Verifier) VerifySpooled(t Verified, opts GateOptions) (*Report, error) 
 		return v.BranchSpooled(t.Base, t.Head, opts)
 	}
 	return v.Objects(t.Objects, opts)
+}
+
+// CheckInputsOutsideWorkTree returns an error naming the first of the gate's
+// input files in src and psrc — allowed signers, OpenPGP keyrings, public
+// keys, Sigstore trusted root ([trust.CheckOutsideWorkTree], which
+// [trust.LoadTrust] runs too), then the policy — that is a file of the
+// checked-out head ([trust.HeldByHead]), so the head being verified would
+// choose its own trust or policy
+// (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
+// from outside what is verified"). Run before any input is read, it names a
+// trust file before a policy file. It matches [trust.ErrTrust] for trust
+// files, policy.ErrPolicy for the policy file; nil for a bare repository.
+func CheckInputsOutsideWorkTree(repo *gitref.Repo, src trust.Sources, psrc PolicySource) error {
+	if err := trust.CheckOutsideWorkTree(repo, src); err != nil {
+		return err
+	}
+	if trust.HeldByHead(repo, psrc.File) {
+		return &policy.Error{File: psrc.File, Msg: "a file of the work tree being verified (HEAD holds it), so the head would choose its own policy; " + trust.OutsideWorkTreeFix}
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // TestTrustNotFromVerified: without the CLI, a Verifier whose trust LoadTrust
@@ -24,10 +25,10 @@ func TestTrustNotFromVerified(t *testing.T) {
 	fileTrust := f.trust
 	verifier := func(trustRev, policyRev gitref.Hash, opts ...VerifierOption) *Verifier {
 		t.Helper()
-		trust := fileTrust
+		tr := fileTrust
 		if trustRev != "" {
 			var err error
-			if trust, _, err = LoadTrust(repo, TrustSources{AllowedSignersRev: string(trustRev) + ":.github/allowed_signers", NoGitConfig: true}); err != nil {
+			if tr, _, err = trust.LoadTrust(repo, trust.Sources{AllowedSignersRev: string(trustRev) + ":.github/allowed_signers", NoGitConfig: true}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -38,7 +39,7 @@ func TestTrustNotFromVerified(t *testing.T) {
 			}
 			opts = append(opts, WithPolicy(pol))
 		}
-		v, err := NewVerifier(repo, notes, trust, append(opts, WithTime(now))...)
+		v, err := NewVerifier(repo, notes, tr, append(opts, WithTime(now))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,8 +48,8 @@ func TestTrustNotFromVerified(t *testing.T) {
 	refused := func(what string, err error, kind string, inRange bool) {
 		t.Helper()
 		var fe *FromVerifiedError
-		if !errors.As(err, &fe) || !errors.Is(err, ErrTrust) || fe.Source.Kind != kind || (fe.Range != "") != inRange {
-			t.Errorf("%s: %v, want a FromVerifiedError of %s (in range %v) matching ErrTrust", what, err, kind, inRange)
+		if !errors.As(err, &fe) || !errors.Is(err, trust.ErrTrust) || fe.Source.Kind != kind || (fe.Range != "") != inRange {
+			t.Errorf("%s: %v, want a FromVerifiedError of %s (in range %v) matching trust.ErrTrust", what, err, kind, inRange)
 		}
 	}
 	passes := func(what string, rep *Report, err error) {
@@ -61,8 +62,8 @@ func TestTrustNotFromVerified(t *testing.T) {
 		kind string
 		revs func(gitref.Hash) (trustRev, policyRev gitref.Hash)
 	}{
-		{SourceAllowedSigners, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return c, "" }},
-		{SourcePolicy, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return "", c }},
+		{trust.SourceAllowedSigners, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return c, "" }},
+		{trust.SourcePolicy, func(c gitref.Hash) (gitref.Hash, gitref.Hash) { return "", c }},
 	} {
 		from := func(c gitref.Hash, opts ...VerifierOption) *Verifier {
 			tr, po := tc.revs(c)
@@ -97,12 +98,12 @@ func TestTrustNotFromVerified(t *testing.T) {
 	}
 	// Trust and policy from the range: the trust is named first.
 	_, err := verifier(c1, c1).Branch(f.base, c2, GateOptions{})
-	refused("both from the range", err, SourceAllowedSigners, true)
+	refused("both from the range", err, trust.SourceAllowedSigners, true)
 	// A policy changed after construction is judged at the call.
 	v := verifier("", "")
 	v.Policy, _ = LoadPolicy(repo, PolicySource{Rev: string(c2) + ":.taskproof/policy.toml"})
 	_, err = v.Objects([]gitref.Hash{c2}, GateOptions{})
-	refused("policy set after NewVerifier", err, SourcePolicy, false)
+	refused("policy set after NewVerifier", err, trust.SourcePolicy, false)
 }
 
 // TestNewVerifierRefuses: a verifier without a repository, notes store or
@@ -117,7 +118,7 @@ func TestNewVerifierRefuses(t *testing.T) {
 		name    string
 		repo    *gitref.Repo
 		notes   *gitref.NotesStore
-		trust   *Trust
+		trust   *trust.Trust
 		missing string
 	}{
 		{"no repository", nil, notes, f.trust, MissingRepo},
@@ -132,8 +133,8 @@ func TestNewVerifierRefuses(t *testing.T) {
 				if !errors.As(err, &ve) || ve.Missing != tc.missing {
 					t.Errorf("%s: %v, want a VerifierError missing %s", what, err, tc.missing)
 				}
-				if errors.Is(err, ErrNoTrust) != (tc.missing == MissingTrust) {
-					t.Errorf("%s: %v matches ErrNoTrust: %v", what, err, errors.Is(err, ErrNoTrust))
+				if errors.Is(err, trust.ErrNoTrust) != (tc.missing == MissingTrust) {
+					t.Errorf("%s: %v matches ErrNoTrust: %v", what, err, errors.Is(err, trust.ErrNoTrust))
 				}
 			}
 			v, err := NewVerifier(tc.repo, tc.notes, tc.trust, WithPolicy(policy.Default()))

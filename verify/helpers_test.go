@@ -22,11 +22,14 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
+	"golang.org/x/crypto/ssh"
 )
 
 // The spec-kit unit the object and branch tests build
@@ -72,6 +75,23 @@ A user runs greet Ada and sees a friendly greeting.
 	fxPolicy = "[tests]\ncommand = \"go test ./...\"\n\n[attest]\nsigner = \"ssh\"\n"
 )
 
+// now is the verifier's clock in these tests.
+var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+// sshKey is an ed25519 SSH key pair (testkeys.SSHKey).
+type sshKey struct {
+	path   string // private key file; path+".pub" is the public key
+	pub    ssh.PublicKey
+	line   string // "type base64"
+	signer ssh.Signer
+}
+
+// newSSHKey makes an ed25519 key pair with the real ssh-keygen.
+func newSSHKey(t testing.TB) sshKey {
+	k := testkeys.NewSSHKey(t)
+	return sshKey{path: k.Path, pub: k.Pub, line: k.Line, signer: k.Signer}
+}
+
 // fxTime is when the fixtures' statements are recorded.
 var fxTime = time.Date(2026, 5, 1, 9, 30, 0, 0, time.UTC)
 
@@ -85,7 +105,7 @@ type fixture struct {
 	key     sshKey
 	signer  signer.Signer
 	signers string // the allowed signers file
-	trust   *Trust
+	trust   *trust.Trust
 	policy  *policy.Policy // the verifier's policy; nil: the default
 }
 
@@ -111,11 +131,11 @@ func (f *fixture) setAllowed(text string) {
 	if err := os.WriteFile(f.signers, []byte(text), 0o600); err != nil {
 		f.t.Fatal(err)
 	}
-	as, err := LoadAllowedSigners(f.signers)
+	as, err := trust.LoadAllowedSigners(f.signers)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if f.trust, err = NewTrust(WithAllowedSigners(as)); err != nil {
+	if f.trust, err = trust.NewTrust(trust.WithAllowedSigners(as)); err != nil {
 		f.t.Fatal(err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/taskproof/taskproof/trust"
 )
 
 // fixHints say how to fix a failing tick or object, one entry per status, tick
@@ -165,7 +167,7 @@ const hintExtraSigner = "extra_untrusted_signer"
 // extraSigner is the hint key of code: hintExtraSigner for untrusted_signer
 // when trusted keys signed too (the untrusted key is an extra, not the
 // only signer), else code.
-func extraSigner(code string, trusted []Signer) string {
+func extraSigner(code string, trusted []trust.Signer) string {
 	if code == CodeUntrusted && len(trusted) > 0 {
 		return hintExtraSigner
 	}
@@ -173,7 +175,7 @@ func extraSigner(code string, trusted []Signer) string {
 }
 
 // signerNames names trusted signers for a hint: principals, else keyids.
-func signerNames(signers []Signer) string {
+func signerNames(signers []trust.Signer) string {
 	names := make([]string, 0, len(signers))
 	for _, s := range signers {
 		n := s.Principal

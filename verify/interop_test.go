@@ -15,6 +15,7 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/statement"
@@ -44,7 +45,7 @@ func speccoderLine(t *testing.T, k sshKey, statement map[string]any) []byte {
 	t.Helper()
 	payload := canon(t, statement)
 	env := &dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload}
-	armored := sshKeygenSign(t, k, "in-toto", env.PAE())
+	armored := testkeys.SSHKeygenSign(t, k.path, "in-toto", env.PAE())
 	q := func(s string) string {
 		b, _ := json.Marshal(s)
 		return string(b)

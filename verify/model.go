@@ -2,13 +2,15 @@ package verify
 
 import (
 	"fmt"
+	"strings"
+
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
-	"strings"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // The gate's model (docs/format.md#the-gates-model) in the gate. The stages,
@@ -407,7 +409,7 @@ func (g *gate) notHeld() {
 			continue
 		}
 		tr := TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
-			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []Signer{},
+			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []trust.Signer{},
 			Status: StatusUnverifiable, Reason: ReasonTickedWithoutEvidence, Failing: true}
 		if len(hl.notHeld) == 0 {
 			// Step 4: the base has this unit's tasks file at the path; a tick

@@ -3,14 +3,6 @@ package verify
 import (
 	"errors"
 	"fmt"
-	"github.com/taskproof/taskproof/dsse"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/keys"
-	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/policy"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/statement"
 	"io/fs"
 	"sort"
 	"strconv"
@@ -18,6 +10,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // Verifier checks the attestations of one repository's notes against the
@@ -30,7 +31,7 @@ import (
 type Verifier struct {
 	Repo  *gitref.Repo
 	Notes *gitref.NotesStore
-	Trust *Trust
+	Trust *trust.Trust
 	// At is the verifier's clock for key validity windows; the zero value is
 	// time.Now at each check.
 	At time.Time
@@ -38,7 +39,7 @@ type Verifier struct {
 	// default ([policy.Default]).
 	Policy *policy.Policy
 	// FromVerifiedUnsafe lets Branch, Objects and Explain verify a commit
-	// that a trust input [LoadTrust] read from git, or the policy [LoadPolicy]
+	// that a trust input [trust.LoadTrust] read from git, or the policy [LoadPolicy]
 	// read from git, comes from (or, for a range, a commit of the range): by
 	// default they refuse it ([FromVerifiedError]).
 	FromVerifiedUnsafe bool
@@ -71,7 +72,7 @@ func WithFromVerifiedUnsafe() VerifierOption {
 }
 
 // VerifierError is a [Verifier] without a part it needs: Missing is "repository",
-// "notes store" or "trust". Without trust it matches [ErrNoTrust].
+// "notes store" or "trust". Without trust it matches [trust.ErrNoTrust].
 type VerifierError struct {
 	Missing string
 }
@@ -85,17 +86,17 @@ const (
 
 func (e *VerifierError) Error() string { return "verifier: no " + e.Missing }
 
-// Is reports whether target is ErrNoTrust for a verifier without trust.
+// Is reports whether target is trust.ErrNoTrust for a verifier without trust.
 func (e *VerifierError) Is(target error) bool {
-	return e.Missing == MissingTrust && (target == ErrNoTrust || target == ErrTrust)
+	return e.Missing == MissingTrust && (target == trust.ErrNoTrust || target == trust.ErrTrust)
 }
 
 // NewVerifier returns a verifier of the notes in notes over repo against
 // trust, with opts applied. A nil repo, notes or trust is a [*VerifierError].
 // Where trust and the policy were read from is checked when a commit is
 // verified, since only then is it known what is verified.
-func NewVerifier(repo *gitref.Repo, notes *gitref.NotesStore, trust *Trust, opts ...VerifierOption) (*Verifier, error) {
-	v := &Verifier{Repo: repo, Notes: notes, Trust: trust}
+func NewVerifier(repo *gitref.Repo, notes *gitref.NotesStore, tr *trust.Trust, opts ...VerifierOption) (*Verifier, error) {
+	v := &Verifier{Repo: repo, Notes: notes, Trust: tr}
 	for _, o := range opts {
 		o(v)
 	}
@@ -118,24 +119,6 @@ func (v *Verifier) validate() error {
 	return nil
 }
 
-// Signer is a trusted key credited with a statement's signature: the key that
-// verified it, never the keyid the envelope wrote (docs/format.md#signatures-dsse-v1).
-// [SignaturesResult] lists the distinct ones of one envelope, [ObjectResult]
-// those of a task's task-verification envelope.
-type Signer struct {
-	Kind      keys.Kind `json:"kind"`
-	KeyID     string    `json:"keyid"`
-	Principal string    `json:"principal"`
-	// Identity and Issuer are a Sigstore signer's certificate identity and OIDC
-	// issuer, TlogIndex its transparency log entry's index (docs/format.md#signatures-dsse-v1).
-	Identity  string `json:"identity,omitempty"`
-	Issuer    string `json:"issuer,omitempty"`
-	TlogIndex *int64 `json:"tlog_index,omitempty"`
-	// keys name its key material: signers are counted by it
-	// (docs/format.md#signers-are-counted-by-key).
-	keys []string
-}
-
 // Object kinds, ObjectResult.Kind (docs/format.md#checks-in-order): what the
 // judged object is. A box change's kind is tick.Kind, another concept.
 const (
@@ -155,15 +138,15 @@ type ObjectResult struct {
 	Task   string      `json:"task"`
 	// Title is the task's title as the statement records it
 	// (predicate task.title): what names a task whose ID is derived from it.
-	Title       string   `json:"title,omitempty"`
-	Verdict     string   `json:"verdict,omitempty"`
-	Revision    uint32   `json:"revision,omitempty"`
-	Regression  any      `json:"regression,omitempty"` // the JSON value of the reason read (docs/format.md#hash-recipes), {"reason":"unrecorded"} when a revision < 3 tick has none
-	Outcome     Outcome  `json:"outcome"`
-	Reasons     []Reason `json:"reasons"`
-	Warnings    []Reason `json:"warnings,omitempty"`
-	Signers     []Signer `json:"signers"`
-	NewerFields []string `json:"newer_fields"`
+	Title       string         `json:"title,omitempty"`
+	Verdict     string         `json:"verdict,omitempty"`
+	Revision    uint32         `json:"revision,omitempty"`
+	Regression  any            `json:"regression,omitempty"` // the JSON value of the reason read (docs/format.md#hash-recipes), {"reason":"unrecorded"} when a revision < 3 tick has none
+	Outcome     Outcome        `json:"outcome"`
+	Reasons     []Reason       `json:"reasons"`
+	Warnings    []Reason       `json:"warnings,omitempty"`
+	Signers     []trust.Signer `json:"signers"`
+	NewerFields []string       `json:"newer_fields"`
 	// Policy are the policy rules the object violates (or that failed to
 	// evaluate on it), warn level included.
 	Policy []policy.Result `json:"policy,omitempty"`
@@ -226,7 +209,7 @@ func (r *ObjectResult) fail(o Outcome, code, field, expected, found, msg string)
 type entry struct {
 	line      int
 	env       *dsse.Envelope
-	sigs      *SignaturesResult
+	sigs      *trust.SignaturesResult
 	statement *statement.Statement
 }
 
@@ -318,13 +301,13 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		// 1. The line parses (limits, strict JSON); a Sigstore bundle line's
 		//    signature is checked by sigstore.go (docs/format.md#signatures-dsse-v1), and a
 		//    bundle it refuses is malformed.
-		var sigs *SignaturesResult
+		var sigs *trust.SignaturesResult
 		var err error
 		switch {
 		case dl.Kind == noteline.KindMalformed:
 			err = dl.Err
 		case dl.Bundle != nil:
-			sigs, err = VerifyBundle(dl.Bundle, v.Trust, c.ID)
+			sigs, err = trust.VerifyBundle(dl.Bundle, v.Trust, c.ID)
 		}
 		env := dl.Envelope
 		if err != nil {
@@ -338,7 +321,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		}
 		// 3. Every signature against trust.
 		if sigs == nil {
-			sigs, err = VerifySignatures(env, v.Trust, at)
+			sigs, err = trust.VerifySignatures(env, v.Trust, at)
 		}
 		if err != nil {
 			noteReasons = append(noteReasons, Reason{Code: CodeSignature, Field: field, Message: err.Error(), Outcome: Malformed})
@@ -524,7 +507,7 @@ func creditSignatures(r *ObjectResult, tv *entry, group []*entry) {
 		}
 	}
 	if r.Signers == nil {
-		r.Signers = []Signer{}
+		r.Signers = []trust.Signer{}
 	}
 }
 
@@ -587,8 +570,8 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	}
 	// sigstore-go's subject check of each bundle line, beside taskproof's.
 	for _, e := range group {
-		if e.sigs.subjectRefusal != "" && (e != tv || got == string(c.ID)) {
-			r.fail(Mismatch, CodeSubjectCommit, fmt.Sprintf("line %d: subject", e.line), string(c.ID), "", e.sigs.subjectRefusal)
+		if e.sigs.SubjectRefusal() != "" && (e != tv || got == string(c.ID)) {
+			r.fail(Mismatch, CodeSubjectCommit, fmt.Sprintf("line %d: subject", e.line), string(c.ID), "", e.sigs.SubjectRefusal())
 		}
 	}
 	// The predicate (schema, revision-aware view).

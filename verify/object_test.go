@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
-	"reflect"
-	"strings"
-	"testing"
+	"github.com/taskproof/taskproof/trust"
 )
 
 const zeros64 = "0000000000000000000000000000000000000000000000000000000000000000"
@@ -24,7 +27,7 @@ func forgeTV(t *testing.T, f *fixture, c gitref.Hash, pt, ns string, signed func
 	t.Helper()
 	ls, i := f.tvLine(c)
 	payload := ls[i].env.Payload
-	sig := sshKeygenSign(t, f.key, ns, signed(payload))
+	sig := testkeys.SSHKeygenSign(t, f.key.path, ns, signed(payload))
 	f.replaceTV(c, wireEnvelope(t, pt, b64(payload), [2]string{f.signer.KeyID(), b64(sig)}))
 }
 
@@ -133,7 +136,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature in namespace git",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, dsse.PayloadType, "git", paeOf)
+				forgeTV(t, f, c, dsse.PayloadType, "git", testkeys.PAE)
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -141,7 +144,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature in namespace file",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, dsse.PayloadType, "file", paeOf)
+				forgeTV(t, f, c, dsse.PayloadType, "file", testkeys.PAE)
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -149,7 +152,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature over the base64 text, not the payload",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return paeOf([]byte(b64(p))) })
+				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return testkeys.PAE([]byte(b64(p))) })
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -157,7 +160,7 @@ func TestObjectOutcomes(t *testing.T) {
 		{
 			name: "ssh-keygen signature over the legacy little-endian PAE",
 			setup: func(t *testing.T, f *fixture, c gitref.Hash) {
-				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return legacyPAE(dsse.PayloadType, p) })
+				forgeTV(t, f, c, dsse.PayloadType, "in-toto", func(p []byte) []byte { return testkeys.LegacyPAE(dsse.PayloadType, p) })
 			},
 			task: "001-greeting/T002", outcome: BadSignature, codes: []string{CodeSignature},
 			status: StatusUnverifiable, reason: string(BadSignature),
@@ -737,10 +740,10 @@ func TestObjectErrors(t *testing.T) {
 		t.Error("Object of an unknown commit: no error")
 	}
 	v.Trust = nil
-	if _, err := v.Object(c); !errorsIs(err, ErrNoTrust) {
-		t.Errorf("Object without trust: %v, want ErrNoTrust", err)
+	if _, err := v.Object(c); !errorsIs(err, trust.ErrNoTrust) {
+		t.Errorf("Object without trust: %v, want trust.ErrNoTrust", err)
 	}
-	if _, err := v.Branch(f.base, c, GateOptions{}); !errorsIs(err, ErrNoTrust) {
-		t.Errorf("Branch without trust: %v, want ErrNoTrust", err)
+	if _, err := v.Branch(f.base, c, GateOptions{}); !errorsIs(err, trust.ErrNoTrust) {
+		t.Errorf("Branch without trust: %v, want trust.ErrNoTrust", err)
 	}
 }

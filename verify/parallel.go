@@ -2,12 +2,13 @@ package verify
 
 import (
 	"fmt"
+	"sync"
+
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
-	"sync"
 )
 
 // checkedObject is one commit's Object results and, for each result that

@@ -6,6 +6,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // Policy results in reports (docs/format.md#checks-in-order last step "policy rules").
@@ -85,7 +86,7 @@ func (v *Verifier) policyInput(o *ObjectResult, tick *TickResult) *policy.Input 
 		in.Statement.SubjectName = st.Subjects[0].Name
 		in.Statement.GitCommit = st.Subjects[0].Digest["gitCommit"]
 	}
-	keys := signerKeys(o.Signers)
+	keys := trust.SignerKeys(o.Signers)
 	for i, s := range o.Signers {
 		in.Signers = append(in.Signers, policy.Signer{Kind: string(s.Kind), KeyID: s.KeyID, Principal: s.Principal, Key: keys[i]})
 	}

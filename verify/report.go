@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // WriteJSON writes the report as indented JSON (docs/gate.md "JSON output"); the
@@ -148,7 +150,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		return err
 	}
 	if rep.Mode == "branch" {
-		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), Printable(rep.NotesRef), rep.TickCount())
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), printable.String(rep.NotesRef), rep.TickCount())
 		tickAt, err := rep.tickReader()
 		if err != nil {
 			return err
@@ -163,16 +165,16 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				status += " (" + t.Reason + ")"
 			}
 			// A bug task has no tasks-file line: its commit's Spec-Task trailer names it.
-			where := fmt.Sprintf("%s:%d", Printable(t.Path), t.Line)
+			where := fmt.Sprintf("%s:%d", printable.String(t.Path), t.Line)
 			if t.Kind == KindBug && t.Path == "" {
 				where = "Spec-Task"
 			}
-			fmt.Fprintf(&b, "%s %s %s %s %s", mark(t.Failing), short(string(t.Commit)), where, Printable(taskLabel(t.Task, t.TaskID, t.Title)), status)
+			fmt.Fprintf(&b, "%s %s %s %s %s", mark(t.Failing), short(string(t.Commit)), where, printable.String(taskLabel(t.Task, t.TaskID, t.Title)), status)
 			if t.Verdict != "" {
-				fmt.Fprintf(&b, " verdict=%s", Printable(t.Verdict))
+				fmt.Fprintf(&b, " verdict=%s", printable.String(t.Verdict))
 			}
 			if len(t.Via) > 0 {
-				fmt.Fprintf(&b, " via=%s", Printable(strings.Join(t.Via, ",")))
+				fmt.Fprintf(&b, " via=%s", printable.String(strings.Join(t.Via, ",")))
 			}
 			if len(t.Signers) > 0 {
 				var ss []string
@@ -186,7 +188,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				fmt.Fprintf(&b, "    same_tree_as %s holds the evidence\n", t.SameTreeAs)
 			}
 			if t.Message != "" {
-				fmt.Fprintf(&b, "    %s\n", Printable(t.Message))
+				fmt.Fprintf(&b, "    %s\n", printable.String(t.Message))
 			}
 			if t.Failing {
 				writeReasons(&b, t.Reasons)
@@ -201,13 +203,13 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 		}
 		for _, u := range rep.Unticks {
-			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(taskLabel(u.Task, u.TaskID, u.Title)))
+			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 		if len(rep.BornTicked) > 0 {
 			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n", len(rep.BornTicked))
 		}
 		for _, u := range rep.BornTicked {
-			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), Printable(u.Path), u.Line, Printable(taskLabel(u.Task, u.TaskID, u.Title)))
+			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 	} else {
 		// Two lines of one repeated task ID are two objects with one task
@@ -222,7 +224,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 		for _, o := range rep.Objects {
 			failing := o.Outcome != OK || policy.Failing(o.Policy)
-			task := Printable(taskLabel(o.Task, o.TaskID, o.Title))
+			task := printable.String(taskLabel(o.Task, o.TaskID, o.Title))
 			if task == "" {
 				task = "-"
 			}
@@ -231,7 +233,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 			}
 			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), short(string(o.Object)), task, o.Outcome)
 			if o.Verdict != "" {
-				fmt.Fprintf(&b, " verdict=%s", Printable(o.Verdict))
+				fmt.Fprintf(&b, " verdict=%s", printable.String(o.Verdict))
 			}
 			for _, s := range o.Signers {
 				fmt.Fprintf(&b, " signed-by=%s", signerText(s))
@@ -244,7 +246,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 				fmt.Fprintf(&b, "    warning: %s\n", warningText(wr))
 			}
 			if len(o.NewerFields) > 0 {
-				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", Printable(strings.Join(o.NewerFields, ", ")))
+				fmt.Fprintf(&b, "    newer fields (not checked): %s\n", printable.String(strings.Join(o.NewerFields, ", ")))
 			}
 			if err := flush(); err != nil {
 				return err
@@ -252,7 +254,7 @@ func WriteText(w io.Writer, rep *Report, color bool) error {
 		}
 	}
 	for _, r := range rep.Policy {
-		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), Printable(policyText(r)))
+		fmt.Fprintf(&b, "%s range: %s\n", mark(r.Failing()), printable.String(policyText(r)))
 	}
 	if line := strings.Trim(summaryText(rep)+", "+warningSummary(rep), ", "); line != "" {
 		fmt.Fprintf(&b, "summary: %s\n", line)
@@ -288,20 +290,20 @@ func writeReasons(b *strings.Builder, rs []Reason) {
 // writeHint writes how to fix a failing tick or object, when there is a hint.
 func writeHint(b *strings.Builder, hint string) {
 	if hint != "" {
-		fmt.Fprintf(b, "    fix: %s\n", Printable(hint))
+		fmt.Fprintf(b, "    fix: %s\n", printable.String(hint))
 	}
 }
 
 // writePolicy writes the policy results that count against a tick or object.
 func writePolicy(b *strings.Builder, rs []policy.Result) {
 	for _, r := range rs {
-		fmt.Fprintf(b, "    %s\n", Printable(policyText(r)))
+		fmt.Fprintf(b, "    %s\n", printable.String(policyText(r)))
 	}
 }
 
-func signerText(s Signer) string { return Printable(rawSignerText(s)) }
+func signerText(s trust.Signer) string { return printable.String(rawSignerText(s)) }
 
-func rawSignerText(s Signer) string {
+func rawSignerText(s trust.Signer) string {
 	if s.Kind == keys.KindSigstore {
 		tlog := "none"
 		if s.TlogIndex != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/trust"
 )
 
 func TestCIGitHubGolden(t *testing.T) {
@@ -248,7 +249,7 @@ func FuzzCIReportText(f *testing.F) {
 		tk.Reasons = []Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
 		// A signer's principal and certificate identity are text too.
 		tlog := int64(7)
-		tk.Signers = []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: message},
+		tk.Signers = []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: message},
 			{Kind: signer.KindSigstore, KeyID: taskID, Identity: taskID, Issuer: path, TlogIndex: &tlog}}
 
 		var b bytes.Buffer

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // TestWriteJSONStreamed: WriteJSON's piecewise output is byte for byte
@@ -14,7 +15,7 @@ import (
 // keys WriteJSON splices at.
 func TestWriteJSONStreamed(t *testing.T) {
 	tick := TickResult{Commit: "c1", Path: "specs/a/tasks.md", Line: 3, Task: "a/T001", TaskID: "T001", Status: StatusEvidenced,
-		Reasons: []Reason{{Code: "x", Message: "<&> \"objects\": [] \u2028"}}, Signers: []Signer{{Kind: "ssh", KeyID: "k"}},
+		Reasons: []Reason{{Code: "x", Message: "<&> \"objects\": [] \u2028"}}, Signers: []trust.Signer{{Kind: "ssh", KeyID: "k"}},
 		Policy: []policy.Result{{Rule: "r", Level: "warn"}}}
 	obj := ObjectResult{Object: "c1", Task: "\n  \"ticks\": []", Outcome: OK}
 	for name, rep := range map[string]*Report{

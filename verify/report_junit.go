@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/taskproof/taskproof/trust"
 )
 
 // JUnitSuiteName is the name of the one <testsuite> WriteJUnit writes.
@@ -122,7 +124,7 @@ func WriteJUnit(w io.Writer, rep *Report, opts CIOptions) error {
 
 // junitSigners are a testcase's signer properties (see WriteJUnit); nil when
 // there are no signers, so no empty <properties/> is written.
-func junitSigners(ss []Signer) *junitProperties {
+func junitSigners(ss []trust.Signer) *junitProperties {
 	if len(ss) == 0 {
 		return nil
 	}

@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // CIOptions configure the CI report formats (WriteSARIF, WriteGitHub,
@@ -70,9 +72,9 @@ type ciItem struct {
 	evidence gitref.Hash
 	verdict  string
 	policy   []policy.Result
-	signers  []Signer // the credited signers (docs/format.md#checks-in-order "signers")
-	hint     string   // how to fix it, when failing
-	warnings []Reason // reported at level warning, deciding nothing
+	signers  []trust.Signer // the credited signers (docs/format.md#checks-in-order "signers")
+	hint     string         // how to fix it, when failing
+	warnings []Reason       // reported at level warning, deciding nothing
 }
 
 // statusText is "status" or "status (reason)".
@@ -136,7 +138,7 @@ func (it *ciItem) details() []string {
 		out = append(out, reasonText(r))
 	}
 	for _, r := range it.policy {
-		out = append(out, Printable(policyText(r)))
+		out = append(out, printable.String(policyText(r)))
 	}
 	if it.hint != "" {
 		out = append(out, "fix: "+it.hint)
@@ -150,7 +152,7 @@ func (it *ciItem) text() string {
 }
 
 // signersText lists signers as signerText writes them, comma-separated.
-func signersText(ss []Signer) string {
+func signersText(ss []trust.Signer) string {
 	parts := make([]string, 0, len(ss))
 	for _, s := range ss {
 		parts = append(parts, signerText(s))
@@ -162,7 +164,7 @@ func signersText(ss []Signer) string {
 // keyid and principal always (principal "" when the trust names none);
 // identity, issuer and tlogIndex for a Sigstore signer (tlogIndex absent when
 // the bundle has no transparency log entry).
-func sarifSigners(ss []Signer) []map[string]any {
+func sarifSigners(ss []trust.Signer) []map[string]any {
 	out := make([]map[string]any, 0, len(ss))
 	for _, s := range ss {
 		m := map[string]any{"kind": string(s.Kind), "keyid": s.KeyID, "principal": s.Principal}
@@ -273,8 +275,8 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 	// escaped once here, for every CI format.
 	for i := range items {
 		it := &items[i]
-		it.task, it.taskID, it.title, it.unitDir, it.path = Printable(it.task), Printable(it.taskID), Printable(it.title), Printable(it.unitDir), Printable(it.path)
-		it.message, it.verdict, it.reasons, it.hint = Printable(it.message), Printable(it.verdict), printableReasons(it.reasons), Printable(it.hint)
+		it.task, it.taskID, it.title, it.unitDir, it.path = printable.String(it.task), printable.String(it.taskID), printable.String(it.title), printable.String(it.unitDir), printable.String(it.path)
+		it.message, it.verdict, it.reasons, it.hint = printable.String(it.message), printable.String(it.verdict), printableReasons(it.reasons), printable.String(it.hint)
 	}
 	return items, nil
 }

@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/signer"
-	"github.com/taskproof/taskproof/statement"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // updateCIGolden rewrites the CI formats' golden files: go test ./verify -run CI -update-ci-golden
@@ -24,7 +26,7 @@ var ciUnit = specfmt.Unit{Format: specfmt.Speckit, Feature: "001-greeting", Dir:
 
 func ciTick(id string, line int, commit gitref.Hash) TickResult {
 	return TickResult{Commit: commit, Path: ciUnit.Dir + "/tasks.md", Line: line, Unit: ciUnit, TaskID: id,
-		Task: statement.SubjectName(ciUnit.Feature, id), Reasons: []Reason{}, Signers: []Signer{}}
+		Task: statement.SubjectName(ciUnit.Feature, id), Reasons: []Reason{}, Signers: []trust.Signer{}}
 }
 
 // ciBranchReport is a failing merge gate covering every tick status and the
@@ -35,13 +37,13 @@ func ciTick(id string, line int, commit gitref.Hash) TickResult {
 func ciBranchReport() *Report {
 	ok := ciTick("T001", 9, ciHash("a1"))
 	ok.Status, ok.Evidence, ok.Verdict, ok.Outcome = StatusEvidenced, ok.Commit, "verified", OK
-	ok.Signers = []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev@example.invalid"}}
+	ok.Signers = []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev@example.invalid"}}
 
 	stale := ciTick("T002", 13, ciHash("b2"))
 	stale.Status, stale.Failing, stale.Evidence, stale.Verdict, stale.Outcome = StatusStale, true, stale.Commit, "verified", OK
 	// A failing tick still credits the signer that verified: a Sigstore one.
 	tlog := int64(4242)
-	stale.Signers = []Signer{{Kind: signer.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
+	stale.Signers = []trust.Signer{{Kind: signer.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
 		Identity: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main", Issuer: "https://token.actions.githubusercontent.com", TlogIndex: &tlog}}
 	stale.Reasons = []Reason{{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: "11aa", Found: "22bb", Message: "section US1 changed since the tick", Outcome: Mismatch}}
 
@@ -83,11 +85,11 @@ func ciObjectsReport() *Report {
 	return &Report{SchemaVersion: 1, Mode: "objects", NotesRef: "refs/notes/speccoder", Conclusion: Failure,
 		Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{},
 		Objects: []ObjectResult{
-			{Object: ciHash("a1"), Kind: ObjectTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []Signer{}},
+			{Object: ciHash("a1"), Kind: ObjectTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []trust.Signer{}},
 			{Object: ciHash("b2"), Kind: ObjectTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
 			{Object: ciHash("c3"), Kind: ObjectTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
 				// Two signers; the principal holds text every format must escape.
-				Signers: []Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
+				Signers: []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
 					{Kind: signer.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
 				Reasons: []Reason{
 					{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -14,8 +15,10 @@ import (
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // keyBundleNote rewrites c's note (DSSE lines) as Sigstore bundles signed by
@@ -44,13 +47,13 @@ func (f *fixture) keyBundleNote(c gitref.Hash, kp sign.Keypair, logs ...sign.Tra
 }
 
 // keypairKey is kp's public key as a trusted raw key.
-func keypairKey(t *testing.T, kp sign.Keypair) *RawKey {
+func keypairKey(t *testing.T, kp sign.Keypair) *trust.RawKey {
 	t.Helper()
 	p, err := kp.GetPublicKeyPem()
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := ParseRawKey([]byte(p))
+	k, err := trust.ParseRawKey([]byte(p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +82,9 @@ func TestSigstoreKeyBundle(t *testing.T) {
 		}
 		return kp
 	}
-	keysOnly := func(t *testing.T, o SigstoreOptions) *SigstoreTrust {
+	keysOnly := func(t *testing.T, o trust.SigstoreOptions) *trust.SigstoreTrust {
 		o.TrustedRoot = env.Root
-		st, err := NewSigstoreTrust(o)
+		st, err := trust.NewSigstoreTrust(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,8 +94,8 @@ func TestSigstoreKeyBundle(t *testing.T) {
 		name    string
 		kp      func(*testing.T) sign.Keypair
 		logged  bool
-		sig     func(*testing.T) *SigstoreTrust // nil: no Sigstore trust
-		other   bool                            // trust another key
+		sig     func(*testing.T) *trust.SigstoreTrust // nil: no Sigstore trust
+		other   bool                                  // trust another key
 		change  func(f *fixture, c gitref.Hash)
 		outcome Outcome
 		has     string
@@ -100,16 +103,16 @@ func TestSigstoreKeyBundle(t *testing.T) {
 	}{
 		{name: "no log entry, key only", kp: ecdsaKP, outcome: OK},
 		{name: "rsa pkcs1v15, no log entry", kp: rsaKP, outcome: OK},
-		{name: "logged, key and trusted root", kp: ecdsaKP, logged: true, sig: func(t *testing.T) *SigstoreTrust { return keysOnly(t, SigstoreOptions{}) }, outcome: OK, tlog: true},
+		{name: "logged, key and trusted root", kp: ecdsaKP, logged: true, sig: func(t *testing.T) *trust.SigstoreTrust { return keysOnly(t, trust.SigstoreOptions{}) }, outcome: OK, tlog: true},
 		{name: "logged, key alone", kp: ecdsaKP, logged: true, outcome: UntrustedSigner, has: "need a Sigstore trusted root"},
-		{name: "not logged under the default threshold", kp: ecdsaKP, sig: func(t *testing.T) *SigstoreTrust { return keysOnly(t, SigstoreOptions{}) },
+		{name: "not logged under the default threshold", kp: ecdsaKP, sig: func(t *testing.T) *trust.SigstoreTrust { return keysOnly(t, trust.SigstoreOptions{}) },
 			outcome: UntrustedSigner, has: "transparency log"},
-		{name: "not logged, threshold 0", kp: ecdsaKP, sig: func(t *testing.T) *SigstoreTrust {
-			return keysOnly(t, SigstoreOptions{TlogThresholdZeroUnsafe: true})
+		{name: "not logged, threshold 0", kp: ecdsaKP, sig: func(t *testing.T) *trust.SigstoreTrust {
+			return keysOnly(t, trust.SigstoreOptions{TlogThresholdZeroUnsafe: true})
 		}, outcome: OK},
-		{name: "logged, trusted root of another log", kp: ecdsaKP, logged: true, sig: func(t *testing.T) *SigstoreTrust {
-			o := SigstoreOptions{TrustedRoot: sigstoretest.New(t).Root}
-			st, err := NewSigstoreTrust(o)
+		{name: "logged, trusted root of another log", kp: ecdsaKP, logged: true, sig: func(t *testing.T) *trust.SigstoreTrust {
+			o := trust.SigstoreOptions{TrustedRoot: sigstoretest.New(t).Root}
+			st, err := trust.NewSigstoreTrust(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -143,12 +146,12 @@ func TestSigstoreKeyBundle(t *testing.T) {
 			if tc.other {
 				trusted = keypairKey(t, ecdsaKP(t))
 			}
-			opts := []TrustOption{WithRawKeys(trusted)}
+			opts := []trust.Option{trust.WithRawKeys(trusted)}
 			if tc.sig != nil {
-				opts = append(opts, WithSigstore(tc.sig(t)))
+				opts = append(opts, trust.WithSigstore(tc.sig(t)))
 			}
 			var err error
-			if f.trust, err = NewTrust(opts...); err != nil {
+			if f.trust, err = trust.NewTrust(opts...); err != nil {
 				t.Fatal(err)
 			}
 			r := f.object(c)[0]
@@ -166,8 +169,20 @@ func TestSigstoreKeyBundle(t *testing.T) {
 				t.Fatalf("signers %+v, want the raw key %s (tlog reported: %v)", r.Signers, key.KeyID, tc.tlog)
 			}
 			// The same key signing an envelope is the same signer.
-			env := Signer{Kind: signer.KindRaw, KeyID: key.KeyID, keys: rawKeyNames(key)}
-			if ks := signerKeys([]Signer{r.Signers[0], env}); ks[0] != ks[1] {
+			payload := []byte(`{"_type":"https://in-toto.io/Statement/v1"}`)
+			sig, _, err := kp.SignData(context.Background(), testkeys.PAE(payload))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, err := trust.NewTrust(trust.WithRawKeys(key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sigs, err := trust.VerifySignatures(&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload, Signatures: []dsse.Signature{{KeyID: key.KeyID, Sig: sig}}}, tr, now)
+			if err != nil || sigs.Status != OK || len(sigs.Signers) != 1 {
+				t.Fatalf("the key's envelope: %+v, %v", sigs, err)
+			}
+			if ks := trust.SignerKeys([]trust.Signer{r.Signers[0], sigs.Signers[0]}); ks[0] != ks[1] {
 				t.Errorf("the bundle's signer and the key's envelope signer count as two keys: %v", ks)
 			}
 		})
@@ -189,11 +204,11 @@ func TestSigstoreKeyBundleForAnotherCommit(t *testing.T) {
 	f.keyBundleNote(c1, kp, env.Rekor())
 	c2 := f.commit("unrelated", map[string]string{"README.md": "hi\n"})
 	f.setNote(c2, f.note(c1))
-	st, err := NewSigstoreTrust(SigstoreOptions{TrustedRoot: env.Root})
+	st, err := trust.NewSigstoreTrust(trust.SigstoreOptions{TrustedRoot: env.Root})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.trust, err = NewTrust(WithRawKeys(keypairKey(t, kp)), WithSigstore(st)); err != nil {
+	if f.trust, err = trust.NewTrust(trust.WithRawKeys(keypairKey(t, kp)), trust.WithSigstore(st)); err != nil {
 		t.Fatal(err)
 	}
 	if r := f.object(c1)[0]; r.Outcome != OK {

@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
+	"github.com/taskproof/taskproof/trust"
 )
 
 const (
@@ -25,14 +26,14 @@ const (
 )
 
 // setSigstore replaces the fixture's trust with Sigstore trust in env's root.
-func (f *fixture) setSigstore(env *sigstoretest.Env, o SigstoreOptions) {
+func (f *fixture) setSigstore(env *sigstoretest.Env, o trust.SigstoreOptions) {
 	f.t.Helper()
 	o.TrustedRoot = env.Root
-	st, err := NewSigstoreTrust(o)
+	st, err := trust.NewSigstoreTrust(o)
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if f.trust, err = NewTrust(WithSigstore(st)); err != nil {
+	if f.trust, err = trust.NewTrust(trust.WithSigstore(st)); err != nil {
 		f.t.Fatal(err)
 	}
 }
@@ -79,13 +80,13 @@ func (f *fixture) mutateTVBundle(c gitref.Hash, mutate func(m map[string]any)) {
 }
 
 func TestSigstoreObject(t *testing.T) {
-	exactMain := SigstoreOptions{Identity: sgMain, Issuer: sgIssuer}
+	exactMain := trust.SigstoreOptions{Identity: sgMain, Issuer: sgIssuer}
 	cases := []struct {
 		name string
 		// fulcio issues the signing certificate; logs default to the virtual Rekor.
 		fulcio sigstoretest.Fulcio
 		noLog  bool
-		trust  SigstoreOptions
+		trust  trust.SigstoreOptions
 		// change, when set, rewrites the note after signing.
 		change      func(f *fixture, c gitref.Hash)
 		outcome     Outcome
@@ -95,22 +96,22 @@ func TestSigstoreObject(t *testing.T) {
 	}{
 		{name: "exact identity", fulcio: sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer}, trust: exactMain, outcome: OK, wantSignerS: true},
 		{name: "anchored regexp", fulcio: sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer},
-			trust: SigstoreOptions{IdentityRegexp: `https://github\.com/acme/greet/\.github/workflows/release\.yml@refs/heads/(main)?`, Issuer: sgIssuer}, outcome: OK, wantSignerS: true},
+			trust: trust.SigstoreOptions{IdentityRegexp: `https://github\.com/acme/greet/\.github/workflows/release\.yml@refs/heads/(main)?`, Issuer: sgIssuer}, outcome: OK, wantSignerS: true},
 		{name: "e-mail identity", fulcio: sigstoretest.Fulcio{Identity: "dev@example.invalid", Issuer: "https://accounts.example"},
-			trust: SigstoreOptions{Identity: "dev@example.invalid", Issuer: "https://accounts.example"}, outcome: OK, wantSignerS: true},
+			trust: trust.SigstoreOptions{Identity: "dev@example.invalid", Issuer: "https://accounts.example"}, outcome: OK, wantSignerS: true},
 		{name: "wrong identity", fulcio: sigstoretest.Fulcio{Identity: sgAttacker, Issuer: sgIssuer}, trust: exactMain,
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: `identity "` + sgAttacker + `", want "` + sgMain + `"`},
 		{name: "identity matching the regexp only unanchored (optional suffix)", fulcio: sigstoretest.Fulcio{Identity: sgAttacker, Issuer: sgIssuer},
-			trust:   SigstoreOptions{IdentityRegexp: `https://github\.com/acme/greet/\.github/workflows/release\.yml@refs/heads/(main)?`, Issuer: sgIssuer},
+			trust:   trust.SigstoreOptions{IdentityRegexp: `https://github\.com/acme/greet/\.github/workflows/release\.yml@refs/heads/(main)?`, Issuer: sgIssuer},
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: "does not match the regular expression `"},
 		{name: "identity matching the regexp only unanchored (prefix)", fulcio: sigstoretest.Fulcio{Identity: "https://evil.example/" + sgMain, Issuer: sgIssuer},
-			trust:   SigstoreOptions{IdentityRegexp: regexp.QuoteMeta(sgMain), Issuer: sgIssuer},
+			trust:   trust.SigstoreOptions{IdentityRegexp: regexp.QuoteMeta(sgMain), Issuer: sgIssuer},
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: "does not match the regular expression `"},
 		{name: "wrong issuer", fulcio: sigstoretest.Fulcio{Identity: sgMain, Issuer: "https://gitlab.example"}, trust: exactMain,
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: `issuer "https://gitlab.example", want "` + sgIssuer + `"`},
 		{name: "expired certificate without a timestamp",
 			fulcio: sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer, NotBefore: time.Now().Add(-3 * time.Hour)}, noLog: true,
-			trust:   SigstoreOptions{Identity: sgMain, Issuer: sgIssuer, TlogThresholdZeroUnsafe: true},
+			trust:   trust.SigstoreOptions{Identity: sgMain, Issuer: sgIssuer, TlogThresholdZeroUnsafe: true},
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: "expired"},
 		{name: "no tlog entry under the default threshold", fulcio: sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer}, noLog: true, trust: exactMain,
 			outcome: UntrustedSigner, code: CodeUntrusted, messageHas: "transparency log"},
@@ -214,7 +215,7 @@ func TestSigstoreBundleForAnotherCommit(t *testing.T) {
 	f.attest(c1, predicate.RegressionOnly, env.Signer(t, &sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer}))
 	c2 := f.commit("unrelated", map[string]string{"README.md": "hi\n"})
 	f.setNote(c2, f.note(c1))
-	f.setSigstore(env, SigstoreOptions{Identity: sgMain, Issuer: sgIssuer})
+	f.setSigstore(env, trust.SigstoreOptions{Identity: sgMain, Issuer: sgIssuer})
 	if r := f.object(c1)[0]; r.Outcome != OK {
 		t.Fatalf("c1: outcome %s, want ok: %+v", r.Outcome, r.Reasons)
 	}
@@ -243,7 +244,7 @@ func TestSigstoreMediaTypes(t *testing.T) {
 	env := sigstoretest.New(t)
 	c := f.tick("T001")
 	f.attest(c, predicate.RegressionOnly, env.Signer(t, &sigstoretest.Fulcio{Identity: sgMain, Issuer: sgIssuer}))
-	f.setSigstore(env, SigstoreOptions{Identity: sgMain, Issuer: sgIssuer})
+	f.setSigstore(env, trust.SigstoreOptions{Identity: sgMain, Issuer: sgIssuer})
 	orig := f.note(c)
 	for _, tc := range []struct {
 		mt string
@@ -263,27 +264,6 @@ func TestSigstoreMediaTypes(t *testing.T) {
 		}
 		if !tc.ok && (r.Outcome != Malformed || len(r.Reasons) == 0 || r.Reasons[0].Code != CodeLineMalformed) {
 			t.Errorf("%s: outcome %s, want malformed (line_malformed): %+v", tc.mt, r.Outcome, r.Reasons)
-		}
-	}
-}
-
-func TestNewSigstoreTrustRefuses(t *testing.T) {
-	env := sigstoretest.New(t)
-	for _, tc := range []struct {
-		name string
-		o    SigstoreOptions
-		want string
-	}{
-		{"no root", SigstoreOptions{Identity: sgMain, Issuer: sgIssuer}, "no trusted root"},
-		{"no identity", SigstoreOptions{TrustedRoot: env.Root, Issuer: sgIssuer}, "is required"},
-		{"both identities", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain, IdentityRegexp: ".*", Issuer: sgIssuer}, "not both"},
-		{"no issuer", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain}, "a certificate OIDC issuer is required"},
-		{"bad regexp", SigstoreOptions{TrustedRoot: env.Root, IdentityRegexp: "(", Issuer: sgIssuer}, "certificate identity regular expression"},
-		{"negative threshold", SigstoreOptions{TrustedRoot: env.Root, Identity: sgMain, Issuer: sgIssuer, TlogThreshold: -1}, "negative"},
-	} {
-		_, err := NewSigstoreTrust(tc.o)
-		if err == nil || !errorsIs(err, ErrSigstoreOptions) || !errorsIs(err, ErrTrust) || strings.Contains(err.Error(), "--") || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: err %v, want ErrSigstoreOptions (ErrTrust) with %q and no flag name", tc.name, err, tc.want)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/taskproof/taskproof/trust"
 )
 
 // ErrSpool is matched by the errors of the temporary files BranchSpooled
@@ -213,7 +215,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			t.Reasons = []Reason{}
 		}
 		if t.Signers == nil && !r.NilSigners {
-			t.Signers = []Signer{}
+			t.Signers = []trust.Signer{}
 		}
 		if len(r.TlogIndexes) != len(t.Signers) {
 			return t, fmt.Errorf("reading the spooled report: %d log indexes for %d signers", len(r.TlogIndexes), len(t.Signers))

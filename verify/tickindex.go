@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/hex"
+
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"

@@ -7,6 +7,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/trust"
 )
 
 // TestTickIndexRoundTrip checks that a spooled tick's index gives back every
@@ -68,7 +69,7 @@ func TestTickSpoolRoundTrip(t *testing.T) {
 	defer s.close()
 	ticks := []TickResult{
 		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, hintKey: ReasonTickedWithoutEvidence, Reasons: []Reason{}, Line: 3},
-		{Commit: "abce", Signers: []Signer{{KeyID: "k"}}, Message: "m"},
+		{Commit: "abce", Signers: []trust.Signer{{KeyID: "k"}}, Message: "m"},
 	}
 	for i := range ticks {
 		if err := s.add(&ticks[i]); err != nil {

@@ -2,10 +2,11 @@ package verify
 
 import (
 	"fmt"
-	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/statement"
 	"sort"
 	"strings"
+
+	"github.com/taskproof/taskproof/predicate"
+	"github.com/taskproof/taskproof/statement"
 )
 
 // Warning codes: what a check reports without failing (docs/format.md).

@@ -16,12 +16,12 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
-	"github.com/taskproof/taskproof/verify"
 )
 
 func init() {
@@ -485,7 +485,7 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			verb, sig = "already held", "kept as the note holds them"
 		case w.AlreadyAttested:
 			// --skip-attested: the note holds other statements for the tick.
-			fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("already attested %s on %s (%s): the note holds statements for it, kept as they are", w.Subject, short(w.Commit), w.Unit.Dir)))
+			fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("already attested %s on %s (%s): the note holds statements for it, kept as they are", w.Subject, short(w.Commit), w.Unit.Dir)))
 			continue
 		case w.CoSigned && dryRun:
 			verb, sig = "would co-sign", "adding the signature of "+strings.TrimPrefix(sig, "signed by ")+" to those the note holds"
@@ -507,7 +507,7 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 		}
 		// The subject, directory, reason and signer (a certificate identity)
 		// come from the repository and the certificate: written escaped.
-		fmt.Fprintf(stdout, "%s\n", verify.Printable(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
+		fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
 		if dryRun {
 			for _, s := range w.Statements {
 				fmt.Fprintf(stdout, "%s\n", s.Statement)

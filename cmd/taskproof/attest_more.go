@@ -13,8 +13,8 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/verify"
 )
 
 func newAttestDecideCmd() *cobra.Command {
@@ -154,7 +154,7 @@ output says why (already signed by this key, bundles, statements about another c
 				line += " (" + why + ")"
 			}
 			// Subject names come from the note: written escaped.
-			fmt.Fprintln(c.OutOrStdout(), verify.Printable(line))
+			fmt.Fprintln(c.OutOrStdout(), printable.String(line))
 		}
 		return nil
 	}
@@ -210,10 +210,10 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 
 // writeShownNote writes attest show's text: every string read from the note
 // (identities and issuers, key ids, subjects, the statement) is written as
-// verify.Printable writes it, since whoever wrote the note chose its bytes
+// printable.String writes it, since whoever wrote the note chose its bytes
 // and nothing in it is verified here.
 func writeShownNote(out io.Writer, id gitref.Hash, ref string, lines []attest.ShownLine) {
-	p := verify.Printable
+	p := printable.String
 	fmt.Fprintf(out, "note on %s (%s), %d line(s)\n", id, p(ref), len(lines))
 	for _, l := range lines {
 		fmt.Fprintf(out, "\nline %d:", l.Line)

@@ -12,13 +12,13 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/trust"
 )
 
 func newAttestCarryCmd() *cobra.Command {
 	var (
 		sf                 signerFlags
-		src                verify.TrustSources
+		src                trust.Sources
 		keep, dryRun       bool
 		unverifiedInsecure bool
 		force              bool
@@ -155,9 +155,12 @@ func refuseBundles(notes *gitref.NotesStore, pairs []attest.CarryPair) error {
 
 // checkFrom loads the verifier's trust from src and returns the
 // CarryRequest.CheckFrom that accepts a FROM envelope only when its signatures
-// are OK against it (verify.VerifySignatures).
-func checkFrom(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources, fromArg string) (func(string, *dsse.Envelope) error, error) {
-	trust, used, err := verify.LoadTrust(repo, src)
+// are OK against it (trust.VerifySignatures).
+func checkFrom(c *cobra.Command, repo *gitref.Repo, src trust.Sources, fromArg string) (func(string, *dsse.Envelope) error, error) {
+	// FROM's statements are carried onto commits the user names, in a
+	// checkout that is theirs: no head is being verified, so a trust file in
+	// the work tree is the user's own.
+	tr, used, err := trust.LoadTrustUnsafe(repo, src)
 	if err != nil {
 		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", withTrustFlags(err, "--trusted-key"))
 	}
@@ -166,11 +169,11 @@ func checkFrom(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources, fro
 	}
 	now := time.Now()
 	return func(subject string, env *dsse.Envelope) error {
-		res, err := verify.VerifySignatures(env, trust, now)
+		res, err := trust.VerifySignatures(env, tr, now)
 		if err != nil {
 			return err
 		}
-		if res.Status != verify.OK {
+		if res.Status != trust.OK {
 			return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, fromArg))
 		}
 		return nil

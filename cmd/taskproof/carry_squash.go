@@ -9,7 +9,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/internal/printable"
 )
 
 // isSquashCarry reports whether attest carry's arguments are a range and
@@ -45,7 +45,7 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	} else {
 		out := c.OutOrStdout()
 		for _, d := range res.Done {
-			fmt.Fprintf(out, "%s -> %s: carried already (%s: %s's note holds their statements)\n", short(d.From), short(d.To), verify.Printable(strings.Join(d.Tasks, ", ")), short(d.To))
+			fmt.Fprintf(out, "%s -> %s: carried already (%s: %s's note holds their statements)\n", short(d.From), short(d.To), printable.String(strings.Join(d.Tasks, ", ")), short(d.To))
 		}
 		for _, r := range res.Carries {
 			fmt.Fprintf(out, "%s -> %s:\n", short(r.From), short(r.To))

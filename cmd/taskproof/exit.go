@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -164,7 +165,7 @@ var exitCodes = []struct {
 	// a verification failure.
 	{is: gitref.ErrNoteNotText, code: ExitFailure},
 	{is: gitref.ErrTooLarge, code: ExitFailure},
-	{is: verify.ErrTrust, code: ExitTrust},
+	{is: trust.ErrTrust, code: ExitTrust},
 	// The temporary directory the gate spools its walk and report to
 	// (TMPDIR) is configuration of the system it runs on.
 	{is: verify.ErrSpool, code: ExitTrust},

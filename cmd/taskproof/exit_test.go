@@ -21,6 +21,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -111,10 +112,10 @@ func TestExitCode(t *testing.T) {
 		{"*gitref.NoteError not text", &gitref.NoteError{Err: gitref.ErrNoteNotText}, ExitFailure},
 		{"gitref.ErrTooLarge", gitref.ErrTooLarge, ExitFailure},
 		{"*gitref.NoteError too large", &gitref.NoteError{Err: &gitref.TooLargeError{Size: 2, Limit: 1}}, ExitFailure},
-		{"verify.ErrTrust", verify.ErrTrust, ExitTrust},
+		{"trust.ErrTrust", trust.ErrTrust, ExitTrust},
 		{"verify.ErrSpool", fmt.Errorf("spooling the report: %w", verify.ErrSpool), ExitTrust},
-		{"*verify.AllowedSignersError", &verify.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
-		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: verify.SourceRev{Kind: verify.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
+		{"*trust.AllowedSignersError", &trust.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
+		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: trust.SourceRev{Kind: trust.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
 		{"*verify.DefaultBaseError", &verify.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
 		{"*verify.DefaultBaseError broken ref", &verify.DefaultBaseError{Candidate: "main", Err: &gitref.BadRefError{Ref: "refs/heads/main"}}, ExitGit},
 		// A verifier without trust is a trust error; without a repository or

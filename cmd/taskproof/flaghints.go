@@ -5,18 +5,18 @@ import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/trust"
 )
 
-// withTrustFlags names the trust flags on verify.LoadTrust's error when no
+// withTrustFlags names the trust flags on trust.LoadTrust's error when no
 // trust input was given (the library names the inputs, not the flags); keyFlag
 // is the command's flag for PEM public keys. Sigstore's incomplete options get
 // the Sigstore trust flags.
 func withTrustFlags(err error, keyFlag string) error {
-	if errors.Is(err, verify.ErrNoTrust) {
+	if errors.Is(err, trust.ErrNoTrust) {
 		return fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or %s FILE.pem (or set git's gpg.ssh.allowedSignersFile)", err, keyFlag)
 	}
-	if errors.Is(err, verify.ErrSigstoreOptions) {
+	if errors.Is(err, trust.ErrSigstoreOptions) {
 		return fmt.Errorf("%w (Sigstore trust: --trusted-root FILE or --sigstore-public-good, with --certificate-identity or --certificate-identity-regexp and --certificate-oidc-issuer)", err)
 	}
 	return err

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/internal/panics"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/internal/printable"
 )
 
 func main() {
@@ -32,7 +32,7 @@ func run(args []string) int {
 		if s := suggestionsOf(err); len(s) > 0 {
 			fmt.Fprintf(os.Stderr, "\nDid you mean this?\n")
 			for _, name := range s {
-				fmt.Fprintf(os.Stderr, "\t%s\n", verify.Printable(name))
+				fmt.Fprintf(os.Stderr, "\t%s\n", printable.String(name))
 			}
 		}
 	}
@@ -46,7 +46,7 @@ func run(args []string) int {
 // messageText is a message for people on a terminal
 // (docs/format.md#control-characters-in-reports). Messages quote paths, refs,
 // note text and git's own error output: every character of a line that could
-// act on a terminal is escaped (verify.Printable), while the line breaks and
+// act on a terminal is escaped (printable.String), while the line breaks and
 // tabs of a message of several lines are kept as such, never shown as `\n`
 // or `\t`. Every line after the first is indented, so that no line of quoted
 // text can pass for a message of its own ("taskproof: …", "warning: …").
@@ -55,7 +55,7 @@ func messageText(s string) string {
 	for i, l := range lines {
 		cells := strings.Split(l, "\t")
 		for j, c := range cells {
-			cells[j] = verify.Printable(c)
+			cells[j] = printable.String(c)
 		}
 		lines[i] = strings.Join(cells, "\t")
 		if i > 0 {

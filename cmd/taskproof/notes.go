@@ -14,8 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/notemerge"
-	"github.com/taskproof/taskproof/verify"
+	"github.com/taskproof/taskproof/trust"
 )
 
 func init() {
@@ -58,7 +59,7 @@ func newNotesSyncCmd(op string) *cobra.Command {
 	var (
 		noSkip   bool
 		attempts int
-		src      verify.TrustSources
+		src      trust.Sources
 	)
 	c := &cobra.Command{
 		Use:  op + " [REMOTE]",
@@ -206,14 +207,14 @@ func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 	for _, x := range res.Conflicts {
 		kept := whose(x.KeptSide, remote)
 		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently — %s\n",
-			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
+			short(gitref.Hash(x.Commit)), printable.String(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
 		same := "every clone makes the same choice"
 		if x.Rule == notemerge.RuleTrusted {
 			same = "every clone with the same trust makes the same choice"
 		}
-		fmt.Fprintf(w, "    kept %s statements, because %s (%s): %s\n", kept, notemerge.RuleText(x.Rule), same, verify.Printable(x.Kept.String()))
+		fmt.Fprintf(w, "    kept %s statements, because %s (%s): %s\n", kept, notemerge.RuleText(x.Rule), same, printable.String(x.Kept.String()))
 		fmt.Fprintf(w, "    %s moved to %s: %s; list them with taskproof notes conflicts (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-			ownership(otherSide(x.KeptSide), remote), res.ConflictsRef, verify.Printable(x.Displaced.String()), cref, x.Commit)
+			ownership(otherSide(x.KeptSide), remote), res.ConflictsRef, printable.String(x.Displaced.String()), cref, x.Commit)
 	}
 	elsewhere := map[string]bool{} // commit and payload SHA-256 of the statements reported displaced elsewhere
 	for _, x := range res.DisplacedElsewhere {
@@ -223,12 +224,12 @@ func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 			what = differences(x.Differs, *x.Kept, x.Displaced, "kept", "displaced")
 		}
 		fmt.Fprintf(w, "warning: %s %s: a statement was displaced by a conflicting one when another clone merged — %s\n",
-			short(gitref.Hash(x.Commit)), verify.Printable(x.Subject), what)
+			short(gitref.Hash(x.Commit)), printable.String(x.Subject), what)
 		if x.Kept != nil {
-			fmt.Fprintf(w, "    kept, because %s: %s\n", notemerge.RuleText(x.Rule), verify.Printable(x.Kept.String()))
+			fmt.Fprintf(w, "    kept, because %s: %s\n", notemerge.RuleText(x.Rule), printable.String(x.Kept.String()))
 		}
 		fmt.Fprintf(w, "    displaced, in %s (git notes --ref %s show %s): %s; this clone reports it once: list with taskproof notes conflicts, acknowledge it for every clone with taskproof notes conflicts --resolve %s && taskproof notes push — see docs/format.md#conflicting-statements-of-one-tick\n",
-			res.ConflictsRef, cref, x.Commit, verify.Printable(x.Displaced.String()), shortSHA(x.Displaced.PayloadSHA256))
+			res.ConflictsRef, cref, x.Commit, printable.String(x.Displaced.String()), shortSHA(x.Displaced.PayloadSHA256))
 	}
 	removed := make([]string, 0, len(res.Removed))
 	for id := range res.Removed {
@@ -275,7 +276,7 @@ func differences(fields []string, a, b notemerge.StatementsSummary, aName, bName
 		if vb == "" {
 			vb = "none"
 		}
-		out = append(out, fmt.Sprintf("%s: %s (%s) / %s (%s)", f, verify.Printable(va), aName, verify.Printable(vb), bName))
+		out = append(out, fmt.Sprintf("%s: %s (%s) / %s (%s)", f, printable.String(va), aName, printable.String(vb), bName))
 	}
 	if len(out) == 0 {
 		return "their statements differ"
@@ -340,7 +341,7 @@ func printRewrite(w io.Writer, res *notemerge.NotesSync, remote string) {
 		remote, res.Ref, short(rw.Previous), now, what)
 	named := map[string]int{}
 	for _, m := range res.MissingUpstream {
-		fmt.Fprintf(w, "warning:   %s %s (%s)\n", short(gitref.Hash(m.Commit)), verify.Printable(m.Subject), m.Statement)
+		fmt.Fprintf(w, "warning:   %s %s (%s)\n", short(gitref.Hash(m.Commit)), printable.String(m.Subject), m.Statement)
 		named[m.Commit]++
 	}
 	for _, id := range commits {
@@ -389,7 +390,7 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 				return nil, err
 			}
 			for _, x := range m.Conflicts {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", verify.Printable(x.Subject), x.KeptSide, x.Kept)
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", printable.String(x.Subject), x.KeptSide, x.Kept)
 			}
 			return m.Merged, nil
 		})
@@ -408,12 +409,15 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 // git's gpg.ssh.allowedSignersFile; nil when neither gives any. A flag's
 // trust that does not load fails the command; a configured file that does
 // not is warned about, and the merge goes on without trust.
-func mergeTrust(c *cobra.Command, repo *gitref.Repo, src verify.TrustSources) (func([]byte) bool, error) {
-	trust, _, err := verify.LoadTrust(repo, src)
+//
+// The trust may be a file of the work tree (LoadTrustUnsafe): a notes merge
+// verifies no head with it, it only orders statements of one tick.
+func mergeTrust(c *cobra.Command, repo *gitref.Repo, src trust.Sources) (func([]byte) bool, error) {
+	tr, _, err := trust.LoadTrustUnsafe(repo, src)
 	switch {
 	case err == nil:
-		return verify.MergeTrusted(trust, time.Now()), nil
-	case errors.Is(err, verify.ErrNoTrust):
+		return trust.MergeTrusted(tr, time.Now()), nil
+	case errors.Is(err, trust.ErrNoTrust):
 		return nil, nil
 	case trustGiven(src):
 		return nil, err

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/notemerge"
-	"github.com/taskproof/taskproof/verify"
 )
 
 func newNotesConflictsCmd() *cobra.Command {
@@ -50,7 +50,7 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 				return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "acknowledged": done})
 			}
 			for _, r := range done {
-				fmt.Fprintf(c.OutOrStdout(), "acknowledged %s %s: %s\n", short(gitref.Hash(r.Commit)), verify.Printable(r.Subject), verify.Printable(r.Displaced.String()))
+				fmt.Fprintf(c.OutOrStdout(), "acknowledged %s %s: %s\n", short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
 			}
 			if len(done) == 0 {
 				fmt.Fprintln(c.OutOrStdout(), "nothing to acknowledge: those statements were acknowledged already")
@@ -84,15 +84,15 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 func printConflicts(c *cobra.Command, records []notemerge.DisplacedRecord, hidden int) {
 	w := c.OutOrStdout()
 	for _, r := range records {
-		fmt.Fprintf(w, "%s %s: displaced %s\n", short(gitref.Hash(r.Commit)), verify.Printable(r.Subject), verify.Printable(r.Displaced.String()))
+		fmt.Fprintf(w, "%s %s: displaced %s\n", short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
 		if r.Kept != nil {
-			fmt.Fprintf(w, "    kept %s\n", verify.Printable(r.Kept.String()))
+			fmt.Fprintf(w, "    kept %s\n", printable.String(r.Kept.String()))
 			fmt.Fprintf(w, "    %s; kept because %s\n", differences(r.Differs, *r.Kept, r.Displaced, "kept", "displaced"), notemerge.RuleText(r.Rule))
 		} else {
 			fmt.Fprintf(w, "    the notes ref holds no statement for the task now\n")
 		}
 		if r.Acknowledged != nil {
-			fmt.Fprintf(w, "    acknowledged by %s at %s\n", verify.Printable(r.Acknowledged.By), verify.Printable(r.Acknowledged.Time))
+			fmt.Fprintf(w, "    acknowledged by %s at %s\n", printable.String(r.Acknowledged.By), printable.String(r.Acknowledged.Time))
 		} else {
 			fmt.Fprintf(w, "    acknowledge: taskproof notes conflicts --resolve %s\n", shortSHA(r.Displaced.PayloadSHA256))
 		}

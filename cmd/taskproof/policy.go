@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -76,7 +77,7 @@ func newPolicyDefaultCmd() *cobra.Command {
 
 func newPolicyExplainCmd() *cobra.Command {
 	var (
-		src  verify.TrustSources
+		src  trust.Sources
 		psrc verify.PolicySource
 		at   string
 	)

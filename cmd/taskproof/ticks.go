@@ -12,10 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/tick"
-	"github.com/taskproof/taskproof/verify"
 )
 
 func init() {
@@ -233,7 +233,7 @@ func (e *explained) writeText(w io.Writer) error {
 		if f.Unit.Format.Kin(specfmt.CCSDD) {
 			format = "kiro/cc-sdd"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", verify.Printable(f.Path), format, verify.Printable(layout), strings.Join(f.Readings, "; "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", printable.String(f.Path), format, printable.String(layout), strings.Join(f.Readings, "; "))
 	}
 	return tw.Flush()
 }
@@ -331,7 +331,7 @@ func writeTicksText(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 		note := strings.Join(notes, "; ")
 		// Paths, IDs and notes come from the repository: escaped as in every text report
 		// (docs/format.md#control-characters-in-reports).
-		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], verify.Printable(path), t.Line, verify.Printable(t.TaskID), t.LineHash[:min(12, len(t.LineHash))], verify.Printable(note))
+		fmt.Fprintf(tw, "%s\t%s\t%s:%d\t%s\t%s\t%s\n", t.Kind, t.Commit[:12], printable.String(path), t.Line, printable.String(t.TaskID), t.LineHash[:min(12, len(t.LineHash))], printable.String(note))
 	}
 	return tw.Flush()
 }

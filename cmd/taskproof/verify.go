@@ -13,7 +13,9 @@ import (
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -23,7 +25,7 @@ func init() {
 
 // verifyFlags are verify's flags beyond the format and the notes' remotes.
 type verifyFlags struct {
-	src             verify.TrustSources
+	src             trust.Sources
 	psrc            verify.PolicySource
 	branch          bool
 	base, at        string
@@ -121,12 +123,13 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	defer repo.Close()
 	// The merged view prefers the statements the verifier's trust credits
 	// (a trust that does not load fails below, with the verifier's error;
-	// Sigstore trust, which may need the network, is left to the gate).
+	// Sigstore trust, which may need the network, is left to the gate; where
+	// the trust files lie is checked below, before anything is judged).
 	var trusted func([]byte) bool
 	keys := flags.src
 	keys.TrustedRoot, keys.SigstorePublicGood = "", false
-	if trust, _, terr := verify.LoadTrust(repo, keys); terr == nil {
-		trusted = verify.MergeTrusted(trust, when)
+	if tr, _, terr := trust.LoadTrustUnsafe(repo, keys); terr == nil {
+		trusted = trust.MergeTrusted(tr, when)
 	}
 	if notes, err = fromRemotes(c, notes, trusted); err != nil {
 		return err
@@ -170,8 +173,8 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 // loadVerifier loads the trust and the policy srcs name and builds the
 // verifier, naming on stderr the inputs used (the policy only when one is
 // given).
-func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src verify.TrustSources, psrc verify.PolicySource, opts ...verify.VerifierOption) (*verify.Verifier, error) {
-	trust, used, err := verify.LoadTrust(repo, src)
+func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src trust.Sources, psrc verify.PolicySource, opts ...verify.VerifierOption) (*verify.Verifier, error) {
+	tr, used, err := trust.LoadTrust(repo, src)
 	if err != nil {
 		return nil, withTrustFlags(err, "--key")
 	}
@@ -188,7 +191,7 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 	case psrc != (verify.PolicySource{}):
 		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
 	}
-	return verify.NewVerifier(repo, notes, trust, append(opts, verify.WithPolicy(pol))...)
+	return verify.NewVerifier(repo, notes, tr, append(opts, verify.WithPolicy(pol))...)
 }
 
 // warnEmptyRange warns when base..head is empty: head is base or one of its
@@ -203,7 +206,7 @@ func warnEmptyRange(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 		if tg.Head != tg.Base {
 			why = "head " + string(tg.Head) + " is an ancestor of the base " + string(tg.Base)
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", verify.Printable(tg.RangeName()), verify.Printable(why))
+		fmt.Fprintf(c.ErrOrStderr(), "warning: the range %s is empty: %s, so nothing is verified; give --base the commit the checks start from (the root commit, $(git rev-list --max-parents=0 HEAD), for all of history)\n", printable.String(tg.RangeName()), printable.String(why))
 	}
 }
 
@@ -221,12 +224,12 @@ func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 	if n == 1 {
 		noun = "commit"
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", n, noun, verify.Printable(tg.RangeName()))
+	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", n, noun, printable.String(tg.RangeName()))
 }
 
 // addTrustFlags adds the allowed signers, keyring and raw key flags of a
 // command that verifies.
-func addTrustFlags(c *cobra.Command, src *verify.TrustSources) {
+func addTrustFlags(c *cobra.Command, src *trust.Sources) {
 	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers `FILE` (git's format)")
 	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as `REV:PATH`")
 	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring `FILE` (repeatable)")
@@ -337,7 +340,7 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 
 // addSigstoreTrustFlags adds the Sigstore trust flags to a command
 // that verifies; the thresholds are recorded only when given.
-func addSigstoreTrustFlags(c *cobra.Command, src *verify.TrustSources) {
+func addSigstoreTrustFlags(c *cobra.Command, src *trust.Sources) {
 	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON `FILE` (Fulcio CAs, Rekor logs, timestamp authorities)")
 	c.Flags().BoolVar(&src.SigstorePublicGood, "sigstore-public-good", false, "trust Sigstore's public-good instance (its trusted root is fetched with TUF: network on first use, then ~/.sigstore/root)")
 	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate `IDENTITY`, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")

@@ -2,15 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
 )
 
 // resignTV replaces the note of commit in r by its task-verification statement

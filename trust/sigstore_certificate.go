@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"crypto/x509"
@@ -12,6 +12,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/noteline"
 )
 
@@ -52,7 +53,7 @@ func (p *identityPattern) String() string {
 // backslash stays one backslash), or as a Go string literal when back quotes
 // cannot hold it (a back quote or a character Printable escapes in it).
 func quotePattern(s string) string {
-	if strings.Contains(s, "`") || Printable(s) != s {
+	if strings.Contains(s, "`") || printable.String(s) != s {
 		return strconv.Quote(s)
 	}
 	return "`" + s + "`"

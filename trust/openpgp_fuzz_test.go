@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/testkeys"
 )
 
 // FuzzKeyring: reading any keyring either fails with a trust error or gives
@@ -24,7 +25,7 @@ func FuzzKeyring(f *testing.F) {
 		f.Fatal(err)
 	}
 	payload := []byte(testStatement)
-	if err := openpgp.ArmoredDetachSign(&sig, e, bytes.NewReader(paeOf(payload)), cfg); err != nil {
+	if err := openpgp.ArmoredDetachSign(&sig, e, bytes.NewReader(testkeys.PAE(payload)), cfg); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(kr.Bytes(), int64(0))

@@ -1,8 +1,8 @@
-package verify
+package printable
 
 import "testing"
 
-func TestPrintable(t *testing.T) {
+func TestString(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"specs/001-x/tasks.md", "specs/001-x/tasks.md"},
 		{"é ✓ 日本", "é ✓ 日本"},
@@ -16,19 +16,19 @@ func TestPrintable(t *testing.T) {
 		{"kept \ufffd", "kept \ufffd"},
 		{`back\slash`, `back\slash`},
 	} {
-		if got := Printable(c.in); got != c.want {
-			t.Errorf("Printable(%q) = %q, want %q", c.in, got, c.want)
+		if got := String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
 }
 
-func FuzzPrintable(f *testing.F) {
+func FuzzString(f *testing.F) {
 	f.Add("001-x\r\x1b[32m✓ … evidenced")
 	f.Add("\xff\u202e\u0085")
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, r := range Printable(s) {
+		for _, r := range String(s) {
 			if escaped(r) || r == 0xfffd && !containsRune(s, 0xfffd) {
-				t.Fatalf("Printable(%q) holds %U", s, r)
+				t.Fatalf("String(%q) holds %U", s, r)
 			}
 		}
 	})

@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -38,16 +38,20 @@ type Trust struct {
 	// sigstore is the Sigstore trust (sigstore.go), nil when none.
 	sigstore *SigstoreTrust
 	// revs are the inputs LoadTrust read from git, which the commits verified
-	// must not be (Verifier.FromVerifiedUnsafe).
+	// must not be (verify.Verifier.FromVerifiedUnsafe).
 	revs []SourceRev
 }
 
-// TrustOption adds one trust input to a [Trust].
-type TrustOption func(*Trust) error
+// FromGit are the trust inputs [LoadTrust] read from git (REV:PATH), which a
+// verifier refuses to judge the commits they were read from with.
+func (t *Trust) FromGit() []SourceRev { return t.revs }
+
+// Option adds one trust input to a [Trust].
+type Option func(*Trust) error
 
 // WithAllowedSigners trusts SSH signatures as the allowed signers file as says
 // (repeatable: entries of every file are consulted).
-func WithAllowedSigners(as *AllowedSigners) TrustOption {
+func WithAllowedSigners(as *AllowedSigners) Option {
 	return func(t *Trust) error {
 		if as == nil {
 			return fmt.Errorf("%w: nil allowed signers", ErrTrust)
@@ -59,7 +63,7 @@ func WithAllowedSigners(as *AllowedSigners) TrustOption {
 
 // WithKeyring trusts OpenPGP signatures by the keys of k (repeatable: keyrings
 // are merged).
-func WithKeyring(k *Keyring) TrustOption {
+func WithKeyring(k *Keyring) Option {
 	return func(t *Trust) error {
 		if k == nil {
 			return fmt.Errorf("%w: nil keyring", ErrTrust)
@@ -78,7 +82,7 @@ func WithKeyring(k *Keyring) TrustOption {
 }
 
 // WithRawKeys trusts raw signatures by keys (repeatable, like --key).
-func WithRawKeys(keys ...*RawKey) TrustOption {
+func WithRawKeys(keys ...*RawKey) Option {
 	return func(t *Trust) error {
 		for _, k := range keys {
 			if k == nil {
@@ -92,7 +96,7 @@ func WithRawKeys(keys ...*RawKey) TrustOption {
 
 // NewTrust combines trust inputs. With none (or only empty ones: an allowed
 // signers file without entries, an empty keyring) it returns [ErrNoTrust].
-func NewTrust(opts ...TrustOption) (*Trust, error) {
+func NewTrust(opts ...Option) (*Trust, error) {
 	t := &Trust{}
 	for _, o := range opts {
 		if err := o(t); err != nil {

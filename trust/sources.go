@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"errors"
@@ -9,15 +9,29 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/policy"
 )
 
-// TrustSources name where the verifier's trust comes from
+// Kinds of [SourceRev]: the input a REV:PATH names.
+const (
+	SourceAllowedSigners = "allowed signers" // [Sources].AllowedSignersRev
+	SourcePolicy         = "policy"          // verify.PolicySource.Rev
+)
+
+// SourceRev is a trust or policy input read from a commit: Rev is "REV:PATH" as
+// given, Commit what REV resolved to, Kind SourceAllowedSigners or SourcePolicy.
+// [LoadTrust] and verify.LoadPolicy record it; a verify.Verifier refuses to verify it.
+type SourceRev struct {
+	Kind   string
+	Rev    string
+	Commit gitref.Hash
+}
+
+// Sources name where the verifier's trust comes from
 // (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy come
 // from outside what is verified"): files the caller gives, a file read from a
 // revision the caller names (e.g. the base branch), or git's
 // gpg.ssh.allowedSignersFile — never the head being verified.
-type TrustSources struct {
+type Sources struct {
 	// AllowedSigners is an allowed signers file (git's format).
 	AllowedSigners string
 	// AllowedSignersRev is "REV:PATH": an allowed signers file read from git.
@@ -43,7 +57,7 @@ type TrustSources struct {
 }
 
 // explicit reports whether src names any trust input of its own.
-func (src TrustSources) explicit() bool {
+func (src Sources) explicit() bool {
 	return src.AllowedSigners != "" || src.AllowedSignersRev != "" || len(src.Keyrings) > 0 || len(src.RawKeys) > 0 ||
 		src.TrustedRoot != "" || src.SigstorePublicGood
 }
@@ -51,13 +65,26 @@ func (src TrustSources) explicit() bool {
 // LoadTrust builds the verifier's [Trust] from src, reading git's
 // gpg.ssh.allowedSignersFile only when src names no trust input at all: a
 // verifier who names their trust gets that trust and nothing a git
-// configuration adds (docs/format.md#trust-from-gits-configuration). A configured allowed signers file that is relative
-// or lies inside the repository's work tree is refused: it would be the project's
-// trust, chosen by the head being verified. It returns the descriptions of the
+// configuration adds (docs/format.md#trust-from-gits-configuration). Trust
+// never comes from the work tree being verified: a trust file the checked-out
+// head holds is refused ([CheckOutsideWorkTree]; [LoadTrustUnsafe] reads it),
+// and so is a configured allowed signers file that is relative or lies inside
+// the work tree. It returns the descriptions of the
 // inputs used (for reports). Errors match [ErrTrust]; no input at all is
 // [ErrNoTrust].
-func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
-	var opts []TrustOption
+func LoadTrust(repo *gitref.Repo, src Sources) (*Trust, []string, error) {
+	if err := CheckOutsideWorkTree(repo, src); err != nil {
+		return nil, nil, err
+	}
+	return LoadTrustUnsafe(repo, src)
+}
+
+// LoadTrustUnsafe is [LoadTrust] without [CheckOutsideWorkTree]: it reads
+// trust files the head being verified holds. For callers that verify nothing
+// of the work tree's head with it (audit's view of a history, the signatures
+// of an envelope carried from elsewhere).
+func LoadTrustUnsafe(repo *gitref.Repo, src Sources) (*Trust, []string, error) {
+	var opts []Option
 	var used []string
 	var revs []SourceRev
 	as, desc, rev, err := loadAllowedSignersInput(repo, src)
@@ -124,7 +151,7 @@ func LoadTrust(repo *gitref.Repo, src TrustSources) (*Trust, []string, error) {
 // gpg.ssh.allowedSignersFile when src names no trust input and not
 // NoGitConfig (absolute and outside the work tree). It returns nil when none
 // is given or configured, and desc describes the input for reports.
-func loadAllowedSignersInput(repo *gitref.Repo, src TrustSources) (as *AllowedSigners, desc string, rev *SourceRev, err error) {
+func loadAllowedSignersInput(repo *gitref.Repo, src Sources) (as *AllowedSigners, desc string, rev *SourceRev, err error) {
 	switch {
 	case src.AllowedSigners != "" && src.AllowedSignersRev != "":
 		return nil, "", nil, fmt.Errorf("%w: give an allowed signers file or one read from git (REV:PATH), not both", ErrTrust)
@@ -216,73 +243,72 @@ func through(ref string, c gitref.Hash) string {
 	return ref + " at " + string(c)
 }
 
-// CheckInputsOutsideWorkTree returns an error naming the first of the gate's
-// input files in src and psrc — allowed signers, OpenPGP keyrings, public
-// keys, Sigstore trusted root, policy — that is a file of the checked-out
+// HeldByHead reports whether the file at path p is a file of the checked-out
 // head: it lies inside repo's work tree (symbolic links resolved) at a path
 // HEAD's tree holds, or under a submodule HEAD pins, so the head being
-// verified would choose its own trust
-// or policy (docs/format.md#choices-where-the-brief-leaves-room, "Trust and
-// policy come from outside what is verified"). A file the head does not hold
-// there (a second checkout of the base branch in a subdirectory, a file CI
-// wrote) is the verifier's. It matches [ErrTrust] for trust files,
-// policy.ErrPolicy for the policy file; nil for a bare repository.
-func CheckInputsOutsideWorkTree(repo *gitref.Repo, src TrustSources, psrc PolicySource) error {
+// verified would choose it (docs/format.md#choices-where-the-brief-leaves-room,
+// "Trust and policy come from outside what is verified"). A file the head does
+// not hold there (a second checkout of the base branch in a subdirectory, a
+// file CI wrote) is the verifier's. False for "" and for a bare repository.
+func HeldByHead(repo *gitref.Repo, p string) bool {
 	wt := repo.WorkTree()
-	if wt == "" {
-		return nil
+	if wt == "" || p == "" {
+		return false
 	}
-	head, headErr := repo.Resolve("HEAD")
-	headsFile := func(p string) bool {
-		if p == "" {
-			return false
-		}
-		if abs, err := filepath.Abs(p); err == nil {
-			p = abs
-		}
-		if !within(p, wt) {
-			return false
-		}
-		if headErr != nil {
-			return true // no commit checked out to tell by: inside is the head's
-		}
-		rel, err := filepath.Rel(resolvePath(wt), resolvePath(p))
-		if err != nil {
-			return true
-		}
-		fsys, err := repo.FS(head)
-		if err != nil {
-			return true
-		}
-		// HEAD holds the file, or a submodule on its path: the head pins
-		// that submodule's commit, so its files are the head's choice too.
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		for i := range parts {
-			fi, err := fs.Stat(fsys, strings.Join(parts[:i+1], "/"))
-			if err != nil {
-				return false
-			}
-			if fi.Mode()&fs.ModeIrregular != 0 {
-				return true
-			}
-		}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	if !within(p, wt) {
+		return false
+	}
+	head, err := repo.Resolve("HEAD")
+	if err != nil {
+		return true // no commit checked out to tell by: inside is the head's
+	}
+	rel, err := filepath.Rel(resolvePath(wt), resolvePath(p))
+	if err != nil {
 		return true
 	}
-	const fix = "give a file outside it, or read it from the base branch (REV:PATH)"
-	trust := []struct{ what, path string }{{"allowed signers file", src.AllowedSigners}, {"trusted root", src.TrustedRoot}}
-	for _, k := range src.Keyrings {
-		trust = append(trust, struct{ what, path string }{"keyring", k})
+	fsys, err := repo.FS(head)
+	if err != nil {
+		return true
 	}
-	for _, k := range src.RawKeys {
-		trust = append(trust, struct{ what, path string }{"public key file", k})
-	}
-	for _, f := range trust {
-		if headsFile(f.path) {
-			return fmt.Errorf("%w: the %s %s is a file of the work tree being verified (HEAD holds it), so the head would choose its own trust; %s", ErrTrust, f.what, f.path, fix)
+	// HEAD holds the file, or a submodule on its path: the head pins that
+	// submodule's commit, so its files are the head's choice too.
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := range parts {
+		fi, err := fs.Stat(fsys, strings.Join(parts[:i+1], "/"))
+		if err != nil {
+			return false
+		}
+		if fi.Mode()&fs.ModeIrregular != 0 {
+			return true
 		}
 	}
-	if headsFile(psrc.File) {
-		return &policy.Error{File: psrc.File, Msg: "a file of the work tree being verified (HEAD holds it), so the head would choose its own policy; " + fix}
+	return true
+}
+
+// OutsideWorkTreeFix is what an error of [CheckOutsideWorkTree] (and of a
+// policy file the head holds) tells the verifier to do instead.
+const OutsideWorkTreeFix = "give a file outside it, or read it from the base branch (REV:PATH)"
+
+// CheckOutsideWorkTree returns an error naming the first trust input file in
+// src — allowed signers, OpenPGP keyrings, public keys, Sigstore trusted root
+// — that is a file of the checked-out head ([HeldByHead]): the head being
+// verified would choose its own trust. It matches [ErrTrust]; nil for a bare
+// repository. [LoadTrust] runs it first.
+func CheckOutsideWorkTree(repo *gitref.Repo, src Sources) error {
+	files := []struct{ what, path string }{{"allowed signers file", src.AllowedSigners}, {"trusted root", src.TrustedRoot}}
+	for _, k := range src.Keyrings {
+		files = append(files, struct{ what, path string }{"keyring", k})
+	}
+	for _, k := range src.RawKeys {
+		files = append(files, struct{ what, path string }{"public key file", k})
+	}
+	for _, f := range files {
+		if HeldByHead(repo, f.path) {
+			return fmt.Errorf("%w: the %s %s is a file of the work tree being verified (HEAD holds it), so the head would choose its own trust; %s", ErrTrust, f.what, f.path, OutsideWorkTreeFix)
+		}
 	}
 	return nil
 }

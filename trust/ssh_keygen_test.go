@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/testkeys"
 )
 
 // TestSSHAgainstSSHKeygen is the SSH differential table: allowed signers
@@ -31,7 +32,7 @@ func TestSSHAgainstSSHKeygen(t *testing.T) {
 	user, ca, otherCA := newSSHKey(t), newSSHKey(t), newSSHKey(t)
 	dir := t.TempDir()
 	payload := []byte(testStatement)
-	pae := paeOf(payload)
+	pae := testkeys.PAE(payload)
 
 	issue := func(name, principals, validity string, extra ...string) *ssh.Certificate {
 		pub := filepath.Join(dir, name+".pub")
@@ -64,10 +65,10 @@ func TestSSHAgainstSSHKeygen(t *testing.T) {
 		}
 		return sshsig.Armor(sig)
 	}
-	plain := sshKeygenSign(t, user, "in-toto", pae)
+	plain := testkeys.SSHKeygenSign(t, user.path, "in-toto", pae)
 	sigs := map[string][]byte{
 		"plain key":                   plain,
-		"plain key, namespace git":    sshKeygenSign(t, user, "git", pae),
+		"plain key, namespace git":    testkeys.SSHKeygenSign(t, user.path, "git", pae),
 		"cert 2026":                   certSig(issue("c2026", "alice@example.com", "20260101Z:20270101Z"), "in-toto"),
 		"cert 2026, namespace git":    certSig(issue("c2026git", "alice@example.com", "20260101Z:20270101Z"), "git"),
 		"cert always":                 certSig(issue("always", "alice@example.com", "always:forever"), "in-toto"),

@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/testkeys"
 )
 
 // pgpShape is one row of the differential table: a key made (with gpg where
@@ -408,7 +409,7 @@ func TestOpenPGPAgainstGPG(t *testing.T) {
 		t.Fatalf("%d key shapes; the table holds at least 40", len(shapes))
 	}
 	payload := []byte(testStatement)
-	data := paeOf(payload)
+	data := testkeys.PAE(payload)
 	for _, sh := range shapes {
 		t.Run(sh.name, func(t *testing.T) {
 			t.Parallel()

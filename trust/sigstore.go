@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"errors"
@@ -147,7 +147,7 @@ func (t *SigstoreTrust) newVerifier(material root.TrustedMaterial) (*sgverify.Ve
 
 // WithSigstore trusts Sigstore bundles as st says. One Sigstore
 // trust per [Trust]: a second is an error.
-func WithSigstore(st *SigstoreTrust) TrustOption {
+func WithSigstore(st *SigstoreTrust) Option {
 	return func(t *Trust) error {
 		if st == nil {
 			return fmt.Errorf("%w: nil sigstore trust", ErrTrust)
@@ -364,7 +364,7 @@ func hasTimestamps(b *noteline.Bundle) bool {
 // loadSigstore builds the Sigstore trust of src, or nil when src names none.
 // Certificate identity flags without a trusted root (or the reverse) are an
 // error, never silently ignored.
-func loadSigstore(src TrustSources) (*SigstoreTrust, string, error) {
+func loadSigstore(src Sources) (*SigstoreTrust, string, error) {
 	identityGiven := src.CertIdentity != "" || src.CertIdentityRegexp != "" || src.CertOIDCIssuer != "" ||
 		src.SigstoreTlogThreshold != nil || src.SigstoreTimestampThreshold != nil
 	if src.TrustedRoot == "" && !src.SigstorePublicGood {

@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -65,6 +65,11 @@ type SignaturesResult struct {
 	subjectRefusal string
 }
 
+// SubjectRefusal is why sigstore-go's subject check refused a Sigstore bundle
+// whose signature verifies ([VerifyBundle]): the statement is about another
+// commit. "" when it did not refuse.
+func (r *SignaturesResult) SubjectRefusal() string { return r.subjectRefusal }
+
 // VerifySignatures checks every signature of env against trust at the
 // verifier's time at (docs/format.md#signatures-dsse-v1,
 // docs/format.md#verification-rules). Each signature covers
@@ -96,7 +101,7 @@ func VerifySignatures(env *dsse.Envelope, trust *Trust, at time.Time) (*Signatur
 		r.Index = i
 		r.KeyIDHint = s.KeyID
 		res.Signatures = append(res.Signatures, r)
-		res.Status = worse(res.Status, r.Status)
+		res.Status = Worse(res.Status, r.Status)
 		if r.Status == OK {
 			id := string(r.Kind) + "\x00" + r.KeyID
 			if !seen[id] {

@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"crypto/ed25519"
@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/signer"
 )
 
@@ -31,9 +32,9 @@ func TestSignersCountedByKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sshSig := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
-	rawSig := dsse.Signature{Sig: ed25519.Sign(*raw.(*ed25519.PrivateKey), paeOf(payload))}
-	otherSig := dsse.Signature{Sig: sshKeygenSign(t, other, "in-toto", paeOf(payload))}
+	sshSig := dsse.Signature{Sig: testkeys.SSHKeygenSign(t, k.path, "in-toto", testkeys.PAE(payload))}
+	rawSig := dsse.Signature{Sig: ed25519.Sign(*raw.(*ed25519.PrivateKey), testkeys.PAE(payload))}
+	otherSig := dsse.Signature{Sig: testkeys.SSHKeygenSign(t, other.path, "in-toto", testkeys.PAE(payload))}
 	as, err := ParseAllowedSigners([]byte("a "+k.line+"\nb "+other.line+"\n"), "allowed")
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestSignersCountedByKey(t *testing.T) {
 	if res.Status != OK || len(res.Signers) != 3 {
 		t.Fatalf("got %+v", res)
 	}
-	keys := signerKeys(res.Signers)
+	keys := SignerKeys(res.Signers)
 	if keys[0] != keys[1] || keys[0] == keys[2] {
 		t.Fatalf("keys %q: the SSH key and its raw twin must be one key, the other key another", keys)
 	}
@@ -59,14 +60,14 @@ func TestSignersCountedByKey(t *testing.T) {
 		_, fpr, env := gpgHome(t, "never")
 		kr := gpgKeyring(t, env, false)
 		pgpTrust, _ := NewTrust(WithKeyring(kr))
-		pgpRes := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf(payload))}), pgpTrust, time.Now())
+		pgpRes := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, testkeys.PAE(payload))}), pgpTrust, time.Now())
 		line := strings.TrimSpace(runGPG(t, env, "--export-ssh-key", fpr+"!"))
 		pub, _, _, _, err := ssh.ParseAuthorizedKey([]byte(line))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sshSigner := Signer{Kind: signer.KindSSH, KeyID: ssh.FingerprintSHA256(pub), keys: sshKeyNames(pub)}
-		got := signerKeys([]Signer{pgpRes.Signers[0], sshSigner, res.Signers[2]})
+		got := SignerKeys([]Signer{pgpRes.Signers[0], sshSigner, res.Signers[2]})
 		if got[0] != got[1] || got[0] == got[2] {
 			t.Fatalf("keys %q: the OpenPGP key and its SSH export must be one key", got)
 		}

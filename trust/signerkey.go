@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"crypto"
@@ -17,6 +17,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 )
 
@@ -117,10 +118,10 @@ func pgpCertNames(c *pgpCert) []string {
 	return names
 }
 
-// signerKeys gives each signer the name of the key it is counted as: signers
+// SignerKeys gives each signer the name of the key it is counted as: signers
 // sharing any key material (or one OpenPGP certificate) get one name, the
 // first such signer's first name.
-func signerKeys(ss []Signer) []string {
+func SignerKeys(ss []Signer) []string {
 	parent := make([]int, len(ss))
 	for i := range parent {
 		parent[i] = i
@@ -161,4 +162,22 @@ func signerKeys(ss []Signer) []string {
 		}
 	}
 	return out
+}
+
+// Signer is a trusted key credited with a statement's signature: the key that
+// verified it, never the keyid the envelope wrote (docs/format.md#signatures-dsse-v1).
+// [SignaturesResult] lists the distinct ones of one envelope, verify.ObjectResult
+// those of a task's task-verification envelope.
+type Signer struct {
+	Kind      keys.Kind `json:"kind"`
+	KeyID     string    `json:"keyid"`
+	Principal string    `json:"principal"`
+	// Identity and Issuer are a Sigstore signer's certificate identity and OIDC
+	// issuer, TlogIndex its transparency log entry's index (docs/format.md#signatures-dsse-v1).
+	Identity  string `json:"identity,omitempty"`
+	Issuer    string `json:"issuer,omitempty"`
+	TlogIndex *int64 `json:"tlog_index,omitempty"`
+	// keys name its key material: signers are counted by it
+	// (docs/format.md#signers-are-counted-by-key).
+	keys []string
 }

@@ -1,4 +1,4 @@
-package verify
+package trust
 
 import (
 	"bytes"
@@ -24,6 +24,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/signer"
 )
 
@@ -32,6 +33,7 @@ const testStatement = `{"_type":"https://in-toto.io/Statement/v1","predicate":{"
 // now is the verifier's clock in these tests.
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
+// sshKey is an ed25519 SSH key pair (testkeys.SSHKey).
 type sshKey struct {
 	path   string // private key file; path+".pub" is the public key
 	pub    ssh.PublicKey
@@ -41,43 +43,8 @@ type sshKey struct {
 
 // newSSHKey makes an ed25519 key pair with the real ssh-keygen.
 func newSSHKey(t testing.TB) sshKey {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "id")
-	testenv.Run(t, nil, nil, "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "c", "-f", path)
-	pubText, err := os.ReadFile(path + ".pub")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pub, _, _, _, err := ssh.ParseAuthorizedKey(pubText)
-	if err != nil {
-		t.Fatal(err)
-	}
-	priv, _ := os.ReadFile(path)
-	signer, err := ssh.ParsePrivateKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sshKey{path: path, pub: pub, line: strings.TrimSpace(string(ssh.MarshalAuthorizedKey(pub))), signer: signer}
-}
-
-func paeOf(payload []byte) []byte {
-	return (&dsse.Envelope{PayloadType: dsse.PayloadType, Payload: payload}).PAE()
-}
-
-// sshKeygenSign signs data with the real `ssh-keygen -Y sign -n ns` and returns
-// the armored signature.
-func sshKeygenSign(t testing.TB, k sshKey, ns string, data []byte) []byte {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "data")
-	if err := os.WriteFile(file, data, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Run(t, nil, nil, "ssh-keygen", "-Y", "sign", "-n", ns, "-f", k.path, file)
-	sig, err := os.ReadFile(file + ".sig")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sig
+	k := testkeys.NewSSHKey(t)
+	return sshKey{path: k.Path, pub: k.Pub, line: k.Line, signer: k.Signer}
 }
 
 // wrap builds the envelope JSON of docs/format.md#signatures-dsse-v1 around
@@ -145,7 +112,7 @@ func TestVerifySSHKeygenSignatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sig := sshKeygenSign(t, k, tt.ns, paeOf(payload))
+			sig := testkeys.SSHKeygenSign(t, k.path, tt.ns, testkeys.PAE(payload))
 			env := wrap(t, payload, dsse.Signature{KeyID: "SHA256:bogus-hint", Sig: sig})
 			res := mustVerify(t, env, allowed(t, tt.trust), tt.at)
 			r := res.Signatures[0]
@@ -190,7 +157,7 @@ func TestVerifySSHCertificate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sig, err := sshsig.Sign(bytes.NewReader(paeOf([]byte(testStatement))), cs, sshsig.HashSHA512, "in-toto")
+		sig, err := sshsig.Sign(bytes.NewReader(testkeys.PAE([]byte(testStatement))), cs, sshsig.HashSHA512, "in-toto")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,10 +216,10 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 	k := newSSHKey(t)
 	k2 := newSSHKey(t)
 	payload := []byte(testStatement)
-	good := dsse.Signature{KeyID: ssh.FingerprintSHA256(k.pub), Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
-	good2 := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf(payload))}
-	byK2 := dsse.Signature{Sig: sshKeygenSign(t, k2, "in-toto", paeOf(payload))}
-	tampered := dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", paeOf([]byte(testStatement+" ")))}
+	good := dsse.Signature{KeyID: ssh.FingerprintSHA256(k.pub), Sig: testkeys.SSHKeygenSign(t, k.path, "in-toto", testkeys.PAE(payload))}
+	good2 := dsse.Signature{Sig: testkeys.SSHKeygenSign(t, k.path, "in-toto", testkeys.PAE(payload))}
+	byK2 := dsse.Signature{Sig: testkeys.SSHKeygenSign(t, k2.path, "in-toto", testkeys.PAE(payload))}
+	tampered := dsse.Signature{Sig: testkeys.SSHKeygenSign(t, k.path, "in-toto", testkeys.PAE([]byte(testStatement+" ")))}
 	tr := allowed(t, "alice "+k.line+"\nbob "+k2.line)
 
 	t.Run("two signatures by one key count once", func(t *testing.T) {
@@ -329,13 +296,13 @@ func TestVerifySignaturesAcrossSignatures(t *testing.T) {
 func TestVerifyWrongSignedBytes(t *testing.T) {
 	k := newSSHKey(t)
 	payload := []byte(testStatement)
-	legacy := legacyPAE(dsse.PayloadType, payload)
-	b64PAE := paeOf([]byte(base64.StdEncoding.EncodeToString(payload)))
+	legacy := testkeys.LegacyPAE(dsse.PayloadType, payload)
+	b64PAE := testkeys.PAE([]byte(base64.StdEncoding.EncodeToString(payload)))
 	edPub, edPriv, _ := ed25519.GenerateKey(rand.Reader)
 	raw := rawKey(t, edPub)
 	for name, data := range map[string][]byte{"base64 text": []byte(base64.StdEncoding.EncodeToString(payload)), "PAE of base64": b64PAE, "legacy PAE": legacy} {
 		t.Run("ssh "+name, func(t *testing.T) {
-			res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: sshKeygenSign(t, k, "in-toto", data)}), allowed(t, "a "+k.line), now)
+			res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: testkeys.SSHKeygenSign(t, k.path, "in-toto", data)}), allowed(t, "a "+k.line), now)
 			if res.Status != BadSignature {
 				t.Fatalf("got %+v", res)
 			}
@@ -349,22 +316,6 @@ func TestVerifyWrongSignedBytes(t *testing.T) {
 			}
 		})
 	}
-}
-
-// legacyPAE is DSSE v0.1's encoding: little-endian 64-bit lengths.
-func legacyPAE(payloadType string, payload []byte) []byte {
-	var b bytes.Buffer
-	le := func(n int) {
-		for i := 0; i < 8; i++ {
-			b.WriteByte(byte(uint64(n) >> (8 * i)))
-		}
-	}
-	le(2)
-	le(len(payloadType))
-	b.WriteString(payloadType)
-	le(len(payload))
-	b.Write(payload)
-	return b.Bytes()
 }
 
 func rawKey(t testing.TB, pub any) *RawKey {
@@ -521,7 +472,7 @@ func gpgKeyring(t *testing.T, env []string, armored bool) *Keyring {
 func TestVerifyGPGSignatures(t *testing.T) {
 	_, fpr, env := gpgHome(t, "never")
 	payload := []byte(testStatement)
-	pae := paeOf(payload)
+	pae := testkeys.PAE(payload)
 	for _, armored := range []bool{true, false} {
 		kr := gpgKeyring(t, env, armored)
 		tr, err := NewTrust(WithKeyring(kr))
@@ -538,7 +489,7 @@ func TestVerifyGPGSignatures(t *testing.T) {
 	}
 	tr, _ := NewTrust(WithKeyring(gpgKeyring(t, env, true)))
 	t.Run("tampered", func(t *testing.T) {
-		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, paeOf([]byte(testStatement+" ")))}), tr, time.Now())
+		res := mustVerify(t, wrap(t, payload, dsse.Signature{Sig: gpgSign(t, env, fpr, testkeys.PAE([]byte(testStatement+" ")))}), tr, time.Now())
 		if res.Status != BadSignature {
 			t.Fatalf("got %+v", res)
 		}
