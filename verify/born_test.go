@@ -100,7 +100,7 @@ func TestBranchBornTicks(t *testing.T) {
 		t.Errorf("JSON born_ticked = %+v (%v)\n%s", doc.BornTicked, err, buf.String())
 	}
 	buf.Reset()
-	if err := WriteText(&buf, rep, false); err != nil {
+	if err := writeReport(&buf, "text", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	text := buf.String()

@@ -102,7 +102,7 @@ func TestRepeatedTaskIDLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var text strings.Builder
-	if err := WriteText(&text, orep, false); err != nil {
+	if err := writeReport(&text, "text", orep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, line := range []string{dupT007US1, dupT007US2} {

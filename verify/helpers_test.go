@@ -304,32 +304,21 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	defer small.Close()
 	f.sameTicks(mem, spooled)
 	f.sameTicks(mem, small)
-	ci := CIOptions{Gate: opts}
-	for _, w := range []struct {
-		format string
-		write  func(io.Writer, *Report) error
-	}{
-		{"json", WriteJSON},
-		{"text", func(w io.Writer, r *Report) error { return WriteText(w, r, false) }},
-		{"sarif", func(w io.Writer, r *Report) error { return WriteSARIF(w, r, ci) }},
-		{"github", func(w io.Writer, r *Report) error { return WriteGitHub(w, r, ci) }},
-		{"github-summary", func(w io.Writer, r *Report) error { return WriteGitHubSummary(w, r, ci) }},
-		{"junit", func(w io.Writer, r *Report) error { return WriteJUnit(w, r, ci) }},
-	} {
+	for _, w := range reportWriters(opts) {
 		var want bytes.Buffer
-		if err := w.write(&want, mem); err != nil {
-			f.t.Fatalf("%s: %v", w.format, err)
+		if err := w.Write(&want, mem); err != nil {
+			f.t.Fatalf("%s: %v", w.Format, err)
 		}
 		for _, sp := range []struct {
 			name string
 			rep  *Report
 		}{{"BranchSpooled", spooled}, {"BranchSpooled, a window of one commit and minimal caches", small}} {
 			var got bytes.Buffer
-			if err := w.write(&got, sp.rep); err != nil {
-				f.t.Fatalf("%s, %s: %v", w.format, sp.name, err)
+			if err := w.Write(&got, sp.rep); err != nil {
+				f.t.Fatalf("%s, %s: %v", w.Format, sp.name, err)
 			}
 			if !bytes.Equal(got.Bytes(), want.Bytes()) {
-				f.t.Errorf("%s: %s(%s, %s) writes\n%s\nBranch writes\n%s", w.format, sp.name, base, head, got.Bytes(), want.Bytes())
+				f.t.Errorf("%s: %s(%s, %s) writes\n%s\nBranch writes\n%s", w.Format, sp.name, base, head, got.Bytes(), want.Bytes())
 			}
 		}
 	}
@@ -626,3 +615,30 @@ func codes(rs []Reason) []string {
 func pred(st map[string]any) map[string]any { return st["predicate"].(map[string]any) }
 
 func errorsIs(err, target error) bool { return errors.Is(err, target) }
+
+// ReportWriter is one report format's writer. The writers other than JSON are
+// package report's, which imports verify: report_writers_test.go, in package
+// verify_test, sets ReportWriters to them.
+type ReportWriter struct {
+	Format string
+	Write  func(io.Writer, *Report) error
+}
+
+// ReportWriters gives the writers of every format for a gate run with opts.
+var ReportWriters func(opts GateOptions) []ReportWriter
+
+// reportWriters is ReportWriters(opts), JSON first.
+func reportWriters(opts GateOptions) []ReportWriter {
+	return append([]ReportWriter{{"json", WriteJSON}}, ReportWriters(opts)...)
+}
+
+// writeReport writes rep in format ("json", "text", "sarif", "github",
+// "github-summary", "junit") for a gate run with opts.
+func writeReport(w io.Writer, format string, rep *Report, opts GateOptions) error {
+	for _, rw := range reportWriters(opts) {
+		if rw.Format == format {
+			return rw.Write(w, rep)
+		}
+	}
+	return fmt.Errorf("no %s writer", format)
+}

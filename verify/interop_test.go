@@ -259,7 +259,7 @@ func TestInteropSpeccoderNotes(t *testing.T) {
 		t.Errorf("summary %v, want 4 %s", rep.Summary, CodePolicySHA256Unverified)
 	}
 	var text bytes.Buffer
-	if err := WriteText(&text, rep, false); err != nil {
+	if err := writeReport(&text, "text", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "warning: "+CodePolicySHA256Unverified) || !strings.Contains(text.String(), "4 "+CodePolicySHA256Unverified) {
@@ -433,10 +433,10 @@ func TestInteropWarningsEveryFormat(t *testing.T) {
 		}
 		for name, write := range map[string]func(*bytes.Buffer) error{
 			"json":   func(b *bytes.Buffer) error { return WriteJSON(b, rep) },
-			"text":   func(b *bytes.Buffer) error { return WriteText(b, rep, false) },
-			"github": func(b *bytes.Buffer) error { return WriteGitHub(b, rep, CIOptions{}) },
-			"sarif":  func(b *bytes.Buffer) error { return WriteSARIF(b, rep, CIOptions{}) },
-			"junit":  func(b *bytes.Buffer) error { return WriteJUnit(b, rep, CIOptions{}) },
+			"text":   func(b *bytes.Buffer) error { return writeReport(b, "text", rep, GateOptions{}) },
+			"github": func(b *bytes.Buffer) error { return writeReport(b, "github", rep, GateOptions{}) },
+			"sarif":  func(b *bytes.Buffer) error { return writeReport(b, "sarif", rep, GateOptions{}) },
+			"junit":  func(b *bytes.Buffer) error { return writeReport(b, "junit", rep, GateOptions{}) },
 		} {
 			var b bytes.Buffer
 			if err := write(&b); err != nil {

@@ -221,16 +221,6 @@ func rejectTick(t *TickResult) {
 	t.Message = "policy: " + policyRuleList(t.Policy)
 }
 
-// policyRule is the CI rule id of the first failing policy result.
-func policyRule(rs []policy.Result) string {
-	for _, r := range rs {
-		if r.Failing() {
-			return RulePolicyPrefix + r.Rule
-		}
-	}
-	return ""
-}
-
 // policyRuleList names the failing rules, comma-separated.
 func policyRuleList(rs []policy.Result) string {
 	var names []string
@@ -240,15 +230,6 @@ func policyRuleList(rs []policy.Result) string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// policyText is one policy result as a report line: "policy error rule: message".
-func policyText(r policy.Result) string {
-	level := string(r.Level)
-	if r.Status == policy.StatusEvalError {
-		level = "error (evaluation failed)"
-	}
-	return fmt.Sprintf("policy %s %s: %s", level, r.Rule, r.Message)
 }
 
 // Explanation is every policy rule's result on one object (`taskproof policy

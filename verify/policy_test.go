@@ -104,7 +104,7 @@ level = "warn"
 		doc.Ticks[1].Policy[0].Rule != policy.RuleRegressionReason || doc.Ticks[1].Policy[0].Level != "error" {
 		t.Errorf("JSON ticks: %+v", doc.Ticks)
 	}
-	if err := WriteText(&text, rep, false); err != nil {
+	if err := writeReport(&text, "text", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"rejected (policy)", "policy error regression_only.reason: regression_only reason planning_work is denied", "policy warn want-red: verified without a red run"} {
@@ -112,7 +112,7 @@ level = "warn"
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}
 	}
-	if err := WriteSARIF(&sarif, rep, CIOptions{}); err != nil {
+	if err := writeReport(&sarif, "sarif", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {
@@ -129,13 +129,13 @@ level = "warn"
 	if rs := log.Runs[0].Results; len(rs) != 1 || rs[0].RuleID != "policy/regression_only.reason" || !strings.Contains(rs[0].Message.Text, "planning_work is denied") {
 		t.Errorf("SARIF results: %+v", rs)
 	}
-	if err := WriteGitHub(&gh, rep, CIOptions{}); err != nil {
+	if err := writeReport(&gh, "github", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(gh.String(), "regression_only.reason") {
 		t.Errorf("github output lacks the rule:\n%s", gh.String())
 	}
-	if err := WriteJUnit(&junit, rep, CIOptions{}); err != nil {
+	if err := writeReport(&junit, "junit", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(junit.String(), "policy/regression_only.reason") {
@@ -158,12 +158,12 @@ func TestPolicyObjects(t *testing.T) {
 	if rep.Conclusion != Failure || rep.Objects[0].Outcome != OK || strings.Join(ruleNames(rep.Objects[0].Policy), ",") != policy.RuleSignersMin {
 		t.Fatalf("conclusion %s, object %+v", rep.Conclusion, rep.Objects[0])
 	}
-	items, err := ciItems(rep, CIOptions{})
-	if err != nil {
+	var sarif bytes.Buffer
+	if err := writeReport(&sarif, "sarif", rep, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if items[0].rule != "policy/"+policy.RuleSignersMin || !items[0].failing {
-		t.Errorf("ci item %+v", items[0])
+	if rule := `"ruleId": "policy/` + policy.RuleSignersMin + `"`; !strings.Contains(sarif.String(), rule) || !strings.Contains(sarif.String(), `"level": "error"`) {
+		t.Errorf("SARIF has no failing %s:\n%s", rule, sarif.String())
 	}
 	v.Policy = mustPolicy(t, "[signers]\nmin = 1\nkinds = [\"ssh\"]\n")
 	if rep, err = v.Objects([]gitref.Hash{c1}, GateOptions{}); err != nil || rep.Conclusion != Success {
@@ -349,7 +349,7 @@ func TestPolicyCorpus(t *testing.T) {
 	if n := strings.Count(js.String(), `"rule": "regression_only.reason"`); n < rejected {
 		t.Errorf("JSON names the rule %d times, want at least %d", n, rejected)
 	}
-	if err := WriteSARIF(&sarif, after, CIOptions{}); err != nil {
+	if err := writeReport(&sarif, "sarif", after, GateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := strings.Count(sarif.String(), `"ruleId": "policy/regression_only.reason"`); n != rejected {

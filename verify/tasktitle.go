@@ -1,9 +1,6 @@
 package verify
 
 import (
-	"fmt"
-	"strings"
-
 	"github.com/taskproof/taskproof/tick"
 )
 
@@ -20,17 +17,4 @@ func tickTitle(t tick.Tick) string {
 		return ""
 	}
 	return t.Task.Title
-}
-
-// derivedID reports whether id is derived from a title: written IDs never
-// start with "h-".
-func derivedID(id string) bool { return strings.HasPrefix(id, "h-") }
-
-// taskLabel names a task for people: its subject name, followed by its
-// quoted title when its ID is derived from the title.
-func taskLabel(task, taskID, title string) string {
-	if task == "" || title == "" || !derivedID(taskID) {
-		return task
-	}
-	return fmt.Sprintf("%s %q", task, title)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/internal/printable"
+	"github.com/taskproof/taskproof/report"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
@@ -333,7 +334,7 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 		if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) && os.Getenv("NO_COLOR") == "" {
 			color = true
 		}
-		return verify.WriteText(out, rep, color)
+		return report.WriteText(out, rep, color)
 	}
 	return writeCIReport(c, format, rep)
 }

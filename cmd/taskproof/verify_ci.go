@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/report"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -21,11 +22,11 @@ func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
 	out := c.OutOrStdout()
 	switch format {
 	case "sarif":
-		return verify.WriteSARIF(out, rep, opts)
+		return report.WriteSARIF(out, rep, opts)
 	case "junit":
-		return verify.WriteJUnit(out, rep, opts)
+		return report.WriteJUnit(out, rep, opts)
 	case "github":
-		if err := verify.WriteGitHub(out, rep, opts); err != nil {
+		if err := report.WriteGitHub(out, rep, opts); err != nil {
 			return err
 		}
 		if path := os.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
@@ -41,16 +42,16 @@ func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
 
 // ciOptions reads the gate flags the report was made with, so objects mode's
 // failing objects are the ones the conclusion counted.
-func ciOptions(c *cobra.Command) (verify.CIOptions, error) {
+func ciOptions(c *cobra.Command) (report.CIOptions, error) {
 	requireSigned, err := c.Flags().GetBool("require-signed")
 	if err != nil {
-		return verify.CIOptions{}, err
+		return report.CIOptions{}, err
 	}
 	requireVerified, err := c.Flags().GetBool("require-verified")
 	if err != nil {
-		return verify.CIOptions{}, err
+		return report.CIOptions{}, err
 	}
-	return verify.CIOptions{
+	return report.CIOptions{
 		ToolVersion: attest.Version,
 		Gate:        verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned},
 	}, nil
@@ -58,12 +59,12 @@ func ciOptions(c *cobra.Command) (verify.CIOptions, error) {
 
 // appendSummary appends the Markdown job summary to path (created if absent,
 // as the runner does).
-func appendSummary(path string, rep *verify.Report, opts verify.CIOptions) error {
+func appendSummary(path string, rep *verify.Report, opts report.CIOptions) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
 	}
-	if err := verify.WriteGitHubSummary(f, rep, opts); err != nil {
+	if err := report.WriteGitHubSummary(f, rep, opts); err != nil {
 		f.Close()
 		return fmt.Errorf("GITHUB_STEP_SUMMARY %s: %w", path, err)
 	}

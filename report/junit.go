@@ -1,4 +1,4 @@
-package verify
+package report
 
 import (
 	"encoding/xml"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // JUnitSuiteName is the name of the one <testsuite> WriteJUnit writes.
@@ -72,7 +73,7 @@ type (
 // verification problem is a failure. Text is escaped by encoding/xml (characters
 // XML cannot hold become U+FFFD). Errors wrap ErrReport for a nil report or
 // unknown mode, or are w's.
-func WriteJUnit(w io.Writer, rep *Report, opts CIOptions) error {
+func WriteJUnit(w io.Writer, rep *verify.Report, opts CIOptions) error {
 	items, err := ciItems(rep, opts)
 	if err != nil {
 		return err

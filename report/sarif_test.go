@@ -1,4 +1,4 @@
-package verify
+package report
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // updateCIGolden rewrites the CI formats' golden files: go test ./verify -run CI -update-ci-golden
@@ -24,9 +25,9 @@ func ciHash(pair string) gitref.Hash { return gitref.Hash(strings.Repeat(pair, 2
 
 var ciUnit = specfmt.Unit{Format: specfmt.Speckit, Feature: "001-greeting", Dir: "specs/001-greeting"}
 
-func ciTick(id string, line int, commit gitref.Hash) TickResult {
-	return TickResult{Commit: commit, Path: ciUnit.Dir + "/tasks.md", Line: line, Unit: ciUnit, TaskID: id,
-		Task: statement.SubjectName(ciUnit.Feature, id), Reasons: []Reason{}, Signers: []trust.Signer{}}
+func ciTick(id string, line int, commit gitref.Hash) verify.TickResult {
+	return verify.TickResult{Commit: commit, Path: ciUnit.Dir + "/tasks.md", Line: line, Unit: ciUnit, TaskID: id,
+		Task: statement.SubjectName(ciUnit.Feature, id), Reasons: []verify.Reason{}, Signers: []trust.Signer{}}
 }
 
 // ciBranchReport is a failing merge gate covering every tick status and the
@@ -34,38 +35,38 @@ func ciTick(id string, line int, commit gitref.Hash) TickResult {
 // commit_unreachable with same_tree_as, bad_signature with several reasons,
 // edited_after_tick, and an untick. Texts hold characters every format must
 // escape.
-func ciBranchReport() *Report {
+func ciBranchReport() *verify.Report {
 	ok := ciTick("T001", 9, ciHash("a1"))
-	ok.Status, ok.Evidence, ok.Verdict, ok.Outcome = StatusEvidenced, ok.Commit, "verified", OK
+	ok.Status, ok.Evidence, ok.Verdict, ok.Outcome = verify.StatusEvidenced, ok.Commit, "verified", verify.OK
 	ok.Signers = []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev@example.invalid"}}
 
 	stale := ciTick("T002", 13, ciHash("b2"))
-	stale.Status, stale.Failing, stale.Evidence, stale.Verdict, stale.Outcome = StatusStale, true, stale.Commit, "verified", OK
+	stale.Status, stale.Failing, stale.Evidence, stale.Verdict, stale.Outcome = verify.StatusStale, true, stale.Commit, "verified", verify.OK
 	// A failing tick still credits the signer that verified: a Sigstore one.
 	tlog := int64(4242)
 	stale.Signers = []trust.Signer{{Kind: signer.KindSigstore, KeyID: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main",
 		Identity: "https://github.com/acme/calc/.github/workflows/release.yml@refs/heads/main", Issuer: "https://token.actions.githubusercontent.com", TlogIndex: &tlog}}
-	stale.Reasons = []Reason{{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: "11aa", Found: "22bb", Message: "section US1 changed since the tick", Outcome: Mismatch}}
+	stale.Reasons = []verify.Reason{{Code: verify.CodeSectionHash, Field: "predicate.spec.section_hash", Expected: "11aa", Found: "22bb", Message: "section US1 changed since the tick", Outcome: verify.Mismatch}}
 
 	noEvidence := ciTick("T004", 19, ciHash("c3"))
-	noEvidence.Status, noEvidence.Reason, noEvidence.Failing = StatusUnverifiable, ReasonTickedWithoutEvidence, true
+	noEvidence.Status, noEvidence.Reason, noEvidence.Failing = verify.StatusUnverifiable, verify.ReasonTickedWithoutEvidence, true
 
 	moved := ciTick("T003", 14, ciHash("d4"))
-	moved.Status, moved.Reason, moved.Failing = StatusUnverifiable, ReasonCommitUnreachable, true
+	moved.Status, moved.Reason, moved.Failing = verify.StatusUnverifiable, verify.ReasonCommitUnreachable, true
 	moved.SameTreeAs = ciHash("e5")
 	moved.Message = "evidence for 001-greeting/T003 is on 1 other commit(s), not on the tick commit"
 
 	forged := ciTick("T005", 21, ciHash("f6"))
-	forged.Status, forged.Reason, forged.Failing, forged.Outcome = StatusUnverifiable, string(BadSignature), true, BadSignature
+	forged.Status, forged.Reason, forged.Failing, forged.Outcome = verify.StatusUnverifiable, string(verify.BadSignature), true, verify.BadSignature
 	forged.Evidence, forged.Verdict = forged.Commit, "verified"
-	forged.Reasons = []Reason{
-		{Code: CodeSignature, Field: "line 2: signatures[0]", Message: "ssh: signature did not verify", Outcome: BadSignature},
-		{Code: CodeUntrusted, Field: "line 3: signatures[1]", Message: "key SHA256:xyz is not in allowed signers", Outcome: UntrustedSigner},
-		{Code: CodeLineHash, Field: "predicate.task.line_hash", Expected: "3f3f", Found: "4e4e", Message: "specs/001-greeting/tasks.md:21", Outcome: Mismatch},
+	forged.Reasons = []verify.Reason{
+		{Code: verify.CodeSignature, Field: "line 2: signatures[0]", Message: "ssh: signature did not verify", Outcome: verify.BadSignature},
+		{Code: verify.CodeUntrusted, Field: "line 3: signatures[1]", Message: "key SHA256:xyz is not in allowed signers", Outcome: verify.UntrustedSigner},
+		{Code: verify.CodeLineHash, Field: "predicate.task.line_hash", Expected: "3f3f", Found: "4e4e", Message: "specs/001-greeting/tasks.md:21", Outcome: verify.Mismatch},
 	}
 
 	edited := ciTick("T006", 23, ciHash("07"))
-	edited.Status, edited.Reason, edited.Failing = StatusEdited, ReasonEditedAfterTick, true
+	edited.Status, edited.Reason, edited.Failing = verify.StatusEdited, verify.ReasonEditedAfterTick, true
 	// Text from the repository: CR, LF, '%', ':' and ',', a pipe, HTML and a
 	// would-be workflow command.
 	edited.Message = "the ticked task line changed: \"- [x] T006 50% done, a|b <b>x</b>\" → \"- [x] T006 done\r\n::error::forged\""
@@ -73,44 +74,44 @@ func ciBranchReport() *Report {
 	untick := ciTick("T007", 25, ciHash("08"))
 	untick.Status = "unticked"
 
-	return &Report{SchemaVersion: 1, Mode: "branch", NotesRef: "refs/notes/speccoder", Base: ciHash("00"), Head: ciHash("ff"),
-		Conclusion: Failure, Objects: []ObjectResult{}, Ticks: []TickResult{ok, stale, noEvidence, moved, forged, edited},
-		Unticks: []TickResult{untick}, Summary: map[string]int{}}
+	return &verify.Report{SchemaVersion: 1, Mode: "branch", NotesRef: "refs/notes/speccoder", Base: ciHash("00"), Head: ciHash("ff"),
+		Conclusion: verify.Failure, Objects: []verify.ObjectResult{}, Ticks: []verify.TickResult{ok, stale, noEvidence, moved, forged, edited},
+		Unticks: []verify.TickResult{untick}, Summary: map[string]int{}}
 }
 
 // ciObjectsReport is objects mode: an ok object, a missing one (no unit), a
 // mismatch with several reasons, an unsigned one, and one whose predicate names
 // a forged unit dir (never used as a location).
-func ciObjectsReport() *Report {
-	return &Report{SchemaVersion: 1, Mode: "objects", NotesRef: "refs/notes/speccoder", Conclusion: Failure,
-		Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{},
-		Objects: []ObjectResult{
-			{Object: ciHash("a1"), Kind: ObjectTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: OK, Reasons: []Reason{}, Signers: []trust.Signer{}},
-			{Object: ciHash("b2"), Kind: ObjectTick, Outcome: Missing, Reasons: []Reason{{Code: CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: Missing}}},
-			{Object: ciHash("c3"), Kind: ObjectTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: Mismatch,
+func ciObjectsReport() *verify.Report {
+	return &verify.Report{SchemaVersion: 1, Mode: "objects", NotesRef: "refs/notes/speccoder", Conclusion: verify.Failure,
+		Ticks: []verify.TickResult{}, Unticks: []verify.TickResult{}, Summary: map[string]int{},
+		Objects: []verify.ObjectResult{
+			{Object: ciHash("a1"), Kind: verify.ObjectTick, Task: "001-greeting/T001", TaskID: "T001", Unit: ciUnit, Verdict: "verified", Outcome: verify.OK, Reasons: []verify.Reason{}, Signers: []trust.Signer{}},
+			{Object: ciHash("b2"), Kind: verify.ObjectTick, Outcome: verify.Missing, Reasons: []verify.Reason{{Code: verify.CodeNoEvidence, Message: "no note on this commit under refs/notes/speccoder", Outcome: verify.Missing}}},
+			{Object: ciHash("c3"), Kind: verify.ObjectTick, Task: "001-greeting/T003", TaskID: "T003", Unit: ciUnit, Verdict: "verified", Outcome: verify.Mismatch,
 				// Two signers; the principal holds text every format must escape.
 				Signers: []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: "dev|<b>x</b>@example.invalid"},
 					{Kind: signer.KindSigstore, KeyID: "ci@example.invalid", Identity: "ci@example.invalid", Issuer: "https://issuer.example"}},
-				Reasons: []Reason{
-					{Code: CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: Mismatch},
-					{Code: CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: Mismatch},
+				Reasons: []verify.Reason{
+					{Code: verify.CodeTree, Field: "predicate.tree", Expected: "aaaa", Found: "bbbb", Outcome: verify.Mismatch},
+					{Code: verify.CodePolicySHA256, Field: "predicate.policy_sha256", Expected: "cccc", Found: "dddd", Outcome: verify.Mismatch},
 				}},
-			{Object: ciHash("d4"), Kind: ObjectDecision, Task: "add-auth/1.2", TaskID: "1.2", Unit: specfmt.Unit{Format: specfmt.OpenSpec, Feature: "add-auth", Dir: "openspec/changes/add-auth"}, Verdict: "attested", Outcome: Unsigned, Reasons: []Reason{{Code: CodeUnsigned, Field: "line 1", Expected: "a signature", Found: "none", Outcome: Unsigned}}},
-			{Object: ciHash("e5"), Kind: ObjectTick, Task: "x/T1", TaskID: "T1", Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "x", Dir: "../../etc/x"}, Outcome: Malformed, Reasons: []Reason{{Code: CodePredicate, Field: "predicate", Message: "unit.dir: not a clean path", Outcome: Malformed}}},
+			{Object: ciHash("d4"), Kind: verify.ObjectDecision, Task: "add-auth/1.2", TaskID: "1.2", Unit: specfmt.Unit{Format: specfmt.OpenSpec, Feature: "add-auth", Dir: "openspec/changes/add-auth"}, Verdict: "attested", Outcome: verify.Unsigned, Reasons: []verify.Reason{{Code: verify.CodeUnsigned, Field: "line 1", Expected: "a signature", Found: "none", Outcome: verify.Unsigned}}},
+			{Object: ciHash("e5"), Kind: verify.ObjectTick, Task: "x/T1", TaskID: "T1", Unit: specfmt.Unit{Format: specfmt.Speckit, Feature: "x", Dir: "../../etc/x"}, Outcome: verify.Malformed, Reasons: []verify.Reason{{Code: verify.CodePredicate, Field: "predicate", Message: "unit.dir: not a clean path", Outcome: verify.Malformed}}},
 		}}
 }
 
 // ciNeutralReport has nothing to check.
-func ciNeutralReport() *Report {
-	return &Report{SchemaVersion: 1, Mode: "branch", NotesRef: "refs/notes/speccoder", Base: ciHash("00"), Head: ciHash("00"),
-		Conclusion: Neutral, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, Summary: map[string]int{}}
+func ciNeutralReport() *verify.Report {
+	return &verify.Report{SchemaVersion: 1, Mode: "branch", NotesRef: "refs/notes/speccoder", Base: ciHash("00"), Head: ciHash("00"),
+		Conclusion: verify.Neutral, Objects: []verify.ObjectResult{}, Ticks: []verify.TickResult{}, Unticks: []verify.TickResult{}, Summary: map[string]int{}}
 }
 
 // ciSuccessReport has one evidenced tick.
-func ciSuccessReport() *Report {
+func ciSuccessReport() *verify.Report {
 	r := ciNeutralReport()
 	ok := ciBranchReport().Ticks[0]
-	r.Ticks, r.Conclusion, r.Head = []TickResult{ok}, Success, ciHash("ff")
+	r.Ticks, r.Conclusion, r.Head = []verify.TickResult{ok}, verify.Success, ciHash("ff")
 	return r
 }
 
@@ -119,12 +120,12 @@ var ciOpts = CIOptions{ToolVersion: "1.2.3-test"}
 // ciReports are the hand-made reports every format's golden test covers.
 var ciReports = []struct {
 	name string
-	rep  func() *Report
+	rep  func() *verify.Report
 	opts CIOptions
 }{
 	{"branch", ciBranchReport, ciOpts},
 	{"objects", ciObjectsReport, ciOpts},
-	{"objects-require-verified", ciObjectsReport, CIOptions{ToolVersion: "1.2.3-test", Gate: GateOptions{RequireVerified: true, AllowUnsigned: true}}},
+	{"objects-require-verified", ciObjectsReport, CIOptions{ToolVersion: "1.2.3-test", Gate: verify.GateOptions{RequireVerified: true, AllowUnsigned: true}}},
 	{"neutral", ciNeutralReport, ciOpts},
 	{"success", ciSuccessReport, ciOpts},
 }
@@ -153,14 +154,14 @@ func checkCIGolden(t *testing.T, name string, got []byte) {
 }
 
 func TestCIReportErrors(t *testing.T) {
-	writers := map[string]func(*bytes.Buffer, *Report) error{
-		"sarif":   func(b *bytes.Buffer, r *Report) error { return WriteSARIF(b, r, ciOpts) },
-		"github":  func(b *bytes.Buffer, r *Report) error { return WriteGitHub(b, r, ciOpts) },
-		"summary": func(b *bytes.Buffer, r *Report) error { return WriteGitHubSummary(b, r, ciOpts) },
-		"junit":   func(b *bytes.Buffer, r *Report) error { return WriteJUnit(b, r, ciOpts) },
+	writers := map[string]func(*bytes.Buffer, *verify.Report) error{
+		"sarif":   func(b *bytes.Buffer, r *verify.Report) error { return WriteSARIF(b, r, ciOpts) },
+		"github":  func(b *bytes.Buffer, r *verify.Report) error { return WriteGitHub(b, r, ciOpts) },
+		"summary": func(b *bytes.Buffer, r *verify.Report) error { return WriteGitHubSummary(b, r, ciOpts) },
+		"junit":   func(b *bytes.Buffer, r *verify.Report) error { return WriteJUnit(b, r, ciOpts) },
 	}
 	for name, write := range writers {
-		for _, rep := range []*Report{nil, {Mode: "bogus"}} {
+		for _, rep := range []*verify.Report{nil, {Mode: "bogus"}} {
 			var b bytes.Buffer
 			err := write(&b, rep)
 			if err == nil || !strings.Contains(err.Error(), "cannot write report") {
@@ -176,23 +177,23 @@ func TestCIReportErrors(t *testing.T) {
 func TestCIItemsFailingAndRules(t *testing.T) {
 	tests := []struct {
 		name        string
-		rep         *Report
+		rep         *verify.Report
 		opts        CIOptions
 		wantRules   []string // rule of each item, "" when passing
 		wantPaths   []string
 		wantUnticks int
 	}{
 		{"branch", ciBranchReport(), ciOpts,
-			[]string{"", StatusStale, ReasonTickedWithoutEvidence, ReasonCommitUnreachable, string(BadSignature), ReasonEditedAfterTick, ""},
+			[]string{"", verify.StatusStale, verify.ReasonTickedWithoutEvidence, verify.ReasonCommitUnreachable, string(verify.BadSignature), verify.ReasonEditedAfterTick, ""},
 			[]string{"specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md", "specs/001-greeting/tasks.md"}, 1},
 		{"objects", ciObjectsReport(), ciOpts,
-			[]string{"", string(Missing), string(Mismatch), string(Unsigned), string(Malformed)},
+			[]string{"", string(verify.Missing), string(verify.Mismatch), string(verify.Unsigned), string(verify.Malformed)},
 			[]string{"specs/001-greeting/tasks.md", "", "specs/001-greeting/tasks.md", "openspec/changes/add-auth/tasks.md", ""}, 0},
-		{"objects allow unsigned", ciObjectsReport(), CIOptions{Gate: GateOptions{AllowUnsigned: true}},
-			[]string{"", string(Missing), string(Mismatch), "", string(Malformed)},
+		{"objects allow unsigned", ciObjectsReport(), CIOptions{Gate: verify.GateOptions{AllowUnsigned: true}},
+			[]string{"", string(verify.Missing), string(verify.Mismatch), "", string(verify.Malformed)},
 			[]string{"specs/001-greeting/tasks.md", "", "specs/001-greeting/tasks.md", "openspec/changes/add-auth/tasks.md", ""}, 0},
-		{"objects require verified", ciObjectsReport(), CIOptions{Gate: GateOptions{AllowUnsigned: true, RequireVerified: true}},
-			[]string{"", string(Missing), string(Mismatch), RuleNotVerified, string(Malformed)},
+		{"objects require verified", ciObjectsReport(), CIOptions{Gate: verify.GateOptions{AllowUnsigned: true, RequireVerified: true}},
+			[]string{"", string(verify.Missing), string(verify.Mismatch), RuleNotVerified, string(verify.Malformed)},
 			[]string{"specs/001-greeting/tasks.md", "", "specs/001-greeting/tasks.md", "openspec/changes/add-auth/tasks.md", ""}, 0},
 	}
 	for _, tt := range tests {

@@ -1,4 +1,4 @@
-package verify
+package report
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 func TestCIGitHubGolden(t *testing.T) {
@@ -128,7 +129,7 @@ func TestCIGitHubCommands(t *testing.T) {
 			}
 			name, props, msg := parseCommand(t, lines[len(lines)-1])
 			want := "notice"
-			if rep.Conclusion == Failure {
+			if rep.Conclusion == verify.Failure {
 				want = "error"
 			}
 			if name != want || len(props) != 0 || !strings.HasPrefix(msg, "taskproof verify: "+rep.Conclusion) {
@@ -140,7 +141,7 @@ func TestCIGitHubCommands(t *testing.T) {
 
 func TestCIGitHubConclusionCounts(t *testing.T) {
 	tests := []struct {
-		rep  *Report
+		rep  *verify.Report
 		want string
 	}{
 		{ciBranchReport(), "taskproof verify: failure — 5 of 6 ticks failing (evidenced 1, stale 1, unverifiable 3, edited 1)"},
@@ -246,7 +247,7 @@ func FuzzCIReportText(f *testing.F) {
 		rep := ciBranchReport()
 		tk := &rep.Ticks[2]
 		tk.Path, tk.TaskID, tk.Task, tk.Message = path, taskID, "001-greeting/"+taskID, message
-		tk.Reasons = []Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
+		tk.Reasons = []verify.Reason{{Code: code, Field: message, Expected: path, Found: taskID}}
 		// A signer's principal and certificate identity are text too.
 		tlog := int64(7)
 		tk.Signers = []trust.Signer{{Kind: signer.KindSSH, KeyID: "SHA256:abc", Principal: message},

@@ -1,4 +1,4 @@
-package verify
+package report
 
 import (
 	"crypto/sha256"
@@ -16,6 +16,7 @@ import (
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // CIOptions configure the CI report formats (WriteSARIF, WriteGitHub,
@@ -29,7 +30,7 @@ type CIOptions struct {
 	// object passes only with AllowUnsigned, and RequireVerified fails every
 	// verdict but verified (rule "not_verified"). Branch mode reads each tick's
 	// Failing instead.
-	Gate GateOptions
+	Gate verify.GateOptions
 }
 
 // ErrReport is returned (wrapped) by the report writers when the report cannot
@@ -49,7 +50,7 @@ const (
 
 // RuleNotVerified is the rule of an object whose verdict is not verified under
 // --require-verified (branch mode reports it as ReasonNotVerified).
-const RuleNotVerified = ReasonNotVerified
+const RuleNotVerified = verify.ReasonNotVerified
 
 // ciItem is one line of a CI report: a tick (branch mode), an untick, or an
 // object (objects mode), flattened so the three formats say the same thing.
@@ -66,15 +67,15 @@ type ciItem struct {
 	rule     string      // rule id when failing
 	failing  bool
 	unticked bool
-	reasons  []Reason
+	reasons  []verify.Reason
 	message  string
 	sameTree gitref.Hash
 	evidence gitref.Hash
 	verdict  string
 	policy   []policy.Result
-	signers  []trust.Signer // the credited signers (docs/format.md#checks-in-order "signers")
-	hint     string         // how to fix it, when failing
-	warnings []Reason       // reported at level warning, deciding nothing
+	signers  []trust.Signer  // the credited signers (docs/format.md#checks-in-order "signers")
+	hint     string          // how to fix it, when failing
+	warnings []verify.Reason // reported at level warning, deciding nothing
 }
 
 // statusText is "status" or "status (reason)".
@@ -180,7 +181,7 @@ func sarifSigners(ss []trust.Signer) []map[string]any {
 }
 
 // reasonText is one reason as "code field: expected E, found F — message".
-func reasonText(r Reason) string {
+func reasonText(r verify.Reason) string {
 	var b strings.Builder
 	b.WriteString(r.Code)
 	if r.Field != "" {
@@ -208,19 +209,14 @@ func (it *ciItem) fingerprint() string {
 }
 
 // ciItems flattens the report: ticks then unticks (branch mode), or objects.
-func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
+func ciItems(rep *verify.Report, opts CIOptions) ([]ciItem, error) {
 	if rep == nil {
 		return nil, fmt.Errorf("%w: no report", ErrReport)
 	}
 	var items []ciItem
 	switch rep.Mode {
 	case "branch":
-		tickAt, err := rep.tickReader()
-		if err != nil {
-			return nil, err
-		}
-		for i := range rep.TickCount() {
-			t, err := tickAt(i)
+		for t, err := range rep.AllTicks() {
 			if err != nil {
 				return nil, err
 			}
@@ -229,14 +225,14 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 				sameTree: t.SameTreeAs, evidence: t.Evidence, verdict: t.Verdict, policy: t.Policy, signers: t.Signers, hint: t.Hint, warnings: t.Warnings}
 			if it.failing {
 				it.rule = t.Reason
-				if t.Reason == ReasonPolicy {
+				if t.Reason == verify.ReasonPolicy {
 					it.rule = policyRule(t.Policy)
 				}
 				if it.rule == "" {
 					it.rule = t.Status
 				}
 				if it.rule == "" {
-					it.rule = StatusUnverifiable
+					it.rule = verify.StatusUnverifiable
 				}
 			}
 			items = append(items, it)
@@ -252,15 +248,15 @@ func ciItems(rep *Report, opts CIOptions) ([]ciItem, error) {
 			if dir, ok := safeUnitDir(o.Unit); ok {
 				it.unitDir, it.path = dir, o.Unit.TasksPath()
 			}
-			it.failing = objectFails(o, opts.Gate)
+			it.failing = verify.ObjectFails(o, opts.Gate)
 			it.hint = o.Hint
 			if it.failing {
 				it.rule = string(o.Outcome)
 				switch {
-				case o.Outcome != OK && !(o.Outcome == Unsigned && opts.Gate.AllowUnsigned):
+				case o.Outcome != verify.OK && !(o.Outcome == verify.Unsigned && opts.Gate.AllowUnsigned):
 				case policy.Failing(o.Policy):
-					it.rule, it.reason = policyRule(o.Policy), ReasonPolicy
-					it.message = "policy: " + policyRuleList(o.Policy)
+					it.rule, it.reason = policyRule(o.Policy), verify.ReasonPolicy
+					it.message = "policy: " + verify.FailingPolicyRules(o.Policy)
 				default:
 					it.rule, it.reason = RuleNotVerified, RuleNotVerified
 					it.message = "--require-verified: the verdict is " + orNone(o.Verdict)
@@ -303,23 +299,23 @@ type ruleInfo struct {
 // rules describe every status and reason code a failing tick or object can
 // carry (docs/format.md#checks-in-order).
 var rules = map[string]ruleInfo{
-	CodePolicySHA256Unverified:  {"PolicySHA256Unverified", "Another writer's policy hash cannot be recomputed", "The attestation was written by another tool (speccoder hashes its own version into policy_sha256): its judge-configuration hash differs from taskproof's recomputation and cannot decide the tick. The signature, subject, tree and task line verified (docs/format.md#policy_sha256-of-other-writers)."},
-	CodeSpecAbsent:              {"DecisionWithoutSpec", "A decision does not record the cited section", "An attested or skipped decision omits spec on a task that cites a spec section; spec belongs to ticks, so the decision is not stale (docs/format.md#decisions-without-spec)."},
-	CodeVSAMissing:              {"VerificationSummaryMissing", "The tick has no verification summary", "The tick's note holds no VSA; a missing VSA is reported, not failed."},
-	StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (docs/format.md#gate-rules)."},
-	StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (docs/format.md#gate-rules)."},
-	ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (docs/format.md#gate-rules)."},
-	ReasonCommitUnreachable:     {"CommitUnreachable", "The tick's evidence is on another commit", "An attestation for the task exists, but on a commit other than the tick commit (a rebase or squash rewrote it); same_tree_as names a commit with the same tree when there is one (docs/format.md#gate-rules)."},
-	ReasonEditedAfterTick:       {"EditedAfterTick", "A ticked task line was edited after its tick", "The task line changed after the commit that ticked it, so the attestation's line_hash no longer describes the task as it reads now (docs/format.md#gate-rules)."},
-	ReasonNotRegular:            {"TasksFileNotRegular", "A tasks file path is a symbolic link or a submodule", "A tasks file, or a directory on a unit layout's tasks-file path, is a symbolic link or a submodule at head or in a commit of the range: git diffs the link, not its target, so the ticks behind it cannot be seen (docs/format.md#tasks-files-are-regular-files)."},
-	ReasonUnrecognizedTasksFile: {"UnrecognizedTasksFile", "A box was ticked in a tasks file of no unit layout", "A file named tasks.md that no unit layout claims and the verifier's policy does not ignore has a ticked box: add its layout to the policy ([[units]]) or ignore its path ([unit_paths] ignore) (docs/format.md#tasks-files)."},
-	ReasonNotVerified:           {"NotVerified", "The verdict is not verified", "--require-verified fails ticks whose verdict is regression_only or attested (docs/format.md#gate-rules)."},
-	string(Missing):             {"MissingAttestation", "The object's note holds no task-verification statement", "The commit has no note under the notes ref, or its note holds no task-verification statement (missing; docs/format.md#checks-in-order)."},
-	string(Malformed):           {"MalformedAttestation", "The attestation cannot be read", "The note, an envelope, the Statement or the predicate is malformed: limits, strict JSON, payloadType, Statement type or schema (malformed; docs/format.md#checks-in-order)."},
-	string(BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (bad_signature; docs/format.md#checks-in-order)."},
-	string(Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (mismatch; docs/format.md#checks-in-order)."},
-	string(UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (untrusted_signer; docs/format.md#checks-in-order)."},
-	string(Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (docs/format.md#checks-in-order unsigned; --require-signed=false accepts it)."},
+	verify.CodePolicySHA256Unverified:  {"PolicySHA256Unverified", "Another writer's policy hash cannot be recomputed", "The attestation was written by another tool (speccoder hashes its own version into policy_sha256): its judge-configuration hash differs from taskproof's recomputation and cannot decide the tick. The signature, subject, tree and task line verified (docs/format.md#policy_sha256-of-other-writers)."},
+	verify.CodeSpecAbsent:              {"DecisionWithoutSpec", "A decision does not record the cited section", "An attested or skipped decision omits spec on a task that cites a spec section; spec belongs to ticks, so the decision is not stale (docs/format.md#decisions-without-spec)."},
+	verify.CodeVSAMissing:              {"VerificationSummaryMissing", "The tick has no verification summary", "The tick's note holds no VSA; a missing VSA is reported, not failed."},
+	verify.StatusStale:                 {"StaleTick", "The requirement the tick cites changed since the tick", "The spec section cited by the task's attestation (spec.section_hash) differs from the section now: the requirement changed after the task was ticked, so the evidence no longer covers it (docs/format.md#gate-rules)."},
+	verify.StatusUnverifiable:          {"UnverifiableTick", "The tick cannot be verified", "The tick's evidence could not be verified (docs/format.md#gate-rules)."},
+	verify.ReasonTickedWithoutEvidence: {"TickedWithoutEvidence", "A task was ticked with no attestation", "The task was ticked but no note under the notes ref holds a task-verification statement for it (docs/format.md#gate-rules)."},
+	verify.ReasonCommitUnreachable:     {"CommitUnreachable", "The tick's evidence is on another commit", "An attestation for the task exists, but on a commit other than the tick commit (a rebase or squash rewrote it); same_tree_as names a commit with the same tree when there is one (docs/format.md#gate-rules)."},
+	verify.ReasonEditedAfterTick:       {"EditedAfterTick", "A ticked task line was edited after its tick", "The task line changed after the commit that ticked it, so the attestation's line_hash no longer describes the task as it reads now (docs/format.md#gate-rules)."},
+	verify.ReasonNotRegular:            {"TasksFileNotRegular", "A tasks file path is a symbolic link or a submodule", "A tasks file, or a directory on a unit layout's tasks-file path, is a symbolic link or a submodule at head or in a commit of the range: git diffs the link, not its target, so the ticks behind it cannot be seen (docs/format.md#tasks-files-are-regular-files)."},
+	verify.ReasonUnrecognizedTasksFile: {"UnrecognizedTasksFile", "A box was ticked in a tasks file of no unit layout", "A file named tasks.md that no unit layout claims and the verifier's policy does not ignore has a ticked box: add its layout to the policy ([[units]]) or ignore its path ([unit_paths] ignore) (docs/format.md#tasks-files)."},
+	verify.ReasonNotVerified:           {"NotVerified", "The verdict is not verified", "--require-verified fails ticks whose verdict is regression_only or attested (docs/format.md#gate-rules)."},
+	string(verify.Missing):             {"MissingAttestation", "The object's note holds no task-verification statement", "The commit has no note under the notes ref, or its note holds no task-verification statement (missing; docs/format.md#checks-in-order)."},
+	string(verify.Malformed):           {"MalformedAttestation", "The attestation cannot be read", "The note, an envelope, the Statement or the predicate is malformed: limits, strict JSON, payloadType, Statement type or schema (malformed; docs/format.md#checks-in-order)."},
+	string(verify.BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (bad_signature; docs/format.md#checks-in-order)."},
+	string(verify.Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (mismatch; docs/format.md#checks-in-order)."},
+	string(verify.UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (untrusted_signer; docs/format.md#checks-in-order)."},
+	string(verify.Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (docs/format.md#checks-in-order unsigned; --require-signed=false accepts it)."},
 }
 
 // ruleFor describes rule id, with a generic description for an id this
@@ -328,7 +324,7 @@ func ruleFor(id string) ruleInfo {
 	if r, ok := rules[id]; ok {
 		return r
 	}
-	if name, ok := strings.CutPrefix(id, RulePolicyPrefix); ok {
+	if name, ok := strings.CutPrefix(id, verify.RulePolicyPrefix); ok {
 		return ruleInfo{"Policy_" + strings.Map(func(r rune) rune {
 			if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
 				return r
@@ -409,7 +405,7 @@ type (
 // object: at its unit's tasks.md, without a region; an object of no known unit:
 // at the notes ref's name, since GitHub rejects results without a location).
 // Errors wrap ErrReport for a nil report or unknown mode, or are w's.
-func WriteSARIF(w io.Writer, rep *Report, opts CIOptions) error {
+func WriteSARIF(w io.Writer, rep *verify.Report, opts CIOptions) error {
 	items, err := ciItems(rep, opts)
 	if err != nil {
 		return err

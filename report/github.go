@@ -1,9 +1,11 @@
-package verify
+package report
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/taskproof/taskproof/verify"
 )
 
 // WriteGitHub writes the report as GitHub Actions workflow commands:
@@ -14,7 +16,7 @@ import (
 // workflow-command rules (escapeData, escapeProperty), so text from the
 // repository cannot end a command or start another. Errors wrap ErrReport for a
 // nil report or unknown mode, or are w's.
-func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
+func WriteGitHub(w io.Writer, rep *verify.Report, opts CIOptions) error {
 	items, err := ciItems(rep, opts)
 	if err != nil {
 		return err
@@ -28,7 +30,7 @@ func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
 	}
 	writeGitHubWarnings(&b, items)
 	cmd := "notice"
-	if rep.Conclusion != Success && rep.Conclusion != Neutral {
+	if rep.Conclusion != verify.Success && rep.Conclusion != verify.Neutral {
 		cmd = "error"
 	}
 	fmt.Fprintf(&b, "::%s::%s\n", cmd, escapeData(conclusionLine(rep, items)))
@@ -39,7 +41,7 @@ func WriteGitHub(w io.Writer, rep *Report, opts CIOptions) error {
 // conclusionLine is "taskproof verify: <conclusion> — F of N ticks failing
 // (status counts)". A conclusion other than success or neutral (an unknown
 // value included) is reported as written and treated as failing by callers.
-func conclusionLine(rep *Report, items []ciItem) string {
+func conclusionLine(rep *verify.Report, items []ciItem) string {
 	noun := "ticks"
 	if rep.Mode == "objects" {
 		noun = "objects"
@@ -90,7 +92,7 @@ func escapeProperty(s string) string {
 // "-" when none). Cells are escaped so repository text cannot break the table or inject
 // HTML or links. It is written with one Write call. Errors wrap ErrReport for a
 // nil report or unknown mode, or are w's.
-func WriteGitHubSummary(w io.Writer, rep *Report, opts CIOptions) error {
+func WriteGitHubSummary(w io.Writer, rep *verify.Report, opts CIOptions) error {
 	items, err := ciItems(rep, opts)
 	if err != nil {
 		return err
@@ -98,8 +100,8 @@ func WriteGitHubSummary(w io.Writer, rep *Report, opts CIOptions) error {
 	var b strings.Builder
 	icon := "✅"
 	switch rep.Conclusion {
-	case Success:
-	case Neutral:
+	case verify.Success:
+	case verify.Neutral:
 		icon = "⚪"
 	default:
 		icon = "❌"
