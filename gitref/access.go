@@ -39,12 +39,12 @@ const (
 // apply sets r up for a, before its first object read.
 func (r *Repo) apply(a Access) {
 	if a.OnePass {
-		r.setObjectCacheSize(onePassObjectCache)
+		r.store.SetCacheSize(onePassObjectCache)
 		r.setCommitCacheSize(onePassCommitCache)
-		r.setPackMapping(false)
+		r.store.SetPackMapping(false)
 	}
 	if a.ObjectCache > 0 {
-		r.setObjectCacheSize(a.ObjectCache)
+		r.store.SetCacheSize(a.ObjectCache)
 	}
 	if a.CommitCache > 0 {
 		r.setCommitCacheSize(a.CommitCache)
@@ -67,7 +67,7 @@ func (r *Repo) setCommitCacheSize(size int) {
 // checks) frees their memory before its next stage. Reads after it are
 // correct, only read again. Safe to call concurrently with reads.
 func (r *Repo) dropCaches() {
-	r.cache.Clear()
+	r.store.ClearCache()
 	c := &r.commits
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -180,7 +180,7 @@ func TestNoteLooseAndPacked(t *testing.T) {
 	}
 	r := open(t, dir)
 	for _, id := range []string{small, bomb} {
-		if !r.inPack(toPlumbing(Hash(id))) {
+		if !r.store.InPack(toPlumbing(Hash(id))) {
 			t.Fatalf("%s is not packed", id)
 		}
 	}

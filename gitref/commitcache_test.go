@@ -7,6 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/internal/repocache"
 )
 
@@ -59,14 +60,14 @@ func TestDropCaches(t *testing.T) {
 	if _, err := r.File(head, "a.md"); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.cache.Get(toPlumbing(c.Tree)); !ok {
+	if ok := r.store.Cached(toPlumbing(c.Tree)); !ok {
 		t.Fatal("the tree read is not cached")
 	}
 	repocache.Drop(r)
 	if _, ok := r.commits.get(toPlumbing(head)); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
 		t.Errorf("commit cache after dropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
 	}
-	if _, ok := r.cache.Get(toPlumbing(c.Tree)); ok {
+	if ok := r.store.Cached(toPlumbing(c.Tree)); ok {
 		t.Error("the object cache still holds the tree")
 	}
 	again, err := r.Commit(head)
@@ -89,7 +90,7 @@ func TestOpenAccess(t *testing.T) {
 		commit int
 		mapped bool
 	}{
-		{Access{}, defaultObjectCacheSize, 0, true},
+		{Access{}, objstore.DefaultCacheSize, 0, true},
 		{Access{OnePass: true}, onePassObjectCache, onePassCommitCache, false},
 		{Access{OnePass: true, ObjectCache: 2 << 20, CommitCache: 2 << 20}, 2 << 20, 2 << 20, false},
 		{Access{ObjectCache: 1}, 1 << 20, 0, true},
@@ -98,14 +99,14 @@ func TestOpenAccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := r.cache.MaxSize(); got != tc.object {
+		if got := r.store.CacheSize(); got != tc.object {
 			t.Errorf("%+v: object cache %d, want %d", tc.a, got, tc.object)
 		}
 		if r.commits.max != tc.commit {
 			t.Errorf("%+v: commit cache %d, want %d", tc.a, r.commits.max, tc.commit)
 		}
-		if r.mapPacks.Load() != tc.mapped {
-			t.Errorf("%+v: packs mapped %v, want %v", tc.a, r.mapPacks.Load(), tc.mapped)
+		if r.store.PacksMapped() != tc.mapped {
+			t.Errorf("%+v: packs mapped %v, want %v", tc.a, r.store.PacksMapped(), tc.mapped)
 		}
 		r.Close()
 	}

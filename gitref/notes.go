@@ -274,7 +274,7 @@ func (n notesRepo) LogUpdate(name string, old, new Hash, msg string) {
 }
 func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.ConfigValue(key) }
 func (n notesRepo) GitDir() string                               { return n.r.gitDir }
-func (n notesRepo) Reindex()                                     { n.r.storage.Reindex() }
+func (n notesRepo) Reindex()                                     { n.r.store.Reindex() }
 
 // ErrStorage is wrapped by *StorageError: the repository's files cannot be
 // written because of where they are kept — a full file system, a read-only
@@ -296,11 +296,11 @@ func storageFault(err error, ref string) error { return gitobj.StorageFault(err,
 func (r *Repo) writeTree(entries []object.TreeEntry) (plumbing.Hash, error) {
 	sort.Slice(entries, func(i, j int) bool { return treeKey(entries[i]) < treeKey(entries[j]) })
 	t := &object.Tree{Entries: entries}
-	o := r.objects.NewEncodedObject()
+	o := r.store.Storer().NewEncodedObject()
 	if err := t.Encode(o); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("encoding tree: %w", err)
 	}
-	h, err := r.objects.SetEncodedObject(o)
+	h, err := r.store.Storer().SetEncodedObject(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing tree object: %w", err)
 	}
@@ -317,7 +317,7 @@ func treeKey(e object.TreeEntry) string {
 }
 
 func (r *Repo) writeBlob(b []byte) (plumbing.Hash, error) {
-	o := r.objects.NewEncodedObject()
+	o := r.store.Storer().NewEncodedObject()
 	o.SetType(plumbing.BlobObject)
 	o.SetSize(int64(len(b)))
 	w, err := o.Writer()
@@ -331,7 +331,7 @@ func (r *Repo) writeBlob(b []byte) (plumbing.Hash, error) {
 	if err := w.Close(); err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing blob: %w", err)
 	}
-	h, err := r.objects.SetEncodedObject(o)
+	h, err := r.store.Storer().SetEncodedObject(o)
 	if err != nil {
 		return plumbing.ZeroHash, fmt.Errorf("writing blob object: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -38,16 +39,16 @@ func TestSetObjectCacheSize(t *testing.T) {
 			}
 		}()
 	}
-	for _, size := range []int64{0, 16 << 20, 1 << 20, defaultObjectCacheSize} {
-		r.setObjectCacheSize(size)
+	for _, size := range []int64{0, 16 << 20, 1 << 20, objstore.DefaultCacheSize} {
+		r.store.SetCacheSize(size)
 	}
 	wg.Wait()
-	if got := r.cache.MaxSize(); got != defaultObjectCacheSize {
-		t.Errorf("cache bound %d, want %d", got, defaultObjectCacheSize)
+	if got := r.store.CacheSize(); got != objstore.DefaultCacheSize {
+		t.Errorf("cache bound %d, want %d", got, objstore.DefaultCacheSize)
 	}
-	r.setObjectCacheSize(0)
-	if got := r.cache.MaxSize(); got != 1<<20 {
-		t.Errorf("cache bound %d after setObjectCacheSize(0), want the 1 MiB floor", got)
+	r.store.SetCacheSize(0)
+	if got := r.store.CacheSize(); got != 1<<20 {
+		t.Errorf("cache bound %d after SetCacheSize(0), want the 1 MiB floor", got)
 	}
 }
 

@@ -6,20 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
@@ -65,22 +62,25 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 		// revision is refused rather than taken for another commit.
 		return "", fmt.Errorf("%w: %q: reflog revisions (@{…}) are not read; give the commit id (git rev-parse %s)", ErrUnknownRevision, rev, rev)
 	}
-	hd, err := r.acquire()
+	var h *plumbing.Hash
+	var unresolved error // go-git's, when it resolves no id
+	err := r.store.WithRepo(func(repo *git.Repository) error {
+		if refs := ambiguousRefs(repo, rev); len(refs) > 0 {
+			return fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(refs, ", "), refs[len(refs)-1])
+		}
+		full, err := refFirst(repo, rev)
+		if err != nil {
+			return err
+		}
+		rev = full
+		h, unresolved = repo.ResolveRevision(plumbing.Revision(rev))
+		return nil
+	})
 	if err != nil {
 		return "", err
 	}
-	if refs := ambiguousRefs(hd, rev); len(refs) > 0 {
-		r.release(hd)
-		return "", fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(refs, ", "), refs[len(refs)-1])
-	}
-	rev, err = refFirst(hd, rev)
-	if err != nil {
-		r.release(hd)
-		return "", err
-	}
-	h, err := hd.repo.ResolveRevision(plumbing.Revision(rev))
-	r.release(hd)
-	if err != nil || h == nil || h.IsZero() {
+	if unresolved != nil || h == nil || h.IsZero() {
+		err := unresolved
 		if bad := r.badRefFor(rev); bad != nil {
 			return "", fmt.Errorf("%w: %q: %w", ErrUnknownRevision, rev, bad)
 		}
@@ -118,7 +118,7 @@ func (r *Repo) peelToCommit(h plumbing.Hash) (plumbing.Hash, error) {
 		case plumbing.CommitObject:
 			return h, nil
 		case plumbing.TagObject:
-			t, err := object.DecodeTag(r.objects, o)
+			t, err := object.DecodeTag(r.store.Storer(), o)
 			if err != nil {
 				return plumbing.ZeroHash, fmt.Errorf("tag %s: %w", h, err)
 			}
@@ -193,7 +193,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 		return nil, err
 	}
 	h := toPlumbing(id)
-	if r.done.Load() {
+	if r.store.Closed() {
 		return nil, errClosed
 	}
 	if c, ok := r.commits.get(h); ok {
@@ -203,7 +203,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	// decoded, and a range read again once it outgrows that cache would
 	// otherwise push the trees and blobs out of the object cache, keying each
 	// commit with a collision-detecting SHA-1 on the way.
-	o := r.packObjectOnce(plumbing.CommitObject, h)
+	o := r.store.ObjectOnce(plumbing.CommitObject, h)
 	var err error
 	if o == nil {
 		o, err = r.object(plumbing.CommitObject, h)
@@ -213,7 +213,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 		// DecodeCommit asks the object for its id, which a memory object
 		// would compute (collision-detecting SHA-1 over the content): it is
 		// the id the object was read by.
-		c, err = object.DecodeCommit(r.objects, packstore.Hashed(o, h))
+		c, err = object.DecodeCommit(r.store.Storer(), packstore.Hashed(o, h))
 	}
 	if err == nil {
 		r.commits.put(h, c)
@@ -227,183 +227,9 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	return c, nil
 }
 
-// object reads an object with a storage borrowed from the pool (objectWith).
+// object reads an object (objstore.Store.Object).
 func (r *Repo) object(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return r.objectUnder(t, h, 0)
-}
-
-// objectUnder is object refusing, with limit > 0, an object over limit bytes
-// (TooLargeError) from the size its pack entry or loose header gives, before
-// its content is inflated; an object the cache holds is returned whatever its
-// size (the caller checks it).
-func (r *Repo) objectUnder(t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	// go-git looks objects up in the pack index before its cache; objects are
-	// content-addressed, so a cached one is the one the index would find.
-	if r.done.Load() {
-		return nil, errClosed
-	}
-	if o, ok := r.cache.Get(h); ok && (t == plumbing.AnyObject || o.Type() == t) {
-		return o, nil
-	}
-	hd, err := r.acquire()
-	if err != nil {
-		return nil, err
-	}
-	defer r.release(hd)
-	return r.objectWith(hd, t, h, limit)
-}
-
-// objectWith reads an object with handle hd: from the cache, the Repo's packs
-// (packObject), else through hd's go-git storage (loose objects, alternates);
-// limit as objectUnder's.
-//
-// Pack indexes are loaded once and kept, so when another process adds a pack
-// (git gc, fetch, repack) or removes one after we indexed it, the object is
-// reported missing (ErrObjectNotFound, or a pack file that no longer exists).
-// Such a miss lists the packs again and tries again, twice at most, unless
-// objects/pack has not changed since they were listed (then the object really
-// is absent, and large indexes are not re-read for nothing). Any other error
-// but an object over the limit also drops go-git's indexes, so that a storage
-// never keeps a partial index after a failed load.
-func (r *Repo) objectWith(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	o, err := r.readObject(hd, t, h, limit)
-	for try := 0; err != nil && try < 2; try++ {
-		if errors.Is(err, ErrTooLarge) {
-			break
-		}
-		if !errors.Is(err, plumbing.ErrObjectNotFound) && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, dotgit.ErrPackfileNotFound) {
-			r.reindex(hd)
-			break
-		}
-		if !r.reindex(hd) {
-			break
-		}
-		o, err = r.readObject(hd, t, h, limit)
-	}
-	return o, err
-}
-
-// readObject is one try of objectWith. The object returned carries h as its
-// id (packstore.WithID).
-func (r *Repo) readObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	o, ok := r.cache.Get(h)
-	if !ok {
-		var err error
-		o, err = r.packObject(hd, h, limit)
-		if errors.Is(err, plumbing.ErrObjectNotFound) {
-			return r.storageObject(hd, t, h, limit)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if t != plumbing.AnyObject && o.Type() != t {
-		return nil, plumbing.ErrObjectNotFound
-	}
-	return packstore.WithID(o, h), nil
-}
-
-// storageObject reads an object no pack of the Repo holds through hd's
-// go-git storage (loose objects, alternates); limit as objectUnder's.
-func (r *Repo) storageObject(hd *handle, t plumbing.ObjectType, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	if limit > 0 {
-		if size, err := hd.st.EncodedObjectSize(h); err == nil && size > limit {
-			return nil, &TooLargeError{Object: fromPlumbing(h), Size: size, Limit: limit}
-		}
-	}
-	o, err := hd.st.EncodedObject(t, h)
-	if err != nil {
-		return nil, err
-	}
-	return packstore.WithID(o, h), nil
-}
-
-// objectSizeWith is objectWith's object's size, read from its pack entry or
-// loose object header without inflating the content.
-func (r *Repo) objectSizeWith(hd *handle, h plumbing.Hash) (int64, error) {
-	if o, ok := r.cache.Get(h); ok {
-		return o.Size(), nil
-	}
-	size, err := r.packObjectSize(hd, h)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		return hd.st.EncodedObjectSize(h)
-	}
-	return size, err
-}
-
-// packStamp identifies a state of objects/pack: git adds and removes packs by
-// renaming and unlinking, which changes the directory's modification time.
-type packStamp struct {
-	mod    time.Time
-	size   int64
-	stable bool // mod was over 2 s old when observed: no later change in the same clock tick
-}
-
-func (r *Repo) packStamp() packStamp {
-	fi, err := os.Stat(filepath.Join(r.commonDir, "objects", "pack"))
-	if err != nil {
-		return packStamp{}
-	}
-	return packStamp{mod: fi.ModTime(), size: fi.Size(), stable: time.Since(fi.ModTime()) > 2*time.Second}
-}
-
-// reindex makes the Repo's packs be listed again, and hd's storage re-read its
-// pack indexes, on their next read, and reports whether that can change
-// anything: false when objects/pack is, for sure, as it was when both last
-// listed it.
-func (r *Repo) reindex(hd *handle) bool {
-	now := r.packStamp()
-	ours := r.packs.relist(now)
-	if now.stable && hd.packs.stable && now.mod.Equal(hd.packs.mod) && now.size == hd.packs.size {
-		return ours
-	}
-	hd.packs = now
-	hd.st.Reindex()
-	return true
-}
-
-// poolStorer gives go-git's decoders (object.DecodeCommit and the like keep a
-// storer for their lazy methods) access to the Repo's objects through the pool,
-// so that what they return is as safe for concurrent use as the Repo.
-type poolStorer struct{ r *Repo }
-
-var _ storer.EncodedObjectStorer = (*poolStorer)(nil)
-
-func (p *poolStorer) NewEncodedObject() plumbing.EncodedObject { return &plumbing.MemoryObject{} }
-
-func (p *poolStorer) SetEncodedObject(o plumbing.EncodedObject) (plumbing.Hash, error) {
-	hd, err := p.r.acquire()
-	if err != nil {
-		return plumbing.ZeroHash, err
-	}
-	defer p.r.release(hd)
-	return hd.st.SetEncodedObject(o)
-}
-
-func (p *poolStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return p.r.object(t, h)
-}
-
-func (p *poolStorer) IterEncodedObjects(plumbing.ObjectType) (storer.EncodedObjectIter, error) {
-	return nil, errors.New("gitref: iterating all objects is not supported")
-}
-
-func (p *poolStorer) HasEncodedObject(h plumbing.Hash) error {
-	_, err := p.r.object(plumbing.AnyObject, h)
-	return err
-}
-
-func (p *poolStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	hd, err := p.r.acquire()
-	if err != nil {
-		return 0, err
-	}
-	defer p.r.release(hd)
-	return p.r.objectSizeWith(hd, h)
-}
-
-func (p *poolStorer) AddAlternate(string) error {
-	return errors.New("gitref: adding alternates is not supported")
+	return r.store.Object(t, h, 0)
 }
 
 // tree reads tree id (cached by go-git's object cache).
@@ -411,7 +237,7 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 	o, err := r.object(plumbing.TreeObject, id)
 	var t *object.Tree
 	if err == nil {
-		t, err = object.DecodeTree(r.objects, packstore.Hashed(o, id)) // as in commit
+		t, err = object.DecodeTree(r.store.Storer(), packstore.Hashed(o, id)) // as in commit
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -429,17 +255,17 @@ func (r *Repo) tree(id plumbing.Hash) (*object.Tree, error) {
 // not looked for among the loose objects (a failed open per note).
 func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	if limit > 0 {
-		if r.done.Load() {
+		if r.store.Closed() {
 			return nil, errClosed
 		}
-		if _, cached := r.cache.Get(id); !cached && !r.inPack(id) {
-			b, err := r.looseBlob(id, limit)
-			if !errors.Is(err, errNotLoose) {
+		if !r.store.Cached(id) && !r.store.InPack(id) {
+			b, err := r.store.LooseBlob(id, limit)
+			if !errors.Is(err, objstore.ErrNotLoose) {
 				return b, err
 			}
 		}
 	}
-	o, err := r.objectUnder(plumbing.BlobObject, id, limit)
+	o, err := r.store.Object(plumbing.BlobObject, id, limit)
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
 			return nil, r.missing("blob", id)
@@ -452,11 +278,29 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	if limit > 0 && o.Size() > limit {
 		return nil, &TooLargeError{Object: fromPlumbing(id), Size: o.Size(), Limit: limit}
 	}
-	b, err := readObject(o, make([]byte, 0, o.Size()))
+	b, err := objstore.ReadAll(o, make([]byte, 0, o.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
 	return b, nil
+}
+
+// BlobOnce returns a copy of blob id's content, as [Repo.BlobView] reads it
+// (with its errors), for a blob read once: one in a pack is read without
+// putting it, or the delta bases it is rebuilt from, into the object cache.
+// Caching an object keys it by the collision-detecting SHA-1 of its content
+// (packstore.ObjectCache.Put), which for a blob at the end of a long delta chain costs
+// more than the read; the chain of one tasks file's blob shares nothing with
+// another's. A blob the cache holds is read from there.
+func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
+	if b, ok := r.store.BlobOnce(toPlumbing(id)); ok {
+		return b, nil
+	}
+	b, err := r.viewOf(plumbing.BlobObject, toPlumbing(id))
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
 }
 
 // viewOf reads object id of type t without a copy where the object cache
@@ -474,41 +318,11 @@ func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	if b, ok := packstore.ViewObject(o); ok {
 		return b, nil
 	}
-	b, err := readObject(o, make([]byte, 0, o.Size()))
+	b, err := objstore.ReadAll(o, make([]byte, 0, o.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s %s: %w", t, id, err)
 	}
 	return b, nil
-}
-
-// readObject appends o's content to buf, checking that it is exactly o.Size()
-// bytes long.
-func readObject(o plumbing.EncodedObject, buf []byte) ([]byte, error) {
-	rd, err := o.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	size := o.Size()
-	if size < 0 {
-		return nil, fmt.Errorf("object size %d", size)
-	}
-	n := len(buf)
-	if int64(cap(buf)-n) < size {
-		buf = append(buf, make([]byte, size)...)[:n]
-	}
-	buf = buf[:n+int(size)]
-	if _, err := io.ReadFull(rd, buf[n:]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, fmt.Errorf("object shorter than its size %d", size)
-		}
-		return nil, err
-	}
-	var one [1]byte
-	if k, _ := rd.Read(one[:]); k > 0 {
-		return nil, fmt.Errorf("object longer than its size %d", size)
-	}
-	return buf, nil
 }
 
 // ErrTooLarge is wrapped by TooLargeError.
@@ -556,7 +370,7 @@ func (r *Repo) lookup(id plumbing.Hash, name string, buf *[]byte) (object.TreeEn
 		}
 		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
 	}
-	b, err := readObject(o, (*buf)[:0])
+	b, err := objstore.ReadAll(o, (*buf)[:0])
 	if err != nil {
 		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
 	}
@@ -737,11 +551,11 @@ var identity = Signature{Name: "taskproof", Email: "taskproof@users.noreply.inva
 func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message string, when time.Time) (Hash, error) {
 	sig := object.Signature{Name: identity.Name, Email: identity.Email, When: when.Truncate(time.Second)}
 	c := &object.Commit{Author: sig, Committer: sig, Message: message, TreeHash: tree, ParentHashes: parents}
-	o := r.objects.NewEncodedObject()
+	o := r.store.Storer().NewEncodedObject()
 	if err := c.Encode(o); err != nil {
 		return "", fmt.Errorf("encoding commit: %w", err)
 	}
-	h, err := r.objects.SetEncodedObject(o)
+	h, err := r.store.Storer().SetEncodedObject(o)
 	if err != nil {
 		return "", fmt.Errorf("writing commit object: %w", err)
 	}
@@ -830,7 +644,7 @@ func (c *commitCache) evict() {
 // first with a warning; a verifier must not: a tag or a refs/<name> ref pushed
 // as "main" would otherwise stand in for the base branch and the trust read
 // from it (docs/format.md#git-preconditions).
-func ambiguousRefs(hd *handle, rev string) []string {
+func ambiguousRefs(repo *git.Repository, rev string) []string {
 	name := rev
 	if i := strings.IndexAny(name, "~^@{"); i >= 0 {
 		name = name[:i]
@@ -841,7 +655,7 @@ func ambiguousRefs(hd *handle, rev string) []string {
 	var found []string
 	ids := map[plumbing.Hash]bool{}
 	for _, c := range refCandidates(name)[1:] {
-		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
+		ref, err := repo.Reference(plumbing.ReferenceName(c), true)
 		if err != nil || ref == nil {
 			continue
 		}
@@ -863,7 +677,7 @@ func ambiguousRefs(hd *handle, rev string) []string {
 // refused as ambiguous (git warns and takes the ref; a verifier names it in
 // full), and a hex name of fewer than four digits that names no ref is no
 // revision, as for git. The error wraps ErrUnknownRevision.
-func refFirst(hd *handle, rev string) (string, error) {
+func refFirst(repo *git.Repository, rev string) (string, error) {
 	name, suffix := rev, ""
 	if i := strings.IndexAny(rev, "~^"); i >= 0 {
 		name, suffix = rev[:i], rev[i:]
@@ -872,7 +686,7 @@ func refFirst(hd *handle, rev string) (string, error) {
 		return rev, nil
 	}
 	for _, c := range refCandidates(name) {
-		ref, err := hd.repo.Reference(plumbing.ReferenceName(c), true)
+		ref, err := repo.Reference(plumbing.ReferenceName(c), true)
 		if err != nil || ref == nil {
 			continue
 		}
@@ -906,3 +720,10 @@ func isHexDigits(s string) bool {
 // isHexPrefix reports whether s can be an abbreviated object id for git:
 // four or more hex digits.
 func isHexPrefix(s string) bool { return len(s) >= 4 && isHexDigits(s) }
+
+// PackOrder returns the positions of ids (0 … len(ids)-1) in the order their
+// objects are stored: by the pack that holds each, then by offset in it;
+// objects no pack holds come last, in the order given. Reading many objects
+// of one kind in this order finds each delta's base in a small object cache
+// (objstore.Store.PackOrder says why).
+func (r *Repo) PackOrder(ids []Hash) ([]int, error) { return r.store.PackOrder(ids) }

@@ -25,10 +25,10 @@ func BenchmarkLargeBlobs(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer r.Close()
-	r.setPackMapping(false)
+	r.store.SetPackMapping(false)
 	b.ReportAllocs()
 	for b.Loop() {
-		r.setObjectCacheSize(1 << 20)
+		r.store.SetCacheSize(1 << 20)
 		for name := range files {
 			if _, err := r.File(commit, name); err != nil {
 				b.Fatal(err)

@@ -3,7 +3,6 @@ package gitref
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,7 +10,7 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/taskproof/taskproof/gitref/internal/packstore"
+	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -31,55 +30,17 @@ func TestPackedObjectsMatchGit(t *testing.T) {
 		if err != nil {
 			t.Fatalf("object %s: %v", id, err)
 		}
-		got, err := readObject(o, nil)
+		got, err := objstore.ReadAll(o, nil)
 		if err != nil {
 			t.Fatalf("object %s: %v", id, err)
 		}
 		if h := plumbing.ComputeHash(ty, got); h.String() != id {
 			t.Fatalf("object %s (%s) read as content hashing to %s", id, typ, h)
 		}
-		size, err := r.objects.EncodedObjectSize(plumbing.NewHash(id))
+		size, err := r.store.Storer().EncodedObjectSize(plumbing.NewHash(id))
 		if err != nil || size != int64(len(got)) {
 			t.Fatalf("EncodedObjectSize(%s) = %d, %v; want %d", id, size, err, len(got))
 		}
-	}
-}
-
-// TestPackFilesShared: reading objects over 16 KiB (which a handle reads with
-// a second reader of the pack, packReaders) opens the pack file once for all
-// its readers, no more readers than the handle holds, and Close closes them
-// all.
-func TestPackFilesShared(t *testing.T) {
-	dir := newRepo(t)
-	big := strings.Repeat("0123456789abcdef\n", 4096) // 68 KiB
-	var blobs []Hash
-	for i := range 5 {
-		commitFiles(t, dir, fmt.Sprint(i), map[string]string{"big": fmt.Sprint(i) + big})
-		blobs = append(blobs, Hash(gitOut(t, dir, "rev-parse", "HEAD:big")))
-	}
-	gitOut(t, dir, "repack", "-adq")
-	r, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	shared := r.packFS.(packstore.FS).Shared
-	for round := range 3 {
-		for i, id := range blobs {
-			b, err := r.Blob(id, 0)
-			if err != nil || string(b) != fmt.Sprint(i)+big {
-				t.Fatalf("blob %d: %d bytes, %v", i, len(b), err)
-			}
-		}
-		files, refs := shared.Open()
-		if files != 1 || refs != 2 {
-			t.Fatalf("round %d: %d pack files open, %d readers; want 1 and 2 (the handle's sized and whole readers)", round, files, refs)
-		}
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if n, _ := shared.Open(); n != 0 {
-		t.Fatalf("%d pack files open after Close", n)
 	}
 }
 
@@ -107,7 +68,7 @@ func TestBlobOnce(t *testing.T) {
 			t.Fatalf("BlobOnce(%s) = %d bytes, BlobView %d", id, len(got), len(want))
 		}
 		large = large || len(got) > 16<<10
-		if _, cached := once.cache.Get(plumbing.NewHash(id)); cached && id != blobs[len(blobs)-1] {
+		if once.store.Cached(plumbing.NewHash(id)) && id != blobs[len(blobs)-1] {
 			t.Errorf("BlobOnce(%s) cached the packed blob", id)
 		}
 	}
@@ -153,7 +114,7 @@ func TestCommitPastObjectCache(t *testing.T) {
 			!got.Author.When.Equal(want.Author.When) || got.Committer.String() != want.Committer.String() || !got.Committer.When.Equal(want.Committer.When) {
 			t.Fatalf("commit(%s) = %+v, go-git %+v", id, got, want)
 		}
-		if _, cached := r.cache.Get(plumbing.NewHash(id)); cached && id != string(loose) {
+		if cached := r.store.Cached(plumbing.NewHash(id)); cached && id != string(loose) {
 			t.Errorf("commit(%s) put the packed commit into the object cache", id)
 		}
 	}
@@ -174,33 +135,4 @@ func objectsOfType(t *testing.T, dir, typ string) []string {
 		}
 	}
 	return ids
-}
-
-// TestPackEntrySizes: the size read from an object's pack entry (the entry's
-// header, a delta's header of its delta data) is git's, for every object of
-// packs holding deep delta chains and objects over 16 KiB.
-func TestPackEntrySizes(t *testing.T) {
-	packed, _, _ := testenv.PackedRepo(t, 30)
-	for _, dir := range []string{packed, newLargeHistory(t, 12).dir} {
-		r := open(t, dir)
-		hd, err := r.acquire()
-		if err != nil {
-			t.Fatal(err)
-		}
-		deltas := 0
-		for _, line := range strings.Split(gitOut(t, dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objectsize) %(deltabase)"), "\n") {
-			f := strings.Fields(line)
-			got, err := r.packObjectSize(hd, plumbing.NewHash(f[0]))
-			if err != nil || fmt.Sprint(got) != f[1] {
-				t.Fatalf("size of %s from its pack entry: %d, %v; git: %s", f[0], got, err, f[1])
-			}
-			if f[2] != plumbing.ZeroHash.String() {
-				deltas++
-			}
-		}
-		r.release(hd)
-		if deltas < 10 {
-			t.Fatalf("%s: %d deltas: the test reads few delta headers", dir, deltas)
-		}
-	}
 }

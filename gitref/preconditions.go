@@ -153,7 +153,7 @@ func (r *Repo) parentsPresent(h plumbing.Hash) bool {
 	if err != nil {
 		return false
 	}
-	c, err := object.DecodeCommit(r.objects, packstore.Hashed(o, h))
+	c, err := object.DecodeCommit(r.store.Storer(), packstore.Hashed(o, h))
 	if err != nil {
 		return false
 	}

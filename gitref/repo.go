@@ -7,10 +7,13 @@
 // porcelain built on go-git's plumbing: object ids are lowercase hex strings
 // ([Hash]), and files are read through [Repo.File] or the io/fs view [Repo.FS].
 // How objects are read is tuned by one [Open] option, [Access]. The machinery
-// is in internal packages: packidx (pack index files read in place), packstore
-// (pack files read through a pread window or a mapping, the object cache),
-// refs (loose and packed refs under git's lock protocol) and gitconfig (git's
-// configuration, read through the git program or in-process).
+// is in internal packages: objstore (the object store: a pool of go-git
+// storages with their own pack readers, loose objects), packidx (pack index
+// files read in place), packstore (pack files read through a pread window or
+// a mapping, the object cache), refs (loose and packed refs under git's lock
+// protocol), gitconfig (git's configuration, read through the git program or
+// in-process), notesync (the notes tree and notes shared between clones) and
+// gitobj (the object id and errors they share).
 //
 // A Repo is safe for concurrent use by several goroutines (see [Repo]); the
 // notes store's compare-and-swap makes concurrent writers — goroutines sharing a
@@ -23,21 +26,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
-	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
 
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
-	"github.com/taskproof/taskproof/gitref/internal/packstore"
+	"github.com/taskproof/taskproof/gitref/internal/objstore"
 )
 
 // Sentinel errors. Use errors.Is; the errors returned wrap them with the
@@ -48,13 +44,13 @@ var (
 	ErrNotRepository = errors.New("not a git repository")
 	// ErrUnsupportedRepository: the repository uses a format go-git cannot read
 	// (SHA-256 object ids, the reftable ref backend).
-	ErrUnsupportedRepository = errors.New("unsupported repository format")
+	ErrUnsupportedRepository = gitobj.ErrUnsupportedRepository
 	// ErrUnknownRevision: a revision does not name a commit of the repository.
 	ErrUnknownRevision = errors.New("unknown revision")
 	// ErrBadRange: a range expression is not "REV", "A..B" or "..B"/"A..".
 	ErrBadRange = errors.New("bad revision range")
 	// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = gitobj.ErrNotFound
 	// ErrBadRefName: a ref name is not a valid name under refs/.
 	ErrBadRefName = errors.New("bad ref name")
 )
@@ -77,30 +73,16 @@ func toPlumbing(h Hash) plumbing.Hash { return gitobj.ToPlumbing(h) }
 // for speed.
 //
 // A Repo is safe for concurrent use by several goroutines: every method may be
-// called concurrently with any other, except Close. go-git's storage and pack
-// readers are not (a pack reader keeps a file offset and lazily built maps),
-// so a Repo keeps a pool of handles — at most max(2, runtime.GOMAXPROCS(0)),
-// opened as needed, each a go-git storage with its own pack readers — sharing
-// one object cache (packstore.ObjectCache, defaultObjectCacheSize), one index
-// per pack, read in place (packidx.Index), and one open file per pack
-// (packstore.Shared); every object read borrows a handle for the duration of the
-// read. Readers beyond that many wait for a handle to come free. What a read
-// returns is shared only through types safe for concurrent use: objects held
-// whole in memory, carrying their id (packstore.WithID), never a go-git pack reader or
-// anything that reads through one (see packReaders).
+// called concurrently with any other, except Close. Its objects are read
+// through a pool of go-git storages, each used by one goroutine at a time
+// (gitref/internal/objstore says how).
 type Repo struct {
 	gitDir    string // the repository's (or linked worktree's) git dir
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
 	workTree  string // "" for a bare repository
 
-	dotFS    billy.Filesystem       // the git dir as go-git sees it (see packstore.FS)
-	wtFS     billy.Filesystem       // nil for a bare repository
-	cache    *packstore.ObjectCache // shared by the pool's storages
-	mapPacks atomic.Bool            // listFS maps pack files (setPackMapping)
-	commits  commitCache            // decoded commits (see commit)
-	objects  *poolStorer            // object access through the pool, for go-git decoders
-	packs    *packSet               // objects/pack, indexes shared by the pool (see packObject)
-	packFS   billy.Filesystem       // the common dir, for the pool's pack readers
+	store   *objstore.Store // objects, read through a pool of go-git storages
+	commits commitCache     // decoded commits (see commit)
 
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
@@ -120,70 +102,10 @@ type Repo struct {
 	// commit, IsAncestor by pair.
 	patchIDs  sync.Map // Hash → string
 	ancestors sync.Map // [2]Hash → bool
-
-	// storage.Reindex() makes every storage of the pool re-list the packs
-	// before its next read (after running a git command that may add a pack).
-	storage reindexer
-
-	mu     sync.Mutex
-	cond   *sync.Cond // signalled when a handle is released or the Repo closes
-	free   []*handle
-	opened int    // handles opened and not yet closed
-	max    int    // most handles open at once
-	gen    uint64 // bumped by storage.Reindex
-	closed bool
-	done   atomic.Bool // closed, for reads that need no lock
 }
-
-// reindexer is Repo.storage: see its Reindex.
-type reindexer struct{ r *Repo }
-
-// Reindex makes every storage of the pool re-read the pack indexes before its
-// next read.
-func (x reindexer) Reindex() {
-	x.r.mu.Lock()
-	x.r.gen++
-	x.r.mu.Unlock()
-	x.r.packs.invalidate()
-}
-
-// handle is one go-git storage (and the go-git repository over it, for revision
-// parsing) with its own readers of the Repo's packs; it is used by one goroutine
-// at a time, the one that borrowed it (acquire, release), and nothing it
-// returns refers to it.
-//
-// Objects are read from the Repo's packs (packSet) with the handle's own pack
-// readers, then, for objects no pack holds, through st (loose objects,
-// alternates). st's own pack indexes are loaded only on that path.
-type handle struct {
-	gen     uint64 // the Repo's gen when st last dropped its pack indexes
-	st      *filesystem.Storage
-	repo    *git.Repository
-	packs   packStamp   // objects/pack as it was before st last loaded its pack indexes
-	readers packReaders // of the Repo's packs
-}
-
-// close closes the handle's pack readers and storage.
-func (h *handle) close() error {
-	return errors.Join(h.readers.close(), h.st.Close())
-}
-
-// setObjectCacheSize bounds the Repo's object cache to size bytes (at least
-// 1 MiB), dropping what it holds. A single walk over history reads each
-// object about once and needs little; audit checking signatures, which reads
-// the history again, gains from a larger cache. Measured memory and time per size: see
-// docs/benchmarks.md.
-// Safe to call concurrently with reads.
-func (r *Repo) setObjectCacheSize(size int64) { r.cache.SetSize(size) }
-
-// defaultObjectCacheSize is the bound, in bytes, of the object cache a Repo's
-// storages share (decoded commits, trees and blobs, and pack delta bases)
-// until setObjectCacheSize: go-git's default, 96 MiB. Commands that read a
-// long history's objects more than once (audit checking signatures) need it.
-const defaultObjectCacheSize = int64(cache.DefaultMaxSize)
 
 // errClosed is returned by a Repo used after Close.
-var errClosed = errors.New("gitref: repository is closed")
+var errClosed = objstore.ErrClosed
 
 // Open opens the repository containing dir: dir may be anywhere inside a work
 // tree, a linked worktree (`git worktree add`), a bare repository or a .git
@@ -203,104 +125,15 @@ func Open(dir string, access ...Access) (*Repo, error) {
 	if err := checkFormat(commonDir); err != nil {
 		return nil, err
 	}
-	r := &Repo{
-		gitDir: gitDir, commonDir: commonDir, workTree: workTree,
-		cache: packstore.NewObjectCache(defaultObjectCacheSize),
-		max:   max(2, runtime.GOMAXPROCS(0)),
-	}
-	r.mapPacks.Store(true)
-	shared := &packstore.Shared{}
-	r.packFS = packstore.FS{Filesystem: osfs.New(commonDir), MapPacks: &r.mapPacks, Shared: shared}
-	r.dotFS = r.packFS
-	if commonDir != gitDir {
-		r.dotFS = dotgit.NewRepositoryFilesystem(packstore.FS{Filesystem: osfs.New(gitDir), MapPacks: &r.mapPacks, Shared: shared}, r.packFS)
-	}
-	r.packs = &packSet{dir: filepath.Join(commonDir, "objects", "pack")}
-	if workTree != "" {
-		r.wtFS = osfs.New(workTree)
-	}
-	r.cond = sync.NewCond(&r.mu)
-	r.objects = &poolStorer{r: r}
-	r.storage = reindexer{r: r}
-	h, err := r.newHandle()
+	store, err := objstore.Open(gitDir, commonDir, workTree)
 	if err != nil {
-		return nil, fmt.Errorf("opening repository at %s: %w", gitDir, err)
+		return nil, err
 	}
-	r.opened = 1
-	r.free = append(r.free, h)
+	r := &Repo{gitDir: gitDir, commonDir: commonDir, workTree: workTree, store: store}
 	for _, a := range access {
 		r.apply(a)
 	}
 	return r, nil
-}
-
-// newHandle opens one more go-git storage over the repository.
-func (r *Repo) newHandle() (*handle, error) {
-	stamp := r.packStamp() // before go-git lists the packs (lazily, on the first read)
-	st := filesystem.NewStorageWithOptions(r.dotFS, r.cache, filesystem.Options{KeepDescriptors: true})
-	h := &handle{st: st, packs: stamp, readers: packReaders{cache: &readCache{ObjectCache: r.cache}}}
-	repo, err := git.Open(handleStorer{Storage: st, r: r, hd: h}, r.wtFS)
-	if err != nil {
-		st.Close()
-		if errors.Is(err, git.ErrUnknownExtension) || errors.Is(err, git.ErrUnsupportedExtensionRepositoryFormatVersion) || errors.Is(err, git.ErrUnsupportedRepositoryFormatVersion) {
-			err = fmt.Errorf("%w: %v", ErrUnsupportedRepository, err)
-		}
-		return nil, err
-	}
-	h.repo = repo
-	return h, nil
-}
-
-// acquire borrows a handle, opening one when none is free and fewer than r.max
-// are open, waiting otherwise. Callers release it before acquiring another:
-// nested acquires could deadlock.
-func (r *Repo) acquire() (*handle, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for {
-		if r.closed {
-			return nil, errClosed
-		}
-		if n := len(r.free); n > 0 {
-			h := r.free[n-1]
-			r.free = r.free[:n-1]
-			if h.gen != r.gen {
-				h.gen = r.gen
-				h.st.Reindex()
-			}
-			return h, nil
-		}
-		if r.opened < r.max {
-			break
-		}
-		r.cond.Wait()
-	}
-	r.opened++
-	gen := r.gen
-	r.mu.Unlock()
-	h, err := r.newHandle()
-	r.mu.Lock()
-	if err != nil {
-		r.opened--
-		r.cond.Signal()
-		return nil, fmt.Errorf("opening repository at %s: %w", r.gitDir, err)
-	}
-	h.gen = gen
-	return h, nil
-}
-
-// release returns a handle to the pool (closing it when the Repo was closed
-// meanwhile).
-func (r *Repo) release(h *handle) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		r.opened--
-		h.close()
-		return
-	}
-	r.free = append(r.free, h)
-	r.cond.Signal()
 }
 
 // Close releases the repository's open files. The Repo must not be used after;
@@ -309,21 +142,7 @@ func (r *Repo) Close() error {
 	if r == nil {
 		return nil
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil
-	}
-	r.closed = true
-	r.done.Store(true)
-	var errs []error
-	for _, h := range r.free {
-		errs = append(errs, h.close())
-		r.opened--
-	}
-	r.free = nil
-	r.cond.Broadcast()
-	return errors.Join(errs...)
+	return r.store.Close()
 }
 
 // WorkTree is the work tree's root, "" for a bare repository.
@@ -467,11 +286,3 @@ func checkFormat(commonDir string) error {
 	}
 	return sc.Err()
 }
-
-// setPackMapping chooses how pack files opened from now on are read: mapped
-// read-only into memory (the default where the system allows it: no system
-// call per object) or through a 64 KiB pread window. Mapped pages a read
-// touched count in the process's resident set until the Repo is closed
-// (about the size of the packs read), so a command with a memory target reads
-// through the window: call this before the first object read.
-func (r *Repo) setPackMapping(on bool) { r.mapPacks.Store(on) }

@@ -433,7 +433,7 @@ func TestConcurrentReaders(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 20 {
-			r.storage.Reindex()
+			r.store.Reindex()
 			time.Sleep(time.Millisecond)
 		}
 	}()

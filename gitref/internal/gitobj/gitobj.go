@@ -63,6 +63,13 @@ func ToPlumbing(h Hash) plumbing.Hash { return plumbing.NewHash(string(h)) }
 // HasNUL reports whether b holds a NUL byte.
 func HasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 
+// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
+var ErrNotFound = errors.New("not found")
+
+// ErrUnsupportedRepository: the repository uses a format go-git cannot read
+// (SHA-256 object ids, the reftable ref backend, an unknown extension).
+var ErrUnsupportedRepository = errors.New("unsupported repository format")
+
 // ErrMissingObject is wrapped by the errors of an object the repository does
 // not hold (gitref's MissingObjectError).
 var ErrMissingObject = errors.New("object missing from the repository")

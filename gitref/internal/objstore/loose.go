@@ -1,4 +1,4 @@
-package gitref
+package objstore
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/objfile"
@@ -25,30 +27,30 @@ const looseHeaderMax = len("commit") + 1 + 19 + 1
 // (a dynamic Huffman table, some 300 bytes) and the header's own bytes.
 const looseHeaderInput = 4 << 10
 
-// errNotLoose: the object is not a loose object of the repository (it may be
+// ErrNotLoose: the object is not a loose object of the repository (it may be
 // packed, or in an alternate object store).
-var errNotLoose = errors.New("not a loose object")
+var ErrNotLoose = errors.New("not a loose object")
 
 // errLooseHeader: a loose object's header does not end within
 // looseHeaderMax inflated bytes.
 var errLooseHeader = errors.New("malformed header: too long")
 
-// looseBlob reads blob id from its loose object file, refusing it from its
+// LooseBlob reads blob id from its loose object file, refusing it from its
 // header alone when the header's size is over limit (> 0): git's loose format
 // is zlib("<type> <size>\0" content), so the size is known after inflating a
 // few dozen bytes, and a note that inflates to a gigabyte from a few
 // megabytes on disk costs one small read
 // (docs/format.md#note-size-from-the-object-header).
-// It returns errNotLoose when there is no loose object id in the repository's
+// It returns ErrNotLoose when there is no loose object id in the repository's
 // own object directory; the caller then reads the object through go-git
 // (packed objects: go-git takes the size from the pack entry header, or a
 // delta's target size, without inflating them).
-func (r *Repo) looseBlob(id plumbing.Hash, limit int64) ([]byte, error) {
+func (s *Store) LooseBlob(id plumbing.Hash, limit int64) ([]byte, error) {
 	hex := id.String()
-	f, err := os.Open(filepath.Join(r.commonDir, "objects", hex[:2], hex[2:]))
+	f, err := os.Open(filepath.Join(s.commonDir, "objects", hex[:2], hex[2:]))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, errNotLoose
+			return nil, ErrNotLoose
 		}
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
@@ -82,10 +84,10 @@ func readLooseBlob(f io.ReaderAt, id plumbing.Hash, limit int64) ([]byte, error)
 		return nil, fmt.Errorf("reading blob %s: loose object: %w", id, objfile.ErrNegativeSize)
 	}
 	if typ != plumbing.BlobObject {
-		return nil, fmt.Errorf("blob %s: %w (the object is a %s)", id, ErrNotFound, typ)
+		return nil, fmt.Errorf("blob %s: %w (the object is a %s)", id, gitobj.ErrNotFound, typ)
 	}
 	if limit > 0 && size > limit {
-		return nil, &TooLargeError{Object: fromPlumbing(id), Size: size, Limit: limit}
+		return nil, &gitobj.TooLargeError{Object: gitobj.FromPlumbing(id), Size: size, Limit: limit}
 	}
 	b := make([]byte, size)
 	if _, err := io.ReadFull(or, b); err != nil {

@@ -1,8 +1,10 @@
-package gitref
+package objstore
 
 import (
 	"cmp"
 	"slices"
+
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 )
 
 // PackOrder returns the positions of ids (0 … len(ids)-1) in the order their
@@ -16,8 +18,8 @@ import (
 // in a small object cache where any other order inflates the chain again.
 // Ids that do not parse are placed with the objects no pack holds: reading
 // them reports the error.
-func (r *Repo) PackOrder(ids []Hash) ([]int, error) {
-	packs, err := r.packs.list(r.packStamp)
+func (s *Store) PackOrder(ids []gitobj.Hash) ([]int, error) {
+	packs, err := s.packs.list(s.packStamp)
 	if err != nil {
 		return nil, err
 	}
@@ -29,11 +31,11 @@ func (r *Repo) PackOrder(ids []Hash) ([]int, error) {
 	places := make([]place, len(ids))
 	for i, id := range ids {
 		places[i] = place{pack: len(packs), pos: i}
-		h, err := ParseHash(string(id))
+		h, err := gitobj.ParseHash(string(id))
 		if err != nil {
 			continue
 		}
-		ph := toPlumbing(h)
+		ph := gitobj.ToPlumbing(h)
 		for k, p := range packs {
 			at, ok := p.idx.Find(ph)
 			if !ok {

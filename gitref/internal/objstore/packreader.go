@@ -1,7 +1,6 @@
-package gitref
+package objstore
 
 import (
-	"bytes"
 	"errors"
 
 	"github.com/go-git/go-billy/v5"
@@ -9,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 )
 
@@ -51,8 +51,8 @@ var packfileReads = 1 << 16
 // get reads object h from pack p through the object cache (readCache),
 // whole. With limit > 0, an object over limit bytes is refused
 // (TooLargeError) before its content is inflated.
-func (pr *packReaders) get(r *Repo, p *pack, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	sized, err := pr.reader(&pr.sized, r, p, pr.cache, true)
+func (pr *packReaders) get(s *Store, p *pack, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
+	sized, err := pr.reader(&pr.sized, s, p, pr.cache, true)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +63,9 @@ func (pr *packReaders) get(r *Repo, p *pack, h plumbing.Hash, limit int64) (plum
 			return o, err
 		}
 		if limit > 0 && lazy.Size() > limit {
-			return nil, &TooLargeError{Object: fromPlumbing(h), Size: lazy.Size(), Limit: limit}
+			return nil, &gitobj.TooLargeError{Object: gitobj.FromPlumbing(h), Size: lazy.Size(), Limit: limit}
 		}
-		whole, err := pr.reader(&pr.whole, r, p, pr.cache, false)
+		whole, err := pr.reader(&pr.whole, s, p, pr.cache, false)
 		if err != nil {
 			return nil, err
 		}
@@ -75,8 +75,8 @@ func (pr *packReaders) get(r *Repo, p *pack, h plumbing.Hash, limit int64) (plum
 
 // getUncached reads object h from pack p, whole, without putting it, or the
 // delta bases it is rebuilt from, into the object cache.
-func (pr *packReaders) getUncached(r *Repo, p *pack, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	pf, err := pr.reader(&pr.uncached, r, p, noCache{}, false)
+func (pr *packReaders) getUncached(s *Store, p *pack, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	pf, err := pr.reader(&pr.uncached, s, p, noCache{}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -86,8 +86,8 @@ func (pr *packReaders) getUncached(r *Repo, p *pack, h plumbing.Hash) (plumbing.
 // size reads the size of the object at offset off of pack p from its entry,
 // without inflating a whole object (a delta's size is read from the delta
 // data, which is inflated).
-func (pr *packReaders) size(r *Repo, p *pack, off int64) (int64, error) {
-	pf, err := pr.reader(&pr.sized, r, p, pr.cache, true)
+func (pr *packReaders) size(s *Store, p *pack, off int64) (int64, error) {
+	pf, err := pr.reader(&pr.sized, s, p, pr.cache, true)
 	if err != nil {
 		return 0, err
 	}
@@ -97,7 +97,7 @@ func (pr *packReaders) size(r *Repo, p *pack, off int64) (int64, error) {
 // reader returns the reader of pack p in *readers, reading through c (with a
 // filesystem: lazy), opening it on first use; every packfileReads reads, all
 // readers are closed and opened again.
-func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *Repo, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
+func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, s *Store, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
 	if pr.reads++; pr.reads > packfileReads {
 		pr.reads = 0
 		if err := pr.close(); err != nil {
@@ -107,7 +107,7 @@ func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *
 	if pf := (*readers)[p.sum]; pf != nil {
 		return pf, nil
 	}
-	pf, err := openReader(r, p, c, lazy)
+	pf, err := openReader(s, p, c, lazy)
 	if err != nil {
 		return nil, err
 	}
@@ -121,14 +121,14 @@ func (pr *packReaders) reader(readers *map[plumbing.Hash]*packfile.Packfile, r *
 // openReader opens a go-git reader of pack p reading through cache c; lazy,
 // with the Repo's filesystem, it returns objects over 16 KiB as FSObjects
 // (see packReaders).
-func openReader(r *Repo, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
-	f, err := r.packFS.Open(p.name)
+func openReader(s *Store, p *pack, c cache.Object, lazy bool) (*packfile.Packfile, error) {
+	f, err := s.packFS.Open(p.name)
 	if err != nil {
 		return nil, err
 	}
 	var fsys billy.Filesystem
 	if lazy {
-		fsys = r.packFS
+		fsys = s.packFS
 	}
 	return packfile.NewPackfileWithCache(p.idx, fsys, f, c, 0), nil
 }
@@ -203,24 +203,24 @@ func (noCache) Clear()                                           {}
 // ErrObjectNotFound when no pack holds it. With limit > 0, an object over
 // limit bytes is refused (TooLargeError) before its content is inflated
 // (packReaders.get).
-func (r *Repo) packObject(hd *handle, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
-	packs, err := r.packs.list(r.packStamp)
+func (s *Store) packObject(hd *handle, h plumbing.Hash, limit int64) (plumbing.EncodedObject, error) {
+	packs, err := s.packs.list(s.packStamp)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range packs {
 		if _, ok := p.idx.Find(h); ok {
-			return hd.readers.get(r, p, h, limit)
+			return hd.readers.get(s, p, h, limit)
 		}
 	}
 	return nil, plumbing.ErrObjectNotFound
 }
 
-// inPack reports whether one of the Repo's packs, as last listed, holds h;
+// InPack reports whether one of the Repo's packs, as last listed, holds h;
 // false also when the packs cannot be listed (the read that follows reports
 // why).
-func (r *Repo) inPack(h plumbing.Hash) bool {
-	packs, err := r.packs.list(r.packStamp)
+func (s *Store) InPack(h plumbing.Hash) bool {
+	packs, err := s.packs.list(s.packStamp)
 	if err != nil {
 		return false
 	}
@@ -233,8 +233,8 @@ func (r *Repo) inPack(h plumbing.Hash) bool {
 }
 
 // packObjectSize is packObject's size of h, read from its pack entry.
-func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
-	packs, err := r.packs.list(r.packStamp)
+func (s *Store) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
+	packs, err := s.packs.list(s.packStamp)
 	if err != nil {
 		return 0, err
 	}
@@ -243,60 +243,44 @@ func (r *Repo) packObjectSize(hd *handle, h plumbing.Hash) (int64, error) {
 		if err != nil {
 			continue
 		}
-		return hd.readers.size(r, p, off)
+		return hd.readers.size(s, p, off)
 	}
 	return 0, plumbing.ErrObjectNotFound
 }
 
-// BlobOnce returns a copy of blob id's content, as [Repo.BlobView] reads it
-// (with its errors), for a blob read once: one in a pack is read without
-// putting it, or the delta bases it is rebuilt from, into the object cache.
-// Caching an object keys it by the collision-detecting SHA-1 of its content
-// (packstore.ObjectCache.Put), which for a blob at the end of a long delta chain costs
-// more than the read; the chain of one tasks file's blob shares nothing with
-// another's. A blob the cache holds is read from there.
-func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
-	if b, ok := r.packBlobOnce(toPlumbing(id)); ok {
-		return b, nil
-	}
-	b, err := r.viewOf(plumbing.BlobObject, toPlumbing(id))
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
-}
-
-// packBlobOnce is BlobOnce's read of a blob in a pack the cache does not
-// hold; false for any other, or on any error (the caller's read reports it).
-func (r *Repo) packBlobOnce(h plumbing.Hash) ([]byte, bool) {
-	o := r.packObjectOnce(plumbing.BlobObject, h)
+// BlobOnce reads blob h, whole, from a pack without putting it, or the delta
+// bases it is rebuilt from, into the object cache, when the cache does not
+// hold it (gitref's Repo.BlobOnce says why); false for any other blob, or on
+// any error (the caller's read reports it).
+func (s *Store) BlobOnce(h plumbing.Hash) ([]byte, bool) {
+	o := s.ObjectOnce(plumbing.BlobObject, h)
 	if o == nil {
 		return nil, false
 	}
-	b, err := readObject(o, make([]byte, 0, o.Size()))
+	b, err := ReadAll(o, make([]byte, 0, o.Size()))
 	if err != nil {
 		return nil, false
 	}
 	return b, true
 }
 
-// packObjectOnce reads object h of type t from a pack without putting it, or
+// ObjectOnce reads object h of type t from a pack without putting it, or
 // the delta bases it is rebuilt from, into the object cache, when the cache
 // does not hold it; nil for any other object, or on any error (the caller's
 // read reports it).
-func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.EncodedObject {
-	if r.done.Load() {
+func (s *Store) ObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.EncodedObject {
+	if s.done.Load() {
 		return nil
 	}
-	if _, cached := r.cache.Get(h); cached {
+	if _, cached := s.cache.Get(h); cached {
 		return nil
 	}
-	hd, err := r.acquire()
+	hd, err := s.acquire()
 	if err != nil {
 		return nil
 	}
-	defer r.release(hd)
-	packs, err := r.packs.list(r.packStamp)
+	defer s.release(hd)
+	packs, err := s.packs.list(s.packStamp)
 	if err != nil {
 		return nil
 	}
@@ -304,7 +288,7 @@ func (r *Repo) packObjectOnce(t plumbing.ObjectType, h plumbing.Hash) plumbing.E
 		if _, ok := p.idx.Find(h); !ok {
 			continue
 		}
-		o, err := hd.readers.getUncached(r, p, h)
+		o, err := hd.readers.getUncached(s, p, h)
 		if err != nil || o.Type() != t {
 			return nil
 		}

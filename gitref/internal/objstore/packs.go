@@ -1,4 +1,4 @@
-package gitref
+package objstore
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	cfgformat "github.com/go-git/go-git/v5/plumbing/format/config"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packidx"
 )
 
@@ -61,7 +62,7 @@ func (s *packSet) list(stamp func() packStamp) ([]*pack, error) {
 	for _, e := range ents {
 		stem, ok := strings.CutSuffix(e.Name(), ".pack")
 		hexSum, isPack := strings.CutPrefix(stem, "pack-")
-		if !ok || !isPack || !names[stem+".idx"] || len(hexSum) != 40 || !isLowerHex(hexSum) {
+		if !ok || !isPack || !names[stem+".idx"] || len(hexSum) != 40 || !gitobj.IsLowerHex(hexSum) {
 			continue // not a pack, or one still being written (its .idx comes last)
 		}
 		sum := plumbing.NewHash(hexSum)
@@ -111,7 +112,7 @@ func (s *packSet) invalidate() {
 // (revision parsing reads commits and tags).
 type handleStorer struct {
 	*filesystem.Storage
-	r  *Repo
+	s  *Store
 	hd *handle
 }
 
@@ -159,7 +160,7 @@ func (s handleStorer) Config() (*config.Config, error) {
 // lenientConfig reads the repository's config file as go-git does, leaving
 // out the remote fetch refspecs it cannot parse.
 func (s handleStorer) lenientConfig() (*config.Config, error) {
-	b, err := os.ReadFile(filepath.Join(s.r.commonDir, "config"))
+	b, err := os.ReadFile(filepath.Join(s.s.commonDir, "config"))
 	if err != nil {
 		return nil, err
 	}
@@ -191,14 +192,14 @@ func (s handleStorer) lenientConfig() (*config.Config, error) {
 }
 
 func (s handleStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
-	return s.r.objectWith(s.hd, t, h, 0)
+	return s.s.objectWith(s.hd, t, h, 0)
 }
 
 func (s handleStorer) HasEncodedObject(h plumbing.Hash) error {
-	_, err := s.r.objectWith(s.hd, plumbing.AnyObject, h, 0)
+	_, err := s.s.objectWith(s.hd, plumbing.AnyObject, h, 0)
 	return err
 }
 
 func (s handleStorer) EncodedObjectSize(h plumbing.Hash) (int64, error) {
-	return s.r.objectSizeWith(s.hd, h)
+	return s.s.objectSizeWith(s.hd, h)
 }
