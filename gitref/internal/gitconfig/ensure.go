@@ -1,4 +1,4 @@
-package gitref
+package gitconfig
 
 import (
 	"bytes"
@@ -11,13 +11,13 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/taskproof/taskproof/gitref/internal/gitconfig"
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
-// ConfigWant is one setting `taskproof init` needs in the repository's config
+// Want is one setting `taskproof init` needs in the repository's config
 // (the repository-local file, $GIT_COMMON_DIR/config).
-type ConfigWant struct {
+type Want struct {
 	// Key is "section.name" or "section.subsection.name" (e.g.
 	// "remote.origin.fetch", "notes.rewrite.rebase"); the subsection may hold dots.
 	Key string
@@ -38,8 +38,8 @@ type ConfigWant struct {
 	Replaces []string
 }
 
-// ConfigChange is one change EnsureConfig made (or would make, on a dry run).
-type ConfigChange struct {
+// Change is one change Ensure made (or would make, on a dry run).
+type Change struct {
 	Key   string `json:"key"`
 	Value string `json:"value"`
 	// Old is the value that was in effect for a single-valued key ("" when unset);
@@ -47,12 +47,12 @@ type ConfigChange struct {
 	Old string `json:"old,omitempty"`
 	// Added is true for a value added to a multi-valued key.
 	Added bool `json:"added"`
-	// Replaced is the superseded value (ConfigWant.Replaces) removed ("" when
+	// Replaced is the superseded value (Want.Replaces) removed ("" when
 	// none; several are joined by " ").
 	Replaced string `json:"replaced,omitempty"`
 }
 
-// EnsureConfig makes the repository's own config file ($GIT_COMMON_DIR/config)
+// Ensure makes the repository's own config file ($GIT_COMMON_DIR/config)
 // hold every want, and returns the changes, in the order of wants; wants already
 // satisfied give none (so a second run changes nothing). With dryRun the file is
 // not written.
@@ -62,26 +62,26 @@ type ConfigChange struct {
 // under git's lock protocol. Each change is one run of git: a run stopped
 // half-way leaves some of the changes made, and running it again makes the
 // rest. Errors wrap ErrConfig, and ErrLocked when the lock file is held.
-func (r *Repo) EnsureConfig(wants []ConfigWant, dryRun bool) ([]ConfigChange, error) {
+func Ensure(commonDir string, wants []Want, dryRun bool) ([]Change, error) {
 	values := map[string][]string{} // by canonical key: the file's values as the edits leave them
-	var changes []ConfigChange
+	var changes []Change
 	var edits [][]string // git config arguments, after --file
 	for _, w := range wants {
-		section, sub, name, err := gitconfig.SplitKey(w.Key)
+		section, sub, name, err := SplitKey(w.Key)
 		if err != nil || !validConfigName(section, true) || !validConfigName(name, false) {
 			return nil, fmt.Errorf("%w: bad key %q", ErrConfig, w.Key)
 		}
 		if strings.ContainsAny(w.Value, "\n\x00") || strings.ContainsAny(sub, "\n\x00") {
 			return nil, fmt.Errorf("%w: %s: a value or subsection cannot hold a newline or NUL", ErrConfig, w.Key)
 		}
-		k := gitconfig.CanonicalKey(w.Key)
+		k := CanonicalKey(w.Key)
 		vs, ok := values[k]
 		if !ok {
-			if vs, err = r.LocalConfigValues(w.Key); err != nil {
+			if vs, err = LocalValues(commonDir, w.Key); err != nil {
 				return nil, err
 			}
 		}
-		ch := ConfigChange{Key: w.Key, Value: w.Value, Added: w.Multi}
+		ch := Change{Key: w.Key, Value: w.Value, Added: w.Multi}
 		if w.Multi {
 			var replaced []string
 			for _, old := range w.Replaces {
@@ -117,24 +117,24 @@ func (r *Repo) EnsureConfig(wants []ConfigWant, dryRun bool) ([]ConfigChange, er
 		return changes, nil
 	}
 	for _, e := range edits {
-		if _, err := r.gitConfigFile(e...); err != nil {
+		if _, err := gitConfigFile(commonDir, e...); err != nil {
 			return nil, err
 		}
 	}
 	return changes, nil
 }
 
-// LocalConfigValues returns every value of key in the repository's own config
-// file ($GIT_COMMON_DIR/config, the one EnsureConfig edits), in file order.
+// LocalValues returns every value of key in the repository's own config
+// file ($GIT_COMMON_DIR/config, the one Ensure edits), in file order.
 // Errors wrap ErrConfig.
-func (r *Repo) LocalConfigValues(key string) ([]string, error) {
-	if _, _, _, err := gitconfig.SplitKey(key); err != nil {
+func LocalValues(commonDir, key string) ([]string, error) {
+	if _, _, _, err := SplitKey(key); err != nil {
 		return nil, fmt.Errorf("%w: bad key %q", ErrConfig, key)
 	}
-	if _, err := os.Stat(filepath.Join(r.commonDir, "config")); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(commonDir, "config")); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	out, err := r.gitConfigFile("-z", "--get-all", key)
+	out, err := gitConfigFile(commonDir, "-z", "--get-all", key)
 	var ge *exec.ExitError
 	if errors.As(err, &ge) && ge.ExitCode() == 1 {
 		return nil, nil // the key is not set
@@ -155,10 +155,10 @@ func (r *Repo) LocalConfigValues(key string) ([]string, error) {
 // returns its output. A failure wraps ErrConfig (and the *exec.ExitError),
 // ErrLocked when git found the lock file held, and is a *StorageError when
 // the system refused the write.
-func (r *Repo) gitConfigFile(args ...string) ([]byte, error) {
-	path := filepath.Join(r.commonDir, "config")
+func gitConfigFile(commonDir string, args ...string) ([]byte, error) {
+	path := filepath.Join(commonDir, "config")
 	cmd := exec.Command("git", append([]string{"config", "--file", path}, args...)...)
-	cmd.Dir = r.commonDir
+	cmd.Dir = commonDir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -173,20 +173,20 @@ func (r *Repo) gitConfigFile(args ...string) ([]byte, error) {
 	lock := path + ".lock"
 	switch {
 	case strings.Contains(msg, "File exists"):
-		return nil, fmt.Errorf("%w: %s exists (another git process is writing the config; remove it if none is): %w", ErrConfig, lock, ErrLocked)
+		return nil, fmt.Errorf("%w: %s exists (another git process is writing the config; remove it if none is): %w", ErrConfig, lock, refs.ErrLocked)
 	case strings.Contains(msg, "Read-only file system"):
-		return nil, storageFault(fmt.Errorf("%w: creating %s: %w", ErrConfig, lock, &os.PathError{Op: "open", Path: lock, Err: syscall.EROFS}), "")
+		return nil, gitobj.StorageFault(fmt.Errorf("%w: creating %s: %w", ErrConfig, lock, &os.PathError{Op: "open", Path: lock, Err: syscall.EROFS}), "")
 	case strings.Contains(msg, "Permission denied"):
-		return nil, storageFault(fmt.Errorf("%w: creating %s: %w", ErrConfig, lock, &os.PathError{Op: "open", Path: lock, Err: syscall.EACCES}), "")
+		return nil, gitobj.StorageFault(fmt.Errorf("%w: creating %s: %w", ErrConfig, lock, &os.PathError{Op: "open", Path: lock, Err: syscall.EACCES}), "")
 	case strings.Contains(msg, "No space left on device"):
-		return nil, storageFault(fmt.Errorf("%w: writing %s: %w", ErrConfig, path, &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}), "")
+		return nil, gitobj.StorageFault(fmt.Errorf("%w: writing %s: %w", ErrConfig, path, &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}), "")
 	}
 	// git does not always say why ("failed to write new configuration file
 	// <config>.lock"): a trial write beside the config finds the system's
 	// error.
-	if perr := gitobj.ProbeWrite(r.commonDir); perr != nil {
-		if se, ok := storageFault(perr, "").(*StorageError); ok {
-			se.Err = fmt.Errorf("%w: git config %s: %s\na trial write in %s: %w", ErrConfig, strings.Join(args, " "), msg, r.commonDir, perr)
+	if perr := gitobj.ProbeWrite(commonDir); perr != nil {
+		if se, ok := gitobj.StorageFault(perr, "").(*gitobj.StorageError); ok {
+			se.Err = fmt.Errorf("%w: git config %s: %s\na trial write in %s: %w", ErrConfig, strings.Join(args, " "), msg, commonDir, perr)
 			return nil, se
 		}
 	}
