@@ -2,9 +2,9 @@
 // signed statements in a git note (docs/format.md#storage).
 //
 //   - [Tick] attests the tasks a commit ticks, [Decide] records a person's
-//     attested or skipped decision, [Carry] and [PairCarries] re-issue
-//     statements after a rebase or squash, [SignNote] signs unsigned
-//     statements in place.
+//     attested or skipped decision, [Reissue] writes statements carried from
+//     another commit (package carry decides what is carried), [SignNote]
+//     signs unsigned statements in place.
 //   - The statements of a tick (docs/format.md#statements): the
 //     task-verification/v0 statement, the test-result statements and the VSA
 //     naming them ([TickStatements], [VSAPredicate]).

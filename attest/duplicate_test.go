@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -172,7 +173,7 @@ func TestTickRepeatedTaskID(t *testing.T) {
 	testenv.Git(t, r.dir, "checkout", "-q", "-b", "side", string(r.c2))
 	writeFile(t, r.dir, path, tasks)
 	side := commitAll(t, r.dir, "tick both T003 again")
-	res, err := attest.Carry(context.Background(), repo, notes, attest.CarryRequest{From: r.c3, To: side, Signers: []signer.Signer{sshSigner(t, key)}, KeepFrom: true, UnverifiedFromUnsafe: true})
+	res, err := carry.Carry(context.Background(), repo, notes, carry.Request{From: r.c3, To: side, Signers: []signer.Signer{sshSigner(t, key)}, KeepFrom: true, UnverifiedFromUnsafe: true})
 	if err != nil || len(res.Written) != 2 {
 		t.Fatalf("carry c3 → %s: %+v, %v", side, res, err)
 	}

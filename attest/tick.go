@@ -518,7 +518,7 @@ func tickTask(repo *gitref.Repo, t tick.Tick) (task specfmt.Task, repeated bool,
 	return task, true, nil
 }
 
-// tickNotes are the notes [Tick] (and [Carry]) give about a tick that is not
+// tickNotes are the notes [Tick] (and [Reissue]) give about a tick that is not
 // the plain "[ ]" → "[x]" of one line: a tick that also rewrites the task's
 // text, and a task that is new in the tick commit (tick.Tick.Born).
 func tickNotes(t tick.Tick) []string {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
@@ -786,7 +787,7 @@ func TestTickRewordedAndBorn(t *testing.T) {
 	// Carry without a check of FROM's signatures and without the Unsafe
 	// opt-out is refused before anything is read or written.
 	before := note(t, r.dir, c4b)
-	if _, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers}); !errors.Is(err, attest.ErrUncheckedFrom) || !errors.Is(err, attest.ErrRequest) {
+	if _, err := carry.Carry(ctx, repo, notes, carry.Request{From: c4, To: c4b, Signers: signers}); !errors.Is(err, carry.ErrUncheckedFrom) || !errors.Is(err, attest.ErrRequest) {
 		t.Fatalf("carry with neither CheckFrom nor UnverifiedFromUnsafe: %v, want ErrUncheckedFrom", err)
 	}
 	if after := note(t, r.dir, c4b); after != before {
@@ -795,7 +796,7 @@ func TestTickRewordedAndBorn(t *testing.T) {
 
 	// attest carry to the picked commit recomputes the same lines there; the
 	// original, still on main, keeps its statements.
-	res, err := attest.Carry(ctx, repo, notes, attest.CarryRequest{From: c4, To: c4b, Signers: signers, UnverifiedFromUnsafe: true})
+	res, err := carry.Carry(ctx, repo, notes, carry.Request{From: c4, To: c4b, Signers: signers, UnverifiedFromUnsafe: true})
 	if err != nil {
 		t.Fatal(err)
 	}

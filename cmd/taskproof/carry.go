@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/trust"
@@ -91,9 +92,9 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	format := formatFlag(c, "text", "text", "json")
 	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
-		req := attest.CarryRequest{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
+		req := carry.Request{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
 		if isSquashCarry(args[0], args[1]) {
-			return carrySquash(c, repo, notes, req, args[0], args[1], f, func(req *attest.CarryRequest) error {
+			return carrySquash(c, repo, notes, req, args[0], args[1], f, func(req *carry.Request) error {
 				if !unverifiedInsecure {
 					if req.CheckFrom, err = checkFrom(c, repo, src, args[0]); err != nil {
 						return err
@@ -110,7 +111,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 		printCarriedBefore(c, done, f)
 		if len(pairs) == 0 {
 			if f == "json" {
-				return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": []attest.CarryPair{}, "carries": []*attest.CarryResult{}, "done": done})
+				return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": []carry.Pair{}, "carries": []*carry.Result{}, "done": done})
 			}
 			return nil
 		}
@@ -129,7 +130,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 			return carryRange(c, repo, notes, req, pairs, done, f, dryRun)
 		}
 		req.From, req.To = pairs[0].From, pairs[0].To
-		res, err := attest.Carry(context.Background(), repo, notes, req)
+		res, err := carry.Carry(context.Background(), repo, notes, req)
 		if err != nil {
 			return withAttestFlags(err)
 		}
@@ -139,11 +140,11 @@ command then exits 1 after carrying the others, as the gate would fail that task
 }
 
 // refuseBundles refuses, before any trust is read or note written, the pairs
-// whose FROM note holds Sigstore bundles (attest.CheckNoBundles), pointing to
+// whose FROM note holds Sigstore bundles (carry.CheckNoBundles), pointing to
 // attest tick instead.
-func refuseBundles(notes *gitref.NotesStore, pairs []attest.CarryPair) error {
+func refuseBundles(notes *gitref.NotesStore, pairs []carry.Pair) error {
 	for _, p := range pairs {
-		if err := attest.CheckNoBundles(notes, p.From, p.To); err != nil {
+		if err := carry.CheckNoBundles(notes, p.From, p.To); err != nil {
 			if errors.Is(err, attest.ErrRequest) {
 				return fmt.Errorf("%w (taskproof attest tick --commit %s --signer sigstore …)", err, p.To)
 			}
@@ -181,7 +182,7 @@ func checkFrom(c *cobra.Command, repo *gitref.Repo, src trust.Sources, fromArg s
 }
 
 // printCarry is a one-pair carry's report.
-func printCarry(c *cobra.Command, res *attest.CarryResult, f string, dryRun bool) error {
+func printCarry(c *cobra.Command, res *carry.Result, f string, dryRun bool) error {
 	if f == "json" {
 		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "carry": res}, res)
 	}
@@ -194,7 +195,7 @@ func printCarry(c *cobra.Command, res *attest.CarryResult, f string, dryRun bool
 
 // printCarriedBefore says, for a range carry run again, which pairs were
 // carried already (on stderr with --format json, whose report lists them).
-func printCarriedBefore(c *cobra.Command, done []attest.CarryPair, f string) {
+func printCarriedBefore(c *cobra.Command, done []carry.Pair, f string) {
 	w := c.OutOrStdout()
 	if f == "json" {
 		w = c.ErrOrStderr()
@@ -206,9 +207,9 @@ func printCarriedBefore(c *cobra.Command, done []attest.CarryPair, f string) {
 
 // carryPairs resolves attest carry's two arguments: two revisions (one pair,
 // Tasks nil) or two ranges, paired by the tasks they tick
-// (attest.PairCarries); done are a range's pairs carried already (a carry
+// (carry.PairRanges); done are a range's pairs carried already (a carry
 // run again), pairs those left to carry.
-func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) (pairs, done []attest.CarryPair, err error) {
+func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) (pairs, done []carry.Pair, err error) {
 	fromRange, toRange := strings.Contains(fromArg, ".."), strings.Contains(toArg, "..")
 	if !fromRange && !toRange {
 		from, err := repo.Resolve(fromArg)
@@ -222,7 +223,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 		if err != nil {
 			return nil, nil, err
 		}
-		return []attest.CarryPair{{From: from, To: to}}, nil, nil
+		return []carry.Pair{{From: from, To: to}}, nil, nil
 	}
 	if !fromRange || !toRange {
 		return nil, nil, usageErr("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", fromArg, toArg)
@@ -235,7 +236,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := attest.PairCarries(repo, notes, fb, fh, tb, th)
+	plan, err := carry.PairRanges(repo, notes, fb, fh, tb, th)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -246,10 +247,10 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 		return nil, plan.Done, nil
 	}
 	if len(plan.Pairs) == 0 && len(plan.Kept) > 0 {
-		return nil, nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", attest.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
+		return nil, nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", carry.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
 	}
 	if len(plan.Pairs) == 0 {
-		return nil, nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", attest.ErrNothingToCarry, fromArg, toArg)
+		return nil, nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", carry.ErrNothingToCarry, fromArg, toArg)
 	}
 	return plan.Pairs, plan.Done, nil
 }
@@ -259,7 +260,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 // ticks and note read) before the first is written, so that a pair that
 // cannot be carried leaves the branch as it was. A failure while writing
 // names the pairs done.
-func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, pairs, done []attest.CarryPair, f string, dryRun bool) error {
+func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, pairs, done []carry.Pair, f string, dryRun bool) error {
 	reach, err := repo.RefReach()
 	if err != nil {
 		return err
@@ -268,15 +269,15 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 	for _, p := range pairs {
 		r := req
 		r.From, r.To, r.DryRun, r.Signers = p.From, p.To, true, nil
-		if _, err := attest.Carry(context.Background(), repo, notes, r); err != nil {
+		if _, err := carry.Carry(context.Background(), repo, notes, r); err != nil {
 			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), withAttestFlags(err))
 		}
 	}
-	var carried []*attest.CarryResult
+	var carried []*carry.Result
 	for _, p := range pairs {
 		r := req
 		r.From, r.To = p.From, p.To
-		res, err := attest.Carry(context.Background(), repo, notes, r)
+		res, err := carry.Carry(context.Background(), repo, notes, r)
 		if err != nil {
 			err = withAttestFlags(err)
 			var names []string
@@ -305,7 +306,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 
 // printFromKept says what became of FROM's statements, and what --force
 // overrode.
-func printFromKept(c *cobra.Command, res *attest.CarryResult) {
+func printFromKept(c *cobra.Command, res *carry.Result) {
 	printOverrode(c, res)
 	switch {
 	case res.RemovedFrom:
@@ -319,7 +320,7 @@ func printFromKept(c *cobra.Command, res *attest.CarryResult) {
 
 // printOverrode warns, on stderr, that --force carried to a TO that is no
 // rewrite of FROM.
-func printOverrode(c *cobra.Command, res *attest.CarryResult) {
+func printOverrode(c *cobra.Command, res *carry.Result) {
 	if res.Overrode != "" {
 		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", messageText(res.Overrode))
 	}
@@ -327,7 +328,7 @@ func printOverrode(c *cobra.Command, res *attest.CarryResult) {
 
 // writeCarryJSON writes the JSON report v of carries, their statements'
 // warnings going to stderr (the text report prints them with the statements).
-func writeCarryJSON(c *cobra.Command, v any, carries ...*attest.CarryResult) error {
+func writeCarryJSON(c *cobra.Command, v any, carries ...*carry.Result) error {
 	for _, res := range carries {
 		printOverrode(c, res)
 		for _, w := range res.Written {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/printable"
 )
@@ -18,11 +18,11 @@ func isSquashCarry(fromArg, toArg string) bool {
 	return strings.Contains(fromArg, "..") && !strings.Contains(toArg, "..")
 }
 
-// carrySquash is `attest carry BASE..HEAD SQUASH` (attest.CarrySquash):
+// carrySquash is `attest carry BASE..HEAD SQUASH` (carry.Squash):
 // prepare fills req's signature check and signers once the range and the
 // squash commit resolve. A task left without evidence fails the command
 // (exit 1, naming it) after the others are carried: the gate would fail it.
-func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req attest.CarryRequest, fromArg, toArg, f string, prepare func(*attest.CarryRequest) error) error {
+func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, fromArg, toArg, f string, prepare func(*carry.Request) error) error {
 	base, head, err := repo.ResolveRange(fromArg)
 	if err != nil {
 		return err
@@ -34,7 +34,7 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	if err := prepare(&req); err != nil {
 		return err
 	}
-	res, err := attest.CarrySquash(context.Background(), repo, notes, attest.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
+	res, err := carry.Squash(context.Background(), repo, notes, carry.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
 	if err != nil {
 		return withAttestFlags(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/notemerge"
@@ -147,7 +148,7 @@ var exitCodes = []struct {
 	{is: gitref.ErrLocked, code: ExitGit},
 	{is: gitref.ErrRefChanged, code: ExitGit},
 	{is: gitref.ErrConfig, code: ExitTrust},
-	{is: attest.ErrNothingToCarry, code: ExitUsage},
+	{is: carry.ErrNothingToCarry, code: ExitUsage},
 	{is: notemerge.ErrNoSuchConflict, code: ExitUsage},
 	{is: policy.ErrPolicy, code: ExitTrust},
 	// Git preconditions: not a repository, unsupported repository format,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
+	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/notemerge"
@@ -96,7 +97,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrConfig", gitref.ErrConfig, ExitTrust},
 		// The precedence row: a locked config file is a git precondition.
 		{"gitref.ErrConfig+ErrLocked", fmt.Errorf("%w: config.lock exists: %w", gitref.ErrConfig, gitref.ErrLocked), ExitGit},
-		{"attest.ErrNothingToCarry", attest.ErrNothingToCarry, ExitUsage},
+		{"carry.ErrNothingToCarry", carry.ErrNothingToCarry, ExitUsage},
 		{"policy.ErrPolicy", policy.ErrPolicy, ExitTrust},
 		{"*policy.Error", &policy.Error{File: "p.toml", Msg: "m"}, ExitTrust},
 		{"gitref.ErrNotRepository", gitref.ErrNotRepository, ExitGit},

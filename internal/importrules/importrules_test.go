@@ -14,6 +14,7 @@ const module = "github.com/taskproof/taskproof/"
 // lines they sign into notes, imports none of them.
 var signingCode = []string{
 	module + "attest",
+	module + "carry",
 	module + "signer",
 	"github.com/sigstore/sigstore-go/pkg/sign",
 	"golang.org/x/oauth2",

@@ -1,10 +1,11 @@
-package attest
+package carry
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
@@ -12,19 +13,19 @@ import (
 	"github.com/taskproof/taskproof/tick"
 )
 
-// CarryPair is one FROM → TO carry of a range carry: the commit whose note
+// Pair is one FROM → TO carry of a range carry: the commit whose note
 // holds the statements and the commit of the other range that ticks the same
 // tasks.
-type CarryPair struct {
+type Pair struct {
 	From gitref.Hash `json:"from"`
 	To   gitref.Hash `json:"to"`
 	// Tasks are the subject names carried.
 	Tasks []string `json:"tasks"`
 }
 
-// CarryPlan is what [PairCarries] found.
-type CarryPlan struct {
-	Pairs []CarryPair `json:"pairs"`
+// Plan is what [PairRanges] found.
+type Plan struct {
+	Pairs []Pair `json:"pairs"`
 	// Unattested lists the tick commits of the FROM range whose notes hold no
 	// task-verification statement about them (nothing to carry).
 	Unattested []gitref.Hash `json:"unattested"`
@@ -36,21 +37,21 @@ type CarryPlan struct {
 	// statement about them while the TO commit that ticks their tasks holds a
 	// task-verification statement for each: carried already (a carry run
 	// again after it was interrupted), or attested there.
-	Done []CarryPair `json:"done"`
+	Done []Pair `json:"done"`
 }
 
-// PairCarries pairs the tick commits of range FROM (fromBase..fromHead, the
+// PairRanges pairs the tick commits of range FROM (fromBase..fromHead, the
 // commits before a rebase: ORIG_HEAD~3..ORIG_HEAD) with those of range TO
 // (toBase..toHead, after it: HEAD~3..HEAD) by the tasks they tick: each FROM
 // commit whose note holds task-verification statements about it is paired with
 // the TO commit that ticks those tasks (same unit dir and task ID; the latest
 // tick in TO when a task is ticked more than once; born-ticked tasks as
 // ticks). Nothing is written. It
-// fails with [ErrTaskNotTicked] when a task has no tick in TO, and with
-// [ErrRequest] when one FROM commit's tasks are ticked by several TO commits
+// fails with [attest.ErrTaskNotTicked] when a task has no tick in TO, and with
+// [attest.ErrRequest] when one FROM commit's tasks are ticked by several TO commits
 // (carry those with `attest carry FROM TO` one at a time) or two FROM commits
 // pair with one TO commit for the same task.
-func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead, toBase, toHead gitref.Hash) (*CarryPlan, error) {
+func PairRanges(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead, toBase, toHead gitref.Hash) (*Plan, error) {
 	from, err := tick.Range(repo, fromBase, fromHead, tick.Options{FirstParent: true})
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			latest[task{t.ProjectUnit().Dir, t.TaskID}] = t.Commit
 		}
 	}
-	plan := &CarryPlan{Pairs: []CarryPair{}, Unattested: []gitref.Hash{}, Kept: []gitref.Hash{}, Done: []CarryPair{}}
+	plan := &Plan{Pairs: []Pair{}, Unattested: []gitref.Hash{}, Kept: []gitref.Hash{}, Done: []Pair{}}
 	ticked := map[gitref.Hash][]task{} // FROM: commit → the tasks it ticks
 	for _, t := range from {
 		if carriesTick(t) {
@@ -97,7 +98,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 				return nil, err
 			}
 			if done && target != t.Commit {
-				plan.Done = append(plan.Done, CarryPair{From: t.Commit, To: target, Tasks: names})
+				plan.Done = append(plan.Done, Pair{From: t.Commit, To: target, Tasks: names})
 			} else {
 				plan.Unattested = append(plan.Unattested, t.Commit)
 			}
@@ -107,14 +108,14 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 		for i, k := range tasks {
 			c, ok := latest[task{k[0], k[1]}]
 			if !ok {
-				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range (dropped by the rebase? carry the other commits one pair at a time: taskproof attest carry FROM TO)", ErrTaskNotTicked, names[i], k[0], t.Commit)
+				return nil, fmt.Errorf("%w: %s (in %s), attested on %s, is not ticked in the TO range (dropped by the rebase? carry the other commits one pair at a time: taskproof attest carry FROM TO)", attest.ErrTaskNotTicked, names[i], k[0], t.Commit)
 			}
 			if target != "" && c != target {
-				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s; a split commit?): a carry moves one commit's statements to one commit, so attest those commits' ticks instead (taskproof attest tick --commit %s, and --commit %s)", ErrRequest, t.Commit, target, c, target, c)
+				return nil, fmt.Errorf("%w: the tasks attested on %s are ticked by several commits of the TO range (%s and %s; a split commit?): a carry moves one commit's statements to one commit, so attest those commits' ticks instead (taskproof attest tick --commit %s, and --commit %s)", attest.ErrRequest, t.Commit, target, c, target, c)
 			}
 			target = c
 			if prev, dup := claimed[task{k[0], k[1]}]; dup && prev != t.Commit {
-				return nil, fmt.Errorf("%w: %s is attested on both %s and %s of the FROM range; carry the one to keep with `taskproof attest carry FROM %s`", ErrRequest, names[i], prev, t.Commit, c)
+				return nil, fmt.Errorf("%w: %s is attested on both %s and %s of the FROM range; carry the one to keep with `taskproof attest carry FROM %s`", attest.ErrRequest, names[i], prev, t.Commit, c)
 			}
 			claimed[task{k[0], k[1]}] = t.Commit
 		}
@@ -122,7 +123,7 @@ func PairCarries(repo *gitref.Repo, notes *gitref.NotesStore, fromBase, fromHead
 			plan.Kept = append(plan.Kept, t.Commit) // the same commit in both ranges: nothing to carry
 			continue
 		}
-		plan.Pairs = append(plan.Pairs, CarryPair{From: t.Commit, To: target, Tasks: names})
+		plan.Pairs = append(plan.Pairs, Pair{From: t.Commit, To: target, Tasks: names})
 	}
 	return plan, nil
 }

@@ -1,10 +1,11 @@
-package attest
+package carry
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/noteline"
@@ -18,7 +19,7 @@ import (
 // commit, and their statements stay on the branch's commits, which the base
 // branch's history does not hold. A pair-wise carry cannot move them: each
 // tick commit makes another change than the squash commit, and one command a
-// task would be needed. CarrySquash carries them all at once, many to one,
+// task would be needed. Squash carries them all at once, many to one,
 // once it has checked that the squash commit is the squash of exactly that
 // range: its change equals the range's combined change
 // (docs/format.md#after-a-rebase-or-squash).
@@ -34,20 +35,20 @@ type SquashRequest struct {
 	// Carry gives what every pair's carry takes (signers, the check of the
 	// range's signatures, KeepFrom, DryRun, Force); its From, To and Reach
 	// are set per pair.
-	Carry CarryRequest
+	Carry Request
 }
 
-// SquashResult says what CarrySquash did.
+// SquashResult says what Squash did.
 type SquashResult struct {
 	Squash gitref.Hash `json:"squash"`
 	// MergeBase is where the range's combined change is taken from: the
 	// merge base of Base and Head.
 	MergeBase gitref.Hash `json:"merge_base"`
 	// Carries are the carries made, one per tick commit of the range.
-	Carries []*CarryResult `json:"carries"`
+	Carries []*Result `json:"carries"`
 	// Done are the range's tick commits whose tasks the squash commit's note
 	// holds statements for already (a carry run again).
-	Done []CarryPair `json:"done"`
+	Done []Pair `json:"done"`
 	// Left are the tasks the squash commit ticks whose evidence was not
 	// carried, each with why: no statement, or one whose signatures do not
 	// verify. The gate fails them until they are attested on the squash
@@ -65,7 +66,7 @@ type SquashGap struct {
 	Why    string      `json:"why"`
 }
 
-// squashScope narrows a [Carry] made by [CarrySquash]: the rewrite was
+// squashScope narrows a [Carry] made by [Squash]: the rewrite was
 // checked for the whole range, and only the tasks whose latest tick in the
 // range is From are carried (an earlier tick of a task the range ticked
 // again holds evidence for code the squash does not have).
@@ -74,7 +75,7 @@ type squashScope struct {
 	names map[string]bool    // their subject names
 }
 
-// CarrySquash re-issues on req.Squash the statements of the range's tick
+// Squash re-issues on req.Squash the statements of the range's tick
 // commits (req.Base..req.Head, first-parent) for every task the squash
 // commit ticks, as [Carry] re-issues one commit's: each task's statements
 // come from its latest tick in the range. It first checks that the squash
@@ -82,14 +83,14 @@ type squashScope struct {
 // the range in its history, whose change against its first parent equals the
 // change from the merge base of Base and Head to Head ([gitref.Repo.ChangeID]:
 // blob ids and line numbers aside, whitespace included) — and refuses
-// ([ErrRequest]) otherwise: then it is another change, and the statements
+// ([attest.ErrRequest]) otherwise: then it is another change, and the statements
 // never judged its code. Then every task is checked before anything is
 // written: a task whose tick commit's note holds no statement for it, or whose
 // statements' signatures req.Carry.CheckFrom refuses, is left (res.Left, not
 // carried); any other error stops the carry with nothing written. The rest
 // are carried one tick commit at a time; a failure then names the carries
 // made.
-func CarrySquash(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest) (*SquashResult, error) {
+func Squash(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest) (*SquashResult, error) {
 	squash, err := repo.Commit(req.Squash)
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func CarrySquash(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStor
 	if err != nil {
 		return nil, err
 	}
-	res := &SquashResult{Squash: squash.ID, MergeBase: mb, Carries: []*CarryResult{}, Done: []CarryPair{}, Left: []SquashGap{}}
+	res := &SquashResult{Squash: squash.ID, MergeBase: mb, Carries: []*Result{}, Done: []Pair{}, Left: []SquashGap{}}
 	pairs, err := squashPairs(repo, notes, req, squash, res)
 	if err != nil {
 		return nil, err
@@ -140,19 +141,19 @@ func CarrySquash(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStor
 }
 
 // checkSquash refuses a squash commit that is not the squash of base..head
-// (see [CarrySquash]).
+// (see [Squash]).
 func checkSquash(repo *gitref.Repo, squash *gitref.Commit, base, head gitref.Hash) error {
 	switch len(squash.Parents) {
 	case 0:
-		return fmt.Errorf("%w: %s is a root commit, not a squash merge", ErrRequest, squash.ID)
+		return fmt.Errorf("%w: %s is a root commit, not a squash merge", attest.ErrRequest, squash.ID)
 	case 1:
 	default:
-		return fmt.Errorf("%w: %s is a merge commit, not a squash: the commits it merges are in its history, and their ticks keep their evidence where it is", ErrRequest, squash.ID)
+		return fmt.Errorf("%w: %s is a merge commit, not a squash: the commits it merges are in its history, and their ticks keep their evidence where it is", attest.ErrRequest, squash.ID)
 	}
 	if merged, err := repo.IsAncestor(head, squash.ID); err != nil {
 		return err
 	} else if merged {
-		return fmt.Errorf("%w: %s holds %s in its history: the range was merged or rebased onto it, not squashed; carry a rebased range with taskproof attest carry FROM-RANGE TO-RANGE", ErrRequest, squash.ID, head)
+		return fmt.Errorf("%w: %s holds %s in its history: the range was merged or rebased onto it, not squashed; carry a rebased range with taskproof attest carry FROM-RANGE TO-RANGE", attest.ErrRequest, squash.ID, head)
 	}
 	mb, err := repo.MergeBase(base, head)
 	if err != nil {
@@ -171,7 +172,7 @@ func checkSquash(repo *gitref.Repo, squash *gitref.Commit, base, head gitref.Has
 	}
 	if rangeChange == "" || rangeChange != squashChange {
 		return fmt.Errorf("%w: the change %s makes (against its first parent %s) is not the combined change of the range (%s..%s, from their merge base %s): it is no squash of exactly these commits, so their statements never judged its code (the range must end at the squashed branch's last commit; compare with git diff %s %s and git show %s); attest its ticks instead (taskproof attest tick --commit %s)",
-			ErrRequest, squash.ID, squash.FirstParent(), base, head, mb, mb, head, squash.ID, squash.ID)
+			attest.ErrRequest, squash.ID, squash.FirstParent(), base, head, mb, mb, head, squash.ID, squash.ID)
 	}
 	return nil
 }
@@ -179,7 +180,7 @@ func checkSquash(repo *gitref.Repo, squash *gitref.Commit, base, head gitref.Has
 // squashPair is one tick commit of the range carried to the squash commit,
 // with the tasks carried from it.
 type squashPair struct {
-	pair  CarryPair
+	pair  Pair
 	scope *squashScope
 }
 
@@ -244,7 +245,7 @@ func squashPairs(repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest,
 				if n := len(res.Done); n > 0 && res.Done[n-1].From == from {
 					res.Done[n-1].Tasks = append(res.Done[n-1].Tasks, name)
 				} else {
-					res.Done = append(res.Done, CarryPair{From: from, To: squash.ID, Tasks: []string{name}})
+					res.Done = append(res.Done, Pair{From: from, To: squash.ID, Tasks: []string{name}})
 				}
 			case has[k]:
 				scope.tasks[k], scope.names[name] = true, true
@@ -267,7 +268,7 @@ func squashPairs(repo *gitref.Repo, notes *gitref.NotesStore, req SquashRequest,
 			}
 		}
 		if len(names) > 0 {
-			pairs = append(pairs, squashPair{pair: CarryPair{From: from, To: squash.ID, Tasks: names}, scope: scope})
+			pairs = append(pairs, squashPair{pair: Pair{From: from, To: squash.ID, Tasks: names}, scope: scope})
 		}
 	}
 	return pairs, nil
@@ -315,7 +316,7 @@ func checkSquashSignatures(notes *gitref.NotesStore, from gitref.Hash, scope *sq
 }
 
 // squashCarry is the request of one pair of a squash carry.
-func squashCarry(base CarryRequest, p squashPair, to gitref.Hash, reach *gitref.RefReach) CarryRequest {
+func squashCarry(base Request, p squashPair, to gitref.Hash, reach *gitref.RefReach) Request {
 	r := base
 	r.From, r.To, r.Reach, r.squash = p.pair.From, to, reach, p.scope
 	return r

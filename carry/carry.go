@@ -1,17 +1,17 @@
-package attest
+package carry
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/predicate"
-	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/rewrite"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -22,12 +22,12 @@ import (
 // about FROM.
 var ErrNothingToCarry = errors.New("nothing to carry")
 
-// ErrUncheckedFrom: a [CarryRequest] with neither CheckFrom nor
+// ErrUncheckedFrom: a [Request] with neither CheckFrom nor
 // UnverifiedFromUnsafe, which would re-sign statements nobody checked.
 var ErrUncheckedFrom = errors.New("FROM's signatures are not checked")
 
-// CarryRequest is what `taskproof attest carry FROM TO` asks for.
-type CarryRequest struct {
+// Request is what `taskproof attest carry FROM TO` asks for.
+type Request struct {
 	// From is the commit whose note holds the statements (the original tick
 	// commit, before a cherry-pick, rebase or squash).
 	From gitref.Hash
@@ -61,17 +61,17 @@ type CarryRequest struct {
 	// nil: Carry walks them itself.
 	Reach *gitref.RefReach
 
-	// squash, set by CarrySquash, carries only its tasks, From being one of
+	// squash, set by Squash, carries only its tasks, From being one of
 	// the range whose squash To was checked to be.
 	squash *squashScope
 }
 
-// CarryResult says what Carry did.
-type CarryResult struct {
+// Result says what Carry did.
+type Result struct {
 	From gitref.Hash `json:"from"`
 	To   gitref.Hash `json:"to"`
 	// Written are the re-issued statements, one entry per task.
-	Written []Written `json:"written"`
+	Written []attest.Written `json:"written"`
 	// RemovedFrom is true when From's carried lines were removed.
 	RemovedFrom bool `json:"removed_from"`
 	// KeptFromRef names the ref whose history still holds From (a
@@ -94,11 +94,11 @@ type CarryResult struct {
 // with req.Force whatever To is, but an earlier tick, res.Overrode saying
 // so). For each such statement it keeps the
 // predicate's evidence (verdict, trace, red, decider, time, every other member)
-// and recomputes, as [Tick] does, what depends on the commit: the subject's
+// and recomputes, as [attest.Tick] does, what depends on the commit: the subject's
 // gitCommit (To), tree (To's tree), task.line_hash and title (To's task line,
 // read as open), spec (the cited section at To) and policy_sha256 (To's first
 // parent's speccoder.toml). The task must be ticked by To (else
-// [ErrTaskNotTicked]). The statements of docs/format.md#statements (test
+// [attest.ErrTaskNotTicked]). The statements of docs/format.md#statements (test
 // results and VSA for verified and regression_only ticks) are rebuilt from the
 // predicate, signed with req.Signers and written into To's note in one update
 // (docs/format.md#storage: To's other lines are kept); only then, unless
@@ -110,13 +110,13 @@ type CarryResult struct {
 // removed. A From note holding a Sigstore bundle is refused before anything is
 // read or written ([CheckNoBundles]); statements To's note already holds for a
 // carried task are replaced only with req.Force (else an *AttestedError,
-// [ErrAlreadyAttested], before anything is written). Errors: [ErrNothingToCarry],
-// [ErrTaskNotTicked], [ErrRequest] (also when To is no rewrite of From, or
+// [attest.ErrAlreadyAttested], before anything is written). Errors: [ErrNothingToCarry],
+// [attest.ErrTaskNotTicked], [attest.ErrRequest] (also when To is no rewrite of From, or
 // From is an ancestor of To), [ErrUncheckedFrom] (neither CheckFrom nor
 // UnverifiedFromUnsafe), CheckFrom's error, gitref's errors, signing errors.
-func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req CarryRequest) (*CarryResult, error) {
+func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req Request) (*Result, error) {
 	if req.CheckFrom == nil && !req.UnverifiedFromUnsafe {
-		return nil, fmt.Errorf("%w: %w: give a check of FROM's signatures against the verifier's trust (CheckFrom), or ask for re-signing them unverified (UnverifiedFromUnsafe)", ErrRequest, ErrUncheckedFrom)
+		return nil, fmt.Errorf("%w: %w: give a check of FROM's signatures against the verifier's trust (CheckFrom), or ask for re-signing them unverified (UnverifiedFromUnsafe)", attest.ErrRequest, ErrUncheckedFrom)
 	}
 	from, err := repo.Commit(req.From)
 	if err != nil {
@@ -127,7 +127,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		return nil, err
 	}
 	if from.ID == to.ID {
-		return nil, fmt.Errorf("%w: FROM and TO are the same commit %s", ErrRequest, from.ID)
+		return nil, fmt.Errorf("%w: FROM and TO are the same commit %s", attest.ErrRequest, from.ID)
 	}
 	reach := req.Reach
 	if reach == nil {
@@ -155,7 +155,7 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 		if names, ok, derr := carriedBefore(repo, notes, from.ID, to.ID); derr != nil {
 			return nil, derr
 		} else if ok {
-			return &CarryResult{From: from.ID, To: to.ID, Written: []Written{}, AlreadyCarried: names}, nil
+			return &Result{From: from.ID, To: to.ID, Written: []attest.Written{}, AlreadyCarried: names}, nil
 		}
 	}
 	if err != nil {
@@ -168,19 +168,15 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 			return nil, err
 		}
 	}
-	batch, err := reissue(ctx, repo, from.ID, to, todo, seen, req.Signers)
+	items, err := reissued(repo, from.ID, to.ID, todo, seen)
 	if err != nil {
 		return nil, err
 	}
-	nc, err := commitNote(notes, to.ID, batch, noteWrite{dryRun: req.DryRun, force: req.Force})
+	written, err := attest.Reissue(ctx, repo, notes, to, items, attest.ReissueOptions{Signers: req.Signers, DryRun: req.DryRun, Force: req.Force})
 	if err != nil {
 		return nil, err
 	}
-	res := &CarryResult{From: from.ID, To: to.ID, Written: []Written{}, Overrode: overrode}
-	for _, pd := range batch {
-		pd.w.NotesCommit = nc
-		res.Written = append(res.Written, *pd.w)
-	}
+	res := &Result{From: from.ID, To: to.ID, Written: append([]attest.Written{}, written...), Overrode: overrode}
 	if req.KeepFrom || req.DryRun {
 		return res, nil
 	}
@@ -246,7 +242,7 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 		name := st.Subjects[0].Name
 		k := [2]string{name, statement.TaskLineHash(st)}
 		if seenLine[k] {
-			return nil, nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", ErrRequest, from, name, i+1)
+			return nil, nil, fmt.Errorf("%w: the note of %s holds two task-verification statements for %s (line %d)", attest.ErrRequest, from, name, i+1)
 		}
 		seenLine[k] = true
 		seen[name]++
@@ -264,12 +260,12 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 			return nil, nil, fmt.Errorf("%s in the note of %s: %w", name, from, err)
 		}
 		if statement.SubjectName(p.Unit.Feature, p.Task.ID) != name {
-			return nil, nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", ErrRequest, name, from, p.Task.ID, p.Unit.Feature)
+			return nil, nil, fmt.Errorf("%w: %s in the note of %s names task %s of %s", attest.ErrRequest, name, from, p.Task.ID, p.Unit.Feature)
 		}
 		if p.Verdict == predicate.Skipped {
 			// A skip record decides for an open task: carried onto a tick it
 			// would make the ticked task "skipped", which decide refuses.
-			return nil, nil, fmt.Errorf("%w: the note of %s holds a skipped decision for %s (a skip record, made while the task was open), not a tick's evidence: attest the tick instead", ErrRequest, from, name)
+			return nil, nil, fmt.Errorf("%w: the note of %s holds a skipped decision for %s (a skip record, made while the task was open), not a tick's evidence: attest the tick instead", attest.ErrRequest, from, name)
 		}
 		todo = append(todo, carried{name, p})
 	}
@@ -279,69 +275,29 @@ func carriedStatements(note []byte, from gitref.Hash, check func(subject string,
 	return todo, seen, nil
 }
 
-// reissue rebuilds each carried statement for to, as [Carry] describes: the
-// tick of to it goes to, the predicate members that depend on the commit, and
-// the signed statements of docs/format.md#statements, ready for [commitNote].
-func reissue(ctx context.Context, repo *gitref.Repo, from gitref.Hash, to *gitref.Commit, todo []carried, seen map[string]int, signers []signer.Signer) ([]pending, error) {
-	ticks, err := tick.OfCommit(repo, to.ID, nil)
+// reissued pairs each carried statement with the tick of to it goes to
+// ([carryTick]), for [attest.Reissue].
+func reissued(repo *gitref.Repo, from, to gitref.Hash, todo []carried, seen map[string]int) ([]attest.Reissued, error) {
+	ticks, err := tick.OfCommit(repo, to, nil)
 	if err != nil {
 		return nil, err
 	}
-	policy, err := readOptional(repo, to.FirstParent(), "speccoder.toml")
-	if err != nil {
-		return nil, err
-	}
-	policySHA, err := predicate.PolicySHA256(policy)
-	if err != nil {
-		return nil, err
-	}
-	fsys, err := repo.FS(to.ID)
-	if err != nil {
-		return nil, err
-	}
-	var batch []pending
+	items := make([]attest.Reissued, 0, len(todo))
 	for _, c := range todo {
-		found, err := carryTick(ticks, from, to.ID, c, seen[c.subject])
+		found, err := carryTick(ticks, from, to, c, seen[c.subject])
 		if err != nil {
 			return nil, err
 		}
-		task, repeated, err := tickTask(repo, *found)
-		if err != nil {
-			return nil, err
-		}
-		unit := specfmt.Dialect(fsys, found.Unit)
-		section, err := specfmt.Section(fsys, unit, task)
-		if err != nil {
-			return nil, fmt.Errorf("spec section of %s at %s: %w", c.subject, to.ID, err)
-		}
-		p := c.p
-		p.Unit.Format, p.Unit.Feature, p.Unit.Dir = string(unit.Format), unit.Feature, unit.Dir
-		p.Tree = string(to.Tree)
-		p.Task.ID, p.Task.LineHash, p.Task.Title = task.ID, predicate.LineHash(task.OpenLine()), task.Title
-		if section != nil {
-			p.Spec = predicate.Some(predicate.SpecRef{Section: predicate.Some(section.Name), SectionHash: predicate.SectionHash(section.Text)})
-		} else {
-			p.Spec = predicate.Null[predicate.SpecRef]()
-		}
-		p.PolicySHA256 = policySHA
-		pd, err := prepare(ctx, to.ID, found.Unit, task.ID, p, signers, nil)
-		if err != nil {
-			return nil, err
-		}
-		if repeated {
-			pd.line = p.Task.LineHash
-		}
-		pd.w.Warnings = append(pd.w.Warnings, tickNotes(*found)...)
-		batch = append(batch, pd)
+		items = append(items, attest.Reissued{Subject: c.subject, Tick: *found, Predicate: c.p})
 	}
-	return batch, nil
+	return items, nil
 }
 
 // carryTick is the tick of to (ticks are to's) that the statement c carried
 // from from goes to: the tick of c's task in c's unit, and the one of the line
 // c is about when to ticks several lines of the task's ID or from's note holds
 // several statements (statements) for the subject. It fails with
-// [ErrTaskNotTicked].
+// [attest.ErrTaskNotTicked].
 func carryTick(ticks []tick.Tick, from, to gitref.Hash, c carried, statements int) (*tick.Tick, error) {
 	var found *tick.Tick
 	var ticked []string
@@ -363,11 +319,11 @@ func carryTick(ticks []tick.Tick, from, to gitref.Hash, c carried, statements in
 	}
 	if found == nil {
 		return nil, fmt.Errorf("%w: %s does not tick %s (in %s), so the gate would not look for its evidence there (it ticks %v); when FROM's ticks were split over several commits, attest each of them instead (taskproof attest tick --commit %s)",
-			ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked, to)
+			attest.ErrTaskNotTicked, to, c.subject, c.p.Unit.Dir, ticked, to)
 	}
 	if (lines > 1 || statements > 1) && found.LineHash != c.p.Task.LineHash {
 		// Several lines on either side: each statement goes to its own.
-		return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", ErrTaskNotTicked, to, lines, c.subject, c.p.Unit.Dir, from)
+		return nil, fmt.Errorf("%w: %s ticks %d line(s) of %s (in %s) and none reads as the line %s's statement is about", attest.ErrTaskNotTicked, to, lines, c.subject, c.p.Unit.Dir, from)
 	}
 	return found, nil
 }
@@ -389,7 +345,7 @@ func removeCarried(notes *gitref.NotesStore, from gitref.Hash, seen map[string]i
 	return err
 }
 
-// CheckNoBundles returns an error wrapping [ErrRequest] when the note of from
+// CheckNoBundles returns an error wrapping [attest.ErrRequest] when the note of from
 // holds a Sigstore bundle (a line [noteline.IsBundle] reports): a carry re-signs
 // statements with its own signers and cannot re-issue a bundle, whose
 // signature and transparency-log entry are bound to from, so the tick of to
@@ -414,7 +370,7 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 // speccoder's attempt refs hold: an attempt carries no evidence.
 func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach, force bool) (overrode string, err error) {
 	if a := reach.Attempt(from.ID); a != "" {
-		return "", fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, a, to.ID)
+		return "", fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", attest.ErrRequest, from.ID, a, to.ID)
 	}
 	j, err := rewrite.Judge(repo, from.ID, to.ID)
 	if err != nil {
@@ -424,7 +380,7 @@ func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefR
 	case j.Accepted:
 		return "", nil
 	case j.Earlier:
-		return "", fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", ErrRequest, from.ID, to.ID, to.ID)
+		return "", fmt.Errorf("%w: FROM %s is an ancestor of TO %s, not a rewrite of it: its statements are evidence of an earlier tick, not of TO's; attest TO's tick instead (taskproof attest tick --commit %s)", attest.ErrRequest, from.ID, to.ID, to.ID)
 	case force:
 		return fmt.Sprintf("TO %s is no rewrite of FROM %s (%s): FROM's statements are re-signed for code they never judged", to.ID, from.ID, j.Why), nil
 	}
@@ -432,7 +388,7 @@ func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefR
 	if ref := reach.Ref(from.ID); ref != "" {
 		held = fmt.Sprintf(" (FROM is still in the history of %s)", ref)
 	}
-	return "", fmt.Errorf("%w: TO %s is no rewrite of FROM %s%s: %s. FROM's statements never judged TO's code (another attempt at the task, a cherry-pick without the commits before it, an amend that changed the work?): attest TO's tick instead (taskproof attest tick --commit %s); --force carries them anyway", ErrRequest, to.ID, from.ID, held, j.Why, to.ID)
+	return "", fmt.Errorf("%w: TO %s is no rewrite of FROM %s%s: %s. FROM's statements never judged TO's code (another attempt at the task, a cherry-pick without the commits before it, an amend that changed the work?): attest TO's tick instead (taskproof attest tick --commit %s); --force carries them anyway", attest.ErrRequest, to.ID, from.ID, held, j.Why, to.ID)
 }
 
 // fromNote is FROM's note; a FROM without one has nothing to carry.
@@ -447,7 +403,7 @@ func fromNote(notes *gitref.NotesStore, from gitref.Hash) ([]byte, error) {
 func noBundles(note []byte, from, to gitref.Hash) error {
 	for i, line := range noteline.Split(note) {
 		if noteline.IsBundle(line) {
-			return fmt.Errorf("%w: the note of %s holds a Sigstore bundle (line %d): a carry cannot re-issue Sigstore bundles; attest %s again instead", ErrRequest, from, i+1, to)
+			return fmt.Errorf("%w: the note of %s holds a Sigstore bundle (line %d): a carry cannot re-issue Sigstore bundles; attest %s again instead", attest.ErrRequest, from, i+1, to)
 		}
 	}
 	return nil
