@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
+	"github.com/taskproof/taskproof/gitref/internal/rawtree"
 )
 
 // Signature is a commit's author or committer.
@@ -375,84 +376,11 @@ func (r *Repo) lookup(id plumbing.Hash, name string, buf *[]byte) (object.TreeEn
 		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
 	}
 	*buf = b
-	e, found, err := scanTree(b, name)
+	e, found, err := rawtree.Find(b, name)
 	if err != nil {
 		return object.TreeEntry{}, false, fmt.Errorf("reading tree %s: %w", id, err)
 	}
 	return e, found, nil
-}
-
-// errMalformedTree is wrapped by scanTree's errors; it is go-git's, so a tree
-// refused by scanTree is refused by object.DecodeTree too.
-var errMalformedTree = object.ErrMalformedTree
-
-// scanTree finds the first entry called name in a raw tree (git's encoding:
-// "<octal mode> <name>\0<20-byte id>" repeated) and checks every entry's
-// syntax as object.DecodeTree does: an octal mode, a non-empty name, a whole id.
-// The mode is canonicalized as DecodeTree does.
-func scanTree(b []byte, name string) (e object.TreeEntry, found bool, err error) {
-	for len(b) > 0 {
-		sp := bytes.IndexByte(b, ' ')
-		if sp < 0 {
-			return object.TreeEntry{}, false, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
-		}
-		mode, ok := parseOctalMode(b[:sp])
-		if !ok {
-			return object.TreeEntry{}, false, fmt.Errorf("%w: malformed mode", errMalformedTree)
-		}
-		b = b[sp+1:]
-		nul := bytes.IndexByte(b, 0)
-		if nul < 0 {
-			return object.TreeEntry{}, false, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
-		}
-		if nul == 0 {
-			return object.TreeEntry{}, false, fmt.Errorf("%w: empty filename", errMalformedTree)
-		}
-		if len(b) < nul+1+len(plumbing.ZeroHash) {
-			return object.TreeEntry{}, false, fmt.Errorf("%w: truncated object id", errMalformedTree)
-		}
-		if !found && string(b[:nul]) == name {
-			e = object.TreeEntry{Name: name, Mode: canonicalMode(mode)}
-			copy(e.Hash[:], b[nul+1:])
-			found = true
-		}
-		b = b[nul+1+len(plumbing.ZeroHash):]
-	}
-	return e, found, nil
-}
-
-// parseOctalMode parses a tree entry's mode as filemode.New does (octal, 32 bits).
-func parseOctalMode(s []byte) (filemode.FileMode, bool) {
-	if len(s) == 0 {
-		return 0, false
-	}
-	var m uint64
-	for _, c := range s {
-		if c < '0' || c > '7' {
-			return 0, false
-		}
-		if m = m<<3 | uint64(c-'0'); m > 0xffffffff {
-			return 0, false
-		}
-	}
-	return filemode.FileMode(m), true
-}
-
-// canonicalMode maps a mode to one of git's canonical modes, as go-git's tree
-// decoder does (and git itself: 100664 is a regular file, any other type a gitlink).
-func canonicalMode(m filemode.FileMode) filemode.FileMode {
-	switch m & 0o170000 {
-	case 0o040000:
-		return filemode.Dir
-	case 0o100000:
-		if m&0o111 != 0 {
-			return filemode.Executable
-		}
-		return filemode.Regular
-	case 0o120000:
-		return filemode.Symlink
-	}
-	return filemode.Submodule
 }
 
 // File returns the content of the regular file (or executable) at path in

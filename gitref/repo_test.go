@@ -1,7 +1,6 @@
 package gitref
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,8 +16,6 @@ import (
 
 	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
@@ -517,106 +514,6 @@ func TestListFSConcurrentWriters(t *testing.T) {
 			t.Fatalf("read %d: %v", i, err)
 		}
 	}
-}
-
-// rawTree encodes entries as git does (no sorting, no checks).
-func rawTree(entries ...string) []byte {
-	var b []byte
-	for i, e := range entries {
-		b = append(b, e...)
-		b = append(b, 0)
-		b = append(b, bytes.Repeat([]byte{byte(i + 1)}, 20)...)
-	}
-	return b
-}
-
-func TestScanTree(t *testing.T) {
-	good := rawTree("100644 a.txt", "40000 dir", "100755 run", "120000 link", "160000 sub", "100664 old")
-	id := func(i int) plumbing.Hash {
-		var h plumbing.Hash
-		copy(h[:], bytes.Repeat([]byte{byte(i)}, 20))
-		return h
-	}
-	tests := []struct {
-		name  string
-		tree  []byte
-		find  string
-		found bool
-		mode  filemode.FileMode
-		hash  plumbing.Hash
-		bad   bool
-	}{
-		{"regular", good, "a.txt", true, filemode.Regular, id(1), false},
-		{"dir", good, "dir", true, filemode.Dir, id(2), false},
-		{"executable", good, "run", true, filemode.Executable, id(3), false},
-		{"symlink", good, "link", true, filemode.Symlink, id(4), false},
-		{"gitlink", good, "sub", true, filemode.Submodule, id(5), false},
-		{"group-writable is regular", good, "old", true, filemode.Regular, id(6), false},
-		{"absent", good, "b.txt", false, 0, plumbing.ZeroHash, false},
-		{"prefix is not a match", good, "a", false, 0, plumbing.ZeroHash, false},
-		{"empty tree", nil, "a", false, 0, plumbing.ZeroHash, false},
-		{"first of duplicates", rawTree("100644 x", "100755 x"), "x", true, filemode.Regular, id(1), false},
-		{"bad entry after the match", append(rawTree("100644 a"), "100644 b\x00short"...), "a", false, 0, plumbing.ZeroHash, true},
-		{"no mode terminator", []byte("100644"), "a", false, 0, plumbing.ZeroHash, true},
-		{"non-octal mode", rawTree("100944 a"), "a", false, 0, plumbing.ZeroHash, true},
-		{"empty mode", rawTree(" a"), "a", false, 0, plumbing.ZeroHash, true},
-		{"mode over 32 bits", rawTree("77777777777 a"), "a", false, 0, plumbing.ZeroHash, true},
-		{"no name terminator", []byte("100644 a"), "a", false, 0, plumbing.ZeroHash, true},
-		{"empty name", rawTree("100644 "), "a", false, 0, plumbing.ZeroHash, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e, found, err := scanTree(tt.tree, tt.find)
-			if tt.bad {
-				if !errors.Is(err, object.ErrMalformedTree) {
-					t.Fatalf("scanTree = %v, %v, %v; want ErrMalformedTree", e, found, err)
-				}
-				return
-			}
-			if err != nil || found != tt.found || e.Mode != tt.mode || e.Hash != tt.hash || (found && e.Name != tt.find) {
-				t.Fatalf("scanTree = %+v, %v, %v; want found=%v mode %v hash %s", e, found, err, tt.found, tt.mode, tt.hash)
-			}
-		})
-	}
-}
-
-// FuzzScanTree checks scanTree against go-git's tree decoder: the same trees
-// are refused, and every name decoded is found with the same entry.
-func FuzzScanTree(f *testing.F) {
-	f.Add(rawTree("100644 a.txt", "40000 dir", "100755 run"), "dir")
-	f.Add(rawTree("100664 x", "100644 x"), "x")
-	f.Add([]byte("100644 a\x00short"), "a")
-	f.Add(rawTree("0000100644 zero-padded"), "zero-padded")
-	f.Fuzz(func(t *testing.T, raw []byte, name string) {
-		o := &plumbing.MemoryObject{}
-		o.SetType(plumbing.TreeObject)
-		o.Write(raw)
-		tree, decErr := object.DecodeTree(nil, o)
-		_, _, scanErr := scanTree(raw, name)
-		if (decErr != nil) != (scanErr != nil) {
-			t.Fatalf("DecodeTree error %v, scanTree error %v", decErr, scanErr)
-		}
-		if decErr != nil {
-			return
-		}
-		names := []string{name}
-		for _, e := range tree.Entries {
-			names = append(names, e.Name)
-		}
-		for _, n := range names {
-			e, found, err := scanTree(raw, n)
-			want, wantFound := object.TreeEntry{}, false
-			for _, d := range tree.Entries {
-				if d.Name == n {
-					want, wantFound = d, true
-					break
-				}
-			}
-			if err != nil || found != wantFound || e != want {
-				t.Fatalf("scanTree(%q) = %+v, %v, %v; DecodeTree has %+v, %v", n, e, found, err, want, wantFound)
-			}
-		}
-	})
 }
 
 // TestFileMalformedCommit: File reads the tree from the commit's first line and

@@ -1,12 +1,10 @@
 package gitref
 
 import (
-	"bytes"
-	"fmt"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/taskproof/taskproof/gitref/internal/rawtree"
 )
 
 // TreeEntry is one entry of a tree object: its name (one path element), its
@@ -68,7 +66,7 @@ func treeEntry(e *object.TreeEntry) TreeEntry {
 // before the subtree itself. The first error from visit ends the walk and is
 // returned; reading errors wrap ErrNotFound for a missing tree.
 //
-// The raw trees are compared entry by entry in git's order (diffRawTrees),
+// The raw trees are compared entry by entry in git's order (rawtree.Diff),
 // without decoding them; a tree that is not in git's order (or repeats a name)
 // is compared by name instead (diffDecoded), as go-git reads it. Either way the
 // entries are visited in a's order, then those only b has, in b's order. A
@@ -116,7 +114,7 @@ func (r *Repo) diffTrees(a, b plumbing.Hash, dir string, visit *treeVisit) error
 	if err != nil {
 		return err
 	}
-	changes, ok, err := diffRawTrees(ra, rb)
+	changes, ok, err := rawtree.Diff(ra, rb)
 	if err != nil {
 		return err
 	}
@@ -124,7 +122,7 @@ func (r *Repo) diffTrees(a, b plumbing.Hash, dir string, visit *treeVisit) error
 		return r.diffDecoded(a, b, dir, visit)
 	}
 	for _, ch := range changes {
-		if err := r.diffEntry(dir, ch.a, ch.b, visit); err != nil {
+		if err := r.diffEntry(dir, ch.A, ch.B, visit); err != nil {
 			return err
 		}
 	}
@@ -138,130 +136,6 @@ func (r *Repo) rawTree(id plumbing.Hash) ([]byte, error) {
 		return nil, nil
 	}
 	return r.viewOf(plumbing.TreeObject, id)
-}
-
-// rawEntry is one entry of a raw tree; name points into the tree's bytes.
-type rawEntry struct {
-	name []byte
-	mode filemode.FileMode // canonicalized as object.DecodeTree does
-	hash plumbing.Hash
-}
-
-// nextRawEntry splits the first entry off a raw tree, checking its syntax as
-// scanTree does.
-func nextRawEntry(b []byte) (rawEntry, []byte, error) {
-	sp := bytes.IndexByte(b, ' ')
-	if sp < 0 {
-		return rawEntry{}, nil, fmt.Errorf("%w: missing mode terminator", errMalformedTree)
-	}
-	mode, ok := parseOctalMode(b[:sp])
-	if !ok {
-		return rawEntry{}, nil, fmt.Errorf("%w: malformed mode", errMalformedTree)
-	}
-	b = b[sp+1:]
-	nul := bytes.IndexByte(b, 0)
-	switch {
-	case nul < 0:
-		return rawEntry{}, nil, fmt.Errorf("%w: missing filename terminator", errMalformedTree)
-	case nul == 0:
-		return rawEntry{}, nil, fmt.Errorf("%w: empty filename", errMalformedTree)
-	case len(b) < nul+1+len(plumbing.ZeroHash):
-		return rawEntry{}, nil, fmt.Errorf("%w: truncated object id", errMalformedTree)
-	}
-	e := rawEntry{name: b[:nul], mode: canonicalMode(mode)}
-	copy(e.hash[:], b[nul+1:])
-	return e, b[nul+1+len(plumbing.ZeroHash):], nil
-}
-
-// compareTreeNames orders tree entries as git does (base_name_compare): by
-// name, a tree's name compared as if it ended in '/'.
-func compareTreeNames(a, b rawEntry) int {
-	n := min(len(a.name), len(b.name))
-	if c := bytes.Compare(a.name[:n], b.name[:n]); c != 0 {
-		return c
-	}
-	next := func(e rawEntry) int {
-		switch {
-		case len(e.name) > n:
-			return int(e.name[n])
-		case e.mode == filemode.Dir:
-			return '/'
-		}
-		return 0
-	}
-	return next(a) - next(b)
-}
-
-// rawChange is an entry that differs between two trees (a or b nil: absent).
-type rawChange struct{ a, b *object.TreeEntry }
-
-// diffRawTrees lists the entries that differ between raw trees a and b: first
-// those of a (changed or removed) in a's order, then those only b has. ok is
-// false when a tree is not strictly in git's order (then names could repeat or
-// pair wrongly: the caller compares the decoded trees instead). A name that is
-// a tree on one side and a file on the other sorts apart and is listed as
-// removed and added.
-func diffRawTrees(a, b []byte) (changes []rawChange, ok bool, err error) {
-	var ea, eb, pa, pb rawEntry
-	hasA, hasB, havePA, havePB := false, false, false, false
-	advance := func(buf *[]byte, e, prev *rawEntry, has, havePrev *bool) error {
-		if *has {
-			*prev, *havePrev = *e, true
-		}
-		*has = false
-		if len(*buf) == 0 {
-			return nil
-		}
-		ne, rest, err := nextRawEntry(*buf)
-		if err != nil {
-			return err
-		}
-		*buf, *e, *has = rest, ne, true
-		return nil
-	}
-	entry := func(e rawEntry) *object.TreeEntry {
-		return &object.TreeEntry{Name: string(e.name), Mode: e.mode, Hash: e.hash}
-	}
-	if err := advance(&a, &ea, &pa, &hasA, &havePA); err != nil {
-		return nil, false, err
-	}
-	if err := advance(&b, &eb, &pb, &hasB, &havePB); err != nil {
-		return nil, false, err
-	}
-	var added []rawChange
-	for hasA || hasB {
-		if (hasA && havePA && compareTreeNames(pa, ea) >= 0) || (hasB && havePB && compareTreeNames(pb, eb) >= 0) {
-			return nil, false, nil
-		}
-		c := 0
-		switch {
-		case !hasA:
-			c = 1
-		case !hasB:
-			c = -1
-		default:
-			c = compareTreeNames(ea, eb)
-		}
-		switch {
-		case c < 0:
-			changes = append(changes, rawChange{a: entry(ea)})
-			err = advance(&a, &ea, &pa, &hasA, &havePA)
-		case c > 0:
-			added = append(added, rawChange{b: entry(eb)})
-			err = advance(&b, &eb, &pb, &hasB, &havePB)
-		default:
-			if ea.hash != eb.hash || ea.mode != eb.mode {
-				changes = append(changes, rawChange{a: entry(ea), b: entry(eb)})
-			}
-			if err = advance(&a, &ea, &pa, &hasA, &havePA); err == nil {
-				err = advance(&b, &eb, &pb, &hasB, &havePB)
-			}
-		}
-		if err != nil {
-			return nil, false, err
-		}
-	}
-	return append(changes, added...), true, nil
 }
 
 // diffDecoded is diffTrees on go-git's decoding of the trees, pairing entries
