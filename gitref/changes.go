@@ -1,18 +1,15 @@
 package gitref
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/taskproof/taskproof/gitref/internal/patchid"
 )
 
 // ChangedPaths lists, sorted, the '/'-separated paths whose blob differs
@@ -222,7 +219,7 @@ func (r *Repo) PatchID(c Hash) (string, error) {
 	if v, ok := r.patchIDs.Load(c); ok {
 		return v.(string), nil
 	}
-	id, err := r.diffID(c)
+	id, err := patchid.Of(r.gitDir, c)
 	if err == nil {
 		r.patchIDs.Store(c, id)
 	}
@@ -238,38 +235,5 @@ func (r *Repo) ChangeID(a, b Hash) (string, error) {
 	if _, err := ParseHash(string(a)); err != nil {
 		return "", err
 	}
-	return r.diffID(a, b)
-}
-
-// diffID is the identity of `git diff-tree -p` of commits (one: its change
-// against its first parent; two: from the first's tree to the second's).
-func (r *Repo) diffID(commits ...Hash) (string, error) {
-	args := []string{"diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-textconv", "--no-commit-id"}
-	for _, c := range commits {
-		if _, err := ParseHash(string(c)); err != nil {
-			return "", err
-		}
-		args = append(args, string(c))
-	}
-	git, err := exec.LookPath("git")
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrGitProgram, err)
-	}
-	diff := exec.Command(git, args...)
-	diff.Env = append(os.Environ(), "GIT_DIR="+r.gitDir, "LC_ALL=C")
-	patch, err := diff.Output()
-	if err != nil {
-		return "", fmt.Errorf("%w: git %s: %v", ErrGitProgram, strings.Join(args, " "), err)
-	}
-	if len(bytes.TrimSpace(patch)) == 0 {
-		return "", nil
-	}
-	h := sha256.New()
-	for _, line := range bytes.SplitAfter(patch, []byte("\n")) {
-		if bytes.HasPrefix(line, []byte("index ")) || bytes.HasPrefix(line, []byte("@@")) {
-			continue
-		}
-		h.Write(line)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return patchid.Of(r.gitDir, a, b)
 }

@@ -63,6 +63,11 @@ func ToPlumbing(h Hash) plumbing.Hash { return plumbing.NewHash(string(h)) }
 // HasNUL reports whether b holds a NUL byte.
 func HasNUL(b []byte) bool { return bytes.IndexByte(b, 0) >= 0 }
 
+// ErrGitProgram: the git program is not installed, or a git command failed
+// for a reason other than a rejected ref (network, authentication, unknown
+// remote).
+var ErrGitProgram = errors.New("git command failed")
+
 // ErrNotFound: a path does not exist in a commit's tree, or an object is absent.
 var ErrNotFound = errors.New("not found")
 

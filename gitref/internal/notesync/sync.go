@@ -25,7 +25,7 @@ var (
 	// ErrGitProgram: the git program is not installed, or a git command failed
 	// for a reason other than a rejected ref (network, authentication, unknown
 	// remote). *GitError carries its output.
-	ErrGitProgram = errors.New("git command failed")
+	ErrGitProgram = gitobj.ErrGitProgram
 	// ErrRemoteNotesAbsent: the remote has no notes ref.
 	ErrRemoteNotesAbsent = errors.New("remote has no notes ref")
 	// ErrRemoteUnknown: the remote is a bare name no remote is configured
