@@ -17,6 +17,7 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
+	"github.com/taskproof/taskproof/gitref/internal/rangewalk"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
@@ -252,7 +253,7 @@ func (r *Repo) walkParents(c plumbing.Hash, parents []plumbing.Hash) []plumbing.
 // checkRangeEdge refuses a range (rangeSet's result for base..head) holding a
 // commit at a shallow clone's edge: the walk did not follow its parents, so
 // the range may go on past what was fetched.
-func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*rangeNode, base, head plumbing.Hash) error {
+func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*rangewalk.Node, base, head plumbing.Hash) error {
 	if !r.isShallow() {
 		return nil
 	}

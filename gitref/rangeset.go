@@ -1,168 +1,10 @@
 package gitref
 
 import (
-	"container/heap"
-	"maps"
-	"slices"
-	"strings"
-	"time"
-
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/taskproof/taskproof/gitref/internal/rangewalk"
 )
-
-// rangeSet returns the commits reachable from head and not from base — git's
-// base..head; all of head's history when base is zero — keyed by id, with
-// their decoded objects. It is the bounded replacement for excluding base's
-// whole history (for rangeCommits): the two sides are walked together, newest
-// committer date first (as git's limit_list does), marking what each reaches,
-// and the walk stops once every queued commit is reachable from base and older
-// than every commit found reachable from head only. Its cost is the size of
-// the range plus the part of base's history not older than the range, not the
-// length of base's history.
-//
-// The result is exact when no commit is dated before one of its parents; with
-// equal dates the walk just goes on (down to the roots, at worst), and once it
-// meets a commit dated before its parent it walks both histories whole. Marks
-// only follow parent links, so a commit is never left out unless it is
-// reachable from base: dates going backwards where the walk does not see them
-// can only make the result larger (more commits to check), never smaller.
-func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*rangeNode, error) {
-	w := &dateWalk{r: r, nodes: map[plumbing.Hash]*rangeNode{}}
-	if err := w.mark(head, fromHead); err != nil {
-		return nil, err
-	}
-	if !base.IsZero() {
-		if err := w.mark(base, fromBase); err != nil {
-			return nil, err
-		}
-	}
-	// The walk may stop once nothing queued can reach a commit of the range:
-	// every queued commit is reachable from base and older than the oldest
-	// commit found reachable from head only — assuming that no commit is older
-	// than its parents. It goes on for a few more commits after that (git's
-	// "slop"), and never stops early once it has seen a commit older than one
-	// of its parents.
-	const slop = 5
-	var oldestHead time.Time
-	haveHead, skewed, left := false, false, slop
-	for w.Len() > 0 {
-		if !skewed && w.nonBase == 0 && (!haveHead || w.q[0].n.when.Before(oldestHead)) {
-			if left == 0 {
-				break
-			}
-			left--
-		} else {
-			left = slop
-		}
-		q := heap.Pop(w).(queuedNode)
-		c := q.n
-		c.queued = false
-		if c.flags&fromBase == 0 {
-			w.nonBase--
-			if !haveHead || c.when.Before(oldestHead) {
-				oldestHead, haveHead = c.when, true
-			}
-		}
-		for _, p := range r.walkParents(q.h, c.parents) {
-			if err := w.mark(p, c.flags); err != nil {
-				return nil, err
-			}
-			if w.nodes[p].when.After(c.when) {
-				skewed = true
-			}
-		}
-	}
-	maps.DeleteFunc(w.nodes, func(_ plumbing.Hash, n *rangeNode) bool { return n.flags != fromHead })
-	if err := r.checkRangeEdge(w.nodes, base, head); err != nil {
-		return nil, err
-	}
-	return w.nodes, nil
-}
-
-// rangeSet's marks: reachable from head, from base.
-const (
-	fromHead = 1 << iota
-	fromBase
-)
-
-// rangeNode is what a range's walk keeps of a commit it read: what orders
-// the range and what a walk of it compares — a fraction of the decoded
-// commit, whose message and signatures a long range could not all hold.
-type rangeNode struct {
-	when     time.Time       // committer date
-	tree     plumbing.Hash   // root tree
-	parents  []plumbing.Hash // the commit's own, also at a shallow clone's edge
-	trailers []Trailer       // ParseTrailers of the message; nil when none
-	flags    uint8           // rangeSet's marks
-	queued   bool            // in rangeSet's queue
-}
-
-func newRangeNode(c *object.Commit) *rangeNode {
-	n := &rangeNode{when: c.Committer.When, tree: c.TreeHash, parents: c.ParentHashes, trailers: ParseTrailers(c.Message)}
-	for i, t := range n.trailers {
-		// Copied out of the message, which the node does not keep.
-		n.trailers[i] = Trailer{Key: strings.Clone(t.Key), Value: strings.Clone(t.Value)}
-	}
-	return n
-}
-
-// mark adds the marks f to commit h and queues it when they are new to it,
-// reading it on first sight; nonBase counts the queued commits not marked
-// fromBase.
-func (w *dateWalk) mark(h plumbing.Hash, f uint8) error {
-	n := w.nodes[h]
-	if n != nil && n.flags|f == n.flags {
-		return nil
-	}
-	if n == nil {
-		c, err := w.r.commit(fromPlumbing(h))
-		if err != nil {
-			return err
-		}
-		n = newRangeNode(c)
-		w.nodes[h] = n
-	}
-	old := n.flags
-	n.flags |= f
-	if n.queued {
-		if old&fromBase == 0 && f&fromBase != 0 {
-			w.nonBase--
-		}
-		return nil
-	}
-	n.queued = true
-	if n.flags&fromBase == 0 {
-		w.nonBase++
-	}
-	heap.Push(w, queuedNode{h, n})
-	return nil
-}
-
-// dateWalk is rangeSet's queue: a max-heap of commits by committer date.
-type dateWalk struct {
-	r       *Repo
-	q       []queuedNode
-	nodes   map[plumbing.Hash]*rangeNode // every commit read
-	nonBase int                          // queued commits not (yet) known to be reachable from base
-}
-
-type queuedNode struct {
-	h plumbing.Hash
-	n *rangeNode
-}
-
-func (w *dateWalk) Len() int { return len(w.q) }
-func (w *dateWalk) Less(i, j int) bool {
-	return w.q[i].n.when.After(w.q[j].n.when)
-}
-func (w *dateWalk) Swap(i, j int) { w.q[i], w.q[j] = w.q[j], w.q[i] }
-func (w *dateWalk) Push(x any)    { w.q = append(w.q, x.(queuedNode)) }
-func (w *dateWalk) Pop() any {
-	c := w.q[len(w.q)-1]
-	w.q = w.q[:len(w.q)-1]
-	return c
-}
 
 // InRange returns those of ids that are commits of base..head: reachable from
 // head and not from base ("" for base: all of head's history), in the order
@@ -233,7 +75,39 @@ func (r *Repo) RangeCommits(base, head Hash, firstParent bool) ([]*Commit, error
 // before its walk compares any).
 type Listing struct {
 	ids   []plumbing.Hash
-	nodes []*rangeNode
+	nodes []*rangewalk.Node
+}
+
+// rangeSource is the Repo as a range's walk reads it.
+type rangeSource struct{ r *Repo }
+
+func (s rangeSource) Commit(h plumbing.Hash) (*object.Commit, error) {
+	return s.r.commit(fromPlumbing(h))
+}
+
+func (s rangeSource) Parents(c plumbing.Hash, parents []plumbing.Hash) []plumbing.Hash {
+	return s.r.walkParents(c, parents)
+}
+
+// rangeSet is rangewalk.Set on the Repo, refusing a range that reaches a
+// shallow clone's edge (checkRangeEdge).
+func (r *Repo) rangeSet(base, head plumbing.Hash) (map[plumbing.Hash]*rangewalk.Node, error) {
+	set, err := rangewalk.Set(rangeSource{r}, base, head)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.checkRangeEdge(set, base, head); err != nil {
+		return nil, err
+	}
+	return set, nil
+}
+
+// listing is a rangewalk.Listing as a Listing.
+func listing(l *rangewalk.Listing, err error) (*Listing, error) {
+	if err != nil {
+		return nil, err
+	}
+	return &Listing{ids: l.IDs, nodes: l.Nodes}, nil
 }
 
 // Link is a commit's place in history: its id, its root tree (the
@@ -262,8 +136,8 @@ func (l *Listing) ID(i int) Hash { return fromPlumbing(l.ids[i]) }
 // Link returns the i-th commit listed.
 func (l *Listing) Link(i int) Link {
 	n := l.nodes[i]
-	out := Link{ID: fromPlumbing(l.ids[i]), Tree: fromPlumbing(n.tree), Parents: make([]Hash, len(n.parents))}
-	for k, p := range n.parents {
+	out := Link{ID: fromPlumbing(l.ids[i]), Tree: fromPlumbing(n.Tree), Parents: make([]Hash, len(n.Parents))}
+	for k, p := range n.Parents {
 		out.Parents[k] = fromPlumbing(p)
 	}
 	return out
@@ -275,8 +149,8 @@ func (l *Listing) Link(i int) Link {
 func (l *Listing) WithTrailer(key string) []TrailerCommit {
 	var out []TrailerCommit
 	for i, n := range l.nodes {
-		if len(TrailerValues(n.trailers, key)) > 0 {
-			out = append(out, TrailerCommit{ID: fromPlumbing(l.ids[i]), Trailers: n.trailers})
+		if len(TrailerValues(n.Trailers, key)) > 0 {
+			out = append(out, TrailerCommit{ID: fromPlumbing(l.ids[i]), Trailers: n.Trailers})
 		}
 	}
 	return out
@@ -286,7 +160,7 @@ func (l *Listing) WithTrailer(key string) []TrailerCommit {
 // range is found by rangeSet's bounded walk (base's history is walked only as far
 // back as the range reaches), then ordered by a depth-first walk from head.
 func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error) {
-	var in map[plumbing.Hash]*rangeNode // nil: all of head's history
+	var in map[plumbing.Hash]*rangewalk.Node // nil: all of head's history
 	if base != "" {
 		var err error
 		if in, err = r.rangeSet(toPlumbing(base), toPlumbing(head)); err != nil {
@@ -300,7 +174,7 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error)
 		_, ok := in[h]
 		return !ok
 	}
-	get := func(h plumbing.Hash) (*rangeNode, error) {
+	get := func(h plumbing.Hash) (*rangewalk.Node, error) {
 		if c := in[h]; c != nil {
 			return c, nil
 		}
@@ -308,67 +182,9 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error)
 		if err != nil {
 			return nil, err
 		}
-		return newRangeNode(c), nil
+		return rangewalk.NewNode(c), nil
 	}
-	return orderCommits(toPlumbing(head), firstParent, excluded, get)
-}
-
-// orderCommits lists the commits reachable from head and not excluded, parents
-// before children: head's first-parent chain when firstParent, else an
-// iterative post-order depth-first walk (every commit after all of its parents).
-func orderCommits(head plumbing.Hash, firstParent bool, excluded func(plumbing.Hash) bool, get func(plumbing.Hash) (*rangeNode, error)) (*Listing, error) {
-	out := &Listing{}
-	if firstParent {
-		for h := head; !h.IsZero() && !excluded(h); {
-			c, err := get(h)
-			if err != nil {
-				return nil, err
-			}
-			out.ids, out.nodes = append(out.ids, h), append(out.nodes, c)
-			h = plumbing.ZeroHash
-			if len(c.parents) > 0 {
-				h = c.parents[0]
-			}
-		}
-		slices.Reverse(out.ids)
-		slices.Reverse(out.nodes)
-		return out, nil
-	}
-	type frame struct {
-		h    plumbing.Hash
-		c    *rangeNode
-		next int
-	}
-	seen := map[plumbing.Hash]bool{}
-	if excluded(head) {
-		return out, nil
-	}
-	hc, err := get(head)
-	if err != nil {
-		return nil, err
-	}
-	seen[head] = true
-	stack := []frame{{h: head, c: hc}}
-	for len(stack) > 0 {
-		top := &stack[len(stack)-1]
-		if top.next < len(top.c.parents) {
-			p := top.c.parents[top.next]
-			top.next++
-			if seen[p] || excluded(p) {
-				continue
-			}
-			seen[p] = true
-			pc, err := get(p)
-			if err != nil {
-				return nil, err
-			}
-			stack = append(stack, frame{h: p, c: pc})
-			continue
-		}
-		out.ids, out.nodes = append(out.ids, top.h), append(out.nodes, top.c)
-		stack = stack[:len(stack)-1]
-	}
-	return out, nil
+	return listing(rangewalk.Order(toPlumbing(head), firstParent, excluded, get))
 }
 
 // rangeCommitsFull is the former rangeCommits: base's whole history is
@@ -392,12 +208,12 @@ func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) (*Listing, er
 			stack = append(stack, c.ParentHashes...)
 		}
 	}
-	return orderCommits(toPlumbing(head), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
-		func(h plumbing.Hash) (*rangeNode, error) {
+	return listing(rangewalk.Order(toPlumbing(head), firstParent, func(h plumbing.Hash) bool { return excluded[h] },
+		func(h plumbing.Hash) (*rangewalk.Node, error) {
 			c, err := r.commit(fromPlumbing(h))
 			if err != nil {
 				return nil, err
 			}
-			return newRangeNode(c), nil
-		})
+			return rangewalk.NewNode(c), nil
+		}))
 }

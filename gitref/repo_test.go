@@ -275,7 +275,7 @@ func TestRangeSet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n == nil || n.tree != c.TreeHash || !slices.Equal(n.parents, c.ParentHashes) || !n.when.Equal(c.Committer.When) {
+			if n == nil || n.Tree != c.TreeHash || !slices.Equal(n.Parents, c.ParentHashes) || !n.When.Equal(c.Committer.When) {
 				t.Errorf("rangeSet(%s, %s): entry %s holds %+v, not its commit", tc.base, tc.head, h, n)
 			}
 			ids = append(ids, h.String())
