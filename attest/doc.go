@@ -11,8 +11,8 @@
 //   - [ShowNote] decodes a note for display, verifying nothing.
 //
 // The Statement codec and which note lines belong to a tick are package
-// statement's, writing lines into a note and merging notes package
-// notemerge's, envelopes package dsse's, note lines package noteline's,
+// statement's, the evidence test reports give package evidence's, writing
+// lines into a note and merging notes package notemerge's, envelopes package dsse's, note lines package noteline's,
 // signers package signer's; verification against the verifier's trust lives in
 // package verify.
 package attest

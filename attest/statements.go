@@ -2,8 +2,8 @@ package attest
 
 import (
 	"fmt"
-	"strings"
 
+	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/statement"
 )
@@ -30,13 +30,13 @@ const (
 	resultWarned
 )
 
-// phaseResult reads a trace row's result (case-insensitive): pass, passed or
-// ok is passed; skip or skipped is warned (skipped); anything else failed.
+// phaseResult reads a trace row's result as the test reports' trace rows are
+// read ([evidence.ResultClass]): passed, warned (skipped) or failed.
 func phaseResult(res string) result {
-	switch strings.ToLower(res) {
-	case "pass", "passed", "ok":
+	switch evidence.ResultClass(res) {
+	case "pass":
 		return resultPassed
-	case "skip", "skipped":
+	case "skip":
 		return resultWarned
 	}
 	return resultFailed

@@ -90,6 +90,33 @@ func TestPhasesFromTrace(t *testing.T) {
 	}
 }
 
+// TestPhasesFromReportRows: trace rows as the test reports give them
+// (package evidence) are read into phases in the order of their first row, a
+// skipped case counted in the phase's warnedTests and making its test-result
+// WARNED.
+func TestPhasesFromReportRows(t *testing.T) {
+	const id = "tests.test_greet::test_hello_greets_by_name"
+	junit := `[{"requirement":"US1","scenario":"greets by name","test":"` + id + `"},{"phase":"green","result":"pass","test":"manual check"},` +
+		`{"file":"tests/test_greet.py","phase":"red","requirement":"US1","result":"fail","scenario":"greets by name","test":"` + id + `"},` +
+		`{"file":"tests/test_greet.py","phase":"green","requirement":"US1","result":"pass","scenario":"greets by name","test":"` + id + `"}]`
+	phases := phasesFromTrace(mustValue(t, []byte(junit)))
+	if len(phases) != 2 || phases[0].Name != "green" || len(phases[0].Passed) != 2 || phases[1].Name != "red" || len(phases[1].Failed) != 1 {
+		t.Errorf("phases %+v", phases)
+	}
+
+	skipped := `[{"file":"src/greet.test.js","phase":"green","result":"pass","test":" hello greets by name:: hello greets by name"},` +
+		`{"file":"src/greet.test.js","phase":"green","result":"skip","test":" hello in French:: hello in French"}]`
+	ph := phasesFromTrace(mustValue(t, []byte(skipped)))
+	if len(ph) != 1 || len(ph[0].Passed) != 1 || len(ph[0].Warned) != 1 || len(ph[0].Failed) != 0 {
+		t.Fatalf("phases %+v", ph)
+	}
+	ph[0].URL = "reports/jest-junit-green.xml"
+	tr := testResultPredicate(ph[0], strings.Repeat("ab", 32))
+	if tr["result"] != "WARNED" || tr["url"] != "reports/jest-junit-green.xml" || len(tr["warnedTests"].([]any)) != 1 {
+		t.Errorf("test result %v", tr)
+	}
+}
+
 func TestTestResultPredicate(t *testing.T) {
 	pol := strings.Repeat("ab", 32)
 	for _, tt := range []struct {

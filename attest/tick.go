@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
@@ -29,7 +30,7 @@ var (
 	// ErrTaskNotTicked: a requested task is not one the commit ticks.
 	ErrTaskNotTicked = errors.New("task not ticked by commit")
 	// ErrRequest: the request itself is incomplete or contradictory.
-	ErrRequest = errors.New("invalid attest request")
+	ErrRequest = evidence.ErrRequest
 )
 
 // TickRequest is what `taskproof attest tick` asks for (docs/format.md#statements).
@@ -49,7 +50,7 @@ type TickRequest struct {
 	// file of a policy layout can be attested.
 	Layouts *specfmt.Layouts
 	// Verdict is verified or regression_only; empty: the verdict follows from
-	// Reports (verdictFromEvidence).
+	// Reports (docs/format.md#verdict-from-evidence).
 	Verdict predicate.Verdict
 	// Evidence is the evidence file's bytes (a JSON object, see docs/guide.md "The evidence file"), or nil.
 	Evidence []byte
@@ -60,9 +61,9 @@ type TickRequest struct {
 	Red *predicate.RedRun
 	// RedOutputName names the file Red's output was read from, for
 	// messages ("" when none); RedShows, when set, is that output as
-	// [ReadRedOutput] read it (Red is its Run), else Red's Output is read.
+	// [evidence.ReadRedOutput] read it (Red is its Run), else Red's Output is read.
 	RedOutputName string
-	RedShows      *RedOutput
+	RedShows      *evidence.RedOutput
 	// Signers sign every envelope; none: the envelopes are written unsigned.
 	Signers []signer.Signer
 	// Time is when it is recorded (now when zero).
@@ -72,7 +73,7 @@ type TickRequest struct {
 	// Reports are the tick's test reports, one per phase (`--test-report
 	// PHASE=FILE`): they give the trace rows, test-result statements,
 	// collection, red and (Verdict empty) the verdict (docs/format.md#test-reports).
-	Reports []PhaseReport
+	Reports []evidence.PhaseReport
 	// TestFiles are the test files the task added or changed, judged against
 	// the green report; nil: defaultTestFiles; empty: none.
 	TestFiles []string
@@ -107,7 +108,7 @@ type Written struct {
 	Signers     []WrittenSigner `json:"signers"`
 	NotesCommit gitref.Hash     `json:"notes_commit,omitempty"`
 	// Why is why the test reports give the verdict, when it came from them.
-	Why *Why `json:"verdict_reason,omitempty"`
+	Why *evidence.Why `json:"verdict_reason,omitempty"`
 	// Warnings are things the caller should know (a line edited in the tick, …).
 	Warnings []string `json:"warnings,omitempty"`
 	// Lines are the note lines (envelopes) written.
@@ -212,21 +213,26 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 	}
 	var urls map[string]string
-	reportWarnings, err := checkRedOutput(req)
+	er := evidence.Request{
+		Verdict: req.Verdict, Evidence: req.Evidence, Regression: req.Regression, Red: req.Red, RedKindSet: req.RedKindSet,
+		RedOutputName: req.RedOutputName, RedShows: req.RedShows, Reports: req.Reports, TestFiles: req.TestFiles,
+		Layouts: req.Layouts, Force: req.Force,
+	}
+	reportWarnings, err := evidence.CheckRedOutput(er)
 	if err != nil {
 		return nil, err
 	}
-	var why *Why
+	var why *evidence.Why
 	if len(req.Reports) > 0 {
-		o, err := applyReports(repo, commit, ticks, sharingTicks(all, ticks), req)
+		o, err := evidence.FromReports(repo, commit, ticks, sharingTicks(all, ticks), er)
 		if err != nil {
 			return nil, err
 		}
-		req.Evidence, req.Red, req.Verdict, req.Regression = o.evidence, o.red, o.verdict, o.regression
-		urls, why = o.urls, o.why
-		reportWarnings = append(reportWarnings, o.warnings...)
+		req.Evidence, req.Red, req.Verdict, req.Regression = o.Evidence, o.Red, o.Verdict, o.Regression
+		urls, why = o.URLs, o.Why
+		reportWarnings = append(reportWarnings, o.Warnings...)
 	}
-	evidence, err := mergeRegression(req.Evidence, req.Regression)
+	evidenceJSON, err := mergeRegression(req.Evidence, req.Regression)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +273,7 @@ func Tick(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req 
 		}
 		unit := t.ProjectUnit()
 		p, err := tickPredicate(repoFS, t, task, predicate.Input{
-			Tree: string(commit.Tree), Policy: policies[t.Root], Red: req.Red, Evidence: evidence, Verdict: req.Verdict, Time: when,
+			Tree: string(commit.Tree), Policy: policies[t.Root], Red: req.Red, Evidence: evidenceJSON, Verdict: req.Verdict, Time: when,
 		})
 		if err != nil {
 			return nil, err
@@ -776,14 +782,14 @@ func commitNote(notes *gitref.NotesStore, commit gitref.Hash, batch []pending, o
 	return nc, nil
 }
 
-// mergeRegression returns the evidence with its "regression" member set to reason
+// mergeRegression returns the evidence ev with its "regression" member set to reason
 // (when reason is not nil), as canonical JSON. Evidence that already has a
 // different regression member is an error: the caller must choose one.
-func mergeRegression(evidence []byte, reason map[string]any) ([]byte, error) {
+func mergeRegression(ev []byte, reason map[string]any) ([]byte, error) {
 	if reason == nil {
-		return evidence, nil
+		return ev, nil
 	}
-	obj, err := evidenceObject(evidence)
+	obj, err := evidence.Object(ev)
 	if err != nil {
 		return nil, err
 	}
@@ -859,22 +865,4 @@ func ParseRegressionReason(s string) (map[string]any, error) {
 		}
 	}
 	return out, nil
-}
-
-// evidenceObject decodes an evidence file (docs/format.md#statements: members
-// copied into the predicate as given), strictly as predicate members are: an
-// empty file is an empty object; anything but a JSON object is an ErrRequest.
-func evidenceObject(evidence []byte) (map[string]any, error) {
-	if len(evidence) == 0 {
-		return map[string]any{}, nil
-	}
-	v, err := strictjson.Decode(evidence, predicate.KnownKeys())
-	if err != nil {
-		return nil, fmt.Errorf("evidence: %w", err)
-	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%w: evidence is not a JSON object", ErrRequest)
-	}
-	return m, nil
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/internal/printable"
@@ -369,7 +370,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		}
 	}
 	if fl.evidencePath != "" {
-		if req.Evidence, err = readInputFile("--evidence", fl.evidencePath, attest.MaxEvidenceFile); err != nil {
+		if req.Evidence, err = readInputFile("--evidence", fl.evidencePath, evidence.MaxEvidenceFile); err != nil {
 			return req, err
 		}
 	}
@@ -384,7 +385,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 			return req, err
 		}
 		req.Red, req.RedShows = &ro.Run, ro
-		req.RedOutputName = attest.ReportName(fl.redOutput)
+		req.RedOutputName = evidence.ReportName(fl.redOutput)
 	}
 	if req.Verdict == predicate.Verified && fl.redOutput == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
@@ -395,15 +396,15 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 // readRedOutput reads the --red-output file, bounded
 // (docs/format.md#verdict-from-evidence): one over the limit — or one that
 // does not end — is exit 1 naming it.
-func readRedOutput(file string, kind predicate.RedKind) (*attest.RedOutput, error) {
+func readRedOutput(file string, kind predicate.RedKind) (*evidence.RedOutput, error) {
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, usageErr("--red-output: %v", err)
 	}
 	defer f.Close()
-	ro, err := attest.ReadRedOutput(f, kind)
+	ro, err := evidence.ReadRedOutput(f, kind)
 	switch {
-	case errors.Is(err, attest.ErrRedOutputLimit):
+	case errors.Is(err, evidence.ErrRedOutputLimit):
 		return nil, withCode(ExitFailure, fmt.Errorf("--red-output %s: %w: nothing was written (give the run's captured output, or its last part)", file, err))
 	case err != nil:
 		return nil, usageErr("--red-output %s: %v", file, err)
@@ -420,9 +421,9 @@ func readInputFile(flag, file string, limit int64) ([]byte, error) {
 		return nil, usageErr("%s: %v", flag, err)
 	}
 	defer f.Close()
-	b, err := attest.ReadLimited(f, limit)
+	b, err := evidence.ReadLimited(f, limit)
 	switch {
-	case errors.Is(err, attest.ErrInputLimit):
+	case errors.Is(err, evidence.ErrInputLimit):
 		return nil, withCode(ExitFailure, fmt.Errorf("%s %s: %w: nothing was written", flag, file, err))
 	case err != nil:
 		return nil, usageErr("%s %s: %v", flag, file, err)
@@ -431,18 +432,18 @@ func readInputFile(flag, file string, limit int64) ([]byte, error) {
 }
 
 // readTestReports reads each --test-report PHASE=FILE, named as
-// attest.ReportName names it.
-func readTestReports(flags []string) ([]attest.PhaseReport, error) {
-	var out []attest.PhaseReport
+// evidence.ReportName names it.
+func readTestReports(flags []string) ([]evidence.PhaseReport, error) {
+	var out []evidence.PhaseReport
 	for _, fl := range flags {
 		phase, file, ok := strings.Cut(fl, "=")
 		if !ok || file == "" {
 			return nil, usageErr("--test-report %q: want PHASE=FILE (PHASE red or green)", fl)
 		}
-		if phase != attest.PhaseRed && phase != attest.PhaseGreen {
+		if phase != evidence.PhaseRed && phase != evidence.PhaseGreen {
 			return nil, usageErr("--test-report %q: phase %q: want red or green", fl, phase)
 		}
-		b, err := readInputFile("--test-report "+phase, file, attest.MaxTestReport)
+		b, err := readInputFile("--test-report "+phase, file, evidence.MaxTestReport)
 		if err != nil {
 			return nil, err
 		}
@@ -450,7 +451,7 @@ func readTestReports(flags []string) ([]attest.PhaseReport, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
-		out = append(out, attest.PhaseReport{Phase: phase, Name: attest.ReportName(file), Report: r})
+		out = append(out, evidence.PhaseReport{Phase: phase, Name: evidence.ReportName(file), Report: r})
 	}
 	return out, nil
 }

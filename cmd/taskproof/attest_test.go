@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -195,7 +195,7 @@ func TestAttestTickRefusals(t *testing.T) {
 	red := file("red.log", "FAIL\n")
 	// An evidence file one byte over the limit (sparse: costs no disk).
 	bigEvidence := file("big.json", "")
-	if err := os.Truncate(bigEvidence, attest.MaxEvidenceFile+1); err != nil {
+	if err := os.Truncate(bigEvidence, evidence.MaxEvidenceFile+1); err != nil {
 		t.Fatal(err)
 	}
 	// Known members of the wrong type, each refused naming the member and

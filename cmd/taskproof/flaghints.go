@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/trust"
 )
 
@@ -34,7 +35,7 @@ func withAttestFlags(err error) error {
 		}
 		return fmt.Errorf("%w: pass --force to replace them", err)
 	}
-	var ce *attest.ContradictionError
+	var ce *evidence.ContradictionError
 	if errors.As(err, &ce) {
 		return fmt.Errorf("%w: pass --force to write it anyway", err)
 	}

@@ -47,6 +47,7 @@ func TestImportRules(t *testing.T) {
 		{"statement", writers, "the Statement leaf imports no writer"},
 		{"keys", writers, "verification-side key code imports no signer"},
 		{"notemerge", signingCode, "merging notes signs nothing"},
+		{"evidence", writers, "reading test reports writes and signs nothing"},
 	}
 	// Readers, those of them that exist: the gate may be split into more.
 	for _, r := range []string{"verify", "audit", "trust", "gate", "report"} {

@@ -1,4 +1,4 @@
-package attest_test
+package evidence_test
 
 import (
 	"bytes"
@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/evidence"
 )
 
 func TestReadLimited(t *testing.T) {
@@ -14,9 +14,9 @@ func TestReadLimited(t *testing.T) {
 		size, limit int64
 		over        bool
 	}{{0, 4, false}, {4, 4, false}, {5, 4, true}, {1 << 20, 4, true}} {
-		b, err := attest.ReadLimited(io.LimitReader(zeros{}, tc.size), tc.limit)
+		b, err := evidence.ReadLimited(io.LimitReader(zeros{}, tc.size), tc.limit)
 		if tc.over {
-			if !errors.Is(err, attest.ErrInputLimit) {
+			if !errors.Is(err, evidence.ErrInputLimit) {
 				t.Errorf("%d bytes, limit %d: err %v, want ErrInputLimit", tc.size, tc.limit, err)
 			}
 			continue
@@ -26,7 +26,7 @@ func TestReadLimited(t *testing.T) {
 		}
 	}
 	// An input that never ends is refused at the limit.
-	if _, err := attest.ReadLimited(zeros{}, 1<<10); !errors.Is(err, attest.ErrInputLimit) {
+	if _, err := evidence.ReadLimited(zeros{}, 1<<10); !errors.Is(err, evidence.ErrInputLimit) {
 		t.Errorf("endless input: err %v, want ErrInputLimit", err)
 	}
 }

@@ -1,4 +1,4 @@
-package attest
+package evidence
 
 import (
 	"bytes"
@@ -123,7 +123,7 @@ func ReadRedOutput(r io.Reader, kind predicate.RedKind) (*RedOutput, error) {
 // output in which the runner says the run passed is no red run — refused
 // (an error matching ErrRequest) unless forced, then a warning; output that
 // does not show a red run of the request's kind is a warning.
-func checkRedOutput(req TickRequest) ([]string, error) {
+func CheckRedOutput(req Request) ([]string, error) {
 	if req.Red == nil || req.Red.Output == nil {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package attest
+package evidence
 
 import (
 	"errors"
@@ -314,7 +314,7 @@ func newTraceBuilder(existing []any, files *testreport.Files) *traceBuilder {
 		}
 		if phase != "" {
 			res, _ := row["result"].(string)
-			tb.have[traceKey{test, phase}] = resultClass(res)
+			tb.have[traceKey{test, phase}] = ResultClass(res)
 		}
 		if _, ok := tb.cites[test]; !ok {
 			c := map[string]any{}
@@ -369,19 +369,20 @@ func (tb *traceBuilder) add(phase string, c testreport.Case, result string) erro
 	return nil
 }
 
-// resultClass reads a trace row's result as phasesFromTrace does: pass, skip
-// or fail.
-func resultClass(res string) string {
-	switch phaseResult(res) {
-	case resultPassed:
+// ResultClass reads a trace row's result (case-insensitive): pass, passed or
+// ok is "pass"; skip or skipped is "skip"; anything else "fail". The
+// test-result statements read the trace by it too.
+func ResultClass(res string) string {
+	switch strings.ToLower(res) {
+	case "pass", "passed", "ok":
 		return "pass"
-	case resultWarned:
+	case "skip", "skipped":
 		return "skip"
 	}
 	return "fail"
 }
 
-// reportOutcome is what [applyReports] gives [Tick].
+// reportOutcome is what [applyReports] gives [FromReports].
 type reportOutcome struct {
 	evidence   []byte
 	red        *predicate.RedRun
@@ -508,13 +509,13 @@ func jestSuiteHint(f reportFacts) string {
 // verdict from the evidence when req.Verdict is empty — or req's verdict,
 // regression reason and red kind checked against the reports (refused when
 // they contradict them, unless req.Force).
-func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, sharing int, req TickRequest) (*reportOutcome, error) {
+func applyReports(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, sharing int, req Request) (*reportOutcome, error) {
 	out := &reportOutcome{verdict: req.Verdict, regression: req.Regression, red: req.Red, urls: map[string]string{}}
 	red, green, err := out.phases(req.Reports)
 	if err != nil {
 		return nil, err
 	}
-	obj, err := evidenceObject(req.Evidence)
+	obj, err := Object(req.Evidence)
 	if err != nil {
 		return nil, err
 	}
@@ -648,7 +649,7 @@ func (out *reportOutcome) contradiction(force bool, what string) error {
 
 // reconcileVerdict sets the verdict and regression reason from the reports'
 // facts when req gives none, else checks req's against them.
-func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, green *PhaseReport, obj map[string]any) error {
+func (out *reportOutcome) reconcileVerdict(req Request, facts reportFacts, green *PhaseReport, obj map[string]any) error {
 	j, derr := verdictFromEvidence(facts)
 	derived, reason := j.verdict, j.reason
 	var why *Why
@@ -707,7 +708,7 @@ func (out *reportOutcome) reconcileVerdict(req TickRequest, facts reportFacts, g
 // classification that decided the verdict (the tick's own tests, or the
 // judged file that decided it), its output the own tests' failures — or
 // checks the red kind and output req gives against it.
-func (out *reportOutcome) reconcileRed(req TickRequest, facts reportFacts, red *PhaseReport, judged *testreport.Files, green *PhaseReport) error {
+func (out *reportOutcome) reconcileRed(req Request, facts reportFacts, red *PhaseReport, judged *testreport.Files, green *PhaseReport) error {
 	class := facts.RedClass
 	if out.judged != nil && out.judged.red.Class != "" {
 		class = out.judged.red.Class
