@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli"
 	"github.com/taskproof/taskproof/internal/sigstoretest"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -486,7 +487,7 @@ func TestActionArgumentsAreLiteral(t *testing.T) {
 // its own and those it inherits.
 func commandFlags(t *testing.T, path ...string) []string {
 	t.Helper()
-	c, _, err := newRootCmd().Find(path)
+	c, _, err := cli.New().Find(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,78 +1,15 @@
 // Command taskproof signs and verifies task-verification attestations for
-// spec-driven development. See README.md; exit codes: docs/format.md#exit-codes.
+// spec-driven development: see README.md, and docs/cli/ for every command,
+// its flags and the exit codes.
 package main
 
 import (
-	"errors"
-	"fmt"
+	"context"
 	"os"
-	"strings"
 
-	"github.com/taskproof/taskproof/internal/panics"
-	"github.com/taskproof/taskproof/internal/printable"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:]))
-}
-
-// run executes the CLI with args and returns the process exit code (docs/format.md#exit-codes).
-// A panic, on the main goroutine or in any goroutine taskproof starts, is
-// taskproof's own bug: exit 5, "internal error" and the stack on stderr.
-func run(args []string) int {
-	root := newRootCmd()
-	root.SetArgs(args)
-	err := internalError(panics.Call(root.Execute))
-	if err == nil {
-		return ExitOK
-	}
-	code := exitCode(err)
-	if !isSilent(err) {
-		fmt.Fprintf(os.Stderr, "taskproof: %s\n", messageText(err.Error()))
-		if s := suggestionsOf(err); len(s) > 0 {
-			fmt.Fprintf(os.Stderr, "\nDid you mean this?\n")
-			for _, name := range s {
-				fmt.Fprintf(os.Stderr, "\t%s\n", printable.String(name))
-			}
-		}
-	}
-	var pe *panics.Error
-	if errors.As(err, &pe) {
-		fmt.Fprintf(os.Stderr, "taskproof: this is a bug in taskproof; the stack where it panicked:\n%s", pe.Stack)
-	}
-	return code
-}
-
-// messageText is a message for people on a terminal
-// (docs/format.md#control-characters-in-reports). Messages quote paths, refs,
-// note text and git's own error output: every character of a line that could
-// act on a terminal is escaped (printable.String), while the line breaks and
-// tabs of a message of several lines are kept as such, never shown as `\n`
-// or `\t`. Every line after the first is indented, so that no line of quoted
-// text can pass for a message of its own ("taskproof: …", "warning: …").
-func messageText(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		cells := strings.Split(l, "\t")
-		for j, c := range cells {
-			cells[j] = printable.String(c)
-		}
-		lines[i] = strings.Join(cells, "\t")
-		if i > 0 {
-			lines[i] = "  " + lines[i]
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// internalError is err, or the first panic recovered during the command when
-// there was one: whatever the code between made of it (wrapped into another
-// kind of error, read as a finding, or nothing), the result is not to be
-// trusted.
-func internalError(err error) error {
-	pe := panics.Recovered()
-	if pe == nil || errors.As(err, new(*panics.Error)) {
-		return err
-	}
-	return pe
+	os.Exit(cli.Main(context.Background(), os.Args[1:]))
 }

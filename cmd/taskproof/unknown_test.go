@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -72,7 +73,7 @@ func TestUnknownEverywhere(t *testing.T) {
 		}
 		check(append(slices.Clone(path), "--no-such-flag-anywhere"), "")
 	}
-	walk(newRootCmd(), nil)
+	walk(cli.New(), nil)
 	if commands < 15 || flags < 15 {
 		t.Fatalf("walked %d commands and %d flags: the tree is not the one newRootCmd builds", commands, flags)
 	}
@@ -209,7 +210,7 @@ func TestFlagValueNames(t *testing.T) {
 			walk(sub)
 		}
 	}
-	walk(newRootCmd())
+	walk(cli.New())
 	if n < 50 {
 		t.Fatalf("checked %d flags", n)
 	}

@@ -1,14 +1,11 @@
-package main
+package cmdutil
 
 import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"syscall"
 	"testing"
-
-	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
@@ -83,7 +80,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrBadRef", gitref.ErrBadRef, ExitGit},
 		{"*gitref.BadRefError", &gitref.BadRefError{Ref: "refs/heads/x"}, ExitGit},
 		// A tasks file that cannot be read: bad input (verify makes it exit 1
-		// with withCode, below).
+		// with WithCode, below).
 		{"*tick.TasksFileError", &tick.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
 		// notes push / pull / sync, config, carry.
 		{"gitref.ErrRemoteNotesAbsent", gitref.ErrRemoteNotesAbsent, ExitGit},
@@ -127,12 +124,12 @@ func TestExitCode(t *testing.T) {
 		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: &gitref.MissingObjectError{Kind: "blob"}}, ExitGit},
 
 		// Marked errors win over every row.
-		{"withCode over a row", withCode(ExitFailure, fmt.Errorf("the gate fails: %w", &tick.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
-		{"usageErr", usageErr("bad %s", "flag"), ExitUsage},
-		{"failed", failed(), ExitFailure},
-		{"flagError", &flagError{err: errors.New(`unknown flag: --x`)}, ExitUsage},
+		{"WithCode over a row", WithCode(ExitFailure, fmt.Errorf("the gate fails: %w", &tick.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
+		{"Usagef", Usagef("bad %s", "flag"), ExitUsage},
+		{"failed", Failed(), ExitFailure},
+		{"FlagError", &FlagError{Err: errors.New(`unknown flag: --x`)}, ExitUsage},
 		{"notemerge.ErrNoSuchConflict", notemerge.ErrNoSuchConflict, ExitUsage},
-		{"flagError over a row", &flagError{err: fmt.Errorf("invalid argument: %w", gitref.ErrBadRefName)}, ExitUsage},
+		{"FlagError over a row", &FlagError{Err: fmt.Errorf("invalid argument: %w", gitref.ErrBadRefName)}, ExitUsage},
 		// cobra's untyped usage errors: only its own text, wrapping nothing.
 		{"cobra unknown command", errors.New(`unknown command "bogus" for "taskproof"`), ExitUsage},
 		{"cobra required flag", errors.New(`required flag(s) "key" not set`), ExitUsage},
@@ -145,8 +142,8 @@ func TestExitCode(t *testing.T) {
 		// A recovered panic is a bug whatever marks or wraps it, and whatever
 		// its value.
 		{"recovered panic", &panics.Error{Value: "x"}, ExitInternal},
-		{"withCode over a panic", withCode(ExitGit, fmt.Errorf("reading: %w", &panics.Error{Value: gitref.ErrMissingObject})), ExitInternal},
-		{"panic with a usage error", &panics.Error{Value: &flagError{err: errors.New("x")}}, ExitInternal},
+		{"WithCode over a panic", WithCode(ExitGit, fmt.Errorf("reading: %w", &panics.Error{Value: gitref.ErrMissingObject})), ExitInternal},
+		{"panic with a usage error", &panics.Error{Value: &FlagError{Err: errors.New("x")}}, ExitInternal},
 	}
 	hit := make([]bool, len(exitCodes))
 	for _, tc := range cases {
@@ -155,8 +152,8 @@ func TestExitCode(t *testing.T) {
 			errs = errs[:1] // cobra's text counts only unwrapped (see the last cases)
 		}
 		for _, err := range errs {
-			if got := exitCode(err); got != tc.want {
-				t.Errorf("%s: exitCode(%q) = %d, want %d", tc.name, err, got, tc.want)
+			if got := ExitCode(err); got != tc.want {
+				t.Errorf("%s: ExitCode(%q) = %d, want %d", tc.name, err, got, tc.want)
 			}
 		}
 		if i := exitRow(tc.err); i >= 0 {
@@ -167,54 +164,5 @@ func TestExitCode(t *testing.T) {
 		if !h {
 			t.Errorf("exitCodes row %d (is %v, code %d) has no case in TestExitCode", i, exitCodes[i].is, exitCodes[i].code)
 		}
-	}
-}
-
-// TestExitCodeCobraUsage runs the command line's own usage errors in process:
-// cobra's flag and argument errors exit 2 as typed errors, an unknown command
-// through the narrow fallback.
-func TestExitCodeCobraUsage(t *testing.T) {
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer devnull.Close()
-	stderr := os.Stderr
-	os.Stderr = devnull
-	defer func() { os.Stderr = stderr }()
-	for _, args := range [][]string{
-		{"bogus"},
-		{"ticks", "--bogus-flag"},
-		{"ticks", "a..b", "c..d"},
-		{"carry", "onlyone"},
-		{"init", "extra"},
-		{"completion", "bash", "extra"},
-		{"attest", "tick", "--verdict"},
-	} {
-		if got := run(args); got != ExitUsage {
-			t.Errorf("run(%q) = %d, want %d", args, got, ExitUsage)
-		}
-	}
-}
-
-// TestTypedArgs: after newRootCmd every Args validator of taskproof's own
-// commands returns a *flagError.
-func TestTypedArgs(t *testing.T) {
-	var walk func(c *cobra.Command)
-	n := 0
-	walk = func(c *cobra.Command) {
-		if c.Args != nil {
-			n++
-			if err := c.Args(c, []string{"a", "b", "c", "d"}); err != nil && !isType[*flagError](err) {
-				t.Errorf("%s: Args error %T %q is not a *flagError", c.CommandPath(), err, err)
-			}
-		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(newRootCmd())
-	if n == 0 {
-		t.Fatal("no command has an Args validator")
 	}
 }

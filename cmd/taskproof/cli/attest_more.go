@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -59,7 +61,7 @@ refused, naming them (docs/format.md#attesting-safely).`,
 		}
 		for name, v := range map[string]string{"--task": task, "--verdict": verdict, "--by": by, "--reason": reason} {
 			if strings.TrimSpace(v) == "" {
-				return usageErr("%s is required", name)
+				return cmdutil.Usagef("%s is required", name)
 			}
 		}
 		req := attest.DecideRequest{Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
@@ -123,7 +125,7 @@ output says why (already signed by this key, bundles, statements about another c
 		}
 		defer repo.Close()
 		if sf.unsigned {
-			return usageErr("attest sign signs: --unsigned does not apply")
+			return cmdutil.Usagef("attest sign signs: --unsigned does not apply")
 		}
 		signers, err := sf.signers(c, repo)
 		if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -24,10 +26,6 @@ import (
 	"github.com/taskproof/taskproof/testreport"
 	"github.com/taskproof/taskproof/tick"
 )
-
-func init() {
-	subcommands = append(subcommands, newAttestCmd)
-}
 
 func newAttestCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -75,25 +73,25 @@ func (f *signerFlags) add(c *cobra.Command) {
 // contacted until the first statement is signed.
 func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 	if len(f.keys) > 0 || f.passEnv != "" || f.unsigned {
-		return nil, usageErr("--signer sigstore signs keylessly: --key, --key-passphrase-env and --unsigned do not apply")
+		return nil, cmdutil.Usagef("--signer sigstore signs keylessly: --key, --key-passphrase-env and --unsigned do not apply")
 	}
 	if f.fulcioURL == "" || f.rekorURL == "" {
-		return nil, usageErr("--signer sigstore needs --fulcio-url and --rekor-url (e.g. https://fulcio.sigstore.dev and https://rekor.sigstore.dev); taskproof has no built-in default and never signs without a transparency log")
+		return nil, cmdutil.Usagef("--signer sigstore needs --fulcio-url and --rekor-url (e.g. https://fulcio.sigstore.dev and https://rekor.sigstore.dev); taskproof has no built-in default and never signs without a transparency log")
 	}
 	var token string
 	switch {
 	case f.tokenEnv != "" && f.tokenFile != "":
-		return nil, usageErr("give --oidc-token-env or --identity-token-file, not both")
+		return nil, cmdutil.Usagef("give --oidc-token-env or --identity-token-file, not both")
 	case f.tokenEnv != "":
 		v, ok := os.LookupEnv(f.tokenEnv)
 		if !ok || strings.TrimSpace(v) == "" {
-			return nil, withCode(ExitTrust, fmt.Errorf("--oidc-token-env: environment variable %s is not set or empty", f.tokenEnv))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("--oidc-token-env: environment variable %s is not set or empty", f.tokenEnv))
 		}
 		token = strings.TrimSpace(v)
 	case f.tokenFile != "":
 		b, err := os.ReadFile(f.tokenFile)
 		if err != nil {
-			return nil, withCode(ExitTrust, fmt.Errorf("--identity-token-file: %w", err))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("--identity-token-file: %w", err))
 		}
 		token = strings.TrimSpace(string(b))
 	default:
@@ -102,19 +100,19 @@ func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 		reqURL, reqToken := os.Getenv(signer.ActionsTokenURLEnv), os.Getenv(signer.ActionsTokenEnv)
 		switch {
 		case reqURL == "" && reqToken == "":
-			return nil, usageErr("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE (in GitHub Actions it is fetched by itself when the job has `permissions: id-token: write`)")
+			return nil, cmdutil.Usagef("--signer sigstore needs an OIDC identity token: --oidc-token-env VAR or --identity-token-file FILE (in GitHub Actions it is fetched by itself when the job has `permissions: id-token: write`)")
 		case reqURL == "" || reqToken == "":
-			return nil, withCode(ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", signer.ErrSigstore, signer.ActionsTokenURLEnv, signer.ActionsTokenEnv))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", signer.ErrSigstore, signer.ActionsTokenURLEnv, signer.ActionsTokenEnv))
 		}
 		t, err := signer.FetchActionsIDToken(context.Background(), reqURL, reqToken, signer.SigstoreAudience, f.timeout)
 		if err != nil {
-			return nil, withCode(ExitTrust, err)
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 		}
 		token = t
 	}
 	s, err := signer.NewSigstore(signer.SigstoreOptions{FulcioURL: f.fulcioURL, RekorURL: f.rekorURL, IDToken: token, Timeout: f.timeout})
 	if err != nil {
-		return nil, withCode(ExitTrust, err)
+		return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 	}
 	return []signer.Signer{s}, nil
 }
@@ -125,30 +123,30 @@ func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Signer, error) {
 	if !f.unsigned {
 		if err := signer.CheckActionsEvent(os.Getenv); err != nil {
-			return nil, withCode(ExitTrust, err)
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 		}
 	}
 	switch signer.Kind(f.kind) {
 	case "", signer.KindSSH, signer.KindOpenPGP, signer.KindRaw:
 		if f.fulcioURL != "" || f.rekorURL != "" || f.tokenEnv != "" || f.tokenFile != "" {
-			return nil, usageErr("--fulcio-url, --rekor-url, --oidc-token-env and --identity-token-file go with --signer sigstore")
+			return nil, cmdutil.Usagef("--fulcio-url, --rekor-url, --oidc-token-env and --identity-token-file go with --signer sigstore")
 		}
 	case signer.KindSigstore:
 		if f.rsaScheme != "" {
-			return nil, usageErr("--rsa-scheme goes with raw RSA keys, not --signer sigstore")
+			return nil, cmdutil.Usagef("--rsa-scheme goes with raw RSA keys, not --signer sigstore")
 		}
 		return f.sigstoreSigner()
 	default:
-		return nil, usageErr("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
+		return nil, cmdutil.Usagef("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
 	}
 	switch signer.RSAScheme(f.rsaScheme) {
 	case "", signer.RSAPSS, signer.RSAPKCS1v15:
 	default:
-		return nil, usageErr("--rsa-scheme %q: want pss or pkcs1v15", f.rsaScheme)
+		return nil, cmdutil.Usagef("--rsa-scheme %q: want pss or pkcs1v15", f.rsaScheme)
 	}
 	if f.unsigned {
 		if f.kind != "" || len(f.keys) > 0 || f.passEnv != "" || f.rsaScheme != "" {
-			return nil, usageErr("--unsigned writes unsigned statements: --signer, --key, --key-passphrase-env and --rsa-scheme do not apply")
+			return nil, cmdutil.Usagef("--unsigned writes unsigned statements: --signer, --key, --key-passphrase-env and --rsa-scheme do not apply")
 		}
 		fmt.Fprintln(c.ErrOrStderr(), "warning: writing unsigned statements (--unsigned); sign them later with `taskproof attest sign`")
 		return nil, nil
@@ -157,13 +155,13 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 	if f.passEnv != "" {
 		v, ok := os.LookupEnv(f.passEnv)
 		if !ok {
-			return nil, withCode(ExitTrust, fmt.Errorf("--key-passphrase-env: environment variable %s is not set", f.passEnv))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("--key-passphrase-env: environment variable %s is not set", f.passEnv))
 		}
 		choice.Passphrase = []byte(v)
 	}
 	config, err := repo.Config()
 	if err != nil {
-		return nil, withCode(ExitTrust, err)
+		return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 	}
 	s, err := signer.Choose(choice, config)
 	if errors.Is(err, signer.ErrPassphraseRequired) && f.passEnv == "" && term.IsTerminal(int(os.Stdin.Fd())) {
@@ -175,7 +173,7 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 		pass, perr := term.ReadPassword(int(os.Stdin.Fd()))
 		fmt.Fprintln(c.ErrOrStderr())
 		if perr != nil {
-			return nil, withCode(ExitTrust, fmt.Errorf("reading passphrase: %w", perr))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("reading passphrase: %w", perr))
 		}
 		choice.Passphrase = pass
 		s, err = signer.Choose(choice, config)
@@ -183,15 +181,15 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 	if err != nil {
 		switch {
 		case errors.Is(err, signer.ErrPassphraseRequired):
-			return nil, withCode(ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("%w (pass --key-passphrase-env VAR, or run on a terminal to be prompted)", err))
 		case errors.Is(err, signer.ErrChoice):
-			return nil, withCode(ExitUsage, err)
+			return nil, cmdutil.WithCode(cmdutil.ExitUsage, err)
 		case errors.Is(err, signer.ErrNoSigner):
-			return nil, withCode(ExitTrust, fmt.Errorf("%w (a key file: --key FILE; unsigned: --unsigned)", err))
+			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("%w (a key file: --key FILE; unsigned: --unsigned)", err))
 		}
 		// Every other failure is a key or configuration problem: an unreadable
 		// key file, a key of the wrong kind, git config that cannot be read.
-		return nil, withCode(ExitTrust, err)
+		return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 	}
 	return s, nil
 }
@@ -327,7 +325,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	req := attest.TickRequest{Tasks: fl.tasks, Unit: fl.unitDir, Verdict: predicate.Verdict(fl.verdict), DryRun: fl.dryRun,
 		Force: fl.force, SkipAttested: fl.skipAttested, RedKindSet: c.Flags().Changed("red-kind")}
 	if fl.force && fl.skipAttested {
-		return req, usageErr("--force replaces the statements the note holds, --skip-attested keeps them: give one")
+		return req, cmdutil.Usagef("--force replaces the statements the note holds, --skip-attested keeps them: give one")
 	}
 	if fl.policyFile != "" {
 		pol, err := policy.Load(fl.policyFile)
@@ -355,18 +353,18 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	case c.Flags().Changed("test-files"):
 		req.TestFiles = fl.testFiles
 		if len(req.Reports) == 0 {
-			return req, usageErr("--test-files goes with --test-report green=FILE")
+			return req, cmdutil.Usagef("--test-files goes with --test-report green=FILE")
 		}
 	}
 	if req.Verdict == predicate.RegressionOnly && fl.regression == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
-		return req, usageErr("--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)")
+		return req, cmdutil.Usagef("--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)")
 	}
 	if fl.regression != "" {
 		if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
-			return req, usageErr("--regression-reason goes with --verdict regression_only")
+			return req, cmdutil.Usagef("--regression-reason goes with --verdict regression_only")
 		}
 		if req.Regression, err = attest.ParseRegressionReason(fl.regression); err != nil {
-			return req, withCode(ExitUsage, err)
+			return req, cmdutil.WithCode(cmdutil.ExitUsage, err)
 		}
 	}
 	if fl.evidencePath != "" {
@@ -378,7 +376,7 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		switch predicate.RedKind(fl.redKind) {
 		case predicate.RedAssertion, predicate.RedMissingSymbol:
 		default:
-			return req, usageErr("--red-kind %q: want assertion or missing_symbol", fl.redKind)
+			return req, cmdutil.Usagef("--red-kind %q: want assertion or missing_symbol", fl.redKind)
 		}
 		ro, err := readRedOutput(fl.redOutput, predicate.RedKind(fl.redKind))
 		if err != nil {
@@ -399,15 +397,15 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 func readRedOutput(file string, kind predicate.RedKind) (*evidence.RedOutput, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, usageErr("--red-output: %v", err)
+		return nil, cmdutil.Usagef("--red-output: %v", err)
 	}
 	defer f.Close()
 	ro, err := evidence.ReadRedOutput(f, kind)
 	switch {
 	case errors.Is(err, evidence.ErrRedOutputLimit):
-		return nil, withCode(ExitFailure, fmt.Errorf("--red-output %s: %w: nothing was written (give the run's captured output, or its last part)", file, err))
+		return nil, cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("--red-output %s: %w: nothing was written (give the run's captured output, or its last part)", file, err))
 	case err != nil:
-		return nil, usageErr("--red-output %s: %v", file, err)
+		return nil, cmdutil.Usagef("--red-output %s: %v", file, err)
 	}
 	return ro, nil
 }
@@ -418,15 +416,15 @@ func readRedOutput(file string, kind predicate.RedKind) (*evidence.RedOutput, er
 func readInputFile(flag, file string, limit int64) ([]byte, error) {
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, usageErr("%s: %v", flag, err)
+		return nil, cmdutil.Usagef("%s: %v", flag, err)
 	}
 	defer f.Close()
 	b, err := evidence.ReadLimited(f, limit)
 	switch {
 	case errors.Is(err, evidence.ErrInputLimit):
-		return nil, withCode(ExitFailure, fmt.Errorf("%s %s: %w: nothing was written", flag, file, err))
+		return nil, cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("%s %s: %w: nothing was written", flag, file, err))
 	case err != nil:
-		return nil, usageErr("%s %s: %v", flag, file, err)
+		return nil, cmdutil.Usagef("%s %s: %v", flag, file, err)
 	}
 	return b, nil
 }
@@ -438,10 +436,10 @@ func readTestReports(flags []string) ([]evidence.PhaseReport, error) {
 	for _, fl := range flags {
 		phase, file, ok := strings.Cut(fl, "=")
 		if !ok || file == "" {
-			return nil, usageErr("--test-report %q: want PHASE=FILE (PHASE red or green)", fl)
+			return nil, cmdutil.Usagef("--test-report %q: want PHASE=FILE (PHASE red or green)", fl)
 		}
 		if phase != evidence.PhaseRed && phase != evidence.PhaseGreen {
-			return nil, usageErr("--test-report %q: phase %q: want red or green", fl, phase)
+			return nil, cmdutil.Usagef("--test-report %q: phase %q: want red or green", fl, phase)
 		}
 		b, err := readInputFile("--test-report "+phase, file, evidence.MaxTestReport)
 		if err != nil {
@@ -449,7 +447,7 @@ func readTestReports(flags []string) ([]evidence.PhaseReport, error) {
 		}
 		r, err := testreport.Parse(file, b)
 		if err != nil {
-			return nil, withCode(ExitUsage, err)
+			return nil, cmdutil.WithCode(cmdutil.ExitUsage, err)
 		}
 		out = append(out, evidence.PhaseReport{Phase: phase, Name: evidence.ReportName(file), Report: r})
 	}
@@ -533,7 +531,7 @@ func checkVerdictGiven(verdict string, verdictFromEvidence bool) error {
 	if verdict != "" || verdictFromEvidence {
 		return nil
 	}
-	return usageErr("attest tick needs --verdict, one of:\n"+
+	return cmdutil.Usagef("attest tick needs --verdict, one of:\n"+
 		"  verified          a failing-then-passing acceptance test (give --red-output and/or --evidence)\n"+
 		"  regression_only   no such test, with --regression-reason REASON (%s)\n"+
 		"(attested and skipped decisions: taskproof attest decide)", "planning_work, tests_not_collected, no_story, no_scenarios:story=US1, "+

@@ -1,8 +1,10 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"os"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -37,7 +39,7 @@ func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
 		}
 		return nil
 	}
-	return usageErr("unknown --format %q", format)
+	return cmdutil.Usagef("unknown --format %q", format)
 }
 
 // ciOptions reads the gate flags the report was made with, so objects mode's

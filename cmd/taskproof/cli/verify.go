@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -19,10 +21,6 @@ import (
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
-
-func init() {
-	subcommands = append(subcommands, newVerifyCmd)
-}
 
 // verifyFlags are verify's flags beyond the format and the notes' remotes.
 type verifyFlags struct {
@@ -97,7 +95,7 @@ Exit codes:
 		}
 		var tf *tick.TasksFileError
 		if errors.As(err, &tf) {
-			err = withCode(ExitFailure, fmt.Errorf("the gate fails: %w", err))
+			err = cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the gate fails: %w", err))
 		}
 		if err != nil {
 			writeErrorResult(c, err)
@@ -115,7 +113,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	if !flags.branch && flags.base != "" {
-		return usageErr("--base goes with --branch")
+		return cmdutil.Usagef("--base goes with --branch")
 	}
 	repo, notes, err := openRepo(c, gitref.Access{OnePass: true})
 	if err != nil {
@@ -156,7 +154,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 		return err
 	}
 	if flags.jsonReport != "" {
-		if err := writeOutputFile("--json-report", flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+		if err := cmdutil.WriteOutputFile("--json-report", flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -166,7 +164,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	warnEmptyRange(c, tg, rep)
 	noteNoTicks(c, tg, rep)
 	if rep.Conclusion == verify.Failure {
-		return failed()
+		return cmdutil.Failed()
 	}
 	return nil
 }
@@ -252,7 +250,7 @@ func parseAt(at string, def time.Time) (time.Time, error) {
 	}
 	when, err := time.Parse(time.RFC3339, at)
 	if err != nil {
-		return time.Time{}, usageErr("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
+		return time.Time{}, cmdutil.Usagef("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
 	}
 	return when, nil
 }
@@ -279,7 +277,7 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 	t.Range = true
 	if isRange {
 		if branch {
-			return t, usageErr("give --branch or a range A..B, not both")
+			return t, cmdutil.Usagef("give --branch or a range A..B, not both")
 		}
 		if t.Base, t.Head, err = repo.ResolveRange(args[0]); err != nil {
 			return t, err
@@ -291,7 +289,7 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 		return t, err
 	}
 	if len(args) > 1 {
-		return t, usageErr("--branch takes at most one HEAD revision")
+		return t, cmdutil.Usagef("--branch takes at most one HEAD revision")
 	}
 	if t.Head, err = repo.Resolve(argOr(args, "HEAD")); err != nil {
 		return t, err

@@ -1,4 +1,4 @@
-package main
+package cmdutil
 
 import (
 	"errors"
@@ -14,15 +14,15 @@ import (
 // the kernel bounds a path's (ELOOP).
 const maxOutputLinks = 40
 
-// outputFileError is a report file that could not be written: exit 4 (the
+// OutputFileError is a report file that could not be written: exit 4 (the
 // system's state, not the repository's), and not tried a second time for the
 // error result of the same run.
-type outputFileError struct{ err error }
+type OutputFileError struct{ err error }
 
-func (e *outputFileError) Error() string { return e.err.Error() }
-func (e *outputFileError) Unwrap() error { return e.err }
+func (e *OutputFileError) Error() string { return e.err.Error() }
+func (e *OutputFileError) Unwrap() error { return e.err }
 
-// writeOutputFile writes the report file a command-line option (flag) names,
+// WriteOutputFile writes the report file a command-line option (flag) names,
 // the way the shell's `>` would, except that a regular file never holds half
 // a report (docs/format.md#report-files):
 //   - an absent path or a regular file is replaced atomically: write's output
@@ -37,9 +37,9 @@ func (e *outputFileError) Unwrap() error { return e.err }
 //   - a directory is an error.
 //
 // A failure is exit 4.
-func writeOutputFile(flag, path string, write func(io.Writer) error) error {
+func WriteOutputFile(flag, path string, write func(io.Writer) error) error {
 	fail := func(err error) error {
-		return withCode(ExitGit, &outputFileError{fmt.Errorf("%s %s: %w", flag, path, err)})
+		return WithCode(ExitGit, &OutputFileError{fmt.Errorf("%s %s: %w", flag, path, err)})
 	}
 	target, fi, inPlace, err := resolveOutputFile(path)
 	switch {

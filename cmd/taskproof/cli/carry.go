@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -175,7 +177,7 @@ func checkFrom(c *cobra.Command, repo *gitref.Repo, src trust.Sources, fromArg s
 			return err
 		}
 		if res.Status != trust.OK {
-			return withCode(ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, fromArg))
+			return cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("its signatures are %s: not carried (check with `taskproof verify %s`)", res.Status, fromArg))
 		}
 		return nil
 	}, nil
@@ -226,7 +228,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 		return []carry.Pair{{From: from, To: to}}, nil, nil
 	}
 	if !fromRange || !toRange {
-		return nil, nil, usageErr("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", fromArg, toArg)
+		return nil, nil, cmdutil.Usagef("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", fromArg, toArg)
 	}
 	fb, fh, err := repo.ResolveRange(fromArg)
 	if err != nil {

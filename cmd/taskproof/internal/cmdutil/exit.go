@@ -1,11 +1,9 @@
-package main
+package cmdutil
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
@@ -48,36 +46,36 @@ func (e *exitError) Error() string {
 }
 func (e *exitError) Unwrap() error { return e.err }
 
-// withCode marks err with an exit code.
-func withCode(code int, err error) error {
+// WithCode marks err with an exit code.
+func WithCode(code int, err error) error {
 	if err == nil {
 		return nil
 	}
 	return &exitError{code: code, err: err}
 }
 
-// orCode marks err with code unless a row of [exitCodes] names it: a
+// OrCode marks err with code unless a row of [exitCodes] names it: a
 // command's own reading of its errors applies to those the table does not
 // know, never over a row (a storage fault met writing the config stays exit
 // 4, not the config error the command would call it).
-func orCode(code int, err error) error {
+func OrCode(code int, err error) error {
 	if err == nil || exitRow(err) >= 0 {
 		return err
 	}
-	return withCode(code, err)
+	return WithCode(code, err)
 }
 
-// usageErr is a usage error (exit 2).
-func usageErr(format string, a ...any) error {
+// Usagef is a usage error (exit 2).
+func Usagef(format string, a ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, a...)}
 }
 
-// failed reports that the command's report already said what failed (exit 1, no
+// Failed reports that the command's report already said what failed (exit 1, no
 // further message).
-func failed() error { return &exitError{code: ExitFailure, silent: true} }
+func Failed() error { return &exitError{code: ExitFailure, silent: true} }
 
 // exitCodes maps the libraries' sentinel and typed errors to exit codes, in
-// one ordered table: [exitCode] returns the code of the first row whose error
+// one ordered table: [ExitCode] returns the code of the first row whose error
 // the chain matches (errors.Is for a sentinel, errors.As for a type; typed
 // errors that match a sentinel through Is or Unwrap are listed by it).
 //
@@ -97,7 +95,7 @@ func failed() error { return &exitError{code: ExitFailure, silent: true} }
 // error can wrap (or be wrapped by) another row's must be placed by the same
 // rule and named here.
 //
-// Errors marked by [withCode] (and [flagError]) win over every row.
+// Errors marked by [WithCode] (and [FlagError]) win over every row.
 var exitCodes = []struct {
 	is   error            // a sentinel, matched with errors.Is
 	as   func(error) bool // or a type, matched with errors.As
@@ -139,7 +137,7 @@ var exitCodes = []struct {
 	// A tasks file that cannot be read is bad input for the commands that
 	// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what
 	// the gate cannot judge fails it.
-	{as: isType[*tick.TasksFileError], code: ExitUsage},
+	{as: IsType[*tick.TasksFileError], code: ExitUsage},
 	// notes push / pull / sync and carry.
 	{is: gitref.ErrRemoteNotesAbsent, code: ExitGit},
 	{is: gitref.ErrRemoteUnknown, code: ExitGit},
@@ -176,26 +174,26 @@ var exitCodes = []struct {
 	// earlier row.
 }
 
-// isType reports whether err's chain holds an error of type T.
-func isType[T error](err error) bool {
+// IsType reports whether err's chain holds an error of type T.
+func IsType[T error](err error) bool {
 	var t T
 	return errors.As(err, &t)
 }
 
-// exitCode returns the process exit code for err (docs/format.md#exit-codes):
-// 5 for a recovered panic (*panics.Error), else the code [withCode] or
-// [flagError] gave it, else the first matching row of [exitCodes], else 2 for
+// ExitCode returns the process exit code for err (docs/format.md#exit-codes):
+// 5 for a recovered panic (*panics.Error), else the code [WithCode] or
+// [FlagError] gave it, else the first matching row of [exitCodes], else 2 for
 // the few usage errors cobra returns untyped (see [isCobraUsage]), else 5: an
 // error no row names is taskproof's own bug.
-func exitCode(err error) int {
-	if isType[*panics.Error](err) {
+func ExitCode(err error) int {
+	if IsType[*panics.Error](err) {
 		return ExitInternal // a bug, whatever marked it on the way
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	if isType[*flagError](err) {
+	if IsType[*FlagError](err) {
 		return ExitUsage
 	}
 	if i := exitRow(err); i >= 0 {
@@ -217,35 +215,19 @@ func exitRow(err error) int {
 	return -1
 }
 
-// flagError is a command-line usage error cobra found before the command ran:
+// FlagError is a command-line usage error cobra found before the command ran:
 // a flag it cannot parse (root's SetFlagErrorFunc) or a wrong number of
-// arguments (the commands' Args, wrapped by [typedArgs]). Exit 2, as gh's
+// arguments (the commands' Args, wrapped by the command tree). Exit 2, as gh's
 // FlagError.
-type flagError struct{ err error }
+type FlagError struct{ Err error }
 
-func (e *flagError) Error() string { return e.err.Error() }
-func (e *flagError) Unwrap() error { return e.err }
-
-// typedArgs wraps the Args validator of c and of its subcommands so that
-// their errors are *flagError.
-func typedArgs(c *cobra.Command) {
-	if args := c.Args; args != nil {
-		c.Args = func(c *cobra.Command, a []string) error {
-			if err := args(c, a); err != nil {
-				return &flagError{err: err}
-			}
-			return nil
-		}
-	}
-	for _, sub := range c.Commands() {
-		typedArgs(sub)
-	}
-}
+func (e *FlagError) Error() string { return e.Err.Error() }
+func (e *FlagError) Unwrap() error { return e.Err }
 
 // isCobraUsage recognises the usage errors cobra returns as plain errors
 // that taskproof cannot type: an unknown command of the root (cobra finds it
 // before any hook runs), an Args error of a command cobra adds itself after
-// [typedArgs] ran (completion, __complete), a required flag or a flag group
+// the tree wrapped the others (completion, __complete), a required flag or a flag group
 // left unsatisfied. It matches
 // only an error that wraps nothing and starts with cobra's own text.
 func isCobraUsage(err error) bool {
@@ -264,7 +246,9 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
-func isSilent(err error) bool {
+// IsSilent reports whether err was already reported to the user (a failing
+// report was printed): the exit code stands, no message is added.
+func IsSilent(err error) bool {
 	var ee *exitError
 	return errors.As(err, &ee) && ee.silent
 }

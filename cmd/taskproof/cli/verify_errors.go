@@ -1,9 +1,11 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -14,13 +16,13 @@ import (
 // errorKind names an exit code's class in machine-readable error results.
 func errorKind(code int) string {
 	switch code {
-	case ExitFailure:
+	case cmdutil.ExitFailure:
 		return "unjudgeable_input"
-	case ExitUsage:
+	case cmdutil.ExitUsage:
 		return "usage"
-	case ExitTrust:
+	case cmdutil.ExitTrust:
 		return "trust_or_config"
-	case ExitGit:
+	case cmdutil.ExitGit:
 		return "git_precondition"
 	}
 	return "internal"
@@ -36,15 +38,15 @@ func errorKind(code int) string {
 // exit code stays err's. A --json-report file that could not be written is
 // not tried again: its error is the one err reports.
 func writeErrorResult(c *cobra.Command, err error) {
-	code := exitCode(err)
-	if isSilent(err) || code < ExitFailure || code > ExitInternal {
+	code := cmdutil.ExitCode(err)
+	if cmdutil.IsSilent(err) || code < cmdutil.ExitFailure || code > cmdutil.ExitInternal {
 		return
 	}
 	format, _ := c.Flags().GetString("format")
 	out := c.OutOrStdout()
 	res := report.ErrorResult{ExitCode: code, Kind: errorKind(code), Conclusion: conclusionOf(code), Case: junitErrorCase(code), Message: err.Error(), ToolVersion: attest.Version}
-	if path, _ := c.Flags().GetString("json-report"); path != "" && !isType[*outputFileError](err) {
-		if werr := writeOutputFile("--json-report", path, func(w io.Writer) error { return report.WriteErrorJSON(w, res) }); werr != nil {
+	if path, _ := c.Flags().GetString("json-report"); path != "" && !cmdutil.IsType[*cmdutil.OutputFileError](err) {
+		if werr := cmdutil.WriteOutputFile("--json-report", path, func(w io.Writer) error { return report.WriteErrorJSON(w, res) }); werr != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %v\n", werr)
 		}
 	}
@@ -74,7 +76,7 @@ func writeErrorResult(c *cobra.Command, err error) {
 // junitErrorCase names the errored test case of report.WriteErrorJUnit: "internal"
 // for taskproof's own bug (exit 5), "preconditions" for the rest.
 func junitErrorCase(code int) string {
-	if code == ExitInternal {
+	if code == cmdutil.ExitInternal {
 		return "internal"
 	}
 	return "preconditions"
@@ -101,7 +103,7 @@ func appendText(path, s string) error {
 // code: "failure" for a gate that failed because it could not judge its input
 // (exit 1), "error" for the preconditions and taskproof's own bugs (exit 2–5).
 func conclusionOf(code int) string {
-	if code == ExitFailure {
+	if code == cmdutil.ExitFailure {
 		return "failure"
 	}
 	return "error"

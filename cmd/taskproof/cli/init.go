@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -7,15 +7,13 @@ import (
 	"os/exec"
 	"slices"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/notemerge"
 )
-
-func init() {
-	subcommands = append(subcommands, newInitCmd)
-}
 
 func newInitCmd() *cobra.Command {
 	var (
@@ -72,7 +70,7 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 		if hooks {
 			h, err := installHook(repo, dryRun)
 			if err != nil {
-				return withCode(ExitGit, fmt.Errorf("installing the prepare-commit-msg hook: %w", err))
+				return cmdutil.WithCode(cmdutil.ExitGit, fmt.Errorf("installing the prepare-commit-msg hook: %w", err))
 			}
 			if h.Action == "kept" {
 				warnings = append(warnings, fmt.Sprintf("%s is not taskproof's hook: kept; add the line 'taskproof hook prepare-commit-msg \"$@\"' to it", h.Path))
@@ -106,10 +104,10 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	var warnings []string
 	target := remote
 	if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
-		return nil, nil, orCode(ExitTrust, err)
+		return nil, nil, cmdutil.OrCode(cmdutil.ExitTrust, err)
 	} else if !ok {
 		if named {
-			return nil, nil, withCode(ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
+			return nil, nil, cmdutil.WithCode(cmdutil.ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
 		}
 		warnings = append(warnings, fmt.Sprintf("no remote %q: fetch refspecs not added (run `taskproof init --remote NAME` once it exists)", remote))
 		target = ""
@@ -120,7 +118,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	// it, whichever remote or source it names.
 	if forced := notemerge.ForcedOntoNotes(repo, notesRef); len(forced) > 0 {
 		f := forced[0]
-		return nil, nil, withCode(ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch %s` overwrite your notes (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`, in the file `git config --show-origin --get-all remote.%s.fetch` names), then run taskproof init again", f.Remote, f.Spec, f.Remote, f.Remote, f.Spec, f.Remote))
+		return nil, nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("remote.%s.fetch = %s makes every `git fetch %s` overwrite your notes (a forced update), losing the statements you have not pushed; remove it first (`git config --fixed-value --unset remote.%s.fetch '%s'`, in the file `git config --show-origin --get-all remote.%s.fetch` names), then run taskproof init again", f.Remote, f.Spec, f.Remote, f.Remote, f.Spec, f.Remote))
 	}
 	var self []string
 	if target != "" {
@@ -128,7 +126,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	}
 	changes, err := repo.EnsureConfig(notemerge.NotesConfig(target, notesRef), dryRun)
 	if err != nil {
-		return nil, nil, orCode(ExitTrust, err)
+		return nil, nil, cmdutil.OrCode(cmdutil.ExitTrust, err)
 	}
 	for _, v := range self {
 		warnings = append(warnings, fmt.Sprintf("remote.%s.fetch = %s makes `git fetch` write your notes directly and fail (non-fast-forward) once both sides attested; remove it with `git config --fixed-value --unset remote.%s.fetch '%s'`", target, v, target, v))

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -8,15 +8,13 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 )
-
-func init() {
-	subcommands = append(subcommands, newHookCmd)
-}
 
 // prepareCommitMsgHook is the hook `taskproof init --hooks` installs
 // (docs/format.md#commit-trailers). Its marker line tells it apart from a
@@ -107,7 +105,7 @@ checked in the index), unless the message names it already. Merges, squashes and
 			}
 			msg, err := os.ReadFile(args[0])
 			if err != nil {
-				return withCode(ExitUsage, fmt.Errorf("reading the commit message: %w", err))
+				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("reading the commit message: %w", err))
 			}
 			out := attest.AddTrailers(string(msg), attest.SpecTaskTrailer, tasks)
 			if out == string(msg) {

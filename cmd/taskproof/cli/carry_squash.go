@@ -1,9 +1,11 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -71,7 +73,7 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	if len(res.Carries) == 0 {
 		carried = "nothing was carried"
 	}
-	return withCode(ExitFailure, fmt.Errorf("the squash %s ticks %d task(s) whose evidence in %s is missing or does not verify, which the gate will fail: %s; %s. Attest them on the squash commit: taskproof attest tick --commit %s %s --verdict …",
+	return cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the squash %s ticks %d task(s) whose evidence in %s is missing or does not verify, which the gate will fail: %s; %s. Attest them on the squash commit: taskproof attest tick --commit %s %s --verdict …",
 		short(squash), len(res.Left), fromArg, strings.Join(left, "; "), carried, short(squash), strings.Join(flags, " ")))
 }
 

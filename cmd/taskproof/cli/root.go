@@ -1,7 +1,9 @@
-package main
+package cli
 
 import (
 	"strings"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -9,7 +11,9 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 )
 
-func newRootCmd() *cobra.Command {
+// New builds taskproof's command tree: the root command and every command
+// under it, each from its own constructor.
+func New() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "taskproof",
 		Short: "Sign and verify task-verification attestations for spec-driven development",
@@ -30,17 +34,21 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 	}
 	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in directory `DIR`")
 	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes `REF` attestations are stored under")
-	for _, add := range subcommands {
-		root.AddCommand(add())
-	}
+	root.AddCommand(
+		newAttestCmd(),
+		newAuditCmd(),
+		newHookCmd(),
+		newInitCmd(),
+		newNotesCmd(),
+		newPolicyCmd(),
+		newTicksCmd(),
+		newVerifyCmd(),
+	)
 	strictCommands(root)
 	registerCompletions(root)
 	typedArgs(root)
 	return root
 }
-
-// subcommands are registered by each command's file in init.
-var subcommands []func() *cobra.Command
 
 // formatFlag adds --format with the allowed values and returns a getter that
 // validates the choice (exit 2 on an unknown value).
@@ -53,7 +61,7 @@ func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string,
 				return a, nil
 			}
 		}
-		return "", usageErr("unknown --format %q (want %s)", *f, strings.Join(allowed, "|"))
+		return "", cmdutil.Usagef("unknown --format %q (want %s)", *f, strings.Join(allowed, "|"))
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -13,10 +13,6 @@ import (
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
-
-func init() {
-	subcommands = append(subcommands, newPolicyCmd)
-}
 
 // addPolicyFlags adds --policy and --policy-rev (verify, policy explain).
 func addPolicyFlags(c *cobra.Command, src *verify.PolicySource) {

@@ -1,8 +1,10 @@
-package main
+package cli
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -10,10 +12,6 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/trust"
 )
-
-func init() {
-	subcommands = append(subcommands, newAuditCmd)
-}
 
 // auditFlags are audit's flags beyond the format.
 type auditFlags struct {
@@ -63,7 +61,7 @@ func (f *auditFlags) options(c *cobra.Command, args []string) (audit.Options, au
 		return opts, gate, err
 	}
 	if f.all && len(args) > 0 {
-		return opts, gate, usageErr("give a RANGE or --all, not both")
+		return opts, gate, cmdutil.Usagef("give a RANGE or --all, not both")
 	}
 	return opts, gate, nil
 }
@@ -135,7 +133,7 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		}
 		if g.Failed {
 			fmt.Fprintf(c.ErrOrStderr(), "taskproof: audit gate exceeded: %s\n", g.Message)
-			return failed()
+			return cmdutil.Failed()
 		}
 		return nil
 	})

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -18,10 +20,6 @@ import (
 	"github.com/taskproof/taskproof/notemerge"
 	"github.com/taskproof/taskproof/trust"
 )
-
-func init() {
-	subcommands = append(subcommands, newNotesCmd)
-}
 
 func newNotesCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -113,7 +111,7 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 			}()
 		}
 		if attempts < 1 || attempts > 100 {
-			return usageErr("--attempts %d: want 1 to 100", attempts)
+			return cmdutil.Usagef("--attempts %d: want 1 to 100", attempts)
 		}
 		remote := argOr(args, "origin")
 		repo, notes, err := openRepo(c)
@@ -147,8 +145,8 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 // "error" and the error's class, exit code and message. A failure to write it
 // is a warning: the exit code stays err's.
 func writeNotesErrorJSON(c *cobra.Command, op string, err error) {
-	code := exitCode(err)
-	if isSilent(err) {
+	code := cmdutil.ExitCode(err)
+	if cmdutil.IsSilent(err) {
 		return
 	}
 	type jsonError struct {

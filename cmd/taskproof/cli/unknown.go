@@ -1,10 +1,12 @@
-package main
+package cli
 
 import (
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -48,7 +50,7 @@ func suggestionsOf(err error) []string {
 //   - a command that has subcommands takes no arguments of its own: an
 //     argument is an unknown subcommand (exit 2, with the nearest names);
 //     without arguments it prints its help, as before;
-//   - an unknown flag names the command's nearest flags ([flagError]);
+//   - an unknown flag names the command's nearest flags ([cmdutil.FlagError]);
 //   - `taskproof help TOPIC` refuses a topic it does not know.
 func strictCommands(root *cobra.Command) {
 	root.SetHelpCommand(newHelpCmd())
@@ -86,7 +88,7 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 }
 
 // flagErrorFunc is the root's SetFlagErrorFunc: every flag cobra cannot
-// parse is a [flagError] (exit 2) pointing at the command's help, and an
+// parse is a [cmdutil.FlagError] (exit 2) pointing at the command's help, and an
 // unknown long flag names the command's nearest flags.
 func flagErrorFunc(c *cobra.Command, err error) error {
 	err = fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
@@ -96,7 +98,7 @@ func flagErrorFunc(c *cobra.Command, err error) error {
 			err = &unknownError{msg: err.Error(), suggestions: s}
 		}
 	}
-	return &flagError{err: err}
+	return &cmdutil.FlagError{Err: err}
 }
 
 // flagSuggestions are the long flags of c (its own and those it inherits,
@@ -202,10 +204,10 @@ func newHelpCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			target, rest, err := c.Root().Find(args)
 			if err != nil {
-				return &flagError{err: err}
+				return &cmdutil.FlagError{Err: err}
 			}
 			if len(rest) > 0 {
-				return &flagError{err: &unknownError{
+				return &cmdutil.FlagError{Err: &unknownError{
 					msg:         fmt.Sprintf("unknown help topic %q for %q (see '%s --help')", strings.Join(args, " "), target.CommandPath(), target.CommandPath()),
 					suggestions: commandSuggestions(target, rest[0]),
 				}}
@@ -214,5 +216,21 @@ func newHelpCmd() *cobra.Command {
 			target.InitDefaultVersionFlag()
 			return target.Help()
 		},
+	}
+}
+
+// typedArgs wraps the Args validator of c and of its subcommands so that
+// their errors are *cmdutil.FlagError.
+func typedArgs(c *cobra.Command) {
+	if args := c.Args; args != nil {
+		c.Args = func(c *cobra.Command, a []string) error {
+			if err := args(c, a); err != nil {
+				return &cmdutil.FlagError{Err: err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		typedArgs(sub)
 	}
 }

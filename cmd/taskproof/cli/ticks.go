@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -17,10 +17,6 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/tick"
 )
-
-func init() {
-	subcommands = append(subcommands, newTicksCmd)
-}
 
 func newTicksCmd() *cobra.Command {
 	var firstParent, explain bool
