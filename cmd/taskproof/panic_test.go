@@ -61,7 +61,7 @@ func TestPanicIsInternalError(t *testing.T) {
 	}
 	// Where each site's panic happens: a file of its stack.
 	where := map[string]string{
-		"command":     "cmd/taskproof/cli/attest.go",
+		"command":     "cmd/taskproof/internal/cmdutil/command.go",
 		"walk":        "tick/walk.go",
 		"fanout":      "internal/fanout/fanout.go",
 		"gate-window": "verify/gatestream.go",

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
@@ -15,7 +17,7 @@ import (
 
 // auditFlags are audit's flags beyond the format.
 type auditFlags struct {
-	src         trust.Sources
+	trust       options.TrustOptions
 	all         bool
 	unit, since string
 	failOn, at  string
@@ -28,10 +30,7 @@ func (f *auditFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.since, "since", "", "only statements recorded since `DATE` (2026-01-02 or RFC 3339)")
 	c.Flags().StringVar(&f.failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these `REASONS` (comma-separated)")
 	c.Flags().Float64Var(&f.maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this `SHARE` (0–1) of all statements")
-	c.Flags().StringVar(&f.src.AllowedSigners, "allowed-signers", "", "check signatures with this allowed signers `FILE` (git's format)")
-	c.Flags().StringVar(&f.src.AllowedSignersRev, "allowed-signers-rev", "", "check signatures with an allowed signers file read from git, as `REV:PATH`")
-	c.Flags().StringSliceVar(&f.src.Keyrings, "keyring", nil, "check signatures with this OpenPGP public keyring `FILE` (repeatable)")
-	c.Flags().StringSliceVar(&f.src.RawKeys, "key", nil, "check signatures with this PEM public key `FILE` (repeatable)")
+	f.trust.AddFlags(c)
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
 }
 
@@ -57,7 +56,7 @@ func (f *auditFlags) options(c *cobra.Command, args []string) (audit.Options, au
 	if err := gate.Validate(); err != nil {
 		return opts, gate, err
 	}
-	if opts.At, err = parseAt(f.at, time.Time{}); err != nil {
+	if opts.At, err = cmdutil.ParseAt(f.at, time.Time{}); err != nil {
 		return opts, gate, err
 	}
 	if f.all && len(args) > 0 {
@@ -97,9 +96,10 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		Args: cobra.MaximumNArgs(1),
 	}
 	flags.add(c)
-	format := formatFlag(c, "text", "text", "json", "csv", "markdown", "html")
+	format := options.NewFormat("text", "text", "json", "csv", "markdown", "html")
+	format.AddFlags(c)
 	access := func() gitref.Access {
-		if flags.all && !trustGiven(flags.src) {
+		if flags.all && !flags.trust.Given() {
 			// The history is walked once and the notes are read in pack
 			// order: small caches hold what each next read needs, and do not
 			// grow with the history. A range's notes are looked up per tick
@@ -109,7 +109,7 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		}
 		return gitref.Access{}
 	}
-	c.RunE = inRepoWith(format, access, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepoWith(format.Get, access, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		opts, gate, err := flags.options(c, args)
 		if err != nil {
 			return err
@@ -117,7 +117,7 @@ Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust er
 		if err := resolveAuditRange(repo, &opts, args); err != nil {
 			return err
 		}
-		if opts.Trust, err = loadAuditTrust(c, repo, flags.src); err != nil {
+		if opts.Trust, err = loadAuditTrust(c, repo, &flags.trust); err != nil {
 			return err
 		}
 		rep, err := audit.Run(repo, notes, opts)
@@ -159,20 +159,20 @@ func resolveAuditRange(repo *gitref.Repo, opts *audit.Options, args []string) er
 		opts.Head, err = repo.Resolve("HEAD")
 		return err
 	}
-	opts.Base, opts.Head, err = repo.ResolveRange(argOr(args, "HEAD"))
+	opts.Base, opts.Head, err = repo.ResolveRange(cmdutil.ArgOr(args, "HEAD"))
 	return err
 }
 
 // loadAuditTrust loads the trust the flags give, naming the inputs used on
 // stderr; nil when no flag gives one (signatures are then not checked, and
 // git's gpg.ssh.allowedSignersFile is not read).
-func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, src trust.Sources) (*trust.Trust, error) {
-	if !trustGiven(src) {
+func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, opts *options.TrustOptions) (*trust.Trust, error) {
+	if !opts.Given() {
 		return nil, nil
 	}
 	// audit explains a history and passes no gate: a trust file the work
 	// tree holds is the caller's choice to read it with.
-	tr, used, err := trust.LoadTrustUnsafe(repo, src)
+	tr, used, err := trust.LoadTrustUnsafe(repo, opts.Sources)
 	if err != nil {
 		return nil, err
 	}
@@ -180,11 +180,6 @@ func loadAuditTrust(c *cobra.Command, repo *gitref.Repo, src trust.Sources) (*tr
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 	}
 	return tr, nil
-}
-
-// trustGiven reports whether a trust flag is given.
-func trustGiven(src trust.Sources) bool {
-	return src.AllowedSigners != "" || src.AllowedSignersRev != "" || len(src.Keyrings) > 0 || len(src.RawKeys) > 0
 }
 
 // writeAudit writes the audit report to stdout in the chosen format.

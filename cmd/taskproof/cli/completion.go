@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -22,28 +24,8 @@ import (
 // --regression-reason), revisions (--base, --commit, the REV and RANGE
 // arguments), REV:PATH (--allowed-signers-rev, --policy-rev), remotes, and
 // directories for a DIR. Choice flags register their words where they are
-// defined ([choices]); [registerCompletions] adds the rest by what a flag or
+// defined ([cmdutil.Choices]); [registerCompletions] adds the rest by what a flag or
 // argument names, once the tree is built.
-
-// choices makes shell completion offer values for c's flag name (each value
-// may carry a description after a tab).
-func choices(c *cobra.Command, name string, values ...string) {
-	_ = c.RegisterFlagCompletionFunc(name, func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return withPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
-	})
-}
-
-// withPrefix are the values (their part before a tab) that start with prefix.
-func withPrefix(values []string, prefix string) []string {
-	var out []string
-	for _, v := range values {
-		word, _, _ := strings.Cut(v, "\t")
-		if strings.HasPrefix(word, prefix) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
 
 // revisionArgs are the commands whose arguments are revisions or ranges.
 var revisionArgs = map[string]bool{
@@ -110,7 +92,7 @@ func registerCompletions(root *cobra.Command) {
 
 func fixed(values ...string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return withPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return cmdutil.WithPrefix(values, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
@@ -161,7 +143,7 @@ func completeRevisions(c *cobra.Command, _ []string, toComplete string) ([]cobra
 		before, word = toComplete[:i+2], toComplete[i+2:]
 	}
 	var out []cobra.Completion
-	for _, n := range withPrefix(revisionNames(repo), word) {
+	for _, n := range cmdutil.WithPrefix(revisionNames(repo), word) {
 		out = append(out, before+n)
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
@@ -178,7 +160,7 @@ func completeRevPath(c *cobra.Command, _ []string, toComplete string) ([]cobra.C
 	rev, p, ok := strings.Cut(toComplete, ":")
 	if !ok {
 		var out []cobra.Completion
-		for _, n := range withPrefix(revisionNames(repo), toComplete) {
+		for _, n := range cmdutil.WithPrefix(revisionNames(repo), toComplete) {
 			out = append(out, n+":")
 		}
 		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
@@ -235,7 +217,7 @@ func completeRemotes(c *cobra.Command, _ []string, toComplete string) ([]cobra.C
 			}
 		}
 	}
-	return withPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return cmdutil.WithPrefix(names, toComplete), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeRegressionReason completes REASON[:key=value]: the reasons, with
@@ -248,7 +230,7 @@ func completeRegressionReason(_ *cobra.Command, _ []string, toComplete string) (
 			predicate.ClassUnclassified, predicate.ClassPassed} {
 			out = append(out, "not_red:red_class="+string(c))
 		}
-		return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return cmdutil.WithPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string
 	for reason, key := range attest.RegressionReasonKeys() {
@@ -258,7 +240,7 @@ func completeRegressionReason(_ *cobra.Command, _ []string, toComplete string) (
 		out = append(out, reason)
 	}
 	sort.Strings(out)
-	out = withPrefix(out, toComplete)
+	out = cmdutil.WithPrefix(out, toComplete)
 	directive := cobra.ShellCompDirectiveNoFileComp
 	if len(out) > 0 && !slices.ContainsFunc(out, func(s string) bool { return !strings.HasSuffix(s, "=") }) {
 		directive |= cobra.ShellCompDirectiveNoSpace // the value follows
@@ -291,5 +273,5 @@ func completeTickedTasks(c *cobra.Command, _ []string, toComplete string) ([]cob
 			}
 		}
 	}
-	return withPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	return cmdutil.WithPrefix(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 }

@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"slices"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
@@ -60,8 +62,9 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().StringVar(&remote, "remote", "origin", "the `REMOTE` whose fetch refspecs get the notes ref")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change without writing")
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
-	format := formatFlag(c, "text", "text", "json")
-	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
+	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		changes, warnings, err := initConfig(repo, notes.Ref(), remote, c.Flags().Changed("remote"), dryRun)
 		if err != nil {
 			return err

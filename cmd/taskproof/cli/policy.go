@@ -6,19 +6,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/policy"
-	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
-
-// addPolicyFlags adds --policy and --policy-rev (verify, policy explain).
-func addPolicyFlags(c *cobra.Command, src *verify.PolicySource) {
-	c.Flags().StringVar(&src.File, "policy", "", "policy `FILE` (TOML; default: the embedded default policy)")
-	c.Flags().StringVar(&src.Rev, "policy-rev", "", "policy file read from git, as `REV:PATH` (e.g. the base branch's copy)")
-}
 
 func newPolicyCmd() *cobra.Command {
 	c := &cobra.Command{
@@ -73,9 +70,9 @@ func newPolicyDefaultCmd() *cobra.Command {
 
 func newPolicyExplainCmd() *cobra.Command {
 	var (
-		src  trust.Sources
-		psrc verify.PolicySource
-		at   string
+		trustOpts  options.TrustOptions
+		policyOpts options.PolicyOptions
+		at         string
 	)
 	c := &cobra.Command{
 		Use:     "explain [REV]",
@@ -83,23 +80,24 @@ func newPolicyExplainCmd() *cobra.Command {
 		Args:    cobra.MaximumNArgs(1),
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
-	addTrustFlags(c, &src)
+	trustOpts.AddFlags(c)
 	c.Flags().StringVar(&at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
-	addPolicyFlags(c, &psrc)
-	format := formatFlag(c, "text", "text", "json")
-	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
-		when, err := parseAt(at, time.Now())
+	policyOpts.AddFlags(c)
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
+	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+		when, err := cmdutil.ParseAt(at, time.Now())
 		if err != nil {
 			return err
 		}
-		v, err := loadVerifier(c, repo, notes, src, psrc, verify.WithTime(when))
+		v, err := loadVerifier(c, repo, notes, trustOpts.Sources, policyOpts.Source, verify.WithTime(when))
 		if err != nil {
 			return err
 		}
-		if psrc == (verify.PolicySource{}) {
+		if policyOpts.Source == (verify.PolicySource{}) {
 			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", v.Policy.Name())
 		}
-		id, err := repo.Resolve(argOr(args, "HEAD"))
+		id, err := repo.Resolve(cmdutil.ArgOr(args, "HEAD"))
 		if err != nil {
 			return err
 		}
@@ -111,7 +109,7 @@ func newPolicyExplainCmd() *cobra.Command {
 			return err
 		}
 		if f == "json" {
-			return writeJSON(c, struct {
+			return cmdutil.WriteJSON(c, struct {
 				SchemaVersion int                  `json:"schema_version"`
 				Policy        string               `json:"policy"`
 				Objects       []verify.Explanation `json:"objects"`

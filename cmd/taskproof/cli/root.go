@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"strings"
-
-	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
-
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
-	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/attestcmd"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/notescmd"
 )
 
 // New builds taskproof's command tree: the root command and every command
@@ -35,11 +32,11 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in directory `DIR`")
 	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes `REF` attestations are stored under")
 	root.AddCommand(
-		newAttestCmd(),
+		attestcmd.NewCmd(),
 		newAuditCmd(),
 		newHookCmd(),
 		newInitCmd(),
-		newNotesCmd(),
+		notescmd.NewCmd(),
 		newPolicyCmd(),
 		newTicksCmd(),
 		newVerifyCmd(),
@@ -48,47 +45,4 @@ Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
 	registerCompletions(root)
 	typedArgs(root)
 	return root
-}
-
-// formatFlag adds --format with the allowed values and returns a getter that
-// validates the choice (exit 2 on an unknown value).
-func formatFlag(c *cobra.Command, def string, allowed ...string) func() (string, error) {
-	f := c.Flags().String("format", def, "output `FORMAT`: "+strings.Join(allowed, "|"))
-	choices(c, "format", allowed...)
-	return func() (string, error) {
-		for _, a := range allowed {
-			if *f == a {
-				return a, nil
-			}
-		}
-		return "", cmdutil.Usagef("unknown --format %q (want %s)", *f, strings.Join(allowed, "|"))
-	}
-}
-
-// inRepo is the RunE of a command that writes in a --format and works in the
-// repository: it reads the format, opens the repository and its notes, calls
-// run with them and closes the repository.
-func inRepo(format func() (string, error), run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
-	return inRepoWith(format, nil, run)
-}
-
-// inRepoWith is inRepo opening the repository with the Access access
-// returns for the command's flags (nil: the default).
-func inRepoWith(format func() (string, error), access func() gitref.Access, run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
-	return func(c *cobra.Command, args []string) error {
-		f, err := format()
-		if err != nil {
-			return err
-		}
-		var a []gitref.Access
-		if access != nil {
-			a = append(a, access())
-		}
-		repo, notes, err := openRepo(c, a...)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		return run(c, args, f, repo, notes)
-	}
 }

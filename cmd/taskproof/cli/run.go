@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
@@ -26,7 +25,7 @@ func Main(ctx context.Context, args []string) int {
 	}
 	code := cmdutil.ExitCode(err)
 	if !cmdutil.IsSilent(err) {
-		fmt.Fprintf(os.Stderr, "taskproof: %s\n", messageText(err.Error()))
+		fmt.Fprintf(os.Stderr, "taskproof: %s\n", cmdutil.MessageText(err.Error()))
 		if s := suggestionsOf(err); len(s) > 0 {
 			fmt.Fprintf(os.Stderr, "\nDid you mean this?\n")
 			for _, name := range s {
@@ -39,28 +38,6 @@ func Main(ctx context.Context, args []string) int {
 		fmt.Fprintf(os.Stderr, "taskproof: this is a bug in taskproof; the stack where it panicked:\n%s", pe.Stack)
 	}
 	return code
-}
-
-// messageText is a message for people on a terminal
-// (docs/format.md#control-characters-in-reports). Messages quote paths, refs,
-// note text and git's own error output: every character of a line that could
-// act on a terminal is escaped (printable.String), while the line breaks and
-// tabs of a message of several lines are kept as such, never shown as `\n`
-// or `\t`. Every line after the first is indented, so that no line of quoted
-// text can pass for a message of its own ("taskproof: …", "warning: …").
-func messageText(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i, l := range lines {
-		cells := strings.Split(l, "\t")
-		for j, c := range cells {
-			cells[j] = printable.String(c)
-		}
-		lines[i] = strings.Join(cells, "\t")
-		if i > 0 {
-			lines[i] = "  " + lines[i]
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // internalError is err, or the first panic recovered during the command when

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -65,9 +67,10 @@ or unknown revision.`,
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
 	c.Flags().BoolVar(&explain, "explain", false, "also list each tasks file with the layout and the readings that recognised it")
 	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts and ignored paths it adds")
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}

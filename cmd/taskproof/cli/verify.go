@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
@@ -24,8 +25,10 @@ import (
 
 // verifyFlags are verify's flags beyond the format and the notes' remotes.
 type verifyFlags struct {
-	src             trust.Sources
-	psrc            verify.PolicySource
+	trust           options.TrustOptions
+	policy          options.PolicyOptions
+	fromRemotes     options.NotesFromRemotesOptions
+	format          *options.FormatOptions
 	branch          bool
 	base, at        string
 	requireVerified bool
@@ -34,15 +37,18 @@ type verifyFlags struct {
 }
 
 func (f *verifyFlags) add(c *cobra.Command) {
-	addTrustFlags(c, &f.src)
-	addSigstoreTrustFlags(c, &f.src)
+	f.trust.AddFlags(c)
+	f.trust.AddSigstoreFlags(c)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
 	c.Flags().StringVar(&f.base, "base", "", "base revision `REV` for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
 	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
 	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
 	c.Flags().StringVar(&f.jsonReport, "json-report", "", "also write the JSON report (as --format json writes it, the error result included) to `FILE`")
-	addPolicyFlags(c, &f.psrc)
+	f.policy.AddFlags(c)
+	f.fromRemotes.AddFlags(c)
+	f.format = options.NewFormat("text", "text", "json", "sarif", "github", "junit")
+	f.format.AddFlags(c)
 }
 
 func newVerifyCmd() *cobra.Command {
@@ -84,14 +90,12 @@ Exit codes:
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
 	flags.add(c)
-	fromRemotes := notesFromRemotesFlag(c)
-	format := formatFlag(c, "text", "text", "json", "sarif", "github", "junit")
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := flags.format.Get()
 		if err == nil {
 			// On the main goroutine, a panic is recovered here, not in run,
 			// so that the machine-readable formats report it too.
-			err = internalError(panics.Call(func() error { return runVerify(c, &flags, f, fromRemotes, args) }))
+			err = internalError(panics.Call(func() error { return runVerify(c, &flags, f, args) }))
 		}
 		var tf *tick.TasksFileError
 		if errors.As(err, &tf) {
@@ -107,15 +111,15 @@ Exit codes:
 
 // runVerify is verify's steps: read the flags, open the repository, resolve
 // what is verified, load the verifier, verify, write the report.
-func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes func(*cobra.Command, *gitref.NotesStore, func([]byte) bool) (*gitref.NotesStore, error), args []string) error {
-	when, err := parseAt(flags.at, time.Now())
+func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []string) error {
+	when, err := cmdutil.ParseAt(flags.at, time.Now())
 	if err != nil {
 		return err
 	}
 	if !flags.branch && flags.base != "" {
 		return cmdutil.Usagef("--base goes with --branch")
 	}
-	repo, notes, err := openRepo(c, gitref.Access{OnePass: true})
+	repo, notes, err := cmdutil.OpenRepo(c, gitref.Access{OnePass: true})
 	if err != nil {
 		return err
 	}
@@ -125,22 +129,22 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 	// Sigstore trust, which may need the network, is left to the gate; where
 	// the trust files lie is checked below, before anything is judged).
 	var trusted func([]byte) bool
-	keys := flags.src
+	keys := flags.trust.Sources
 	keys.TrustedRoot, keys.SigstorePublicGood = "", false
 	if tr, _, terr := trust.LoadTrustUnsafe(repo, keys); terr == nil {
 		trusted = trust.MergeTrusted(tr, when)
 	}
-	if notes, err = fromRemotes(c, notes, trusted); err != nil {
+	if notes, err = flags.fromRemotes.Notes(c, notes, trusted); err != nil {
 		return err
 	}
 	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
 	if err != nil {
 		return err
 	}
-	if err := verify.CheckInputsOutsideWorkTree(repo, flags.src, flags.psrc); err != nil {
+	if err := verify.CheckInputsOutsideWorkTree(repo, flags.trust.Sources, flags.policy.Source); err != nil {
 		return err
 	}
-	v, err := loadVerifier(c, repo, notes, flags.src, flags.psrc, verify.WithTime(when))
+	v, err := loadVerifier(c, repo, notes, flags.trust.Sources, flags.policy.Source, verify.WithTime(when))
 	if err != nil {
 		return err
 	}
@@ -175,7 +179,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, fromRemotes 
 func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src trust.Sources, psrc verify.PolicySource, opts ...verify.VerifierOption) (*verify.Verifier, error) {
 	tr, used, err := trust.LoadTrust(repo, src)
 	if err != nil {
-		return nil, withTrustFlags(err, "--key")
+		return nil, cmdutil.WithTrustFlags(err, "--key")
 	}
 	for _, u := range used {
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
@@ -226,35 +230,6 @@ func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", n, noun, printable.String(tg.RangeName()))
 }
 
-// addTrustFlags adds the allowed signers, keyring and raw key flags of a
-// command that verifies.
-func addTrustFlags(c *cobra.Command, src *trust.Sources) {
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "allowed signers `FILE` (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "allowed signers file read from git, as `REV:PATH`")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "OpenPGP public keyring `FILE` (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "key", nil, "PEM public key `FILE` (repeatable): raw signatures, and Sigstore bundles signed with that key (cosign attest-blob --key)")
-}
-
-// argOr is the command's one optional argument, or def when it has none.
-func argOr(args []string, def string) string {
-	if len(args) == 1 {
-		return args[0]
-	}
-	return def
-}
-
-// parseAt reads an --at value (RFC 3339); "" is def.
-func parseAt(at string, def time.Time) (time.Time, error) {
-	if at == "" {
-		return def, nil
-	}
-	when, err := time.Parse(time.RFC3339, at)
-	if err != nil {
-		return time.Time{}, cmdutil.Usagef("--at %q: want RFC 3339 (2026-01-02T15:04:05Z): %v", at, err)
-	}
-	return when, nil
-}
-
 // resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
 // else defaultBase), a range A..B, or objects (default HEAD).
 func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (verify.Verified, error) {
@@ -291,7 +266,7 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 	if len(args) > 1 {
 		return t, cmdutil.Usagef("--branch takes at most one HEAD revision")
 	}
-	if t.Head, err = repo.Resolve(argOr(args, "HEAD")); err != nil {
+	if t.Head, err = repo.Resolve(cmdutil.ArgOr(args, "HEAD")); err != nil {
 		return t, err
 	}
 	if base == "" {
@@ -335,29 +310,4 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 		return report.WriteText(out, rep, color)
 	}
 	return writeCIReport(c, format, rep)
-}
-
-// addSigstoreTrustFlags adds the Sigstore trust flags to a command
-// that verifies; the thresholds are recorded only when given.
-func addSigstoreTrustFlags(c *cobra.Command, src *trust.Sources) {
-	c.Flags().StringVar(&src.TrustedRoot, "trusted-root", "", "Sigstore trusted root JSON `FILE` (Fulcio CAs, Rekor logs, timestamp authorities)")
-	c.Flags().BoolVar(&src.SigstorePublicGood, "sigstore-public-good", false, "trust Sigstore's public-good instance (its trusted root is fetched with TUF: network on first use, then ~/.sigstore/root)")
-	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate `IDENTITY`, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")
-	c.Flags().StringVar(&src.CertIdentityRegexp, "certificate-identity-regexp", "", "Sigstore certificate identity as a regular expression `RE`, always anchored: matched as ^(?:RE)$")
-	c.Flags().StringVar(&src.CertOIDCIssuer, "certificate-oidc-issuer", "", "Sigstore certificate OIDC issuer `URL`, exact (e.g. https://token.actions.githubusercontent.com); required with an identity")
-	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "how many (`N`) transparency log entries a Sigstore bundle needs (0 accepts bundles without one: unsafe)")
-	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "how many (`N`) RFC 3161 signed timestamps a Sigstore bundle needs")
-	prev := c.PreRunE
-	c.PreRunE = func(c *cobra.Command, args []string) error {
-		if c.Flags().Changed("sigstore-tlog-threshold") {
-			src.SigstoreTlogThreshold = tlog
-		}
-		if c.Flags().Changed("sigstore-timestamp-threshold") {
-			src.SigstoreTimestampThreshold = ts
-		}
-		if prev != nil {
-			return prev(c, args)
-		}
-		return nil
-	}
 }

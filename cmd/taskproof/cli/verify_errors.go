@@ -13,21 +13,6 @@ import (
 	"github.com/taskproof/taskproof/report"
 )
 
-// errorKind names an exit code's class in machine-readable error results.
-func errorKind(code int) string {
-	switch code {
-	case cmdutil.ExitFailure:
-		return "unjudgeable_input"
-	case cmdutil.ExitUsage:
-		return "usage"
-	case cmdutil.ExitTrust:
-		return "trust_or_config"
-	case cmdutil.ExitGit:
-		return "git_precondition"
-	}
-	return "internal"
-}
-
 // writeErrorResult writes, for a verify run that ends in err with exit 1–5
 // and a machine-readable --format, a result that says so on stdout, so that a
 // CI step reading the output sees an error rather than nothing
@@ -44,7 +29,7 @@ func writeErrorResult(c *cobra.Command, err error) {
 	}
 	format, _ := c.Flags().GetString("format")
 	out := c.OutOrStdout()
-	res := report.ErrorResult{ExitCode: code, Kind: errorKind(code), Conclusion: conclusionOf(code), Case: junitErrorCase(code), Message: err.Error(), ToolVersion: attest.Version}
+	res := report.ErrorResult{ExitCode: code, Kind: cmdutil.ErrorKind(code), Conclusion: conclusionOf(code), Case: junitErrorCase(code), Message: err.Error(), ToolVersion: attest.Version}
 	if path, _ := c.Flags().GetString("json-report"); path != "" && !cmdutil.IsType[*cmdutil.OutputFileError](err) {
 		if werr := cmdutil.WriteOutputFile("--json-report", path, func(w io.Writer) error { return report.WriteErrorJSON(w, res) }); werr != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %v\n", werr)

@@ -252,3 +252,18 @@ func IsSilent(err error) bool {
 	var ee *exitError
 	return errors.As(err, &ee) && ee.silent
 }
+
+// ErrorKind names an exit code's class in machine-readable error results.
+func ErrorKind(code int) string {
+	switch code {
+	case ExitFailure:
+		return "unjudgeable_input"
+	case ExitUsage:
+		return "usage"
+	case ExitTrust:
+		return "trust_or_config"
+	case ExitGit:
+		return "git_precondition"
+	}
+	return "internal"
+}

@@ -1,8 +1,7 @@
-package cli
+package notescmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+	"github.com/taskproof/taskproof/trust"
+
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
@@ -18,10 +20,9 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/notemerge"
-	"github.com/taskproof/taskproof/trust"
 )
 
-func newNotesCmd() *cobra.Command {
+func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "notes",
 		Short: "Push and fetch the attestation notes, merging them line by line when both sides moved",
@@ -55,9 +56,9 @@ url.*.insteadOf rules apply as for 'git push' and 'git fetch'.`,
 
 func newNotesSyncCmd(op string) *cobra.Command {
 	var (
-		noSkip   bool
-		attempts int
-		src      trust.Sources
+		noSkip    bool
+		attempts  int
+		trustOpts options.TrustOptions
 	)
 	c := &cobra.Command{
 		Use:  op + " [REMOTE]",
@@ -89,15 +90,16 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}
 	c.Flags().BoolVar(&noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
-	addTrustFlags(c, &src)
+	trustOpts.AddFlags(c)
 	attemptsUsage := "push at most `N` times (each after a fetch and merge) before giving up"
 	if op == "fetch" {
 		attemptsUsage = "merge into the notes ref at most `N` times when another writer in this clone moves it meanwhile, before giving up"
 	}
 	c.Flags().IntVar(&attempts, "attempts", 5, attemptsUsage)
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) (err error) {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}
@@ -113,17 +115,17 @@ Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
 		if attempts < 1 || attempts > 100 {
 			return cmdutil.Usagef("--attempts %d: want 1 to 100", attempts)
 		}
-		remote := argOr(args, "origin")
-		repo, notes, err := openRepo(c)
+		remote := cmdutil.ArgOr(args, "origin")
+		repo, notes, err := cmdutil.OpenRepo(c)
 		if err != nil {
 			return err
 		}
 		defer repo.Close()
-		trusted, err := mergeTrust(c, repo, src)
+		trusted, err := mergeTrust(c, repo, &trustOpts)
 		if err != nil {
 			return err
 		}
-		res, err := notemerge.SyncNotes(context.Background(), notes, op == "push",
+		res, err := notemerge.SyncNotes(c.Context(), notes, op == "push",
 			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts}, notemerge.MergeOptions{Trusted: trusted})
 		if err != nil {
 			return err
@@ -159,7 +161,7 @@ func writeNotesErrorJSON(c *cobra.Command, op string, err error) {
 		Operation     string    `json:"operation"`
 		Conclusion    string    `json:"conclusion"`
 		Error         jsonError `json:"error"`
-	}{1, op, "error", jsonError{errorKind(code), code, err.Error()}}
+	}{1, op, "error", jsonError{cmdutil.ErrorKind(code), code, err.Error()}}
 	enc := json.NewEncoder(c.OutOrStdout())
 	enc.SetIndent("", "  ")
 	if werr := enc.Encode(v); werr != nil {
@@ -205,7 +207,7 @@ func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 	for _, x := range res.Conflicts {
 		kept := whose(x.KeptSide, remote)
 		fmt.Fprintf(w, "warning: %s %s: your notes and %s's attest this task differently — %s\n",
-			short(gitref.Hash(x.Commit)), printable.String(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
+			cmdutil.Short(gitref.Hash(x.Commit)), printable.String(x.Subject), remote, differences(x.Differs, x.Kept, x.Displaced, ownership(x.KeptSide, remote), ownership(otherSide(x.KeptSide), remote)))
 		same := "every clone makes the same choice"
 		if x.Rule == notemerge.RuleTrusted {
 			same = "every clone with the same trust makes the same choice"
@@ -222,7 +224,7 @@ func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 			what = differences(x.Differs, *x.Kept, x.Displaced, "kept", "displaced")
 		}
 		fmt.Fprintf(w, "warning: %s %s: a statement was displaced by a conflicting one when another clone merged — %s\n",
-			short(gitref.Hash(x.Commit)), printable.String(x.Subject), what)
+			cmdutil.Short(gitref.Hash(x.Commit)), printable.String(x.Subject), what)
 		if x.Kept != nil {
 			fmt.Fprintf(w, "    kept, because %s: %s\n", notemerge.RuleText(x.Rule), printable.String(x.Kept.String()))
 		}
@@ -241,7 +243,7 @@ func printSyncWarnings(w io.Writer, res *notemerge.NotesSync, remote string) {
 		n := bytes.Count(res.Removed[gitref.Hash(id)], []byte("\n"))
 		fmt.Fprintf(w, "warning: %s: %s's notes no longer hold %d line(s) your notes held (another clone replaced or removed them: attest --force, attest carry); "+
 			"they are kept in %s (git notes --ref %s show %s) — see docs/format.md#conflicting-statements-of-one-tick\n",
-			short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
+			cmdutil.Short(gitref.Hash(id)), res.Remote, n, res.ConflictsRef, cref, id)
 	}
 }
 
@@ -318,7 +320,7 @@ func printRewrite(w io.Writer, res *notemerge.NotesSync, remote string) {
 	}
 	now := "it has none now"
 	if rw.Now != "" {
-		now = "it is at " + short(rw.Now) + " now"
+		now = "it is at " + cmdutil.Short(rw.Now) + " now"
 	}
 	lines, commits := 0, make([]string, 0, len(rw.Missing))
 	for id, l := range rw.Missing {
@@ -336,15 +338,15 @@ func printRewrite(w io.Writer, res *notemerge.NotesSync, remote string) {
 		what = fmt.Sprintf("%d line(s) of %d note(s) it held are missing there; your notes keep them, and `taskproof notes push %s` puts them back", lines, len(commits), remote)
 	}
 	fmt.Fprintf(w, "warning: %s's %s was rewritten by someone else (a forced push: %s, which this clone saw there last, is no longer in its history; %s): %s — see docs/format.md#a-remote-rewritten-by-someone-else\n",
-		remote, res.Ref, short(rw.Previous), now, what)
+		remote, res.Ref, cmdutil.Short(rw.Previous), now, what)
 	named := map[string]int{}
 	for _, m := range res.MissingUpstream {
-		fmt.Fprintf(w, "warning:   %s %s (%s)\n", short(gitref.Hash(m.Commit)), printable.String(m.Subject), m.Statement)
+		fmt.Fprintf(w, "warning:   %s %s (%s)\n", cmdutil.Short(gitref.Hash(m.Commit)), printable.String(m.Subject), m.Statement)
 		named[m.Commit]++
 	}
 	for _, id := range commits {
 		if n := bytes.Count(rw.Missing[gitref.Hash(id)], []byte("\n")); named[id] == 0 {
-			fmt.Fprintf(w, "warning:   %s: %d line(s)\n", short(gitref.Hash(id)), n)
+			fmt.Fprintf(w, "warning:   %s: %d line(s)\n", cmdutil.Short(gitref.Hash(id)), n)
 		}
 	}
 }
@@ -353,52 +355,16 @@ func printRewrite(w io.Writer, res *notemerge.NotesSync, remote string) {
 func printSyncResult(w io.Writer, op string, res *gitref.SyncResult) {
 	switch res.Action {
 	case "up-to-date":
-		fmt.Fprintf(w, "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
+		fmt.Fprintf(w, "%s: %s is up to date with %s (%s)\n", op, res.Ref, res.Remote, cmdutil.Short(res.After))
 	case "merged":
-		fmt.Fprintf(w, "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, short(res.After), len(res.Merged))
+		fmt.Fprintf(w, "%s: merged %s from %s: %s (%d notes merged line by line)\n", op, res.Ref, res.Remote, cmdutil.Short(res.After), len(res.Merged))
 	case "pushed":
-		fmt.Fprintf(w, "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, short(res.After))
+		fmt.Fprintf(w, "%s: pushed %s to %s (%s)\n", op, res.Ref, res.Remote, cmdutil.Short(res.After))
 	default:
-		fmt.Fprintf(w, "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, short(res.Before), short(res.After))
+		fmt.Fprintf(w, "%s: %s %s %s: %s -> %s\n", op, res.Action, res.Ref, res.Remote, cmdutil.Short(res.Before), cmdutil.Short(res.After))
 	}
 	if op == "push" && len(res.Merged) > 0 {
 		fmt.Fprintf(w, "%s: merged the remote's notes first (%d notes merged line by line, %d attempts)\n", op, len(res.Merged), res.Attempts)
-	}
-}
-
-// notesFromRemotesFlag adds --notes-from-remotes to a reading command and
-// returns the function that turns its notes store into the view it asks for:
-// the local notes ref merged, read-only, with every remote's tracking ref
-// (what `git fetch` mirrors after `taskproof init`), as `taskproof notes
-// fetch` would merge them (docs/format.md#sharing-notes-between-clones).
-func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesStore, func([]byte) bool) (*gitref.NotesStore, error) {
-	var on bool
-	c.Flags().BoolVar(&on, "notes-from-remotes", false, "read the local notes merged with every remote's tracking notes ref (refs/notes/remotes/*/…, which git fetch fetches after taskproof init), without writing them")
-	return func(c *cobra.Command, notes *gitref.NotesStore, trusted func([]byte) bool) (*gitref.NotesStore, error) {
-		if !on {
-			return notes, nil
-		}
-		tracking, err := notes.TrackingRefs()
-		if err != nil {
-			return nil, err
-		}
-		view, err := notes.WithTracking(tracking, func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
-			m, err := notemerge.MergeNotesWith(local, remote, notemerge.MergeOptions{Trusted: trusted})
-			if err != nil {
-				return nil, err
-			}
-			for _, x := range m.Conflicts {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s: the local and a remote's notes attest it differently; reading the %s statements (%s), as `taskproof notes fetch` will keep\n", printable.String(x.Subject), x.KeptSide, x.Kept)
-			}
-			return m.Merged, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		if len(tracking) > 0 {
-			fmt.Fprintf(c.ErrOrStderr(), "notes: %s merged with %s (read-only)\n", notes.Ref(), strings.Join(tracking, ", "))
-		}
-		return view, nil
 	}
 }
 
@@ -410,16 +376,16 @@ func notesFromRemotesFlag(c *cobra.Command) func(*cobra.Command, *gitref.NotesSt
 //
 // The trust may be a file of the work tree (LoadTrustUnsafe): a notes merge
 // verifies no head with it, it only orders statements of one tick.
-func mergeTrust(c *cobra.Command, repo *gitref.Repo, src trust.Sources) (func([]byte) bool, error) {
-	tr, _, err := trust.LoadTrustUnsafe(repo, src)
+func mergeTrust(c *cobra.Command, repo *gitref.Repo, opts *options.TrustOptions) (func([]byte) bool, error) {
+	tr, _, err := trust.LoadTrustUnsafe(repo, opts.Sources)
 	switch {
 	case err == nil:
 		return trust.MergeTrusted(tr, time.Now()), nil
 	case errors.Is(err, trust.ErrNoTrust):
 		return nil, nil
-	case trustGiven(src):
+	case opts.Given():
 		return nil, err
 	}
-	fmt.Fprintf(c.ErrOrStderr(), "warning: notes merge without trust: %s\n", messageText(err.Error()))
+	fmt.Fprintf(c.ErrOrStderr(), "warning: notes merge without trust: %s\n", cmdutil.MessageText(err.Error()))
 	return nil, nil
 }

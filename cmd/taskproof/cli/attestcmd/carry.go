@@ -1,11 +1,12 @@
-package cli
+package attestcmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
@@ -21,7 +22,7 @@ import (
 func newAttestCarryCmd() *cobra.Command {
 	var (
 		sf                 signerFlags
-		src                trust.Sources
+		trustOpts          = options.TrustOptions{KeyFlag: "trusted-key", For: "trust for FROM's signatures: "}
 		keep, dryRun       bool
 		unverifiedInsecure bool
 		force              bool
@@ -83,22 +84,20 @@ command then exits 1 after carrying the others, as the gate would fail that task
 		Args: cobra.ExactArgs(2),
 	}
 	sf.add(c)
-	c.Flags().StringVar(&src.AllowedSigners, "allowed-signers", "", "trust for FROM's signatures: allowed signers `FILE` (git's format)")
-	c.Flags().StringVar(&src.AllowedSignersRev, "allowed-signers-rev", "", "trust for FROM's signatures: allowed signers file read from git, as `REV:PATH`")
-	c.Flags().StringSliceVar(&src.Keyrings, "keyring", nil, "trust for FROM's signatures: OpenPGP public keyring `FILE` (repeatable)")
-	c.Flags().StringSliceVar(&src.RawKeys, "trusted-key", nil, "trust for FROM's signatures: PEM public key `FILE` (repeatable)")
+	trustOpts.AddFlags(c)
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
 	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does), and carry to a TO that is no rewrite of FROM")
-	format := formatFlag(c, "text", "text", "json")
-	c.RunE = inRepo(format, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
+	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
 		req := carry.Request{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
 		if isSquashCarry(args[0], args[1]) {
 			return carrySquash(c, repo, notes, req, args[0], args[1], f, func(req *carry.Request) error {
 				if !unverifiedInsecure {
-					if req.CheckFrom, err = checkFrom(c, repo, src, args[0]); err != nil {
+					if req.CheckFrom, err = checkFrom(c, repo, trustOpts.Sources, args[0]); err != nil {
 						return err
 					}
 				}
@@ -113,7 +112,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 		printCarriedBefore(c, done, f)
 		if len(pairs) == 0 {
 			if f == "json" {
-				return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": []carry.Pair{}, "carries": []*carry.Result{}, "done": done})
+				return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": []carry.Pair{}, "carries": []*carry.Result{}, "done": done})
 			}
 			return nil
 		}
@@ -121,7 +120,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 			return err
 		}
 		if !unverifiedInsecure {
-			if req.CheckFrom, err = checkFrom(c, repo, src, args[0]); err != nil {
+			if req.CheckFrom, err = checkFrom(c, repo, trustOpts.Sources, args[0]); err != nil {
 				return err
 			}
 		}
@@ -132,9 +131,9 @@ command then exits 1 after carrying the others, as the gate would fail that task
 			return carryRange(c, repo, notes, req, pairs, done, f, dryRun)
 		}
 		req.From, req.To = pairs[0].From, pairs[0].To
-		res, err := carry.Carry(context.Background(), repo, notes, req)
+		res, err := carry.Carry(c.Context(), repo, notes, req)
 		if err != nil {
-			return withAttestFlags(err)
+			return cmdutil.WithAttestFlags(err)
 		}
 		return printCarry(c, res, f, dryRun)
 	})
@@ -165,7 +164,7 @@ func checkFrom(c *cobra.Command, repo *gitref.Repo, src trust.Sources, fromArg s
 	// the work tree is the user's own.
 	tr, used, err := trust.LoadTrustUnsafe(repo, src)
 	if err != nil {
-		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", withTrustFlags(err, "--trusted-key"))
+		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", cmdutil.WithTrustFlags(err, "--trusted-key"))
 	}
 	for _, u := range used {
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
@@ -203,7 +202,7 @@ func printCarriedBefore(c *cobra.Command, done []carry.Pair, f string) {
 		w = c.ErrOrStderr()
 	}
 	for _, d := range done {
-		fmt.Fprintf(w, "%s -> %s: carried already (%s: %s's note holds their statements)\n", short(d.From), short(d.To), strings.Join(d.Tasks, ", "), short(d.To))
+		fmt.Fprintf(w, "%s -> %s: carried already (%s: %s's note holds their statements)\n", cmdutil.Short(d.From), cmdutil.Short(d.To), strings.Join(d.Tasks, ", "), cmdutil.Short(d.To))
 	}
 }
 
@@ -243,7 +242,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 		return nil, nil, err
 	}
 	for _, u := range plan.Unattested {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", short(u))
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", cmdutil.Short(u))
 	}
 	if len(plan.Pairs) == 0 && len(plan.Done) > 0 {
 		return nil, plan.Done, nil
@@ -271,25 +270,25 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 	for _, p := range pairs {
 		r := req
 		r.From, r.To, r.DryRun, r.Signers = p.From, p.To, true, nil
-		if _, err := carry.Carry(context.Background(), repo, notes, r); err != nil {
-			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), withAttestFlags(err))
+		if _, err := carry.Carry(c.Context(), repo, notes, r); err != nil {
+			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", cmdutil.Short(p.From), cmdutil.Short(p.To), strings.Join(p.Tasks, ", "), cmdutil.WithAttestFlags(err))
 		}
 	}
 	var carried []*carry.Result
 	for _, p := range pairs {
 		r := req
 		r.From, r.To = p.From, p.To
-		res, err := carry.Carry(context.Background(), repo, notes, r)
+		res, err := carry.Carry(c.Context(), repo, notes, r)
 		if err != nil {
-			err = withAttestFlags(err)
+			err = cmdutil.WithAttestFlags(err)
 			var names []string
 			for _, d := range carried {
-				names = append(names, short(d.From)+"->"+short(d.To))
+				names = append(names, cmdutil.Short(d.From)+"->"+cmdutil.Short(d.To))
 			}
 			if len(names) == 0 {
 				names = []string{"none"}
 			}
-			return fmt.Errorf("carrying %s to %s (%s): %w (pairs carried already: %s; once that is fixed, run the same carry again: it resumes, the pairs carried count as done)", short(p.From), short(p.To), strings.Join(p.Tasks, ", "), err, strings.Join(names, ", "))
+			return fmt.Errorf("carrying %s to %s (%s): %w (pairs carried already: %s; once that is fixed, run the same carry again: it resumes, the pairs carried count as done)", cmdutil.Short(p.From), cmdutil.Short(p.To), strings.Join(p.Tasks, ", "), err, strings.Join(names, ", "))
 		}
 		carried = append(carried, res)
 	}
@@ -297,7 +296,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 		return writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "pairs": pairs, "carries": carried, "done": done}, carried...)
 	}
 	for _, res := range carried {
-		fmt.Fprintf(c.OutOrStdout(), "%s -> %s:\n", short(res.From), short(res.To))
+		fmt.Fprintf(c.OutOrStdout(), "%s -> %s:\n", cmdutil.Short(res.From), cmdutil.Short(res.To))
 		if err := printWritten(c.OutOrStdout(), c.ErrOrStderr(), "text", res.Written, dryRun); err != nil {
 			return err
 		}
@@ -312,11 +311,11 @@ func printFromKept(c *cobra.Command, res *carry.Result) {
 	printOverrode(c, res)
 	switch {
 	case res.RemovedFrom:
-		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", short(res.From))
+		fmt.Fprintf(c.OutOrStdout(), "removed the carried statements from %s's note\n", cmdutil.Short(res.From))
 	case len(res.AlreadyCarried) > 0:
-		fmt.Fprintf(c.OutOrStdout(), "%s -> %s: carried already (%s: %s's note holds no statement about it, %s's holds theirs)\n", short(res.From), short(res.To), strings.Join(res.AlreadyCarried, ", "), short(res.From), short(res.To))
+		fmt.Fprintf(c.OutOrStdout(), "%s -> %s: carried already (%s: %s's note holds no statement about it, %s's holds theirs)\n", cmdutil.Short(res.From), cmdutil.Short(res.To), strings.Join(res.AlreadyCarried, ", "), cmdutil.Short(res.From), cmdutil.Short(res.To))
 	case res.KeptFromRef != "":
-		fmt.Fprintf(c.OutOrStdout(), "kept %s's statements: it is still in the history of %s (a cherry-pick's original keeps its evidence; for a backup of a rewrite, delete that ref and carry again to remove them)\n", short(res.From), res.KeptFromRef)
+		fmt.Fprintf(c.OutOrStdout(), "kept %s's statements: it is still in the history of %s (a cherry-pick's original keeps its evidence; for a backup of a rewrite, delete that ref and carry again to remove them)\n", cmdutil.Short(res.From), res.KeptFromRef)
 	}
 }
 
@@ -324,7 +323,7 @@ func printFromKept(c *cobra.Command, res *carry.Result) {
 // rewrite of FROM.
 func printOverrode(c *cobra.Command, res *carry.Result) {
 	if res.Overrode != "" {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", messageText(res.Overrode))
+		fmt.Fprintf(c.ErrOrStderr(), "warning: --force: %s\n", cmdutil.MessageText(res.Overrode))
 	}
 }
 
@@ -335,9 +334,9 @@ func writeCarryJSON(c *cobra.Command, v any, carries ...*carry.Result) error {
 		printOverrode(c, res)
 		for _, w := range res.Written {
 			for _, warn := range w.Warnings {
-				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", messageText(warn))
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", cmdutil.MessageText(warn))
 			}
 		}
 	}
-	return writeJSON(c, v)
+	return cmdutil.WriteJSON(c, v)
 }

@@ -1,4 +1,4 @@
-package cli
+package attestcmd
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+	"github.com/taskproof/taskproof/internal/printable"
+
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
@@ -18,8 +21,6 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/gitref"
-	"github.com/taskproof/taskproof/internal/panics"
-	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -27,7 +28,7 @@ import (
 	"github.com/taskproof/taskproof/tick"
 )
 
-func newAttestCmd() *cobra.Command {
+func NewCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "attest",
 		Short: "Write signed task-verification attestations as git notes",
@@ -59,7 +60,7 @@ func (f *signerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.kind, "signer", "", "signer `KIND`: ssh|openpgp|raw|sigstore (default: git's gpg.format for user.signingKey, the file's kind for --key)")
 	c.Flags().StringArrayVar(&f.keys, "key", nil, "signing `KEY` (repeatable: one signature per key): a private key file, an SSH public key or certificate (ssh-agent, else the private key beside it) or fingerprint, an OpenPGP secret key file or a key ID in gpg's keyring, or a PEM key; without --signer its kind is read from the file (default: git's user.signingKey)")
 	c.Flags().StringVar(&f.rsaScheme, "rsa-scheme", "", "signature `SCHEME` of raw RSA keys: pss (RSASSA-PSS, SHA-256: taskproof's and securesystemslib's) or pkcs1v15 (PKCS#1 v1.5, SHA-256: what cosign verifies) (default pss)")
-	choices(c, "rsa-scheme", "pss", "pkcs1v15")
+	cmdutil.Choices(c, "rsa-scheme", "pss", "pkcs1v15")
 	c.Flags().BoolVar(&f.unsigned, "unsigned", false, "write unsigned statements (sign them later with 'taskproof attest sign'); without it a missing key is an error")
 	c.Flags().StringVar(&f.passEnv, "key-passphrase-env", "", "the environment variable `VAR` holding the key's passphrase (default: prompt on a terminal)")
 	c.Flags().StringVar(&f.fulcioURL, "fulcio-url", "", "--signer sigstore: Fulcio `URL` issuing the signing certificate (e.g. https://fulcio.sigstore.dev)")
@@ -71,7 +72,7 @@ func (f *signerFlags) add(c *cobra.Command) {
 
 // sigstoreSigner builds the keyless signer of --signer sigstore; nothing is
 // contacted until the first statement is signed.
-func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
+func (f *signerFlags) sigstoreSigner(ctx context.Context) ([]signer.Signer, error) {
 	if len(f.keys) > 0 || f.passEnv != "" || f.unsigned {
 		return nil, cmdutil.Usagef("--signer sigstore signs keylessly: --key, --key-passphrase-env and --unsigned do not apply")
 	}
@@ -104,7 +105,7 @@ func (f *signerFlags) sigstoreSigner() ([]signer.Signer, error) {
 		case reqURL == "" || reqToken == "":
 			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("%w: GitHub Actions OIDC token: %s and %s must both be set (the job needs `permissions: id-token: write`)", signer.ErrSigstore, signer.ActionsTokenURLEnv, signer.ActionsTokenEnv))
 		}
-		t, err := signer.FetchActionsIDToken(context.Background(), reqURL, reqToken, signer.SigstoreAudience, f.timeout)
+		t, err := signer.FetchActionsIDToken(ctx, reqURL, reqToken, signer.SigstoreAudience, f.timeout)
 		if err != nil {
 			return nil, cmdutil.WithCode(cmdutil.ExitTrust, err)
 		}
@@ -135,7 +136,7 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 		if f.rsaScheme != "" {
 			return nil, cmdutil.Usagef("--rsa-scheme goes with raw RSA keys, not --signer sigstore")
 		}
-		return f.sigstoreSigner()
+		return f.sigstoreSigner(c.Context())
 	default:
 		return nil, cmdutil.Usagef("--signer %q: want ssh, openpgp, raw or sigstore", f.kind)
 	}
@@ -194,25 +195,6 @@ func (f *signerFlags) signers(c *cobra.Command, repo *gitref.Repo) ([]signer.Sig
 	return s, nil
 }
 
-// openRepo opens the repository named by --repo, read as access says, and
-// the notes store of --notes-ref.
-func openRepo(c *cobra.Command, access ...gitref.Access) (*gitref.Repo, *gitref.NotesStore, error) {
-	dir, _ := c.Flags().GetString("repo")
-	ref, _ := c.Flags().GetString("notes-ref")
-	panics.Inject("command")
-	repo, err := gitref.Open(dir, access...)
-	if err != nil {
-		return nil, nil, err
-	}
-	notes, err := repo.Notes(ref)
-	if err != nil {
-		repo.Close()
-		return nil, nil, err
-	}
-	notes.Message = "Notes added by 'taskproof attest'\n"
-	return repo, notes, nil
-}
-
 func newAttestTickCmd() *cobra.Command {
 	var fl tickFlags
 	c := &cobra.Command{
@@ -255,20 +237,21 @@ runner says the run passed is refused unless --force.`,
 	c.Flags().StringVar(&fl.policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts it adds ([[units]]; docs/format.md#unit-layouts-in-the-policy)")
 	c.Flags().StringVar(&fl.unitDir, "unit", "", "attest only the ticks of this unit directory `DIR` (e.g. specs/001-x), when the commit ticks tasks of several units")
 	c.Flags().StringVar(&fl.verdict, "verdict", "", "the tick's verdict, `verified|regression_only` (required unless --test-report gives it: a bare attest tick claims nothing)")
-	choices(c, "verdict", "verified", "regression_only")
+	cmdutil.Choices(c, "verdict", "verified", "regression_only")
 	c.Flags().StringVar(&fl.evidencePath, "evidence", "", "evidence JSON `FILE` (trace, integrity, monitor, mutation, sandbox, executor, model, run, …; see docs/guide.md)")
 	c.Flags().StringVar(&fl.redOutput, "red-output", "", "`FILE` with the red run's captured output (the tests failing before the change; output that shows a passing run is refused unless --force)")
 	c.Flags().StringVar(&fl.redKind, "red-kind", "assertion", "how the red run failed: `assertion|missing_symbol`")
-	choices(c, "red-kind", "assertion", "missing_symbol")
+	cmdutil.Choices(c, "red-kind", "assertion", "missing_symbol")
 	c.Flags().StringVar(&fl.regression, "regression-reason", "", "why a regression_only tick is one: `REASON[:key=value]`, e.g. no_scenarios:story=US2, not_red:red_class=build_error")
 	c.Flags().BoolVar(&fl.dryRun, "dry-run", false, "print the statements without writing the note")
 	c.Flags().StringArrayVar(&fl.reportFlags, "test-report", nil, "`PHASE=FILE`: the red or green run's JUnit XML, go test -json or cargo test 2>&1 output (repeatable; docs/format.md#test-reports)")
 	c.Flags().StringSliceVar(&fl.testFiles, "test-files", nil, "test `FILES` (comma-separated, repeatable) the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
 	c.Flags().BoolVar(&fl.skipAttested, "skip-attested", false, "attest only the ticks the note holds no statements for, leaving the others as they are (without --verdict or --test-report: check that every tick is attested, exit 2 naming those that are not)")
 	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as git notes add -f does), or write a --verdict, --regression-reason, --red-kind or --red-output that contradicts the test reports or the red output (with a warning)")
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}
@@ -276,7 +259,7 @@ runner says the run passed is refused unless --force.`,
 		if err != nil {
 			return err
 		}
-		repo, notes, err := openRepo(c)
+		repo, notes, err := cmdutil.OpenRepo(c)
 		if err != nil {
 			return err
 		}
@@ -291,8 +274,8 @@ runner says the run passed is refused unless --force.`,
 			}
 			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
 		}
-		written, err := attest.Tick(context.Background(), repo, notes, req)
-		err = withAttestFlags(err)
+		written, err := attest.Tick(c.Context(), repo, notes, req)
+		err = cmdutil.WithAttestFlags(err)
 		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
 			if pending, werr := tick.Uncommitted(repo, req.Commit); werr == nil && len(pending) > 0 {
 				return fmt.Errorf("%w; the work tree ticks these boxes, not committed yet (commit them, then attest the commit): %s", err, strings.Join(pending, "; "))
@@ -458,7 +441,7 @@ func readTestReports(flags []string) ([]evidence.PhaseReport, error) {
 func printWritten(stdout, stderr io.Writer, format string, written []attest.Written, dryRun bool) error {
 	for _, w := range written {
 		for _, warn := range w.Warnings {
-			fmt.Fprintf(stderr, "warning: %s\n", messageText(warn))
+			fmt.Fprintf(stderr, "warning: %s\n", cmdutil.MessageText(warn))
 		}
 	}
 	if format == "json" {
@@ -484,7 +467,7 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 			verb, sig = "already held", "kept as the note holds them"
 		case w.AlreadyAttested:
 			// --skip-attested: the note holds other statements for the tick.
-			fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("already attested %s on %s (%s): the note holds statements for it, kept as they are", w.Subject, short(w.Commit), w.Unit.Dir)))
+			fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("already attested %s on %s (%s): the note holds statements for it, kept as they are", w.Subject, cmdutil.Short(w.Commit), w.Unit.Dir)))
 			continue
 		case w.CoSigned && dryRun:
 			verb, sig = "would co-sign", "adding the signature of "+strings.TrimPrefix(sig, "signed by ")+" to those the note holds"
@@ -506,7 +489,7 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 		}
 		// The subject, directory, reason and signer (a certificate identity)
 		// come from the repository and the certificate: written escaped.
-		fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, subject, verdict, short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
+		fmt.Fprintf(stdout, "%s\n", printable.String(fmt.Sprintf("%s %s %s on %s (%s): %d statements, %s", verb, subject, verdict, cmdutil.Short(w.Commit), w.Unit.Dir, len(w.Statements), sig)))
 		if dryRun {
 			for _, s := range w.Statements {
 				fmt.Fprintf(stdout, "%s\n", s.Statement)
@@ -514,13 +497,6 @@ func printWritten(stdout, stderr io.Writer, format string, written []attest.Writ
 		}
 	}
 	return nil
-}
-
-func short(h gitref.Hash) string {
-	if len(h) > 12 {
-		return string(h[:12])
-	}
-	return string(h)
 }
 
 // checkVerdictGiven refuses an `attest tick` that names no verdict: a bare

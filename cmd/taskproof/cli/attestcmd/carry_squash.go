@@ -1,7 +1,6 @@
-package cli
+package attestcmd
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -36,9 +35,9 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	if err := prepare(&req); err != nil {
 		return err
 	}
-	res, err := carry.Squash(context.Background(), repo, notes, carry.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
+	res, err := carry.Squash(c.Context(), repo, notes, carry.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
 	if err != nil {
-		return withAttestFlags(err)
+		return cmdutil.WithAttestFlags(err)
 	}
 	if f == "json" {
 		if err := writeCarryJSON(c, map[string]any{"schema_version": 1, "dry_run": req.DryRun, "squash": res}, res.Carries...); err != nil {
@@ -47,10 +46,10 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	} else {
 		out := c.OutOrStdout()
 		for _, d := range res.Done {
-			fmt.Fprintf(out, "%s -> %s: carried already (%s: %s's note holds their statements)\n", short(d.From), short(d.To), printable.String(strings.Join(d.Tasks, ", ")), short(d.To))
+			fmt.Fprintf(out, "%s -> %s: carried already (%s: %s's note holds their statements)\n", cmdutil.Short(d.From), cmdutil.Short(d.To), printable.String(strings.Join(d.Tasks, ", ")), cmdutil.Short(d.To))
 		}
 		for _, r := range res.Carries {
-			fmt.Fprintf(out, "%s -> %s:\n", short(r.From), short(r.To))
+			fmt.Fprintf(out, "%s -> %s:\n", cmdutil.Short(r.From), cmdutil.Short(r.To))
 			if err := printWritten(out, c.ErrOrStderr(), "text", r.Written, req.DryRun); err != nil {
 				return err
 			}
@@ -74,7 +73,7 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 		carried = "nothing was carried"
 	}
 	return cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the squash %s ticks %d task(s) whose evidence in %s is missing or does not verify, which the gate will fail: %s; %s. Attest them on the squash commit: taskproof attest tick --commit %s %s --verdict …",
-		short(squash), len(res.Left), fromArg, strings.Join(left, "; "), carried, short(squash), strings.Join(flags, " ")))
+		cmdutil.Short(squash), len(res.Left), fromArg, strings.Join(left, "; "), carried, cmdutil.Short(squash), strings.Join(flags, " ")))
 }
 
 // shellWord is s as one shell word: itself when it needs no quoting, else

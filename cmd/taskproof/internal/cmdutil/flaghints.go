@@ -1,4 +1,4 @@
-package cli
+package cmdutil
 
 import (
 	"errors"
@@ -9,11 +9,11 @@ import (
 	"github.com/taskproof/taskproof/trust"
 )
 
-// withTrustFlags names the trust flags on trust.LoadTrust's error when no
+// WithTrustFlags names the trust flags on trust.LoadTrust's error when no
 // trust input was given (the library names the inputs, not the flags); keyFlag
 // is the command's flag for PEM public keys. Sigstore's incomplete options get
 // the Sigstore trust flags.
-func withTrustFlags(err error, keyFlag string) error {
+func WithTrustFlags(err error, keyFlag string) error {
 	if errors.Is(err, trust.ErrNoTrust) {
 		return fmt.Errorf("%w: pass --allowed-signers FILE, --allowed-signers-rev REV:PATH, --keyring FILE or %s FILE.pem (or set git's gpg.ssh.allowedSignersFile)", err, keyFlag)
 	}
@@ -23,15 +23,15 @@ func withTrustFlags(err error, keyFlag string) error {
 	return err
 }
 
-// withAttestFlags names the flag that forces a writer (attest tick, decide,
+// WithAttestFlags names the flag that forces a writer (attest tick, decide,
 // carry) over statements the note already holds, or over a contradiction of
 // the test reports (the library names the concept).
-func withAttestFlags(err error) error {
+func WithAttestFlags(err error) error {
 	var ae *attest.AttestedError
 	if errors.As(err, &ae) {
 		if ae.Ref == "" && ae.Why == "" {
 			// A second signer: co-signing keeps the statements and adds a signature.
-			return fmt.Errorf("%w: pass --force to replace them, or add your signature to them with 'taskproof attest sign %s' (docs/format.md#co-signing)", err, short(ae.Commit))
+			return fmt.Errorf("%w: pass --force to replace them, or add your signature to them with 'taskproof attest sign %s' (docs/format.md#co-signing)", err, Short(ae.Commit))
 		}
 		return fmt.Errorf("%w: pass --force to replace them", err)
 	}

@@ -1,9 +1,13 @@
-package cli
+package notescmd
 
 import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -39,18 +43,19 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 	}
 	c.Flags().BoolVar(&all, "all", false, "list acknowledged statements too")
 	c.Flags().StringArrayVar(&resolve, "resolve", nil, "acknowledge `COMMIT|SHA256|all`: the statements displaced on a commit, the one whose sha256 starts so, or every one (repeatable)")
-	format := formatFlag(c, "text", "text", "json")
-	c.RunE = inRepo(format, func(c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
+	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		if len(resolve) > 0 {
 			done, err := notemerge.ResolveConflicts(repo, notes, resolve, acknowledger(repo), time.Now())
 			if err != nil {
 				return err
 			}
 			if f == "json" {
-				return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "acknowledged": done})
+				return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "acknowledged": done})
 			}
 			for _, r := range done {
-				fmt.Fprintf(c.OutOrStdout(), "acknowledged %s %s: %s\n", short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
+				fmt.Fprintf(c.OutOrStdout(), "acknowledged %s %s: %s\n", cmdutil.Short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
 			}
 			if len(done) == 0 {
 				fmt.Fprintln(c.OutOrStdout(), "nothing to acknowledge: those statements were acknowledged already")
@@ -70,7 +75,7 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 			}
 		}
 		if f == "json" {
-			return writeJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "displaced": shown})
+			return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "conflicts_ref": notemerge.ConflictsRef(notes.Ref()), "displaced": shown})
 		}
 		printConflicts(c, shown, len(records)-len(shown))
 		return nil
@@ -84,7 +89,7 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 func printConflicts(c *cobra.Command, records []notemerge.DisplacedRecord, hidden int) {
 	w := c.OutOrStdout()
 	for _, r := range records {
-		fmt.Fprintf(w, "%s %s: displaced %s\n", short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
+		fmt.Fprintf(w, "%s %s: displaced %s\n", cmdutil.Short(gitref.Hash(r.Commit)), printable.String(r.Subject), printable.String(r.Displaced.String()))
 		if r.Kept != nil {
 			fmt.Fprintf(w, "    kept %s\n", printable.String(r.Kept.String()))
 			fmt.Fprintf(w, "    %s; kept because %s\n", differences(r.Differs, *r.Kept, r.Displaced, "kept", "displaced"), notemerge.RuleText(r.Rule))

@@ -1,13 +1,14 @@
-package cli
+package attestcmd
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
@@ -48,14 +49,15 @@ refused, naming them (docs/format.md#attesting-safely).`,
 	c.Flags().StringVar(&task, "task", "", "task `ID`, or its title or a prefix of the title (required)")
 	c.Flags().StringVar(&unit, "unit", "", "unit directory `DIR`, when the task ID is in several units")
 	c.Flags().StringVar(&verdict, "verdict", "", "the decision, `attested|skipped` (required)")
-	choices(c, "verdict", "attested", "skipped")
+	cmdutil.Choices(c, "verdict", "attested", "skipped")
 	c.Flags().StringVar(&by, "by", "", "`NAME` of who decided (required): a policy's deciders credit it only when the statement is signed by that principal, keyid, OpenPGP address or Sigstore identity (docs/format.md#deciders)")
 	c.Flags().StringVar(&reason, "reason", "", "why, in plain `TEXT` (required)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statement without writing anything")
 	c.Flags().BoolVar(&force, "force", false, "replace the statements the tick commit's note holds for the task (attested) or the task's skip record (skipped)")
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}
@@ -70,7 +72,7 @@ refused, naming them (docs/format.md#attesting-safely).`,
 		if err := req.CheckVerdict(); err != nil {
 			return err
 		}
-		repo, notes, err := openRepo(c)
+		repo, notes, err := cmdutil.OpenRepo(c)
 		if err != nil {
 			return err
 		}
@@ -81,9 +83,9 @@ refused, naming them (docs/format.md#attesting-safely).`,
 		if req.Signers, err = sf.signers(c, repo); err != nil {
 			return err
 		}
-		w, err := attest.Decide(context.Background(), repo, notes, req)
+		w, err := attest.Decide(c.Context(), repo, notes, req)
 		if err != nil {
-			return withAttestFlags(err)
+			return cmdutil.WithAttestFlags(err)
 		}
 		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, []attest.Written{*w}, dryRun)
 	}
@@ -110,16 +112,17 @@ output says why (already signed by this key, bundles, statements about another c
 	}
 	sf.add(c)
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be signed without writing")
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}
 		if len(args) == 0 {
 			args = []string{"HEAD"}
 		}
-		repo, notes, err := openRepo(c)
+		repo, notes, err := cmdutil.OpenRepo(c)
 		if err != nil {
 			return err
 		}
@@ -138,17 +141,17 @@ output says why (already signed by this key, bundles, statements about another c
 			if err != nil {
 				return err
 			}
-			r, err := attest.SignNote(context.Background(), notes, id, signers, dryRun)
+			r, err := attest.SignNote(c.Context(), notes, id, signers, dryRun)
 			if err != nil {
 				return err
 			}
 			results = append(results, r)
 		}
 		if f == "json" {
-			return writeJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "signed": results})
+			return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "signed": results})
 		}
 		for _, r := range results {
-			line := fmt.Sprintf("%s: signed %d envelope(s)", short(r.Commit), r.Signed)
+			line := fmt.Sprintf("%s: signed %d envelope(s)", cmdutil.Short(r.Commit), r.Signed)
 			if len(r.Subjects) > 0 {
 				line += " " + strings.Join(r.Subjects, " ")
 			}
@@ -174,9 +177,10 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
   taskproof attest show HEAD~2 --format json`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	format := formatFlag(c, "text", "text", "json")
+	format := options.NewFormat("text", "text", "json")
+	format.AddFlags(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format()
+		f, err := format.Get()
 		if err != nil {
 			return err
 		}
@@ -184,7 +188,7 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 		if len(args) == 1 {
 			rev = args[0]
 		}
-		repo, notes, err := openRepo(c)
+		repo, notes, err := cmdutil.OpenRepo(c)
 		if err != nil {
 			return err
 		}
@@ -202,7 +206,7 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
 		}
 		lines := attest.ShowNote(note)
 		if f == "json" {
-			return writeJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
+			return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
 		}
 		writeShownNote(c.OutOrStdout(), id, notes.Ref(), lines)
 		return nil
@@ -256,11 +260,4 @@ func writeShownNote(out io.Writer, id gitref.Hash, ref string, lines []attest.Sh
 			fmt.Fprintf(out, "  statement: %s\n", strings.Join(text, "\n"))
 		}
 	}
-}
-
-func writeJSON(c *cobra.Command, v any) error {
-	enc := json.NewEncoder(c.OutOrStdout())
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

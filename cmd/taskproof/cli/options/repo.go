@@ -1,0 +1,16 @@
+package options
+
+import "github.com/spf13/cobra"
+
+// RepoOptions are the root's flags that every command inherits: where the
+// repository is and which notes ref holds the attestations.
+type RepoOptions struct {
+	Dir      string
+	NotesRef string
+}
+
+// AddFlags declares --repo (-C) and --notes-ref as persistent flags of c.
+func (o *RepoOptions) AddFlags(c *cobra.Command) {
+	c.PersistentFlags().StringVarP(&o.Dir, "repo", "C", ".", "run as if started in directory `DIR`")
+	c.PersistentFlags().StringVar(&o.NotesRef, "notes-ref", "refs/notes/speccoder", "the notes `REF` attestations are stored under")
+}
