@@ -74,5 +74,5 @@ func TestWritersRefuseReplacing(t *testing.T) {
 	picked := strings.TrimSpace(testenv.Git(t, r.dir, "rev-parse", "HEAD"))
 	mustRun("attest tick of the pick", tickArgs(picked)...)
 	refused("carry", "001-cli/T001", noteOf(picked), "attest", "carry", r.c1, picked, "--keep-from",
-		"--unverified-from-insecure", "--signer", "ssh", "--key", key)
+		"--insecure-skip-verify", "--signer", "ssh", "--key", key)
 }

@@ -210,7 +210,7 @@ func faultKinds() []faultKind {
 				testenv.Git(f.t, f.alice, "rebase", "-q", "main")
 			},
 			args: func(f *faultWorld) []string {
-				return []string{"attest", "carry", "ORIG_HEAD~3..ORIG_HEAD", "HEAD~3..HEAD", "--unverified-from-insecure", "--signer", "ssh", "--key", f.key}
+				return []string{"attest", "carry", "ORIG_HEAD~3..ORIG_HEAD", "HEAD~3..HEAD", "--insecure-skip-verify", "--signer", "ssh", "--key", f.key}
 			},
 			carries: true,
 			done: func(f *faultWorld) {

@@ -55,7 +55,7 @@ func runWith(t *testing.T, bin, dir string, env []string, args ...string) (strin
 func TestPanicIsInternalError(t *testing.T) {
 	r := newVFRepo(t)
 	bin := panicBinary(t)
-	trust := []string{"--allowed-signers", r.allowed, "--require-signed=false"}
+	trust := []string{"--allowed-signers", r.allowed, "--insecure-allow-unsigned"}
 	verify := func(format string) []string {
 		return append(append([]string{"verify", "--branch", "--base", "main"}, trust...), "--format", format)
 	}

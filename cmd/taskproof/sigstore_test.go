@@ -168,7 +168,7 @@ func TestSigstoreCarryRefusesBundles(t *testing.T) {
 	other := `{"payloadType":"text/plain","payload":"aGk=","signatures":[]}`
 	testenv.Git(t, r.dir, "notes", "--ref", "refs/notes/speccoder", "add", "-m", other+"\n"+bundle, r.c1)
 	before := r.note(t, r.c1)
-	for _, extra := range [][]string{nil, {"--unverified-from-insecure"}, {"--dry-run"}} {
+	for _, extra := range [][]string{nil, {"--insecure-skip-verify"}, {"--dry-run"}} {
 		stdout, stderr, code := r.taskproof(t, nil, append([]string{"attest", "carry", r.c1, r.c3}, extra...)...)
 		if code != 2 || !strings.Contains(stderr, "holds a Sigstore bundle (line 2)") || stdout != "" {
 			t.Errorf("carry %v: exit %d, stdout %q, stderr %q; want exit 2 naming the bundle line", extra, code, stdout, stderr)

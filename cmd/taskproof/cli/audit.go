@@ -86,10 +86,7 @@ statement carries its docs/format.md#verification-rules outcome from verify.
 
 Soft gate: --fail-on REASON[,…] exits 1 when any regression_only statement has one of
 the reasons; --max-share S exits 1 when the gated regression_only statements (those of
---fail-on, else all) make up more than S (0–1) of the statements.
-
-Exit codes: 0 report written (gate passed), 1 gate exceeded, 2 usage, 3 trust error,
-4 git precondition (not a repository, unknown revision, notes ref absent).`,
+--fail-on, else all) make up more than S (0–1) of the statements.` + "\n\n" + cmdutil.ExitHelp(),
 		Example: `  taskproof audit --all --format html > audit.html
   taskproof audit origin/main..HEAD --format markdown >> "$GITHUB_STEP_SUMMARY"
   taskproof audit --all --fail-on unrecorded,author_failed --max-share 0.2`,

@@ -6,6 +6,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/attestcmd"
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/notescmd"
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 )
 
 // New builds taskproof's command tree: the root command and every command
@@ -16,10 +17,7 @@ func New() *cobra.Command {
 		Short: "Sign and verify task-verification attestations for spec-driven development",
 		Long: `taskproof makes the ticks of a tasks.md checklist trustworthy: each tick commit
 carries a signed in-toto Statement (speccoder's task-verification/v0 predicate) in a DSSE
-envelope, stored as a git note under refs/notes/speccoder, and merge gates verify them.
-
-Exit codes: 0 success or neutral, 1 verification or policy failure, 2 usage,
-3 trust or config error, 4 git precondition, 5 internal error.`,
+envelope, stored as a git note under refs/notes/speccoder, and merge gates verify them.` + "\n\n" + cmdutil.ExitHelp(),
 		Version: attest.Version,
 		Example: `  taskproof init                     # once per clone: fetch notes, carry them across rebases
   taskproof attest tick --verdict verified --evidence evidence.json

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/spf13/cobra"
 
@@ -59,9 +60,8 @@ or "github+tool" (docs/format.md#the-formats-own-readings).
 --explain adds, after the ticks, each tasks file they are in with its unit format,
 the layout that recognised it and the readings it is read with (JSON: "files":
 [{"path","unit","project_root","layout","builtin","readings"}]).
-Exit codes: 0 listed (also when none), 2 usage or a tasks file that cannot be read
-(not text, over 4 MiB, a Git LFS pointer: docs/format.md#tasks-files), 4 not a repository
-or unknown revision.`,
+A tasks file that cannot be read (not text, over 4 MiB, a Git LFS pointer:
+docs/format.md#tasks-files) is refused; no ticks is a listing, not an error.` + "\n\n" + cmdutil.ExitHelp(),
 		Args: cobra.MaximumNArgs(1),
 	}
 	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")

@@ -25,15 +25,14 @@ import (
 
 // verifyFlags are verify's flags beyond the format and the notes' remotes.
 type verifyFlags struct {
-	trust           options.TrustOptions
-	policy          options.PolicyOptions
-	fromRemotes     options.NotesFromRemotesOptions
-	format          *options.FormatOptions
-	branch          bool
-	base, at        string
-	requireVerified bool
-	requireSigned   bool
-	jsonReport      string
+	trust       options.TrustOptions
+	policy      options.PolicyOptions
+	fromRemotes options.NotesFromRemotesOptions
+	format      *options.FormatOptions
+	branch      bool
+	base, at    string
+	gate        options.GateOptions
+	jsonReport  string
 }
 
 func (f *verifyFlags) add(c *cobra.Command) {
@@ -42,8 +41,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
 	c.Flags().StringVar(&f.base, "base", "", "base revision `REV` for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
 	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
-	c.Flags().BoolVar(&f.requireVerified, "require-verified", false, "fail regression_only and attested ticks")
-	c.Flags().BoolVar(&f.requireSigned, "require-signed", true, "fail unsigned statements (--require-signed=false accepts them)")
+	f.gate.AddFlags(c)
 	c.Flags().StringVar(&f.jsonReport, "json-report", "", "also write the JSON report (as --format json writes it, the error result included) to `FILE`")
 	f.policy.AddFlags(c)
 	f.fromRemotes.AddFlags(c)
@@ -74,18 +72,7 @@ cosign.pub), --trusted-root FILE with --certificate-identity[-regexp] and
 --certificate-oidc-issuer (Sigstore bundles; a trusted root alone checks the transparency log
 entries of bundles signed with a --key); with none of these, git's gpg.ssh.allowedSignersFile
 (outside the work tree; never added to trust a flag names). Key validity windows are judged at --at (default now);
-a Sigstore certificate at its verified transparency log or timestamp time.
-
-Exit codes:
-  0  success, or neutral (nothing to check)
-  1  verification or policy failure (any outcome but ok; unsigned unless --require-signed=false)
-  2  usage
-  3  trust or config error (no trust input, unreadable trust or policy file)
-  4  git precondition (not a repository, unknown revision, notes ref absent — fetch it with
-     git fetch origin refs/notes/speccoder:refs/notes/speccoder; a shallow clone missing what
-     the range needs — fetch-depth: 0 / git fetch --unshallow; a missing object; a notes ref
-     that is not a commit; a broken ref: docs/format.md#git-preconditions)
-  5  internal error (a bug in taskproof)`,
+a Sigstore certificate at its verified transparency log or timestamp time.` + "\n\n" + cmdutil.ExitHelp(),
 		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
@@ -148,7 +135,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 	if err != nil {
 		return err
 	}
-	rep, err := v.VerifySpooled(tg, verify.GateOptions{RequireVerified: flags.requireVerified, AllowUnsigned: !flags.requireSigned})
+	rep, err := v.VerifySpooled(tg, flags.gate.Options())
 	if err != nil {
 		return err
 	}
@@ -162,7 +149,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 			return err
 		}
 	}
-	if err := writeReport(c, format, rep); err != nil {
+	if err := writeReport(c, format, rep, flags.gate.Options()); err != nil {
 		return err
 	}
 	warnEmptyRange(c, tg, rep)
@@ -297,7 +284,7 @@ func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
 }
 
 // writeReport writes the report to stdout in the chosen format (logs go to stderr).
-func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
+func writeReport(c *cobra.Command, format string, rep *verify.Report, gate verify.GateOptions) error {
 	out := c.OutOrStdout()
 	switch format {
 	case "json":
@@ -309,5 +296,5 @@ func writeReport(c *cobra.Command, format string, rep *verify.Report) error {
 		}
 		return report.WriteText(out, rep, color)
 	}
-	return writeCIReport(c, format, rep)
+	return writeCIReport(c, format, rep, gate)
 }

@@ -13,14 +13,13 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
-// writeCIReport writes the sarif, github and junit formats to stdout. For
+// writeCIReport writes the sarif, github and junit formats to stdout, with
+// the gate options the report was made with, so that objects mode's failing
+// objects are the ones the conclusion counted. For
 // github, when $GITHUB_STEP_SUMMARY names a file, a Markdown summary is appended
 // to it (never truncated) after the workflow commands are written.
-func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
-	opts, err := ciOptions(c)
-	if err != nil {
-		return err
-	}
+func writeCIReport(c *cobra.Command, format string, rep *verify.Report, gate verify.GateOptions) error {
+	opts := report.CIOptions{ToolVersion: attest.Version, Gate: gate}
 	out := c.OutOrStdout()
 	switch format {
 	case "sarif":
@@ -40,23 +39,6 @@ func writeCIReport(c *cobra.Command, format string, rep *verify.Report) error {
 		return nil
 	}
 	return cmdutil.Usagef("unknown --format %q", format)
-}
-
-// ciOptions reads the gate flags the report was made with, so objects mode's
-// failing objects are the ones the conclusion counted.
-func ciOptions(c *cobra.Command) (report.CIOptions, error) {
-	requireSigned, err := c.Flags().GetBool("require-signed")
-	if err != nil {
-		return report.CIOptions{}, err
-	}
-	requireVerified, err := c.Flags().GetBool("require-verified")
-	if err != nil {
-		return report.CIOptions{}, err
-	}
-	return report.CIOptions{
-		ToolVersion: attest.Version,
-		Gate:        verify.GateOptions{RequireVerified: requireVerified, AllowUnsigned: !requireSigned},
-	}, nil
 }
 
 // appendSummary appends the Markdown job summary to path (created if absent,

@@ -54,7 +54,7 @@ TO's note already holds about TO for a carried task are replaced only with --for
 the carry is refused, naming them (docs/format.md#attesting-safely).
 
 FROM's signatures are checked first against your trust (the same flags as verify), so a carry
-never re-signs statements nobody trusted; --unverified-from-insecure skips that check.
+never re-signs statements nobody trusted; --insecure-skip-verify skips that check.
 
 With two ranges (A..B), a rebased branch is re-attested in one command: each tick commit of
 FROM-RANGE whose note holds statements about it is paired with the commit of TO-RANGE that
@@ -85,7 +85,9 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	}
 	sf.add(c)
 	trustOpts.AddFlags(c)
+	c.Flags().BoolVar(&unverifiedInsecure, "insecure-skip-verify", false, "re-sign FROM's statements without checking their signatures (unsafe)")
 	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
+	_ = c.Flags().MarkDeprecated("unverified-from-insecure", "use --insecure-skip-verify instead")
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
 	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does), and carry to a TO that is no rewrite of FROM")
@@ -164,7 +166,7 @@ func checkFrom(c *cobra.Command, repo *gitref.Repo, src trust.Sources, fromArg s
 	// the work tree is the user's own.
 	tr, used, err := trust.LoadTrustUnsafe(repo, src)
 	if err != nil {
-		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --unverified-from-insecure)", cmdutil.WithTrustFlags(err, "--trusted-key"))
+		return nil, fmt.Errorf("checking FROM's signatures: %w (or pass --insecure-skip-verify)", cmdutil.WithTrustFlags(err, "--trusted-key"))
 	}
 	for _, u := range used {
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)

@@ -71,10 +71,7 @@ func newNotesSyncCmd(op string) *cobra.Command {
 'notes fetch' does, then pushes the notes ref, the conflicts ref and the skip records without
 force. If the remote moved in between, it fetches, merges and pushes again, up to --attempts
 times, so that two clones pushing at once both land. Skip records the remote already holds with other values
-are reported, not overwritten.
-
-Exit codes: 0 pushed or up to date; 4 git failed (no local notes ref, unknown remote, network,
-authentication, still rejected after every attempt).`
+are reported, not overwritten.` + "\n\n" + cmdutil.ExitHelp()
 		c.Example = `  taskproof notes push
   taskproof notes push upstream --format json`
 	case "fetch":
@@ -83,9 +80,7 @@ authentication, still rejected after every attempt).`
 (refs/notes/remotes/REMOTE/<name>; for a URL, temporary refs under refs/speccoder/fetch/, removed after) and brings it into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
 ahead, and otherwise merged line by line (see 'taskproof notes --help'). Skip records are
 fetched into refs/speccoder/remotes/REMOTE/skipped/* and created or fast-forwarded locally,
-never forced; one that differs is reported.
-
-Exit codes: 0 fetched; 4 git failed or the remote has no notes ref.`
+never forced; one that differs is reported.` + "\n\n" + cmdutil.ExitHelp()
 		c.Example = `  taskproof notes fetch
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}

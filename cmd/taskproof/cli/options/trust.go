@@ -1,8 +1,11 @@
 package options
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -52,11 +55,23 @@ func (o *TrustOptions) AddSigstoreFlags(c *cobra.Command) {
 	c.Flags().StringVar(&src.CertIdentity, "certificate-identity", "", "Sigstore certificate `IDENTITY`, exact (e.g. https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/heads/main)")
 	c.Flags().StringVar(&src.CertIdentityRegexp, "certificate-identity-regexp", "", "Sigstore certificate identity as a regular expression `RE`, always anchored: matched as ^(?:RE)$")
 	c.Flags().StringVar(&src.CertOIDCIssuer, "certificate-oidc-issuer", "", "Sigstore certificate OIDC issuer `URL`, exact (e.g. https://token.actions.githubusercontent.com); required with an identity")
-	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "how many (`N`) transparency log entries a Sigstore bundle needs (0 accepts bundles without one: unsafe)")
+	tlog := c.Flags().Int("sigstore-tlog-threshold", 1, "how many (`N`) transparency log entries a Sigstore bundle needs, at least 1 (none: --insecure-ignore-tlog)")
+	ignoreTlog := c.Flags().Bool("insecure-ignore-tlog", false, "accept Sigstore bundles without a transparency log entry (a signature nobody can audit or revoke: unsafe)")
 	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "how many (`N`) RFC 3161 signed timestamps a Sigstore bundle needs")
 	prev := c.PreRunE
 	c.PreRunE = func(c *cobra.Command, args []string) error {
-		if c.Flags().Changed("sigstore-tlog-threshold") {
+		if *ignoreTlog {
+			if c.Flags().Changed("sigstore-tlog-threshold") && *tlog != 0 {
+				return cmdutil.Usagef("--insecure-ignore-tlog accepts bundles without a transparency log entry, --sigstore-tlog-threshold %d requires some: give one", *tlog)
+			}
+			zero := 0
+			src.SigstoreTlogThreshold = &zero
+		} else if c.Flags().Changed("sigstore-tlog-threshold") {
+			if *tlog == 0 {
+				// The old spelling of --insecure-ignore-tlog, still read, as
+				// cobra notes a deprecated flag.
+				fmt.Fprintln(c.ErrOrStderr(), "Flag --sigstore-tlog-threshold 0 has been deprecated, use --insecure-ignore-tlog instead")
+			}
 			src.SigstoreTlogThreshold = tlog
 		}
 		if c.Flags().Changed("sigstore-timestamp-threshold") {

@@ -21,7 +21,8 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
-// Exit codes (docs/format.md#exit-codes).
+// Exit codes (docs/cli/exit-codes.md, generated from [exitClasses] and
+// [exitCodes]).
 const (
 	ExitOK       = 0 // success or neutral
 	ExitFailure  = 1 // verification or policy failure
@@ -30,6 +31,65 @@ const (
 	ExitGit      = 4 // git precondition: not a repo, unknown rev, notes ref absent
 	ExitInternal = 5 // internal error
 )
+
+// ExitClass is what an exit code means.
+type ExitClass struct {
+	Code    int
+	Meaning string
+}
+
+// exitClasses are the exit codes and what each means: the one text help
+// and docs/cli/exit-codes.md give.
+var exitClasses = []ExitClass{
+	{ExitOK, "success or neutral (nothing to check)"},
+	{ExitFailure, "verification or policy failure: a statement that does not verify, a tick the gate does not accept, input it cannot judge"},
+	{ExitUsage, "usage: an unknown command or flag, a flag or argument that does not apply, input a command refuses"},
+	{ExitTrust, "trust or config error: no trust input, an unreadable trust, key or policy file"},
+	{ExitGit, "git precondition: not a repository, an unknown revision, the notes ref absent, a shallow clone, a missing object, a broken ref, storage that will not take a write, a failed git command"},
+	{ExitInternal, "internal error: a bug in taskproof (a panic, or an error no row of the table names)"},
+}
+
+// ExitClasses returns the exit codes and what each means, in order.
+func ExitClasses() []ExitClass { return append([]ExitClass(nil), exitClasses...) }
+
+// ExitHelp is the line help texts end with: the exit codes in short, and
+// where they are described.
+func ExitHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes: ")
+	for i, c := range exitClasses {
+		switch {
+		case i == 3:
+			b.WriteString(",\n") // two lines of help text
+		case i > 0:
+			b.WriteString(", ")
+		}
+		short, _, _ := strings.Cut(c.Meaning, ":")
+		fmt.Fprintf(&b, "%d %s", c.Code, strings.TrimSuffix(short, " (nothing to check)"))
+	}
+	b.WriteString(" (docs/cli/exit-codes.md).")
+	return b.String()
+}
+
+// ExitRow is a row of the exit code table as docs show it: the error it
+// matches, by its message or what it is, and its exit code.
+type ExitRow struct {
+	Code  int
+	Error string
+}
+
+// ExitRows returns the table's rows in the order they are matched.
+func ExitRows() []ExitRow {
+	out := make([]ExitRow, 0, len(exitCodes))
+	for _, r := range exitCodes {
+		what := r.doc
+		if r.is != nil {
+			what = r.is.Error()
+		}
+		out = append(out, ExitRow{Code: r.code, Error: what})
+	}
+	return out
+}
 
 // exitError carries an exit code through cobra to run.
 type exitError struct {
@@ -99,6 +159,7 @@ func Failed() error { return &exitError{code: ExitFailure, silent: true} }
 var exitCodes = []struct {
 	is   error            // a sentinel, matched with errors.Is
 	as   func(error) bool // or a type, matched with errors.As
+	doc  string           // for a type: what it is, as docs/cli/exit-codes.md names it
 	code int
 }{
 	// attest tick / decide / sign: what the request asks cannot be done.
@@ -137,7 +198,7 @@ var exitCodes = []struct {
 	// A tasks file that cannot be read is bad input for the commands that
 	// read it; verify makes it a failing gate (exit 1, see newVerifyCmd): what
 	// the gate cannot judge fails it.
-	{as: IsType[*tick.TasksFileError], code: ExitUsage},
+	{as: IsType[*tick.TasksFileError], doc: "a tasks file that cannot be read (verify: exit 1, the gate fails)", code: ExitUsage},
 	// notes push / pull / sync and carry.
 	{is: gitref.ErrRemoteNotesAbsent, code: ExitGit},
 	{is: gitref.ErrRemoteUnknown, code: ExitGit},
