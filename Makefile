@@ -4,7 +4,7 @@ BIN      ?= bin/taskproof
 PKGS     ?= ./...
 FUZZTIME ?= 60s
 
-.PHONY: all build test race faults bench bench-gate bench-scaling fuzz model demo vet fmt lint clean interop
+.PHONY: all build test race faults bench bench-gate bench-scaling fuzz model demo docs vet fmt lint clean interop
 
 all: build
 
@@ -78,6 +78,12 @@ model: build
 
 demo: build
 	./scripts/demo.sh
+
+# docs/cli/: a page per command from the command tree and the exit codes page
+# from the exit code table (cmd/taskproof/internal/gendocs; its test fails when
+# docs/cli/ is stale).
+docs:
+	$(GO) run ./cmd/taskproof/internal/gendocs -dir docs/cli
 
 # The ecosystem interop suite (testdata/interop/ecosystem/README.md): builds
 # the pinned cosign releases and in-toto-golang from the Go module proxy into
