@@ -81,12 +81,16 @@ for f in ${LINES[@]+"${LINES[@]}"}; do args+=(--key "$(csv_quote "$f")"); done
 [ -n "${TASKPROOF_CERTIFICATE_IDENTITY:-}" ] && args+=(--certificate-identity "$TASKPROOF_CERTIFICATE_IDENTITY")
 [ -n "${TASKPROOF_CERTIFICATE_IDENTITY_REGEXP:-}" ] && args+=(--certificate-identity-regexp "$TASKPROOF_CERTIFICATE_IDENTITY_REGEXP")
 [ -n "${TASKPROOF_CERTIFICATE_OIDC_ISSUER:-}" ] && args+=(--certificate-oidc-issuer "$TASKPROOF_CERTIFICATE_OIDC_ISSUER")
-[ -n "${TASKPROOF_SIGSTORE_TLOG_THRESHOLD:-}" ] && args+=(--sigstore-tlog-threshold "$TASKPROOF_SIGSTORE_TLOG_THRESHOLD")
+case "${TASKPROOF_SIGSTORE_TLOG_THRESHOLD:-}" in
+  "") ;;
+  0) args+=(--insecure-ignore-tlog) ;;
+  *) args+=(--sigstore-tlog-threshold "$TASKPROOF_SIGSTORE_TLOG_THRESHOLD") ;;
+esac
 [ -n "${TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD:-}" ] && args+=(--sigstore-timestamp-threshold "$TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD")
 [ -n "${TASKPROOF_POLICY:-}" ] && args+=(--policy "$TASKPROOF_POLICY")
 [ -n "${TASKPROOF_POLICY_REV:-}" ] && args+=(--policy-rev "$TASKPROOF_POLICY_REV")
 [ "${TASKPROOF_REQUIRE_VERIFIED:-false}" = true ] && args+=(--require-verified)
-[ "${TASKPROOF_REQUIRE_SIGNED:-true}" = false ] && args+=(--require-signed=false)
+[ "${TASKPROOF_REQUIRE_SIGNED:-true}" = false ] && args+=(--insecure-allow-unsigned)
 args+=(${extra[@]+"${extra[@]}"} -- "$head")
 
 log "taskproof ${args[*]}"

@@ -80,6 +80,19 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	// The command line sits on the libraries, never under them: only cmd/
+	// imports cobra or a package of cmd/.
+	for _, line := range goList(t, "-f", "{{.ImportPath}} {{join .Imports \" \"}}", module+"...") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || strings.HasPrefix(fields[0], module+"cmd/") {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module+"cmd/") || strings.HasPrefix(imp, "github.com/spf13/cobra") {
+				t.Errorf("%s imports %s: only the command line (cmd/) does (docs/architecture.md)", fields[0], imp)
+			}
+		}
+	}
 }
 
 // goList runs `go list args...` and returns its output lines.
