@@ -15,10 +15,10 @@ type namedTip struct {
 	id   plumbing.Hash
 }
 
-// AttemptRefPrefix is where speccoder keeps its attempts at a task: they
+// attemptRefPrefix is where speccoder keeps its attempts at a task: they
 // carry no evidence, and every command ignores them
 // (docs/format.md#reading-what-other-writers-write).
-const AttemptRefPrefix = "refs/speccoder/attempts/"
+const attemptRefPrefix = "refs/speccoder/attempts/"
 
 // refTips lists, in name order, the commits the repository's refs name, but
 // for taskproof's and speccoder's own (refs/notes/, the skip records and
@@ -30,9 +30,9 @@ func (r *Repo) refTips() ([]namedTip, error) {
 	})
 }
 
-// attemptTips lists, in name order, the commits under AttemptRefPrefix.
+// attemptTips lists, in name order, the commits under attemptRefPrefix.
 func (r *Repo) attemptTips() ([]namedTip, error) {
-	return r.tipsWhere(func(n string) bool { return strings.HasPrefix(n, AttemptRefPrefix) })
+	return r.tipsWhere(func(n string) bool { return strings.HasPrefix(n, attemptRefPrefix) })
 }
 
 // tipsWhere lists, in name order, the commits the refs keep names, tags

@@ -68,15 +68,15 @@ type NoteEntry = notesync.NoteEntry
 // none). Safe for concurrent use once made.
 type NotesIndex = notesync.Index
 
-// SyncOptions configure [NotesStore.Fetch] and [NotesStore.Push]: Remote (a
-// remote name or URL, default "origin"), Merge (decides a commit's note both
-// sides changed; required), ConflictsRef and MergeConflicts (where the lines
-// Merge displaced are kept, and their set union), SkipRefs (also move the
-// skip records, never forced), MaxAttempts (push attempts, default 5) and Git
-// (the git program, default "git" from PATH).
+// SyncOptions configure [NotesStore.Sync]: Remote (a remote name or URL,
+// default "origin"), Merge (decides a commit's note both sides changed;
+// required), ConflictsRef and MergeConflicts (where the lines Merge displaced
+// are kept, and their set union), SkipRefs (also move the skip records, never
+// forced), MaxAttempts (push attempts, default 5), Git (the git program,
+// default "git" from PATH) and Push (push after fetching).
 type SyncOptions = notesync.SyncOptions
 
-// SyncResult says what Fetch or Push did: the local notes ref Before and
+// SyncResult says what Sync did: the local notes ref Before and
 // After, the remote's head, the Action ("up-to-date", "created",
 // "fast-forward", "merged", "pushed"), the commits whose notes were Merged,
 // the lines that Arrived in or were Removed to the conflicts ref, the refs
@@ -192,36 +192,33 @@ func (s *NotesStore) Update(commit Hash, merge func(old []byte) (new []byte, err
 // when there is nothing to remove.
 func (s *NotesStore) Remove(commit Hash) error { return s.store().Remove(commit) }
 
-// Fetch fetches the remote's notes ref into its tracking ref (TrackingRef) and
-// integrates it into the local one: created when absent locally,
-// fast-forwarded when the local ref is behind, left alone when it is ahead,
-// and otherwise merged — a notes commit whose parents are the local and the
-// remote notes commits and whose tree holds every note of both, o.Merge
-// deciding the notes both sides changed. Lines o.Merge displaces go to
-// o.ConflictsRef, which is merged with the remote's the same way (written
-// before the notes ref moves, so a crash loses nothing). Refs move by
-// compare-and-swap; after a lost race the integration is redone (bounded).
-// Neither side is ever overwritten. With o.SkipRefs the skip records are
-// fetched into SkipTrackingPrefix and each is created or fast-forwarded
-// locally; one that differs is listed in Rejected. The error wraps
-// ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
-// when git fails.
-func (s *NotesStore) Fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
-	return s.store().Fetch(ctx, o)
-}
-
-// Push fetches the remote's notes and integrates them as Fetch does (so a
-// conflict is decided, and reported, before anything is pushed), then pushes
-// the local notes ref — and o.ConflictsRef when it exists — to the remote
-// without force. When the remote refuses it as not a fast-forward (someone
-// else pushed in between), Push fetches, merges and pushes again, up to
-// o.MaxAttempts times (then the error wraps ErrPushRetries). With o.SkipRefs
-// the skip records are integrated and pushed afterwards, never forced; those
-// the remote refuses are listed in SyncResult.Rejected. The error wraps
-// ErrNotesRefAbsent when there is no notes ref on either side, and is a
-// *GitError when git fails for another reason.
-func (s *NotesStore) Push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
-	return s.store().Push(ctx, o)
+// Sync shares the notes ref with a remote. It fetches the remote's notes ref
+// into its tracking ref (TrackingRef) and integrates it into the local one:
+// created when absent locally, fast-forwarded when the local ref is behind,
+// left alone when it is ahead, and otherwise merged — a notes commit whose
+// parents are the local and the remote notes commits and whose tree holds
+// every note of both, o.Merge deciding the notes both sides changed. Lines
+// o.Merge displaces go to o.ConflictsRef, which is merged with the remote's
+// the same way (written before the notes ref moves, so a crash loses
+// nothing). Refs move by compare-and-swap; after a lost race the integration
+// is redone (bounded). Neither side is ever overwritten. With o.SkipRefs the
+// skip records are fetched into SkipTrackingPrefix and each is created or
+// fast-forwarded locally; one that differs is listed in Rejected. Without
+// o.Push the error wraps ErrRemoteNotesAbsent when the remote has no notes
+// ref.
+//
+// With o.Push, once integrated (so a conflict is decided, and reported,
+// before anything is pushed), the local notes ref — and o.ConflictsRef when
+// it exists — is pushed to the remote without force. When the remote refuses
+// it as not a fast-forward (someone else pushed in between), Sync fetches,
+// merges and pushes again, up to o.MaxAttempts times (then the error wraps
+// ErrPushRetries); skip records are pushed afterwards, never forced, those
+// the remote refuses listed in SyncResult.Rejected; the error wraps
+// ErrNotesRefAbsent when there is no notes ref on either side.
+//
+// The error is a *GitError when git fails.
+func (s *NotesStore) Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	return s.store().Sync(ctx, o)
 }
 
 // TrackingRefs lists the tracking refs of the notes ref that exist

@@ -68,7 +68,7 @@ type UpstreamStatement struct {
 // that both sides changed line by line with [MergeNotesWith] (judged with mo) and the conflicts
 // ref with [UnionLines] (docs/format.md#sharing-notes-between-clones). It
 // sets opts.Merge, opts.ConflictsRef and opts.MergeConflicts; the other
-// options are [gitref.NotesStore.Fetch]'s and Push's, whose errors it returns.
+// options are [gitref.NotesStore.Sync]'s, whose errors it returns.
 func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gitref.SyncOptions, mo MergeOptions) (*NotesSync, error) {
 	var conflicts []SyncConflict
 	opts.ConflictsRef = ConflictsRef(notes.Ref())
@@ -89,11 +89,8 @@ func SyncNotes(ctx context.Context, notes *gitref.NotesStore, push bool, opts gi
 	}
 	var res *gitref.SyncResult
 	var err error
-	if push {
-		res, err = notes.Push(ctx, opts)
-	} else {
-		res, err = notes.Fetch(ctx, opts)
-	}
+	opts.Push = push
+	res, err = notes.Sync(ctx, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -85,6 +85,9 @@ type SyncOptions struct {
 	MaxAttempts int
 	// Git is the git program; default "git" from PATH.
 	Git string
+	// Push, for Sync, pushes after fetching (Store.Push); otherwise Sync
+	// only fetches (Store.Fetch).
+	Push bool
 }
 
 // SyncResult says what Fetch or Push did.
@@ -291,6 +294,14 @@ func (s *Store) dropTemporary(o SyncOptions, n remoteNames) {
 	for _, r := range refs {
 		s.git(context.Background(), o, "update-ref", "-d", r)
 	}
+}
+
+// Sync is Push when o.Push, else Fetch.
+func (s *Store) Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
+	if o.Push {
+		return s.Push(ctx, o)
+	}
+	return s.Fetch(ctx, o)
 }
 
 // Fetch fetches the remote's notes ref into its tracking ref (TrackingRef) and
