@@ -54,13 +54,7 @@ func (r *Repo) apply(a Access) {
 // setCommitCacheSize bounds the Repo's cache of decoded commits to size bytes
 // of estimated heap (0: the default, 48 MiB), dropping the least recently
 // used commits beyond it. Safe to call concurrently with reads.
-func (r *Repo) setCommitCacheSize(size int) {
-	c := &r.commits
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.max = max(size, 0)
-	c.evict()
-}
+func (r *Repo) setCommitCacheSize(size int) { r.commits.SetMax(size) }
 
 // dropCaches empties the Repo's object and decoded-commit caches, keeping
 // their bounds: a command done with the objects it read (a range's walk and
@@ -68,12 +62,7 @@ func (r *Repo) setCommitCacheSize(size int) {
 // correct, only read again. Safe to call concurrently with reads.
 func (r *Repo) dropCaches() {
 	r.store.ClearCache()
-	c := &r.commits
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.m)
-	c.lru.Init()
-	c.bytes = 0
+	r.commits.Clear()
 }
 
 func init() {

@@ -1,47 +1,11 @@
 package gitref
 
 import (
-	"fmt"
 	"testing"
-
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/internal/repocache"
 )
-
-// TestCommitCacheLRU: past its byte budget the cache drops the least recently
-// used commits first, keeps what was read again, and accounts what it holds.
-func TestCommitCacheLRU(t *testing.T) {
-	c := &commitCache{}
-	ids := make([]plumbing.Hash, 10)
-	for i := range ids {
-		ids[i] = plumbing.NewHash(fmt.Sprintf("%040x", i+1))
-	}
-	commit := func(i int) *object.Commit { return &object.Commit{Hash: ids[i], Message: "tick"} }
-	size := commitSize(commit(0))
-	c.max = 4 * size
-	for i := 0; i < 4; i++ {
-		c.put(ids[i], commit(i))
-	}
-	if _, ok := c.get(ids[0]); !ok { // now the most recently used
-		t.Fatal("commit 0 not cached")
-	}
-	c.put(ids[4], commit(4)) // drops commit 1, the least recently used
-	for i, want := range []bool{true, false, true, true, true} {
-		if _, ok := c.get(ids[i]); ok != want {
-			t.Errorf("commit %d cached = %v, want %v", i, ok, want)
-		}
-	}
-	if c.bytes != 4*size || c.lru.Len() != 4 || len(c.m) != 4 {
-		t.Errorf("holds %d bytes, %d entries, %d keys; want %d, 4, 4", c.bytes, c.lru.Len(), len(c.m), 4*size)
-	}
-	c.put(ids[0], commit(0)) // again: not counted twice
-	if c.bytes != 4*size {
-		t.Errorf("after a repeated put: %d bytes, want %d", c.bytes, 4*size)
-	}
-}
 
 // TestDropCaches: dropCaches, as the merge gate reaches it through
 // repocache.Drop, empties the object and commit caches, and what was cached
@@ -54,7 +18,7 @@ func TestDropCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.commits.get(toPlumbing(head)); !ok {
+	if _, ok := r.commits.Get(toPlumbing(head)); !ok {
 		t.Fatal("the commit read is not cached")
 	}
 	if _, err := r.File(head, "a.md"); err != nil {
@@ -64,8 +28,8 @@ func TestDropCaches(t *testing.T) {
 		t.Fatal("the tree read is not cached")
 	}
 	repocache.Drop(r)
-	if _, ok := r.commits.get(toPlumbing(head)); ok || r.commits.bytes != 0 || r.commits.lru.Len() != 0 {
-		t.Errorf("commit cache after dropCaches: %d bytes, %d entries", r.commits.bytes, r.commits.lru.Len())
+	if _, ok := r.commits.Get(toPlumbing(head)); ok || r.commits.Len() != 0 {
+		t.Errorf("commit cache after dropCaches: %d entries", r.commits.Len())
 	}
 	if ok := r.store.Cached(toPlumbing(c.Tree)); ok {
 		t.Error("the object cache still holds the tree")
@@ -102,8 +66,8 @@ func TestOpenAccess(t *testing.T) {
 		if got := r.store.CacheSize(); got != tc.object {
 			t.Errorf("%+v: object cache %d, want %d", tc.a, got, tc.object)
 		}
-		if r.commits.max != tc.commit {
-			t.Errorf("%+v: commit cache %d, want %d", tc.a, r.commits.max, tc.commit)
+		if r.commits.Max() != tc.commit {
+			t.Errorf("%+v: commit cache %d, want %d", tc.a, r.commits.Max(), tc.commit)
 		}
 		if r.store.PacksMapped() != tc.mapped {
 			t.Errorf("%+v: packs mapped %v, want %v", tc.a, r.store.PacksMapped(), tc.mapped)

@@ -2,7 +2,6 @@ package gitref
 
 import (
 	"bytes"
-	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -197,7 +196,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 	if r.store.Closed() {
 		return nil, errClosed
 	}
-	if c, ok := r.commits.get(h); ok {
+	if c, ok := r.commits.Get(h); ok {
 		return c, nil
 	}
 	// A commit is read past the object cache: the commit cache keeps it
@@ -217,7 +216,7 @@ func (r *Repo) commit(id Hash) (*object.Commit, error) {
 		c, err = object.DecodeCommit(r.store.Storer(), packstore.Hashed(o, h))
 	}
 	if err == nil {
-		r.commits.put(h, c)
+		r.commits.Put(h, c)
 	}
 	if err != nil {
 		if errors.Is(err, plumbing.ErrObjectNotFound) {
@@ -488,81 +487,6 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message 
 		return "", fmt.Errorf("writing commit object: %w", err)
 	}
 	return fromPlumbing(h), nil
-}
-
-// commitCache holds decoded commits by id, least recently used dropped first
-// once the commits held take more than commitCacheBytes (commitSize each).
-// A gate reads a range's commits in several passes (the range walk, the tick
-// walk, the object check): the budget holds about 100,000 commits of a few
-// hundred bytes, so that each pass finds the commits the one before read
-// instead of decoding them again. Safe for concurrent use.
-type commitCache struct {
-	mu    sync.Mutex
-	m     map[plumbing.Hash]*list.Element // of *commitEntry
-	lru   list.List                       // front: most recently used
-	bytes int
-	max   int // 0: commitCacheBytes
-}
-
-type commitEntry struct {
-	h    plumbing.Hash
-	c    *object.Commit
-	size int
-}
-
-// commitCacheBytes bounds commitCache (commitSize of the commits it holds).
-const commitCacheBytes = 48 << 20
-
-// commitSize estimates the heap a decoded commit takes, in bytes: its
-// strings, its parents and the cache's own entry.
-func commitSize(c *object.Commit) int {
-	return 320 + len(c.Message) + len(c.PGPSignature) + len(c.Encoding) +
-		len(c.Author.Name) + len(c.Author.Email) + len(c.Committer.Name) + len(c.Committer.Email) +
-		len(c.ParentHashes)*len(plumbing.Hash{}) + len(c.ExtraHeaders)*64
-}
-
-func (c *commitCache) get(h plumbing.Hash) (*object.Commit, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[h]
-	if !ok {
-		return nil, false
-	}
-	c.lru.MoveToFront(e)
-	return e.Value.(*commitEntry).c, true
-}
-
-func (c *commitCache) put(h plumbing.Hash, o *object.Commit) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[plumbing.Hash]*list.Element{}
-	}
-	if e, ok := c.m[h]; ok {
-		c.lru.MoveToFront(e)
-		return
-	}
-	ce := &commitEntry{h: h, c: o, size: commitSize(o)}
-	c.m[h] = c.lru.PushFront(ce)
-	c.bytes += ce.size
-	c.evict()
-}
-
-// evict drops the least recently used commits while the cache holds more
-// than its budget (max, or commitCacheBytes when max is 0), keeping the
-// newest one; c.mu is held.
-func (c *commitCache) evict() {
-	limit := c.max
-	if limit == 0 {
-		limit = commitCacheBytes
-	}
-	for c.bytes > limit && c.lru.Len() > 1 {
-		last := c.lru.Back()
-		old := last.Value.(*commitEntry)
-		c.lru.Remove(last)
-		delete(c.m, old.h)
-		c.bytes -= old.size
-	}
 }
 
 // ambiguousRefs returns the refs a short ref name at the start of rev can mean

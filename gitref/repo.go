@@ -81,8 +81,8 @@ type Repo struct {
 	commonDir string // $GIT_COMMON_DIR: objects, shared refs, packed-refs
 	workTree  string // "" for a bare repository
 
-	store   *objstore.Store // objects, read through a pool of go-git storages
-	commits commitCache     // decoded commits (see commit)
+	store   *objstore.Store      // objects, read through a pool of go-git storages
+	commits objstore.CommitCache // decoded commits (see commit)
 
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
