@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/policy"
@@ -28,7 +29,7 @@ func BenchmarkBranchPolicy(b *testing.B) {
 			v := g.verifier(b)
 			v.Policy = tc.pol
 			for b.Loop() {
-				rep, err := v.Branch(gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
+				rep, err := gate.Branch(v, gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
 				if err != nil {
 					b.Fatal(err)
 				}

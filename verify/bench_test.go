@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -80,7 +81,7 @@ func checkGateReport(b *testing.B, rep *verify.Report, ticks int) {
 	}
 }
 
-// BenchmarkBranch is Verifier.Branch over the 10,000 ticks (in process: what
+// BenchmarkBranch is gate.Branch over the 10,000 ticks (in process: what
 // `verify --branch` does less flag parsing and report rendering). Profile it
 // with -cpuprofile/-memprofile.
 //
@@ -90,7 +91,7 @@ func BenchmarkBranch(b *testing.B) {
 	v := g.verifier(b)
 	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
-		rep, err := v.Branch(gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
+		rep, err := gate.Branch(v, gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -238,7 +239,7 @@ func TestBranchWorkers(t *testing.T) {
 	for _, procs := range []int{1, 4} {
 		prev := runtime.GOMAXPROCS(procs)
 		v := g.verifier(t)
-		rep, err := v.Branch(gitref.Hash(h.Root), gitref.Hash(h.Head), verify.GateOptions{})
+		rep, err := gate.Branch(v, gitref.Hash(h.Root), gitref.Hash(h.Head), verify.GateOptions{})
 		runtime.GOMAXPROCS(prev)
 		if err != nil {
 			t.Fatal(err)

@@ -1,12 +1,16 @@
 // Package verify checks taskproof attestations against the verifier's trust
 // (package trust; docs/format.md#choices-where-the-brief-leaves-room, "Trust
-// and policy come from outside what is verified") and reports per-object
-// outcomes (docs/format.md#verification-rules) and merge-gate conclusions
-// (docs/format.md#gate-rules).
+// and policy come from outside what is verified"): the per-object checks
+// (docs/format.md#verification-rules), the verifier's policy applied to
+// their results, and the report the merge gate (package gate) and the
+// objects mode conclude in (docs/format.md#gate-rules).
 //
-// Verification (object.go, branch.go): [NewVerifier] builds a [Verifier] from
-// a repository, its notes and a [trust.Trust] ([trust.LoadTrust]), with options
+// Verification (object.go): [NewVerifier] builds a [Verifier] from a
+// repository, its notes and a [trust.Trust] ([trust.LoadTrust]), with options
 // ([WithPolicy] for a policy [LoadPolicy] read, [WithTime]). Its Object,
-// Objects, Branch and Explain refuse trust or a policy read from what they
-// verify ([FromVerifiedError]) unless [WithFromVerifiedUnsafe].
+// Objects and Explain, and the gate run with it, refuse trust or a policy
+// read from what they verify ([FromVerifiedError]) unless
+// [WithFromVerifiedUnsafe]. A [Report] holds a run's results (result.go),
+// in memory or, for a long range, out of it (spool.go, tickindex.go);
+// [WriteJSON] writes it, package report the other formats.
 package verify

@@ -110,12 +110,12 @@ func (v *Verifier) sources() []trust.SourceRev {
 	return srcs
 }
 
-// ready is the first step of verifying t (Branch, Objects, Explain): the
+// Ready is the first step of verifying t (gate.Branch, Objects, Explain): the
 // verifier is complete (validate), and neither its trust nor its policy is
 // read from what t verifies (docs/format.md#choices-where-the-brief-leaves-room,
 // "Trust and policy come from outside what is verified"), unless
 // FromVerifiedUnsafe.
-func (v *Verifier) ready(t Verified) error {
+func (v *Verifier) Ready(t Verified) error {
 	if err := v.validate(); err != nil {
 		return err
 	}
@@ -123,24 +123,6 @@ func (v *Verifier) ready(t Verified) error {
 		return nil
 	}
 	return checkNotFromVerified(v.Repo, v.sources(), t)
-}
-
-// Verify runs the merge gate over t's range (Verifier.Branch) or verifies t's
-// objects (Verifier.Objects).
-func (v *Verifier) Verify(t Verified, opts GateOptions) (*Report, error) {
-	if t.Range {
-		return v.Branch(t.Base, t.Head, opts)
-	}
-	return v.Objects(t.Objects, opts)
-}
-
-// VerifySpooled is Verify with a range's report spooled
-// (Verifier.BranchSpooled); the caller must Close the report.
-func (v *Verifier) VerifySpooled(t Verified, opts GateOptions) (*Report, error) {
-	if t.Range {
-		return v.BranchSpooled(t.Base, t.Head, opts)
-	}
-	return v.Objects(t.Objects, opts)
 }
 
 // CheckInputsOutsideWorkTree returns an error naming the first of the gate's

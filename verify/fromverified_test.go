@@ -73,31 +73,31 @@ func TestTrustNotFromVerified(t *testing.T) {
 		refused(tc.kind+": Objects(c2) reading c2", err, tc.kind, false)
 		_, err = from(c2).Explain(c2)
 		refused(tc.kind+": Explain(c2) reading c2", err, tc.kind, false)
-		_, err = from(c2).Branch(f.base, c2, GateOptions{})
+		_, err = Gate.Branch(from(c2), f.base, c2, GateOptions{})
 		refused(tc.kind+": Branch(base, c2) reading c2", err, tc.kind, false)
-		_, err = from(c1).Branch(f.base, c2, GateOptions{})
+		_, err = Gate.Branch(from(c1), f.base, c2, GateOptions{})
 		refused(tc.kind+": Branch(base, c2) reading c1", err, tc.kind, true)
-		_, err = from(c1).Branch("", c2, GateOptions{})
+		_, err = Gate.Branch(from(c1), "", c2, GateOptions{})
 		refused(tc.kind+": Branch(all of c2's history) reading c1", err, tc.kind, true)
 
 		rep, err := from(c1).Objects([]gitref.Hash{c2}, GateOptions{})
 		passes(tc.kind+": Objects(c2) reading c1", rep, err)
-		rep, err = from(c1).Branch(c1, c2, GateOptions{})
+		rep, err = Gate.Branch(from(c1), c1, c2, GateOptions{})
 		passes(tc.kind+": Branch(c1, c2) reading the base c1", rep, err)
-		rep, err = from(c2, WithFromVerifiedUnsafe()).Branch(f.base, c2, GateOptions{})
+		rep, err = Gate.Branch(from(c2, WithFromVerifiedUnsafe()), f.base, c2, GateOptions{})
 		passes(tc.kind+": Branch(base, c2) reading c2 with WithFromVerifiedUnsafe", rep, err)
 		// An empty range verifies nothing: neutral, whatever the input's commit.
-		rep, err = from(c2).Branch(c2, c2, GateOptions{})
+		rep, err = Gate.Branch(from(c2), c2, c2, GateOptions{})
 		if err != nil || rep.Conclusion != Neutral {
 			t.Errorf("%s: Branch(c2, c2) reading c2: %v, %v; want neutral", tc.kind, rep, err)
 		}
-		rep, err = from(c2).Branch(c2, c1, GateOptions{})
+		rep, err = Gate.Branch(from(c2), c2, c1, GateOptions{})
 		if err != nil || rep.Conclusion != Neutral {
 			t.Errorf("%s: Branch(c2, c1) reading c2: %v, %v; want neutral", tc.kind, rep, err)
 		}
 	}
 	// Trust and policy from the range: the trust is named first.
-	_, err := verifier(c1, c1).Branch(f.base, c2, GateOptions{})
+	_, err := Gate.Branch(verifier(c1, c1), f.base, c2, GateOptions{})
 	refused("both from the range", err, trust.SourceAllowedSigners, true)
 	// A policy changed after construction is judged at the call.
 	v := verifier("", "")
@@ -147,7 +147,7 @@ func TestNewVerifierRefuses(t *testing.T) {
 			check("Object", err)
 			_, err = lit.Objects([]gitref.Hash{c}, GateOptions{})
 			check("Objects", err)
-			_, err = lit.Branch(f.base, c, GateOptions{})
+			_, err = Gate.Branch(lit, f.base, c, GateOptions{})
 			check("Branch", err)
 			_, err = lit.Explain(c)
 			check("Explain", err)

@@ -263,7 +263,7 @@ func (f *fixture) object(c gitref.Hash) []ObjectResult {
 
 func (f *fixture) branch(base, head gitref.Hash, opts GateOptions) *Report {
 	f.t.Helper()
-	rep, err := f.verifier().Branch(base, head, opts)
+	rep, err := Gate.Branch(f.verifier(), base, head, opts)
 	if err != nil {
 		f.t.Fatalf("Branch(%s, %s): %v", base, head, err)
 	}
@@ -274,17 +274,17 @@ func (f *fixture) branch(base, head gitref.Hash, opts GateOptions) *Report {
 // sameSpooled checks that BranchSpooled's report writes as Branch's does
 // (every writer, byte for byte), and that Close removes its spool. The Branch
 // it is compared with reads and parses every tasks file at base and head in
-// the state check (Verifier.everyTasksFile), BranchSpooled those the range
+// the state check (GateTuning.EveryTasksFile), BranchSpooled those the range
 // changes: the same comparison checks that shortcut.
 func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	f.t.Helper()
 	full := f.verifier()
-	full.everyTasksFile = true
-	mem, err := full.Branch(base, head, opts)
+	full.tuning.EveryTasksFile = true
+	mem, err := Gate.Branch(full, base, head, opts)
 	if err != nil {
 		f.t.Fatalf("Branch(%s, %s): %v", base, head, err)
 	}
-	spooled, err := f.verifier().BranchSpooled(base, head, opts)
+	spooled, err := Gate.BranchSpooled(f.verifier(), base, head, opts)
 	if err != nil {
 		f.t.Fatalf("BranchSpooled(%s, %s): %v", base, head, err)
 	}
@@ -293,11 +293,12 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	// boundary of the fixture's range is crossed. Its caches hold one
 	// commit and its tasks memos one file at most: every later read of a
 	// commit or a tasks file is decoded or parsed again.
-	saved, savedMemo := gateWindow, tasksMemoBytes
-	gateWindow, tasksMemoBytes = 1, 1
+	savedMemo := tasksMemoBytes
+	tasksMemoBytes = 1
 	sv := f.verifier(gitref.Access{OnePass: true, CommitCache: 1})
-	small, err := sv.BranchSpooled(base, head, opts)
-	gateWindow, tasksMemoBytes = saved, savedMemo
+	sv.tuning.Window = 1
+	small, err := Gate.BranchSpooled(sv, base, head, opts)
+	tasksMemoBytes = savedMemo
 	if err != nil {
 		f.t.Fatalf("BranchSpooled(%s, %s), a window of one commit: %v", base, head, err)
 	}
@@ -375,8 +376,8 @@ func (f *fixture) sameTicks(mem, sp *Report) {
 				// The object's verdict is not kept with a spooled tick: its
 				// reasons and signers are.
 			case field.Name == "hintKey":
-				if a.hintKey != b.hintKey {
-					f.t.Errorf("tick %d (%s %s): hint key %q spooled, %q in memory", i, a.Commit, a.TaskID, b.hintKey, a.hintKey)
+				if a.HintKey != b.HintKey {
+					f.t.Errorf("tick %d (%s %s): hint key %q spooled, %q in memory", i, a.Commit, a.TaskID, b.HintKey, a.HintKey)
 				}
 			case !field.IsExported():
 				f.t.Errorf("TickResult.%s is unexported: compare it here", field.Name)
@@ -622,6 +623,12 @@ func errorsIs(err, target error) bool { return errors.Is(err, target) }
 type ReportWriter struct {
 	Format string
 	Write  func(io.Writer, *Report) error
+}
+
+// Gate is the merge gate, package gate's, which imports verify: gate_test.go,
+// in package verify_test, sets it to gate.Branch and gate.BranchSpooled.
+var Gate struct {
+	Branch, BranchSpooled func(v *Verifier, base, head gitref.Hash, opts GateOptions) (*Report, error)
 }
 
 // ReportWriters gives the writers of every format for a gate run with opts.

@@ -25,8 +25,8 @@ var fixHints = map[string]string{
 	StatusUnverifiable:          "the tick's evidence does not verify: see the reasons",
 	ReasonTickedWithoutEvidence: "attest the tick on its commit and share the notes: taskproof attest tick --commit {commit} --task {task} --verdict verified|regression_only … && taskproof notes push (attested in another clone? taskproof notes fetch)",
 	ReasonCommitUnreachable:     "the evidence is on another commit: if the tick commit is a rewrite of it (a rebase, amend or squash), taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push; otherwise attest the tick on its commit (taskproof attest tick --commit {commit} --task {task} --verdict …)",
-	hintSquashCarry:             "the tick commit is the squash merge of {range}, which holds the evidence: carry it here for every task of the squash in one command, taskproof attest carry {range} {commit} --allowed-signers FILE && taskproof notes push",
-	hintCarry:                   "the tick commit is a rewrite of {old}, which holds the evidence: carry it here, taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push",
+	HintSquashCarry:             "the tick commit is the squash merge of {range}, which holds the evidence: carry it here for every task of the squash in one command, taskproof attest carry {range} {commit} --allowed-signers FILE && taskproof notes push",
+	HintCarry:                   "the tick commit is a rewrite of {old}, which holds the evidence: carry it here, taskproof attest carry {old} {commit} --allowed-signers FILE && taskproof notes push",
 	ReasonNotVerified:           "--require-verified accepts only verified ticks: attest the task with --verdict verified and its red run (taskproof attest tick --commit {commit} --task {task} --verdict verified --red-output FILE …)",
 	ReasonPolicy:                "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
 	StatusRejected:              "the verifier's policy rejects the tick (rule below): attest the task so that the rule holds, or change the policy on the base branch",
@@ -34,11 +34,11 @@ var fixHints = map[string]string{
 	StatusBornTicked:            "the task is ticked in a tasks file new in the range, with no evidence: attest it on the commit that ticks it (taskproof attest tick --commit {commit} --task {task} --verdict …), or allow born-ticked tasks for this path in the verifier's policy",
 	"superseded":                "nothing to fix: a later tick of the line is judged instead",
 	"tasks_file_not_regular":    "{path}, or a directory on its path, is a symlink or a submodule: commit the tasks file as a regular file at its own path",
-	hintTwinProjects:            "{commit} ticks {task}'s line in two projects, which no statement can tell apart (attest tick refuses it): untick it in both in a new commit, then tick it in each project in a commit of its own and attest those two",
-	hintMergeRechecks:           "{commit} is a merge that checks {task} again after one of its parents took it back, and its first parent has it checked, so attest tick finds no tick of it there: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the parent that took it back has it",
-	hintUntickedInRange:         "no commit of the range ticks {task}, so none can be attested for it: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it open as the base has it",
-	hintTickedInAnotherUnit:     "{task} was ticked in another unit's tasks file, moved over this unit's (the base has a unit's tasks file at {path}): a tick is evidence for its own unit only; untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the base has it",
-	hintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
+	HintTwinProjects:            "{commit} ticks {task}'s line in two projects, which no statement can tell apart (attest tick refuses it): untick it in both in a new commit, then tick it in each project in a commit of its own and attest those two",
+	HintMergeRechecks:           "{commit} is a merge that checks {task} again after one of its parents took it back, and its first parent has it checked, so attest tick finds no tick of it there: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the parent that took it back has it",
+	HintUntickedInRange:         "no commit of the range ticks {task}, so none can be attested for it: untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it open as the base has it",
+	HintTickedInAnotherUnit:     "{task} was ticked in another unit's tasks file, moved over this unit's (the base has a unit's tasks file at {path}): a tick is evidence for its own unit only; untick it in {path} in one commit, tick it again in the next and attest that tick (taskproof attest tick --task {task} --verdict …), or leave it as the base has it",
+	HintTasksFileUnreadable:     "{path} at head cannot be read as a tasks file (UTF-8 Markdown within the limits, docs/format.md#tasks-files and #limits): fix or remove it on the branch that changed it; if the range leaves it as the base has it, fix it on the base branch, or ignore its path ([unit_paths] ignore = [\"…\"]) in the verifier's policy there",
 	"unrecognized_tasks_file":   "{path} is a tasks file outside the known unit layouts: add its layout to the verifier's policy ([[units]] format = … tasks = \"…/tasks.md\") or ignore its path ([unit_paths] ignore = [\"…\"]), on the base branch",
 	"trailer":                   "the commit's Spec-Task/Verdict trailers disagree with its statements: re-attest with the verdict the trailer names (taskproof attest tick --commit {commit} --task {task} --verdict …), or fix the trailers (git commit --amend) and carry the statements (taskproof attest carry OLD NEW)",
 
@@ -136,8 +136,8 @@ func tickHint(t *TickResult) string {
 		old = string(t.Evidence)
 	}
 	fields := map[string]string{"commit": shortCommit(string(t.Commit)), "task": shellQuote(t.TaskID), "path": shellQuote(t.Path), "old": shortCommit(old), "range": shellQuote(t.SquashRange), "signers": signerNames(t.Signers)}
-	if t.hintKey != "" {
-		return hintFor([]string{t.hintKey}, []*Reason{nil}, fields)
+	if t.HintKey != "" {
+		return hintFor([]string{t.HintKey}, []*Reason{nil}, fields)
 	}
 	var codes []string
 	var reasons []*Reason
@@ -187,33 +187,33 @@ func signerNames(signers []trust.Signer) string {
 	return strings.Join(names, ", ")
 }
 
-// hintCarry keys fixHints' hint for a commit_unreachable tick whose commit is
+// HintCarry keys fixHints' hint for a commit_unreachable tick whose commit is
 // a rewrite of the evidence's (rewrite.Judge): attest carry would accept it.
-const hintCarry = "carry"
+const HintCarry = "carry"
 
-// hintTwinProjects keys fixHints' hint for a tick of a commit that ticks the
+// HintTwinProjects keys fixHints' hint for a tick of a commit that ticks the
 // same task line in two projects (a hint, not a reason code).
-const hintTwinProjects = "twin_projects"
+const HintTwinProjects = "twin_projects"
 
-// hintMergeRechecks keys fixHints' hint for a merge that checks a line again
+// HintMergeRechecks keys fixHints' hint for a merge that checks a line again
 // after a parent took it back while its first parent has it checked
 // (docs/format.md#the-gates-model): attest tick, which compares a commit with
 // its first parent, finds nothing to attest there.
-const hintMergeRechecks = "merge_rechecks"
+const HintMergeRechecks = "merge_rechecks"
 
-// hintUntickedInRange keys fixHints' hint for a task checked at head and open
+// HintUntickedInRange keys fixHints' hint for a task checked at head and open
 // at base that no commit of the range ticks (a hint, not a reason code).
-const hintUntickedInRange = "unticked_in_range"
+const HintUntickedInRange = "unticked_in_range"
 
-// hintTickedInAnotherUnit keys fixHints' hint for a task checked at head at a
+// HintTickedInAnotherUnit keys fixHints' hint for a task checked at head at a
 // path where the base has a unit's tasks file, whose tick was made in
 // another tasks file and moved there (a hint, not a reason code).
-const hintTickedInAnotherUnit = "ticked_in_another_unit"
+const HintTickedInAnotherUnit = "ticked_in_another_unit"
 
-// hintTasksFileUnreadable keys fixHints' hint for a tasks file at head that
+// HintTasksFileUnreadable keys fixHints' hint for a tasks file at head that
 // cannot be read as one (a hint, not a reason code: the tick's reason is
 // malformed).
-const hintTasksFileUnreadable = "tasks_file_unreadable"
+const HintTasksFileUnreadable = "tasks_file_unreadable"
 
 // generic are the codes whose hint only points at a tick's reasons.
 var generic = map[string]bool{StatusUnverifiable: true, string(Mismatch): true}
@@ -271,9 +271,9 @@ func untaskedHint(o *ObjectResult) string {
 		strings.Join(o.ticked, ", "), commit, tasks.String())
 }
 
-// addHints sets Hint on every failing tick and object of rep (opts decides,
+// AddHints sets Hint on every failing tick and object of rep (opts decides,
 // in objects mode, which objects fail).
-func addHints(rep *Report, opts GateOptions) {
+func AddHints(rep *Report, opts GateOptions) {
 	// The spooled ticks' hints read their reasons: tickReader gives them.
 	for i := range rep.Ticks {
 		if t := &rep.Ticks[i]; t.Failing {
@@ -289,3 +289,8 @@ func addHints(rep *Report, opts GateOptions) {
 		}
 	}
 }
+
+// HintSquashCarry keys fixHints' hint for a commit_unreachable tick whose
+// commit is the squash of a range holding its evidence (a hint, not a
+// reason code).
+const HintSquashCarry = "squash_carry"

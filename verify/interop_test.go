@@ -402,7 +402,7 @@ func TestInteropProjectRoot(t *testing.T) {
 		p["policy_sha256"] = policySHA // the project's own speccoder.toml: recomputable
 		r.speccoderTick(c, "001-x/T001", p)
 		rs := r.object(c)
-		if len(rs) != 1 || rs[0].Outcome != OK || len(rs[0].Warnings) != 0 || rs[0].root != proj {
+		if len(rs) != 1 || rs[0].Outcome != OK || len(rs[0].Warnings) != 0 || rs[0].Root != proj {
 			t.Errorf("%s: %+v, want ok without warnings under root %s", proj, rs, proj)
 		}
 	}

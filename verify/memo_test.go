@@ -9,7 +9,7 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// TestTasksMemoBounded: parseTasksCached returns what specfmt.ParseTasks
+// TestTasksMemoBounded: ParseTasksCached returns what specfmt.ParseTasks
 // parses, whether the file is found in the memo or parsed again after the
 // memo was emptied, and the memo's estimate never passes tasksMemoBytes.
 func TestTasksMemoBounded(t *testing.T) {
@@ -29,7 +29,7 @@ func TestTasksMemoBounded(t *testing.T) {
 		v := &Verifier{}
 		for round := range 3 {
 			for i, content := range files {
-				got, err := v.parseTasksCached(unit, content)
+				got, err := v.ParseTasksCached(unit, content)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/trust"
 )
 
@@ -48,11 +49,24 @@ type Verifier struct {
 
 	rewrites sync.Map // [2]gitref.Hash{from, to} → *rewrite.Judgement (carryhint.go)
 
-	// everyTasksFile makes the gate read and parse every tasks file
-	// at base and head, as if none were unchanged (rangeFiles): the tests'
-	// reference for the reading of changed files alone.
-	everyTasksFile bool
+	// tuning is how the tests run the merge gate (GateTuning).
+	tuning GateTuning
 }
+
+// GateTuning is how the tests run the merge gate over a Verifier's objects;
+// the zero value is how taskproof runs it.
+type GateTuning struct {
+	// EveryTasksFile makes the gate read and parse every tasks file at base
+	// and head, as if none were unchanged: the tests' reference for the
+	// gate's reading of changed files alone.
+	EveryTasksFile bool
+	// Window, when not 0, is how many tick commits the gate checks at a
+	// time (the tests cross every window boundary with 1).
+	Window int
+}
+
+// GateTuning is how the tests set v to run the merge gate.
+func (v *Verifier) GateTuning() GateTuning { return v.tuning }
 
 // VerifierOption sets an optional part of a [Verifier] in [NewVerifier].
 type VerifierOption func(*Verifier)
@@ -156,7 +170,7 @@ type ObjectResult struct {
 
 	// Predicate, View and Statement are the decoded task-verification
 	// statement, for the policy's rules; nil when it could not be read. In
-	// the results of Verifier.Branch (Report.Objects, TickResult.Object)
+	// the results of the merge gate (Report.Objects, TickResult.Object)
 	// Predicate and Statement are nil (dropped once the policy has run) and
 	// View is kept.
 	Predicate *predicate.Predicate `json:"-"`
@@ -172,13 +186,14 @@ type ObjectResult struct {
 	// the result with its subject name and line hash. In JSON: "line_hash",
 	// absent when the object has no readable task-verification statement.
 	LineHash string `json:"line_hash,omitempty"`
-	// noteReasons are the reasons about the note as a whole (a line that does
+	// NoteReasons are the reasons about the note as a whole (a line that does
 	// not parse, too many lines, …), charged to every task of the note and so
-	// also to a tick whose own statement is among the lines not read.
-	noteReasons []Reason
-	// root is the project root the statement's unit was found under ("" the
+	// also to a tick whose own statement is among the lines not read (the
+	// gate's).
+	NoteReasons []Reason `json:"-"`
+	// Root is the project root the statement's unit was found under ("" the
 	// repository's root; docs/format.md#project-root).
-	root string
+	Root string `json:"-"`
 	// ticked, for an object whose note names no task (objects mode), are the
 	// IDs of the tasks the commit ticks against its first parent, which its
 	// hint names; tickedKnown says they were looked up.
@@ -232,27 +247,36 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 	return v.object(commit, nil, v.Notes.Note)
 }
 
-// taskHints are tasks of an object already parsed from its tasks files (by
-// tick.Range, for the merge gate), keyed by unit dir and task ID; each must be
+// TaskHints are tasks of an object already parsed from its tasks files (by
+// the tick walk, for the merge gate), keyed by unit dir and task ID; each must be
 // the one task of unit dir's tasks file at the object with that ID. checkTaskLine
 // uses them instead of parsing the file again.
-type taskHints map[taskHintKey]specfmt.Task
+type TaskHints map[taskHintKey]specfmt.Task
 
 type taskHintKey struct{ dir, id string }
+
+// AddTick adds tick t's task line when the object check can take it as the
+// task of t's ID: a tick, born-ticked task or edit of a recognized tasks file
+// at its unit's tasks-file path whose ID the file does not repeat.
+func (h TaskHints) AddTick(t tick.Tick) {
+	if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked || t.Kind == tick.KindEdit) && !t.Unrecognized && t.Ambiguous == "" && t.Path == t.Unit.TasksPath() {
+		h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
+	}
+}
 
 // hasTask reports whether h holds task id of a tasks file in unit dir dir:
 // the walk read dir/tasks.md, a regular file, at the object and found the
 // task ticked there, which is all projectRoot needs to know to return "" (a
 // unit at the repository's root) without reading the object's trees again.
-func (h taskHints) hasTask(dir, id string) bool {
+func (h TaskHints) hasTask(dir, id string) bool {
 	_, ok := h[taskHintKey{dir, id}]
 	return ok
 }
 
 // object is Object with the tasks already parsed for the object (nil: none),
 // reading the note with readNote (NotesStore.Note, or a reader of the same
-// notes: see checkObjects).
-func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
+// notes: see CheckObjects).
+func (v *Verifier) object(commit gitref.Hash, hints TaskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
 	c, err := v.Repo.Commit(commit)
 	if err != nil {
 		return nil, err
@@ -283,7 +307,7 @@ func (v *Verifier) object(commit gitref.Hash, hints taskHints, readNote func(git
 }
 
 // verifyNote runs the checks of docs/format.md#checks-in-order over one note's lines.
-func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []ObjectResult {
+func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints TaskHints) []ObjectResult {
 	lines := noteline.Split(note)
 	var noteReasons []Reason // failures of the note as a whole, charged to every task
 	if len(lines) > noteline.MaxNoteLines {
@@ -354,7 +378,7 @@ func (v *Verifier) verifyNote(c *gitref.Commit, note []byte, hints taskHints) []
 		// statements, test-result/VSA lines alone) are not task attestations.
 		parts := byTaskLine(groups[name])
 		for _, part := range parts {
-			r := ObjectResult{Object: c.ID, Task: name, Outcome: OK, noteReasons: noteReasons}
+			r := ObjectResult{Object: c.ID, Task: name, Outcome: OK, NoteReasons: noteReasons}
 			for _, nr := range noteReasons {
 				r.fail(nr.Outcome, nr.Code, nr.Field, nr.Expected, nr.Found, nr.Message)
 			}
@@ -555,7 +579,7 @@ func readPredicate(r *ObjectResult, st *statement.Statement) (p *predicate.Predi
 // Statement's _type onwards: tv is its task-verification statement, group every statement
 // of the tick (byTaskLine); lines is the number of task lines the note's
 // statements for the subject are about.
-func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints taskHints, lines int) {
+func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group []*entry, hints TaskHints, lines int) {
 	// 3. The signatures' verdicts (checked per line in verifyNote).
 	creditSignatures(r, tv, group)
 	st := tv.statement
@@ -596,9 +620,9 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 	// The unit's project root: unit.dir is relative to it, and so is the
 	// speccoder.toml policy_sha256 is recomputed from.
 	if hints.hasTask(p.Unit.Dir, p.Task.ID) {
-		r.root = "" // the walk read Unit.Dir/tasks.md at the object: projectRoot's first step
+		r.Root = "" // the walk read Unit.Dir/tasks.md at the object: projectRoot's first step
 	} else {
-		r.root = v.projectRoot(c.ID, predicateUnit(p).TasksPath(), v.hasTaskLine(c.ID, p, p.Task.LineHash))
+		r.Root = v.projectRoot(c.ID, predicateUnit(p).TasksPath(), v.hasTaskLine(c.ID, p, p.Task.LineHash))
 	}
 	// 7. task.line_hash: the task line read as open in the object's tasks file.
 	//    A bug task is no line of a tasks file: its subject, tree, signature
@@ -616,14 +640,14 @@ func (v *Verifier) checkTask(c *gitref.Commit, r *ObjectResult, tv *entry, group
 
 // checkTaskLine runs the task.line_hash and spec.section_hash checks of
 // docs/format.md#checks-in-order; lines is checkTask's.
-func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints taskHints, lines int) {
+func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate.Predicate, hints TaskHints, lines int) {
 	unit, ok := v.unitFromPredicate(p)
 	if !ok {
 		r.fail(Mismatch, CodeTaskMissing, "predicate.unit", "a unit of a known format", fmt.Sprintf("%s %s", p.Unit.Format, p.Unit.Dir), "")
 		return
 	}
-	path := specfmt.ProjectPath(r.root, unit.TasksPath())
-	t, hinted := hints[taskHintKey{specfmt.ProjectPath(r.root, unit.Dir), p.Task.ID}]
+	path := specfmt.ProjectPath(r.Root, unit.TasksPath())
+	t, hinted := hints[taskHintKey{specfmt.ProjectPath(r.Root, unit.Dir), p.Task.ID}]
 	var f *specfmt.TasksFile
 	var err error
 	if !hinted {
@@ -683,7 +707,7 @@ func (v *Verifier) checkTaskLine(c *gitref.Commit, r *ObjectResult, p *predicate
 	// 8. spec.section_hash.
 	fsys, err := v.Repo.FS(c.ID)
 	if err == nil {
-		fsys, err = subFS(fsys, r.root)
+		fsys, err = subFS(fsys, r.Root)
 	}
 	if err != nil {
 		r.fail(Mismatch, CodeSectionHash, "predicate.spec", "", "", err.Error())
@@ -725,7 +749,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, err.Error())
 			return
 		}
-		b, err := fs.ReadFile(fsys, specfmt.ProjectPath(r.root, specfmt.ProjectConfig))
+		b, err := fs.ReadFile(fsys, specfmt.ProjectPath(r.Root, specfmt.ProjectConfig))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -742,7 +766,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 	}
 	switch {
 	case want == p.PolicySHA256:
-	case ours || v.policy().RequireRecomputedPolicySHA256():
+	case ours || v.PolicyOrDefault().RequireRecomputedPolicySHA256():
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", want, p.PolicySHA256, "")
 	default:
 		r.Warnings = append(r.Warnings, Reason{Code: CodePolicySHA256Unverified, Field: "predicate.policy_sha256", Expected: want, Found: p.PolicySHA256,
@@ -806,10 +830,74 @@ func regressionValue(p *predicate.Predicate, view *predicate.View) any {
 // (specfmt.Unit.TasksPath) is that unit's, or a kin format's, in the
 // verifier's layouts (built-in and policy; specfmt.Layouts.Resolve).
 func (v *Verifier) unitFromPredicate(p *predicate.Predicate) (specfmt.Unit, bool) {
-	return v.policy().Layouts().Resolve(predicateUnit(p))
+	return v.PolicyOrDefault().Layouts().Resolve(predicateUnit(p))
 }
 
 // predicateUnit is the predicate's unit as written.
 func predicateUnit(p *predicate.Predicate) specfmt.Unit {
 	return specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
+}
+
+// staleAtHead recomputes the cited section at head; a different hash means the
+// requirement changed since the tick. When the unit or task is no longer at head
+// (an archived OpenSpec change), there is nothing newer to compare and the tick
+// is not stale. When head's tasks file repeats the task's ID, the task is the
+// line with that ID whose line_hash is the statement's (the tick's: o verified);
+// when no line or two lines read so, the reason is duplicate_task_id
+// (malformed): the task cannot be told apart at head.
+func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
+	p := o.Predicate
+	if p == nil {
+		return nil
+	}
+	unit, ok := v.unitFromPredicate(p)
+	if !ok {
+		return nil
+	}
+	f, err := v.TasksAt(head, specfmt.ProjectPath(o.Root, unit.TasksPath()), unit)
+	if err != nil {
+		return nil
+	}
+	t, err := f.Lookup(p.Task.ID)
+	var de *specfmt.DuplicateTaskError
+	if errors.As(err, &de) {
+		// At head the file names the task's ID on several lines: the task is
+		// the one that reads as the attested line (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats").
+		if t, err = f.LookupLine(p.Task.ID, p.Task.LineHash); err != nil {
+			// None does (the line was edited since) or two do: the task cannot
+			// be told apart at head, its section cannot be recomputed, and the
+			// tick is not known to be current.
+			errors.As(err, &de) // two lines read the same: name them
+			return &Reason{Code: CodeDuplicateTaskID, Field: unit.TasksPath(), Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	fsys, err := v.Repo.FS(head)
+	if err == nil {
+		fsys, err = subFS(fsys, o.Root)
+	}
+	if err != nil {
+		return nil
+	}
+	sec, err := specfmt.Section(fsys, unit, t)
+	if err != nil {
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Message: "at head: " + err.Error(), Outcome: Mismatch}
+	}
+	old, had := p.Spec.Get()
+	switch {
+	case sec == nil && !had:
+		return nil
+	case sec == nil:
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: "null", Found: old.SectionHash, Message: "at head the task cites no section", Outcome: Mismatch}
+	case !had && decisionWithoutSpec(p):
+		return nil // reported at the object (spec_absent)
+	case !had:
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: predicate.SectionHash(sec.Text), Found: "null", Message: "at head the task cites " + sec.Name, Outcome: Mismatch}
+	}
+	if now := predicate.SectionHash(sec.Text); now != old.SectionHash {
+		return &Reason{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: now, Found: old.SectionHash, Message: "section " + sec.Name + " changed since the tick", Outcome: Mismatch}
+	}
+	return nil
 }

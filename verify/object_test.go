@@ -728,7 +728,7 @@ func TestObjectErrors(t *testing.T) {
 	if _, err := v.Object(c); !errorsIs(err, gitref.ErrNotesRefAbsent) {
 		t.Errorf("Object without the notes ref: %v, want ErrNotesRefAbsent", err)
 	}
-	if _, err := v.Branch(f.base, c, GateOptions{}); !errorsIs(err, gitref.ErrNotesRefAbsent) {
+	if _, err := Gate.Branch(v, f.base, c, GateOptions{}); !errorsIs(err, gitref.ErrNotesRefAbsent) {
 		t.Errorf("Branch without the notes ref: %v, want ErrNotesRefAbsent", err)
 	}
 	if _, err := v.Objects([]gitref.Hash{c}, GateOptions{}); !errorsIs(err, gitref.ErrNotesRefAbsent) {
@@ -743,7 +743,7 @@ func TestObjectErrors(t *testing.T) {
 	if _, err := v.Object(c); !errorsIs(err, trust.ErrNoTrust) {
 		t.Errorf("Object without trust: %v, want trust.ErrNoTrust", err)
 	}
-	if _, err := v.Branch(f.base, c, GateOptions{}); !errorsIs(err, trust.ErrNoTrust) {
+	if _, err := Gate.Branch(v, f.base, c, GateOptions{}); !errorsIs(err, trust.ErrNoTrust) {
 		t.Errorf("Branch without trust: %v, want trust.ErrNoTrust", err)
 	}
 }

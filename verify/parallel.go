@@ -11,30 +11,30 @@ import (
 	"github.com/taskproof/taskproof/statement"
 )
 
-// checkedObject is one commit's Object results and, for each result that
+// CheckedObject is one commit's Object results and, for each result that
 // verified (ok or unsigned), staleAtHead's reason (nil: current at head).
-type checkedObject struct {
-	results []ObjectResult
-	stale   []*Reason
+type CheckedObject struct {
+	Results []ObjectResult
+	Stale   []*Reason
 }
 
-// checkObjects runs Object (with the commit's tasks from hints, its note
-// read by readNote: noteReader's), then staleAtHead on each result that
+// CheckObjects runs Object (with the commit's tasks from hints, its note
+// read by readNote: NoteReader's), then staleAtHead on each result that
 // verified, for every commit of commits on all cores (fanout.Each: the Repo is safe for concurrent use, and so are the
 // Verifier's memos). The results are keyed by commit and do not depend on the
 // workers' order; the error (a git precondition, as Object's) is that of the
 // earliest commit in commits that failed.
-func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]taskHints, head gitref.Hash, readNote func(gitref.Hash) ([]byte, error)) (map[gitref.Hash]*checkedObject, error) {
-	out := make([]*checkedObject, len(commits))
+func (v *Verifier) CheckObjects(commits []gitref.Hash, hints map[gitref.Hash]TaskHints, head gitref.Hash, readNote func(gitref.Hash) ([]byte, error)) (map[gitref.Hash]*CheckedObject, error) {
+	out := make([]*CheckedObject, len(commits))
 	err := fanout.Each(len(commits), 0, func(i int) error {
 		rs, err := v.object(commits[i], hints[commits[i]], readNote)
 		if err != nil {
 			return err
 		}
-		co := &checkedObject{results: rs, stale: make([]*Reason, len(rs))}
+		co := &CheckedObject{Results: rs, Stale: make([]*Reason, len(rs))}
 		for j := range rs {
 			if rs[j].Outcome == OK || rs[j].Outcome == Unsigned {
-				co.stale[j] = v.staleAtHead(&rs[j], head)
+				co.Stale[j] = v.staleAtHead(&rs[j], head)
 			}
 			rs[j].Statement = statementHeader(rs[j].Statement)
 		}
@@ -44,7 +44,7 @@ func (v *Verifier) checkObjects(commits []gitref.Hash, hints map[gitref.Hash]tas
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[gitref.Hash]*checkedObject, len(commits))
+	m := make(map[gitref.Hash]*CheckedObject, len(commits))
 	for i, c := range commits {
 		m[c] = out[i]
 	}
@@ -62,17 +62,17 @@ func statementHeader(st *statement.Statement) *statement.Statement {
 	return &statement.Statement{Type: st.Type, Subjects: st.Subjects, PredicateType: st.PredicateType}
 }
 
-// noteScanMin is the fewest commits for which checkObjects lists the notes
+// noteScanMin is the fewest commits for which CheckObjects lists the notes
 // tree once (NotesStore.All) instead of looking each commit's note up.
 const noteScanMin = 256
 
-// noteReader returns how checkObjects reads the notes of n commits: for many,
+// NoteReader returns how CheckObjects reads the notes of n commits: for many,
 // the notes tree is indexed once (NotesStore.Index, in fixed-size ids: a long
 // range's index stays small) and each note read from its entry (Note's
 // checks), which saves decoding the fan-out trees again for every commit; a
 // commit the index does not name has no note (an error wrapping
 // gitref.ErrNoNote, as Note's). For few, NotesStore.Note.
-func (v *Verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) {
+func (v *Verifier) NoteReader(n int) (func(gitref.Hash) ([]byte, error), error) {
 	if n < noteScanMin {
 		return v.Notes.Note, nil
 	}
@@ -90,7 +90,7 @@ func (v *Verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) 
 }
 
 // memos is what a Verifier computes once per content and reads again: safe
-// for concurrent use (checkObjects' workers share it), each map bounded by
+// for concurrent use (CheckObjects' workers share it), each map bounded by
 // memoSize entries and emptied when full. Nothing in it depends on the
 // position in a range, only on the bytes a result is computed from.
 type memos struct {
@@ -109,7 +109,7 @@ type memos struct {
 	// (policyKey): every tick of a range usually has the same file.
 	policyHashes map[string]string
 	// tasksAt is a commit's tasks file by path and unit, parsed as by
-	// parseTasksCached, or the error reading or parsing it: head's, read
+	// ParseTasksCached, or the error reading or parsing it: head's, read
 	// once per tick of its unit (staleAtHead).
 	tasksAt map[tasksAtKey]tasksAtResult
 	// projects is projectRoot's search by commit and unit dir
@@ -196,11 +196,11 @@ func memoGet[K comparable, V any](mu *sync.Mutex, m map[K]V, k K) (V, bool) {
 	return val, ok
 }
 
-// parseTasksCached is specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
+// ParseTasksCached is specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
 // through the Verifier's memos, for files read again and again (head's). The
 // returned file must not be modified. Errors are not kept: they are rare and
 // cheap to find again.
-func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
+func (v *Verifier) ParseTasksCached(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
 	m := v.memo()
 	k := parseCacheKey{u, string(content)}
 	if f, ok := memoGet(&m.mu, m.tasks, k); ok {
@@ -214,11 +214,11 @@ func (v *Verifier) parseTasksCached(u specfmt.Unit, content []byte) (*specfmt.Ta
 	return f, nil
 }
 
-// parseTasksOnce is parseTasksCached for a file read once: a parse the memos
+// ParseTasksOnce is ParseTasksCached for a file read once: a parse the memos
 // hold is used, another is not kept. The state check parses every tasks file
 // of head and base once; keeping those parses would fill the memos with files
 // nothing asks for again, at the end of the gate, when its memory peaks.
-func (v *Verifier) parseTasksOnce(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
+func (v *Verifier) ParseTasksOnce(u specfmt.Unit, content []byte) (*specfmt.TasksFile, error) {
 	m := v.memo()
 	if f, ok := memoGet(&m.mu, m.tasks, parseCacheKey{u, string(content)}); ok {
 		return f, nil
@@ -226,11 +226,11 @@ func (v *Verifier) parseTasksOnce(u specfmt.Unit, content []byte) (*specfmt.Task
 	return specfmt.ParseTasks(u, content, specfmt.AllowDuplicateIDs())
 }
 
-// tasksAt is the tasks file at path of commit, read and parsed as unit's
-// (parseTasksCached), through the Verifier's memos: a commit's file is read
+// TasksAt is the tasks file at path of commit, read and parsed as unit's
+// (ParseTasksCached), through the Verifier's memos: a commit's file is read
 // and parsed once however many ticks ask for it. The error is File's or
 // ParseTasks's. The returned file must not be modified.
-func (v *Verifier) tasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (*specfmt.TasksFile, error) {
+func (v *Verifier) TasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (*specfmt.TasksFile, error) {
 	m := v.memo()
 	k := tasksAtKey{commit, path, unit}
 	if r, ok := memoGet(&m.mu, m.tasksAt, k); ok {
@@ -241,7 +241,7 @@ func (v *Verifier) tasksAt(commit gitref.Hash, path string, unit specfmt.Unit) (
 	if err != nil {
 		r.err = err
 	} else {
-		r.file, r.err = v.parseTasksCached(unit, b)
+		r.file, r.err = v.ParseTasksCached(unit, b)
 	}
 	m.putTasks(tasksFileBytes(len(b), r.file), func() { m.tasksAt[k] = r })
 	return r.file, r.err

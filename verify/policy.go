@@ -23,8 +23,8 @@ const (
 	RulePolicyPrefix = "policy/"
 )
 
-// policy returns the verifier's policy, or the embedded default.
-func (v *Verifier) policy() *policy.Policy {
+// PolicyOrDefault returns the verifier's policy, or the embedded default.
+func (v *Verifier) PolicyOrDefault() *policy.Policy {
 	if v.Policy != nil {
 		return v.Policy
 	}
@@ -39,7 +39,7 @@ var defaultPolicy = policy.Default()
 // parent's speccoder.toml, so that mismatch reason is dropped and the outcome
 // recomputed from the remaining reasons by the precedence of docs/format.md#outcomes-and-reasons.
 func (v *Verifier) pinPolicySHA256(results []ObjectResult) {
-	p := v.policy()
+	p := v.PolicyOrDefault()
 	for i := range results {
 		r := &results[i]
 		if r.Predicate == nil || !p.PinnedPolicySHA256(r.Predicate.PolicySHA256) {
@@ -112,7 +112,7 @@ func violations(rs []policy.Result) []policy.Result {
 	return out
 }
 
-// applyPolicy evaluates the policy over a report before its conclusion is
+// ApplyPolicy evaluates the policy over a report before its conclusion is
 // drawn: the per-object rules on every tick with a readable predicate (branch
 // mode) or every object (objects mode), then the range rules over the report's
 // ticks (objects mode: its objects). Results that count are set on the tick or
@@ -120,18 +120,18 @@ func violations(rs []policy.Result) []policy.Result {
 // a passing tick StatusRejected with ReasonPolicy. A range rule's results are
 // set on the report (Policy) and, when failing, on every regression_only tick
 // it counted, which then fails too.
-func (v *Verifier) applyPolicy(rep *Report) {
-	p := v.policy()
+func (v *Verifier) ApplyPolicy(rep *Report) {
+	p := v.PolicyOrDefault()
 	var items []policy.RangeItem
 	switch rep.Mode {
 	case "branch":
 		items = make([]policy.RangeItem, 0, rep.TickCount())
-		rep.eachTick(func(t *TickResult) {
+		rep.EachTick(func(t *TickResult) {
 			if t.Status == StatusEdited {
 				return
 			}
 			items = append(items, policy.RangeItem{Object: string(t.Commit), Task: t.Task, Verdict: t.Verdict})
-			v.evaluateTick(t)
+			v.EvaluateTick(t)
 		})
 		// rep.Objects holds copies of the ticks' objects: give them the results.
 		// Keyed by task line too: a commit may tick two lines of one task ID.
@@ -170,7 +170,7 @@ func (v *Verifier) applyPolicy(rep *Report) {
 		if !r.Failing() {
 			continue
 		}
-		rep.eachTick(func(t *TickResult) {
+		rep.EachTick(func(t *TickResult) {
 			if t.Verdict == "regression_only" && t.Status != StatusEdited {
 				t.Policy = append(t.Policy, policy.Result{Rule: r.Rule, Level: r.Level, Status: r.Status, Message: r.Message, Object: string(t.Evidence), Task: t.Task})
 				rejectTick(t)
@@ -195,16 +195,16 @@ func (t *TickResult) objectKey() objectTask {
 	return k
 }
 
-// evaluateTick sets the per-object rules' results that count on a tick with
+// EvaluateTick sets the per-object rules' results that count on a tick with
 // a readable predicate (and on its object), rejecting it when one fails
 // (rejectTick). A tick whose object's predicate is nil (unreadable, or
 // evaluated already and dropped) is left as it is.
-func (v *Verifier) evaluateTick(t *TickResult) {
+func (v *Verifier) EvaluateTick(t *TickResult) {
 	in := v.policyInput(t.Object, t)
 	if in == nil {
 		return
 	}
-	t.Policy = violations(v.policy().Evaluate(in))
+	t.Policy = violations(v.PolicyOrDefault().Evaluate(in))
 	if t.Object != nil {
 		t.Object.Policy = t.Policy
 	}
@@ -246,7 +246,7 @@ type Explanation struct {
 // whose predicate cannot be read gets no rule results. Trust or a policy read
 // from commit is refused ([FromVerifiedError]); other errors are Object's.
 func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
-	if err := v.ready(Verified{Objects: []gitref.Hash{commit}}); err != nil {
+	if err := v.Ready(Verified{Objects: []gitref.Hash{commit}}); err != nil {
 		return nil, err
 	}
 	rs, err := v.Object(commit)
@@ -257,7 +257,7 @@ func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
 	for i := range rs {
 		e := Explanation{Object: rs[i], Rules: []policy.Result{}}
 		if in := v.policyInput(&rs[i], nil); in != nil {
-			e.Rules = v.policy().Evaluate(in)
+			e.Rules = v.PolicyOrDefault().Evaluate(in)
 			e.Object.Policy = violations(e.Rules)
 		}
 		out = append(out, e)

@@ -32,7 +32,7 @@ func (f *fixture) branchWith(p *policy.Policy, base, head gitref.Hash) *Report {
 	f.t.Helper()
 	v := f.verifier()
 	v.Policy = p
-	rep, err := v.Branch(base, head, GateOptions{})
+	rep, err := Gate.Branch(v, base, head, GateOptions{})
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -195,7 +195,7 @@ func subFS(fsys fs.FS, root string) (fs.FS, error) {
 func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash string) lineMatch {
 	return func(root string) int {
 		unit := predicateUnit(p)
-		f, err := v.tasksAt(c, specfmt.ProjectPath(root, unit.TasksPath()), unit)
+		f, err := v.TasksAt(c, specfmt.ProjectPath(root, unit.TasksPath()), unit)
 		if err != nil {
 			return noLine
 		}
@@ -210,7 +210,7 @@ func (v *Verifier) hasTaskLine(c gitref.Hash, p *predicate.Predicate, lineHash s
 		if err != nil || len(cm.Parents) == 0 {
 			return tickedLine
 		}
-		pf, err := v.tasksAt(cm.Parents[0], specfmt.ProjectPath(root, unit.TasksPath()), unit)
+		pf, err := v.TasksAt(cm.Parents[0], specfmt.ProjectPath(root, unit.TasksPath()), unit)
 		if err != nil {
 			return newlyTicked
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
+	"github.com/taskproof/taskproof/tick"
 )
 
 // TestHintedUnitsAtRoot checks what checkTask relies on to skip projectRoot's
@@ -59,16 +60,25 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 	t.Helper()
 	v := f.verifier()
 	head := f.head()
-	g := v.newGate(base, head, GateOptions{})
-	if err := g.walk(); err != nil {
+	// The hints the gate hands the object check: each commit's ticks', as
+	// the walk found them.
+	hints := map[gitref.Hash]TaskHints{}
+	units := map[taskHintKey]specfmt.Unit{}
+	_, err := tick.Each(v.Repo, base, head, tick.Options{Layouts: v.PolicyOrDefault().Layouts()}, func(ts []tick.Tick, _ []tick.Move) error {
+		for _, tk := range ts {
+			units[taskHintKey{string(tk.Commit), tk.Unit.Dir}] = tk.Unit
+			if hints[tk.Commit] == nil {
+				hints[tk.Commit] = TaskHints{}
+			}
+			hints[tk.Commit].AddTick(tk)
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	hinted, nestedSeen := 0, base == ""
-	units := map[taskHintKey]specfmt.Unit{}
-	for _, tk := range g.ticks {
-		units[taskHintKey{string(tk.Commit), tk.Unit.Dir}] = tk.Unit
-	}
-	for c, h := range g.batchHints(0, len(g.tickCommits)) {
+	for c, h := range hints {
 		if len(h) > 0 {
 			hinted++
 		}
@@ -109,7 +119,7 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 }
 
 // hasDir reports whether h hints a task of unit dir dir.
-func hasDir(h taskHints, dir string) bool {
+func hasDir(h TaskHints, dir string) bool {
 	for k := range h {
 		if k.dir == dir {
 			return true

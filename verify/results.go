@@ -37,7 +37,7 @@ func (rep *Report) AllTicks() iter.Seq2[*TickResult, error] {
 func (rep *Report) TickSummaries() iter.Seq[*TickResult] {
 	return func(yield func(*TickResult) bool) {
 		more := true
-		rep.eachTick(func(t *TickResult) {
+		rep.EachTick(func(t *TickResult) {
 			if more {
 				more = yield(t)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -275,7 +276,7 @@ func TestScalingRepo(t *testing.T) {
 	}
 }
 
-// BenchmarkScalingRepoBranch is Verifier.BranchSpooled (as `verify` runs it) in process over the whole
+// BenchmarkScalingRepoBranch is gate.BranchSpooled (as `verify` runs it) in process over the whole
 // range of the history TestScalingRepo kept in TASKPROOF_SCALING_REPO, for
 // -cpuprofile and -memprofile on one generated size, the Repo tuned as the
 // command tunes it; TASKPROOF_SCALING_BASE gives another base (a pull
@@ -298,7 +299,7 @@ func BenchmarkScalingRepoBranch(b *testing.B) {
 	report := benchrepo.ReportCPU(b)
 	for b.Loop() {
 		v := g.verifier(b, gitref.Access{OnePass: true}) // as `verify` does
-		rep, err := v.BranchSpooled(gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{})
+		rep, err := gate.BranchSpooled(v, gitref.Hash(base), gitref.Hash(f[1]), verify.GateOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,37 +4,26 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/gob"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/spoolfile"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/trust"
 )
 
-// ErrSpool is matched by the errors of the temporary files BranchSpooled
+// ErrSpool is matched by the errors of the temporary files gate.BranchSpooled
 // holds the tick walk and the report in (os.CreateTemp in os.TempDir, that
 // is TMPDIR): a directory that is missing, not writable or full is the
 // system's state, not the repository's, and nothing is judged without them.
-var ErrSpool = errors.New("verify: temporary file")
-
-// spoolError is a spool file's failure to op (create, write, read) in dir.
-type spoolError struct {
-	op, dir string
-	err     error
-}
-
-func (e *spoolError) Error() string {
-	return fmt.Sprintf("cannot %s a temporary file in %s (TMPDIR): %v", e.op, e.dir, e.err)
-}
-func (e *spoolError) Unwrap() error        { return e.err }
-func (e *spoolError) Is(target error) bool { return target == ErrSpool }
+var ErrSpool = spoolfile.ErrSpool
 
 // itemSpool holds a report list's leading items out of memory: each item's
 // JSON encoding as WriteJSON writes it in the list (indented four spaces, no
 // trailing newline), the items joined by ",\n", in a temporary file.
 type itemSpool struct {
-	f   *spoolFile
+	f   *spoolfile.File
 	w   *bufio.Writer
 	n   int
 	buf bytes.Buffer
@@ -43,7 +32,7 @@ type itemSpool struct {
 // newItemSpool creates the spool's temporary file (os.CreateTemp in dir, ""
 // for the default); Close removes it.
 func newItemSpool(dir string) (*itemSpool, error) {
-	f, err := createSpoolFile(dir, "taskproof-report-*")
+	f, err := spoolfile.Create(dir, "taskproof-report-*")
 	if err != nil {
 		return nil, err
 	}
@@ -81,67 +70,13 @@ func (s *itemSpool) writeTo(w io.Writer) error {
 }
 
 // close removes the spool's file.
-func (s *itemSpool) close() error { return s.f.close() }
-
-// spoolFile is a temporary file whose name is removed as soon as it is open
-// where the system allows it (an open file outlives its name on Unix), so a
-// killed verify leaves nothing behind; elsewhere close removes it.
-// Its Read, Write and Seek errors are spoolErrors.
-type spoolFile struct {
-	*os.File
-	dir   string
-	named bool // the name still exists: close removes it
-}
-
-func createSpoolFile(dir, pattern string) (*spoolFile, error) {
-	f, err := os.CreateTemp(dir, pattern)
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	if err != nil {
-		return nil, &spoolError{"create", dir, err}
-	}
-	return &spoolFile{File: f, dir: dir, named: os.Remove(f.Name()) != nil}, nil
-}
-
-func (f *spoolFile) fail(op string, err error) error {
-	if err == nil || err == io.EOF {
-		return err
-	}
-	return &spoolError{op, f.dir, err}
-}
-
-func (f *spoolFile) Write(p []byte) (int, error) {
-	n, err := f.File.Write(p)
-	return n, f.fail("write", err)
-}
-
-func (f *spoolFile) Read(p []byte) (int, error) {
-	n, err := f.File.Read(p)
-	return n, f.fail("read", err)
-}
-
-func (f *spoolFile) Seek(offset int64, whence int) (int64, error) {
-	n, err := f.File.Seek(offset, whence)
-	return n, f.fail("seek in", err)
-}
-
-// close closes the file and removes its name if it still has one.
-func (f *spoolFile) close() error {
-	err := f.File.Close()
-	if f.named {
-		if rerr := os.Remove(f.Name()); err == nil {
-			err = rerr
-		}
-	}
-	return f.fail("close", err)
-}
+func (s *itemSpool) close() error { return s.f.Close() }
 
 // tickSpool holds a report's leading ticks out of memory: each tick as it
 // was judged, one gob record a tick, in order, in a temporary file, and, in
 // memory, what the passes after the judging read and change of them (ix).
 type tickSpool struct {
-	f   *spoolFile
+	f   *spoolfile.File
 	w   *bufio.Writer
 	enc *gob.Encoder
 	ix  *tickIndex
@@ -161,7 +96,7 @@ type spooledTick struct {
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
 // for the default), with room in its index for capacity ticks.
 func newTickSpool(dir string, capacity int) (*tickSpool, error) {
-	f, err := createSpoolFile(dir, "taskproof-ticks-*")
+	f, err := spoolfile.Create(dir, "taskproof-ticks-*")
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +114,7 @@ func (s *tickSpool) len() int {
 
 // add moves t to the spool; its object must be nil.
 func (s *tickSpool) add(t *TickResult) error {
-	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, Hint: t.hintKey}
+	r := spooledTick{Tick: *t, NilReasons: t.Reasons == nil, NilSigners: t.Signers == nil, Hint: t.HintKey}
 	for _, s := range t.Signers {
 		i := int64(-1)
 		if s.TlogIndex != nil {
@@ -210,7 +145,7 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
-		t.hintKey = r.Hint
+		t.HintKey = r.Hint
 		if t.Reasons == nil && !r.NilReasons {
 			t.Reasons = []Reason{}
 		}
@@ -230,19 +165,19 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 	}, nil
 }
 
-func (s *tickSpool) close() error { return s.f.close() }
+func (s *tickSpool) close() error { return s.f.Close() }
 
 // TickCount is the number of ticks the report lists (ticks in JSON). For a
 // report held in memory it is len(Ticks); BranchSpooled's report holds its
 // leading ticks out of memory, and Ticks only those after them.
 func (rep *Report) TickCount() int { return rep.tickSpool.len() + len(rep.Ticks) }
 
-// eachTick calls f with each of rep's ticks in order. A spooled tick is
+// EachTick calls f with each of rep's ticks in order. A spooled tick is
 // given as its index holds it (tickIndex.tick: what the passes after the
 // judging read), and what f changes of its status, reason, failing,
 // message, policy results and Via is kept for the writers; the ticks in
 // Ticks are given in place.
-func (rep *Report) eachTick(f func(t *TickResult)) {
+func (rep *Report) EachTick(f func(t *TickResult)) {
 	if n := rep.tickSpool.len(); n > 0 {
 		ix := rep.tickSpool.ix
 		var t TickResult
@@ -260,7 +195,7 @@ func (rep *Report) eachTick(f func(t *TickResult)) {
 // tickReader returns a function giving rep's ticks in order, i = 0, 1, …
 // up to TickCount: a spooled tick read back whole, with what the passes
 // after the judging changed (and then its hint, which reads its reasons:
-// addHints leaves spooled ticks out), then those of Ticks.
+// AddHints leaves spooled ticks out), then those of Ticks.
 func (rep *Report) tickReader() (func(i int) (*TickResult, error), error) {
 	n := rep.tickSpool.len()
 	if n == 0 {
@@ -286,3 +221,86 @@ func (rep *Report) tickReader() (func(i int) (*TickResult, error), error) {
 		return &t, nil
 	}, nil
 }
+
+// Spool makes rep hold its objects and ticks out of memory (BranchSpooled):
+// SpoolJudged moves them to temporary files as they are judged.
+func (rep *Report) Spool() error {
+	var err error
+	if rep.objectSpool, err = newItemSpool(""); err != nil {
+		return fmt.Errorf("spooling the report: %w", err)
+	}
+	if rep.tickSpool, err = newTickSpool("", 0); err != nil {
+		rep.Close()
+		return fmt.Errorf("spooling the report: %w", err)
+	}
+	rep.firstPolicy, rep.commitPolicy = map[objectTask][]policy.Result{}, map[objectTask][]policy.Result{}
+	return nil
+}
+
+// SpoolJudged keys the ticks judged since its last call (Report.firstPolicy)
+// and moves them to the report's tick spool (Ticks is left empty), and the
+// objects judged with them to the report's object spool, with the
+// per-object rules' results ApplyPolicy would give them: the first tick's
+// with their key. Nothing changes those results later (the range rules'
+// results are not given to a branch report's objects).
+func (rep *Report) SpoolJudged() error {
+	for j := range rep.Ticks {
+		t := &rep.Ticks[j]
+		if t.Commit != rep.policyCommit {
+			// The objects judged with a commit's ticks are its own (their
+			// keys' object): its keys are looked up no more, unless a bug
+			// task's objects, judged after the ticks, are the commit's.
+			clear(rep.commitPolicy)
+			rep.policyCommit = t.Commit
+		}
+		k := t.objectKey()
+		_, seen := rep.firstPolicy[k]
+		if _, ok := rep.commitPolicy[k]; !ok && !seen {
+			if k.object == t.Commit && !rep.bugCommits[k.object] {
+				rep.commitPolicy[k] = t.Policy
+			} else {
+				rep.firstPolicy[k] = t.Policy
+			}
+		}
+		t.Object = nil // keyed: nothing reads it again
+		if err := rep.tickSpool.add(t); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
+	}
+	clear(rep.Ticks)
+	rep.Ticks = rep.Ticks[:0]
+	for i := range rep.Objects {
+		o := &rep.Objects[i]
+		k := objectTask{o.Object, o.Task, o.LineHash}
+		p, ok := rep.firstPolicy[k]
+		if !ok {
+			p = rep.commitPolicy[k]
+		}
+		o.Policy = p
+		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
+		if err := rep.objectSpool.add(o); err != nil {
+			return fmt.Errorf("spooling the report: %w", err)
+		}
+	}
+	clear(rep.Objects)
+	rep.Objects = rep.Objects[:0]
+	return nil
+}
+
+// Spooled reports whether rep holds its objects and ticks out of memory (spool).
+func (rep *Report) Spooled() bool { return rep.tickSpool != nil }
+
+// ReserveTicks makes room in the index of rep's spooled ticks for n ticks at
+// once, not a doubling array and its copy.
+func (rep *Report) ReserveTicks(n int) {
+	if s := rep.tickSpool; s != nil && len(s.ix.entries) == 0 {
+		s.ix.entries = make([]tickEntry, 0, n)
+	}
+}
+
+// SetBugCommits names the commits whose bug tasks' objects the report holds
+// after the ticks' (ApplyPolicy, SpoolJudged); known before the judging.
+func (rep *Report) SetBugCommits(commits map[gitref.Hash]bool) { rep.bugCommits = commits }
+
+// SetRangeCommits records how many commits the gate walked (RangeCommits).
+func (rep *Report) SetRangeCommits(n int) { rep.commits = n }

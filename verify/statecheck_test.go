@@ -100,9 +100,9 @@ func TestStateCheckReadError(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := f.verifier()
-	full.everyTasksFile = true
-	_, want := full.Branch(base, head, GateOptions{})
-	_, got := f.verifier().Branch(base, head, GateOptions{})
+	full.tuning.EveryTasksFile = true
+	_, want := Gate.Branch(full, base, head, GateOptions{})
+	_, got := Gate.Branch(f.verifier(), base, head, GateOptions{})
 	t.Log(got)
 	if want == nil || got == nil || got.Error() != want.Error() {
 		t.Errorf("Branch = %v, reading every tasks file %v; want the same error", got, want)

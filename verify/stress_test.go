@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/verify"
@@ -22,7 +23,7 @@ const (
 	stressTasks = 500
 )
 
-// TestGateStress runs the merge gate (Verifier.BranchSpooled, as `verify
+// TestGateStress runs the merge gate (gate.BranchSpooled, as `verify
 // --branch` runs it) over a generated history of stressUnits×stressTasks
 // SSH-signed ticks at GOMAXPROCS 1, 2 and 8, twice at 8, each time on a newly
 // opened repository, and checks that every JSON report is byte for byte the
@@ -66,7 +67,7 @@ func gateJSON(t *testing.T, g *gateBench, at time.Time) []byte {
 	t.Helper()
 	v := g.verifier(t, gitref.Access{OnePass: true})
 	v.At = at
-	rep, err := v.BranchSpooled(gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
+	rep, err := gate.BranchSpooled(v, gitref.Hash(g.h.Root), gitref.Hash(g.h.Head), verify.GateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // tickIndex is what the passes after the judging (evidenceKiroParents,
-// headFiles, applyPolicy, concludeBranch, the summaries) read of a report's
+// headFiles, ApplyPolicy, concludeBranch, the summaries) read of a report's
 // spooled ticks, and what they change, in about 90 bytes a tick: a tick's
 // commit and line_hash as their bytes, its unit, path, task ID, status,
 // reason and verdict as indexes into tables of the distinct values, and the

@@ -68,7 +68,7 @@ func TestTickSpoolRoundTrip(t *testing.T) {
 	}
 	defer s.close()
 	ticks := []TickResult{
-		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, hintKey: ReasonTickedWithoutEvidence, Reasons: []Reason{}, Line: 3},
+		{Commit: "abcd", Reason: ReasonCommitUnreachable, EvidenceOn: []gitref.Hash{"ef01"}, HintKey: ReasonTickedWithoutEvidence, Reasons: []Reason{}, Line: 3},
 		{Commit: "abce", Signers: []trust.Signer{{KeyID: "k"}}, Message: "m"},
 	}
 	for i := range ticks {

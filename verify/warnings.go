@@ -46,11 +46,11 @@ func writtenByTaskproof(tv *entry, group []*entry) bool {
 	return false
 }
 
-// countWarnings adds each warning of the report's ticks (branch mode) or
+// CountWarnings adds each warning of the report's ticks (branch mode) or
 // objects to its summary, by code.
-func countWarnings(rep *Report) {
+func CountWarnings(rep *Report) {
 	if rep.Mode == "branch" {
-		rep.eachTick(func(t *TickResult) {
+		rep.EachTick(func(t *TickResult) {
 			for _, w := range t.Warnings {
 				rep.Summary[w.Code]++
 			}

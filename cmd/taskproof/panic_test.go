@@ -64,7 +64,7 @@ func TestPanicIsInternalError(t *testing.T) {
 		"command":     "cmd/taskproof/internal/cmdutil/command.go",
 		"walk":        "tick/walk.go",
 		"fanout":      "internal/fanout/fanout.go",
-		"gate-window": "verify/gatestream.go",
+		"gate-window": "gate/gatestream.go",
 	}
 	check := func(t *testing.T, site string, args []string) string {
 		t.Helper()

@@ -59,6 +59,14 @@ func TestImportRules(t *testing.T) {
 			}{r, writers, "a reader imports no writer"})
 		}
 	}
+	// The per-object checks are beneath the merge gate: verify never imports it.
+	if slices.Contains(pkgs, module+"gate") {
+		rules = append(rules, struct {
+			pkg    string
+			banned []string
+			why    string
+		}{"verify", []string{module + "gate"}, "the per-object checks are beneath the merge gate"})
+	}
 	for _, r := range rules {
 		for _, dep := range goList(t, "-deps", "-f", "{{.ImportPath}}", module+r.pkg) {
 			for _, b := range r.banned {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/internal/printable"
@@ -135,7 +136,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 	if err != nil {
 		return err
 	}
-	rep, err := v.VerifySpooled(tg, flags.gate.Options())
+	rep, err := gate.VerifySpooled(v, tg, flags.gate.Options())
 	if err != nil {
 		return err
 	}
@@ -266,12 +267,12 @@ func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) 
 	return t, nil
 }
 
-// defaultBase is verify.DefaultBase, the pull request's base branch taken
+// defaultBase is gate.DefaultBase, the pull request's base branch taken
 // from GitHub Actions' GITHUB_BASE_REF (set for pull_request events), its
 // errors naming --base (and how to give one).
 func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
-	id, err := verify.DefaultBase(repo, head, os.Getenv("GITHUB_BASE_REF"))
-	var de *verify.DefaultBaseError
+	id, err := gate.DefaultBase(repo, head, os.Getenv("GITHUB_BASE_REF"))
+	var de *gate.DefaultBaseError
 	switch {
 	case errors.As(err, &de) && de.Candidate != "":
 		return "", fmt.Errorf("--base (default %s): %w; give --base the branch the changes go into", de.Candidate, de.Err)

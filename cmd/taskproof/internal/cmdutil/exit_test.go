@@ -10,6 +10,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/carry"
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/notemerge"
@@ -114,8 +115,8 @@ func TestExitCode(t *testing.T) {
 		{"verify.ErrSpool", fmt.Errorf("spooling the report: %w", verify.ErrSpool), ExitTrust},
 		{"*trust.AllowedSignersError", &trust.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
 		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: trust.SourceRev{Kind: trust.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
-		{"*verify.DefaultBaseError", &verify.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
-		{"*verify.DefaultBaseError broken ref", &verify.DefaultBaseError{Candidate: "main", Err: &gitref.BadRefError{Ref: "refs/heads/main"}}, ExitGit},
+		{"*gate.DefaultBaseError", &gate.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
+		{"*gate.DefaultBaseError broken ref", &gate.DefaultBaseError{Candidate: "main", Err: &gitref.BadRefError{Ref: "refs/heads/main"}}, ExitGit},
 		// A verifier without trust is a trust error; without a repository or
 		// notes store, a caller's bug.
 		{"*verify.VerifierError trust", &verify.VerifierError{Missing: verify.MissingTrust}, ExitTrust},

@@ -1,17 +1,18 @@
-package verify
+package gate
 
 import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
 func bugTasks(c gitref.TrailerCommit) []string {
 	var bugs []string
-	for _, task := range gitref.TrailerValues(c.Trailers, TrailerSpecTask) {
-		if i := strings.Index(task, "/"+BugTaskPrefix); i > 0 && len(task) > i+1+len(BugTaskPrefix) {
+	for _, task := range gitref.TrailerValues(c.Trailers, verify.TrailerSpecTask) {
+		if i := strings.Index(task, "/"+verify.BugTaskPrefix); i > 0 && len(task) > i+1+len(verify.BugTaskPrefix) {
 			bugs = append(bugs, task)
 		}
 	}
@@ -26,7 +27,7 @@ func bugTasks(c gitref.TrailerCommit) []string {
 // is judged on it like a tick; one without is not_evaluated (not failing),
 // as speccoder reports it: no tasks-file line claims it done, and no
 // statement about a bug task is ever credited to one.
-func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts GateOptions) error {
+func (v *verifier) bugTicks(rep *verify.Report, commits []gitref.TrailerCommit, opts verify.GateOptions) error {
 	for _, c := range commits {
 		bugs := bugTasks(c)
 		if len(bugs) == 0 {
@@ -38,18 +39,18 @@ func (v *Verifier) bugTicks(rep *Report, commits []gitref.TrailerCommit, opts Ga
 		}
 		rep.Objects = append(rep.Objects, rs...)
 		for _, task := range bugs {
-			tr := TickResult{Kind: KindBug, Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
-			var o *ObjectResult
+			tr := verify.TickResult{Kind: verify.KindBug, Commit: c.ID, Task: task, TaskID: task[strings.Index(task, "/")+1:]}
+			var o *verify.ObjectResult
 			for i := range rs {
-				if rs[i].Task == task && rs[i].Kind == ObjectBug {
+				if rs[i].Task == task && rs[i].Kind == verify.ObjectBug {
 					o = &rs[i]
 					break
 				}
 			}
 			if o == nil {
-				tr.Status = StatusNotEvaluated
-				tr.Message = "the commit names bug task " + task + " in a " + TrailerSpecTask + " trailer and its note has no statement for it: not evaluated (no tasks-file line claims it)"
-				tr.Reasons, tr.Signers = []Reason{}, []trust.Signer{}
+				tr.Status = verify.StatusNotEvaluated
+				tr.Message = "the commit names bug task " + task + " in a " + verify.TrailerSpecTask + " trailer and its note has no statement for it: not evaluated (no tasks-file line claims it)"
+				tr.Reasons, tr.Signers = []verify.Reason{}, []trust.Signer{}
 			} else {
 				tr.Unit = o.Unit
 				judge(&tr, o, nil, opts)

@@ -1,9 +1,10 @@
-package verify
+package gate
 
 import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // A squash merge makes one commit of a branch's commits: its ticks' evidence
@@ -16,11 +17,6 @@ import (
 // combined change, as the carry itself checks
 // (docs/format.md#after-a-rebase-or-squash).
 
-// hintSquashCarry keys fixHints' hint for a commit_unreachable tick whose
-// commit is the squash of a range holding its evidence (a hint, not a
-// reason code).
-const hintSquashCarry = "squash_carry"
-
 // squashFinder remembers, for one gate, what finding squashed ranges read:
 // the refs' reach, each tick commit's change, and the ranges found.
 type squashFinder struct {
@@ -32,7 +28,7 @@ type squashFinder struct {
 // squashHint names the squash carry on commit_unreachable tick tr of commit
 // tick when tick is the squash of a range holding tr's evidence: its
 // message, hint and SquashRange say so.
-func (g *gate) squashHint(tr *TickResult, tick gitref.Hash) error {
+func (g *gate) squashHint(tr *verify.TickResult, tick gitref.Hash) error {
 	if tr.Evidence == "" {
 		return nil
 	}
@@ -43,7 +39,7 @@ func (g *gate) squashHint(tr *TickResult, tick gitref.Hash) error {
 	if err != nil || rng == "" {
 		return err
 	}
-	tr.SquashRange, tr.hintKey = rng, hintSquashCarry
+	tr.SquashRange, tr.HintKey = rng, verify.HintSquashCarry
 	tr.Message = fmt.Sprintf("evidence for %s is on %s, a commit of %s, which the tick commit is the squash merge of (its change is theirs together); re-issue the range's evidence here: taskproof attest carry %s %s",
 		tr.Task, tr.Evidence, rng, rng, tick)
 	return nil

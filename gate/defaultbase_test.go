@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"errors"
@@ -16,11 +16,11 @@ import (
 // only when every candidate is such; a broken ref is an error naming it; none
 // at all is ErrUnknownRevision.
 func TestDefaultBase(t *testing.T) {
-	f := newFixture(t)
+	f := newBaseFixture(t)
 	f.git("switch", "-q", "-c", "feature")
 	head := f.tick("T001")
 	open := func() *gitref.Repo {
-		repo, _ := f.open()
+		repo := f.open()
 		return repo
 	}
 	if id, err := DefaultBase(open(), head, ""); err != nil || id != f.base {
@@ -64,12 +64,12 @@ func TestDefaultBase(t *testing.T) {
 // symbolic origin/HEAD decides between them; a pull request's base branch
 // (prBase) comes first, and its absence names the fetch.
 func TestDefaultBaseRefusals(t *testing.T) {
-	f := newFixture(t)
+	f := newBaseFixture(t)
 	f.git("switch", "-q", "-c", "feature")
 	other := f.tick("T001")
 	head := f.tick("T002")
 	open := func() *gitref.Repo {
-		repo, _ := f.open()
+		repo := f.open()
 		return repo
 	}
 	f.git("update-ref", "refs/remotes/origin/master", string(f.base))
@@ -105,7 +105,7 @@ func TestDefaultBaseRefusals(t *testing.T) {
 // under the default refspec (as CI runners do): every one is an error naming
 // --base, never the empty range (which passes).
 func TestDefaultBaseClones(t *testing.T) {
-	f := newFixture(t)
+	f := newBaseFixture(t)
 	f.git("branch", "-q", "-m", "main", "develop")
 	head := f.tick("T001")
 	for _, tc := range []struct {
@@ -148,4 +148,42 @@ func TestDefaultBaseClones(t *testing.T) {
 			t.Errorf("%v, %v; want an error naming --base", id, err)
 		}
 	})
+}
+
+// baseFixture is a repository on branch main with one commit (base): where a
+// default base is looked for, only refs and ancestry count.
+type baseFixture struct {
+	t    *testing.T
+	dir  string
+	base gitref.Hash
+}
+
+func newBaseFixture(t *testing.T) *baseFixture {
+	t.Helper()
+	f := &baseFixture{t: t, dir: filepath.Join(t.TempDir(), "repo")}
+	testenv.Git(t, "", "init", "-q", "-b", "main", f.dir)
+	f.base = f.tick("base")
+	return f
+}
+
+func (f *baseFixture) git(args ...string) string {
+	f.t.Helper()
+	return strings.TrimSpace(testenv.Git(f.t, f.dir, args...))
+}
+
+// tick commits (nothing but the message) and returns the commit.
+func (f *baseFixture) tick(msg string) gitref.Hash {
+	f.t.Helper()
+	f.git("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "--allow-empty", "-m", msg)
+	return gitref.Hash(f.git("rev-parse", "HEAD"))
+}
+
+func (f *baseFixture) open() *gitref.Repo {
+	f.t.Helper()
+	repo, err := gitref.Open(f.dir)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	f.t.Cleanup(func() { repo.Close() })
+	return repo
 }

@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"github.com/taskproof/taskproof/tick"

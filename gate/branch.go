@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"errors"
@@ -12,288 +12,13 @@ import (
 	"github.com/taskproof/taskproof/internal/repocache"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/noteline"
-	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
-
-// Conclusions of a verification (docs/format.md#gate-rules).
-const (
-	Success = "success" // every tick is evidenced
-	Failure = "failure" // at least one tick (or object) fails
-	Neutral = "neutral" // nothing to check
-)
-
-// Tick statuses and sub-reasons (docs/format.md#gate-rules).
-const (
-	StatusEvidenced    = "evidenced"
-	StatusStale        = "stale"
-	StatusUnverifiable = "unverifiable"
-	StatusEdited       = "edited" // a task line edited after its tick
-	// StatusBornTicked: a ticked task of a tasks file new in its commit
-	// (tick.KindBornTicked): in Ticks, failing, when it has no evidence;
-	// listed in Report.BornTicked when the policy allows it
-	// (docs/format.md#born-ticked-tasks).
-	StatusBornTicked = "born_ticked"
-
-	ReasonTickedWithoutEvidence = "ticked_without_evidence"
-	ReasonCommitUnreachable     = "commit_unreachable"
-	ReasonEditedAfterTick       = "edited_after_tick"
-	ReasonNotVerified           = "not_verified" // --require-verified and the verdict is not verified
-
-	// StatusNotEvaluated: a bug task a commit's Spec-Task trailer names with
-	// no statement binding it (speccoder's trailer_only task: no tasks-file
-	// line claims it done), as speccoder reports it: listed, not failing,
-	// no evidence (docs/format.md#bug-tasks).
-	StatusNotEvaluated = "not_evaluated"
-	// KindBug is TickResult.Kind of a bug task.
-	KindBug = "bug"
-
-	// StatusSuperseded: a tick no line head holds comes from (unticked,
-	// edited or removed later, or on a side a merge did not keep); the lines
-	// head holds are judged by their origins (docs/format.md#superseded-ticks,
-	// #the-gates-model). Not failing.
-	StatusSuperseded = "superseded"
-	// ReasonNotRegular: a tasks file, or a directory on a unit layout's
-	// tasks-file path, is a symbolic link or a submodule at head or at a
-	// commit of the range (docs/format.md#tasks-files-are-regular-files).
-	ReasonNotRegular = "tasks_file_not_regular"
-	// ReasonUnrecognizedTasksFile: a box ticked in a file named tasks.md that
-	// no unit layout claims and the policy does not ignore
-	// (docs/format.md#tasks-files).
-	ReasonUnrecognizedTasksFile = "unrecognized_tasks_file"
-)
-
-// GateOptions tune the merge gate. The zero value is the strictest reading except
-// for RequireVerified, which is opt-in (docs/format.md#gate-rules).
-type GateOptions struct {
-	// RequireVerified fails regression_only and attested ticks.
-	RequireVerified bool
-	// AllowUnsigned accepts unsigned statements (`--require-signed=false`); by
-	// default an unsigned tick fails (docs/format.md#exit-codes).
-	AllowUnsigned bool
-}
-
-// TickResult is the gate's verdict on one tick of the range (docs/format.md#gate-rules).
-type TickResult struct {
-	// Kind is "bug" for a bug task named by a Spec-Task trailer
-	// (docs/format.md#bug-tasks); absent for a tasks file's tick.
-	Kind   string       `json:"kind,omitempty"`
-	Commit gitref.Hash  `json:"commit"`
-	Path   string       `json:"path"`
-	Line   int          `json:"line"`
-	Unit   specfmt.Unit `json:"unit"`
-	Task   string       `json:"task"`
-	TaskID string       `json:"task_id"`
-	// Title is the task's title, as the tick commit's tasks file has it:
-	// what names a task whose ID is derived from it (docs/format.md#naming-a-task).
-	Title string `json:"title,omitempty"`
-	// LineHash is the ticked line's line_hash (docs/format.md#hash-recipes): what its evidence
-	// must bind; it tells apart two lines of one repeated task ID.
-	LineHash string `json:"line_hash,omitempty"`
-	Status   string `json:"status"`
-	Reason   string `json:"reason,omitempty"`
-	Failing  bool   `json:"failing"`
-	// SameTreeAs is a commit with the tick commit's tree that holds the evidence
-	// (a squash or rebase merge).
-	SameTreeAs gitref.Hash `json:"same_tree_as,omitempty"`
-	// Evidence is the commit whose note was checked; for commit_unreachable,
-	// the commit holding the evidence (SameTreeAs when there is one).
-	Evidence gitref.Hash `json:"evidence,omitempty"`
-	Verdict  string      `json:"verdict,omitempty"`
-	Outcome  Outcome     `json:"outcome,omitempty"`
-	Reasons  []Reason    `json:"reasons"`
-	// Warnings are the evidence's warnings: reported, counted in the summary,
-	// deciding nothing.
-	Warnings []Reason       `json:"warnings,omitempty"`
-	Signers  []trust.Signer `json:"signers"`
-	Message  string         `json:"message,omitempty"`
-	// Policy are the policy rules the tick violates (or that failed to
-	// evaluate on it), warn level included.
-	Policy []policy.Result `json:"policy,omitempty"`
-	// Via names the sub-tasks (subject names) through whose evidence a Kiro
-	// parent task's tick is evidenced (docs/format.md#kiro-parent-tasks).
-	Via []string `json:"via,omitempty"`
-	// Hint says how to fix a failing tick (docs/gate.md "When the gate fails");
-	// "" when it passes.
-	Hint string `json:"hint,omitempty"`
-	// EvidenceOn lists, for commit_unreachable, every commit whose note holds a
-	// task-verification statement for the tick (its task line's first).
-	EvidenceOn []gitref.Hash `json:"evidence_on,omitempty"`
-	// SquashRange is, for commit_unreachable, the range BASE..HEAD the tick
-	// commit is the squash merge of, when its evidence is on a commit of it:
-	// `taskproof attest carry BASE..HEAD TICK` carries the range's evidence
-	// (docs/format.md#after-a-rebase-or-squash).
-	SquashRange string `json:"squash_range,omitempty"`
-
-	Object *ObjectResult `json:"-"`
-
-	// hintKey is the key of fixHints the judge chose for the tick's fix, when its
-	// reasons alone would name one that cannot work ("": tickHint's usual
-	// choice): attesting the tick for an earlier tick's evidence (no rewrite
-	// to carry from), head's task no commit of the range ticks, a merge
-	// checking a line again that its first parent holds,
-	// a commit ticking one line in two projects, a tasks file at head that
-	// cannot be read.
-	hintKey string
-}
-
-// Report is the result of `taskproof verify` (docs/format.md#checks-in-order; docs/gate.md "JSON output").
-type Report struct {
-	SchemaVersion int            `json:"schema_version"`
-	Mode          string         `json:"mode"` // "objects" or "branch"
-	NotesRef      string         `json:"notes_ref"`
-	Base          gitref.Hash    `json:"base,omitempty"`
-	Head          gitref.Hash    `json:"head,omitempty"`
-	Conclusion    string         `json:"conclusion"`
-	Objects       []ObjectResult `json:"objects"`
-	Ticks         []TickResult   `json:"ticks"`
-	Unticks       []TickResult   `json:"unticks"`
-	// BornTicked lists (branch mode) the ticked tasks of tasks files that are
-	// new in their commit where the verifier's policy allows born-ticked
-	// tasks ([born_ticked] allow): a merged feature branch or an imported unit
-	// brings its tasks file already ticked. They do not fail; they are listed
-	// so that a reviewer sees them. Elsewhere a born-ticked task is judged in
-	// Ticks (docs/format.md#born-ticked-tasks). A merge's repeat of a
-	// born_ticked task its other parent brought in is not listed again.
-	BornTicked []TickResult   `json:"born_ticked"`
-	Summary    map[string]int `json:"summary"`
-	// Policy are the range rules' results that count.
-	Policy []policy.Result `json:"policy,omitempty"`
-
-	// objectSpool holds (BranchSpooled) the report's leading objects, before
-	// those in Objects, out of memory, and tickSpool its leading ticks, before
-	// those in Ticks (tickReader, eachTick); firstPolicy and commitPolicy the
-	// per-object rules' results of the first of the spooled ticks with each
-	// object key, for the objects spoolObjects and applyPolicy give results to:
-	// commitPolicy the keys of the tick commit policyCommit, judged last,
-	// whose objects are its own; firstPolicy the keys of other commits (an
-	// unreachable tick's evidence) and of bugCommits, the commits whose
-	// objects Objects holds after the ticks' (bugTicks).
-	objectSpool  *itemSpool
-	tickSpool    *tickSpool
-	firstPolicy  map[objectTask][]policy.Result
-	commitPolicy map[objectTask][]policy.Result
-	policyCommit gitref.Hash
-	bugCommits   map[gitref.Hash]bool
-	// commits is the number of commits the gate walked (RangeCommits).
-	commits int
-}
-
-// RangeCommits is the number of commits in the branch report's range
-// base..head as the gate walked them: 0 for an empty range (head is the base
-// or one of its ancestors) and for an objects report. A neutral report with
-// commits and no ticks verified nothing a reviewer may think was checked.
-func (r *Report) RangeCommits() int { return r.commits }
-
-// objectTask names a tick's object: its evidence commit, task (subject name)
-// and line hash (a commit may tick two lines of one task ID).
-type objectTask struct {
-	object   gitref.Hash
-	task     string
-	lineHash string
-}
-
-// Close removes what the report holds out of memory (BranchSpooled); its
-// writers cannot be used after it. A report held in memory needs no Close;
-// calling it is harmless.
-func (rep *Report) Close() error {
-	if rep == nil {
-		return nil
-	}
-	var err error
-	if rep.objectSpool != nil {
-		err = rep.objectSpool.close()
-	}
-	if rep.tickSpool != nil {
-		if terr := rep.tickSpool.close(); err == nil {
-			err = terr
-		}
-	}
-	rep.objectSpool, rep.tickSpool = nil, nil
-	return err
-}
-
-// Objects verifies the given objects (docs/format.md#checks-in-order) and concludes failure when any
-// object's outcome is not ok (unsigned passes only with opts.AllowUnsigned).
-func (v *Verifier) Objects(ids []gitref.Hash, opts GateOptions) (*Report, error) {
-	if err := v.ready(Verified{Objects: ids}); err != nil {
-		return nil, err
-	}
-	rep := &Report{SchemaVersion: 1, Mode: "objects", NotesRef: v.Notes.Ref(), Conclusion: Neutral, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}}
-	if _, err := v.Notes.Head(); err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		rs, err := v.Object(id)
-		if err != nil {
-			return nil, err
-		}
-		if err := v.tickedTasks(id, rs); err != nil {
-			return nil, err
-		}
-		rep.Objects = append(rep.Objects, rs...)
-	}
-	v.applyPolicy(rep)
-	for _, o := range rep.Objects {
-		rep.Summary[string(o.Outcome)]++
-		if rep.Conclusion == Neutral {
-			rep.Conclusion = Success
-		}
-		if objectFails(&o, opts) {
-			rep.Conclusion = Failure
-		}
-	}
-	countWarnings(rep)
-	addHints(rep, opts)
-	return rep, nil
-}
-
-// tickedTasks looks up, for the results of object id that name no task (its
-// note is absent or holds no statement), the tasks the commit ticks, so that
-// the hint names what to attest, or says there is nothing to: attest tick
-// takes the ticks and born-ticked tasks of recognized tasks files.
-func (v *Verifier) tickedTasks(id gitref.Hash, rs []ObjectResult) error {
-	var ticked []string
-	looked := false
-	for i := range rs {
-		if rs[i].TaskID != "" || rs[i].Outcome != Missing {
-			continue
-		}
-		if !looked {
-			looked = true
-			ticks, err := tick.OfCommit(v.Repo, id, v.policy().Layouts())
-			if err != nil {
-				return err
-			}
-			seen := map[string]bool{}
-			for _, t := range ticks {
-				if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && !t.Unrecognized && !seen[t.TaskID] {
-					seen[t.TaskID] = true
-					ticked = append(ticked, t.TaskID)
-				}
-			}
-		}
-		rs[i].ticked, rs[i].tickedKnown = ticked, true
-	}
-	return nil
-}
-
-func objectFails(o *ObjectResult, opts GateOptions) bool {
-	switch o.Outcome {
-	case OK:
-	case Unsigned:
-		if !opts.AllowUnsigned {
-			return true
-		}
-	default:
-		return true
-	}
-	return policy.Failing(o.Policy) || (opts.RequireVerified && o.Verdict != string(predicate.Verified))
-}
 
 // Branch runs the merge gate over base..head, as its model says
 // (docs/format.md#the-gates-model): every task head holds checked is traced
@@ -311,8 +36,8 @@ func objectFails(o *ObjectResult, opts GateOptions) bool {
 //
 // The Report holds every tick and object in memory (its JSON encoding is
 // about 1.3 KB a tick); BranchSpooled holds most of it out of memory.
-func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, error) {
-	return v.branch(base, head, opts, false)
+func Branch(v *verify.Verifier, base, head gitref.Hash, opts verify.GateOptions) (*verify.Report, error) {
+	return (&verifier{v}).branch(base, head, opts, false)
 }
 
 // BranchSpooled is Branch with the report's objects judged with the ticks
@@ -328,15 +53,15 @@ func (v *Verifier) Branch(base, head gitref.Hash, opts GateOptions) (*Report, er
 // the rare warnings, policy results and Via the passes after the judging read
 // or change), unticks and born-ticked tasks, the walk's moves and unticks,
 // and the policy results of the objects a later pass looks up
-// (spoolObjects). The writers read the ticks back from their file; WriteJSON
+// (SpoolJudged). The writers read the ticks back from their file; WriteJSON
 // writes the spooled objects first; the other writers do not read a branch
 // report's objects. The caller must Close the report.
-func (v *Verifier) BranchSpooled(base, head gitref.Hash, opts GateOptions) (*Report, error) {
-	return v.branch(base, head, opts, true)
+func BranchSpooled(v *verify.Verifier, base, head gitref.Hash, opts verify.GateOptions) (*verify.Report, error) {
+	return (&verifier{v}).branch(base, head, opts, true)
 }
 
-func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) (rep *Report, err error) {
-	if err := v.ready(Verified{Range: true, Base: base, Head: head}); err != nil {
+func (v *verifier) branch(base, head gitref.Hash, opts verify.GateOptions, spool bool) (rep *verify.Report, err error) {
+	if err := v.Ready(verify.Verified{Range: true, Base: base, Head: head}); err != nil {
 		return nil, err
 	}
 	if _, err := v.Notes.Head(); err != nil {
@@ -348,21 +73,17 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			return nil, err
 		}
 	} else {
-		if g.rep.objectSpool, err = newItemSpool(""); err != nil {
-			return nil, fmt.Errorf("spooling the report: %w", err)
+		if err := g.rep.Spool(); err != nil {
+			return nil, err
 		}
-		if g.rep.tickSpool, err = newTickSpool("", 0); err != nil {
-			g.rep.Close()
-			return nil, fmt.Errorf("spooling the report: %w", err)
-		}
-		g.rep.firstPolicy, g.rep.commitPolicy = map[objectTask][]policy.Result{}, map[objectTask][]policy.Result{}
 		defer func() {
 			if err != nil {
 				g.rep.Close()
 			}
 		}()
 	}
-	// The stages are the model's (docs/format.md#the-gates-model, model.go):
+	// The stages are the model's (docs/format.md#the-gates-model, model.go;
+	// the conclusion is its Verdict, concludeBranch):
 	// the walk indexed by lineage (model: Range and Lineage), head's lines traced (model: Origins and Requirements),
 	// the walk's ticks judged by their role (model: Evidence), the origins no tick of
 	// the walk is, Kiro parents, and the lines the base does not hold.
@@ -396,7 +117,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 	repocache.Drop(v.Repo)
 	g.lin, g.origins, g.heads = nil, nil, nil
 	v.headFiles(rep, rf, g.irregular)
-	v.applyPolicy(rep)
+	v.ApplyPolicy(rep)
 	// The policy has run: nothing reads the decoded predicates and statements
 	// again, and rendering a report of many ticks needs the memory.
 	for i := range rep.Objects {
@@ -407,7 +128,7 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 			o.Predicate, o.Statement = nil, nil
 		}
 	}
-	addHints(rep, opts)
+	verify.AddHints(rep, opts)
 	concludeBranch(rep)
 	return rep, nil
 }
@@ -415,13 +136,13 @@ func (v *Verifier) branch(base, head gitref.Hash, opts GateOptions, spool bool) 
 // gate is one run of the merge gate over a range (Branch): the walk's ticks
 // and what judging them in order needs.
 type gate struct {
-	v       *Verifier
+	v       *verifier
 	head    gitref.Hash
-	opts    GateOptions
+	opts    verify.GateOptions
 	layouts *specfmt.Layouts
 	ticks   []tick.Tick
 	twins   map[string]bool
-	rep     *Report
+	rep     *verify.Report
 
 	// lin is the walk indexed by lineage (model: Range and Lineage); heads are the
 	// tasks head holds checked and origins where they come from (steps
@@ -440,7 +161,7 @@ type gate struct {
 	tickCommits []gitref.Hash
 	firstTick   []int
 	lastTick    map[gitref.Hash]int
-	objects     map[gitref.Hash]*checkedObject
+	objects     map[gitref.Hash]*verify.CheckedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
 
 	elsewhere *subjectIndex // every note's statements, read at the first tick without evidence
@@ -473,10 +194,10 @@ func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 
 // newGate prepares a run of the gate over base..head; walk, or
 // walkAndJudgeSpooled, walks it.
-func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
-	return &gate{v: v, head: head, opts: opts, layouts: v.policy().Layouts(),
-		rep:      &Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []ObjectResult{}, Ticks: []TickResult{}, Unticks: []TickResult{}, BornTicked: []TickResult{}, Summary: map[string]int{}},
-		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
+func (v *verifier) newGate(base, head gitref.Hash, opts verify.GateOptions) *gate {
+	return &gate{v: v, head: head, opts: opts, layouts: v.PolicyOrDefault().Layouts(),
+		rep:      &verify.Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []verify.ObjectResult{}, Ticks: []verify.TickResult{}, Unticks: []verify.TickResult{}, BornTicked: []verify.TickResult{}, Summary: map[string]int{}},
+		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*verify.CheckedObject{},
 		irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
@@ -485,7 +206,7 @@ func (v *Verifier) newGate(base, head gitref.Hash, opts GateOptions) *gate {
 // into g.trailers (bugTicks).
 func (g *gate) walkOptions() tick.Options {
 	return tick.Options{Layouts: g.layouts, Listed: func(l *gitref.Listing) error {
-		g.trailers = l.WithTrailer(TrailerSpecTask)
+		g.trailers = l.WithTrailer(verify.TrailerSpecTask)
 		g.lin = lineage.New(g.v.Repo, g.layouts, l)
 		return nil
 	}}
@@ -502,7 +223,8 @@ func (g *gate) walk() error {
 	if err != nil {
 		return err
 	}
-	g.ticks, g.twins, g.rep.commits = ticks, projectTwins(ticks), n
+	g.ticks, g.twins = ticks, projectTwins(ticks)
+	g.rep.SetRangeCommits(n)
 	for i, t := range ticks {
 		if !checksObjects(t) {
 			continue
@@ -530,42 +252,43 @@ func checksObjects(t tick.Tick) bool {
 // so that the tasks files are not parsed again; a repeated ID's lines are
 // found in the file by the statements' line hashes. Built per batch, from the
 // batch's first tick to its commits' last: the walk's ticks before are judged.
-func (g *gate) batchHints(from, to int) map[gitref.Hash]taskHints {
-	hints := make(map[gitref.Hash]taskHints, to-from)
+func (g *gate) batchHints(from, to int) map[gitref.Hash]verify.TaskHints {
+	hints := make(map[gitref.Hash]verify.TaskHints, to-from)
 	end := 0
 	for _, c := range g.tickCommits[from:to] {
-		hints[c] = taskHints{}
+		hints[c] = verify.TaskHints{}
 		end = max(end, g.lastTick[c])
 	}
 	for _, t := range g.ticks[g.firstTick[from] : end+1] {
 		if h, ok := hints[t.Commit]; ok {
-			addHint(h, t)
+			h.AddTick(t)
 		}
 	}
 	return hints
 }
 
-// addHint adds tick t's task line to its commit's hints when the object
-// check can take it as the task of t's ID (batchHints).
-func addHint(h taskHints, t tick.Tick) {
-	if checksObjects(t) && t.Ambiguous == "" && t.Path == t.Unit.TasksPath() {
-		h[taskHintKey{t.Unit.Dir, t.TaskID}] = t.Task
-	}
-}
-
 // gateWindow is how many tick commits judgeTicks verifies at a time: the
 // checked objects of at most about that many commits (twice that many for
 // judgeSpooled, which checks the next window while judging one) are held at
-// once, whatever the length of the range. (A variable for the tests: a window of
-// one commit judges every fixture across window boundaries.)
-var gateWindow = 512
+// once, whatever the length of the range. (The tests tune it, window: a window
+// of one commit judges every fixture across window boundaries.)
+const gateWindow = 512
+
+// window is how many tick commits g checks at a time: gateWindow, unless
+// the tests tune it (verify.GateTuning).
+func (g *gate) window() int {
+	if w := g.v.GateTuning().Window; w > 0 {
+		return w
+	}
+	return gateWindow
+}
 
 // judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
 // objects are verified, and their sections checked at head, on all cores
-// (checkObjects), gateWindow commits at a time as the ticks reach them; a
+// (CheckObjects), gateWindow commits at a time as the ticks reach them; a
 // commit's checked objects are dropped after its last tick.
 func (g *gate) judgeTicks() error {
-	readNote, err := g.v.noteReader(len(g.tickCommits))
+	readNote, err := g.v.NoteReader(len(g.tickCommits))
 	if err != nil {
 		return err
 	}
@@ -573,9 +296,9 @@ func (g *gate) judgeTicks() error {
 	for i := range g.ticks {
 		c := g.ticks[i].Commit
 		if _, ok := g.lastTick[c]; ok && g.objects[c] == nil && next < len(g.tickCommits) {
-			to := min(next+gateWindow, len(g.tickCommits))
+			to := min(next+g.window(), len(g.tickCommits))
 			batch := g.tickCommits[next:to]
-			objects, err := g.v.checkObjects(batch, g.batchHints(next, to), g.head, readNote)
+			objects, err := g.v.CheckObjects(batch, g.batchHints(next, to), g.head, readNote)
 			if err != nil {
 				return err
 			}
@@ -589,8 +312,8 @@ func (g *gate) judgeTicks() error {
 		if err := g.judgeTick(g.ticks[i], r); err != nil {
 			return err
 		}
-		if g.rep.objectSpool != nil {
-			if err := g.spoolObjects(); err != nil {
+		if g.rep.Spooled() {
+			if err := g.rep.SpoolJudged(); err != nil {
 				return err
 			}
 		}
@@ -605,57 +328,6 @@ func (g *gate) judgeTicks() error {
 	return nil
 }
 
-// spoolObjects keys the ticks judged since its last call (Report.firstPolicy)
-// and moves them to the report's tick spool (Ticks is left empty), and the
-// objects judged with them to the report's object spool, with the
-// per-object rules' results applyPolicy would give them: the first tick's
-// with their key. Nothing changes those results later (the range rules'
-// results are not given to a branch report's objects).
-func (g *gate) spoolObjects() error {
-	rep := g.rep
-	for j := range rep.Ticks {
-		t := &rep.Ticks[j]
-		if t.Commit != rep.policyCommit {
-			// The objects judged with a commit's ticks are its own (their
-			// keys' object): its keys are looked up no more, unless a bug
-			// task's objects, judged after the ticks, are the commit's.
-			clear(rep.commitPolicy)
-			rep.policyCommit = t.Commit
-		}
-		k := t.objectKey()
-		_, seen := rep.firstPolicy[k]
-		if _, ok := rep.commitPolicy[k]; !ok && !seen {
-			if k.object == t.Commit && !rep.bugCommits[k.object] {
-				rep.commitPolicy[k] = t.Policy
-			} else {
-				rep.firstPolicy[k] = t.Policy
-			}
-		}
-		t.Object = nil // keyed: nothing reads it again
-		if err := rep.tickSpool.add(t); err != nil {
-			return fmt.Errorf("spooling the report: %w", err)
-		}
-	}
-	clear(rep.Ticks)
-	rep.Ticks = rep.Ticks[:0]
-	for i := range rep.Objects {
-		o := &rep.Objects[i]
-		k := objectTask{o.Object, o.Task, o.LineHash}
-		p, ok := rep.firstPolicy[k]
-		if !ok {
-			p = rep.commitPolicy[k]
-		}
-		o.Policy = p
-		o.Reasons, o.Signers, o.NewerFields = nonNil(o.Reasons), nonNil(o.Signers), nonNil(o.NewerFields)
-		if err := rep.objectSpool.add(o); err != nil {
-			return fmt.Errorf("spooling the report: %w", err)
-		}
-	}
-	clear(rep.Objects)
-	rep.Objects = rep.Objects[:0]
-	return nil
-}
-
 // judgeTick judges the walk's tick t: by its kind, then (a tick, edit or
 // born-ticked task) by its commit's note, as its role r says (model: Origins
 // and Evidence): an origin's failure fails (roleRechecks: with its own fix), a
@@ -663,8 +335,8 @@ func (g *gate) spoolObjects() error {
 // is not judged.
 func (g *gate) judgeTick(t tick.Tick, r role) error {
 	rep := g.rep
-	tr := TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
-		Task: statement.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []Reason{}, Signers: []trust.Signer{}}
+	tr := verify.TickResult{Commit: t.Commit, Path: t.Path, Line: t.Line, Unit: t.Unit, TaskID: t.TaskID, LineHash: t.LineHash,
+		Task: statement.SubjectName(t.Unit.Feature, t.TaskID), Title: tickTitle(t), Reasons: []verify.Reason{}, Signers: []trust.Signer{}}
 	switch {
 	case t.Kind == tick.KindNotRegular:
 		if !g.irregular[t.Path] {
@@ -690,14 +362,14 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 	switch t.Kind {
 	case tick.KindBornTicked:
 		moved := false
-		if g.v.policy().AllowsBornTicked(t.Path) {
+		if g.v.PolicyOrDefault().AllowsBornTicked(t.Path) {
 			var err error
 			if moved, err = g.movedOpen(t); err != nil {
 				return err
 			}
 		}
-		if g.v.policy().AllowsBornTicked(t.Path) && !moved {
-			tr.Status = StatusBornTicked
+		if g.v.PolicyOrDefault().AllowsBornTicked(t.Path) && !moved {
+			tr.Status = verify.StatusBornTicked
 			tr.Message = "ticked in a tasks file new in this commit; the verifier's policy allows born-ticked tasks here ([born_ticked] allow)"
 			rep.BornTicked = append(rep.BornTicked, tr)
 			return nil
@@ -707,7 +379,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		if r != roleSuperseded && g.stated(t) {
 			break // judged by its statement, as any origin (model: Evidence)
 		}
-		tr.Status, tr.Reason, tr.Failing = StatusEdited, ReasonEditedAfterTick, true
+		tr.Status, tr.Reason, tr.Failing = verify.StatusEdited, verify.ReasonEditedAfterTick, true
 		tr.Message = fmt.Sprintf("the ticked task line changed: %q → %q", t.Before, t.After)
 		switch {
 		case t.Before == "":
@@ -716,7 +388,7 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 			tr.Message = fmt.Sprintf("the ticked task's text below its line changed (its continuation lines, detail lines or bullets): %q", t.After)
 		}
 		if r == roleSuperseded {
-			tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+			tr.Status, tr.Reason, tr.Failing = verify.StatusSuperseded, "", false
 			tr.Message = "edited after its tick, and no line head holds comes from this edit (unticked, edited or removed later, or a merge kept another side's line): the lines head holds are judged by where they come from"
 		}
 		rep.Ticks = append(rep.Ticks, tr)
@@ -733,8 +405,8 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 			return err
 		}
 		if r != nil {
-			tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
-			tr.Reasons = []Reason{*r}
+			tr.Status, tr.Reason, tr.Failing, tr.Outcome = verify.StatusUnverifiable, string(verify.Malformed), true, verify.Malformed
+			tr.Reasons = []verify.Reason{*r}
 			rep.Ticks = append(rep.Ticks, tr)
 			return nil
 		}
@@ -742,35 +414,35 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 	if err := g.judgeEvidence(&tr, t); err != nil {
 		return err
 	}
-	if t.Kind == tick.KindTick && tr.Reason == ReasonTickedWithoutEvidence && g.originKind(t) == lineage.KindEdit {
+	if t.Kind == tick.KindTick && tr.Reason == verify.ReasonTickedWithoutEvidence && g.originKind(t) == lineage.KindEdit {
 		// A merge ticking a line against its first parent that another
 		// parent has checked with other text: an edit (model: Origins).
-		tr.Status, tr.Reason = StatusEdited, ReasonEditedAfterTick
+		tr.Status, tr.Reason = verify.StatusEdited, verify.ReasonEditedAfterTick
 		tr.Message = "the line head holds was checked, with other text, at another parent of this merge: an edit of a ticked line, with no statement binding the line it makes"
 	}
-	if t.Kind == tick.KindBornTicked && tr.Reason == ReasonTickedWithoutEvidence {
-		tr.Status = StatusBornTicked
+	if t.Kind == tick.KindBornTicked && tr.Reason == verify.ReasonTickedWithoutEvidence {
+		tr.Status = verify.StatusBornTicked
 		tr.Message = "ticked in a tasks file new in this commit (or new at head), with no evidence: attest the commit, or allow born-ticked tasks for this path in the verifier's policy ([born_ticked] allow)"
-		if g.v.policy().AllowsBornTicked(t.Path) {
+		if g.v.PolicyOrDefault().AllowsBornTicked(t.Path) {
 			tr.Message = "ticked in a tasks file new in this commit, with no evidence; the task was open at the base in a tasks file the range removed, moved or added back, so the verifier's policy for born-ticked tasks does not apply: attest the commit"
 		}
 	}
-	if r == roleRechecks && tr.Failing && (tr.Reason == ReasonTickedWithoutEvidence || tr.Reason == ReasonCommitUnreachable) {
-		tr.hintKey = hintMergeRechecks
+	if r == roleRechecks && tr.Failing && (tr.Reason == verify.ReasonTickedWithoutEvidence || tr.Reason == verify.ReasonCommitUnreachable) {
+		tr.HintKey = verify.HintMergeRechecks
 		tr.Message = "a merge that checks the line again after one of its parents took it back (unticked it), while its first parent has it checked: no tick of it is on this commit for attest tick to find; it needs evidence of its own. " + tr.Message
 	}
 	if r == roleSuperseded && tr.Failing {
 		// No line head holds comes from this tick (model: Origins): it decides
 		// nothing. An evidenced one stays evidenced.
-		tr.Status, tr.Reason, tr.Failing = StatusSuperseded, "", false
+		tr.Status, tr.Reason, tr.Failing = verify.StatusSuperseded, "", false
 		tr.Message = "no line head holds comes from this tick (unticked, edited or removed later, or on a side a merge did not keep): the lines head holds are judged by where they come from"
 	}
 	if o := tr.Object; o != nil && o.Predicate != nil {
-		// The per-object rules judge the tick as it now stands (applyPolicy
+		// The per-object rules judge the tick as it now stands (ApplyPolicy
 		// would, at the end, from the same inputs); then its decoded
 		// statement is dropped, here and in the report's copy of its object,
 		// so that the range's predicates are not all held at once.
-		g.v.evaluateTick(&tr)
+		g.v.EvaluateTick(&tr)
 		o.Predicate, o.Statement = nil, nil
 		ro := &rep.Objects[g.lastObject]
 		ro.Predicate, ro.Statement = nil, nil
@@ -787,9 +459,9 @@ func (g *gate) stated(t tick.Tick) bool {
 		return false
 	}
 	name := statement.SubjectName(t.Unit.Feature, t.TaskID)
-	for i := range co.results {
-		rs := &co.results[i]
-		if rs.Task == name && rs.LineHash == t.LineHash && specfmt.ProjectPath(rs.root, rs.Unit.Dir) == t.Unit.Dir {
+	for i := range co.Results {
+		rs := &co.Results[i]
+		if rs.Task == name && rs.LineHash == t.LineHash && specfmt.ProjectPath(rs.Root, rs.Unit.Dir) == t.Unit.Dir {
 			return true
 		}
 	}
@@ -799,9 +471,9 @@ func (g *gate) stated(t tick.Tick) bool {
 // judgeEvidence judges tick t by its commit's checked objects: by the
 // statement that is the tick's, else by the note's own failure, else as a
 // tick without evidence on its commit (evidenceElsewhere).
-func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
+func (g *gate) judgeEvidence(tr *verify.TickResult, t tick.Tick) error {
 	co := g.objects[t.Commit]
-	rs := co.results
+	rs := co.Results
 	// The tick's result: the one with its subject name, unit directory
 	// and line hash; for a task whose ID is not repeated, the one with its
 	// subject name and unit directory (a statement binding another line
@@ -814,16 +486,16 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 	// statement about another project's unit with the same unit.dir is
 	// never the tick's (docs/format.md#project-root).
 	found, byName := -1, -1
-	var noteBroken *ObjectResult
+	var noteBroken *verify.ObjectResult
 	if g.twins[projectTwinKey(t)] {
 		// Two projects' ticks of this commit read the same to a statement
 		// (same unit.dir, task ID and line_hash): none can be credited.
 		rs = nil
-		tr.hintKey = hintTwinProjects
+		tr.HintKey = verify.HintTwinProjects
 		tr.Message = fmt.Sprintf("this commit ticks the same task line (%s, line_hash %s) in two projects; a statement names its unit only project-relative, so it cannot tell them apart: tick them in separate commits and attest each", tr.Task, t.LineHash)
 	}
 	for i := range rs {
-		if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
+		if rs[i].Task == tr.Task && (specfmt.ProjectPath(rs[i].Root, rs[i].Unit.Dir) == t.Unit.Dir || rs[i].Unit.Dir == "") {
 			if found < 0 && rs[i].LineHash == t.LineHash {
 				found = i
 			}
@@ -831,7 +503,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 				byName = i
 			}
 		}
-		if rs[i].Task == "" && rs[i].Outcome == Malformed {
+		if rs[i].Task == "" && rs[i].Outcome == verify.Malformed {
 			noteBroken = &rs[i]
 		}
 	}
@@ -848,14 +520,14 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 	case found >= 0:
 		// A copy: the commit's other results are dropped with its checked
 		// objects after its last tick.
-		o := new(ObjectResult)
+		o := new(verify.ObjectResult)
 		*o = rs[found]
-		judge(tr, o, co.stale[found], g.opts)
+		judge(tr, o, co.Stale[found], g.opts)
 		g.judgeCopiedNote(tr, o)
 		g.rep.Objects = append(g.rep.Objects, *o)
 		g.lastObject = len(g.rep.Objects) - 1
 	case noteBroken != nil:
-		tr.Status, tr.Reason, tr.Failing, tr.Outcome = StatusUnverifiable, string(Malformed), true, Malformed
+		tr.Status, tr.Reason, tr.Failing, tr.Outcome = verify.StatusUnverifiable, string(verify.Malformed), true, verify.Malformed
 		tr.Reasons, tr.Evidence = noteBroken.Reasons, t.Commit
 	default:
 		return g.evidenceElsewhere(tr, t, byName >= 0)
@@ -868,7 +540,7 @@ func (g *gate) judgeEvidence(tr *TickResult, t tick.Tick) error {
 // note binds its very task line (what a rebase, cherry-pick or squash keeps:
 // worth an `attest carry`); one about other text of the task is not. byName:
 // the note has statements for the task about other lines.
-func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error {
+func (g *gate) evidenceElsewhere(tr *verify.TickResult, t tick.Tick, byName bool) error {
 	if g.elsewhere == nil {
 		idx, err := g.v.indexSubjects()
 		if err != nil {
@@ -876,8 +548,8 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 		}
 		g.elsewhere = idx
 	}
-	tr.Status, tr.Failing = StatusUnverifiable, true
-	tr.Reason = ReasonTickedWithoutEvidence
+	tr.Status, tr.Failing = verify.StatusUnverifiable, true
+	tr.Reason = verify.ReasonTickedWithoutEvidence
 	cs := g.elsewhere.lines[[3]string{tr.Task, t.Unit.Dir, t.LineHash}]
 	if len(cs) > 0 {
 		// Commits only speccoder's attempt refs hold carry no evidence:
@@ -893,7 +565,7 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 	}
 	switch {
 	case len(cs) > 0:
-		tr.Reason = ReasonCommitUnreachable
+		tr.Reason = verify.ReasonCommitUnreachable
 		commit, err := g.v.Repo.Commit(t.Commit)
 		if err != nil {
 			return err
@@ -936,7 +608,7 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 			}
 		}
 		if earlier {
-			tr.hintKey = ReasonTickedWithoutEvidence
+			tr.HintKey = verify.ReasonTickedWithoutEvidence
 		}
 		tr.Message = unreachableMessage(tr, t.Commit, earlier)
 		if !earlier {
@@ -946,7 +618,7 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 			if err := g.judgeCarry(tr, t.Commit); err != nil {
 				return err
 			}
-			if tr.hintKey != hintCarry {
+			if tr.HintKey != verify.HintCarry {
 				if err := g.squashHint(tr, t.Commit); err != nil {
 					return err
 				}
@@ -959,115 +631,51 @@ func (g *gate) evidenceElsewhere(tr *TickResult, t tick.Tick, byName bool) error
 }
 
 // concludeBranch counts rep's ticks into its summary and draws its
-// conclusion: neutral without ticks, failure when one fails.
-func concludeBranch(rep *Report) {
-	rep.Conclusion = Neutral
-	rep.eachTick(func(tr *TickResult) {
+// conclusion (model: Verdict): neutral without ticks, failure when one fails.
+func concludeBranch(rep *verify.Report) {
+	rep.Conclusion = verify.Neutral
+	rep.EachTick(func(tr *verify.TickResult) {
 		rep.Summary[tr.Status]++
 		if tr.Reason != "" {
 			rep.Summary[tr.Reason]++
 		}
-		if rep.Conclusion == Neutral && tr.Status != StatusNotEvaluated {
-			rep.Conclusion = Success // a bug task not evaluated checks nothing
+		if rep.Conclusion == verify.Neutral && tr.Status != verify.StatusNotEvaluated {
+			rep.Conclusion = verify.Success // a bug task not evaluated checks nothing
 		}
 		if tr.Failing {
-			rep.Conclusion = Failure
+			rep.Conclusion = verify.Failure
 		}
 	})
 	rep.Summary["unticked"] = len(rep.Unticks)
-	rep.Summary[StatusBornTicked] += len(rep.BornTicked) // the failing ones are counted above, by status
-	countWarnings(rep)
+	rep.Summary[verify.StatusBornTicked] += len(rep.BornTicked) // the failing ones are counted above, by status
+	verify.CountWarnings(rep)
 }
 
 // judge sets a tick's status from its object's result and stale, the result of
 // staleAtHead for it (nil: the cited section is the same at head).
-func judge(tr *TickResult, o *ObjectResult, stale *Reason, opts GateOptions) {
+func judge(tr *verify.TickResult, o *verify.ObjectResult, stale *verify.Reason, opts verify.GateOptions) {
 	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
 	tr.Warnings = o.Warnings
 	tr.Object = o
 	switch {
-	case o.Outcome == OK || (o.Outcome == Unsigned && opts.AllowUnsigned):
-		tr.Status = StatusEvidenced
+	case o.Outcome == verify.OK || (o.Outcome == verify.Unsigned && opts.AllowUnsigned):
+		tr.Status = verify.StatusEvidenced
 		if r := stale; r != nil {
-			tr.Status, tr.Failing = StatusStale, true
-			if r.Outcome == Malformed { // the task ID repeats at head
-				tr.Status, tr.Reason, tr.Outcome = StatusUnverifiable, string(Malformed), Malformed
+			tr.Status, tr.Failing = verify.StatusStale, true
+			if r.Outcome == verify.Malformed { // the task ID repeats at head
+				tr.Status, tr.Reason, tr.Outcome = verify.StatusUnverifiable, string(verify.Malformed), verify.Malformed
 			}
-			tr.Reasons = append(append([]Reason{}, tr.Reasons...), *r)
+			tr.Reasons = append(append([]verify.Reason{}, tr.Reasons...), *r)
 		}
 	case o.Stale():
-		tr.Status, tr.Failing = StatusStale, true
+		tr.Status, tr.Failing = verify.StatusStale, true
 	default:
-		tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, string(o.Outcome), true
+		tr.Status, tr.Reason, tr.Failing = verify.StatusUnverifiable, string(o.Outcome), true
 	}
 	if !tr.Failing && opts.RequireVerified && o.Verdict != string(predicate.Verified) {
-		tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonNotVerified, true
+		tr.Status, tr.Reason, tr.Failing = verify.StatusUnverifiable, verify.ReasonNotVerified, true
 		tr.Message = "--require-verified: the verdict is " + o.Verdict
 	}
-}
-
-// staleAtHead recomputes the cited section at head; a different hash means the
-// requirement changed since the tick. When the unit or task is no longer at head
-// (an archived OpenSpec change), there is nothing newer to compare and the tick
-// is not stale. When head's tasks file repeats the task's ID, the task is the
-// line with that ID whose line_hash is the statement's (the tick's: o verified);
-// when no line or two lines read so, the reason is duplicate_task_id
-// (malformed): the task cannot be told apart at head.
-func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
-	p := o.Predicate
-	if p == nil {
-		return nil
-	}
-	unit, ok := v.unitFromPredicate(p)
-	if !ok {
-		return nil
-	}
-	f, err := v.tasksAt(head, specfmt.ProjectPath(o.root, unit.TasksPath()), unit)
-	if err != nil {
-		return nil
-	}
-	t, err := f.Lookup(p.Task.ID)
-	var de *specfmt.DuplicateTaskError
-	if errors.As(err, &de) {
-		// At head the file names the task's ID on several lines: the task is
-		// the one that reads as the attested line (docs/format.md#choices-where-the-brief-leaves-room, "A tick is a line, also when its task ID repeats").
-		if t, err = f.LookupLine(p.Task.ID, p.Task.LineHash); err != nil {
-			// None does (the line was edited since) or two do: the task cannot
-			// be told apart at head, its section cannot be recomputed, and the
-			// tick is not known to be current.
-			errors.As(err, &de) // two lines read the same: name them
-			return &Reason{Code: CodeDuplicateTaskID, Field: unit.TasksPath(), Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: "at head: " + de.Error(), Outcome: Malformed}
-		}
-	}
-	if err != nil {
-		return nil
-	}
-	fsys, err := v.Repo.FS(head)
-	if err == nil {
-		fsys, err = subFS(fsys, o.root)
-	}
-	if err != nil {
-		return nil
-	}
-	sec, err := specfmt.Section(fsys, unit, t)
-	if err != nil {
-		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Message: "at head: " + err.Error(), Outcome: Mismatch}
-	}
-	old, had := p.Spec.Get()
-	switch {
-	case sec == nil && !had:
-		return nil
-	case sec == nil:
-		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: "null", Found: old.SectionHash, Message: "at head the task cites no section", Outcome: Mismatch}
-	case !had && decisionWithoutSpec(p):
-		return nil // reported at the object (spec_absent)
-	case !had:
-		return &Reason{Code: CodeSectionHash, Field: "predicate.spec", Expected: predicate.SectionHash(sec.Text), Found: "null", Message: "at head the task cites " + sec.Name, Outcome: Mismatch}
-	}
-	if now := predicate.SectionHash(sec.Text); now != old.SectionHash {
-		return &Reason{Code: CodeSectionHash, Field: "predicate.spec.section_hash", Expected: now, Found: old.SectionHash, Message: "section " + sec.Name + " changed since the tick", Outcome: Mismatch}
-	}
-	return nil
 }
 
 // subjectIndex maps subject names with unit directories, and those with task
@@ -1079,7 +687,7 @@ type subjectIndex struct {
 
 // indexSubjects reads every note of the notes ref once (only when some tick has
 // no evidence on its own commit).
-func (v *Verifier) indexSubjects() (*subjectIndex, error) {
+func (v *verifier) indexSubjects() (*subjectIndex, error) {
 	idx := &subjectIndex{commits: map[[2]string][]gitref.Hash{}, lines: map[[3]string][]gitref.Hash{}}
 	entries, err := v.Notes.All()
 	if err != nil {
@@ -1116,18 +724,18 @@ func (v *Verifier) indexSubjects() (*subjectIndex, error) {
 // another line with the ID reads the same as the ticked line at the tick
 // commit: no attestation can say which of the two it binds. nil otherwise: the
 // tick is its line, evidenced by a statement with its line hash.
-func (v *Verifier) repeatedLine(t tick.Tick) (*Reason, error) {
+func (v *verifier) repeatedLine(t tick.Tick) (*verify.Reason, error) {
 	b, err := v.Repo.File(t.Commit, t.Path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := v.parseTasksCached(t.Unit, b)
+	f, err := v.ParseTasksCached(t.Unit, b)
 	if err != nil {
 		return nil, fmt.Errorf("%s at %s: %w", t.Path, t.Commit, err)
 	}
 	var de *specfmt.DuplicateTaskError
 	if _, err := f.LookupLine(t.TaskID, t.LineHash); errors.As(err, &de) {
-		return &Reason{Code: CodeDuplicateTaskID, Field: t.Path, Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: de.Error() + ", which read the same", Outcome: Malformed}, nil
+		return &verify.Reason{Code: verify.CodeDuplicateTaskID, Field: t.Path, Expected: "one task line", Found: fmt.Sprintf("lines %d and %d", de.FirstLine, de.SecondLine), Message: de.Error() + ", which read the same", Outcome: verify.Malformed}, nil
 	}
 	return nil, nil
 }
@@ -1135,10 +743,10 @@ func (v *Verifier) repeatedLine(t tick.Tick) (*Reason, error) {
 // noteLevelFailure returns a result holding the reasons about the note as a
 // whole (ObjectResult.noteReasons) of rs, one commit's results, or nil when
 // its note has none.
-func noteLevelFailure(rs []ObjectResult) *ObjectResult {
+func noteLevelFailure(rs []verify.ObjectResult) *verify.ObjectResult {
 	for i := range rs {
-		if len(rs[i].noteReasons) > 0 {
-			return &ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: Malformed, Reasons: rs[i].noteReasons}
+		if len(rs[i].NoteReasons) > 0 {
+			return &verify.ObjectResult{Object: rs[i].Object, Kind: rs[i].Kind, Outcome: verify.Malformed, Reasons: rs[i].NoteReasons}
 		}
 	}
 	return nil
@@ -1146,9 +754,9 @@ func noteLevelFailure(rs []ObjectResult) *ObjectResult {
 
 // notRegular is the failing result of a symbolic link or submodule at a
 // tasks-file position (docs/format.md#tasks-files-are-regular-files).
-func notRegular(commit gitref.Hash, path, kind string) TickResult {
-	return TickResult{Commit: commit, Path: path, Status: StatusUnverifiable, Reason: ReasonNotRegular, Failing: true,
-		Reasons: []Reason{}, Signers: []trust.Signer{},
+func notRegular(commit gitref.Hash, path, kind string) verify.TickResult {
+	return verify.TickResult{Commit: commit, Path: path, Status: verify.StatusUnverifiable, Reason: verify.ReasonNotRegular, Failing: true,
+		Reasons: []verify.Reason{}, Signers: []trust.Signer{},
 		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, short(string(commit)))}
 }
 
@@ -1156,9 +764,9 @@ func notRegular(commit gitref.Hash, path, kind string) TickResult {
 // layout claims (docs/format.md#tasks-files); configured, when not "", is why
 // the project's tool configuration makes the file a tasks file
 // (docs/format.md#tasks-files-a-tool-configures).
-func unrecognizedTick(tr TickResult, configured string) TickResult {
+func unrecognizedTick(tr verify.TickResult, configured string) verify.TickResult {
 	tr.Unit, tr.Task = specfmt.Unit{}, ""
-	tr.Status, tr.Reason, tr.Failing = StatusUnverifiable, ReasonUnrecognizedTasksFile, true
+	tr.Status, tr.Reason, tr.Failing = verify.StatusUnverifiable, verify.ReasonUnrecognizedTasksFile, true
 	tr.Message = fmt.Sprintf("%s is named tasks.md but is no unit's tasks file: add its layout to the verifier's policy ([[units]] format, tasks) or ignore its path ([unit_paths] ignore)", tr.Path)
 	if configured != "" {
 		tr.Message = fmt.Sprintf("%s is a tasks file no unit layout covers: %s", tr.Path, configured)
@@ -1190,11 +798,11 @@ func unreachableEvidence(all, sameLine []gitref.Hash, tick gitref.Hash) []gitref
 // submodule at a tasks-file position fails tasks_file_not_regular — each
 // once, what the walk reported not again. A file head has as base has it
 // (rangeFiles.unchanged) is only checked to be readable (specfmt.CheckTasks).
-func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]bool) {
+func (v *verifier) headFiles(rep *verify.Report, rf *rangeFiles, irregular map[string]bool) {
 	head := rep.Head
 	failing := map[string]bool{} // path, line_hash of unrecognized files' boxes
-	rep.eachTick(func(tr *TickResult) {
-		if tr.Failing && tr.Reason == ReasonUnrecognizedTasksFile {
+	rep.EachTick(func(tr *verify.TickResult) {
+		if tr.Failing && tr.Reason == verify.ReasonUnrecognizedTasksFile {
 			failing[tr.Path+"\x00"+tr.LineHash] = true
 		}
 	})
@@ -1218,7 +826,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 			}
 			continue
 		}
-		tf, err := v.parseTasksOnce(f.Unit, f.Content)
+		tf, err := v.ParseTasksOnce(f.Unit, f.Content)
 		if err != nil {
 			rep.Ticks = append(rep.Ticks, unreadableAtHead(head, f, err))
 			continue
@@ -1230,7 +838,7 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 		// range checked.
 		atBase := map[string]bool{}
 		if i, ok := baseAt[f.Path]; ok {
-			if bf, err := v.parseTasksOnce(rf.base[i].Unit, rf.base[i].Content); err == nil {
+			if bf, err := v.ParseTasksOnce(rf.base[i].Unit, rf.base[i].Content); err == nil {
 				for _, t := range bf.Tasks {
 					if t.Ticked() {
 						atBase[t.ID+"\x00"+t.OpenLine()] = true
@@ -1247,8 +855,8 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 				continue
 			}
 			failing[f.Path+"\x00"+lh] = true
-			tr := TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
-				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []Reason{}, Signers: []trust.Signer{}}
+			tr := verify.TickResult{Commit: head, Path: f.Path, Line: t.LineNo, Unit: f.Unit, TaskID: t.ID, LineHash: lh,
+				Task: statement.SubjectName(f.Unit.Feature, t.ID), Title: t.Title, Reasons: []verify.Reason{}, Signers: []trust.Signer{}}
 			rep.Ticks = append(rep.Ticks, unrecognizedTick(tr, ""))
 		}
 	}
@@ -1257,15 +865,15 @@ func (v *Verifier) headFiles(rep *Report, rf *rangeFiles, irregular map[string]b
 // unreadableAtHead is the head check's finding for head's tasks file f that
 // ParseTasks refuses with err: what cannot be read cannot be judged, so the
 // gate fails, naming it.
-func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) TickResult {
-	return TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: StatusUnverifiable,
-		Reason: string(Malformed), Failing: true, Reasons: []Reason{}, Signers: []trust.Signer{},
-		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err), hintKey: hintTasksFileUnreadable}
+func unreadableAtHead(head gitref.Hash, f tick.TasksFileAt, err error) verify.TickResult {
+	return verify.TickResult{Commit: head, Path: f.Path, Unit: f.Unit, Status: verify.StatusUnverifiable,
+		Reason: string(verify.Malformed), Failing: true, Reasons: []verify.Reason{}, Signers: []trust.Signer{},
+		Message: fmt.Sprintf("%s at head cannot be read as a tasks file: %v", f.Path, err), HintKey: verify.HintTasksFileUnreadable}
 }
 
 // unreachableMessage names where a commit_unreachable tick's evidence is and
 // how to re-issue it on the tick commit (sets tr.Evidence).
-func unreachableMessage(tr *TickResult, tick gitref.Hash, earlier bool) string {
+func unreachableMessage(tr *verify.TickResult, tick gitref.Hash, earlier bool) string {
 	if len(tr.EvidenceOn) == 0 {
 		return fmt.Sprintf("evidence for %s is on other commits, not on the tick commit", tr.Task)
 	}
@@ -1308,4 +916,30 @@ func projectTwins(ticks []tick.Tick) map[string]bool {
 		roots[k] = t.Root
 	}
 	return twins
+}
+
+// Verify runs the merge gate over t's range ([Branch]) or verifies t's
+// objects (verify.Verifier.Objects).
+func Verify(v *verify.Verifier, t verify.Verified, opts verify.GateOptions) (*verify.Report, error) {
+	if t.Range {
+		return Branch(v, t.Base, t.Head, opts)
+	}
+	return v.Objects(t.Objects, opts)
+}
+
+// VerifySpooled is Verify with a range's report spooled
+// ([BranchSpooled]); the caller must Close the report.
+func VerifySpooled(v *verify.Verifier, t verify.Verified, opts verify.GateOptions) (*verify.Report, error) {
+	if t.Range {
+		return BranchSpooled(v, t.Base, t.Head, opts)
+	}
+	return v.Objects(t.Objects, opts)
+}
+
+// short is a commit id's first 12 hex digits.
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
 }

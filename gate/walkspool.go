@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"bufio"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/taskproof/taskproof/internal/spoolfile"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/tick"
 )
@@ -14,7 +15,7 @@ import (
 // the judging (BranchSpooled): one gob record per commit's ticks, in walk
 // order, in a temporary file whose name is gone once it is open.
 type walkSpool struct {
-	f   *spoolFile
+	f   *spoolfile.File
 	w   *bufio.Writer
 	enc *gob.Encoder
 	rec spooledCommit
@@ -31,7 +32,7 @@ type spooledCommit struct {
 }
 
 func newWalkSpool(dir string) (*walkSpool, error) {
-	f, err := createSpoolFile(dir, "taskproof-walk-*")
+	f, err := spoolfile.Create(dir, "taskproof-walk-*")
 	if err != nil {
 		return nil, err
 	}
@@ -102,4 +103,4 @@ func (s *walkSpool) reader() (func() ([]tick.Tick, error), error) {
 	}, nil
 }
 
-func (s *walkSpool) close() error { return s.f.close() }
+func (s *walkSpool) close() error { return s.f.Close() }

@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ import (
 // or not, it is a tick that needs evidence, whatever the policy allows for
 // born-ticked tasks (docs/format.md#born-ticked-tasks). Files that cannot be
 // read as tasks files are left out (the head check reports head's).
-func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[string]bool {
+func (v *verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[string]bool {
 	atHead := make(map[string]bool, len(headFiles))
 	for _, f := range headFiles {
 		atHead[f.Path] = true
@@ -35,7 +35,7 @@ func (v *Verifier) movedOpenTasks(baseFiles, headFiles []tick.TasksFileAt) map[s
 		if atHead[f.Path] {
 			scope = movedPathScope(f.Path)
 		}
-		tf, err := v.parseTasksCached(f.Unit, f.Content)
+		tf, err := v.ParseTasksCached(f.Unit, f.Content)
 		if err != nil {
 			continue
 		}
@@ -112,7 +112,7 @@ func (g *gate) files() (*rangeFiles, error) {
 		return g.rangeFiles, nil
 	}
 	rf, err := g.changedFiles()
-	if err != nil || g.v.everyTasksFile {
+	if err != nil || g.v.GateTuning().EveryTasksFile {
 		// A read failed: the reading of every file, in its order, names the
 		// same failure as before (the first it meets); the test hook reads
 		// every file too.

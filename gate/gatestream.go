@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // walkAndJudgeSpooled is walk, traceHead and judgeTicks for BranchSpooled
@@ -38,13 +39,14 @@ func (g *gate) walkAndJudgeSpooled() (err error) {
 		return err
 	}
 	// The bug tasks' commits are known before the judging: their objects are
-	// the report's after the ticks' (applyPolicy, spoolObjects).
-	g.rep.bugCommits = map[gitref.Hash]bool{}
+	// the report's after the ticks' (ApplyPolicy, SpoolJudged).
+	bugCommits := map[gitref.Hash]bool{}
 	for _, c := range g.trailers {
 		if len(bugTasks(c)) > 0 {
-			g.rep.bugCommits[c.ID] = true
+			bugCommits[c.ID] = true
 		}
 	}
+	g.rep.SetBugCommits(bugCommits)
 	return g.judgeSpooled(s, tickCommits)
 }
 
@@ -86,20 +88,17 @@ func (g *gate) walkToSpool(s *walkSpool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	g.rep.commits = n
-	// The index of the spooled ticks is held to the end: room for them all
-	// at once, not a doubling array and its copy.
-	if s := g.rep.tickSpool; s != nil && len(s.ix.entries) == 0 {
-		s.ix.entries = make([]tickEntry, 0, results)
-	}
+	g.rep.SetRangeCommits(n)
+	// The index of the spooled ticks is held to the end.
+	g.rep.ReserveTicks(results)
 	return tickCommits, nil
 }
 
-// windowCheck is a window of tick commits being checked (checkObjects) while
+// windowCheck is a window of tick commits being checked (CheckObjects) while
 // the judging goes on; done is closed when objects or err is set.
 type windowCheck struct {
 	done    chan struct{}
-	objects map[gitref.Hash]*checkedObject
+	objects map[gitref.Hash]*verify.CheckedObject
 	err     error
 }
 
@@ -119,9 +118,9 @@ type spooledCommitTicks struct {
 // judged, so that the judging, which is serial, does not leave them idle; a
 // commit's checked objects and ticks are dropped once its ticks are judged.
 // At most two windows' checked objects are held. tickCommits is the number
-// of tick commits (how the notes are read: noteReader).
+// of tick commits (how the notes are read: NoteReader).
 func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
-	readNote, err := g.v.noteReader(tickCommits)
+	readNote, err := g.v.NoteReader(tickCommits)
 	if err != nil {
 		return err
 	}
@@ -167,7 +166,7 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 				queued++
 			}
 		}
-		for queued < gateWindow && !done {
+		for queued < g.window() && !done {
 			if err := readOne(); err != nil {
 				return nil, err
 			}
@@ -175,18 +174,18 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 				queued++
 			}
 		}
-		batch := make([]gitref.Hash, 0, min(queued, gateWindow))
-		hints := make(map[gitref.Hash]taskHints, cap(batch))
-		for ; covered < len(ahead) && len(batch) < gateWindow; covered++ {
+		batch := make([]gitref.Hash, 0, min(queued, g.window()))
+		hints := make(map[gitref.Hash]verify.TaskHints, cap(batch))
+		for ; covered < len(ahead) && len(batch) < g.window(); covered++ {
 			a := ahead[covered]
 			if !a.checks {
 				continue
 			}
 			c := a.ticks[0].Commit
 			batch = append(batch, c)
-			h := taskHints{}
+			h := verify.TaskHints{}
 			for _, t := range a.ticks {
-				addHint(h, t)
+				h.AddTick(t)
 			}
 			hints[c] = h
 		}
@@ -199,7 +198,7 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 			w.err = panics.Call(func() error {
 				panics.Inject("gate-window")
 				var err error
-				w.objects, err = g.v.checkObjects(batch, hints, g.head, readNote)
+				w.objects, err = g.v.CheckObjects(batch, hints, g.head, readNote)
 				return err
 			})
 		}()
@@ -241,8 +240,8 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 			if err := g.judgeTick(t, r); err != nil {
 				return err
 			}
-			if g.rep.objectSpool != nil {
-				if err := g.spoolObjects(); err != nil {
+			if g.rep.Spooled() {
+				if err := g.rep.SpoolJudged(); err != nil {
 					return err
 				}
 			}

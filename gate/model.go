@@ -1,4 +1,4 @@
-package verify
+package gate
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify"
 )
 
 // The gate's model (docs/format.md#the-gates-model) in the gate. The stages,
@@ -128,7 +129,7 @@ func (g *gate) traceHead() error {
 		kt, ok := baseTasks[path]
 		if !ok {
 			i := baseAt[path]
-			if tf, err := g.v.parseTasksOnce(rf.base[i].Unit, rf.base[i].Content); err == nil {
+			if tf, err := g.v.ParseTasksOnce(rf.base[i].Unit, rf.base[i].Content); err == nil {
 				kt = keyTasks(tf)
 			}
 			baseTasks[path] = kt
@@ -177,7 +178,7 @@ func (g *gate) traceHead() error {
 		if f.Irregular != "" || f.Unrecognized || (rf.unchanged[j] && !g.lin.Touched(f.Path)) {
 			continue
 		}
-		tf, err := g.v.parseTasksOnce(f.Unit, f.Content)
+		tf, err := g.v.ParseTasksOnce(f.Unit, f.Content)
 		if err != nil {
 			continue
 		}
@@ -345,20 +346,20 @@ func (g *gate) judgeOrigins() error {
 	if len(ts) == 0 {
 		return nil
 	}
-	readNote, err := g.v.noteReader(len(ts))
+	readNote, err := g.v.NoteReader(len(ts))
 	if err != nil {
 		return err
 	}
-	hints := map[gitref.Hash]taskHints{}
+	hints := map[gitref.Hash]verify.TaskHints{}
 	var commits []gitref.Hash
 	for _, t := range ts {
 		if _, ok := hints[t.Commit]; !ok {
-			hints[t.Commit] = taskHints{}
+			hints[t.Commit] = verify.TaskHints{}
 			commits = append(commits, t.Commit)
 		}
-		addHint(hints[t.Commit], t)
+		hints[t.Commit].AddTick(t)
 	}
-	objects, err := g.v.checkObjects(commits, hints, g.head, readNote)
+	objects, err := g.v.CheckObjects(commits, hints, g.head, readNote)
 	if err != nil {
 		return err
 	}
@@ -373,8 +374,8 @@ func (g *gate) judgeOrigins() error {
 		if err := g.judgeTick(t, r); err != nil {
 			return err
 		}
-		if g.rep.objectSpool != nil {
-			if err := g.spoolObjects(); err != nil {
+		if g.rep.Spooled() {
+			if err := g.rep.SpoolJudged(); err != nil {
 				return err
 			}
 		}
@@ -408,9 +409,9 @@ func (g *gate) notHeld() {
 		if len(hl.notHeld) == 0 && len(hl.elsewhere) == 0 {
 			continue
 		}
-		tr := TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
-			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []Reason{}, Signers: []trust.Signer{},
-			Status: StatusUnverifiable, Reason: ReasonTickedWithoutEvidence, Failing: true}
+		tr := verify.TickResult{Commit: g.head, Path: hl.task.Path, Line: hl.line, Unit: hl.unit, TaskID: hl.task.ID, LineHash: hl.lineHash,
+			Task: statement.SubjectName(hl.unit.Feature, hl.task.ID), Title: hl.title, Reasons: []verify.Reason{}, Signers: []trust.Signer{},
+			Status: verify.StatusUnverifiable, Reason: verify.ReasonTickedWithoutEvidence, Failing: true}
 		if len(hl.notHeld) == 0 {
 			// Step 4: the base has this unit's tasks file at the path; a tick
 			// made in another file and moved here is another unit's.
@@ -418,7 +419,7 @@ func (g *gate) notHeld() {
 			for _, oa := range hl.elsewhere {
 				from = append(from, short(string(oa.commit))+" ("+oa.task.Path+")")
 			}
-			tr.hintKey = hintTickedInAnotherUnit
+			tr.HintKey = verify.HintTickedInAnotherUnit
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head in the tasks file the base has at this path, but was ticked in another tasks file, %s, and moved here: a tick of another unit is no evidence for this one", hl.task.Path, hl.line, hl.task.ID, strings.Join(from, ", "))
 			g.rep.Ticks = append(g.rep.Ticks, tr)
 			continue
@@ -434,10 +435,10 @@ func (g *gate) notHeld() {
 		switch {
 		case g.baseUnrecognized[hl.task.Path]:
 			// A project root or layout the range adds made the file a unit's.
-			tr.hintKey = hintUntickedInRange
+			tr.HintKey = verify.HintUntickedInRange
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head; at the base its box was checked only in a file that was no unit's tasks file (unrecognized), never judged as a tick, and no evidenced tick of the range covers it", hl.task.Path, hl.line, hl.task.ID)
 		case len(hl.origins) == 0:
-			tr.hintKey = hintUntickedInRange
+			tr.HintKey = verify.HintUntickedInRange
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and not at the base, and no commit of the range ticks it: it comes ticked from %s, outside the range (a branch or a merged commit that ticked it before the base reopened it, or a tasks file moved over one the base has open)", hl.task.Path, hl.line, hl.task.ID, strings.Join(from, ", "))
 		default:
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head and comes, besides ticks of the range, from %s outside the range, which the base does not hold checked", hl.task.Path, hl.line, hl.task.ID, strings.Join(from, ", "))
@@ -476,8 +477,8 @@ func (g *gate) evidenceKiroParents() {
 	for changed := true; changed; {
 		changed = false
 		evidenced := map[*originAt]bool{}
-		rep.eachTick(func(t *TickResult) {
-			if oa := byResult[originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}]; oa != nil && t.Status == StatusEvidenced {
+		rep.EachTick(func(t *verify.TickResult) {
+			if oa := byResult[originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}]; oa != nil && t.Status == verify.StatusEvidenced {
 				evidenced[oa] = true
 			}
 		})
@@ -497,15 +498,15 @@ func (g *gate) evidenceKiroParents() {
 			}
 			return true
 		}
-		rep.eachTick(func(t *TickResult) {
-			if !t.Unit.Format.Kin(specfmt.Kiro) || t.Reason != ReasonTickedWithoutEvidence {
+		rep.EachTick(func(t *verify.TickResult) {
+			if !t.Unit.Format.Kin(specfmt.Kiro) || t.Reason != verify.ReasonTickedWithoutEvidence {
 				return
 			}
 			oa := byResult[originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}]
 			if oa == nil {
 				return
 			}
-			at, err := g.v.tasksAt(t.Commit, t.Path, t.Unit)
+			at, err := g.v.TasksAt(t.Commit, t.Path, t.Unit)
 			if err != nil {
 				return
 			}
@@ -526,7 +527,7 @@ func (g *gate) evidenceKiroParents() {
 			// A descendant open at the first parent that the origin removes
 			// (or moves out from under the task) leaves work undone.
 			if ps, err := g.v.Repo.Commit(t.Commit); err == nil && len(ps.Parents) > 0 {
-				if before, err := g.v.tasksAt(ps.Parents[0], g.lin.FirstParentPath(t.Commit, t.Path), t.Unit); err == nil {
+				if before, err := g.v.TasksAt(ps.Parents[0], g.lin.FirstParentPath(t.Commit, t.Path), t.Unit); err == nil {
 					at := map[string]bool{}
 					for _, d := range descAt {
 						at[d.ID] = true
@@ -540,7 +541,7 @@ func (g *gate) evidenceKiroParents() {
 			}
 			for _, i := range oa.heads {
 				hl := g.heads[i]
-				hf, err := g.v.tasksAt(g.head, hl.task.Path, hl.unit)
+				hf, err := g.v.TasksAt(g.head, hl.task.Path, hl.unit)
 				if err != nil {
 					return
 				}
@@ -555,7 +556,7 @@ func (g *gate) evidenceKiroParents() {
 					}
 				}
 			}
-			t.Status, t.Reason, t.Failing, t.Via = StatusEvidenced, "", false, via
+			t.Status, t.Reason, t.Failing, t.Via = verify.StatusEvidenced, "", false, via
 			t.Message = fmt.Sprintf("a parent task, evidenced through its sub-tasks %s", strings.Join(via, ", "))
 			changed = true
 		})
