@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/gitref/internal/packstore"
 	"github.com/taskproof/taskproof/gitref/internal/rawtree"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // Signature is a commit's author or committer.
@@ -65,10 +66,10 @@ func (r *Repo) Resolve(rev string) (Hash, error) {
 	var h *plumbing.Hash
 	var unresolved error // go-git's, when it resolves no id
 	err := r.store.WithRepo(func(repo *git.Repository) error {
-		if refs := ambiguousRefs(repo, rev); len(refs) > 0 {
-			return fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(refs, ", "), refs[len(refs)-1])
+		if names := refs.Ambiguous(repo, rev); len(names) > 0 {
+			return fmt.Errorf("%w: %q is ambiguous: %s name different commits; name one in full (e.g. %s)", ErrUnknownRevision, rev, strings.Join(names, ", "), names[len(names)-1])
 		}
-		full, err := refFirst(repo, rev)
+		full, err := refs.RefFirst(repo, rev)
 		if err != nil {
 			return err
 		}
@@ -488,90 +489,6 @@ func (r *Repo) writeCommit(tree plumbing.Hash, parents []plumbing.Hash, message 
 	}
 	return fromPlumbing(h), nil
 }
-
-// ambiguousRefs returns the refs a short ref name at the start of rev can mean
-// (git's order, gitrevisions(7): refs/<name>, refs/tags/<name>,
-// refs/heads/<name>, refs/remotes/<name>, refs/remotes/<name>/HEAD) when two or
-// more of them exist and name different objects; nil otherwise. git takes the
-// first with a warning; a verifier must not: a tag or a refs/<name> ref pushed
-// as "main" would otherwise stand in for the base branch and the trust read
-// from it (docs/format.md#git-preconditions).
-func ambiguousRefs(repo *git.Repository, rev string) []string {
-	name := rev
-	if i := strings.IndexAny(name, "~^@{"); i >= 0 {
-		name = name[:i]
-	}
-	if name == "" || name == "HEAD" || strings.HasPrefix(name, "refs/") || isHexPrefix(name) {
-		return nil
-	}
-	var found []string
-	ids := map[plumbing.Hash]bool{}
-	for _, c := range refCandidates(name)[1:] {
-		ref, err := repo.Reference(plumbing.ReferenceName(c), true)
-		if err != nil || ref == nil {
-			continue
-		}
-		found = append(found, c)
-		ids[ref.Hash()] = true
-	}
-	if len(ids) < 2 {
-		return nil
-	}
-	return found
-}
-
-// refFirst rewrites rev's name part (before any "~" or "^") to the full
-// name of the ref it names, found in git's order (the name itself, refs/,
-// refs/tags/, refs/heads/, refs/remotes/, refs/remotes/<name>/HEAD): git
-// reads a name as a ref before it reads it as an abbreviated object id,
-// where go-git does the reverse (a branch "a" would be read as the commit
-// whose id starts with "a"). A name that is also four or more hex digits is
-// refused as ambiguous (git warns and takes the ref; a verifier names it in
-// full), and a hex name of fewer than four digits that names no ref is no
-// revision, as for git. The error wraps ErrUnknownRevision.
-func refFirst(repo *git.Repository, rev string) (string, error) {
-	name, suffix := rev, ""
-	if i := strings.IndexAny(rev, "~^"); i >= 0 {
-		name, suffix = rev[:i], rev[i:]
-	}
-	if name == "" || name == "HEAD" || strings.HasPrefix(name, "refs/") || len(name) == 40 && isHexPrefix(name) {
-		return rev, nil
-	}
-	for _, c := range refCandidates(name) {
-		ref, err := repo.Reference(plumbing.ReferenceName(c), true)
-		if err != nil || ref == nil {
-			continue
-		}
-		if isHexPrefix(name) {
-			return "", fmt.Errorf("%w: %q is ambiguous: the ref %s and an abbreviated object id; name the ref in full (%s)", ErrUnknownRevision, rev, c, c+suffix)
-		}
-		return c + suffix, nil
-	}
-	if isHexDigits(name) && len(name) < 4 {
-		return "", fmt.Errorf("%w: %q: an abbreviated object id needs at least four hex digits", ErrUnknownRevision, rev)
-	}
-	return rev, nil
-}
-
-// refCandidates are the full ref names a short name may stand for, in the
-// order git looks them up (git rev-parse, "dwim").
-func refCandidates(name string) []string {
-	return []string{name, "refs/" + name, "refs/tags/" + name, "refs/heads/" + name, "refs/remotes/" + name, "refs/remotes/" + name + "/HEAD"}
-}
-
-// isHexDigits reports whether s is hex digits only.
-func isHexDigits(s string) bool {
-	for _, c := range s {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-// isHexPrefix reports whether s can be an abbreviated object id for git:
-// four or more hex digits.
-func isHexPrefix(s string) bool { return len(s) >= 4 && isHexDigits(s) }
 
 // PackOrder returns the positions of ids (0 … len(ids)-1) in the order their
 // objects are stored: by the pack that holds each, then by offset in it;

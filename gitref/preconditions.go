@@ -285,7 +285,7 @@ func (r *Repo) badRefFor(rev string) error {
 	if name == "" {
 		name = "HEAD"
 	}
-	candidates := refCandidates(name)
+	candidates := refs.Candidates(name)
 	for _, c := range candidates {
 		if err := r.checkRefFile(c, 0); err != nil {
 			return err

@@ -8,12 +8,15 @@
 // ([Hash]), and files are read through [Repo.File] or the io/fs view [Repo.FS].
 // How objects are read is tuned by one [Open] option, [Access]. The machinery
 // is in internal packages: objstore (the object store: a pool of go-git
-// storages with their own pack readers, loose objects), packidx (pack index
-// files read in place), packstore (pack files read through a pread window or
-// a mapping, the object cache), refs (loose and packed refs under git's lock
-// protocol), gitconfig (git's configuration, read through the git program or
-// in-process), notesync (the notes tree and notes shared between clones) and
-// gitobj (the object id and errors they share).
+// storages with their own pack readers, loose objects, decoded commits),
+// packidx and packstore (pack indexes read in place, pack files and the
+// object cache), refs (loose and packed refs under git's lock protocol, short
+// names resolved in git's order), gitconfig (git's configuration, read as git
+// reads it and written through `git config`), rawtree and treefs (raw tree
+// objects, the io/fs view), rangewalk and trailer (the commits of a range,
+// commit message trailers), patchid (patch identities), notesync (the notes
+// tree and notes shared between clones) and gitobj (the object id and errors
+// they share).
 //
 // A Repo is safe for concurrent use by several goroutines (see [Repo]); the
 // notes store's compare-and-swap makes concurrent writers — goroutines sharing a
@@ -34,6 +37,7 @@ import (
 
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // Sentinel errors. Use errors.Is; the errors returned wrap them with the
@@ -46,7 +50,7 @@ var (
 	// (SHA-256 object ids, the reftable ref backend).
 	ErrUnsupportedRepository = gitobj.ErrUnsupportedRepository
 	// ErrUnknownRevision: a revision does not name a commit of the repository.
-	ErrUnknownRevision = errors.New("unknown revision")
+	ErrUnknownRevision = refs.ErrUnknownRevision
 	// ErrBadRange: a range expression is not "REV", "A..B" or "..B"/"A..".
 	ErrBadRange = errors.New("bad revision range")
 	// ErrNotFound: a path does not exist in a commit's tree, or an object is absent.

@@ -3,6 +3,8 @@ package gitref
 import (
 	"fmt"
 	"strings"
+
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // NotFetchedError: a revision <remote>/<branch>, whose first part is a
@@ -63,7 +65,7 @@ func (r *Repo) ResolveTrusted(rev string) (id Hash, ref string, err error) {
 		}
 		return "", "", err
 	}
-	if name == "HEAD" || len(name) == 40 && isHexPrefix(name) {
+	if name == "HEAD" || len(name) == 40 && refs.IsHexPrefix(name) {
 		id, err := r.Resolve(rev)
 		return id, "", err
 	}
@@ -125,7 +127,7 @@ func (r *Repo) notFetched(rev, name string) error {
 // tag or a refs/<name> ref outside refs/tags, refs/heads and refs/remotes; ""
 // when no ref answers to name.
 func (r *Repo) shortRef(rev, name string) (string, error) {
-	for _, c := range refCandidates(name)[1:] {
+	for _, c := range refs.Candidates(name)[1:] {
 		if !validRefName(c) {
 			continue
 		}
