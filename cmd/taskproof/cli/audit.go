@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -106,7 +107,7 @@ the reasons; --max-share S exits 1 when the gated regression_only statements (th
 		}
 		return gitref.Access{}
 	}
-	c.RunE = cmdutil.InRepoWith(format.Get, access, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepoWith(format.Get, access, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		opts, gate, err := flags.options(c, args)
 		if err != nil {
 			return err

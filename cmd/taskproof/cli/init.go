@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -64,7 +65,7 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 	c.Flags().BoolVar(&hooks, "hooks", false, "also install the prepare-commit-msg hook that adds Spec-Task trailers")
 	format := options.NewFormat("text", "text", "json")
 	format.AddFlags(c)
-	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		changes, warnings, err := initConfig(repo, notes.Ref(), remote, c.Flags().Changed("remote"), dryRun)
 		if err != nil {
 			return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -85,7 +86,7 @@ func newPolicyExplainCmd() *cobra.Command {
 	policyOpts.AddFlags(c)
 	format := options.NewFormat("text", "text", "json")
 	format.AddFlags(c)
-	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		when, err := cmdutil.ParseAt(at, time.Now())
 		if err != nil {
 			return err

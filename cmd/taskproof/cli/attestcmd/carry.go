@@ -1,6 +1,7 @@
 package attestcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,11 +94,11 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does), and carry to a TO that is no rewrite of FROM")
 	format := options.NewFormat("text", "text", "json")
 	format.AddFlags(c)
-	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
 		req := carry.Request{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
 		if isSquashCarry(args[0], args[1]) {
-			return carrySquash(c, repo, notes, req, args[0], args[1], f, func(req *carry.Request) error {
+			return carrySquash(ctx, c, repo, notes, req, args[0], args[1], f, func(req *carry.Request) error {
 				if !unverifiedInsecure {
 					if req.CheckFrom, err = checkFrom(c, repo, trustOpts.Sources, args[0]); err != nil {
 						return err
@@ -130,10 +131,10 @@ command then exits 1 after carrying the others, as the gate would fail that task
 			return err
 		}
 		if len(pairs) != 1 || pairs[0].Tasks != nil {
-			return carryRange(c, repo, notes, req, pairs, done, f, dryRun)
+			return carryRange(ctx, c, repo, notes, req, pairs, done, f, dryRun)
 		}
 		req.From, req.To = pairs[0].From, pairs[0].To
-		res, err := carry.Carry(c.Context(), repo, notes, req)
+		res, err := carry.Carry(ctx, repo, notes, req)
 		if err != nil {
 			return cmdutil.WithAttestFlags(err)
 		}
@@ -263,7 +264,7 @@ func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, f
 // ticks and note read) before the first is written, so that a pair that
 // cannot be carried leaves the branch as it was. A failure while writing
 // names the pairs done.
-func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, pairs, done []carry.Pair, f string, dryRun bool) error {
+func carryRange(ctx context.Context, c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, pairs, done []carry.Pair, f string, dryRun bool) error {
 	reach, err := repo.RefReach()
 	if err != nil {
 		return err
@@ -272,7 +273,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 	for _, p := range pairs {
 		r := req
 		r.From, r.To, r.DryRun, r.Signers = p.From, p.To, true, nil
-		if _, err := carry.Carry(c.Context(), repo, notes, r); err != nil {
+		if _, err := carry.Carry(ctx, repo, notes, r); err != nil {
 			return fmt.Errorf("checking the carry of %s to %s (%s): %w (nothing was carried)", cmdutil.Short(p.From), cmdutil.Short(p.To), strings.Join(p.Tasks, ", "), cmdutil.WithAttestFlags(err))
 		}
 	}
@@ -280,7 +281,7 @@ func carryRange(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, r
 	for _, p := range pairs {
 		r := req
 		r.From, r.To = p.From, p.To
-		res, err := carry.Carry(c.Context(), repo, notes, r)
+		res, err := carry.Carry(ctx, repo, notes, r)
 		if err != nil {
 			err = cmdutil.WithAttestFlags(err)
 			var names []string

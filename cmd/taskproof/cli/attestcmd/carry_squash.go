@@ -1,6 +1,7 @@
 package attestcmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,7 +24,7 @@ func isSquashCarry(fromArg, toArg string) bool {
 // prepare fills req's signature check and signers once the range and the
 // squash commit resolve. A task left without evidence fails the command
 // (exit 1, naming it) after the others are carried: the gate would fail it.
-func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, fromArg, toArg, f string, prepare func(*carry.Request) error) error {
+func carrySquash(ctx context.Context, c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, req carry.Request, fromArg, toArg, f string, prepare func(*carry.Request) error) error {
 	base, head, err := repo.ResolveRange(fromArg)
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func carrySquash(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, 
 	if err := prepare(&req); err != nil {
 		return err
 	}
-	res, err := carry.Squash(c.Context(), repo, notes, carry.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
+	res, err := carry.Squash(ctx, repo, notes, carry.SquashRequest{Base: base, Head: head, Squash: squash, Carry: req})
 	if err != nil {
 		return cmdutil.WithAttestFlags(err)
 	}

@@ -1,6 +1,7 @@
 package notescmd
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -45,7 +46,7 @@ ref, and the gate never reads it. To restore a displaced statement instead, atte
 	c.Flags().StringArrayVar(&resolve, "resolve", nil, "acknowledge `COMMIT|SHA256|all`: the statements displaced on a commit, the one whose sha256 starts so, or every one (repeatable)")
 	format := options.NewFormat("text", "text", "json")
 	format.AddFlags(c)
-	c.RunE = cmdutil.InRepo(format.Get, func(c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
+	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, _ []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		if len(resolve) > 0 {
 			done, err := notemerge.ResolveConflicts(repo, notes, resolve, acknowledger(repo), time.Now())
 			if err != nil {

@@ -1,6 +1,7 @@
 package cmdutil
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"time"
@@ -38,16 +39,20 @@ func Short(h gitref.Hash) string {
 	return string(h)
 }
 
+// RunInRepo is a command's run function when it works in the repository:
+// ctx is the command's context, f the --format given.
+type RunInRepo func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error
+
 // InRepo is the RunE of a command that writes in a --format and works in the
 // repository: it reads the format, opens the repository and its notes, calls
-// run with them and closes the repository.
-func InRepo(format func() (string, error), run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
+// run with them and the command's context, and closes the repository.
+func InRepo(format func() (string, error), run RunInRepo) func(*cobra.Command, []string) error {
 	return InRepoWith(format, nil, run)
 }
 
 // InRepoWith is InRepo opening the repository with the Access access
 // returns for the command's flags (nil: the default).
-func InRepoWith(format func() (string, error), access func() gitref.Access, run func(c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error) func(*cobra.Command, []string) error {
+func InRepoWith(format func() (string, error), access func() gitref.Access, run RunInRepo) func(*cobra.Command, []string) error {
 	return func(c *cobra.Command, args []string) error {
 		f, err := format()
 		if err != nil {
@@ -62,7 +67,7 @@ func InRepoWith(format func() (string, error), access func() gitref.Access, run 
 			return err
 		}
 		defer repo.Close()
-		return run(c, args, f, repo, notes)
+		return run(c.Context(), c, args, f, repo, notes)
 	}
 }
 
