@@ -315,7 +315,7 @@ var rules = map[string]ruleInfo{
 	string(verify.BadSignature):        {"BadSignature", "A signature does not verify", "A signature of the attestation does not verify against the key that claims it (bad_signature; docs/format.md#checks-in-order)."},
 	string(verify.Mismatch):            {"AttestationMismatch", "The attestation does not describe the commit", "The attestation's subject, tree, task line hash, spec section hash or policy hash differs from what the verifier computed from the commit (mismatch; docs/format.md#checks-in-order)."},
 	string(verify.UntrustedSigner):     {"UntrustedSigner", "No trusted key signed the attestation", "The attestation's signatures verify only with keys the verifier does not trust, or trusts only for other namespaces or outside their validity window (untrusted_signer; docs/format.md#checks-in-order)."},
-	string(verify.Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (docs/format.md#checks-in-order unsigned; --require-signed=false accepts it)."},
+	string(verify.Unsigned):            {"UnsignedAttestation", "The attestation is not signed", "An envelope of the attestation has no signature (docs/format.md#checks-in-order unsigned; --insecure-allow-unsigned accepts it)."},
 }
 
 // ruleFor describes rule id, with a generic description for an id this

@@ -50,7 +50,7 @@ var fixHints = map[string]string{
 	string(Mismatch):        "the statement does not describe this commit: see the reasons",
 	hintExtraSigner:         "a key the verifier does not trust signed the statement too, besides {signers}, and every signature must verify against the trust: re-attest the tick signed with trusted keys only (taskproof attest tick --commit {commit} --task {task} --force --verdict … --signer ssh --key KEY), or, if that key is to be trusted, add it to the trust the gate reads, on the base branch",
 	string(UntrustedSigner): "no key the verifier trusts signed the statement (for namespace in-toto, now): add the signer's public key to the trust the gate reads, on the base branch (an SSH key: a line PRINCIPAL namespaces=\"in-toto\" KEY of the allowed signers file; an OpenPGP key: the --keyring file; a raw key: a PEM file given as --key; Sigstore: --certificate-identity), or re-attest with a trusted key",
-	string(Unsigned):        "sign the statements: taskproof attest sign --signer ssh --key KEY {commit} && taskproof notes push (or verify with --require-signed=false)",
+	string(Unsigned):        "sign the statements: taskproof attest sign --signer ssh --key KEY {commit} && taskproof notes push (or verify with --insecure-allow-unsigned)",
 
 	// Reason codes.
 	CodeNoteMalformed:          "the note is not text, is too large or has too many lines: look at it (git notes --ref=refs/notes/speccoder show {commit}), remove what does not belong and re-attest",

@@ -61,7 +61,7 @@ const (
 type GateOptions struct {
 	// RequireVerified fails regression_only and attested ticks.
 	RequireVerified bool
-	// AllowUnsigned accepts unsigned statements (`--require-signed=false`); by
+	// AllowUnsigned accepts unsigned statements (`--insecure-allow-unsigned`); by
 	// default an unsigned tick fails (docs/format.md#exit-codes).
 	AllowUnsigned bool
 }
