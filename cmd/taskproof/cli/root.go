@@ -6,6 +6,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/attestcmd"
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/notescmd"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 )
 
@@ -27,8 +28,8 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentFlags().StringP("repo", "C", ".", "run as if started in directory `DIR`")
-	root.PersistentFlags().String("notes-ref", "refs/notes/speccoder", "the notes `REF` attestations are stored under")
+	// The commands read them through cmdutil.OpenRepo.
+	new(options.RepoOptions).AddFlags(root)
 	root.AddCommand(
 		attestcmd.NewCmd(),
 		newAuditCmd(),
