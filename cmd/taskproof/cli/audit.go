@@ -21,7 +21,8 @@ type auditFlags struct {
 	trust       options.TrustOptions
 	all         bool
 	unit, since string
-	failOn, at  string
+	failOn      string
+	at          options.AtOptions
 	maxShare    float64
 }
 
@@ -32,7 +33,7 @@ func (f *auditFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.failOn, "fail-on", "", "exit 1 when a regression_only statement has one of these `REASONS` (comma-separated)")
 	c.Flags().Float64Var(&f.maxShare, "max-share", 0, "exit 1 when the gated regression_only statements exceed this `SHARE` (0–1) of all statements")
 	f.trust.AddFlags(c)
-	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
+	f.at.AddFlags(c)
 }
 
 // options reads the flags into the audit's options (without the range and
@@ -57,7 +58,7 @@ func (f *auditFlags) options(c *cobra.Command, args []string) (audit.Options, au
 	if err := gate.Validate(); err != nil {
 		return opts, gate, err
 	}
-	if opts.At, err = cmdutil.ParseAt(f.at, time.Time{}); err != nil {
+	if opts.At, err = f.at.Time(time.Time{}); err != nil {
 		return opts, gate, err
 	}
 	if f.all && len(args) > 0 {

@@ -73,7 +73,7 @@ func newPolicyExplainCmd() *cobra.Command {
 	var (
 		trustOpts  options.TrustOptions
 		policyOpts options.PolicyOptions
-		at         string
+		at         options.AtOptions
 	)
 	c := &cobra.Command{
 		Use:     "explain [REV]",
@@ -82,12 +82,12 @@ func newPolicyExplainCmd() *cobra.Command {
 		Example: `  taskproof policy explain HEAD --policy policy.toml --allowed-signers ~/.config/taskproof/allowed_signers`,
 	}
 	trustOpts.AddFlags(c)
-	c.Flags().StringVar(&at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
+	at.AddFlags(c)
 	policyOpts.AddFlags(c)
 	format := options.NewFormat("text", "text", "json")
 	format.AddFlags(c)
 	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
-		when, err := cmdutil.ParseAt(at, time.Now())
+		when, err := at.Time(time.Now())
 		if err != nil {
 			return err
 		}

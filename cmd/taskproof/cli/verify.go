@@ -31,7 +31,8 @@ type verifyFlags struct {
 	fromRemotes options.NotesFromRemotesOptions
 	format      *options.FormatOptions
 	branch      bool
-	base, at    string
+	base        string
+	at          options.AtOptions
 	gate        options.GateOptions
 	jsonReport  string
 }
@@ -41,7 +42,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 	f.trust.AddSigstoreFlags(c)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
 	c.Flags().StringVar(&f.base, "base", "", "base revision `REV` for --branch (default: origin/$GITHUB_BASE_REF in a pull request run, else a symbolic origin/HEAD, else origin/main or origin/master, main or master: docs/format.md#default-base)")
-	c.Flags().StringVar(&f.at, "at", "", "judge key validity at this `TIME` (RFC 3339) instead of now")
+	f.at.AddFlags(c)
 	f.gate.AddFlags(c)
 	c.Flags().StringVar(&f.jsonReport, "json-report", "", "also write the JSON report (as --format json writes it, the error result included) to `FILE`")
 	f.policy.AddFlags(c)
@@ -100,7 +101,7 @@ a Sigstore certificate at its verified transparency log or timestamp time.` + "\
 // runVerify is verify's steps: read the flags, open the repository, resolve
 // what is verified, load the verifier, verify, write the report.
 func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []string) error {
-	when, err := cmdutil.ParseAt(flags.at, time.Now())
+	when, err := flags.at.Time(time.Now())
 	if err != nil {
 		return err
 	}
