@@ -29,6 +29,7 @@ import (
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify/internal/memo"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -293,12 +294,12 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 	// boundary of the fixture's range is crossed. Its caches hold one
 	// commit and its tasks memos one file at most: every later read of a
 	// commit or a tasks file is decoded or parsed again.
-	savedMemo := tasksMemoBytes
-	tasksMemoBytes = 1
+	savedMemo := memo.TasksBytes
+	memo.TasksBytes = 1
 	sv := f.verifier(gitref.Access{OnePass: true, CommitCache: 1})
 	sv.tuning.Window = 1
 	small, err := Gate.BranchSpooled(sv, base, head, opts)
-	tasksMemoBytes = savedMemo
+	memo.TasksBytes = savedMemo
 	if err != nil {
 		f.t.Fatalf("BranchSpooled(%s, %s), a window of one commit: %v", base, head, err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify/internal/memo"
 )
 
 // Verifier checks the attestations of one repository's notes against the
@@ -45,7 +46,7 @@ type Verifier struct {
 	// default they refuse it ([FromVerifiedError]).
 	FromVerifiedUnsafe bool
 
-	memos atomic.Pointer[memos] // per-content results, made on first use (parallel.go)
+	memos atomic.Pointer[memo.Memos] // per-content results, made on first use (parallel.go)
 
 	rewrites sync.Map // [2]gitref.Hash{from, to} → *rewrite.Judgement (carryhint.go)
 
@@ -759,7 +760,7 @@ func (v *Verifier) checkPolicy(c *gitref.Commit, r *ObjectResult, p *predicate.P
 			toml = b
 		}
 	}
-	want, err := v.policySHA256Cached(toml)
+	want, err := v.memo().PolicySHA256(toml)
 	if err != nil {
 		r.fail(Mismatch, CodePolicySHA256, "predicate.policy_sha256", "", p.PolicySHA256, "speccoder.toml at the first parent: "+err.Error())
 		return

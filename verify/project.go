@@ -3,19 +3,10 @@ package verify
 import (
 	"errors"
 	"io/fs"
-	"path"
 
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
-	"github.com/taskproof/taskproof/tick"
-)
-
-// maxProjectSearch bounds the directories projectRoot reads looking for a
-// nested project (docs/format.md#project-root); maxProjectDepth how deep.
-const (
-	maxProjectSearch = 4096
-	maxProjectDepth  = tick.MaxProjectDepth
 )
 
 // lineMatch rates how well the tasks file of a statement's unit under a
@@ -37,7 +28,7 @@ const (
 // for a unit dir; docs/format.md#project-root): "" (the
 // repository's root) when the tasks file is there and has the statement's task
 // line ticked (match, the usual single-project repository), else the one
-// directory P, at most maxProjectDepth levels deep, whose P/<tasks> has
+// directory P, at most tick.MaxProjectDepth levels deep, whose P/<tasks> has
 // P as its nearest project root (specfmt.ProjectUnit). When several such
 // directories qualify, the one whose tasks file has the statement's line
 // ticked is taken, else the one that has the line at all; when the
@@ -46,7 +37,7 @@ const (
 // returns "" and the checks read the repository's root, so they fail as for a
 // missing unit.
 func (v *Verifier) projectRoot(c gitref.Hash, tasks string, match lineMatch) string {
-	if v.rootHasUnit(c, tasks) {
+	if v.memo().RootHasUnit(v.Repo, c, tasks) {
 		if match == nil {
 			return ""
 		}
@@ -61,13 +52,13 @@ func (v *Verifier) projectRoot(c gitref.Hash, tasks string, match lineMatch) str
 			if min <= root {
 				break
 			}
-			if hit := rated(v.projectCandidates(c, tasks), match, min); len(hit) == 1 {
+			if hit := rated(v.memo().ProjectCandidates(v.Repo, c, tasks), match, min); len(hit) == 1 {
 				return hit[0]
 			}
 		}
 		return ""
 	}
-	found := v.projectCandidates(c, tasks)
+	found := v.memo().ProjectCandidates(v.Repo, c, tasks)
 	switch {
 	case len(found) == 1:
 		return found[0]
@@ -90,90 +81,6 @@ func rated(roots []string, match lineMatch, min int) []string {
 		}
 	}
 	return hit
-}
-
-// rootHasUnit reports whether the tasks file tasks is at the repository's root at
-// commit c, through the Verifier's memos (a commit's statements ask for the
-// same commit and dir).
-func (v *Verifier) rootHasUnit(c gitref.Hash, tasks string) bool {
-	m := v.memo()
-	k := projectKey{c, tasks}
-	if has, ok := memoGet(&m.mu, m.rootUnits, k); ok {
-		return has
-	}
-	has := false
-	if fsys, err := v.Repo.FS(c); err == nil {
-		_, err = fs.Stat(fsys, tasks)
-		has = err == nil
-	}
-	memoPut(&m.mu, m.rootUnits, k, has)
-	return has
-}
-
-// projectCandidates is projectRoot's search at commit c for the tasks file tasks,
-// through the Verifier's memos (a commit's statements, and a statement's
-// line hashes, ask for the same commit and dir): nil when the commit cannot be
-// read, else every directory P
-// (breadth first, at most maxProjectDepth levels and maxProjectSearch
-// directories) whose P/<tasks> has P as its nearest project root. The
-// returned slice must not be modified.
-func (v *Verifier) projectCandidates(c gitref.Hash, tasks string) []string {
-	m := v.memo()
-	k := projectKey{c, tasks}
-	if found, ok := memoGet(&m.mu, m.projects, k); ok {
-		return found
-	}
-	found := v.searchProjects(c, tasks)
-	memoPut(&m.mu, m.projects, k, found)
-	return found
-}
-
-type projectKey struct {
-	commit gitref.Hash
-	tasks  string
-}
-
-// searchProjects is projectCandidates without the memo.
-func (v *Verifier) searchProjects(c gitref.Hash, tasks string) []string {
-	fsys, err := v.Repo.FS(c)
-	if err != nil {
-		return nil
-	}
-	exists := func(p string) bool {
-		_, err := fs.Stat(fsys, p)
-		return err == nil
-	}
-	var found []string
-	queue := []string{"."}
-	visited := 0
-	for depth := 0; depth < maxProjectDepth && len(queue) > 0 && visited < maxProjectSearch; depth++ {
-		var next []string
-		for _, d := range queue {
-			if visited++; visited > maxProjectSearch {
-				break
-			}
-			entries, err := fs.ReadDir(fsys, d)
-			if err != nil {
-				continue
-			}
-			for _, e := range entries {
-				if !e.IsDir() {
-					continue
-				}
-				p := path.Join(d, e.Name())
-				next = append(next, p)
-				if !exists(p+"/"+specfmt.ProjectConfig) || !exists(p+"/"+tasks) {
-					continue
-				}
-				root, _, ok := specfmt.ProjectUnit(p+"/"+tasks, func(x string) bool { return exists(x + "/" + specfmt.ProjectConfig) })
-				if ok && root == p {
-					found = append(found, p)
-				}
-			}
-		}
-		queue = next
-	}
-	return found
 }
 
 // subFS is fsys rooted at a project root ("" for the repository's root).

@@ -86,7 +86,7 @@ func checkHintedAtRoot(t *testing.T, f *fixture, base gitref.Hash, minRoot int) 
 			if !h.hasTask(k.dir, k.id) {
 				t.Fatalf("%s: hasTask(%q, %q) false for a hint of that task", c, k.dir, k.id)
 			}
-			if !v.rootHasUnit(c, k.dir+"/tasks.md") || !task.Ticked() {
+			if !v.memo().RootHasUnit(v.Repo, c, k.dir+"/tasks.md") || !task.Ticked() {
 				t.Fatalf("%s: hint of %s %s: no ticked task of a unit at the root", c, k.dir, k.id)
 			}
 			// What projectRoot's first step decides for a statement of the

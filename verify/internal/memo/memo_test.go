@@ -1,4 +1,4 @@
-package verify
+package memo
 
 import (
 	"fmt"
@@ -9,12 +9,12 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
-// TestTasksMemoBounded: ParseTasksCached returns what specfmt.ParseTasks
+// TestTasksMemoBounded: ParseTasks returns what specfmt.ParseTasks
 // parses, whether the file is found in the memo or parsed again after the
-// memo was emptied, and the memo's estimate never passes tasksMemoBytes.
+// memo was emptied, and the memo's estimate never passes TasksBytes.
 func TestTasksMemoBounded(t *testing.T) {
-	saved := tasksMemoBytes
-	defer func() { tasksMemoBytes = saved }()
+	saved := TasksBytes
+	defer func() { TasksBytes = saved }()
 	unit := specfmt.Unit{Format: specfmt.Speckit, Feature: "001-x", Dir: "specs/001-x"}
 	files := make([][]byte, 40)
 	for i := range files {
@@ -25,11 +25,11 @@ func TestTasksMemoBounded(t *testing.T) {
 		files[i] = []byte(b.String())
 	}
 	for _, budget := range []int{1, 16 << 10, 16 << 20} {
-		tasksMemoBytes = budget
-		v := &Verifier{}
+		TasksBytes = budget
+		m := New()
 		for round := range 3 {
 			for i, content := range files {
-				got, err := v.ParseTasksCached(unit, content)
+				got, err := m.ParseTasks(unit, content)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -40,13 +40,12 @@ func TestTasksMemoBounded(t *testing.T) {
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("budget %d, round %d, file %d: memo's parse differs from ParseTasks's", budget, round, i)
 				}
-				m := v.memo()
-				if m.tasksBytes > max(budget, tasksFileBytes(len(content), got)) {
+				if m.tasksBytes > max(budget, TasksFileBytes(len(content), got)) {
 					t.Fatalf("budget %d: memo holds %d bytes by estimate", budget, m.tasksBytes)
 				}
 			}
 		}
-		if n := len(v.memo().tasks); budget == 16<<20 && n != len(files) {
+		if n := len(m.tasks); budget == 16<<20 && n != len(files) {
 			t.Errorf("budget %d: memo holds %d files, want all %d", budget, n, len(files))
 		}
 	}
