@@ -9,7 +9,7 @@
 #   2. run `taskproof verify --branch` with the trust inputs, writing the JSON report to
 #      $RUNNER_TEMP and the chosen format (default github: annotations and the job summary);
 #   3. write the step outputs conclusion, ticks, failing, summary and report.
-# Exit code: taskproof verify's (docs/format.md#exit-codes); 2 for an input the Action refuses.
+# Exit code: taskproof verify's (docs/cli/exit-codes.md); 2 for an input the Action refuses.
 set -euo pipefail
 set -f
 

@@ -188,7 +188,7 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 
 // warnEmptyRange warns when base..head is empty: head is base or one of its
 // ancestors (verify --branch run on the base branch itself). The report is
-// neutral, exit 0 (docs/format.md#exit-codes), which must not pass for a check.
+// neutral, exit 0 (docs/cli/exit-codes.md), which must not pass for a check.
 func warnEmptyRange(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 	if !tg.Range || tg.Base == "" {
 		return

@@ -241,7 +241,7 @@ func IsType[T error](err error) bool {
 	return errors.As(err, &t)
 }
 
-// ExitCode returns the process exit code for err (docs/format.md#exit-codes):
+// ExitCode returns the process exit code for err (docs/cli/exit-codes.md):
 // 5 for a recovered panic (*panics.Error), else the code [WithCode] or
 // [FlagError] gave it, else the first matching row of [exitCodes], else 2 for
 // the few usage errors cobra returns untyped (see [isCobraUsage]), else 5: an
