@@ -789,23 +789,23 @@ func tickBase(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, layou
 	for _, t := range ticks {
 		units[unitKey{t.Root, t.Unit.Dir}] = true
 	}
-	line, err := repo.RangeCommits(branch, commit.ID, true)
+	line, err := repo.List(branch, commit.ID, true)
 	if err != nil {
 		return "", err
 	}
 	// Newest first, the tick commit itself left out.
-	for i := len(line) - 1; i >= 0; i-- {
-		c := line[i]
-		if c.ID == commit.ID {
+	for i := line.Len() - 1; i >= 0; i-- {
+		id := line.ID(i)
+		if id == commit.ID {
 			continue
 		}
-		earlier, err := tick.OfCommit(repo, c.ID, layouts)
+		earlier, err := tick.OfCommit(repo, id, layouts)
 		if err != nil {
 			return "", err
 		}
 		for _, t := range earlier {
 			if (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked) && units[unitKey{t.Root, t.Unit.Dir}] {
-				return c.ID, nil
+				return id, nil
 			}
 		}
 	}

@@ -2,12 +2,6 @@ package gitref
 
 import "github.com/taskproof/taskproof/gitref/internal/gitconfig"
 
-// ErrConfig is wrapped by errors of EnsureConfig (the repository's config file
-// cannot be read or written, or a wanted key is not a valid config key) and of
-// reading git's configuration (a file that cannot be read or parsed, a `git
-// config` that fails, an include that cannot be followed).
-var ErrConfig = gitconfig.ErrConfig
-
 // Config reads git's configuration for the repository as git reads it
 // (docs/format.md#reading-gits-configuration): every file git reads (system,
 // global, repository, worktree), the include.path and includeIf.<condition>.path

@@ -273,12 +273,6 @@ func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.Co
 func (n notesRepo) GitDir() string                               { return n.r.gitDir }
 func (n notesRepo) Reindex()                                     { n.r.store.Reindex() }
 
-// ErrStorage is wrapped by *StorageError: the repository's files cannot be
-// written because of where they are kept — a full file system, a read-only
-// one, permissions, the file size limit — which is the repository's
-// situation to fix, not a fault of taskproof (docs/format.md#git-preconditions).
-var ErrStorage = gitobj.ErrStorage
-
 // StorageError is a write into the repository (an object, a ref's lock file,
 // the config) that the operating system refused for one of the reasons
 // ErrStorage names: Path, the file; Errno, why; Ref, when not "", the ref the

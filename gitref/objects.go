@@ -326,9 +326,6 @@ func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	return b, nil
 }
 
-// ErrTooLarge is wrapped by TooLargeError.
-var ErrTooLarge = gitobj.ErrTooLarge
-
 // TooLargeError reports a blob over a size limit (notes are limited to 4 MiB:
 // docs/format.md#limits): Object, its id; Size and Limit, in bytes. It
 // matches ErrTooLarge.

@@ -33,6 +33,11 @@ var (
 	ErrNotesRefNotCommit = notesync.ErrNotesRefNotCommit
 	// ErrBadRef is wrapped by BadRefError.
 	ErrBadRef = refs.ErrBadRef
+	// ErrStorage is wrapped by *StorageError: the repository's files cannot
+	// be written because of where they are kept — a full file system, a
+	// read-only one, permissions, the file size limit — which is the
+	// repository's situation to fix, not a fault of taskproof.
+	ErrStorage = gitobj.ErrStorage
 )
 
 // unshallowHint says how to get a shallow clone's whole history.

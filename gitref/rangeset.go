@@ -48,28 +48,7 @@ func (r *Repo) InRange(base, head Hash, ids ...Hash) ([]Hash, error) {
 	return out, nil
 }
 
-// RangeCommits lists the commits of base..head — reachable from head and not
-// from base ("" base: all of head's history) — parents before children: only
-// head's first-parent chain when firstParent (git log --first-parent), else
-// every commit after all of its parents. The walk is bounded by the range
-// (rangeSet): base's history is read only as far back as the range reaches.
-// Each commit is read whole; a walk of a long range lists it with List.
-// The error wraps ErrNotFound for a missing commit.
-func (r *Repo) RangeCommits(base, head Hash, firstParent bool) ([]*Commit, error) {
-	l, err := r.List(base, head, firstParent)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Commit, l.Len())
-	for i := range out {
-		if out[i], err = r.Commit(l.ID(i)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// Listing is a range's commits in RangeCommits' order, each as its Link and
+// Listing is a range's commits in List's order, each as its Link and
 // trailers: ≈ 150 bytes a commit, where a Commit, with its message and
 // signatures, takes several hundred (a range of 100,000 commits is listed
 // before its walk compares any).
@@ -121,8 +100,13 @@ type Link struct {
 // Link returns c's Link.
 func (c *Commit) Link() Link { return Link{ID: c.ID, Tree: c.Tree, Parents: c.Parents} }
 
-// List lists the commits of base..head as RangeCommits does, reading each
-// once. The error wraps ErrNotFound for a missing commit.
+// List lists the commits of base..head — reachable from head and not from
+// base ("" base: all of head's history) — parents before children: only
+// head's first-parent chain when firstParent (git log --first-parent), else
+// every commit after all of its parents. The walk is bounded by the range
+// (rangeSet): base's history is read only as far back as the range reaches,
+// and each commit is read once; read a whole commit with [Repo.Commit]. The
+// error wraps ErrNotFound for a missing commit.
 func (r *Repo) List(base, head Hash, firstParent bool) (*Listing, error) {
 	return r.rangeCommits(base, head, firstParent)
 }
@@ -187,9 +171,9 @@ func (r *Repo) rangeCommits(base, head Hash, firstParent bool) (*Listing, error)
 	return listing(rangewalk.Order(toPlumbing(head), firstParent, excluded, get))
 }
 
-// rangeCommitsFull is the former rangeCommits: base's whole history is
-// excluded first. Kept for BenchmarkRangeSet's comparison and as the reference
-// of TestRangeCommitsMatchesFull.
+// rangeCommitsFull lists base..head by excluding base's whole history first:
+// the slow, obviously correct reference TestRangeSet compares rangeCommits
+// with, and BenchmarkRangeSet's baseline.
 func (r *Repo) rangeCommitsFull(base, head Hash, firstParent bool) (*Listing, error) {
 	excluded := map[plumbing.Hash]bool{}
 	if base != "" {

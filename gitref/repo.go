@@ -35,6 +35,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitconfig"
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
@@ -57,6 +58,13 @@ var (
 	ErrNotFound = gitobj.ErrNotFound
 	// ErrBadRefName: a ref name is not a valid name under refs/.
 	ErrBadRefName = errors.New("bad ref name")
+	// ErrTooLarge is wrapped by TooLargeError: a blob over a size limit.
+	ErrTooLarge = gitobj.ErrTooLarge
+	// ErrConfig is wrapped by errors of EnsureConfig (the repository's config
+	// file cannot be read or written, or a wanted key is not a valid config
+	// key) and of reading git's configuration (a file that cannot be read or
+	// parsed, a `git config` that fails, an include that cannot be followed).
+	ErrConfig = gitconfig.ErrConfig
 )
 
 // Hash is a git object id as lowercase hex (40 characters for SHA-1). The empty

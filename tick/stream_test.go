@@ -56,15 +56,15 @@ func tickHistory(t *testing.T, n int) (dir string, head gitref.Hash) {
 // order by one tickCtx, no fan-out, no chunks, no batches.
 func sequentialWalk(t *testing.T, r *gitref.Repo, head gitref.Hash, opts Options) ([]Tick, []Move) {
 	t.Helper()
-	commits, err := r.RangeCommits("", head, opts.FirstParent)
+	commits, err := r.List("", head, opts.FirstParent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: opts.Layouts}
 	ticks := []Tick{}
 	var moves []Move
-	for _, c := range commits {
-		ts, ms, err := tc.commitTicks(c.Link())
+	for i := range commits.Len() {
+		ts, ms, err := tc.commitTicks(commits.Link(i))
 		if err != nil {
 			t.Fatal(err)
 		}
