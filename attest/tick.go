@@ -92,7 +92,7 @@ type TickRequest struct {
 	SkipAttested bool
 }
 
-// Written is what [Tick] or [Decide] wrote (or would write, on a dry run) for one
+// Written is what [Tick], [Decide] or [Reissue] wrote (or would write, on a dry run) for one
 // task.
 type Written struct {
 	Commit  gitref.Hash `json:"commit"`
