@@ -248,50 +248,16 @@ runner says the run passed is refused unless --force.`,
 	c.Flags().StringSliceVar(&fl.testFiles, "test-files", nil, "test `FILES` (comma-separated, repeatable) the task added or changed, judged against the green report (default: the test files the tick commit and its branch changed; 'none': no collection)")
 	c.Flags().BoolVar(&fl.skipAttested, "skip-attested", false, "attest only the ticks the note holds no statements for, leaving the others as they are (without --verdict or --test-report: check that every tick is attested, exit 2 naming those that are not)")
 	c.Flags().BoolVar(&fl.force, "force", false, "replace the statements the commit's note already holds for the task (as git notes add -f does), or write a --verdict, --regression-reason, --red-kind or --red-output that contradicts the test reports or the red output (with a warning)")
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		req, err := fl.request(c)
-		if err != nil {
-			return err
-		}
-		repo, notes, err := cmdutil.OpenRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		if req.Commit, err = repo.Resolve(fl.commitRev); err != nil {
-			return err
-		}
-		if req.Signers, err = fl.sf.signers(c, repo); err != nil {
-			// A dry run writes nothing, so it may preview the statements without a key.
-			if !fl.dryRun || !errors.Is(err, signer.ErrNoSigner) {
-				return err
-			}
-			fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
-		}
-		written, err := attest.Tick(c.Context(), repo, notes, req)
-		err = cmdutil.WithAttestFlags(err)
-		if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
-			if pending, werr := tick.Uncommitted(repo, req.Commit); werr == nil && len(pending) > 0 {
-				return fmt.Errorf("%w; the work tree ticks these boxes, not committed yet (commit them, then attest the commit): %s", err, strings.Join(pending, "; "))
-			}
-		}
-		if err != nil {
-			return err
-		}
-		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, fl.dryRun)
-	}
+	fl.format = options.NewFormat("text", "text", "json")
+	fl.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, _ []string) error { return fl.run(c.Context(), c) }
 	return c
 }
 
 // tickFlags are attest tick's flags.
 type tickFlags struct {
 	sf                                                    signerFlags
+	format                                                *options.FormatOptions
 	commitRev, verdict, evidencePath, unitDir, policyFile string
 	redOutput, redKind, regression                        string
 	tasks                                                 []string
@@ -299,6 +265,45 @@ type tickFlags struct {
 	reportFlags                                           []string
 	testFiles                                             []string
 	force, skipAttested                                   bool
+}
+
+// run is attest tick with ctx: read the request, open the repository,
+// choose the signers, attest and print what was written.
+func (fl *tickFlags) run(ctx context.Context, c *cobra.Command) error {
+	f, err := fl.format.Get()
+	if err != nil {
+		return err
+	}
+	req, err := fl.request(c)
+	if err != nil {
+		return err
+	}
+	repo, notes, err := cmdutil.OpenRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	if req.Commit, err = repo.Resolve(fl.commitRev); err != nil {
+		return err
+	}
+	if req.Signers, err = fl.sf.signers(c, repo); err != nil {
+		// A dry run writes nothing, so it may preview the statements without a key.
+		if !fl.dryRun || !errors.Is(err, signer.ErrNoSigner) {
+			return err
+		}
+		fmt.Fprintln(c.ErrOrStderr(), "warning: --dry-run shows the statements unsigned: no signing key is configured, which is an error without --dry-run (set user.signingKey, pass --key, or --unsigned)")
+	}
+	written, err := attest.Tick(ctx, repo, notes, req)
+	err = cmdutil.WithAttestFlags(err)
+	if errors.Is(err, attest.ErrNoTick) || errors.Is(err, attest.ErrTaskNotTicked) {
+		if pending, werr := tick.Uncommitted(repo, req.Commit); werr == nil && len(pending) > 0 {
+			return fmt.Errorf("%w; the work tree ticks these boxes, not committed yet (commit them, then attest the commit): %s", err, strings.Join(pending, "; "))
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, fl.dryRun)
 }
 
 // request checks attest tick's flags against each other and reads the files

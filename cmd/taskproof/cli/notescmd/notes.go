@@ -2,6 +2,7 @@ package notescmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,11 +56,7 @@ url.*.insteadOf rules apply as for 'git push' and 'git fetch'.`,
 }
 
 func newNotesSyncCmd(op string) *cobra.Command {
-	var (
-		noSkip    bool
-		attempts  int
-		trustOpts options.TrustOptions
-	)
+	o := &syncOptions{op: op}
 	c := &cobra.Command{
 		Use:  op + " [REMOTE]",
 		Args: cobra.MaximumNArgs(1),
@@ -84,57 +81,70 @@ never forced; one that differs is reported.` + "\n\n" + cmdutil.ExitHelp()
 		c.Example = `  taskproof notes fetch
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}
-	c.Flags().BoolVar(&noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
-	trustOpts.AddFlags(c)
+	c.Flags().BoolVar(&o.noSkip, "no-skip-refs", false, "do not move refs/speccoder/skipped/*")
+	o.trust.AddFlags(c)
 	attemptsUsage := "push at most `N` times (each after a fetch and merge) before giving up"
 	if op == "fetch" {
 		attemptsUsage = "merge into the notes ref at most `N` times when another writer in this clone moves it meanwhile, before giving up"
 	}
-	c.Flags().IntVar(&attempts, "attempts", 5, attemptsUsage)
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) (err error) {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		if f == "json" {
-			// A script reading stdout gets an object whatever happens
-			// (docs/format.md#precondition-errors-in-ci-formats).
-			defer func() {
-				if err != nil {
-					writeNotesErrorJSON(c, op, err)
-				}
-			}()
-		}
-		if attempts < 1 || attempts > 100 {
-			return cmdutil.Usagef("--attempts %d: want 1 to 100", attempts)
-		}
-		remote := cmdutil.ArgOr(args, "origin")
-		repo, notes, err := cmdutil.OpenRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		trusted, err := mergeTrust(c, repo, &trustOpts)
-		if err != nil {
-			return err
-		}
-		res, err := notemerge.SyncNotes(c.Context(), notes, op == "push",
-			gitref.SyncOptions{Remote: remote, SkipRefs: !noSkip, MaxAttempts: attempts}, notemerge.MergeOptions{Trusted: trusted})
-		if err != nil {
-			return err
-		}
-		printSyncWarnings(c.ErrOrStderr(), res, remote)
-		if f == "json" {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetIndent("", "  ")
-			return enc.Encode(map[string]any{"schema_version": 1, "operation": op, "result": res.SyncResult, "conflicts": res.Conflicts, "displaced_elsewhere": res.DisplacedElsewhere, "missing_upstream": res.MissingUpstream})
-		}
-		printSyncResult(c.OutOrStdout(), op, res.SyncResult)
-		return nil
-	}
+	c.Flags().IntVar(&o.attempts, "attempts", 5, attemptsUsage)
+	o.format = options.NewFormat("text", "text", "json")
+	o.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
+}
+
+// syncOptions are notes push's and fetch's flags; op is the command.
+type syncOptions struct {
+	op       string
+	noSkip   bool
+	attempts int
+	trust    options.TrustOptions
+	format   *options.FormatOptions
+}
+
+// run is notes push or fetch with ctx: merge with the remote's notes and,
+// for push, push the result.
+func (o *syncOptions) run(ctx context.Context, c *cobra.Command, args []string) (err error) {
+	f, err := o.format.Get()
+	if err != nil {
+		return err
+	}
+	if f == "json" {
+		// A script reading stdout gets an object whatever happens
+		// (docs/format.md#precondition-errors-in-ci-formats).
+		defer func() {
+			if err != nil {
+				writeNotesErrorJSON(c, o.op, err)
+			}
+		}()
+	}
+	if o.attempts < 1 || o.attempts > 100 {
+		return cmdutil.Usagef("--attempts %d: want 1 to 100", o.attempts)
+	}
+	remote := cmdutil.ArgOr(args, "origin")
+	repo, notes, err := cmdutil.OpenRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	trusted, err := mergeTrust(c, repo, &o.trust)
+	if err != nil {
+		return err
+	}
+	res, err := notemerge.SyncNotes(ctx, notes, o.op == "push",
+		gitref.SyncOptions{Remote: remote, SkipRefs: !o.noSkip, MaxAttempts: o.attempts}, notemerge.MergeOptions{Trusted: trusted})
+	if err != nil {
+		return err
+	}
+	printSyncWarnings(c.ErrOrStderr(), res, remote)
+	if f == "json" {
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"schema_version": 1, "operation": o.op, "result": res.SyncResult, "conflicts": res.Conflicts, "displaced_elsewhere": res.DisplacedElsewhere, "missing_upstream": res.MissingUpstream})
+	}
+	printSyncResult(c.OutOrStdout(), o.op, res.SyncResult)
+	return nil
 }
 
 // writeNotesErrorJSON writes, for a notes push or fetch with --format json
