@@ -161,7 +161,7 @@ type gate struct {
 	tickCommits []gitref.Hash
 	firstTick   []int
 	lastTick    map[gitref.Hash]int
-	objects     map[gitref.Hash]*verify.CheckedObject
+	objects     map[gitref.Hash]*checkedObject
 	lastObject  int // the index in rep.Objects of the last tick's object
 
 	elsewhere *subjectIndex // every note's statements, read at the first tick without evidence
@@ -197,7 +197,7 @@ func (g *gate) rangeCommits() (map[gitref.Hash]bool, error) {
 func (v *verifier) newGate(base, head gitref.Hash, opts verify.GateOptions) *gate {
 	return &gate{v: v, head: head, opts: opts, layouts: v.PolicyOrDefault().Layouts(),
 		rep:      &verify.Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []verify.ObjectResult{}, Ticks: []verify.TickResult{}, Unticks: []verify.TickResult{}, BornTicked: []verify.TickResult{}, Summary: map[string]int{}},
-		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*verify.CheckedObject{},
+		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
 		irregular: map[string]bool{}, unrecognized: map[string]bool{}}
 }
 
@@ -285,10 +285,10 @@ func (g *gate) window() int {
 
 // judgeTicks judges the walk's ticks in order into g.rep. The tick commits'
 // objects are verified, and their sections checked at head, on all cores
-// (CheckObjects), gateWindow commits at a time as the ticks reach them; a
+// (checkObjects), gateWindow commits at a time as the ticks reach them; a
 // commit's checked objects are dropped after its last tick.
 func (g *gate) judgeTicks() error {
-	readNote, err := g.v.NoteReader(len(g.tickCommits))
+	readNote, err := g.v.noteReader(len(g.tickCommits))
 	if err != nil {
 		return err
 	}
@@ -298,7 +298,7 @@ func (g *gate) judgeTicks() error {
 		if _, ok := g.lastTick[c]; ok && g.objects[c] == nil && next < len(g.tickCommits) {
 			to := min(next+g.window(), len(g.tickCommits))
 			batch := g.tickCommits[next:to]
-			objects, err := g.v.CheckObjects(batch, g.batchHints(next, to), g.head, readNote)
+			objects, err := g.v.checkObjects(batch, g.batchHints(next, to), g.head, readNote)
 			if err != nil {
 				return err
 			}
@@ -459,8 +459,8 @@ func (g *gate) stated(t tick.Tick) bool {
 		return false
 	}
 	name := statement.SubjectName(t.Unit.Feature, t.TaskID)
-	for i := range co.Results {
-		rs := &co.Results[i]
+	for i := range co.results {
+		rs := &co.results[i]
 		if rs.Task == name && rs.LineHash == t.LineHash && specfmt.ProjectPath(rs.Root, rs.Unit.Dir) == t.Unit.Dir {
 			return true
 		}
@@ -473,7 +473,7 @@ func (g *gate) stated(t tick.Tick) bool {
 // tick without evidence on its commit (evidenceElsewhere).
 func (g *gate) judgeEvidence(tr *verify.TickResult, t tick.Tick) error {
 	co := g.objects[t.Commit]
-	rs := co.Results
+	rs := co.results
 	// The tick's result: the one with its subject name, unit directory
 	// and line hash; for a task whose ID is not repeated, the one with its
 	// subject name and unit directory (a statement binding another line
@@ -522,7 +522,7 @@ func (g *gate) judgeEvidence(tr *verify.TickResult, t tick.Tick) error {
 		// objects after its last tick.
 		o := new(verify.ObjectResult)
 		*o = rs[found]
-		judge(tr, o, co.Stale[found], g.opts)
+		judge(tr, o, co.stale[found], g.opts)
 		g.judgeCopiedNote(tr, o)
 		g.rep.Objects = append(g.rep.Objects, *o)
 		g.lastObject = len(g.rep.Objects) - 1
@@ -652,7 +652,7 @@ func concludeBranch(rep *verify.Report) {
 }
 
 // judge sets a tick's status from its object's result and stale, the result of
-// staleAtHead for it (nil: the cited section is the same at head).
+// StaleAtHead for it (nil: the cited section is the same at head).
 func judge(tr *verify.TickResult, o *verify.ObjectResult, stale *verify.Reason, opts verify.GateOptions) {
 	tr.Evidence, tr.Verdict, tr.Outcome, tr.Reasons, tr.Signers = o.Object, o.Verdict, o.Outcome, o.Reasons, o.Signers
 	tr.Warnings = o.Warnings

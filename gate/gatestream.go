@@ -94,11 +94,11 @@ func (g *gate) walkToSpool(s *walkSpool) (int, error) {
 	return tickCommits, nil
 }
 
-// windowCheck is a window of tick commits being checked (CheckObjects) while
+// windowCheck is a window of tick commits being checked (checkObjects) while
 // the judging goes on; done is closed when objects or err is set.
 type windowCheck struct {
 	done    chan struct{}
-	objects map[gitref.Hash]*verify.CheckedObject
+	objects map[gitref.Hash]*checkedObject
 	err     error
 }
 
@@ -118,9 +118,9 @@ type spooledCommitTicks struct {
 // judged, so that the judging, which is serial, does not leave them idle; a
 // commit's checked objects and ticks are dropped once its ticks are judged.
 // At most two windows' checked objects are held. tickCommits is the number
-// of tick commits (how the notes are read: NoteReader).
+// of tick commits (how the notes are read: noteReader).
 func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
-	readNote, err := g.v.NoteReader(tickCommits)
+	readNote, err := g.v.noteReader(tickCommits)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
 			w.err = panics.Call(func() error {
 				panics.Inject("gate-window")
 				var err error
-				w.objects, err = g.v.CheckObjects(batch, hints, g.head, readNote)
+				w.objects, err = g.v.checkObjects(batch, hints, g.head, readNote)
 				return err
 			})
 		}()

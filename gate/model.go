@@ -346,7 +346,7 @@ func (g *gate) judgeOrigins() error {
 	if len(ts) == 0 {
 		return nil
 	}
-	readNote, err := g.v.NoteReader(len(ts))
+	readNote, err := g.v.noteReader(len(ts))
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (g *gate) judgeOrigins() error {
 		}
 		hints[t.Commit].AddTick(t)
 	}
-	objects, err := g.v.CheckObjects(commits, hints, g.head, readNote)
+	objects, err := g.v.checkObjects(commits, hints, g.head, readNote)
 	if err != nil {
 		return err
 	}

@@ -245,7 +245,7 @@ func (v *Verifier) Object(commit gitref.Hash) ([]ObjectResult, error) {
 	if err := v.validate(); err != nil {
 		return nil, err
 	}
-	return v.object(commit, nil, v.Notes.Note)
+	return v.CheckObject(commit, nil, v.Notes.Note)
 }
 
 // TaskHints are tasks of an object already parsed from its tasks files (by
@@ -274,10 +274,10 @@ func (h TaskHints) hasTask(dir, id string) bool {
 	return ok
 }
 
-// object is Object with the tasks already parsed for the object (nil: none),
-// reading the note with readNote (NotesStore.Note, or a reader of the same
-// notes: see CheckObjects).
-func (v *Verifier) object(commit gitref.Hash, hints TaskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
+// CheckObject is Object with the tasks already parsed for the object (nil:
+// none), reading the note with readNote (NotesStore.Note, or a reader of the
+// same notes: the merge gate indexes the notes tree once for a long range).
+func (v *Verifier) CheckObject(commit gitref.Hash, hints TaskHints, readNote func(gitref.Hash) ([]byte, error)) ([]ObjectResult, error) {
 	c, err := v.Repo.Commit(commit)
 	if err != nil {
 		return nil, err
@@ -839,14 +839,14 @@ func predicateUnit(p *predicate.Predicate) specfmt.Unit {
 	return specfmt.Unit{Format: specfmt.Format(p.Unit.Format), Feature: p.Unit.Feature, Dir: p.Unit.Dir}
 }
 
-// staleAtHead recomputes the cited section at head; a different hash means the
+// StaleAtHead recomputes the cited section at head; a different hash means the
 // requirement changed since the tick. When the unit or task is no longer at head
 // (an archived OpenSpec change), there is nothing newer to compare and the tick
 // is not stale. When head's tasks file repeats the task's ID, the task is the
 // line with that ID whose line_hash is the statement's (the tick's: o verified);
 // when no line or two lines read so, the reason is duplicate_task_id
 // (malformed): the task cannot be told apart at head.
-func (v *Verifier) staleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
+func (v *Verifier) StaleAtHead(o *ObjectResult, head gitref.Hash) *Reason {
 	p := o.Predicate
 	if p == nil {
 		return nil

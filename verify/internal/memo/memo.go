@@ -30,7 +30,7 @@ type Memos struct {
 	mu sync.Mutex
 	// tasks holds tasks files parsed leniently (specfmt.AllowDuplicateIDs) by
 	// unit and content: the merge gate reads head's tasks file of a unit once
-	// per tick of that unit (staleAtHead). Shared read-only; ≈ 50 KiB each
+	// per tick of that unit (verify.Verifier.StaleAtHead). Shared read-only; ≈ 50 KiB each
 	// for a 100-task file.
 	tasks map[parseCacheKey]*specfmt.TasksFile
 	// tasksBytes estimates the heap the files in tasks and tasksAt hold
@@ -43,7 +43,7 @@ type Memos struct {
 	policyHashes map[string]string
 	// tasksAt is a commit's tasks file by path and unit, parsed as by
 	// ParseTasks, or the error reading or parsing it: head's, read
-	// once per tick of its unit (staleAtHead).
+	// once per tick of its unit (verify.Verifier.StaleAtHead).
 	tasksAt map[tasksAtKey]tasksAtResult
 	// projects is projectRoot's search by commit and unit dir
 	// (projectCandidates); rootUnits whether the repository's root has the
