@@ -14,12 +14,12 @@ import (
 // Kinds of [SourceRev]: the input a REV:PATH names.
 const (
 	SourceAllowedSigners = "allowed signers" // [Sources].AllowedSignersRev
-	SourcePolicy         = "policy"          // verify.PolicySource.Rev
+	SourcePolicy         = "policy"          // policy.Source.Rev
 )
 
 // SourceRev is a trust or policy input read from a commit: Rev is "REV:PATH" as
 // given, Commit what REV resolved to, Kind SourceAllowedSigners or SourcePolicy.
-// [LoadTrust] and verify.LoadPolicy record it; a verify.Verifier refuses to verify it.
+// [LoadTrust] and policy.LoadSource record it; a verify.Verifier refuses to verify it.
 type SourceRev struct {
 	Kind   string
 	Rev    string

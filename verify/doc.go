@@ -7,7 +7,7 @@
 //
 // Verification (object.go): [NewVerifier] builds a [Verifier] from a
 // repository, its notes and a [trust.Trust] ([trust.LoadTrust]), with options
-// ([WithPolicy] for a policy [LoadPolicy] read, [WithTime]). Its Object,
+// ([WithPolicy] for a policy [policy.LoadSource] read, [WithTime]). Its Object,
 // Objects and Explain, and the gate run with it, refuse trust or a policy
 // read from what they verify ([FromVerifiedError]) unless
 // [WithFromVerifiedUnsafe]. A [Report] holds a run's results (result.go),

@@ -135,7 +135,7 @@ func (v *Verifier) Ready(t Verified) error {
 // from outside what is verified"). Run before any input is read, it names a
 // trust file before a policy file. It matches [trust.ErrTrust] for trust
 // files, policy.ErrPolicy for the policy file; nil for a bare repository.
-func CheckInputsOutsideWorkTree(repo *gitref.Repo, src trust.Sources, psrc PolicySource) error {
+func CheckInputsOutsideWorkTree(repo *gitref.Repo, src trust.Sources, psrc policy.Source) error {
 	if err := trust.CheckOutsideWorkTree(repo, src); err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // TestTrustNotFromVerified: without the CLI, a Verifier whose trust LoadTrust
-// read from git, or whose policy LoadPolicy read from git, refuses to verify
+// read from git, or whose policy policy.LoadSource read from git, refuses to verify
 // the commit it was read from (Objects, Branch, Explain) and, for a range, any
 // commit of the range; the base is outside the range and allowed; an empty
 // range refuses nothing; FromVerifiedUnsafe opts out.
@@ -33,7 +33,7 @@ func TestTrustNotFromVerified(t *testing.T) {
 			}
 		}
 		if policyRev != "" {
-			pol, err := LoadPolicy(repo, PolicySource{Rev: string(policyRev) + ":.taskproof/policy.toml"})
+			pol, err := policy.LoadSource(repo, policy.Source{Rev: string(policyRev) + ":.taskproof/policy.toml"})
 			if err != nil || pol.Commit() != string(policyRev) {
 				t.Fatalf("LoadPolicy: %v, commit %q", err, pol.Commit())
 			}
@@ -101,7 +101,7 @@ func TestTrustNotFromVerified(t *testing.T) {
 	refused("both from the range", err, trust.SourceAllowedSigners, true)
 	// A policy changed after construction is judged at the call.
 	v := verifier("", "")
-	v.Policy, _ = LoadPolicy(repo, PolicySource{Rev: string(c2) + ":.taskproof/policy.toml"})
+	v.Policy, _ = policy.LoadSource(repo, policy.Source{Rev: string(c2) + ":.taskproof/policy.toml"})
 	_, err = v.Objects([]gitref.Hash{c2}, GateOptions{})
 	refused("policy set after NewVerifier", err, trust.SourcePolicy, false)
 }

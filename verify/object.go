@@ -41,7 +41,7 @@ type Verifier struct {
 	// default ([policy.Default]).
 	Policy *policy.Policy
 	// FromVerifiedUnsafe lets Branch, Objects and Explain verify a commit
-	// that a trust input [trust.LoadTrust] read from git, or the policy [LoadPolicy]
+	// that a trust input [trust.LoadTrust] read from git, or the policy [policy.LoadSource]
 	// read from git, comes from (or, for a range, a commit of the range): by
 	// default they refuse it ([FromVerifiedError]).
 	FromVerifiedUnsafe bool
@@ -76,7 +76,7 @@ type VerifierOption func(*Verifier)
 func WithTime(at time.Time) VerifierOption { return func(v *Verifier) { v.At = at } }
 
 // WithPolicy sets the verifier's policy (default: [policy.Default]); a policy
-// [LoadPolicy] read from git carries the commit it was read from.
+// [policy.LoadSource] read from git carries the commit it was read from.
 func WithPolicy(p *policy.Policy) VerifierOption { return func(v *Verifier) { v.Policy = p } }
 
 // WithFromVerifiedUnsafe lets the verifier judge commits with trust or a

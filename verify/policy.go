@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
@@ -263,57 +262,6 @@ func (v *Verifier) Explain(commit gitref.Hash) ([]Explanation, error) {
 		out = append(out, e)
 	}
 	return out, nil
-}
-
-// PolicySource names where the verifier's policy comes from: a file
-// the caller gives, or a file read from a revision the caller names (e.g. the
-// base branch, "origin/main:.taskproof/policy.toml") — never the head being
-// verified. Neither: the embedded default policy.
-type PolicySource struct {
-	// File is a policy file (--policy).
-	File string
-	// Rev is "REV:PATH": a policy file read from git (--policy-rev).
-	Rev string
-}
-
-// LoadPolicy loads the policy src names, or returns the embedded default when
-// src is empty. A policy read from git records the commit it was read from
-// ([policy.Policy.Commit]): a [Verifier] refuses to verify that commit with it
-// ([FromVerifiedError]). Errors match policy.ErrPolicy (unreadable, invalid,
-// both sources given), or are git's for an unknown REV.
-func LoadPolicy(repo *gitref.Repo, src PolicySource) (*policy.Policy, error) {
-	p, _, err := LoadPolicyRef(repo, src)
-	return p, err
-}
-
-// LoadPolicyRef is [LoadPolicy], also returning the full ref REV resolved
-// through ("" for a file, the default policy or a commit id). REV is resolved
-// as [gitref.Repo.ResolveTrusted] resolves it: a tag, or another remote's ref,
-// does not stand in for a branch (docs/format.md#ambiguous-ref-names).
-func LoadPolicyRef(repo *gitref.Repo, src PolicySource) (*policy.Policy, string, error) {
-	switch {
-	case src.File != "" && src.Rev != "":
-		return nil, "", &policy.Error{File: src.File, Msg: "give a policy file or one read from git (REV:PATH), not both"}
-	case src.File != "":
-		p, err := policy.Load(src.File)
-		return p, "", err
-	case src.Rev != "":
-		rev, path, ok := strings.Cut(src.Rev, ":")
-		if !ok || rev == "" || path == "" {
-			return nil, "", &policy.Error{File: src.Rev, Msg: "policy from git: want REV:PATH"}
-		}
-		c, ref, err := repo.ResolveTrusted(rev)
-		if err != nil {
-			return nil, "", err
-		}
-		b, err := repo.File(c, path)
-		if err != nil {
-			return nil, "", &policy.Error{File: src.Rev, Msg: fmt.Sprintf("cannot read at %s: %v", c, err)}
-		}
-		p, err := policy.ParseFromCommit(b, src.Rev, string(c))
-		return p, ref, err
-	}
-	return policy.Default(), "", nil
 }
 
 // hintPolicyEvalError keys fixHints' hint for a tick or object that only rules

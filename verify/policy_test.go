@@ -238,7 +238,7 @@ func TestLoadPolicy(t *testing.T) {
 	src := "version = 1\n[monitor]\nstates = [\"clean\"]\n"
 	c := f.commit("policy", map[string]string{".taskproof/policy.toml": src})
 	repo, _ := f.open()
-	p, err := LoadPolicy(repo, PolicySource{Rev: string(c) + ":.taskproof/policy.toml"})
+	p, err := policy.LoadSource(repo, policy.Source{Rev: string(c) + ":.taskproof/policy.toml"})
 	if err != nil || strings.Join(p.RuleNames(), ",") != policy.RuleMonitorState || p.Commit() != string(c) {
 		t.Fatalf("LoadPolicy rev: %v %v", p, err)
 	}
@@ -246,23 +246,23 @@ func TestLoadPolicy(t *testing.T) {
 	if err := os.WriteFile(file, []byte(src), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if p, err = LoadPolicy(repo, PolicySource{File: file}); err != nil || p.Name() != file || p.Commit() != "" {
+	if p, err = policy.LoadSource(repo, policy.Source{File: file}); err != nil || p.Name() != file || p.Commit() != "" {
 		t.Fatalf("LoadPolicy file: %v", err)
 	}
-	if p, err = LoadPolicy(repo, PolicySource{}); err != nil || len(p.RuleNames()) != 0 || p.Commit() != "" {
+	if p, err = policy.LoadSource(repo, policy.Source{}); err != nil || len(p.RuleNames()) != 0 || p.Commit() != "" {
 		t.Fatalf("LoadPolicy default: %v", err)
 	}
-	for _, bad := range []PolicySource{
+	for _, bad := range []policy.Source{
 		{File: file, Rev: "HEAD:x"},
 		{Rev: "HEAD"},
 		{Rev: string(f.base) + ":.taskproof/policy.toml"}, // not there at base
 		{File: filepath.Join(t.TempDir(), "none.toml")},
 	} {
-		if _, err := LoadPolicy(repo, bad); !errors.Is(err, policy.ErrPolicy) {
-			t.Errorf("LoadPolicy(%+v): %v, want ErrPolicy", bad, err)
+		if _, err := policy.LoadSource(repo, bad); !errors.Is(err, policy.ErrPolicy) {
+			t.Errorf("policy.LoadSource(%+v): %v, want ErrPolicy", bad, err)
 		}
 	}
-	if _, err := LoadPolicy(repo, PolicySource{Rev: "no-such-rev:p.toml"}); !errors.Is(err, gitref.ErrUnknownRevision) {
+	if _, err := policy.LoadSource(repo, policy.Source{Rev: "no-such-rev:p.toml"}); !errors.Is(err, gitref.ErrUnknownRevision) {
 		t.Errorf("unknown rev: %v", err)
 	}
 }

@@ -95,7 +95,7 @@ func newPolicyExplainCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if policyOpts.Source == (verify.PolicySource{}) {
+		if policyOpts.Source == (policy.Source{}) {
 			fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", v.Policy.Name())
 		}
 		id, err := repo.Resolve(cmdutil.ArgOr(args, "HEAD"))

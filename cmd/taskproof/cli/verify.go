@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+	"github.com/taskproof/taskproof/policy"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -165,7 +166,7 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 // loadVerifier loads the trust and the policy srcs name and builds the
 // verifier, naming on stderr the inputs used (the policy only when one is
 // given).
-func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src trust.Sources, psrc verify.PolicySource, opts ...verify.VerifierOption) (*verify.Verifier, error) {
+func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, src trust.Sources, psrc policy.Source, opts ...verify.VerifierOption) (*verify.Verifier, error) {
 	tr, used, err := trust.LoadTrust(repo, src)
 	if err != nil {
 		return nil, cmdutil.WithTrustFlags(err, "--key")
@@ -173,14 +174,14 @@ func loadVerifier(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore,
 	for _, u := range used {
 		fmt.Fprintf(c.ErrOrStderr(), "trust: %s\n", u)
 	}
-	pol, ref, err := verify.LoadPolicyRef(repo, psrc)
+	pol, ref, err := policy.LoadSourceRef(repo, psrc)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case ref != "":
 		fmt.Fprintf(c.ErrOrStderr(), "policy: %s (%s at %s)\n", pol.Name(), ref, pol.Commit())
-	case psrc != (verify.PolicySource{}):
+	case psrc != (policy.Source{}):
 		fmt.Fprintf(c.ErrOrStderr(), "policy: %s\n", pol.Name())
 	}
 	return verify.NewVerifier(repo, notes, tr, append(opts, verify.WithPolicy(pol))...)

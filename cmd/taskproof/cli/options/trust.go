@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/trust"
-	"github.com/taskproof/taskproof/verify"
 )
 
 // TrustOptions are the verifier's own trust inputs: allowed signers (a file,
@@ -87,7 +87,7 @@ func (o *TrustOptions) AddSigstoreFlags(c *cobra.Command) {
 // PolicyOptions are the verifier's policy inputs: a file, or one read from
 // git.
 type PolicyOptions struct {
-	Source verify.PolicySource
+	Source policy.Source
 }
 
 // AddFlags declares --policy and --policy-rev on c.
