@@ -221,24 +221,25 @@ func (s *NotesStore) Sync(ctx context.Context, o SyncOptions) (*SyncResult, erro
 	return s.store().Sync(ctx, o)
 }
 
-// TrackingRefs lists the tracking refs of the notes ref that exist
-// (refs/notes/remotes/<remote>/<name>, one per remote fetched), sorted.
-func (s *NotesStore) TrackingRefs() ([]string, error) { return s.store().TrackingRefs() }
-
-// WithTracking returns a read-only view of the notes ref merged with the
-// given tracking refs (TrackingRefs), as `taskproof notes fetch` would merge
-// them, without moving any ref: the merged notes commits are written as
-// objects only. merge decides the notes both sides hold differently (the
-// lines it displaces are not part of the view). Absent refs are skipped; with
-// none present the error wraps ErrNotesRefAbsent.
-func (s *NotesStore) WithTracking(tracking []string, merge func(commit Hash, local, remote []byte) ([]byte, error)) (*NotesStore, error) {
+// WithTracking returns a read-only view of the notes ref merged with every
+// tracking ref of it that exists (refs/notes/remotes/<remote>/<name>, one per
+// remote fetched), as `taskproof notes fetch` would merge them, without
+// moving any ref: the merged notes commits are written as objects only.
+// merge decides the notes both sides hold differently (the lines it
+// displaces are not part of the view). tracking lists the tracking refs
+// merged, sorted. With neither the ref nor a tracking ref present the error
+// wraps ErrNotesRefAbsent.
+func (s *NotesStore) WithTracking(merge func(commit Hash, local, remote []byte) ([]byte, error)) (view *NotesStore, tracking []string, err error) {
+	if tracking, err = s.store().TrackingRefs(); err != nil {
+		return nil, nil, err
+	}
 	v, err := s.store().WithTracking(tracking, merge)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	view := *s
-	view.pinned = v.Pinned
-	return &view, nil
+	pinned := *s
+	pinned.pinned = v.Pinned
+	return &pinned, tracking, nil
 }
 
 // notesRepo is the Repo as the notes store's machinery reads and writes it.

@@ -3,7 +3,6 @@ package gitref
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -26,7 +25,7 @@ import (
 var (
 	// ErrShallow: the repository is a shallow clone and what is asked reaches
 	// past its edge (commits whose parents were not fetched).
-	ErrShallow = errors.New("shallow clone")
+	ErrShallow = gitobj.ErrShallow
 	// ErrMissingObject is wrapped by MissingObjectError.
 	ErrMissingObject = gitobj.ErrMissingObject
 	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag.
@@ -41,53 +40,22 @@ var (
 )
 
 // unshallowHint says how to get a shallow clone's whole history.
-const unshallowHint = "fetch the whole history: `git fetch --unshallow` (GitHub Actions: actions/checkout with `fetch-depth: 0`; GitLab CI: `GIT_DEPTH: 0`)"
+const unshallowHint = gitobj.UnshallowHint
 
 // MissingObjectError reports an object the repository's refs or objects name
 // that is not in the repository: a shallow clone's cut history, a partial
-// clone, a damaged repository. It matches ErrMissingObject and ErrNotFound,
-// and ErrShallow when the repository is a shallow clone.
-type MissingObjectError struct {
-	Kind    string // "commit", "tree", "blob", or "object"
-	ID      Hash
-	Shallow bool // the repository is a shallow clone
-	// Partial is the promisor remote of a partial clone (git clone
-	// --filter), "" for none: its objects may be missing by design.
-	Partial string
-}
+// clone, a damaged repository. Kind is "commit", "tree", "blob" or "object";
+// ID the object; Shallow is true in a shallow clone; Partial is the promisor
+// remote of a partial clone ("" for none), whose objects may be missing by
+// design. It matches ErrMissingObject and ErrNotFound, and ErrShallow when
+// the repository is a shallow clone.
+type MissingObjectError = gitobj.MissingObjectError
 
-func (e *MissingObjectError) Error() string {
-	if e.Shallow {
-		return fmt.Sprintf("%s %s: not found: the repository is a shallow clone and the object is beyond its edge; %s", e.Kind, e.ID, unshallowHint)
-	}
-	if e.Partial != "" {
-		return fmt.Sprintf("%s %s: not found: the repository is a partial clone (its promisor remote %s filtered objects out) and taskproof does not fetch missing objects; fetch everything (`git -c remote.%s.partialclonefilter= fetch --refetch %s`, then `git config --unset remote.%s.partialclonefilter`) or clone without --filter", e.Kind, e.ID, e.Partial, e.Partial, e.Partial, e.Partial)
-	}
-	return fmt.Sprintf("%s %s: not found: the repository lacks an object its history names (`git fsck` lists what is missing); fetch it again (`git fetch --refetch`) or clone the repository again", e.Kind, e.ID)
-}
-
-// Unwrap returns ErrNotFound and ErrMissingObject (and ErrShallow).
-func (e *MissingObjectError) Unwrap() []error {
-	if e.Shallow {
-		return []error{ErrNotFound, ErrMissingObject, ErrShallow}
-	}
-	return []error{ErrNotFound, ErrMissingObject}
-}
-
-// ShallowError reports a commit at the edge of a shallow clone (listed in
-// .git/shallow: its parents were not fetched) that a command needs the
-// parents of. It matches ErrShallow.
-type ShallowError struct {
-	Commit Hash
-	Need   string // what needs the parents, e.g. "it is a commit of the range main..HEAD"
-}
-
-func (e *ShallowError) Error() string {
-	return fmt.Sprintf("the repository is a shallow clone: commit %s is at its edge (its parents were not fetched) and %s; %s", e.Commit, e.Need, unshallowHint)
-}
-
-// Unwrap returns ErrShallow.
-func (e *ShallowError) Unwrap() error { return ErrShallow }
+// ShallowError reports a commit (Commit) at the edge of a shallow clone
+// (listed in .git/shallow: its parents were not fetched) that a command needs
+// the parents of: Need says what needs them, e.g. "it is a commit of the
+// range main..HEAD". It matches ErrShallow.
+type ShallowError = gitobj.ShallowError
 
 // NotesRefError reports a notes ref (Ref) that points at an object (ID) other
 // than a notes commit: Type is "blob", "tree" or "tag". It matches

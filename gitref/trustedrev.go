@@ -7,24 +7,13 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
-// NotFetchedError: a revision <remote>/<branch>, whose first part is a
-// configured remote, names the remote-tracking branch Ref
-// (refs/remotes/<remote>/<branch>), and the repository does not have it
-// (a single-branch or shallow fetch). Any other ref git would take for the
-// name (a tag auto-followed by the fetch) is refused in its place
+// NotFetchedError: a revision <remote>/<branch> (Rev), whose first part is a
+// configured remote (Remote), names the remote-tracking branch Ref
+// (refs/remotes/<remote>/<branch>), and the repository does not have it (a
+// single-branch or shallow fetch). Any other ref git would take for the name
+// (a tag auto-followed by the fetch) is refused in its place
 // (docs/format.md#ambiguous-ref-names). It matches ErrUnknownRevision.
-type NotFetchedError struct {
-	Rev            string // the revision as given
-	Ref            string // refs/remotes/<remote>/<branch>
-	Remote, Branch string
-}
-
-func (e *NotFetchedError) Error() string {
-	return fmt.Sprintf("%v: %q: the remote-tracking branch %s is not fetched (any other ref of that name is not taken for it); fetch it: git fetch %s +refs/heads/%s:%s", ErrUnknownRevision, e.Rev, e.Ref, e.Remote, e.Branch, e.Ref)
-}
-
-// Unwrap returns ErrUnknownRevision.
-func (e *NotFetchedError) Unwrap() error { return ErrUnknownRevision }
+type NotFetchedError = refs.NotFetchedError
 
 // ResolveTrusted resolves a revision that decides trust or the range checked
 // (a merge gate's base, the REV of a REV:PATH trust or policy input) more

@@ -31,11 +31,7 @@ func (o *NotesFromRemotesOptions) Notes(c *cobra.Command, notes *gitref.NotesSto
 	if !o.On {
 		return notes, nil
 	}
-	tracking, err := notes.TrackingRefs()
-	if err != nil {
-		return nil, err
-	}
-	view, err := notes.WithTracking(tracking, func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
+	view, tracking, err := notes.WithTracking(func(_ gitref.Hash, local, remote []byte) ([]byte, error) {
 		m, err := notemerge.MergeNotesWith(local, remote, notemerge.MergeOptions{Trusted: trusted})
 		if err != nil {
 			return nil, err
