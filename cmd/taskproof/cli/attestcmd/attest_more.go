@@ -2,6 +2,7 @@ package attestcmd
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,12 +22,7 @@ import (
 )
 
 func newAttestDecideCmd() *cobra.Command {
-	var (
-		sf                                 signerFlags
-		commitRev, task, unit, verdict, by string
-		reason                             string
-		dryRun, force                      bool
-	)
+	o := &decideOptions{}
 	c := &cobra.Command{
 		Use:   "decide --task ID --verdict attested|skipped --by NAME --reason TEXT",
 		Short: "Record a person's decision on a task: attested (accepted without test evidence) or skipped",
@@ -44,59 +40,69 @@ refused, naming them (docs/format.md#attesting-safely).`,
   taskproof attest decide --task 2.3 --verdict skipped --by ada --reason "superseded by 2.4" --unit openspec/changes/add-auth`,
 		Args: cobra.NoArgs,
 	}
-	sf.add(c)
-	c.Flags().StringVar(&commitRev, "commit", "HEAD", "`REV` of the tick commit (attested) or of the decision commit (skipped)")
-	c.Flags().StringVar(&task, "task", "", "task `ID`, or its title or a prefix of the title (required)")
-	c.Flags().StringVar(&unit, "unit", "", "unit directory `DIR`, when the task ID is in several units")
-	c.Flags().StringVar(&verdict, "verdict", "", "the decision, `attested|skipped` (required)")
+	o.sf.add(c)
+	c.Flags().StringVar(&o.commitRev, "commit", "HEAD", "`REV` of the tick commit (attested) or of the decision commit (skipped)")
+	c.Flags().StringVar(&o.task, "task", "", "task `ID`, or its title or a prefix of the title (required)")
+	c.Flags().StringVar(&o.unit, "unit", "", "unit directory `DIR`, when the task ID is in several units")
+	c.Flags().StringVar(&o.verdict, "verdict", "", "the decision, `attested|skipped` (required)")
 	cmdutil.Choices(c, "verdict", "attested", "skipped")
-	c.Flags().StringVar(&by, "by", "", "`NAME` of who decided (required): a policy's deciders credit it only when the statement is signed by that principal, keyid, OpenPGP address or Sigstore identity (docs/format.md#deciders)")
-	c.Flags().StringVar(&reason, "reason", "", "why, in plain `TEXT` (required)")
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statement without writing anything")
-	c.Flags().BoolVar(&force, "force", false, "replace the statements the tick commit's note holds for the task (attested) or the task's skip record (skipped)")
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		for name, v := range map[string]string{"--task": task, "--verdict": verdict, "--by": by, "--reason": reason} {
-			if strings.TrimSpace(v) == "" {
-				return cmdutil.Usagef("%s is required", name)
-			}
-		}
-		req := attest.DecideRequest{Task: task, UnitDir: unit, Verdict: predicate.Verdict(verdict), By: by, Reason: reason,
-			DryRun: dryRun, Force: force}
-		// Usage before keys: a bad verdict is a typo (exit 2), whatever key is configured.
-		if err := req.CheckVerdict(); err != nil {
-			return err
-		}
-		repo, notes, err := cmdutil.OpenRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		if req.Commit, err = repo.Resolve(commitRev); err != nil {
-			return err
-		}
-		if req.Signers, err = sf.signers(c, repo); err != nil {
-			return err
-		}
-		w, err := attest.Decide(c.Context(), repo, notes, req)
-		if err != nil {
-			return cmdutil.WithAttestFlags(err)
-		}
-		return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, []attest.Written{*w}, dryRun)
-	}
+	c.Flags().StringVar(&o.by, "by", "", "`NAME` of who decided (required): a policy's deciders credit it only when the statement is signed by that principal, keyid, OpenPGP address or Sigstore identity (docs/format.md#deciders)")
+	c.Flags().StringVar(&o.reason, "reason", "", "why, in plain `TEXT` (required)")
+	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "print the statement without writing anything")
+	c.Flags().BoolVar(&o.force, "force", false, "replace the statements the tick commit's note holds for the task (attested) or the task's skip record (skipped)")
+	o.format = options.NewFormat("text", "text", "json")
+	o.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
 }
 
+// decideOptions are attest decide's flags.
+type decideOptions struct {
+	sf                                 signerFlags
+	commitRev, task, unit, verdict, by string
+	reason                             string
+	dryRun, force                      bool
+	format                             *options.FormatOptions
+}
+
+// run is attest decide with ctx: check the decision, choose the signers and
+// write it.
+func (o *decideOptions) run(ctx context.Context, c *cobra.Command, args []string) error {
+	f, err := o.format.Get()
+	if err != nil {
+		return err
+	}
+	for name, v := range map[string]string{"--task": o.task, "--verdict": o.verdict, "--by": o.by, "--reason": o.reason} {
+		if strings.TrimSpace(v) == "" {
+			return cmdutil.Usagef("%s is required", name)
+		}
+	}
+	req := attest.DecideRequest{Task: o.task, UnitDir: o.unit, Verdict: predicate.Verdict(o.verdict), By: o.by, Reason: o.reason,
+		DryRun: o.dryRun, Force: o.force}
+	// Usage before keys: a bad verdict is a typo (exit 2), whatever key is configured.
+	if err := req.CheckVerdict(); err != nil {
+		return err
+	}
+	repo, notes, err := cmdutil.OpenRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	if req.Commit, err = repo.Resolve(o.commitRev); err != nil {
+		return err
+	}
+	if req.Signers, err = o.sf.signers(c, repo); err != nil {
+		return err
+	}
+	w, err := attest.Decide(ctx, repo, notes, req)
+	if err != nil {
+		return cmdutil.WithAttestFlags(err)
+	}
+	return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, []attest.Written{*w}, o.dryRun)
+}
+
 func newAttestSignCmd() *cobra.Command {
-	var (
-		sf     signerFlags
-		dryRun bool
-	)
+	o := &signOptions{}
 	c := &cobra.Command{
 		Use:   "sign [REV…]",
 		Short: "Add your signature to the statements in commits' notes, in place (co-signing)",
@@ -110,60 +116,71 @@ output says why (already signed by this key, bundles, statements about another c
   # bob co-signs what alice attested, then shares it:
   taskproof notes fetch && taskproof attest sign --key ~/.ssh/bob HEAD && taskproof notes push`,
 	}
-	sf.add(c)
-	c.Flags().BoolVar(&dryRun, "dry-run", false, "say what would be signed without writing")
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		if len(args) == 0 {
-			args = []string{"HEAD"}
-		}
-		repo, notes, err := cmdutil.OpenRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		if sf.unsigned {
-			return cmdutil.Usagef("attest sign signs: --unsigned does not apply")
-		}
-		signers, err := sf.signers(c, repo)
-		if err != nil {
-			return err
-		}
-		notes.Message = "Notes signed by 'taskproof attest sign'\n"
-		var results []*attest.SignResult
-		for _, a := range args {
-			id, err := repo.Resolve(a)
-			if err != nil {
-				return err
-			}
-			r, err := attest.SignNote(c.Context(), notes, id, signers, dryRun)
-			if err != nil {
-				return err
-			}
-			results = append(results, r)
-		}
-		if f == "json" {
-			return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "dry_run": dryRun, "signed": results})
-		}
-		for _, r := range results {
-			line := fmt.Sprintf("%s: signed %d envelope(s)", cmdutil.Short(r.Commit), r.Signed)
-			if len(r.Subjects) > 0 {
-				line += " " + strings.Join(r.Subjects, " ")
-			}
-			if why := r.Why(); why != "" {
-				line += " (" + why + ")"
-			}
-			// Subject names come from the note: written escaped.
-			fmt.Fprintln(c.OutOrStdout(), printable.String(line))
-		}
-		return nil
-	}
+	o.sf.add(c)
+	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "say what would be signed without writing")
+	o.format = options.NewFormat("text", "text", "json")
+	o.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
+}
+
+// signOptions are attest sign's flags.
+type signOptions struct {
+	sf     signerFlags
+	dryRun bool
+	format *options.FormatOptions
+}
+
+// run is attest sign with ctx: choose the signers and add their signatures to
+// each REV's note.
+func (o *signOptions) run(ctx context.Context, c *cobra.Command, args []string) error {
+	f, err := o.format.Get()
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		args = []string{"HEAD"}
+	}
+	repo, notes, err := cmdutil.OpenRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	if o.sf.unsigned {
+		return cmdutil.Usagef("attest sign signs: --unsigned does not apply")
+	}
+	signers, err := o.sf.signers(c, repo)
+	if err != nil {
+		return err
+	}
+	notes.Message = "Notes signed by 'taskproof attest sign'\n"
+	var results []*attest.SignResult
+	for _, a := range args {
+		id, err := repo.Resolve(a)
+		if err != nil {
+			return err
+		}
+		r, err := attest.SignNote(ctx, notes, id, signers, o.dryRun)
+		if err != nil {
+			return err
+		}
+		results = append(results, r)
+	}
+	if f == "json" {
+		return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "dry_run": o.dryRun, "signed": results})
+	}
+	for _, r := range results {
+		line := fmt.Sprintf("%s: signed %d envelope(s)", cmdutil.Short(r.Commit), r.Signed)
+		if len(r.Subjects) > 0 {
+			line += " " + strings.Join(r.Subjects, " ")
+		}
+		if why := r.Why(); why != "" {
+			line += " (" + why + ")"
+		}
+		// Subject names come from the note: written escaped.
+		fmt.Fprintln(c.OutOrStdout(), printable.String(line))
+	}
+	return nil
 }
 
 func newAttestShowCmd() *cobra.Command {
