@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 )
 
@@ -101,6 +102,10 @@ type resolvedLine struct {
 	} `json:"taskproofConflictResolved"`
 }
 
+// ackKeys are the keys of an acknowledgement line, whose case variants strict
+// decoding refuses.
+var ackKeys = strictjson.Everywhere("taskproofConflictResolved", "payload_sha256", "by", "time")
+
 // Acknowledgement is who acknowledged a displaced statement, and when.
 type Acknowledgement struct {
 	By   string `json:"by"`
@@ -113,6 +118,11 @@ func acknowledgements(note []byte) map[string]Acknowledgement {
 	out := map[string]Acknowledgement{}
 	for _, l := range noteline.Split(note) {
 		if !strings.HasPrefix(string(l), `{"taskproofConflictResolved"`) {
+			continue
+		}
+		// A line strict JSON refuses (a duplicate or case-variant key, bad
+		// UTF-8) acknowledges nothing: the conflicts ref is another clone's.
+		if _, err := strictjson.Decode(l, ackKeys); err != nil {
 			continue
 		}
 		var r resolvedLine

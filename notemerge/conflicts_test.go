@@ -67,10 +67,12 @@ func TestAcknowledgements(t *testing.T) {
 {"taskproofConflictResolved":{"payload_sha256":"abc","by":"dev@example.invalid","time":"2026-01-01T00:00:00Z"}}
 {"taskproofConflictResolved":{"payload_sha256":""}}
 not json
+{"taskproofConflictResolved":{"payload_sha256":"dup","payload_sha256":"abc2"}}
+{"taskproofConflictResolved":{"payload_sha256":"case","Payload_SHA256":"abc3"}}
 `)
 	acks := acknowledgements(note)
 	if len(acks) != 1 || acks["abc"].By != "dev@example.invalid" {
-		t.Errorf("acknowledgements = %v", acks)
+		t.Errorf("acknowledgements = %v, want only abc's (lines strict JSON refuses acknowledge nothing)", acks)
 	}
 }
 
