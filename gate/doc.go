@@ -7,8 +7,9 @@
 // each tick commit's note (the per-object checks) and applies the verifier's
 // policy; [Verify] and [VerifySpooled] take a [verify.Verified] target, a
 // range or a list of objects. The result is a [verify.Report], which package
-// report and verify.WriteJSON write. [DefaultBase] chooses the base a
-// branch is verified against when none is named.
+// report and verify.WriteJSON write. [ResolveTargets] reads verify's
+// arguments into that target; [DefaultBase] chooses the base a branch is
+// verified against when none is named.
 //
 // The gate's code is staged by the model's steps, and its comments cite a
 // step by name ("model: Origins"): the tick walk indexed by lineage (Range,

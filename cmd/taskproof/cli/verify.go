@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
@@ -25,8 +25,8 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
-// verifyFlags are verify's flags beyond the format and the notes' remotes.
-type verifyFlags struct {
+// verifyOptions are verify's flags.
+type verifyOptions struct {
 	trust       options.TrustOptions
 	policy      options.PolicyOptions
 	fromRemotes options.NotesFromRemotesOptions
@@ -38,7 +38,7 @@ type verifyFlags struct {
 	jsonReport  string
 }
 
-func (f *verifyFlags) add(c *cobra.Command) {
+func (f *verifyOptions) add(c *cobra.Command) {
 	f.trust.AddFlags(c)
 	f.trust.AddSigstoreFlags(c)
 	c.Flags().BoolVar(&f.branch, "branch", false, "verify every tick of the branch: BASE..HEAD")
@@ -53,7 +53,7 @@ func (f *verifyFlags) add(c *cobra.Command) {
 }
 
 func newVerifyCmd() *cobra.Command {
-	var flags verifyFlags
+	o := &verifyOptions{}
 	c := &cobra.Command{
 		Use:   "verify [REV…] | verify --branch [--base REV] [HEAD] | verify A..B",
 		Short: "Verify task attestations: objects, or every tick of a branch (the merge gate)",
@@ -79,35 +79,41 @@ a Sigstore certificate at its verified transparency log or timestamp time.` + "\
 		Example: `  taskproof verify --branch --base origin/main --allowed-signers-rev origin/main:.github/allowed_signers
   taskproof verify HEAD --allowed-signers ~/.config/taskproof/allowed_signers --format json`,
 	}
-	flags.add(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := flags.format.Get()
-		if err == nil {
-			// On the main goroutine, a panic is recovered here, not in run,
-			// so that the machine-readable formats report it too.
-			err = internalError(panics.Call(func() error { return runVerify(c, &flags, f, args) }))
-		}
-		var tf *tick.TasksFileError
-		if errors.As(err, &tf) {
-			err = cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the gate fails: %w", err))
-		}
-		if err != nil {
-			writeErrorResult(c, err)
-		}
-		return err
-	}
+	o.add(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
 }
 
-// runVerify is verify's steps: read the flags, open the repository, resolve
+// run is verify with ctx: read the flags, open the repository, resolve what
+// is verified, load the verifier, verify, write the report; an error is
+// also written as the format's error result.
+func (o *verifyOptions) run(ctx context.Context, c *cobra.Command, args []string) error {
+	f, err := o.format.Get()
+	if err == nil {
+		// On the main goroutine, a panic is recovered here, not in Main,
+		// so that the machine-readable formats report it too.
+		err = internalError(panics.Call(func() error { return o.verify(ctx, c, f, args) }))
+	}
+	var tf *tick.TasksFileError
+	if errors.As(err, &tf) {
+		err = cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the gate fails: %w", err))
+	}
+	if err != nil {
+		writeErrorResult(c, err)
+	}
+	return err
+}
+
+// verify is verify's steps: read the flags, open the repository, resolve
 // what is verified, load the verifier, verify, write the report.
-func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []string) error {
-	when, err := flags.at.Time(time.Now())
+func (o *verifyOptions) verify(ctx context.Context, c *cobra.Command, format string, args []string) error {
+	when, err := o.at.Time(time.Now())
 	if err != nil {
 		return err
 	}
-	if !flags.branch && flags.base != "" {
-		return cmdutil.Usagef("--base goes with --branch")
+	targets := gate.TargetArgs{Branch: o.branch, Base: o.base, Args: args, PRBase: os.Getenv("GITHUB_BASE_REF")}
+	if err := targets.Check(); err != nil {
+		return err
 	}
 	repo, notes, err := cmdutil.OpenRepo(c, gitref.Access{OnePass: true})
 	if err != nil {
@@ -119,26 +125,26 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 	// Sigstore trust, which may need the network, is left to the gate; where
 	// the trust files lie is checked below, before anything is judged).
 	var trusted func([]byte) bool
-	keys := flags.trust.Sources
+	keys := o.trust.Sources
 	keys.TrustedRoot, keys.SigstorePublicGood = "", false
 	if tr, _, terr := trust.LoadTrustUnsafe(repo, keys); terr == nil {
 		trusted = trust.MergeTrusted(tr, when)
 	}
-	if notes, err = flags.fromRemotes.Notes(c, notes, trusted); err != nil {
+	if notes, err = o.fromRemotes.Notes(c, notes, trusted); err != nil {
 		return err
 	}
-	tg, err := resolveTargets(repo, flags.branch, flags.base, args)
+	tg, err := gate.ResolveTargets(repo, targets)
 	if err != nil {
 		return err
 	}
-	if err := verify.CheckInputsOutsideWorkTree(repo, flags.trust.Sources, flags.policy.Source); err != nil {
+	if err := verify.CheckInputsOutsideWorkTree(repo, o.trust.Sources, o.policy.Source); err != nil {
 		return err
 	}
-	v, err := loadVerifier(c, repo, notes, flags.trust.Sources, flags.policy.Source, verify.WithTime(when))
+	v, err := loadVerifier(c, repo, notes, o.trust.Sources, o.policy.Source, verify.WithTime(when))
 	if err != nil {
 		return err
 	}
-	rep, err := gate.VerifySpooled(v, tg, flags.gate.Options())
+	rep, err := gate.VerifySpooled(v, tg, o.gate.Options())
 	if err != nil {
 		return err
 	}
@@ -147,12 +153,12 @@ func runVerify(c *cobra.Command, flags *verifyFlags, format string, args []strin
 		// Some check read a missing object as a finding: not a verdict.
 		return err
 	}
-	if flags.jsonReport != "" {
-		if err := cmdutil.WriteOutputFile("--json-report", flags.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
+	if o.jsonReport != "" {
+		if err := cmdutil.WriteOutputFile("--json-report", o.jsonReport, func(w io.Writer) error { return verify.WriteJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
-	if err := writeReport(c, format, rep, flags.gate.Options()); err != nil {
+	if err := writeReport(c, format, rep, o.gate.Options()); err != nil {
 		return err
 	}
 	warnEmptyRange(c, tg, rep)
@@ -218,72 +224,6 @@ func noteNoTicks(c *cobra.Command, tg verify.Verified, rep *verify.Report) {
 		noun = "commit"
 	}
 	fmt.Fprintf(c.ErrOrStderr(), "note: %d %s in %s, no ticks of recognized tasks files: nothing was verified\n", n, noun, printable.String(tg.RangeName()))
-}
-
-// resolveTargets reads verify's arguments: --branch [HEAD] (base from --base,
-// else defaultBase), a range A..B, or objects (default HEAD).
-func resolveTargets(repo *gitref.Repo, branch bool, base string, args []string) (verify.Verified, error) {
-	var t verify.Verified
-	var err error
-	isRange := len(args) == 1 && strings.Contains(args[0], "..")
-	if !branch && !isRange {
-		if len(args) == 0 {
-			args = []string{"HEAD"}
-		}
-		for _, a := range args {
-			id, err := repo.Resolve(a)
-			if err != nil {
-				return t, err
-			}
-			t.Objects = append(t.Objects, id)
-		}
-		return t, nil
-	}
-	t.Range = true
-	if isRange {
-		if branch {
-			return t, cmdutil.Usagef("give --branch or a range A..B, not both")
-		}
-		if t.Base, t.Head, err = repo.ResolveRange(args[0]); err != nil {
-			return t, err
-		}
-		// The range's base decides what is checked, as --base does.
-		if a, _, _ := strings.Cut(args[0], ".."); a != "" {
-			t.Base, _, err = repo.ResolveTrusted(a)
-		}
-		return t, err
-	}
-	if len(args) > 1 {
-		return t, cmdutil.Usagef("--branch takes at most one HEAD revision")
-	}
-	if t.Head, err = repo.Resolve(cmdutil.ArgOr(args, "HEAD")); err != nil {
-		return t, err
-	}
-	if base == "" {
-		t.Base, err = defaultBase(repo, t.Head)
-		return t, err
-	}
-	if t.Base, _, err = repo.ResolveTrusted(base); err != nil {
-		return t, fmt.Errorf("--base: %w", err)
-	}
-	return t, nil
-}
-
-// defaultBase is gate.DefaultBase, the pull request's base branch taken
-// from GitHub Actions' GITHUB_BASE_REF (set for pull_request events), its
-// errors naming --base (and how to give one).
-func defaultBase(repo *gitref.Repo, head gitref.Hash) (gitref.Hash, error) {
-	id, err := gate.DefaultBase(repo, head, os.Getenv("GITHUB_BASE_REF"))
-	var de *gate.DefaultBaseError
-	switch {
-	case errors.As(err, &de) && de.Candidate != "":
-		return "", fmt.Errorf("--base (default %s): %w; give --base the branch the changes go into", de.Candidate, de.Err)
-	case errors.As(err, &de) && len(de.Ambiguous) > 0:
-		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), or record the remote's default branch (git remote set-head origin --auto)", err)
-	case err != nil:
-		return "", fmt.Errorf("--base: %w; give --base the branch the changes go into (e.g. --base origin/<target branch>), fetched first if the checkout lacks it (git fetch origin <target branch>)", err)
-	}
-	return id, nil
 }
 
 // writeReport writes the report to stdout in the chosen format (logs go to stderr).

@@ -8,6 +8,7 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/audit"
 	"github.com/taskproof/taskproof/carry"
+	"github.com/taskproof/taskproof/gate"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/notemerge"
@@ -185,6 +186,7 @@ var exitCodes = []struct {
 	{is: signer.ErrSigstore, code: ExitTrust},
 	{is: signer.ErrNoSigner, code: ExitTrust},
 	{is: audit.ErrOptions, code: ExitUsage},
+	{is: gate.ErrTargets, code: ExitUsage},
 	// A repository that lacks what the command needs is a git precondition,
 	// never an internal error: a shallow clone, a missing object, a notes ref
 	// that is not a notes commit, a ref file holding no object id

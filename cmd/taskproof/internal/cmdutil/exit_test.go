@@ -66,6 +66,7 @@ func TestExitCode(t *testing.T) {
 		{"signer.ErrSigstore", signer.ErrSigstore, ExitTrust},
 		{"signer.ErrNoSigner", signer.ErrNoSigner, ExitTrust},
 		{"audit.ErrOptions", audit.ErrOptions, ExitUsage},
+		{"gate.ErrTargets", gate.ErrTargets, ExitUsage},
 		// Git preconditions.
 		{"gitref.ErrStorage", gitref.ErrStorage, ExitGit},
 		{"*gitref.StorageError", &gitref.StorageError{Path: "x", Errno: syscall.ENOSPC, Err: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}}, ExitGit},
