@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -83,36 +84,40 @@ trailer to the message in FILE for each task the index ticks against HEAD (an op
 checked in the index), unless the message names it already. Merges, squashes and reused messages
 (SOURCE merge, squash, commit) are left alone. See docs/format.md#commit-trailers.`,
 		Args: cobra.RangeArgs(1, 3),
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 1 {
-				switch args[1] {
-				case "merge", "squash", "commit":
-					return nil
-				}
-			}
-			dir, _ := c.Flags().GetString("repo")
-			repo, err := gitref.Open(dir)
-			if err != nil {
-				return err
-			}
-			defer repo.Close()
-			tasks, err := attest.StagedSpecTasks(repo)
-			if err != nil {
-				return err
-			}
-			if len(tasks) == 0 {
-				return nil
-			}
-			msg, err := os.ReadFile(args[0])
-			if err != nil {
-				return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("reading the commit message: %w", err))
-			}
-			out := attest.AddTrailers(string(msg), attest.SpecTaskTrailer, tasks)
-			if out == string(msg) {
-				return nil
-			}
-			return os.WriteFile(args[0], []byte(out), 0o644)
-		},
+		RunE: func(c *cobra.Command, args []string) error { return runPrepareCommitMsg(c.Context(), c, args) },
 	})
 	return c
+}
+
+// runPrepareCommitMsg is the prepare-commit-msg hook with ctx: args are
+// git's (the message file, its source, a commit).
+func runPrepareCommitMsg(ctx context.Context, c *cobra.Command, args []string) error {
+	if len(args) > 1 {
+		switch args[1] {
+		case "merge", "squash", "commit":
+			return nil
+		}
+	}
+	dir, _ := c.Flags().GetString("repo")
+	repo, err := gitref.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	tasks, err := attest.StagedSpecTasks(repo)
+	if err != nil {
+		return err
+	}
+	if len(tasks) == 0 {
+		return nil
+	}
+	msg, err := os.ReadFile(args[0])
+	if err != nil {
+		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("reading the commit message: %w", err))
+	}
+	out := attest.AddTrailers(string(msg), attest.SpecTaskTrailer, tasks)
+	if out == string(msg) {
+		return nil
+	}
+	return os.WriteFile(args[0], []byte(out), 0o644)
 }

@@ -41,19 +41,23 @@ func newPolicyLintCmd() *cobra.Command {
 		Short:   "Load and type-check a policy file (exit 3 when it does not load)",
 		Example: `  taskproof policy lint .taskproof/policy.toml`,
 		Args:    cobra.ExactArgs(1),
-		RunE: func(c *cobra.Command, args []string) error {
-			p, err := policy.Load(args[0])
-			if err != nil {
-				return err
-			}
-			names := p.RuleNames()
-			fmt.Fprintf(c.OutOrStdout(), "%s: ok, %d rule(s)\n", args[0], len(names))
-			for _, n := range names {
-				fmt.Fprintf(c.OutOrStdout(), "  %s\n", n)
-			}
-			return nil
-		},
+		RunE:    func(c *cobra.Command, args []string) error { return runPolicyLint(c.Context(), c, args[0]) },
 	}
+}
+
+// runPolicyLint is policy lint with ctx: load the policy file, which
+// type-checks its rules, and list them.
+func runPolicyLint(ctx context.Context, c *cobra.Command, file string) error {
+	p, err := policy.Load(file)
+	if err != nil {
+		return err
+	}
+	names := p.RuleNames()
+	fmt.Fprintf(c.OutOrStdout(), "%s: ok, %d rule(s)\n", file, len(names))
+	for _, n := range names {
+		fmt.Fprintf(c.OutOrStdout(), "  %s\n", n)
+	}
+	return nil
 }
 
 func newPolicyDefaultCmd() *cobra.Command {
@@ -62,11 +66,14 @@ func newPolicyDefaultCmd() *cobra.Command {
 		Short:   "Print the embedded default policy",
 		Example: `  taskproof policy default > .taskproof/policy.toml`,
 		Args:    cobra.NoArgs,
-		RunE: func(c *cobra.Command, _ []string) error {
-			_, err := c.OutOrStdout().Write(policy.DefaultText())
-			return err
-		},
+		RunE:    func(c *cobra.Command, _ []string) error { return runPolicyDefault(c.Context(), c) },
 	}
+}
+
+// runPolicyDefault is policy default with ctx: print the embedded policy.
+func runPolicyDefault(ctx context.Context, c *cobra.Command) error {
+	_, err := c.OutOrStdout().Write(policy.DefaultText())
+	return err
 }
 
 func newPolicyExplainCmd() *cobra.Command {

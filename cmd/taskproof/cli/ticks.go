@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,8 +23,7 @@ import (
 )
 
 func newTicksCmd() *cobra.Command {
-	var firstParent, explain bool
-	var policyFile string
+	o := &ticksOptions{}
 	c := &cobra.Command{
 		Use:   "ticks [RANGE]",
 		Short: "List the ticks (and unticks, and edits of ticked lines) of tasks files in a commit range",
@@ -64,53 +64,60 @@ A tasks file that cannot be read (not text, over 4 MiB, a Git LFS pointer:
 docs/format.md#tasks-files) is refused; no ticks is a listing, not an error.` + "\n\n" + cmdutil.ExitHelp(),
 		Args: cobra.MaximumNArgs(1),
 	}
-	c.Flags().BoolVar(&firstParent, "first-parent", false, "follow only the first parent of each commit")
-	c.Flags().BoolVar(&explain, "explain", false, "also list each tasks file with the layout and the readings that recognised it")
-	c.Flags().StringVar(&policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts and ignored paths it adds")
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		dir, _ := c.Flags().GetString("repo")
-		spec := "HEAD"
-		if len(args) == 1 {
-			spec = args[0]
-		}
-		repo, err := gitref.Open(dir, gitref.Access{OnePass: true, CommitCache: walkOnceCommitCacheSize})
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		base, head, err := repo.ResolveRange(spec)
-		if err != nil {
-			return err
-		}
-		var layouts *specfmt.Layouts
-		if policyFile != "" {
-			pol, err := policy.Load(policyFile)
-			if err != nil {
-				return err
-			}
-			layouts = pol.Layouts()
-		}
-		ticks := tick.Stream(repo, base, head, tick.Options{FirstParent: firstParent, Layouts: layouts})
-		var files *explained
-		if explain {
-			files = &explained{layouts: layouts, seen: map[string]bool{}}
-			ticks = files.collect(ticks)
-		}
-		if f == "json" {
-			return writeTicksJSON(c.OutOrStdout(), ticks, files)
-		}
-		if err := writeTicksText(c.OutOrStdout(), ticks); err != nil {
-			return err
-		}
-		return files.writeText(c.OutOrStdout())
-	}
+	c.Flags().BoolVar(&o.firstParent, "first-parent", false, "follow only the first parent of each commit")
+	c.Flags().BoolVar(&o.explain, "explain", false, "also list each tasks file with the layout and the readings that recognised it")
+	c.Flags().StringVar(&o.policyFile, "policy", "", "the verifier's policy `FILE`, for the unit layouts and ignored paths it adds")
+	o.format = options.NewFormat("text", "text", "json")
+	o.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
+}
+
+// ticksOptions are ticks' flags.
+type ticksOptions struct {
+	firstParent, explain bool
+	policyFile           string
+	format               *options.FormatOptions
+}
+
+// run is ticks with ctx: walk the range and write its ticks as the walk
+// hands them out.
+func (o *ticksOptions) run(ctx context.Context, c *cobra.Command, args []string) error {
+	f, err := o.format.Get()
+	if err != nil {
+		return err
+	}
+	dir, _ := c.Flags().GetString("repo")
+	repo, err := gitref.Open(dir, gitref.Access{OnePass: true, CommitCache: walkOnceCommitCacheSize})
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	base, head, err := repo.ResolveRange(cmdutil.ArgOr(args, "HEAD"))
+	if err != nil {
+		return err
+	}
+	var layouts *specfmt.Layouts
+	if o.policyFile != "" {
+		pol, err := policy.Load(o.policyFile)
+		if err != nil {
+			return err
+		}
+		layouts = pol.Layouts()
+	}
+	ticks := tick.Stream(repo, base, head, tick.Options{FirstParent: o.firstParent, Layouts: layouts})
+	var files *explained
+	if o.explain {
+		files = &explained{layouts: layouts, seen: map[string]bool{}}
+		ticks = files.collect(ticks)
+	}
+	if f == "json" {
+		return writeTicksJSON(c.OutOrStdout(), ticks, files)
+	}
+	if err := writeTicksText(c.OutOrStdout(), ticks); err != nil {
+		return err
+	}
+	return files.writeText(c.OutOrStdout())
 }
 
 // tickRecord is one record of `ticks --format json` (schema_version 1).

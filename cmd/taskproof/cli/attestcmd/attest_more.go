@@ -194,41 +194,45 @@ decoded statement. Nothing is verified: use 'taskproof verify REV' for that.`,
   taskproof attest show HEAD~2 --format json`,
 		Args: cobra.MaximumNArgs(1),
 	}
-	format := options.NewFormat("text", "text", "json")
-	format.AddFlags(c)
-	c.RunE = func(c *cobra.Command, args []string) error {
-		f, err := format.Get()
-		if err != nil {
-			return err
-		}
-		rev := "HEAD"
-		if len(args) == 1 {
-			rev = args[0]
-		}
-		repo, notes, err := cmdutil.OpenRepo(c)
-		if err != nil {
-			return err
-		}
-		defer repo.Close()
-		id, err := repo.Resolve(rev)
-		if err != nil {
-			return err
-		}
-		note, err := notes.Note(id)
-		if errors.Is(err, gitref.ErrNoNote) {
-			return fmt.Errorf("%w (attested in another clone? taskproof notes fetch; not attested yet? taskproof attest tick --commit %s)", err, id)
-		}
-		if err != nil {
-			return err
-		}
-		lines := attest.ShowNote(note)
-		if f == "json" {
-			return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
-		}
-		writeShownNote(c.OutOrStdout(), id, notes.Ref(), lines)
-		return nil
-	}
+	o := &showOptions{format: options.NewFormat("text", "text", "json")}
+	o.format.AddFlags(c)
+	c.RunE = func(c *cobra.Command, args []string) error { return o.run(c.Context(), c, args) }
 	return c
+}
+
+// showOptions are attest show's flags.
+type showOptions struct {
+	format *options.FormatOptions
+}
+
+// run is attest show with ctx: read REV's note and print it decoded.
+func (o *showOptions) run(ctx context.Context, c *cobra.Command, args []string) error {
+	f, err := o.format.Get()
+	if err != nil {
+		return err
+	}
+	repo, notes, err := cmdutil.OpenRepo(c)
+	if err != nil {
+		return err
+	}
+	defer repo.Close()
+	id, err := repo.Resolve(cmdutil.ArgOr(args, "HEAD"))
+	if err != nil {
+		return err
+	}
+	note, err := notes.Note(id)
+	if errors.Is(err, gitref.ErrNoNote) {
+		return fmt.Errorf("%w (attested in another clone? taskproof notes fetch; not attested yet? taskproof attest tick --commit %s)", err, id)
+	}
+	if err != nil {
+		return err
+	}
+	lines := attest.ShowNote(note)
+	if f == "json" {
+		return cmdutil.WriteJSON(c, map[string]any{"schema_version": 1, "commit": id, "notes_ref": notes.Ref(), "lines": lines})
+	}
+	writeShownNote(c.OutOrStdout(), id, notes.Ref(), lines)
+	return nil
 }
 
 // writeShownNote writes attest show's text: every string read from the note
