@@ -8,7 +8,8 @@
 //     against the verifier's trust ([Request].CheckFrom), and removes them
 //     from FROM's note only after TO's is written.
 //   - [PairRanges] pairs the commits of a rebased range with their originals
-//     by the tasks they tick, for one carry per pair ([Plan]).
+//     by the tasks they tick, for one carry per pair ([Plan]); [ResolvePairs]
+//     reads attest carry's FROM and TO (two revisions, or two ranges) into one.
 //   - [Squash] carries the statements of a squashed range's tick commits onto
 //     the squash commit, once its change is checked to be the range's.
 //

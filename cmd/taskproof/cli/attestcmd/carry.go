@@ -97,7 +97,7 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	c.RunE = cmdutil.InRepo(format.Get, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		var err error
 		req := carry.Request{KeepFrom: keep, DryRun: dryRun, UnverifiedFromUnsafe: unverifiedInsecure, Force: force}
-		if isSquashCarry(args[0], args[1]) {
+		if carry.IsSquash(args[0], args[1]) {
 			return carrySquash(ctx, c, repo, notes, req, args[0], args[1], f, func(req *carry.Request) error {
 				if !unverifiedInsecure {
 					if req.CheckFrom, err = checkFrom(c, repo, trustOpts.Sources, args[0]); err != nil {
@@ -108,10 +108,16 @@ command then exits 1 after carrying the others, as the gate would fail that task
 				return err
 			})
 		}
-		pairs, done, err := carryPairs(c, repo, notes, args[0], args[1])
+		plan, err := carry.ResolvePairs(repo, notes, args[0], args[1])
+		if plan != nil {
+			for _, u := range plan.Unattested {
+				fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", cmdutil.Short(u))
+			}
+		}
 		if err != nil {
 			return err
 		}
+		pairs, done := plan.Pairs, plan.Done
 		printCarriedBefore(c, done, f)
 		if len(pairs) == 0 {
 			if f == "json" {
@@ -207,56 +213,6 @@ func printCarriedBefore(c *cobra.Command, done []carry.Pair, f string) {
 	for _, d := range done {
 		fmt.Fprintf(w, "%s -> %s: carried already (%s: %s's note holds their statements)\n", cmdutil.Short(d.From), cmdutil.Short(d.To), strings.Join(d.Tasks, ", "), cmdutil.Short(d.To))
 	}
-}
-
-// carryPairs resolves attest carry's two arguments: two revisions (one pair,
-// Tasks nil) or two ranges, paired by the tasks they tick
-// (carry.PairRanges); done are a range's pairs carried already (a carry
-// run again), pairs those left to carry.
-func carryPairs(c *cobra.Command, repo *gitref.Repo, notes *gitref.NotesStore, fromArg, toArg string) (pairs, done []carry.Pair, err error) {
-	fromRange, toRange := strings.Contains(fromArg, ".."), strings.Contains(toArg, "..")
-	if !fromRange && !toRange {
-		from, err := repo.Resolve(fromArg)
-		if errors.Is(err, gitref.ErrUnknownRevision) && len(fromArg) == 40 {
-			return nil, nil, fmt.Errorf("%w (a note fetched from another clone can name a commit only that clone has: run the carry there, or fetch the commit first)", err)
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		to, err := repo.Resolve(toArg)
-		if err != nil {
-			return nil, nil, err
-		}
-		return []carry.Pair{{From: from, To: to}}, nil, nil
-	}
-	if !fromRange || !toRange {
-		return nil, nil, cmdutil.Usagef("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", fromArg, toArg)
-	}
-	fb, fh, err := repo.ResolveRange(fromArg)
-	if err != nil {
-		return nil, nil, err
-	}
-	tb, th, err := repo.ResolveRange(toArg)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := carry.PairRanges(repo, notes, fb, fh, tb, th)
-	if err != nil {
-		return nil, nil, err
-	}
-	for _, u := range plan.Unattested {
-		fmt.Fprintf(c.ErrOrStderr(), "warning: %s ticks tasks but its note holds no statement about it: nothing to carry\n", cmdutil.Short(u))
-	}
-	if len(plan.Pairs) == 0 && len(plan.Done) > 0 {
-		return nil, plan.Done, nil
-	}
-	if len(plan.Pairs) == 0 && len(plan.Kept) > 0 {
-		return nil, nil, fmt.Errorf("%w: the attested tick commits of %s are commits of %s as they are (%d of them): their statements are already where the gate looks", carry.ErrNothingToCarry, fromArg, toArg, len(plan.Kept))
-	}
-	if len(plan.Pairs) == 0 {
-		return nil, nil, fmt.Errorf("%w: no commit of %s holds statements to carry to %s", carry.ErrNothingToCarry, fromArg, toArg)
-	}
-	return plan.Pairs, plan.Done, nil
 }
 
 // carryRange carries every pair of a range carry. PairCarries paired them;

@@ -14,12 +14,6 @@ import (
 	"github.com/taskproof/taskproof/internal/printable"
 )
 
-// isSquashCarry reports whether attest carry's arguments are a range and
-// one revision: the range's commits squash-merged into that commit.
-func isSquashCarry(fromArg, toArg string) bool {
-	return strings.Contains(fromArg, "..") && !strings.Contains(toArg, "..")
-}
-
 // carrySquash is `attest carry BASE..HEAD SQUASH` (carry.Squash):
 // prepare fills req's signature check and signers once the range and the
 // squash commit resolve. A task left without evidence fails the command

@@ -210,6 +210,7 @@ var exitCodes = []struct {
 	{is: gitref.ErrRefChanged, code: ExitGit},
 	{is: gitref.ErrConfig, code: ExitTrust},
 	{is: carry.ErrNothingToCarry, code: ExitUsage},
+	{is: carry.ErrArguments, code: ExitUsage},
 	{is: notemerge.ErrNoSuchConflict, code: ExitUsage},
 	{is: policy.ErrPolicy, code: ExitTrust},
 	// Git preconditions: not a repository, unsupported repository format,

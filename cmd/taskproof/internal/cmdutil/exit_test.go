@@ -97,6 +97,7 @@ func TestExitCode(t *testing.T) {
 		// The precedence row: a locked config file is a git precondition.
 		{"gitref.ErrConfig+ErrLocked", fmt.Errorf("%w: config.lock exists: %w", gitref.ErrConfig, gitref.ErrLocked), ExitGit},
 		{"carry.ErrNothingToCarry", carry.ErrNothingToCarry, ExitUsage},
+		{"carry.ErrArguments", carry.ErrArguments, ExitUsage},
 		{"policy.ErrPolicy", policy.ErrPolicy, ExitTrust},
 		{"*policy.Error", &policy.Error{File: "p.toml", Msg: "m"}, ExitTrust},
 		{"gitref.ErrNotRepository", gitref.ErrNotRepository, ExitGit},
