@@ -97,17 +97,7 @@ the reasons; --max-share S exits 1 when the gated regression_only statements (th
 	flags.add(c)
 	format := options.NewFormat("text", "text", "json", "csv", "markdown", "html")
 	format.AddFlags(c)
-	access := func() gitref.Access {
-		if flags.all && !flags.trust.Given() {
-			// The history is walked once and the notes are read in pack
-			// order: small caches hold what each next read needs, and do not
-			// grow with the history. A range's notes are looked up per tick
-			// in the notes tree, and checking signatures reads each tick's
-			// objects again: both keep the default caches.
-			return gitref.Access{OnePass: true, ObjectCache: auditObjectCacheSize, CommitCache: walkOnceCommitCacheSize}
-		}
-		return gitref.Access{}
-	}
+	access := func() gitref.Access { return audit.Access(flags.all, flags.trust.Given()) }
 	c.RunE = cmdutil.InRepoWith(format.Get, access, func(ctx context.Context, c *cobra.Command, args []string, f string, repo *gitref.Repo, notes *gitref.NotesStore) error {
 		opts, gate, err := flags.options(c, args)
 		if err != nil {
@@ -138,17 +128,6 @@ the reasons; --max-share S exits 1 when the gated regression_only statements (th
 	})
 	return c
 }
-
-// walkOnceCommitCacheSize is the budget of decoded commits, in bytes (about
-// 2,000 commits), of a command that walks a history once (`audit --all`,
-// `ticks`): the walk compares each commit with the parent it read just
-// before, so what it reads again is recent; a larger budget grows with the
-// history and saves no measurable CPU (docs/benchmarks.md).
-const walkOnceCommitCacheSize = 2 << 20
-
-// auditObjectCacheSize is audit's object cache, in bytes: read in pack order,
-// each note blob's delta base is the blob read just before it.
-const auditObjectCacheSize = 2 << 20
 
 // resolveAuditRange sets what the audit reads: HEAD's history for --all, else
 // the range or revision argument (default HEAD).

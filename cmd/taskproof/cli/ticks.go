@@ -88,7 +88,7 @@ func (o *ticksOptions) run(ctx context.Context, c *cobra.Command, args []string)
 		return err
 	}
 	dir, _ := c.Flags().GetString("repo")
-	repo, err := gitref.Open(dir, gitref.Access{OnePass: true, CommitCache: walkOnceCommitCacheSize})
+	repo, err := gitref.Open(dir, tick.WalkOnce())
 	if err != nil {
 		return err
 	}
