@@ -52,7 +52,8 @@ func (e *DefaultBaseError) Unwrap() error { return e.Err }
 // prBase is the branch a pull request goes into, as the CI names it
 // (GitHub Actions' GITHUB_BASE_REF; "" when unknown): when given,
 // refs/remotes/origin/<prBase> is the base, and its absence is an error (a
-// *gitref.NotFetchedError). Otherwise refs/remotes/origin/HEAD, when it is a
+// *gitref.NotFetchedError), and so is a base that is head or has head in its
+// history (the empty range would pass). Otherwise refs/remotes/origin/HEAD, when it is a
 // symbolic ref to a branch of origin (a plain one is an error: a pushed branch
 // named HEAD becomes one); then origin/main or origin/master, then main or
 // master, each read as its full ref. A candidate that head is (or that has head
@@ -64,7 +65,20 @@ func (e *DefaultBaseError) Unwrap() error { return e.Err }
 // file is broken is an error, not skipped. Errors are [*DefaultBaseError].
 func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Hash, error) {
 	if prBase != "" {
-		return prBaseRef(repo, prBase)
+		id, err := prBaseRef(repo, prBase)
+		if err != nil {
+			return "", err
+		}
+		// The branch the changes go into holds head: nothing of the pull
+		// request would be verified, and the empty range would pass.
+		in, err := repo.InRange(id, head, head)
+		if err != nil {
+			return "", &DefaultBaseError{Candidate: "origin/" + prBase, Err: err}
+		}
+		if len(in) == 0 {
+			return "", &DefaultBaseError{Candidate: "origin/" + prBase, Err: fmt.Errorf("%w: the pull request's base branch is HEAD or has it in its history, and verifying nothing would pass: check out the pull request's head or merge commit, or name --base", gitref.ErrUnknownRevision)}
+		}
+		return id, nil
 	}
 	var first gitref.Hash
 	var firstName string

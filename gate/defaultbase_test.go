@@ -62,7 +62,8 @@ func TestDefaultBase(t *testing.T) {
 // TestDefaultBaseRefusals: a plain origin/HEAD (a pushed branch named HEAD)
 // and two candidates of one level naming different commits are refused; a
 // symbolic origin/HEAD decides between them; a pull request's base branch
-// (prBase) comes first, and its absence names the fetch.
+// (prBase) comes first, its absence names the fetch, and one holding head is
+// refused.
 func TestDefaultBaseRefusals(t *testing.T) {
 	f := newBaseFixture(t)
 	f.git("switch", "-q", "-c", "feature")
@@ -88,6 +89,10 @@ func TestDefaultBaseRefusals(t *testing.T) {
 	var nf *gitref.NotFetchedError
 	if _, err := DefaultBase(open(), head, "release"); !errors.As(err, &nf) || nf.Ref != "refs/remotes/origin/release" {
 		t.Errorf("prBase release: %v, want a NotFetchedError", err)
+	}
+	f.git("update-ref", "refs/remotes/origin/feature", string(head))
+	if _, err := DefaultBase(open(), head, "feature"); !errors.As(err, &de) || de.Candidate != "origin/feature" || !errors.Is(err, gitref.ErrUnknownRevision) {
+		t.Errorf("prBase feature (head itself): %v, want a DefaultBaseError: the empty range would pass", err)
 	}
 	f.git("update-ref", "--no-deref", "refs/remotes/origin/HEAD", string(other))
 	if _, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || de.Candidate != defaultBases[0] || !strings.Contains(err.Error(), "plain ref") {

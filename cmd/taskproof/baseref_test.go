@@ -114,6 +114,26 @@ func TestDefaultBaseAmbiguous(t *testing.T) {
 	wantPrecondition(t, "GITHUB_BASE_REF not fetched", out, stderr, code, "refs/remotes/origin/release", "git fetch origin +refs/heads/release:refs/remotes/origin/release")
 }
 
+// TestDefaultBasePullRequestHoldsHead: GITHUB_BASE_REF naming the branch
+// being verified (or one that has head in its history) left the empty range:
+// neutral, exit 0, the unevidenced T002 never judged. It is exit 4 asking for
+// --base, as when every default base holds head.
+func TestDefaultBasePullRequestHoldsHead(t *testing.T) {
+	r, remote := baseRefRepo(t)
+	r.git(t, "switch", "-q", "feature")
+	r.tick(t, []string{"specs/001-x/tasks.md"}, "T002")
+	r.push(t, remote, "main", "feature", "refs/notes/speccoder")
+	dir := actionsCheckout(t, remote, "refs/remotes/origin/feature")
+	trust := []string{"verify", "--branch", "--allowed-signers-rev", "origin/main:.github/allowed_signers"}
+	for _, base := range []string{"feature", "main"} {
+		if base == "main" {
+			testenv.Git(t, dir, "update-ref", "refs/remotes/origin/main", "refs/remotes/origin/feature")
+		}
+		out, stderr, code := runIn(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_BASE_REF=" + base}, trust...)
+		wantPrecondition(t, "GITHUB_BASE_REF="+base+" holding head", out, stderr, code, "origin/"+base, "verifying nothing would pass", "--base")
+	}
+}
+
 // TestTrustedRevTagAsRemoteBranch: in a single-branch fetch (no
 // refs/remotes/origin/main) a tag named origin/main, auto-followed, held the
 // attacker's allowed signers and was taken for the base branch: gate success.
