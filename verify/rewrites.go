@@ -55,5 +55,8 @@ func RewriteHow(j *rewrite.Judgement) string {
 	if j.Span == 1 {
 		return "it makes the same change"
 	}
+	if j.Span == 2 {
+		return "it and the commit before it make the same change"
+	}
 	return fmt.Sprintf("it and the %d commits before it make the same change", j.Span-1)
 }

@@ -225,8 +225,8 @@ runner says the run passed is refused unless --force.`,
   # a planning task with no acceptance test:
   taskproof attest tick --task T001 --verdict regression_only --regression-reason planning_work
 
-  # one commit per run: every tick commit of a branch, oldest first
-  for c in $(taskproof ticks origin/main..HEAD | awk '$1 == "tick" {print $2}' | uniq); do
+  # one commit per run: every commit of a branch that ticks a task (born ticked too), oldest first
+  for c in $(taskproof ticks origin/main..HEAD | awk '$1 == "tick" || $1 == "born_ticked" {print $2}' | uniq); do
     taskproof attest tick --commit "$c" --verdict regression_only --regression-reason planning_work
   done`,
 		Args: cobra.NoArgs,
