@@ -210,4 +210,16 @@ func TestJSONReportFileKinds(t *testing.T) {
 		wantEntries(t, parent, "out")
 		wantEntries(t, dir)
 	})
+
+	t.Run("missing directory", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "absent", "r.json")
+		_, stderr, code := reportRun(t, r, pub, path)
+		if code != 4 {
+			t.Fatalf("exit %d, want 4\n%s", code, stderr)
+		}
+		// The message names the path given, never the temporary file's.
+		if !strings.Contains(stderr, "--json-report "+path+": cannot create a file in "+filepath.Dir(path)) || strings.Contains(stderr, ".r.json.") {
+			t.Errorf("stderr does not name the report file alone:\n%s", stderr)
+		}
+	})
 }

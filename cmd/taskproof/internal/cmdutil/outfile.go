@@ -115,8 +115,14 @@ func writeInPlace(path string, write func(io.Writer) error) error {
 // target once complete, so that a reader sees the old file or the whole new
 // one.
 func replaceFile(target string, perm fs.FileMode, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*")
+	dir := filepath.Dir(target)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(target)+".*")
 	if err != nil {
+		// The temporary file's name is no name the user gave.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("cannot create a file in %s: %w", dir, pe.Err)
+		}
 		return err
 	}
 	defer os.Remove(f.Name())
