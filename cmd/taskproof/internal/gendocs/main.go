@@ -48,6 +48,8 @@ func write(dir string) error {
 	}
 	root := cli.New()
 	root.DisableAutoGenTag = true // no date: the pages change only when the commands do
+	// cobra adds --version when the root executes; the generator does not.
+	root.InitDefaultVersionFlag()
 	if err := doc.GenMarkdownTree(root, dir); err != nil {
 		return err
 	}
