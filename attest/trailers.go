@@ -7,6 +7,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
+	"github.com/taskproof/taskproof/trailer"
 )
 
 // SpecTaskTrailer is the trailer key naming a tick commit's task,
@@ -80,7 +81,7 @@ func StagedSpecTasks(repo *gitref.Repo) ([]string, error) {
 // AddTrailers returns the commit message msg (as git hands it to a
 // prepare-commit-msg hook, its comment lines included) with a "key: value"
 // trailer for each of values it does not hold yet. They join msg's trailer
-// block when it has one (gitref.ParseTrailers), else a new paragraph, placed
+// block when it has one (trailer.Parse), else a new paragraph, placed
 // before the trailing comment lines and a scissors line ("# ---…>8…") so that
 // git keeps them. A msg holding every value is returned unchanged.
 func AddTrailers(msg, key string, values []string) string {
@@ -97,7 +98,7 @@ func AddTrailers(msg, key string, values []string) string {
 	}
 	body := strings.Join(lines[:end], "\n")
 	have := map[string]bool{}
-	for _, v := range gitref.TrailerValues(gitref.ParseTrailers(body), key) {
+	for _, v := range trailer.Values(trailer.Parse(body), key) {
 		have[v] = true
 	}
 	var add []string
@@ -114,7 +115,7 @@ func AddTrailers(msg, key string, values []string) string {
 	switch {
 	case end == 0:
 		b.WriteString("\n\n") // an empty title for the user to write
-	case len(gitref.ParseTrailers(body)) > 0:
+	case len(trailer.Parse(body)) > 0:
 		b.WriteString(body + "\n")
 	default:
 		b.WriteString(body + "\n\n")

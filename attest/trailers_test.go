@@ -3,7 +3,7 @@ package attest
 import (
 	"testing"
 
-	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/trailer"
 )
 
 func TestAddTrailers(t *testing.T) {
@@ -21,7 +21,7 @@ func TestAddTrailers(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("AddTrailers(%q)\n got %q\nwant %q", tc.in, got, tc.want)
 		}
-		if vs := gitref.TrailerValues(gitref.ParseTrailers(got), SpecTaskTrailer); len(vs) != 2 {
+		if vs := trailer.Values(trailer.Parse(got), SpecTaskTrailer); len(vs) != 2 {
 			t.Errorf("%q: git's rules read %q", got, vs)
 		}
 	}

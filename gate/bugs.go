@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/trailer"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -11,7 +12,7 @@ import (
 // bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
 func bugTasks(c gitref.TrailerCommit) []string {
 	var bugs []string
-	for _, task := range gitref.TrailerValues(c.Trailers, verify.TrailerSpecTask) {
+	for _, task := range trailer.Values(c.Trailers, verify.TrailerSpecTask) {
 		if i := strings.Index(task, "/"+verify.BugTaskPrefix); i > 0 && len(task) > i+1+len(verify.BugTaskPrefix) {
 			bugs = append(bugs, task)
 		}

@@ -4,6 +4,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/taskproof/taskproof/gitref/internal/rangewalk"
+	"github.com/taskproof/taskproof/trailer"
 )
 
 // InRange returns those of ids that are commits of base..head: reachable from
@@ -129,11 +130,11 @@ func (l *Listing) Link(i int) Link {
 
 // WithTrailer returns the commits listed, in their order, whose message has a
 // trailer named key (compared case-insensitively), each with its trailers
-// ([ParseTrailers]).
+// ([trailer.Parse]).
 func (l *Listing) WithTrailer(key string) []TrailerCommit {
 	var out []TrailerCommit
 	for i, n := range l.nodes {
-		if len(TrailerValues(n.Trailers, key)) > 0 {
+		if len(trailer.Values(n.Trailers, key)) > 0 {
 			out = append(out, TrailerCommit{ID: fromPlumbing(l.ids[i]), Trailers: n.Trailers})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/trailer"
 )
 
 // CodeTrailer: the tick commit's Spec-Task/Verdict trailers disagree with its
@@ -26,12 +27,12 @@ const (
 // results of the tasks it concerns, or on every result of the commit when the
 // named task has none. A commit without Spec-Task trailers is not checked.
 func checkTrailers(c *gitref.Commit, rs []ObjectResult) {
-	trailers := gitref.ParseTrailers(c.Message)
-	tasks := gitref.TrailerValues(trailers, TrailerSpecTask)
+	trailers := trailer.Parse(c.Message)
+	tasks := trailer.Values(trailers, TrailerSpecTask)
 	if len(tasks) == 0 {
 		return
 	}
-	verdicts := gitref.TrailerValues(trailers, TrailerVerdict)
+	verdicts := trailer.Values(trailers, TrailerVerdict)
 	verdictFor := func(i int) (string, error) {
 		switch {
 		case len(verdicts) == 0:

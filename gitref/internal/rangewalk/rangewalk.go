@@ -14,7 +14,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/taskproof/taskproof/gitref/internal/trailer"
+	"github.com/taskproof/taskproof/trailer"
 )
 
 // Source is what a range's walk reads: commits, and the parents a walk

@@ -1,6 +1,3 @@
-// Package trailer reads the trailers of a commit message ("Key: value" lines
-// of its last paragraph) as `git interpret-trailers --parse` does with git's
-// default configuration.
 package trailer
 
 import (
