@@ -47,7 +47,7 @@ func StagedSpecTasks(repo *gitref.Repo) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		cur, err := repo.Blob(s.Blob, maxStagedTasksFile)
+		cur, err := repo.Blob(s.Blob, gitref.BlobRead{Limit: maxStagedTasksFile})
 		if err != nil {
 			return nil, err
 		}

@@ -850,7 +850,7 @@ func tickChange(repo *gitref.Repo, base gitref.Hash, commit *gitref.Commit) (*te
 		if eb == nil || !eb.Mode.IsRegular() {
 			return nil
 		}
-		newb, err := repo.Blob(eb.ID(), maxChangeFile)
+		newb, err := repo.Blob(eb.ID(), gitref.BlobRead{Limit: maxChangeFile})
 		if err != nil {
 			if errors.Is(err, gitref.ErrTooLarge) {
 				return nil
@@ -859,7 +859,7 @@ func tickChange(repo *gitref.Repo, base gitref.Hash, commit *gitref.Commit) (*te
 		}
 		var old []byte
 		if ea != nil && ea.Mode.IsRegular() {
-			if old, err = repo.Blob(ea.ID(), maxChangeFile); err != nil {
+			if old, err = repo.Blob(ea.ID(), gitref.BlobRead{Limit: maxChangeFile}); err != nil {
 				if errors.Is(err, gitref.ErrTooLarge) {
 					return nil
 				}

@@ -205,10 +205,10 @@ func (h *largeHistory) check(r *Repo, notes *NotesStore, i, g int) error {
 			var blob Hash
 			if blob, err = r.blobAt(c.Tree, p); err == nil {
 				if g%2 == 0 {
-					got, err = r.BlobOnce(blob)
+					got, err = r.Blob(blob, BlobRead{Once: true})
 				} else {
 					var v []byte
-					if v, err = r.BlobView(blob); err == nil {
+					if v, err = r.Blob(blob, BlobRead{Shared: true}); err == nil {
 						got = bytes.Clone(v)
 					}
 				}

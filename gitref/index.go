@@ -49,12 +49,6 @@ func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
 	return out, nil
 }
 
-// Blob returns blob id's content, refusing one over limit bytes (limit ≤ 0:
-// no limit) with a *TooLargeError.
-func (r *Repo) Blob(id Hash, limit int64) ([]byte, error) {
-	return r.blob(toPlumbing(id), limit)
-}
-
 // HooksDir returns the directory git runs hooks from: core.hooksPath (a
 // relative value is relative to the work tree, as git reads it; "~/" is the
 // home directory), else <git common dir>/hooks.

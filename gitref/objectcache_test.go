@@ -74,9 +74,9 @@ func TestCacheServesWhatTheIndexSays(t *testing.T) {
 	}
 	r := open(t, dir)
 	for _, id := range []string{a, b, a, b} {
-		got, err := r.BlobView(Hash(id))
+		got, err := r.Blob(Hash(id), BlobRead{Shared: true})
 		if err != nil || string(got) != want[id] {
-			t.Errorf("BlobView(%s) = %q, %v; git cat-file reads %q", id, got, err, want[id])
+			t.Errorf("Blob(%s, Shared) = %q, %v; git cat-file reads %q", id, got, err, want[id])
 		}
 	}
 }

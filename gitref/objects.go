@@ -286,22 +286,48 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// BlobOnce returns a copy of blob id's content, as [Repo.BlobView] reads it
-// (with its errors), for a blob read once: one in a pack is read without
-// putting it, or the delta bases it is rebuilt from, into the object cache.
-// Caching an object keys it by the collision-detecting SHA-1 of its content
-// (packstore.ObjectCache.Put), which for a blob at the end of a long delta chain costs
-// more than the read; the chain of one tasks file's blob shares nothing with
-// another's. A blob the cache holds is read from there.
-func (r *Repo) BlobOnce(id Hash) ([]byte, error) {
-	if b, ok := r.store.BlobOnce(toPlumbing(id)); ok {
-		return b, nil
+// BlobRead says how [Repo.Blob] reads a blob. The zero value reads a copy of
+// the whole blob with no size limit.
+type BlobRead struct {
+	// Limit refuses a blob over Limit bytes with a *TooLargeError (≤ 0: no
+	// limit), its size checked before its content is inflated. A limited
+	// read returns a copy of its own; Shared and Once apply to reads without
+	// a limit.
+	Limit int64
+	// Shared returns the content without a copy where the object cache holds
+	// it: the bytes may be shared with the cache, so the caller only reads
+	// them and does not keep them past its use (copying what it keeps). For
+	// parsing blobs read in bulk (the tick walk's tasks files).
+	Shared bool
+	// Once is for a blob read once per run: one in a pack is read without
+	// putting it, or the delta bases it is rebuilt from, into the object
+	// cache, and a copy is returned. Caching an object keys it by the
+	// collision-detecting SHA-1 of its content (packstore.ObjectCache.Put),
+	// which for a blob at the end of a long delta chain costs more than the
+	// read; the chain of one tasks file's blob shares nothing with another's.
+	// A blob the cache holds is read from there.
+	Once bool
+}
+
+// Blob returns blob id's content, read as how says. The error wraps
+// ErrNotFound when the blob is missing, ErrTooLarge when it is over
+// how.Limit.
+func (r *Repo) Blob(id Hash, how BlobRead) ([]byte, error) {
+	switch {
+	case how.Limit > 0 || !how.Shared && !how.Once:
+		return r.blob(toPlumbing(id), how.Limit)
+	case how.Once:
+		if b, ok := r.store.BlobOnce(toPlumbing(id)); ok {
+			return b, nil
+		}
+		b, err := r.viewOf(plumbing.BlobObject, toPlumbing(id))
+		if err != nil {
+			return nil, err
+		}
+		return bytes.Clone(b), nil
+	default:
+		return r.viewOf(plumbing.BlobObject, toPlumbing(id))
 	}
-	b, err := r.viewOf(plumbing.BlobObject, toPlumbing(id))
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
 }
 
 // viewOf reads object id of type t without a copy where the object cache

@@ -44,10 +44,10 @@ func TestPackedObjectsMatchGit(t *testing.T) {
 	}
 }
 
-// TestBlobOnce: BlobOnce reads every blob of a packed repository (delta
-// chains, blobs over 16 KiB that go-git reads lazily, loose blobs) as
-// BlobView does, caching none it reads from a pack, and fails as BlobView
-// does on an absent object and on one that is not a blob.
+// TestBlobOnce: a blob read Once is every blob of a packed repository (delta
+// chains, blobs over 16 KiB that go-git reads lazily, loose blobs) as a
+// Shared read gives it, none read from a pack is cached, and it fails as a
+// Shared read does on an absent object and on one that is not a blob.
 func TestBlobOnce(t *testing.T) {
 	dir, _, _ := testenv.PackedRepo(t, 30)
 	loose := commitFiles(t, dir, "loose", map[string]string{"f.txt": "loose\n"})
@@ -56,30 +56,30 @@ func TestBlobOnce(t *testing.T) {
 	once, view := open(t, dir), open(t, dir)
 	var large bool
 	for _, id := range blobs {
-		got, err := once.BlobOnce(Hash(id))
+		got, err := once.Blob(Hash(id), BlobRead{Once: true})
 		if err != nil {
-			t.Fatalf("BlobOnce(%s): %v", id, err)
+			t.Fatalf("Blob(%s, Once): %v", id, err)
 		}
-		want, err := view.BlobView(Hash(id))
+		want, err := view.Blob(Hash(id), BlobRead{Shared: true})
 		if err != nil {
-			t.Fatalf("BlobView(%s): %v", id, err)
+			t.Fatalf("Blob(%s, Shared): %v", id, err)
 		}
 		if !bytes.Equal(got, want) {
-			t.Fatalf("BlobOnce(%s) = %d bytes, BlobView %d", id, len(got), len(want))
+			t.Fatalf("Blob(%s, Once) = %d bytes, Shared %d", id, len(got), len(want))
 		}
 		large = large || len(got) > 16<<10
 		if once.store.Cached(plumbing.NewHash(id)) && id != blobs[len(blobs)-1] {
-			t.Errorf("BlobOnce(%s) cached the packed blob", id)
+			t.Errorf("Blob(%s, Once) cached the packed blob", id)
 		}
 	}
 	if !large || len(blobs) < 30 {
 		t.Fatalf("%d blobs, one over 16 KiB: %v", len(blobs), large)
 	}
 	for _, id := range []Hash{Hash(strings.Repeat("e", 40)), loose} {
-		_, got := once.BlobOnce(id)
-		_, want := view.BlobView(id)
+		_, got := once.Blob(id, BlobRead{Once: true})
+		_, want := view.Blob(id, BlobRead{Shared: true})
 		if got == nil || want == nil || got.Error() != want.Error() {
-			t.Errorf("BlobOnce(%s) = %v, BlobView %v", id, got, want)
+			t.Errorf("Blob(%s, Once) = %v, Shared %v", id, got, want)
 		}
 	}
 }

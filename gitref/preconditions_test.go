@@ -137,11 +137,11 @@ func TestLooseBlobLarge(t *testing.T) {
 	}
 	id := Hash(gitOut(t, dir, "hash-object", "-w", p))
 	r := open(t, dir)
-	b, err := r.Blob(id, 1<<20)
+	b, err := r.Blob(id, BlobRead{Limit: 1 << 20})
 	if err != nil || !bytes.Equal(b, content) {
 		t.Fatalf("Blob(%s, 1 MiB) = %d bytes, %v; want the %d bytes written", id, len(b), err, len(content))
 	}
-	if _, err := r.Blob(id, 1<<10); !errors.Is(err, ErrTooLarge) {
+	if _, err := r.Blob(id, BlobRead{Limit: 1 << 10}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Blob(%s, 1 KiB) = %v, want ErrTooLarge", id, err)
 	}
 }

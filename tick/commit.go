@@ -109,14 +109,14 @@ func ListTasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts
 
 // ReadTasksFile sets the Content of f, a regular file of commit's
 // [ListTasksFiles], to a copy of its blob, as TasksFiles does but through
-// [gitref.Repo.BlobOnce] (for files read once per run: not kept in the object
+// [gitref.Repo.Blob] read Once (for files read once per run: not kept in the object
 // cache); a file that is not regular is left as it is. The error is
 // TasksFiles's for the same read.
 func ReadTasksFile(r *gitref.Repo, commit gitref.Hash, f *TasksFileAt) error {
 	if f.Irregular != "" {
 		return nil
 	}
-	b, err := r.BlobOnce(f.Blob)
+	b, err := r.Blob(f.Blob, gitref.BlobRead{Once: true})
 	if err != nil {
 		return fmt.Errorf("listing the tasks files of %s: %w", commit, err)
 	}
@@ -168,7 +168,7 @@ func tasksFiles(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts, re
 			}
 			f := TasksFileAt{Path: path, Unit: tf.unit, Root: tf.root, Unrecognized: tf.unrecognized, Blob: e.ID()}
 			if read {
-				b, err := r.BlobView(f.Blob)
+				b, err := r.Blob(f.Blob, gitref.BlobRead{Shared: true})
 				if err != nil {
 					return err
 				}

@@ -74,7 +74,7 @@ func readTreeFile(r *gitref.Repo, root gitref.Hash, path string) ([]byte, bool, 
 				return nil, false, err
 			}
 		case i == len(el)-1 && e.Mode.IsRegular():
-			b, err := r.Blob(e.ID(), specfmt.MaxToolConfig)
+			b, err := r.Blob(e.ID(), gitref.BlobRead{Limit: specfmt.MaxToolConfig})
 			if err != nil {
 				return nil, false, fmt.Errorf("%s: %w", strings.Join(el[:i+1], "/"), err)
 			}

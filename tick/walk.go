@@ -679,7 +679,7 @@ func (tc *tickCtx) parseAfter(f tasksFile, prev *parsedFile) (*parsedFile, error
 	}
 	// Read in place: the parse and reparseBoxes only read the bytes, and ticks
 	// keep copies of their lines (detachTask), not the file.
-	b, err := tc.r.BlobView(f.blob)
+	b, err := tc.r.Blob(f.blob, gitref.BlobRead{Shared: true})
 	if err != nil {
 		return nil, err
 	}
