@@ -81,7 +81,7 @@ type squashScope struct {
 // come from its latest tick in the range. It first checks that the squash
 // commit is the squash of the range — a commit with one parent, not holding
 // the range in its history, whose change against its first parent equals the
-// change from the merge base of Base and Head to Head ([gitref.Repo.ChangeID]:
+// change from the merge base of Base and Head to Head ([gitref.Repo.PatchID]:
 // blob ids and line numbers aside, whitespace included) — and refuses
 // ([attest.ErrRequest]) otherwise: then it is another change, and the statements
 // never judged its code. Then every task is checked before anything is
@@ -162,11 +162,11 @@ func checkSquash(repo *gitref.Repo, squash *gitref.Commit, base, head gitref.Has
 	if mb == head {
 		return fmt.Errorf("%w: the range %s..%s holds no commit", ErrNothingToCarry, base, head)
 	}
-	rangeChange, err := repo.ChangeID(mb, head)
+	rangeChange, err := repo.PatchID(mb, head)
 	if err != nil {
 		return err
 	}
-	squashChange, err := repo.ChangeID(squash.FirstParent(), squash.ID)
+	squashChange, err := repo.PatchID(squash.FirstParent(), squash.ID)
 	if err != nil {
 		return err
 	}

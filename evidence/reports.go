@@ -815,7 +815,7 @@ func tickBase(repo *gitref.Repo, commit *gitref.Commit, ticks []tick.Tick, layou
 // changedTestFiles are the test files (by [testreport.IsTestFile]) that
 // differ between base and head: added and modified, not deleted.
 func changedTestFiles(repo *gitref.Repo, base, head gitref.Hash) ([]string, error) {
-	paths, err := repo.ChangedPaths(base, head)
+	paths, err := repo.ChangedPaths(base, head, false)
 	if err != nil {
 		return nil, err
 	}

@@ -21,7 +21,7 @@ import (
 // the refs' reach, each tick commit's change, and the ranges found.
 type squashFinder struct {
 	reach   *gitref.RefReach
-	changes map[gitref.Hash]string // tick commit → its change (gitref.Repo.ChangeID), "" for no squash
+	changes map[gitref.Hash]string // tick commit → its change (gitref.Repo.PatchID), "" for no squash
 	found   map[[2]gitref.Hash]string
 }
 
@@ -80,7 +80,7 @@ func (f *squashFinder) find(repo *gitref.Repo, squash, evidence gitref.Hash) (st
 			return "", err
 		}
 		if pe != ps {
-			if change, err = repo.ChangeID(parent, squash); err != nil {
+			if change, err = repo.PatchID(parent, squash); err != nil {
 				return "", err
 			}
 		}
@@ -112,7 +112,7 @@ func (f *squashFinder) find(repo *gitref.Repo, squash, evidence gitref.Hash) (st
 		if err != nil {
 			return "", err
 		}
-		c, err := repo.ChangeID(mb, head)
+		c, err := repo.PatchID(mb, head)
 		if err != nil {
 			return "", err
 		}

@@ -4,50 +4,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/taskproof/taskproof/gitref/internal/patchid"
 )
-
-// ChangedPaths lists, sorted, the '/'-separated paths whose blob differs
-// between the trees of commits base and head: added and modified files, and a
-// renamed file under its new name (deleted files are not listed). An empty base
-// compares head with the empty tree.
-func (r *Repo) ChangedPaths(base, head Hash) ([]string, error) {
-	hc, err := r.commit(head)
-	if err != nil {
-		return nil, err
-	}
-	to, err := r.tree(hc.TreeHash)
-	if err != nil {
-		return nil, err
-	}
-	from := &object.Tree{}
-	if base != "" {
-		bc, err := r.commit(base)
-		if err != nil {
-			return nil, err
-		}
-		if from, err = r.tree(bc.TreeHash); err != nil {
-			return nil, err
-		}
-	}
-	changes, err := object.DiffTree(from, to)
-	if err != nil {
-		return nil, fmt.Errorf("diff %s..%s: %w", base, head, err)
-	}
-	var out []string
-	for _, c := range changes {
-		if c.To.Name != "" {
-			out = append(out, c.To.Name)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
 
 // IsAncestor reports whether commit a is b or one of b's ancestors (as
 // `git merge-base --is-ancestor a b`), walking b's history (once per pair and
@@ -206,16 +168,27 @@ func (r *Repo) Attempts() (func(Hash) string, error) {
 	return rr.Attempt, nil
 }
 
-// PatchID identifies commit c's change against its first parent, as `git
-// patch-id --verbatim` does (git 2.39 lacks that option): the SHA-256 of
-// `git diff-tree -p` without the lines that depend on the base (blob ids in
-// "index" lines, line numbers in "@@" headers), whitespace kept, so that
-// `rm -rf /tmp/x` and `rm -rf / tmp/x` are two changes. The same for a
-// cherry-pick or rebase of a change that applied cleanly, whatever the base.
-// "" for a commit whose diff is empty (or a merge, which diff-tree shows no
-// patch for). It runs the git program (an error matching ErrGitProgram when
-// it cannot), once per commit and Repo.
-func (r *Repo) PatchID(c Hash) (string, error) {
+// PatchID identifies a change as `git patch-id --verbatim` does (git 2.39
+// lacks that option): the SHA-256 of `git diff-tree -p` without the lines
+// that depend on the base (blob ids in "index" lines, line numbers in "@@"
+// headers), whitespace kept, so that `rm -rf /tmp/x` and `rm -rf / tmp/x` are
+// two changes. With one commit c, the change of c against its first parent:
+// the same for a cherry-pick or rebase of a change that applied cleanly,
+// whatever the base (once per commit and Repo). With c and a second commit to,
+// the change from c's tree to to's: the change of a range of commits taken
+// together, to compare with the one commit a squash merge made of them. ""
+// for an empty diff (or a merge, which diff-tree shows no patch for). It runs
+// the git program (an error matching ErrGitProgram when it cannot).
+func (r *Repo) PatchID(c Hash, to ...Hash) (string, error) {
+	if len(to) > 1 {
+		return "", fmt.Errorf("PatchID of %s: %d commits to compare with, want at most one", c, len(to))
+	}
+	if len(to) == 1 {
+		if _, err := ParseHash(string(c)); err != nil {
+			return "", err
+		}
+		return patchid.Of(r.gitDir, c, to[0])
+	}
 	if v, ok := r.patchIDs.Load(c); ok {
 		return v.(string), nil
 	}
@@ -224,16 +197,4 @@ func (r *Repo) PatchID(c Hash) (string, error) {
 		r.patchIDs.Store(c, id)
 	}
 	return id, err
-}
-
-// ChangeID identifies the change from commit a's tree to commit b's as
-// [Repo.PatchID] identifies a commit's change (blob ids and line numbers left
-// out, whitespace kept): the change of a range of commits taken together, to
-// compare with the one commit a squash merge made of them. "" when the trees
-// are equal. It runs the git program.
-func (r *Repo) ChangeID(a, b Hash) (string, error) {
-	if _, err := ParseHash(string(a)); err != nil {
-		return "", err
-	}
-	return patchid.Of(r.gitDir, a, b)
 }

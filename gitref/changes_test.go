@@ -21,7 +21,7 @@ func TestChangedPathsAndMergeBase(t *testing.T) {
 	if err != nil || mb != base {
 		t.Fatalf("merge base %s, %v; want %s", mb, err, base)
 	}
-	got, err := r.ChangedPaths(mb, head)
+	got, err := r.ChangedPaths(mb, head, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestChangedPathsAndMergeBase(t *testing.T) {
 			t.Errorf("IsAncestor(%s, %s) = %v, %v; want %v", tc.a, tc.b, got, err, tc.want)
 		}
 	}
-	all, err := r.ChangedPaths("", base)
+	all, err := r.ChangedPaths("", base, false)
 	if err != nil || len(all) != 4 {
 		t.Errorf("against the empty tree: %q, %v", all, err)
 	}

@@ -8,18 +8,22 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/patchid"
 )
 
-// TreePaths lists, sorted, every '/'-separated path whose entry differs
-// between the trees of commits a and b: added, modified and deleted files
-// (a rename is its old and its new path). It reads the trees only, and is the
-// cheap first look of a comparison of two changes ([Repo.FileChanges]).
-func (r *Repo) TreePaths(a, b Hash) ([]string, error) {
-	ta, err := r.rootTree(a)
-	if err != nil {
-		return nil, err
-	}
+// ChangedPaths lists, sorted, the '/'-separated paths whose entry differs
+// between the trees of commits a and b ("" a: the empty tree): added and
+// modified files, and with deleted the deleted ones too. Renames are not
+// followed: a renamed file is its new path (and with deleted, its old one).
+// It reads the trees only, and is the cheap first look of a comparison of two
+// changes ([Repo.FileChanges]).
+func (r *Repo) ChangedPaths(a, b Hash, deleted bool) ([]string, error) {
 	tb, err := r.rootTree(b)
 	if err != nil {
 		return nil, err
+	}
+	ta := &object.Tree{}
+	if a != "" {
+		if ta, err = r.rootTree(a); err != nil {
+			return nil, err
+		}
 	}
 	changes, err := object.DiffTree(ta, tb)
 	if err != nil {
@@ -28,7 +32,11 @@ func (r *Repo) TreePaths(a, b Hash) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
 	for _, c := range changes {
-		for _, name := range []string{c.From.Name, c.To.Name} {
+		names := []string{c.To.Name}
+		if deleted {
+			names = append(names, c.From.Name)
+		}
+		for _, name := range names {
 			if name != "" && !seen[name] {
 				seen[name] = true
 				out = append(out, name)

@@ -12,7 +12,7 @@ import (
 
 // TestFileChanges: the real git's patch of two commits is split into its
 // files under their own names — spaces, a tab, a quote, non-ASCII and a
-// deleted, a binary and a mode-changed file — TreePaths lists the same paths,
+// deleted, a binary and a mode-changed file — ChangedPaths with deleted lists the same paths,
 // and the same change made on another base has the same identities.
 func TestFileChanges(t *testing.T) {
 	dir := testenv.NewRepo(t)
@@ -50,7 +50,7 @@ func TestFileChanges(t *testing.T) {
 	if strings.Join(keys, "|") != strings.Join(want, "|") {
 		t.Fatalf("files %q, want %q", keys, want)
 	}
-	paths, err := r.TreePaths(Hash(c0), Hash(c2))
+	paths, err := r.ChangedPaths(Hash(c0), Hash(c2), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func Judge(repo *gitref.Repo, from, to gitref.Hash) (*Judgement, error) {
 // at most j.Commits long, whose change is Base..FROM's, comparing paths first
 // (trees only) and the file changes of runs touching the same paths.
 func (j *Judgement) sameChange(repo *gitref.Repo, tc *gitref.Commit) error {
-	wantPaths, err := repo.TreePaths(j.Base, j.From)
+	wantPaths, err := repo.ChangedPaths(j.Base, j.From, true)
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func (j *Judgement) sameChange(repo *gitref.Repo, tc *gitref.Commit) error {
 	c := tc
 	for k := 1; k <= j.Commits && len(c.Parents) > 0; k++ {
 		start := c.Parents[0]
-		paths, err := repo.TreePaths(start, j.To)
+		paths, err := repo.ChangedPaths(start, j.To, true)
 		if err != nil {
 			return err
 		}
