@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
@@ -18,7 +19,7 @@ import (
 
 // SkipRefPrefix is where skip records live: refs/speccoder/skipped/<feature>/<task>
 // (docs/format.md#storage).
-const SkipRefPrefix = "refs/speccoder/skipped/"
+const SkipRefPrefix = notesref.SkipPrefix
 
 // DecideRequest is what `taskproof attest decide` asks for (docs/format.md#units-and-task-lines).
 type DecideRequest struct {

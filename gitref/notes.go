@@ -83,25 +83,6 @@ type SyncOptions = notesync.SyncOptions
 // Rejected, and whether the remote was Rewritten by someone else.
 type SyncResult = notesync.SyncResult
 
-// TrackingRef is the ref that holds remote's copy of notes ref ref
-// (docs/format.md#sharing-notes-between-clones): refs/notes/<name> is tracked
-// in refs/notes/remotes/<remote>/<name>, as refs/heads/<b> is in
-// refs/remotes/<remote>/<b>.
-func TrackingRef(ref, remote string) string { return notesync.TrackingRef(ref, remote) }
-
-// SkipRefPrefix is where skip records live (docs/format.md#storage).
-const SkipRefPrefix = notesync.SkipRefPrefix
-
-// SkipTrackingPrefix is where remote's skip records are fetched:
-// refs/speccoder/remotes/<remote>/skipped/.
-func SkipTrackingPrefix(remote string) string { return notesync.SkipTrackingPrefix(remote) }
-
-// RefspecMaps reports whether fetch refspec spec (a remote.<name>.fetch
-// value, git's refspec form) brings remote ref ref into local ref dst: exact
-// ("[+]ref:dst") or by a pattern with one '*' on both sides
-// ("refs/notes/*:refs/notes/*"). A refspec without ':' maps nothing.
-func RefspecMaps(spec, ref, dst string) bool { return notesync.RefspecMaps(spec, ref, dst) }
-
 // NotesStore reads and writes the notes of one notes ref. Its fields may be set
 // before use; zero values take the defaults. Once its fields are set, its
 // methods may be called from several goroutines at once, like the Repo's

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notesref"
 )
 
 // NotesConfig is the repository configuration that makes notesRef travel with
@@ -25,24 +26,24 @@ func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
 	var w []gitref.ConfigWant
 	if remote != "" {
 		fetch := "remote." + remote + ".fetch"
-		track := gitref.TrackingRef(notesRef, remote)
-		skipTrack := gitref.SkipTrackingPrefix(remote)
+		track := notesref.Tracking(notesRef, remote)
+		skipTrack := notesref.SkipTracking(remote)
 		w = append(w,
 			gitref.ConfigWant{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
 				Replaces: []string{notesRef + "*:" + notesRef + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if gitref.RefspecMaps(v, notesRef, track) && gitref.RefspecMaps(v, ConflictsRef(notesRef), gitref.TrackingRef(ConflictsRef(notesRef), remote)) {
+						if notesref.RefspecMaps(v, notesRef, track) && notesref.RefspecMaps(v, ConflictsRef(notesRef), notesref.Tracking(ConflictsRef(notesRef), remote)) {
 							return true
 						}
 					}
 					return false
 				}},
-			gitref.ConfigWant{Key: fetch, Value: "+" + gitref.SkipRefPrefix + "*:" + skipTrack + "*", Multi: true,
-				Replaces: []string{gitref.SkipRefPrefix + "*:" + gitref.SkipRefPrefix + "*"},
+			gitref.ConfigWant{Key: fetch, Value: "+" + notesref.SkipPrefix + "*:" + skipTrack + "*", Multi: true,
+				Replaces: []string{notesref.SkipPrefix + "*:" + notesref.SkipPrefix + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
-						if gitref.RefspecMaps(v, gitref.SkipRefPrefix+"x", skipTrack+"x") {
+						if notesref.RefspecMaps(v, notesref.SkipPrefix+"x", skipTrack+"x") {
 							return true
 						}
 					}
@@ -68,10 +69,10 @@ func SelfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
 	}
 	var out []string
 	for _, v := range vs {
-		if v == notesRef+"*:"+notesRef+"*" || v == gitref.SkipRefPrefix+"*:"+gitref.SkipRefPrefix+"*" {
+		if v == notesRef+"*:"+notesRef+"*" || v == notesref.SkipPrefix+"*:"+notesref.SkipPrefix+"*" {
 			continue
 		}
-		if gitref.RefspecMaps(v, notesRef, notesRef) || gitref.RefspecMaps(v, gitref.SkipRefPrefix+"x", gitref.SkipRefPrefix+"x") {
+		if notesref.RefspecMaps(v, notesRef, notesRef) || notesref.RefspecMaps(v, notesref.SkipPrefix+"x", notesref.SkipPrefix+"x") {
 			out = append(out, v)
 		}
 	}
@@ -105,7 +106,7 @@ func ForcedOntoNotes(repo *gitref.Repo, notesRef string) []ForcedRefspec {
 		if !ok {
 			continue
 		}
-		for _, ref := range []string{notesRef, ConflictsRef(notesRef), gitref.SkipRefPrefix + "x"} {
+		for _, ref := range []string{notesRef, ConflictsRef(notesRef), notesref.SkipPrefix + "x"} {
 			if destinationCovers(dst, ref) {
 				out = append(out, ForcedRefspec{Remote: strings.TrimSuffix(rest, ".fetch"), Spec: e.Value})
 				break

@@ -48,6 +48,7 @@ func TestImportRules(t *testing.T) {
 		{"keys", writers, "verification-side key code imports no signer"},
 		{"notemerge", signingCode, "merging notes signs nothing"},
 		{"evidence", writers, "reading test reports writes and signs nothing"},
+		{"notesref", append([]string{"github.com/go-git/", module + "gitref"}, heavyDecoders...), "naming the notes refs needs no repository"},
 		{"trailer", append([]string{"github.com/go-git/", module + "gitref"}, heavyDecoders...), "reading a commit message's trailers needs no repository"},
 	}
 	// Readers, those of them that exist: the gate may be split into more.

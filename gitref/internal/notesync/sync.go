@@ -18,6 +18,7 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notesref"
 )
 
 // Errors of notes synchronisation.
@@ -65,8 +66,8 @@ type LineSetMergeFunc func(notes ...[]byte) []byte
 // SyncOptions configure Store.Fetch and Store.Push.
 type SyncOptions struct {
 	// Remote is a remote name or URL; default "origin". For a remote name, the
-	// remote's refs are fetched into its tracking refs (TrackingRef,
-	// SkipTrackingPrefix), as `git fetch` does with the refspecs `taskproof
+	// remote's refs are fetched into its tracking refs (notesref.Tracking,
+	// notesref.SkipTracking), as `git fetch` does with the refspecs `taskproof
 	// init` writes; for a URL, into temporary refs removed afterwards.
 	Remote string
 	// Merge merges a commit's note when both sides changed it (required).
@@ -169,28 +170,6 @@ func (s *Store) git(ctx context.Context, o SyncOptions, args ...string) (string,
 	return stdout.String(), nil
 }
 
-// TrackingRef is the ref that holds remote's copy of notes ref ref
-// (docs/format.md#sharing-notes-between-clones): refs/notes/<name> is tracked
-// in refs/notes/remotes/<remote>/<name>, as refs/heads/<b> is in
-// refs/remotes/<remote>/<b>. A forced fetch into it loses nothing: it only
-// mirrors the remote, and `taskproof notes fetch` merges it into ref.
-func TrackingRef(ref, remote string) string {
-	name := strings.TrimPrefix(ref, "refs/notes/")
-	if name == ref {
-		name = strings.TrimPrefix(ref, "refs/")
-	}
-	return "refs/notes/remotes/" + remote + "/" + name
-}
-
-// SkipRefPrefix is where skip records live (docs/format.md#storage).
-const SkipRefPrefix = "refs/speccoder/skipped/"
-
-// SkipTrackingPrefix is where remote's skip records are fetched:
-// refs/speccoder/remotes/<remote>/skipped/.
-func SkipTrackingPrefix(remote string) string {
-	return "refs/speccoder/remotes/" + remote + "/skipped/"
-}
-
 // remoteNames are the refs one fetch writes the remote's refs into.
 type remoteNames struct {
 	notes, conflicts, skip string // tracking ref, tracking ref, tracking prefix
@@ -223,9 +202,9 @@ func (s *Store) remoteNames(o SyncOptions) (remoteNames, error) {
 		}
 		return n, nil
 	}
-	n := remoteNames{notes: TrackingRef(s.Ref, remote), skip: SkipTrackingPrefix(remote)}
+	n := remoteNames{notes: notesref.Tracking(s.Ref, remote), skip: notesref.SkipTracking(remote)}
 	if o.ConflictsRef != "" {
-		n.conflicts = TrackingRef(o.ConflictsRef, remote)
+		n.conflicts = notesref.Tracking(o.ConflictsRef, remote)
 	}
 	return n, nil
 }
@@ -266,7 +245,7 @@ func (s *Store) fetchRefs(ctx context.Context, o SyncOptions, n remoteNames) err
 		args = append(args, "+"+o.ConflictsRef+"*:"+n.conflicts+"*")
 	}
 	if o.SkipRefs {
-		args = append(args, "+"+SkipRefPrefix+"*:"+n.skip+"*")
+		args = append(args, "+"+notesref.SkipPrefix+"*:"+n.skip+"*")
 	}
 	if _, err := s.git(ctx, o, args...); err != nil {
 		var ge *GitError
@@ -304,7 +283,7 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	return s.Fetch(ctx, o)
 }
 
-// Fetch fetches the remote's notes ref into its tracking ref (TrackingRef) and
+// Fetch fetches the remote's notes ref into its tracking ref (notesref.Tracking) and
 // integrates it into the local one: created when absent locally,
 // fast-forwarded when the local ref is behind, left alone when it is ahead,
 // and otherwise merged — a notes commit whose parents are the local and the
@@ -314,7 +293,7 @@ func (s *Store) Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 // before the notes ref moves, so a crash loses nothing). Refs move by
 // compare-and-swap; after a lost race the integration is redone (bounded).
 // Neither side is ever overwritten. With o.SkipRefs the skip records are
-// fetched into SkipTrackingPrefix and each is created or fast-forwarded
+// fetched into notesref.SkipTracking and each is created or fast-forwarded
 // locally; one that differs is listed in Rejected. The error wraps
 // ErrRemoteNotesAbsent when the remote has no notes ref, and is a *GitError
 // when git fails.
@@ -565,7 +544,7 @@ func (s *Store) integrateSkipRefs(o SyncOptions, n remoteNames, res *SyncResult)
 		if !ok {
 			continue
 		}
-		localName := SkipRefPrefix + strings.TrimPrefix(name, n.skip)
+		localName := notesref.SkipPrefix + strings.TrimPrefix(name, n.skip)
 		remote := Hash(id)
 		local, err := s.Repo.ReadRef(localName)
 		if err != nil {
@@ -720,26 +699,6 @@ func (s *Store) placeNote(tree plumbing.Hash, id Hash, lp []notePath, content []
 		return plumbing.ZeroHash, err
 	}
 	return s.setPath(tree, strings.Split(target, "/"), blob)
-}
-
-// RefspecMaps reports whether fetch refspec spec (a remote.<name>.fetch
-// value, git's refspec form) brings remote ref ref into local ref dst: exact
-// ("[+]ref:dst") or by a pattern with one '*' on both sides
-// ("refs/notes/*:refs/notes/*"). A refspec without ':' maps nothing.
-func RefspecMaps(spec, ref, dst string) bool {
-	src, to, ok := strings.Cut(strings.TrimPrefix(spec, "+"), ":")
-	if !ok {
-		return false
-	}
-	spre, ssuf, sglob := strings.Cut(src, "*")
-	if !sglob {
-		return src == ref && to == dst
-	}
-	dpre, dsuf, dglob := strings.Cut(to, "*")
-	if !dglob || !strings.HasPrefix(ref, spre) || !strings.HasSuffix(ref, ssuf) || len(ref) < len(spre)+len(ssuf) {
-		return false
-	}
-	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
 }
 
 // rejectedLines picks git's "! [rejected] …" lines out of its output.
@@ -914,7 +873,7 @@ func porcelainStatus(out, ref string) (flag, summary string) {
 // TrackingRefs lists the tracking refs of the notes ref that exist
 // (refs/notes/remotes/<remote>/<name>, one per remote fetched), sorted.
 func (s *Store) TrackingRefs() ([]string, error) {
-	name := strings.TrimPrefix(TrackingRef(s.Ref, "x"), "refs/notes/remotes/x/")
+	name := strings.TrimPrefix(notesref.Tracking(s.Ref, "x"), "refs/notes/remotes/x/")
 	found := map[string]bool{}
 	dir := filepath.Join(s.Repo.RefDir("refs/notes/remotes"), "refs", "notes", "remotes")
 	entries, err := os.ReadDir(dir)

@@ -1,4 +1,4 @@
-package gitref
+package notesref
 
 import "testing"
 
