@@ -172,7 +172,7 @@ func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] 
 
 // missing is the error for object id of kind not found in the repository. A
 // tree or blob is reached from a commit or tree that is there, so its absence
-// is damage (or a partial clone): the first is kept for Damaged.
+// is damage (or a partial clone): the first is kept for Intact.
 func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
 	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.isShallow(), Partial: r.promisorRemote()}
 	if kind == plumbing.TreeObject.String() || kind == plumbing.BlobObject.String() {
@@ -181,32 +181,34 @@ func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
 	return e
 }
 
-// Damaged returns the first tree or blob a read of this Repo found missing
-// (a *MissingObjectError), nil when none was: a caller whose checks turn read
-// errors into findings (a tasks file "not readable at the object") asks it
-// before trusting them, since a repository missing objects cannot be judged.
-func (r *Repo) Damaged() error {
-	if e := r.damage.Load(); e != nil {
-		return e
-	}
-	return nil
-}
-
-// CheckParents checks that commit's parents are in the repository, as
+// Intact reports what keeps the repository from being judged. With
+// commits, it checks that each one's parents are in the repository, as
 // verifying it needs (its first parent's speccoder.toml, docs/format.md#hash-recipes
 // policy_sha256, and tasks files): a commit at a shallow clone's edge is a
-// *ShallowError, a parent absent otherwise a *MissingObjectError.
-func (r *Repo) CheckParents(commit Hash) error {
-	c, err := r.commit(commit)
-	if err != nil {
-		return err
+// *ShallowError, a parent absent otherwise a *MissingObjectError. Without,
+// it returns the first tree or blob a read of this Repo found missing (a
+// *MissingObjectError), nil when none was: a caller whose checks turn read
+// errors into findings (a tasks file "not readable at the object") asks it
+// before trusting them, since a repository missing objects cannot be judged.
+func (r *Repo) Intact(commits ...Hash) error {
+	if len(commits) == 0 {
+		if e := r.damage.Load(); e != nil {
+			return e
+		}
+		return nil
 	}
-	if r.isShallowCommit(c.Hash) {
-		return &ShallowError{Commit: commit, Need: "verifying it reads its first parent"}
-	}
-	for _, p := range c.ParentHashes {
-		if _, err := r.commit(fromPlumbing(p)); err != nil {
+	for _, commit := range commits {
+		c, err := r.commit(commit)
+		if err != nil {
 			return err
+		}
+		if r.isShallowCommit(c.Hash) {
+			return &ShallowError{Commit: commit, Need: "verifying it reads its first parent"}
+		}
+		for _, p := range c.ParentHashes {
+			if _, err := r.commit(fromPlumbing(p)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

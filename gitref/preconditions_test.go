@@ -14,7 +14,7 @@ import (
 // TestShallowEdge: in a clone made with the real git's --depth, the commits
 // .git/shallow lists are the edge only while their parents are absent; a
 // range holding an edge commit is a *ShallowError, a range inside what was
-// fetched is listed, and CheckParents refuses an edge commit.
+// fetched is listed, and Intact refuses an edge commit.
 func TestShallowEdge(t *testing.T) {
 	src := newRepo(t)
 	var ids []Hash
@@ -37,11 +37,11 @@ func TestShallowEdge(t *testing.T) {
 	if _, err := r.rangeCommits(ids[2], ids[3], false); err != nil {
 		t.Errorf("range c3..c4 (fetched): %v", err)
 	}
-	if err := r.CheckParents(ids[3]); err != nil {
-		t.Errorf("CheckParents(c4): %v", err)
+	if err := r.Intact(ids[3]); err != nil {
+		t.Errorf("Intact(c4): %v", err)
 	}
-	if err := r.CheckParents(ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
-		t.Errorf("CheckParents(c3, the edge) = %v, want a ShallowError", err)
+	if err := r.Intact(ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
+		t.Errorf("Intact(c3, the edge) = %v, want a ShallowError", err)
 	}
 	if ok, err := r.IsAncestor(ids[2], ids[3]); !ok || err != nil {
 		t.Errorf("IsAncestor(c3, c4) = %v, %v; want true", ok, err)
@@ -59,8 +59,8 @@ func TestShallowEdge(t *testing.T) {
 	if got := r.shallowCommits(); len(got) != 1 || got[0] != ids[1] {
 		t.Fatalf("after --deepen 1: shallowCommits = %v, want [%s]", got, ids[1])
 	}
-	if err := r.CheckParents(ids[2]); err != nil {
-		t.Errorf("after --deepen 1: CheckParents(c3): %v", err)
+	if err := r.Intact(ids[2]); err != nil {
+		t.Errorf("after --deepen 1: Intact(c3): %v", err)
 	}
 	if _, err := r.rangeCommits(ids[1], ids[3], false); err != nil {
 		t.Errorf("after --deepen 1: range c2..c4: %v", err)

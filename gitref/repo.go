@@ -99,7 +99,7 @@ type Repo struct {
 	shallowOnce   sync.Once
 	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
 	shallowListed bool                               // .git/shallow lists commits
-	damage        atomic.Pointer[MissingObjectError] // see Damaged
+	damage        atomic.Pointer[MissingObjectError] // see Intact
 
 	// Read once from the repository's config, for the errors and writes
 	// that ask again and again: the promisor remote of a partial clone

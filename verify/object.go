@@ -284,7 +284,7 @@ func (v *Verifier) CheckObject(commit gitref.Hash, hints TaskHints, readNote fun
 	}
 	// The checks read the first parent (policy_sha256, the tasks file's line):
 	// a commit at a shallow clone's edge is a git precondition, not a mismatch.
-	if err := v.Repo.CheckParents(commit); err != nil {
+	if err := v.Repo.Intact(commit); err != nil {
 		return nil, err
 	}
 	note, err := readNote(commit)

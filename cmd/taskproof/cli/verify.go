@@ -149,7 +149,7 @@ func (o *verifyOptions) verify(ctx context.Context, c *cobra.Command, format str
 		return err
 	}
 	defer rep.Close()
-	if err := repo.Damaged(); err != nil {
+	if err := repo.Intact(); err != nil {
 		// Some check read a missing object as a finding: not a verdict.
 		return err
 	}
