@@ -17,11 +17,10 @@ func (r *Repo) Config() (*gitconfig.Config, error) {
 	return gitconfig.Read(r.gitDir, r.commonDir, r.workTree)
 }
 
-// ConfigValue returns the value git would give for `git config --get <key>`
-// (key as "section.name" or "section.subsection.name", e.g.
-// "gpg.ssh.allowedSignersFile"), read as [Repo.Config] reads; ok is false when
-// nothing sets key. Errors match [ErrConfig].
-func (r *Repo) ConfigValue(key string) (value string, ok bool, err error) {
+// configValue returns the value git would give for `git config --get <key>`
+// (key as "section.name" or "section.subsection.name"), read as [Repo.Config]
+// reads; ok is false when nothing sets key. Errors match [ErrConfig].
+func (r *Repo) configValue(key string) (value string, ok bool, err error) {
 	if _, _, _, err := gitconfig.SplitKey(key); err != nil {
 		return "", false, err
 	}

@@ -53,7 +53,7 @@ func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
 // relative value is relative to the work tree, as git reads it; "~/" is the
 // home directory), else <git common dir>/hooks.
 func (r *Repo) HooksDir() (string, error) {
-	v, ok, err := r.ConfigValue("core.hooksPath")
+	v, ok, err := r.configValue("core.hooksPath")
 	if err != nil {
 		return "", err
 	}

@@ -251,7 +251,7 @@ func (n notesRepo) RefDir(name string) string { return n.r.refDir(name) }
 func (n notesRepo) LogUpdate(name string, old, new Hash, msg string) {
 	n.r.logUpdate(name, old, new, msg)
 }
-func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.ConfigValue(key) }
+func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.configValue(key) }
 func (n notesRepo) GitDir() string                               { return n.r.gitDir }
 func (n notesRepo) Reindex()                                     { n.r.store.Reindex() }
 

@@ -87,7 +87,7 @@ func (r *Repo) logUpdate(name string, old, new Hash, msg string) {
 			if r.workTree != "" {
 				r.logsMode = "true"
 			}
-			if v, ok, err := r.ConfigValue("core.logAllRefUpdates"); err == nil && ok {
+			if v, ok, err := r.configValue("core.logAllRefUpdates"); err == nil && ok {
 				r.logsMode = strings.ToLower(v)
 			}
 		})

@@ -93,7 +93,7 @@ func (r *Repo) isRemoteBranch(name string) bool {
 	if !ok || remote == "" || branch == "" {
 		return false
 	}
-	_, ok, err := r.ConfigValue("remote." + remote + ".url")
+	_, ok, err := r.configValue("remote." + remote + ".url")
 	return err == nil && ok
 }
 

@@ -186,10 +186,11 @@ func loadAllowedSignersInput(repo *gitref.Repo, src Sources) (as *AllowedSigners
 // must be absolute and outside the work tree: relative or inside, it would be
 // the project's trust, chosen by the head being verified. Nil when unset.
 func loadConfiguredAllowedSigners(repo *gitref.Repo) (*AllowedSigners, string, *SourceRev, error) {
-	p, ok, err := repo.ConfigValue("gpg.ssh.allowedSignersFile")
+	cfg, err := repo.Config()
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}
+	p, ok := cfg.Get("gpg.ssh.allowedSignersFile")
 	if !ok || p == "" {
 		return nil, "", nil, nil
 	}

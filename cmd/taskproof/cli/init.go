@@ -107,9 +107,11 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) ([]gitref.ConfigChange, []string, error) {
 	var warnings []string
 	target := remote
-	if _, ok, err := repo.ConfigValue("remote." + remote + ".url"); err != nil {
+	cfg, err := repo.Config()
+	if err != nil {
 		return nil, nil, cmdutil.OrCode(cmdutil.ExitTrust, err)
-	} else if !ok {
+	}
+	if _, ok := cfg.Get("remote." + remote + ".url"); !ok {
 		if named {
 			return nil, nil, cmdutil.WithCode(cmdutil.ExitGit, fmt.Errorf("remote %q is not configured (git remote add %s URL)", remote, remote))
 		}

@@ -116,9 +116,11 @@ func printConflicts(c *cobra.Command, records []notemerge.DisplacedRecord, hidde
 // acknowledger names who acknowledges, as git names the committer: the
 // repository's user.email, else user.name, else $USER.
 func acknowledger(repo *gitref.Repo) string {
-	for _, k := range []string{"user.email", "user.name"} {
-		if v, ok, err := repo.ConfigValue(k); err == nil && ok && v != "" {
-			return v
+	if cfg, err := repo.Config(); err == nil {
+		for _, k := range []string{"user.email", "user.name"} {
+			if v, ok := cfg.Get(k); ok && v != "" {
+				return v
+			}
 		}
 	}
 	if u := os.Getenv("USER"); u != "" {
