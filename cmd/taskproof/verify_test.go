@@ -206,7 +206,7 @@ func TestVerifyCLI(t *testing.T) {
 		}
 		// The old spelling still accepts them, and says which name to use.
 		_, errOut := r.run(t, 0, append(jsonArgs("verify", r.t3), "--require-signed=false")...)
-		if !strings.Contains(errOut, "Flag --require-signed has been deprecated, use --insecure-allow-unsigned") {
+		if !strings.Contains(errOut, "Flag --require-signed has been deprecated, --require-signed=true is the default: drop it; for --require-signed=false use --insecure-allow-unsigned") {
 			t.Errorf("--require-signed=false: stderr %q, want a deprecation note", errOut)
 		}
 		// The plain --require-signed asks for what is the default: unsigned fails.

@@ -5,7 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/spf13/cobra"
+
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
 	"github.com/taskproof/taskproof/internal/panics"
@@ -19,10 +24,16 @@ import (
 func Main(ctx context.Context, args []string) int {
 	root := New()
 	root.SetArgs(args)
-	err := internalError(panics.Call(func() error { return root.ExecuteContext(ctx) }))
+	var cmd *cobra.Command
+	err := internalError(panics.Call(func() error {
+		var err error
+		cmd, err = root.ExecuteContextC(ctx)
+		return err
+	}))
 	if err == nil {
 		return cmdutil.ExitOK
 	}
+	writeFlagErrorResult(cmd, args, err)
 	code := cmdutil.ExitCode(err)
 	if !cmdutil.IsSilent(err) {
 		fmt.Fprintf(os.Stderr, "taskproof: %s\n", cmdutil.MessageText(err.Error()))
@@ -50,4 +61,45 @@ func internalError(err error) error {
 		return err
 	}
 	return pe
+}
+
+// errorResultCommands write a machine-readable result for an error with a
+// machine --format (writeErrorResult): verify from its run, and these from
+// Main for a usage error found before they ran.
+var errorResultCommands = []string{"taskproof verify", "taskproof audit", "taskproof ticks"}
+
+// writeFlagErrorResult writes, for a usage error cobra or a flag check found
+// before cmd ran ([cmdutil.FlagError]: a flag it cannot parse, both
+// spellings of a switch, …), the result its machine --format writes for any
+// other usage error, so that a CI step reading the output sees an error
+// rather than nothing. A --format cobra could not parse (given after the
+// bad flag) is read from the raw args.
+func writeFlagErrorResult(cmd *cobra.Command, args []string, err error) {
+	if cmd == nil || !cmdutil.IsType[*cmdutil.FlagError](err) || !slices.Contains(errorResultCommands, cmd.CommandPath()) {
+		return
+	}
+	format, _ := cmd.Flags().GetString("format")
+	if !cmd.Flags().Changed("format") {
+		format = rawFormat(args, format)
+	}
+	if options.FormatAllowed(cmd, format) {
+		writeErrorResult(cmd, format, err)
+	}
+}
+
+// rawFormat is the last --format value in args (before a "--"), as pflag
+// would read it, or def without one.
+func rawFormat(args []string, def string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return def
+		case a == "--format" && i+1 < len(args):
+			def = args[i+1]
+			i++
+		case strings.HasPrefix(a, "--format="):
+			def = strings.TrimPrefix(a, "--format=")
+		}
+	}
+	return def
 }

@@ -91,6 +91,13 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 // parse is a [cmdutil.FlagError] (exit 2) pointing at the command's help, and an
 // unknown long flag names the command's nearest flags.
 func flagErrorFunc(c *cobra.Command, err error) error {
+	// A command that has subcommands met an argument before the flag: cobra
+	// found no subcommand of that name, so the flag is not the mistake (it
+	// belongs to the command meant): `taskproof verfy --branch` is an
+	// unknown command, as `taskproof verfy` is.
+	if pos := c.Flags().Args(); c.HasSubCommands() && len(pos) > 0 {
+		return &cmdutil.FlagError{Err: unknownSubcommand(c, pos)}
+	}
 	err = fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) && ne.GetSpecifiedShortnames() == "" {

@@ -99,7 +99,8 @@ func (o *verifyOptions) run(ctx context.Context, c *cobra.Command, args []string
 		err = cmdutil.WithCode(cmdutil.ExitFailure, fmt.Errorf("the gate fails: %w", err))
 	}
 	if err != nil {
-		writeErrorResult(c, err)
+		format, _ := c.Flags().GetString("format")
+		writeErrorResult(c, format, err)
 	}
 	return err
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // writeErrorResult writes, for a verify run that ends in err with exit 1–5
-// and a machine-readable --format, a result that says so on stdout, so that a
+// and a machine-readable format (--format), a result that says so on stdout, so that a
 // CI step reading the output sees an error rather than nothing
 // (docs/format.md#precondition-errors-in-ci-formats): a JSON object with
 // conclusion "error", a ::error:: workflow command (and a job summary line),
@@ -22,12 +22,11 @@ import (
 // JUnit suite with one errored test case. Failures to write are warnings: the
 // exit code stays err's. A --json-report file that could not be written is
 // not tried again: its error is the one err reports.
-func writeErrorResult(c *cobra.Command, err error) {
+func writeErrorResult(c *cobra.Command, format string, err error) {
 	code := cmdutil.ExitCode(err)
 	if cmdutil.IsSilent(err) || code < cmdutil.ExitFailure || code > cmdutil.ExitInternal {
 		return
 	}
-	format, _ := c.Flags().GetString("format")
 	out := c.OutOrStdout()
 	res := report.ErrorResult{ExitCode: code, Kind: cmdutil.ErrorKind(code), Conclusion: conclusionOf(code), Case: junitErrorCase(code), Message: err.Error(), ToolVersion: attest.Version}
 	if path, _ := c.Flags().GetString("json-report"); path != "" && !cmdutil.IsType[*cmdutil.OutputFileError](err) {

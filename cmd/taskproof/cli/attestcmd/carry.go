@@ -26,6 +26,7 @@ func newAttestCarryCmd() *cobra.Command {
 		trustOpts          = options.TrustOptions{KeyFlag: "trusted-key", For: "trust for FROM's signatures: "}
 		keep, dryRun       bool
 		unverifiedInsecure bool
+		unverifiedOld      bool
 		force              bool
 	)
 	c := &cobra.Command{
@@ -87,8 +88,18 @@ command then exits 1 after carrying the others, as the gate would fail that task
 	sf.add(c)
 	trustOpts.AddFlags(c)
 	c.Flags().BoolVar(&unverifiedInsecure, "insecure-skip-verify", false, "re-sign FROM's statements without checking their signatures (unsafe)")
-	c.Flags().BoolVar(&unverifiedInsecure, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
+	c.Flags().BoolVar(&unverifiedOld, "unverified-from-insecure", false, "re-sign FROM's statements without checking their signatures")
 	_ = c.Flags().MarkDeprecated("unverified-from-insecure", "use --insecure-skip-verify instead")
+	c.PreRunE = func(c *cobra.Command, _ []string) error {
+		if err := options.RefuseBothSpellings(c, "insecure-skip-verify", "unverified-from-insecure", "--unverified-from-insecure"); err != nil {
+			return err
+		}
+		unverifiedInsecure = unverifiedInsecure || unverifiedOld
+		if unverifiedInsecure {
+			options.WarnInsecure(c, "insecure-skip-verify", "FROM's statements are re-signed with your key without checking their signatures; anyone who can push a note on FROM gets your signature")
+		}
+		return nil
+	}
 	c.Flags().BoolVar(&keep, "keep-from", false, "keep the carried statements in FROM's note")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the statements without writing any note")
 	c.Flags().BoolVar(&force, "force", false, "replace the statements TO's note already holds for a carried task (as git notes add -f does), and carry to a TO that is no rewrite of FROM")

@@ -1,6 +1,7 @@
 package options
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,6 +26,9 @@ func NewFormat(def string, allowed ...string) *FormatOptions {
 // AddFlags declares --format on c, completing the allowed values.
 func (o *FormatOptions) AddFlags(c *cobra.Command) {
 	c.Flags().StringVar(&o.Format, "format", o.Default, "output `FORMAT`: "+strings.Join(o.Allowed, "|"))
+	// The allowed values, for a result written when the flags cannot be
+	// parsed (FormatAllowed).
+	_ = c.Flags().SetAnnotation("format", formatsAnnotation, o.Allowed)
 	cmdutil.Choices(c, "format", o.Allowed...)
 }
 
@@ -37,4 +41,13 @@ func (o *FormatOptions) Get() (string, error) {
 		}
 	}
 	return "", cmdutil.Usagef("unknown --format %q (want %s)", o.Format, strings.Join(o.Allowed, "|"))
+}
+
+const formatsAnnotation = "taskproof_formats"
+
+// FormatAllowed reports whether format is one of the values c's --format
+// allows.
+func FormatAllowed(c *cobra.Command, format string) bool {
+	f := c.Flags().Lookup("format")
+	return f != nil && slices.Contains(f.Annotations[formatsAnnotation], format)
 }

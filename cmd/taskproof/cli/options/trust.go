@@ -60,9 +60,16 @@ func (o *TrustOptions) AddSigstoreFlags(c *cobra.Command) {
 	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "how many (`N`) RFC 3161 signed timestamps a Sigstore bundle needs")
 	prev := c.PreRunE
 	c.PreRunE = func(c *cobra.Command, args []string) error {
+		// --sigstore-tlog-threshold 0 is the deprecated spelling of
+		// --insecure-ignore-tlog.
+		if *tlog == 0 {
+			if err := RefuseBothSpellings(c, "insecure-ignore-tlog", "sigstore-tlog-threshold", "--sigstore-tlog-threshold 0"); err != nil {
+				return err
+			}
+		}
 		if *ignoreTlog {
-			if c.Flags().Changed("sigstore-tlog-threshold") && *tlog != 0 {
-				return cmdutil.Usagef("--insecure-ignore-tlog accepts bundles without a transparency log entry, --sigstore-tlog-threshold %d requires some: give one", *tlog)
+			if c.Flags().Changed("sigstore-tlog-threshold") {
+				return &cmdutil.FlagError{Err: fmt.Errorf("--insecure-ignore-tlog accepts bundles without a transparency log entry, --sigstore-tlog-threshold %d requires some: give one", *tlog)}
 			}
 			zero := 0
 			src.SigstoreTlogThreshold = &zero
@@ -73,6 +80,9 @@ func (o *TrustOptions) AddSigstoreFlags(c *cobra.Command) {
 				fmt.Fprintln(c.ErrOrStderr(), "Flag --sigstore-tlog-threshold 0 has been deprecated, use --insecure-ignore-tlog instead")
 			}
 			src.SigstoreTlogThreshold = tlog
+		}
+		if t := src.SigstoreTlogThreshold; t != nil && *t == 0 {
+			WarnInsecure(c, "insecure-ignore-tlog", "Sigstore bundles without a transparency log entry are accepted; their signatures can be neither audited nor revoked")
 		}
 		if c.Flags().Changed("sigstore-timestamp-threshold") {
 			src.SigstoreTimestampThreshold = ts
