@@ -28,7 +28,19 @@ bool_input() {
   case $2 in true|false) ;; *) fail 2 "$1: want true or false, not $2" ;; esac
 }
 bool_input require-verified "${TASKPROOF_REQUIRE_VERIFIED:-false}"
+bool_input insecure-allow-unsigned "${TASKPROOF_INSECURE_ALLOW_UNSIGNED:-false}"
 bool_input require-signed "${TASKPROOF_REQUIRE_SIGNED:-true}"
+# require-signed is the deprecated spelling of insecure-allow-unsigned: both given is refused
+# whatever their values, as taskproof refuses both of its flags; no order or value decides which
+# one was meant.
+if [ -n "${TASKPROOF_INSECURE_ALLOW_UNSIGNED:-}" ] && [ -n "${TASKPROOF_REQUIRE_SIGNED:-}" ]; then
+  fail 2 "give one: insecure-allow-unsigned (require-signed is its deprecated spelling)"
+fi
+allow_unsigned=${TASKPROOF_INSECURE_ALLOW_UNSIGNED:-false}
+if [ -n "${TASKPROOF_REQUIRE_SIGNED:-}" ]; then
+  gh_annotate warning "taskproof action" "the input require-signed is deprecated: use insecure-allow-unsigned: \"true\" instead of require-signed: \"false\", and drop require-signed: \"true\" (the default)"
+  [ "$TASKPROOF_REQUIRE_SIGNED" = false ] && allow_unsigned=true
+fi
 bool_input sigstore-public-good "${TASKPROOF_SIGSTORE_PUBLIC_GOOD:-false}"
 
 # Free-form extra flags: split, never expanded, and only those that neither decide trust nor the
@@ -90,7 +102,7 @@ esac
 [ -n "${TASKPROOF_POLICY:-}" ] && args+=(--policy "$TASKPROOF_POLICY")
 [ -n "${TASKPROOF_POLICY_REV:-}" ] && args+=(--policy-rev "$TASKPROOF_POLICY_REV")
 [ "${TASKPROOF_REQUIRE_VERIFIED:-false}" = true ] && args+=(--require-verified)
-[ "${TASKPROOF_REQUIRE_SIGNED:-true}" = false ] && args+=(--insecure-allow-unsigned)
+[ "$allow_unsigned" = true ] && args+=(--insecure-allow-unsigned)
 args+=(${extra[@]+"${extra[@]}"} -- "$head")
 
 log "taskproof ${args[*]}"

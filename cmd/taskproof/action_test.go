@@ -852,3 +852,50 @@ func TestActionAttestPerTick(t *testing.T) {
 		}
 	}
 }
+
+// TestActionInsecureAllowUnsigned: the Action's insecure-allow-unsigned
+// input accepts unsigned statements, as the deprecated require-signed:
+// "false" still does (with a warning naming the new input); giving both is
+// refused whatever their values, before taskproof runs; with neither,
+// unsigned statements fail the gate.
+func TestActionInsecureAllowUnsigned(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	before := rev(t, a, "HEAD")
+	testenv.Git(t, a, "switch", "-q", "-c", "feature")
+	head := w.tick(a, "T001")
+	w.run(a, 0, "attest", "tick", "--commit", head, "--verdict", "verified", "--unsigned")
+	testenv.Git(t, a, "push", "-q", "origin", "feature")
+	w.run(a, 0, "notes", "push", "origin")
+	job := &actionJob{t: t, actionDir: actionFiles(t), workspace: checkoutLikeActions(t, w.remote, "refs/heads/feature", head), eventName: "pull_request",
+		event: pullRequestEvent(head, before), cacheDir: t.TempDir(), env: map[string]string{"TASKPROOF_BIN": w.bin, "GITHUB_BASE_REF": "main"}}
+	const both = "give one: insecure-allow-unsigned (require-signed is its deprecated spelling)"
+	for _, tc := range []struct {
+		inputs     map[string]string
+		exit       int
+		conclusion string
+		log        string
+	}{
+		{nil, 1, "failure", ""},
+		{map[string]string{"insecure-allow-unsigned": "false"}, 1, "failure", ""},
+		{map[string]string{"insecure-allow-unsigned": "true"}, 0, "success", "WARNING: --insecure-allow-unsigned: unsigned statements are accepted"},
+		{map[string]string{"require-signed": "false"}, 0, "success", "the input require-signed is deprecated: use insecure-allow-unsigned"},
+		{map[string]string{"require-signed": "true"}, 1, "failure", "the input require-signed is deprecated"},
+		{map[string]string{"insecure-allow-unsigned": "false", "require-signed": "false"}, 2, "", both},
+		{map[string]string{"insecure-allow-unsigned": "true", "require-signed": "true"}, 2, "", both},
+		{map[string]string{"insecure-allow-unsigned": "maybe"}, 2, "", "insecure-allow-unsigned: want true or false, not maybe"},
+	} {
+		inputs := map[string]string{"allowed-signers": w.signers}
+		for k, v := range tc.inputs {
+			inputs[k] = v
+		}
+		res := job.run(inputs)
+		if res.exit != tc.exit || res.outputs["conclusion"] != tc.conclusion || !strings.Contains(res.log, tc.log) {
+			t.Errorf("inputs %v: exit %d (want %d), outputs %v, want %q in the log\n%s", tc.inputs, res.exit, tc.exit, res.outputs, tc.log, res.log)
+		}
+		if tc.exit == 2 && strings.Contains(res.log, "taskproof verify") {
+			t.Errorf("inputs %v: taskproof ran\n%s", tc.inputs, res.log)
+		}
+		checkCommands(t, res)
+	}
+}
