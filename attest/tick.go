@@ -350,6 +350,39 @@ func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.In
 	return p, nil
 }
 
+// requestError is an [ErrRequest] whose message is its own: it names the
+// command line's flags, which is how a caller gets to write such a request.
+type requestError struct{ msg string }
+
+func (e *requestError) Error() string        { return e.msg }
+func (e *requestError) Is(target error) bool { return target == ErrRequest }
+
+// Check refuses a request whose parts contradict each other, or that leaves
+// the statements without what they need ([ErrRequest]): Force with
+// SkipAttested, a verdict [TickRequest.CheckVerdict] refuses, TestFiles
+// without Reports to judge them against, regression_only with no reason (nor
+// Evidence or Reports that could give one), a Regression reason with another
+// verdict. What `taskproof attest tick` checks before it looks for a signing
+// key; Tick itself checks the verdict alone ([TickRequest.CheckVerdict]).
+func (req TickRequest) Check() error {
+	if req.Force && req.SkipAttested {
+		return &requestError{"--force replaces the statements the note holds, --skip-attested keeps them: give one"}
+	}
+	if err := req.CheckVerdict(); err != nil {
+		return err
+	}
+	if len(req.TestFiles) > 0 && len(req.Reports) == 0 {
+		return &requestError{"--test-files goes with --test-report green=FILE"}
+	}
+	if req.Verdict == predicate.RegressionOnly && req.Regression == nil && req.Evidence == nil && len(req.Reports) == 0 {
+		return &requestError{"--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)"}
+	}
+	if req.Regression != nil && req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
+		return &requestError{"--regression-reason goes with --verdict regression_only"}
+	}
+	return nil
+}
+
 // CheckVerdict refuses a request without a verdict or reports to follow it
 // from, and a verdict attest tick does not write ([ErrRequest]): what a
 // caller can check before it looks for a signing key. Tick checks it too.

@@ -306,15 +306,12 @@ func (fl *tickFlags) run(ctx context.Context, c *cobra.Command) error {
 	return printWritten(c.OutOrStdout(), c.ErrOrStderr(), f, written, fl.dryRun)
 }
 
-// request checks attest tick's flags against each other and reads the files
-// they name into a TickRequest (Commit and Signers are left to the caller).
+// request reads the files attest tick's flags name into a TickRequest and
+// checks it (TickRequest.Check); Commit and Signers are left to the caller.
 func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	var err error
 	req := attest.TickRequest{Tasks: fl.tasks, Unit: fl.unitDir, Verdict: predicate.Verdict(fl.verdict), DryRun: fl.dryRun,
 		Force: fl.force, SkipAttested: fl.skipAttested, RedKindSet: c.Flags().Changed("red-kind")}
-	if fl.force && fl.skipAttested {
-		return req, cmdutil.Usagef("--force replaces the statements the note holds, --skip-attested keeps them: give one")
-	}
 	if fl.policyFile != "" {
 		pol, err := policy.Load(fl.policyFile)
 		if err != nil {
@@ -331,26 +328,13 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 	if err := checkVerdictGiven(fl.verdict, len(req.Reports) > 0 || fl.skipAttested); err != nil {
 		return req, err
 	}
-	// Usage before keys: a verdict attest tick does not write is a typo (exit 2).
-	if err := req.CheckVerdict(); err != nil {
-		return req, err
-	}
 	switch {
 	case c.Flags().Changed("test-files") && len(fl.testFiles) == 1 && fl.testFiles[0] == "none":
 		req.TestFiles = []string{}
 	case c.Flags().Changed("test-files"):
 		req.TestFiles = fl.testFiles
-		if len(req.Reports) == 0 {
-			return req, cmdutil.Usagef("--test-files goes with --test-report green=FILE")
-		}
-	}
-	if req.Verdict == predicate.RegressionOnly && fl.regression == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
-		return req, cmdutil.Usagef("--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)")
 	}
 	if fl.regression != "" {
-		if req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
-			return req, cmdutil.Usagef("--regression-reason goes with --verdict regression_only")
-		}
 		if req.Regression, err = attest.ParseRegressionReason(fl.regression); err != nil {
 			return req, cmdutil.WithCode(cmdutil.ExitUsage, err)
 		}
@@ -372,6 +356,10 @@ func (fl *tickFlags) request(c *cobra.Command) (attest.TickRequest, error) {
 		}
 		req.Red, req.RedShows = &ro.Run, ro
 		req.RedOutputName = evidence.ReportName(fl.redOutput)
+	}
+	// Usage before keys: a request attest tick refuses is a typo (exit 2).
+	if err := req.Check(); err != nil {
+		return req, err
 	}
 	if req.Verdict == predicate.Verified && fl.redOutput == "" && fl.evidencePath == "" && len(req.Reports) == 0 {
 		fmt.Fprintln(c.ErrOrStderr(), "warning: --verdict verified with neither --red-output nor --evidence: the statements claim a failing-then-passing acceptance test and carry no trace of it (red: null)")
