@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 
@@ -16,58 +12,6 @@ import (
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 )
-
-// prepareCommitMsgHook is the hook `taskproof init --hooks` installs
-// (docs/format.md#commit-trailers). Its marker line tells it apart from a
-// hook someone else wrote, which init never replaces.
-const prepareCommitMsgHook = `#!/bin/sh
-# taskproof prepare-commit-msg hook (installed by 'taskproof init --hooks'):
-# adds a Spec-Task trailer for each task the staged change ticks.
-command -v taskproof >/dev/null 2>&1 || exit 0
-exec taskproof hook prepare-commit-msg "$@"
-`
-
-const hookMarker = "# taskproof prepare-commit-msg hook"
-
-// hookChange is what installing the hook did or would do.
-type hookChange struct {
-	Path   string `json:"path"`
-	Action string `json:"action"` // "install", "unchanged", "kept" (someone else's hook)
-}
-
-// installHook writes the prepare-commit-msg hook into the repository's hooks
-// directory, never replacing a hook that is not taskproof's.
-func installHook(repo *gitref.Repo, dryRun bool) (hookChange, error) {
-	dir, err := repo.HooksDir()
-	if err != nil {
-		return hookChange{}, err
-	}
-	path := filepath.Join(dir, "prepare-commit-msg")
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil && bytes.Equal(old, []byte(prepareCommitMsgHook)):
-		return hookChange{path, "unchanged"}, nil
-	case err == nil && !bytes.Contains(old, []byte(hookMarker)):
-		return hookChange{path, "kept"}, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return hookChange{}, err
-	}
-	if dryRun {
-		return hookChange{path, "install"}, nil
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return hookChange{}, err
-	}
-	tmp := path + ".taskproof-tmp"
-	if err := os.WriteFile(tmp, []byte(prepareCommitMsgHook), 0o755); err != nil {
-		return hookChange{}, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return hookChange{}, err
-	}
-	return hookChange{path, "install"}, nil
-}
 
 func newHookCmd() *cobra.Command {
 	c := &cobra.Command{

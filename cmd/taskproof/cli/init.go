@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/notemerge"
 )
@@ -70,9 +71,9 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 		if err != nil {
 			return err
 		}
-		hookChanges := []hookChange{}
+		hookChanges := []attest.HookChange{}
 		if hooks {
-			h, err := installHook(repo, dryRun)
+			h, err := attest.InstallHook(repo, dryRun)
 			if err != nil {
 				return cmdutil.WithCode(cmdutil.ExitGit, fmt.Errorf("installing the prepare-commit-msg hook: %w", err))
 			}
@@ -142,12 +143,12 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 
 // printInitChanges writes what init set (or, dry run, would set): the hook
 // installed and each configuration change, or that nothing changes.
-func printInitChanges(w io.Writer, changes []gitref.ConfigChange, hookChanges []hookChange, dryRun bool) {
+func printInitChanges(w io.Writer, changes []gitref.ConfigChange, hookChanges []attest.HookChange, dryRun bool) {
 	verb := "set"
 	if dryRun {
 		verb = "would set"
 	}
-	if len(changes) == 0 && !slices.ContainsFunc(hookChanges, func(h hookChange) bool { return h.Action == "install" }) {
+	if len(changes) == 0 && !slices.ContainsFunc(hookChanges, func(h attest.HookChange) bool { return h.Action == "install" }) {
 		fmt.Fprintln(w, "already configured: nothing to change")
 	}
 	for _, h := range hookChanges {
