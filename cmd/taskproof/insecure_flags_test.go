@@ -168,8 +168,9 @@ func usageResult(t *testing.T, stdout string) usageResultJSON {
 
 // TestUsageResultOfFlagErrors: a flag that cannot be parsed is a usage
 // error like any other: with a machine --format (given before or after the
-// bad flag) verify, audit and ticks write the usage result, exit 2; with a
-// format for people, or one the command does not write, stdout stays empty.
+// bad flag) verify, audit and ticks write the usage result, exit 2, as they
+// do for their other usage errors; with a format for people, or one the
+// command does not write, stdout stays empty.
 func TestUsageResultOfFlagErrors(t *testing.T) {
 	r := newVFRepo(t)
 	for _, args := range [][]string{
@@ -179,6 +180,8 @@ func TestUsageResultOfFlagErrors(t *testing.T) {
 		{"verify", "--format", "json", "--at"},
 		{"audit", "--format", "json", "--bogus"},
 		{"ticks", "--bogus", "--format", "json"},
+		{"ticks", "--format", "json", "a", "b"},
+		{"audit", "--format", "json", "--at", "yesterday"},
 	} {
 		out, errOut := r.run(t, 2, args...)
 		res := usageResult(t, out)

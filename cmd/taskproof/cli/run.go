@@ -63,10 +63,14 @@ func internalError(err error) error {
 	return pe
 }
 
-// errorResultCommands write a machine-readable result for an error with a
-// machine --format (writeErrorResult): verify from its run, and these from
-// Main for a usage error found before they ran.
-var errorResultCommands = []string{"taskproof verify", "taskproof audit", "taskproof ticks"}
+// The commands whose machine --format has an error result
+// (writeErrorResult). verify writes its own run's errors; Main writes the
+// usage errors found before a command ran, and audit's and ticks' other
+// usage errors (they come before any output).
+var (
+	errorResultCommands = []string{"taskproof verify", "taskproof audit", "taskproof ticks"}
+	usageResultCommands = []string{"taskproof audit", "taskproof ticks"}
+)
 
 // writeFlagErrorResult writes, for a usage error cobra or a flag check found
 // before cmd ran ([cmdutil.FlagError]: a flag it cannot parse, both
@@ -75,7 +79,11 @@ var errorResultCommands = []string{"taskproof verify", "taskproof audit", "taskp
 // rather than nothing. A --format cobra could not parse (given after the
 // bad flag) is read from the raw args.
 func writeFlagErrorResult(cmd *cobra.Command, args []string, err error) {
-	if cmd == nil || !cmdutil.IsType[*cmdutil.FlagError](err) || !slices.Contains(errorResultCommands, cmd.CommandPath()) {
+	if cmd == nil || !slices.Contains(errorResultCommands, cmd.CommandPath()) {
+		return
+	}
+	usage := cmdutil.ExitCode(err) == cmdutil.ExitUsage && slices.Contains(usageResultCommands, cmd.CommandPath())
+	if !usage && !cmdutil.IsType[*cmdutil.FlagError](err) {
 		return
 	}
 	format, _ := cmd.Flags().GetString("format")
