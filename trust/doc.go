@@ -2,14 +2,14 @@
 // it (docs/format.md#choices-where-the-brief-leaves-room, "Trust and policy
 // come from outside what is verified").
 //
-// Trust (trust*.go, openpgp_keys.go) is the verifier's, never the project's:
-// git's allowed signers file ([ParseAllowedSigners]), an OpenPGP keyring
-// ([ParseKeyring]) and raw PEM public keys ([ParseRawKey]), combined by
-// [NewTrust]; Sigstore roots and certificate identities ([NewSigstoreTrust]).
-// A [Trust] with no input is refused ([ErrNoTrust]): no trust never means a
-// pass. [LoadTrust] reads the inputs a [Sources] names and refuses a trust file
-// that the head being verified holds ([CheckOutsideWorkTree]);
-// [LoadTrustUnsafe] does not.
+// Trust (trust*.go) is the verifier's, never the project's: git's allowed
+// signers file ([ParseAllowedSigners]), an OpenPGP keyring ([ParseKeyring],
+// its keys judged as gpg judges them in trust/internal/openpgpkeys) and raw
+// PEM public keys ([ParseRawKey]), combined by [NewTrust]; Sigstore roots
+// and certificate identities ([NewSigstoreTrust]). A [Trust] with no input is
+// refused ([ErrNoTrust]): no trust never means a pass. [LoadTrust] reads the
+// inputs a [Sources] names and refuses a trust file that the head being
+// verified holds ([CheckOutsideWorkTree]); [LoadTrustUnsafe] does not.
 //
 // Signatures (signature*.go): [VerifySignatures] checks every signature of a
 // DSSE envelope against a [Trust] at the verifier's clock and returns one

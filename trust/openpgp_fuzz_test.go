@@ -36,8 +36,8 @@ func FuzzKeyring(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, c := range k.ring.certs {
-			if c.fpr == "" || c.primary == nil {
+		for _, c := range k.ring.Certs() {
+			if c.Fingerprint() == "" || c.Primary() == nil {
 				t.Fatalf("certificate without a primary key: %+v", c)
 			}
 		}

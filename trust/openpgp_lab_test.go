@@ -15,6 +15,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/packet"
 
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/trust/internal/openpgpkeys"
 )
 
 // pgpLab makes OpenPGP keys and signatures with the real gpg in an isolated
@@ -131,7 +132,7 @@ func (l *pgpLab) secrets(fpr string) map[string]*packet.PrivateKey {
 			break
 		}
 		if k, ok := p.(*packet.PrivateKey); ok {
-			out[fprHex(k.Fingerprint)] = k
+			out[openpgpkeys.FprHex(k.Fingerprint)] = k
 		}
 	}
 	if len(out) == 0 {

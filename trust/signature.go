@@ -17,6 +17,7 @@ import (
 
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/keys"
+	"github.com/taskproof/taskproof/trust/internal/openpgpkeys"
 )
 
 // SignatureResult is the verdict on one envelope signature.
@@ -300,22 +301,22 @@ func verifyOpenPGP(pae, text []byte, trust *Trust, at time.Time) SignatureResult
 			return fail(kind, BadSignature, "openpgp signature by %s: critical notation %q", issuer, n.Name)
 		}
 	}
-	key, err := trust.keyring.ring.verifyData(sig, pae)
+	key, err := trust.keyring.ring.VerifyData(sig, pae)
 	if key == nil {
-		if errors.Is(err, errPGPUnknownKey) {
+		if errors.Is(err, openpgpkeys.ErrUnknownKey) {
 			return fail(kind, UntrustedSigner, "openpgp key %s: not in the keyring", issuer)
 		}
 		return fail(kind, BadSignature, "openpgp signature by %s does not verify: %v", issuer, err)
 	}
-	keyID := key.cert.fpr
+	keyID := key.Cert().Fingerprint()
 	// The key is judged at the verifier's time as gpg --verify judges it with
 	// its clock there (docs/format.md#openpgp-keys).
-	if why := key.judge(sig, at.Unix()); why != "" {
+	if why := key.Judge(sig, at.Unix()); why != "" {
 		r := fail(kind, UntrustedSigner, "openpgp key %s at %s: %s", keyID, at.UTC().Format(time.RFC3339), why)
 		r.KeyID = keyID
 		return r
 	}
-	return SignatureResult{Kind: kind, KeyID: keyID, Principal: key.cert.primaryUserID(at.Unix()), Status: OK, keys: pgpCertNames(key.cert)}
+	return SignatureResult{Kind: kind, KeyID: keyID, Principal: key.Cert().PrimaryUserID(at.Unix()), Status: OK, keys: pgpCertNames(key.Cert())}
 }
 
 // verifyRaw checks a raw signature (docs/format.md#signatures-dsse-v1) against every trusted raw

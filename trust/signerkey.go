@@ -19,6 +19,7 @@ import (
 
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/trust/internal/openpgpkeys"
 )
 
 // Signers are counted by public key material, whatever wrapper carried the
@@ -103,17 +104,15 @@ func pgpKeyName(k *packet.PublicKey) string {
 			return n
 		}
 	}
-	return "openpgp:" + fprHex(k.Fingerprint)
+	return "openpgp:" + openpgpkeys.FprHex(k.Fingerprint)
 }
 
 // pgpCertNames names an OpenPGP signer: its certificate (one key, whichever
 // of its keys signed) and the material of every key in it.
-func pgpCertNames(c *pgpCert) []string {
-	names := []string{"openpgp:" + c.fpr, pgpKeyName(c.primary)}
-	for _, s := range c.subkeys {
-		if s.key != nil {
-			names = append(names, pgpKeyName(s.key))
-		}
+func pgpCertNames(c *openpgpkeys.Cert) []string {
+	names := []string{"openpgp:" + c.Fingerprint()}
+	for _, k := range c.Keys() {
+		names = append(names, pgpKeyName(k))
 	}
 	return names
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
 	"github.com/taskproof/taskproof/keys"
+	"github.com/taskproof/taskproof/trust/internal/openpgpkeys"
 )
 
 var (
@@ -121,7 +122,7 @@ func (t *Trust) empty() bool {
 		n += len(as.Entries)
 	}
 	if t.keyring != nil {
-		n += len(t.keyring.ring.certs)
+		n += len(t.keyring.ring.Certs())
 	}
 	return n == 0
 }
@@ -132,19 +133,19 @@ type Keyring struct {
 	// bodies are the binary keyrings read, kept so that keyrings merge as gpg
 	// merges keys imported twice.
 	bodies [][]byte
-	ring   *pgpKeyring
+	ring   *openpgpkeys.Keyring
 }
 
 // keyringOf reads binary keyrings into one [Keyring].
 func keyringOf(bodies [][]byte) (*Keyring, error) {
-	ring := newPGPKeyring()
+	ring := openpgpkeys.NewKeyring()
 	for _, b := range bodies {
-		if err := ring.add(bytes.NewReader(b)); err != nil {
-			return nil, err
+		if err := ring.Add(bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrTrust, err)
 		}
 	}
-	if err := ring.applyRevocationCerts(); err != nil {
-		return nil, err
+	if err := ring.ApplyRevocationCerts(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTrust, err)
 	}
 	return &Keyring{bodies: bodies, ring: ring}, nil
 }
@@ -208,7 +209,7 @@ func ParseKeyring(data []byte) (*Keyring, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(k.ring.certs) == 0 && len(k.ring.revocationCerts) == 0 {
+	if k.ring.Empty() {
 		return nil, fmt.Errorf("%w: keyring holds no key", ErrTrust)
 	}
 	return k, nil

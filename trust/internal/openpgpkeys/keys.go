@@ -1,4 +1,4 @@
-package trust
+package openpgpkeys
 
 import (
 	"crypto"
@@ -19,9 +19,9 @@ import (
 // self-signature), so they are not used. A key block these rules cannot judge
 // is refused when the keyring is read (a trust error, exit 3), never guessed.
 
-// pgpCert is one transferable public key of the keyring: the primary key and
+// Cert is one transferable public key of the keyring: the primary key and
 // the self-signatures that verified when the keyring was read, per component.
-type pgpCert struct {
+type Cert struct {
 	primary *packet.PublicKey
 	fpr     string // primary key fingerprint, upper-case hex
 	// revocations are the primary's key revocations (0x20) by itself. gpg
@@ -64,55 +64,59 @@ const (
 	backsigValid
 )
 
-// pgpKey is a key of a certificate that may have made a data signature: its
+// Key is a key of a certificate that may have made a data signature: its
 // primary key (sub nil) or one of its subkeys.
-type pgpKey struct {
-	cert *pgpCert
+type Key struct {
+	cert *Cert
 	sub  *pgpSubkey
 }
 
-func (k pgpKey) public() *packet.PublicKey {
+func (k Key) public() *packet.PublicKey {
 	if k.sub != nil {
 		return k.sub.key
 	}
 	return k.cert.primary
 }
 
-// pgpKeyring holds the certificates of the verifier's keyrings, one per
+// Keyring holds the certificates of the verifier's keyrings, one per
 // primary fingerprint (a key given twice is merged, as gpg merges it on
 // import), with an index of every primary key and subkey by fingerprint and
 // by key id.
-type pgpKeyring struct {
-	certs []*pgpCert
-	byFpr map[string]pgpKey
-	byID  map[uint64][]pgpKey
+type Keyring struct {
+	certs []*Cert
+	byFpr map[string]Key
+	byID  map[uint64][]Key
 	// revocationCerts are the key revocations (0x20) read before any key of
 	// their block: revocation certificates, applied to the keys they revoke
-	// once every keyring is read (applyRevocationCerts).
+	// once every keyring is read (ApplyRevocationCerts).
 	revocationCerts []*packet.Signature
 }
 
-func newPGPKeyring() *pgpKeyring {
-	return &pgpKeyring{byFpr: map[string]pgpKey{}, byID: map[uint64][]pgpKey{}}
+// NewKeyring is an empty keyring: Add reads keyrings into it, then
+// ApplyRevocationCerts.
+func NewKeyring() *Keyring {
+	return &Keyring{byFpr: map[string]Key{}, byID: map[uint64][]Key{}}
 }
 
-func fprHex(b []byte) string { return fmt.Sprintf("%X", b) }
+// FprHex writes a fingerprint as gpg does: upper-case hex.
+func FprHex(b []byte) string { return fmt.Sprintf("%X", b) }
 
-// keyringRefusal is a key block taskproof does not judge, with why.
+// keyringRefusal is a key block taskproof does not judge, with why: the
+// caller reads it as a trust error.
 func keyringRefusal(fpr, format string, args ...any) error {
 	what := "keyring"
 	if fpr != "" {
 		what = "openpgp key " + fpr
 	}
-	return fmt.Errorf("%w: %s: %s (docs/format.md#openpgp-keys)", ErrTrust, what, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: %s (docs/format.md#openpgp-keys)", what, fmt.Sprintf(format, args...))
 }
 
-// add reads the packets of one keyring (binary) into k. Each signature on a
+// Add reads the packets of one keyring (binary) into k. Each signature on a
 // key is checked once here; judging a key at a time is then arithmetic.
-func (k *pgpKeyring) add(body io.Reader) error {
+func (k *Keyring) Add(body io.Reader) error {
 	pr := packet.NewReader(body)
 	var (
-		cert *pgpCert
+		cert *Cert
 		uid  *pgpUserID // the user id signatures attach to; nil after a user attribute
 		sub  *pgpSubkey
 		// where is the component that signatures now follow: "key", "user id",
@@ -170,17 +174,17 @@ func (k *pgpKeyring) add(body io.Reader) error {
 		case *packet.PublicKey:
 			if !pkt.IsSubkey {
 				if pkt.Version != 4 {
-					return keyringRefusal(fprHex(pkt.Fingerprint), "a v%d key: gpg, whose reading taskproof follows, judges v4 keys", pkt.Version)
+					return keyringRefusal(FprHex(pkt.Fingerprint), "a v%d key: gpg, whose reading taskproof follows, judges v4 keys", pkt.Version)
 				}
-				fpr := fprHex(pkt.Fingerprint)
+				fpr := FprHex(pkt.Fingerprint)
 				if prev, ok := k.byFpr[fpr]; ok && prev.sub == nil {
 					cert = prev.cert
 				} else if ok {
 					return keyringRefusal(fpr, "a primary key that is also another key's subkey")
 				} else {
-					cert = &pgpCert{primary: pkt, fpr: fpr}
+					cert = &Cert{primary: pkt, fpr: fpr}
 					k.certs = append(k.certs, cert)
-					k.index(pgpKey{cert: cert})
+					k.index(Key{cert: cert})
 				}
 				uid, sub, where = nil, nil, "key"
 				continue
@@ -188,7 +192,7 @@ func (k *pgpKeyring) add(body io.Reader) error {
 			if cert == nil {
 				return keyringRefusal("", "a subkey before any primary key")
 			}
-			fpr := fprHex(pkt.Fingerprint)
+			fpr := FprHex(pkt.Fingerprint)
 			sub = nil
 			for _, s := range cert.subkeys {
 				if s.fpr == fpr {
@@ -201,7 +205,7 @@ func (k *pgpKeyring) add(body io.Reader) error {
 				}
 				sub = &pgpSubkey{key: pkt, fpr: fpr}
 				cert.subkeys = append(cert.subkeys, sub)
-				k.index(pgpKey{cert: cert, sub: sub})
+				k.index(Key{cert: cert, sub: sub})
 			}
 			uid, where = nil, "subkey"
 		case *packet.UserId:
@@ -247,16 +251,16 @@ func (k *pgpKeyring) add(body io.Reader) error {
 	}
 }
 
-// applyRevocationCerts applies each revocation certificate to the key it
+// ApplyRevocationCerts applies each revocation certificate to the key it
 // revokes, as gpg's import does: one whose issuer is a primary key of the
 // keyring must verify as that key's revocation of itself (else the keyring is
 // refused: a published revocation that did not take effect would be worse
 // than none), and is then one of the key's revocations, hard at every time.
 // One whose key the keyring does not hold changes nothing (that key is not
 // trusted), as gpg skips it.
-func (k *pgpKeyring) applyRevocationCerts() error {
+func (k *Keyring) ApplyRevocationCerts() error {
 	for _, s := range k.revocationCerts {
-		var cert *pgpCert
+		var cert *Cert
 		for _, key := range k.lookup(s) {
 			if key.sub == nil {
 				cert = key.cert
@@ -280,9 +284,9 @@ func orKeyring(where string) string {
 	return where
 }
 
-func (k *pgpKeyring) index(key pgpKey) {
+func (k *Keyring) index(key Key) {
 	pub := key.public()
-	k.byFpr[fprHex(pub.Fingerprint)] = key
+	k.byFpr[FprHex(pub.Fingerprint)] = key
 	k.byID[pub.KeyId] = append(k.byID[pub.KeyId], key)
 }
 
@@ -296,7 +300,7 @@ var pgpSigPlaces = map[string][]packet.SignatureType{
 
 // addSignature files a signature under the component it follows, keeping the
 // self-signatures that verify (gpg ignores the others).
-func (c *pgpCert) addSignature(s *packet.Signature, where string, uid *pgpUserID, sub *pgpSubkey) error {
+func (c *Cert) addSignature(s *packet.Signature, where string, uid *pgpUserID, sub *pgpSubkey) error {
 	placed := false
 	for _, t := range pgpSigPlaces[where] {
 		placed = placed || s.SigType == t
@@ -349,7 +353,7 @@ func (c *pgpCert) addSignature(s *packet.Signature, where string, uid *pgpUserID
 // selfSigSound holds what gpg asks of a signature besides its mathematics: a
 // v4 signature, no critical notation (gpg knows none by default), a digest
 // other than MD5, and not older than the key that made it.
-func (c *pgpCert) selfSigSound(s *packet.Signature, by *packet.PublicKey) bool {
+func (c *Cert) selfSigSound(s *packet.Signature, by *packet.PublicKey) bool {
 	if s.Version != 4 || s.Hash == crypto.MD5 {
 		return false
 	}
@@ -363,7 +367,7 @@ func (c *pgpCert) selfSigSound(s *packet.Signature, by *packet.PublicKey) bool {
 
 // backsig judges a binding's embedded primary key binding signature, made by
 // the subkey over the primary key and the subkey.
-func (c *pgpCert) backsig(binding *packet.Signature, sub *packet.PublicKey) backsig {
+func (c *Cert) backsig(binding *packet.Signature, sub *packet.PublicKey) backsig {
 	e := binding.EmbeddedSignature
 	if e == nil {
 		return backsigNone
@@ -386,16 +390,16 @@ func (c *pgpCert) backsig(binding *packet.Signature, sub *packet.PublicKey) back
 
 // lookup returns the keys a data signature names: by its issuer fingerprint
 // when a key has it, else by its issuer key id (gpg's order).
-func (k *pgpKeyring) lookup(s *packet.Signature) []pgpKey {
+func (k *Keyring) lookup(s *packet.Signature) []Key {
 	if len(s.IssuerFingerprint) > 0 {
-		if key, ok := k.byFpr[fprHex(s.IssuerFingerprint)]; ok && key.public() != nil {
-			return []pgpKey{key}
+		if key, ok := k.byFpr[FprHex(s.IssuerFingerprint)]; ok && key.public() != nil {
+			return []Key{key}
 		}
 	}
 	if s.IssuerKeyId == nil {
 		return nil
 	}
-	var out []pgpKey
+	var out []Key
 	for _, key := range k.byID[*s.IssuerKeyId] {
 		if key.public() != nil {
 			out = append(out, key)
@@ -465,7 +469,7 @@ type primaryState struct {
 	primary string // the primary user id, "" when none is valid
 }
 
-func (c *pgpCert) primaryAt(t int64) primaryState {
+func (c *Cert) primaryAt(t int64) primaryState {
 	var st primaryState
 	if len(c.revocations) > 0 {
 		st.revoked = c.revocations[0]
@@ -595,10 +599,10 @@ func revocationText(s *packet.Signature) string {
 
 func day(unix int64) string { return time.Unix(unix, 0).UTC().Format(time.RFC3339) }
 
-// judge decides whether key may have made the data signature sig at t
+// Judge decides whether key may have made the data signature sig at t
 // (unix seconds), as gpg --verify does with its clock at t: "" when it may,
 // else why not. The signature's mathematics are checked before.
-func (key pgpKey) judge(sig *packet.Signature, t int64) string {
+func (key Key) Judge(sig *packet.Signature, t int64) string {
 	c := key.cert
 	st := c.primaryAt(t)
 	created := c.primary.CreationTime.Unix()
@@ -665,12 +669,12 @@ func mayDataSign(k *packet.PublicKey, u pgpUsage, from string) (bool, string) {
 	return true, ""
 }
 
-// verifyData checks the data signature sig over data with the keys it names:
+// VerifyData checks the data signature sig over data with the keys it names:
 // the key whose mathematics verify it, or nil.
-func (k *pgpKeyring) verifyData(sig *packet.Signature, data []byte) (*pgpKey, error) {
+func (k *Keyring) VerifyData(sig *packet.Signature, data []byte) (*Key, error) {
 	cands := k.lookup(sig)
 	if len(cands) == 0 {
-		return nil, errPGPUnknownKey
+		return nil, ErrUnknownKey
 	}
 	var last error
 	for _, key := range cands {
@@ -686,9 +690,38 @@ func (k *pgpKeyring) verifyData(sig *packet.Signature, data []byte) (*pgpKey, er
 	return nil, last
 }
 
-var errPGPUnknownKey = errors.New("no key in the keyring has the signature's issuer")
+// ErrUnknownKey is VerifyData's error when no key of the keyring has the
+// signature's issuer.
+var ErrUnknownKey = errors.New("no key in the keyring has the signature's issuer")
 
-// primaryUserID is the key's primary user id at t, "" when none is valid.
-func (c *pgpCert) primaryUserID(t int64) string {
+// PrimaryUserID is the key's primary user id at t, "" when none is valid.
+func (c *Cert) PrimaryUserID(t int64) string {
 	return strings.TrimSpace(c.primaryAt(t).primary)
+}
+
+// Empty reports whether the keyring read neither a key nor a revocation
+// certificate.
+func (k *Keyring) Empty() bool { return len(k.certs) == 0 && len(k.revocationCerts) == 0 }
+
+// Certs are the keyring's certificates, one per primary fingerprint.
+func (k *Keyring) Certs() []*Cert { return k.certs }
+
+// Cert is the certificate of the key.
+func (k Key) Cert() *Cert { return k.cert }
+
+// Fingerprint is the certificate's primary key fingerprint, upper-case hex.
+func (c *Cert) Fingerprint() string { return c.fpr }
+
+// Primary is the certificate's primary key.
+func (c *Cert) Primary() *packet.PublicKey { return c.primary }
+
+// Keys are the certificate's primary key and the subkeys whose key was read.
+func (c *Cert) Keys() []*packet.PublicKey {
+	keys := []*packet.PublicKey{c.primary}
+	for _, s := range c.subkeys {
+		if s.key != nil {
+			keys = append(keys, s.key)
+		}
+	}
+	return keys
 }
