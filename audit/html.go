@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
 
@@ -394,7 +395,7 @@ func f1(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".
 
 var htmlTemplate = template.Must(template.New("audit").Funcs(template.FuncMap{
 	"f1":      f1,
-	"short":   short,
+	"short":   printable.Short,
 	"details": func(r *Reason) string { return r.Details() },
 	"count":   func(m map[string]int, k string) int { return m[k] },
 	"sub":     func(a, b, c int) int { return a - b - c },

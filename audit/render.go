@@ -11,6 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"unicode"
+
+	"github.com/taskproof/taskproof/internal/printable"
 )
 
 // ErrReport is matched by the renderers' errors for a report they cannot write
@@ -103,13 +105,6 @@ func unsafeRune(r rune) bool {
 	return false
 }
 
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
 func pct(n, of int) string {
 	if of == 0 {
 		return "0.0%"
@@ -151,14 +146,14 @@ func scopeLine(rep *Report) string {
 	if rep.Mode == ModeAll {
 		fmt.Fprintf(&b, "every note of %s", rep.NotesRef)
 		if rep.Head != "" {
-			fmt.Fprintf(&b, ", ticks of %s's history", short(string(rep.Head)))
+			fmt.Fprintf(&b, ", ticks of %s's history", printable.Short(string(rep.Head)))
 		}
 	} else {
 		base := "(root)"
 		if rep.Base != "" {
-			base = short(string(rep.Base))
+			base = printable.Short(string(rep.Base))
 		}
-		fmt.Fprintf(&b, "ticks of %s..%s, notes of %s", base, short(string(rep.Head)), rep.NotesRef)
+		fmt.Fprintf(&b, "ticks of %s..%s, notes of %s", base, printable.Short(string(rep.Head)), rep.NotesRef)
 	}
 	if rep.Filters.Unit != "" {
 		fmt.Fprintf(&b, ", unit %s", rep.Filters.Unit)
@@ -229,7 +224,7 @@ func WriteText(w io.Writer, rep *Report) error {
 	if len(rep.Problems) > 0 {
 		p("\nproblems (%d)\n", len(rep.Problems))
 		for _, pr := range rep.Problems {
-			p("%s\tline %d\t%s\n", short(string(pr.Commit)), pr.NoteLine, clean(pr.Message))
+			p("%s\tline %d\t%s\n", printable.Short(string(pr.Commit)), pr.NoteLine, clean(pr.Message))
 		}
 	}
 	if rep.Gate != nil {
@@ -253,7 +248,7 @@ func regressionRows(rep *Report) iter.Seq[[]string] {
 			if r.Regression == nil {
 				continue
 			}
-			if !yield([]string{clean(r.Time), short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskLabel()),
+			if !yield([]string{clean(r.Time), printable.Short(string(r.Commit)), clean(r.Unit.Dir), clean(r.TaskLabel()),
 				clean(r.Regression.Reason), clean(r.Signature.Status), clean(r.Regression.Details())}) {
 				return
 			}
@@ -269,7 +264,7 @@ func withoutEvidenceRows(rep *Report) iter.Seq[[]string] {
 			return
 		}
 		for _, u := range rep.WithoutEvidence {
-			if !yield([]string{short(string(u.Commit)), clean(u.Unit.Dir), clean(u.TaskID), fmt.Sprintf("%s:%d", clean(u.Path), u.Line), u.Why}) {
+			if !yield([]string{printable.Short(string(u.Commit)), clean(u.Unit.Dir), clean(u.TaskID), fmt.Sprintf("%s:%d", clean(u.Path), u.Line), u.Why}) {
 				return
 			}
 		}
@@ -423,7 +418,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			if n > MaxMarkdownRows {
 				continue
 			}
-			p("| %s | %s | %s | %s | %s | %s | %s |\n", md(r.Time), md(short(string(r.Commit))), md(r.Unit.Dir), md(r.TaskLabel()),
+			p("| %s | %s | %s | %s | %s | %s | %s |\n", md(r.Time), md(printable.Short(string(r.Commit))), md(r.Unit.Dir), md(r.TaskLabel()),
 				md(r.Regression.Reason), md(r.Signature.Status), md(r.Regression.Details()))
 		}
 		more(n)
@@ -453,7 +448,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			if i == MaxMarkdownRows {
 				break
 			}
-			p("| %s | %s | %s | %s | %s |\n", md(short(string(u.Commit))), md(u.Unit.Dir), md(u.TaskID), md(fmt.Sprintf("%s:%d", u.Path, u.Line)), md(u.Why))
+			p("| %s | %s | %s | %s | %s |\n", md(printable.Short(string(u.Commit))), md(u.Unit.Dir), md(u.TaskID), md(fmt.Sprintf("%s:%d", u.Path, u.Line)), md(u.Why))
 		}
 		more(len(rep.WithoutEvidence))
 	}
@@ -463,7 +458,7 @@ func WriteMarkdown(w io.Writer, rep *Report) error {
 			if i == MaxMarkdownRows {
 				break
 			}
-			p("| %s | %d | %s |\n", md(short(string(pr.Commit))), pr.NoteLine, md(pr.Message))
+			p("| %s | %d | %s |\n", md(printable.Short(string(pr.Commit))), pr.NoteLine, md(pr.Message))
 		}
 		more(len(rep.Problems))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/internal/repocache"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/noteline"
@@ -757,7 +758,7 @@ func noteLevelFailure(rs []verify.ObjectResult) *verify.ObjectResult {
 func notRegular(commit gitref.Hash, path, kind string) verify.TickResult {
 	return verify.TickResult{Commit: commit, Path: path, Status: verify.StatusUnverifiable, Reason: verify.ReasonNotRegular, Failing: true,
 		Reasons: []verify.Reason{}, Signers: []trust.Signer{},
-		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, short(string(commit)))}
+		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, printable.Short(string(commit)))}
 }
 
 // unrecognizedTick is the failing result of a tick in a tasks file no unit
@@ -934,12 +935,4 @@ func VerifySpooled(v *verify.Verifier, t verify.Verified, opts verify.GateOption
 		return BranchSpooled(v, t.Base, t.Head, opts)
 	}
 	return v.Objects(t.Objects, opts)
-}
-
-// short is a commit id's first 12 hex digits.
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/lineage"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
@@ -417,7 +418,7 @@ func (g *gate) notHeld() {
 			// made in another file and moved here is another unit's.
 			var from []string
 			for _, oa := range hl.elsewhere {
-				from = append(from, short(string(oa.commit))+" ("+oa.task.Path+")")
+				from = append(from, printable.Short(string(oa.commit))+" ("+oa.task.Path+")")
 			}
 			tr.HintKey = verify.HintTickedInAnotherUnit
 			tr.Message = fmt.Sprintf("%s:%d: task %s is checked at head in the tasks file the base has at this path, but was ticked in another tasks file, %s, and moved here: a tick of another unit is no evidence for this one", hl.task.Path, hl.line, hl.task.ID, strings.Join(from, ", "))
@@ -426,7 +427,7 @@ func (g *gate) notHeld() {
 		}
 		var from []string
 		for _, e := range hl.notHeld {
-			s := short(string(e.Commit))
+			s := printable.Short(string(e.Commit))
 			if e.Path != hl.task.Path {
 				s += " (" + e.Path + ")"
 			}

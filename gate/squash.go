@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -117,7 +118,7 @@ func (f *squashFinder) find(repo *gitref.Repo, squash, evidence gitref.Hash) (st
 			return "", err
 		}
 		if c == change {
-			return short(string(parent)) + ".." + short(string(head)), nil
+			return printable.Short(string(parent)) + ".." + printable.Short(string(head)), nil
 		}
 	}
 	return "", nil

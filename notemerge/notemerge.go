@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/predicate"
@@ -99,14 +100,7 @@ func (s StatementsSummary) String() string {
 	if s.Reason != "" {
 		reason = ", reason " + s.Reason
 	}
-	return fmt.Sprintf("verdict %s%s, time %s, %s, statement sha256:%s", orNone(s.Verdict), reason, orNone(s.Time), signers, orNone(d))
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
+	return fmt.Sprintf("verdict %s%s, time %s, %s, statement sha256:%s", printable.OrNone(s.Verdict), reason, printable.OrNone(s.Time), signers, printable.OrNone(d))
 }
 
 // MergeNotes merges two versions of one commit's note — the local one and the

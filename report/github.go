@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -110,7 +111,7 @@ func WriteGitHubSummary(w io.Writer, rep *verify.Report, opts CIOptions) error {
 	fmt.Fprintf(&b, "%s\n\n", mdCell(strings.TrimPrefix(conclusionLine(rep, items), "taskproof verify: ")))
 	switch rep.Mode {
 	case "branch":
-		fmt.Fprintf(&b, "Range `%s..%s`, notes ref `%s`.\n\n", short(string(rep.Base)), short(string(rep.Head)), mdCode(rep.NotesRef))
+		fmt.Fprintf(&b, "Range `%s..%s`, notes ref `%s`.\n\n", printable.Short(string(rep.Base)), printable.Short(string(rep.Head)), mdCode(rep.NotesRef))
 	default:
 		fmt.Fprintf(&b, "Objects, notes ref `%s`.\n\n", mdCode(rep.NotesRef))
 	}
@@ -125,7 +126,7 @@ func WriteGitHubSummary(w io.Writer, rep *verify.Report, opts CIOptions) error {
 				mark = "–"
 			}
 			fmt.Fprintf(&b, "| %s %s | %s | %s | %s | %s | %s |\n", mark, mdCell(it.status), mdCell(it.taskText()),
-				mdCell(short(string(it.commit))), mdCell(orDash(it.location())), mdCell(orDash(signersText(it.signers))),
+				mdCell(printable.Short(string(it.commit))), mdCell(orDash(it.location())), mdCell(orDash(signersText(it.signers))),
 				mdCell(orDash(summaryReason(&it))))
 		}
 		b.WriteByte('\n')
@@ -157,7 +158,7 @@ func summaryReason(it *ciItem) string {
 		parts = append(parts, strings.Join(codes, ", "))
 	}
 	if it.sameTree != "" {
-		parts = append(parts, "same_tree_as "+short(string(it.sameTree)))
+		parts = append(parts, "same_tree_as "+printable.Short(string(it.sameTree)))
 	}
 	return strings.Join(parts, ": ")
 }
@@ -212,7 +213,7 @@ func githubProperties(it ciItem, what string) string {
 	}
 	subject := it.task
 	if subject == "" {
-		subject = "commit " + short(string(it.commit))
+		subject = "commit " + printable.Short(string(it.commit))
 	}
 	props = append(props, "title="+escapeProperty("taskproof: "+subject+" "+what))
 	return strings.Join(props, ",")

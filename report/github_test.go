@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
@@ -120,7 +121,7 @@ func TestCIGitHubCommands(t *testing.T) {
 				if props["line"] != wantLine {
 					t.Errorf("line %d: line %q, want %q", i, props["line"], wantLine)
 				}
-				if subject := it.task; subject == "" && !strings.Contains(props["title"], "commit "+short(string(it.commit))) || subject != "" && !strings.Contains(props["title"], subject) {
+				if subject := it.task; subject == "" && !strings.Contains(props["title"], "commit "+printable.Short(string(it.commit))) || subject != "" && !strings.Contains(props["title"], subject) {
 					t.Errorf("line %d: title %q does not name %s", i, props["title"], it.task)
 				}
 				if msg != it.text() {
@@ -226,7 +227,7 @@ func TestCIGitHubSummaryTable(t *testing.T) {
 				if ss := items[i].signers; len(ss) > 0 && !strings.Contains(row, "| "+mdCell(signersText(ss))+" |") {
 					t.Errorf("row %d %q does not name its signers %+v", i, row, ss)
 				}
-				if it := items[i]; !strings.Contains(row, mdCell(it.taskText())) || !strings.Contains(row, short(string(it.commit))) {
+				if it := items[i]; !strings.Contains(row, mdCell(it.taskText())) || !strings.Contains(row, printable.Short(string(it.commit))) {
 					t.Errorf("row %d %q does not name %s at %s", i, row, it.task, it.commit)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -92,7 +93,7 @@ func WriteJUnit(w io.Writer, rep *verify.Report, opts CIOptions) error {
 		if classname == "" {
 			classname = ToolName
 		}
-		tc := junitTestcase{Classname: classname, Name: it.taskText() + " @ " + short(string(it.commit)), File: it.path, Line: it.line,
+		tc := junitTestcase{Classname: classname, Name: it.taskText() + " @ " + printable.Short(string(it.commit)), File: it.path, Line: it.line,
 			Properties: junitWarnings(junitSigners(it.signers), it.warnings)}
 		switch {
 		case it.unticked:

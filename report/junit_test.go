@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/internal/printable"
 )
 
 func TestCIJUnitGolden(t *testing.T) {
@@ -111,7 +113,7 @@ func TestCIJUnitParsesBack(t *testing.T) {
 				if wantClass == "" {
 					wantClass = "taskproof"
 				}
-				if tc.Classname != wantClass || !strings.HasPrefix(tc.Name, it.taskText()+" @ "+short(string(it.commit))) {
+				if tc.Classname != wantClass || !strings.HasPrefix(tc.Name, it.taskText()+" @ "+printable.Short(string(it.commit))) {
 					t.Errorf("case %d: classname %q name %q", i, tc.Classname, tc.Name)
 				}
 				if tc.File != it.path || tc.Line != map[bool]int{true: it.line, false: 0}[it.path != ""] {

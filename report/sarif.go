@@ -110,9 +110,9 @@ func (it *ciItem) location() string {
 func (it *ciItem) headline() string {
 	var b strings.Builder
 	if it.task == "" {
-		fmt.Fprintf(&b, "commit %s", short(string(it.commit)))
+		fmt.Fprintf(&b, "commit %s", printable.Short(string(it.commit)))
 	} else {
-		fmt.Fprintf(&b, "%s at %s", it.taskText(), short(string(it.commit)))
+		fmt.Fprintf(&b, "%s at %s", it.taskText(), printable.Short(string(it.commit)))
 	}
 	if loc := it.location(); loc != "" {
 		fmt.Fprintf(&b, " (%s)", loc)
@@ -188,7 +188,7 @@ func reasonText(r verify.Reason) string {
 		b.WriteString(" " + r.Field)
 	}
 	if r.Expected != "" || r.Found != "" {
-		fmt.Fprintf(&b, ": expected %s, found %s", orNone(r.Expected), orNone(r.Found))
+		fmt.Fprintf(&b, ": expected %s, found %s", printable.OrNone(r.Expected), printable.OrNone(r.Found))
 	}
 	if r.Message != "" {
 		b.WriteString(" — " + r.Message)
@@ -259,7 +259,7 @@ func ciItems(rep *verify.Report, opts CIOptions) ([]ciItem, error) {
 					it.message = "policy: " + verify.FailingPolicyRules(o.Policy)
 				default:
 					it.rule, it.reason = RuleNotVerified, RuleNotVerified
-					it.message = "--require-verified: the verdict is " + orNone(o.Verdict)
+					it.message = "--require-verified: the verdict is " + printable.OrNone(o.Verdict)
 				}
 			}
 			items = append(items, it)

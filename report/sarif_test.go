@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
@@ -383,7 +384,7 @@ func TestCISARIFStructure(t *testing.T) {
 				if *res.RuleID != it.rule || res.Level != "error" {
 					t.Errorf("result %d: rule %q level %q, want %q error", i, *res.RuleID, res.Level, it.rule)
 				}
-				if res.Message == nil || res.Message.Text == nil || !strings.Contains(*res.Message.Text, it.task) || !strings.Contains(*res.Message.Text, short(string(it.commit))) || !strings.Contains(*res.Message.Text, it.status) {
+				if res.Message == nil || res.Message.Text == nil || !strings.Contains(*res.Message.Text, it.task) || !strings.Contains(*res.Message.Text, printable.Short(string(it.commit))) || !strings.Contains(*res.Message.Text, it.status) {
 					t.Errorf("result %d: message does not name task and status: %+v", i, res.Message)
 				}
 				for _, r := range it.reasons {

@@ -41,7 +41,7 @@ func WriteText(w io.Writer, rep *verify.Report, color bool) error {
 		return err
 	}
 	if rep.Mode == "branch" {
-		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", short(string(rep.Base)), short(string(rep.Head)), printable.String(rep.NotesRef), rep.TickCount())
+		fmt.Fprintf(&b, "verify %s..%s (%s): %d ticks\n", printable.Short(string(rep.Base)), printable.Short(string(rep.Head)), printable.String(rep.NotesRef), rep.TickCount())
 		for t, err := range rep.AllTicks() {
 			if err != nil {
 				return err
@@ -55,7 +55,7 @@ func WriteText(w io.Writer, rep *verify.Report, color bool) error {
 			if t.Kind == verify.KindBug && t.Path == "" {
 				where = "Spec-Task"
 			}
-			fmt.Fprintf(&b, "%s %s %s %s %s", mark(t.Failing), short(string(t.Commit)), where, printable.String(taskLabel(t.Task, t.TaskID, t.Title)), status)
+			fmt.Fprintf(&b, "%s %s %s %s %s", mark(t.Failing), printable.Short(string(t.Commit)), where, printable.String(taskLabel(t.Task, t.TaskID, t.Title)), status)
 			if t.Verdict != "" {
 				fmt.Fprintf(&b, " verdict=%s", printable.String(t.Verdict))
 			}
@@ -89,13 +89,13 @@ func WriteText(w io.Writer, rep *verify.Report, color bool) error {
 			}
 		}
 		for _, u := range rep.Unticks {
-			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
+			fmt.Fprintf(&b, "  %s %s:%d %s unticked\n", printable.Short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 		if len(rep.BornTicked) > 0 {
 			fmt.Fprintf(&b, "%d task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n", len(rep.BornTicked))
 		}
 		for _, u := range rep.BornTicked {
-			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
+			fmt.Fprintf(&b, "  %s %s:%d %s born ticked\n", printable.Short(string(u.Commit)), printable.String(u.Path), u.Line, printable.String(taskLabel(u.Task, u.TaskID, u.Title)))
 		}
 	} else {
 		// Two lines of one repeated task ID are two objects with one task
@@ -115,9 +115,9 @@ func WriteText(w io.Writer, rep *verify.Report, color bool) error {
 				task = "-"
 			}
 			if names[objectTask{o.Object, o.Task}] > 1 && o.LineHash != "" {
-				task += " (line_hash " + short(o.LineHash) + ")"
+				task += " (line_hash " + printable.Short(o.LineHash) + ")"
 			}
-			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), short(string(o.Object)), task, o.Outcome)
+			fmt.Fprintf(&b, "%s %s %s %s", mark(failing), printable.Short(string(o.Object)), task, o.Outcome)
 			if o.Verdict != "" {
 				fmt.Fprintf(&b, " verdict=%s", printable.String(o.Verdict))
 			}
@@ -164,7 +164,7 @@ func writeReasons(b *strings.Builder, rs []verify.Reason) {
 			fmt.Fprintf(b, " %s", r.Field)
 		}
 		if r.Expected != "" || r.Found != "" {
-			fmt.Fprintf(b, ": expected %s, found %s", orNone(r.Expected), orNone(r.Found))
+			fmt.Fprintf(b, ": expected %s, found %s", printable.OrNone(r.Expected), printable.OrNone(r.Found))
 		}
 		if r.Message != "" {
 			fmt.Fprintf(b, " — %s", r.Message)
@@ -201,20 +201,6 @@ func rawSignerText(s trust.Signer) string {
 		return s.Principal + "(" + string(s.Kind) + " " + s.KeyID + ")"
 	}
 	return string(s.Kind) + " " + s.KeyID
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
 
 // summaryText counts the report's ticks by status, the failing ones by reason

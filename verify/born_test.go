@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 )
@@ -106,8 +107,8 @@ func TestBranchBornTicks(t *testing.T) {
 	text := buf.String()
 	for _, line := range []string{
 		"2 task(s) ticked in tasks files new in their commit (allowed by the verifier's policy, no evidence required):\n",
-		"  " + short(string(c3)) + " specs/002-import/tasks.md:1 002-import/T001 born ticked\n",
-		"  " + short(string(s1)) + " specs/003-side/tasks.md:1 003-side/T001 born ticked\n",
+		"  " + printable.Short(string(c3)) + " specs/002-import/tasks.md:1 002-import/T001 born ticked\n",
+		"  " + printable.Short(string(s1)) + " specs/003-side/tasks.md:1 003-side/T001 born ticked\n",
 		"conclusion: success\n",
 	} {
 		if !strings.Contains(text, line) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/notemerge"
@@ -343,7 +344,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 	var notEdits []string
 	for _, r := range rep.Ticks {
 		if r.Failing && r.Reason != ReasonEditedAfterTick {
-			notEdits = append(notEdits, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
+			notEdits = append(notEdits, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, printable.Short(string(r.Commit)), r.TaskID))
 		}
 	}
 	if len(notEdits) != 0 || edits != corpusEdits[name] || (edits == 0 || corpusEditsGone[name]) != (rep.Conclusion == Success) {
@@ -370,7 +371,7 @@ func corpus(t *testing.T, name string, bornTicked, born int, bornPaths []string)
 		lines := map[int]string{} // the 5.3 ticks' lines → their evidence's line hash
 		for _, r := range rep.Ticks {
 			if r.Status != StatusEvidenced && r.Status != StatusEdited && r.Status != StatusSuperseded {
-				notEvidenced = append(notEvidenced, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, short(string(r.Commit)), r.TaskID))
+				notEvidenced = append(notEvidenced, fmt.Sprintf("%s %s %s/%s", r.Status, r.Reason, printable.Short(string(r.Commit)), r.TaskID))
 			}
 			if strings.HasPrefix(string(r.Commit), "400b361f") && r.TaskID == "5.3" && r.Status == StatusEvidenced {
 				lines[r.Line] = r.Object.LineHash

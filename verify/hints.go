@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/trust"
 )
 
@@ -110,7 +111,7 @@ func hintFor(codes []string, reasons []*Reason, fields map[string]string) string
 			pairs = append(pairs, "{"+k+"}", v)
 		}
 		if r := reasons[i]; r != nil {
-			pairs = append(pairs, "{found}", shellQuote(orNone(r.Found)), "{expected}", shellQuote(orNone(r.Expected)))
+			pairs = append(pairs, "{found}", shellQuote(printable.OrNone(r.Found)), "{expected}", shellQuote(printable.OrNone(r.Expected)))
 		}
 		h := strings.NewReplacer(pairs...).Replace(tmpl)
 		if !seen[h] {
@@ -224,7 +225,7 @@ func objectHint(o *ObjectResult, opts GateOptions) string {
 	if o.tickedKnown {
 		return untaskedHint(o)
 	}
-	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(orNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD", "signers": signerNames(o.Signers)}
+	fields := map[string]string{"commit": shortCommit(string(o.Object)), "task": shellQuote(printable.OrNone(o.TaskID)), "path": shellQuote(o.Unit.TasksPath()), "old": "OLD", "signers": signerNames(o.Signers)}
 	var codes []string
 	var reasons []*Reason
 	for i := range o.Reasons {
@@ -252,7 +253,7 @@ func shortCommit(c string) string {
 	if c == "" || c == "OLD" {
 		return c
 	}
-	return shellQuote(short(c))
+	return shellQuote(printable.Short(c))
 }
 
 // untaskedHint is the hint of an object whose note names no task: attest

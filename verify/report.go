@@ -122,19 +122,3 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
-
-// orNone is s, or "(none)" for an empty s.
-func orNone(s string) string {
-	if s == "" {
-		return "(none)"
-	}
-	return s
-}
-
-// short is a commit id's first 12 hex digits.
-func short(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}

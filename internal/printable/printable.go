@@ -1,6 +1,8 @@
 // Package printable writes text from a repository so that a terminal or a
 // log viewer shows it instead of acting on it
-// (docs/format.md#control-characters-in-reports).
+// (docs/format.md#control-characters-in-reports), and writes the values
+// every report shows alike: a commit id short (Short), an absent value as
+// "(none)" (OrNone).
 package printable
 
 import (
@@ -72,4 +74,21 @@ func escaped(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// Short is a commit id (or a line_hash) as reports write it: its first 12
+// hex digits, which git resolves while they are unique.
+func Short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// OrNone is s, or "(none)" where a report shows a value that is absent.
+func OrNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }
