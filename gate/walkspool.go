@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"bufio"
-	"encoding/gob"
 	"fmt"
 	"io"
 
@@ -15,10 +13,8 @@ import (
 // the judging (BranchSpooled): one gob record per commit's ticks, in walk
 // order, in a temporary file whose name is gone once it is open.
 type walkSpool struct {
-	f   *spoolfile.File
-	w   *bufio.Writer
-	enc *gob.Encoder
-	rec spooledCommit
+	recs *spoolfile.Records[spooledCommit]
+	rec  spooledCommit
 }
 
 // spooledCommit is one commit's ticks as the walk found them. gob does not
@@ -32,12 +28,11 @@ type spooledCommit struct {
 }
 
 func newWalkSpool(dir string) (*walkSpool, error) {
-	f, err := spoolfile.Create(dir, "taskproof-walk-*")
+	recs, err := spoolfile.CreateRecords[spooledCommit](dir, "taskproof-walk-*")
 	if err != nil {
 		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	return &walkSpool{f: f, w: w, enc: gob.NewEncoder(w)}, nil
+	return &walkSpool{recs: recs}, nil
 }
 
 // add writes one commit's ticks.
@@ -51,7 +46,7 @@ func (s *walkSpool) add(ticks []tick.Tick) error {
 			s.rec.EmptyRequirements = append(s.rec.EmptyRequirements, i)
 		}
 	}
-	err := s.enc.Encode(&s.rec)
+	err := s.recs.Add(&s.rec)
 	s.rec.Ticks = nil
 	return err
 }
@@ -59,13 +54,10 @@ func (s *walkSpool) add(ticks []tick.Tick) error {
 // reader returns a function giving the spooled commits' ticks in the order
 // add wrote them, then nil and io.EOF.
 func (s *walkSpool) reader() (func() ([]tick.Tick, error), error) {
-	if err := s.w.Flush(); err != nil {
+	next, err := s.recs.Reader()
+	if err != nil {
 		return nil, err
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	dec := gob.NewDecoder(bufio.NewReaderSize(s.f, 64<<10))
 	// The paths and units of a range's ticks are few, and the report's
 	// ticks keep them: one copy each, not one a tick.
 	seen := map[string]string{}
@@ -77,8 +69,8 @@ func (s *walkSpool) reader() (func() ([]tick.Tick, error), error) {
 		}
 	}
 	return func() ([]tick.Tick, error) {
-		var rec spooledCommit // a fresh record: gob leaves zero fields untouched
-		if err := dec.Decode(&rec); err != nil {
+		rec, err := next()
+		if err != nil {
 			if err == io.EOF {
 				return nil, err
 			}
@@ -103,4 +95,4 @@ func (s *walkSpool) reader() (func() ([]tick.Tick, error), error) {
 	}, nil
 }
 
-func (s *walkSpool) close() error { return s.f.Close() }
+func (s *walkSpool) close() error { return s.recs.Close() }

@@ -324,7 +324,7 @@ func (f *fixture) sameSpooled(base, head gitref.Hash, opts GateOptions) {
 			}
 		}
 	}
-	names := []string{spooled.objectSpool.f.Name(), spooled.tickSpool.f.Name()}
+	names := []string{spooled.objectSpool.f.Name(), spooled.tickSpool.recs.Name()}
 	if runtime.GOOS != "windows" {
 		// An open file outlives its name here: a killed verify leaves no spool.
 		for _, name := range names {

@@ -3,7 +3,6 @@ package verify
 import (
 	"bufio"
 	"bytes"
-	"encoding/gob"
 	"fmt"
 	"io"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/taskproof/taskproof/internal/spoolfile"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/trust"
+	"github.com/taskproof/taskproof/verify/internal/tickindex"
 )
 
 // ErrSpool is matched by the errors of the temporary files gate.BranchSpooled
@@ -76,10 +76,8 @@ func (s *itemSpool) close() error { return s.f.Close() }
 // was judged, one gob record a tick, in order, in a temporary file, and, in
 // memory, what the passes after the judging read and change of them (ix).
 type tickSpool struct {
-	f   *spoolfile.File
-	w   *bufio.Writer
-	enc *gob.Encoder
-	ix  *tickIndex
+	recs *spoolfile.Records[spooledTick]
+	ix   tickIndex
 }
 
 // spooledTick is a spooled tick's record, nil lists told apart from empty,
@@ -96,12 +94,11 @@ type spooledTick struct {
 // newTickSpool creates the spool's temporary file (os.CreateTemp in dir, ""
 // for the default), with room in its index for capacity ticks.
 func newTickSpool(dir string, capacity int) (*tickSpool, error) {
-	f, err := spoolfile.Create(dir, "taskproof-ticks-*")
+	recs, err := spoolfile.CreateRecords[spooledTick](dir, "taskproof-ticks-*")
 	if err != nil {
 		return nil, err
 	}
-	w := bufio.NewWriterSize(f, 64<<10)
-	return &tickSpool{f: f, w: w, enc: gob.NewEncoder(w), ix: newTickIndex(capacity)}, nil
+	return &tickSpool{recs: recs, ix: newTickIndex(capacity)}, nil
 }
 
 // len is the number of spooled ticks.
@@ -109,7 +106,7 @@ func (s *tickSpool) len() int {
 	if s == nil {
 		return 0
 	}
-	return len(s.ix.entries)
+	return s.ix.Len()
 }
 
 // add moves t to the spool; its object must be nil.
@@ -122,7 +119,7 @@ func (s *tickSpool) add(t *TickResult) error {
 		}
 		r.TlogIndexes = append(r.TlogIndexes, i)
 	}
-	if err := s.enc.Encode(&r); err != nil {
+	if err := s.recs.Add(&r); err != nil {
 		return err
 	}
 	s.ix.add(t)
@@ -132,16 +129,13 @@ func (s *tickSpool) add(t *TickResult) error {
 // reader returns a function giving the spooled ticks 0, 1, … in turn, as
 // they were judged.
 func (s *tickSpool) reader() (func() (TickResult, error), error) {
-	if err := s.w.Flush(); err != nil {
+	next, err := s.recs.Reader()
+	if err != nil {
 		return nil, err
 	}
-	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	dec := gob.NewDecoder(bufio.NewReaderSize(s.f, 64<<10))
 	return func() (TickResult, error) {
-		var r spooledTick
-		if err := dec.Decode(&r); err != nil {
+		r, err := next()
+		if err != nil {
 			return r.Tick, fmt.Errorf("reading the spooled report: %w", err)
 		}
 		t := r.Tick
@@ -165,7 +159,50 @@ func (s *tickSpool) reader() (func() (TickResult, error), error) {
 	}, nil
 }
 
-func (s *tickSpool) close() error { return s.f.Close() }
+func (s *tickSpool) close() error { return s.recs.Close() }
+
+// tickIndex is the index (package tickindex) of a report's spooled ticks,
+// read and changed as TickResults.
+type tickIndex struct{ *tickindex.Index[Reason] }
+
+func newTickIndex(capacity int) tickIndex { return tickIndex{tickindex.New[Reason](capacity)} }
+
+// indexed is what the index holds of t.
+func indexed(t *TickResult) tickindex.Tick[Reason] {
+	return tickindex.Tick[Reason]{Commit: t.Commit, Evidence: t.Evidence, Path: t.Path, TaskID: t.TaskID, Task: t.Task, LineHash: t.LineHash,
+		Unit: t.Unit, Status: t.Status, Reason: t.Reason, Verdict: t.Verdict, Message: t.Message, Failing: t.Failing,
+		Warnings: t.Warnings, Policy: t.Policy, Via: t.Via}
+}
+
+// add appends t's entry.
+func (ix tickIndex) add(t *TickResult) {
+	x := indexed(t)
+	ix.Add(&x)
+}
+
+// tick sets *t to entry i's tick as the passes after the judging read it
+// (tickindex.Index.Get); its other fields are the spool's (tickReader).
+func (ix tickIndex) tick(i int, t *TickResult) {
+	var x tickindex.Tick[Reason]
+	ix.Get(i, &x)
+	*t = TickResult{Commit: x.Commit, Evidence: x.Evidence, Path: x.Path, TaskID: x.TaskID, Task: x.Task, LineHash: x.LineHash,
+		Unit: x.Unit, Status: x.Status, Reason: x.Reason, Verdict: x.Verdict, Message: x.Message, Failing: x.Failing,
+		Warnings: x.Warnings, Policy: x.Policy, Via: x.Via}
+}
+
+// update keeps what a pass changed of entry i's tick t (as tick gave it).
+func (ix tickIndex) update(i int, t *TickResult) {
+	x := indexed(t)
+	ix.Update(i, &x)
+}
+
+// patch sets on the spooled tick t (read back whole) what the passes
+// changed of entry i.
+func (ix tickIndex) patch(i int, t *TickResult) {
+	x := tickindex.Tick[Reason]{Message: t.Message}
+	ix.Patch(i, &x)
+	t.Status, t.Reason, t.Failing, t.Policy, t.Via, t.Message = x.Status, x.Reason, x.Failing, x.Policy, x.Via, x.Message
+}
 
 // TickCount is the number of ticks the report lists (ticks in JSON). For a
 // report held in memory it is len(Ticks); BranchSpooled's report holds its
@@ -293,8 +330,8 @@ func (rep *Report) Spooled() bool { return rep.tickSpool != nil }
 // ReserveTicks makes room in the index of rep's spooled ticks for n ticks at
 // once, not a doubling array and its copy.
 func (rep *Report) ReserveTicks(n int) {
-	if s := rep.tickSpool; s != nil && len(s.ix.entries) == 0 {
-		s.ix.entries = make([]tickEntry, 0, n)
+	if s := rep.tickSpool; s != nil {
+		s.ix.Reserve(n)
 	}
 }
 

@@ -1,6 +1,6 @@
 // Package spoolfile holds what the merge gate keeps out of memory in
 // temporary files that a killed run leaves nowhere: the tick walk and the
-// report's ticks and objects.
+// report's ticks and objects, gob records (Records) or bytes (File).
 package spoolfile
 
 import (

@@ -1,4 +1,4 @@
-package verify
+package tickindex
 
 import (
 	"encoding/hex"
@@ -9,24 +9,40 @@ import (
 	"github.com/taskproof/taskproof/statement"
 )
 
-// tickIndex is what the passes after the judging (evidenceKiroParents,
-// headFiles, ApplyPolicy, concludeBranch, the summaries) read of a report's
-// spooled ticks, and what they change, in about 90 bytes a tick: a tick's
-// commit and line_hash as their bytes, its unit, path, task ID, status,
-// reason and verdict as indexes into tables of the distinct values, and the
-// rare rest (warnings, policy results, Via, a changed message, values that
-// do not pack) beside it. The spool holds each tick whole as it was judged;
-// the writers read it back with what the index changed (tickReader).
-type tickIndex struct {
-	entries []tickEntry
+// Tick is what an Index holds of a tick (W: its warnings' type): what the
+// passes after the judging read of it, and what they change (status,
+// reason, failing, message, policy results, Via).
+type Tick[W any] struct {
+	Commit, Evidence gitref.Hash
+	Path, TaskID     string
+	Task, LineHash   string
+	Unit             specfmt.Unit
+	Status, Reason   string
+	Verdict, Message string
+	Failing          bool
+	Warnings         []W
+	Policy           []policy.Result
+	Via              []string
+}
+
+// Index is what the passes after the judging (the gate's, the verifier's
+// policy, the summaries) read of a report's spooled ticks, and what they
+// change, in about 90 bytes a tick: a tick's commit and line_hash as their
+// bytes, its unit, path, task ID, status, reason and verdict as indexes into
+// tables of the distinct values, and the rare rest (warnings, policy
+// results, Via, a changed message, values that do not pack) beside it. The
+// spool holds each tick whole as it was judged; the writers read it back
+// with what the index changed (Patch).
+type Index[W any] struct {
+	entries []entry[W]
 	strs    []string
 	strIDs  map[string]uint32
 	units   []specfmt.Unit
 	unitIDs map[specfmt.Unit]uint32
 }
 
-// tickEntry is one spooled tick in a tickIndex.
-type tickEntry struct {
+// entry is one spooled tick in an Index.
+type entry[W any] struct {
 	commit   [20]byte // the commit's hex digits as bytes (entryCommitRaw: extra.commit)
 	lineHash [32]byte // the line_hash's hex digits as bytes (entryLineHashRaw: extra.lineHash)
 	unit     uint32
@@ -36,7 +52,7 @@ type tickEntry struct {
 	reason   uint32
 	verdict  uint32
 	flags    uint8
-	extra    *tickExtra
+	extra    *extra[W]
 }
 
 const (
@@ -49,23 +65,24 @@ const (
 	entryMessage              // the passes set the message: extra.message
 )
 
-// tickExtra is a spooled tick's rare part in its tickIndex.
-type tickExtra struct {
+// extra is a spooled tick's rare part in its Index.
+type extra[W any] struct {
 	commit, evidence gitref.Hash
 	lineHash, task   string
-	warnings         []Reason
+	warnings         []W
 	policy           []policy.Result
 	via              []string
 	message          string
 }
 
-func newTickIndex(capacity int) *tickIndex {
-	return &tickIndex{entries: make([]tickEntry, 0, capacity), strIDs: map[string]uint32{}, unitIDs: map[specfmt.Unit]uint32{}}
+// New is an empty index with room for capacity ticks.
+func New[W any](capacity int) *Index[W] {
+	return &Index[W]{entries: make([]entry[W], 0, capacity), strIDs: map[string]uint32{}, unitIDs: map[specfmt.Unit]uint32{}}
 }
 
-func (ix *tickIndex) str(s string) uint32 { return intern(ix.strIDs, &ix.strs, s) }
+func (ix *Index[W]) str(s string) uint32 { return intern(ix.strIDs, &ix.strs, s) }
 
-func (ix *tickIndex) unit(u specfmt.Unit) uint32 { return intern(ix.unitIDs, &ix.units, u) }
+func (ix *Index[W]) unit(u specfmt.Unit) uint32 { return intern(ix.unitIDs, &ix.units, u) }
 
 // intern returns v's index in *vals, appending it (and its index to ids)
 // when it is new.
@@ -79,9 +96,9 @@ func intern[V comparable](ids map[V]uint32, vals *[]V, v V) uint32 {
 	return id
 }
 
-func (e *tickEntry) ext() *tickExtra {
+func (e *entry[W]) ext() *extra[W] {
 	if e.extra == nil {
-		e.extra = &tickExtra{}
+		e.extra = &extra[W]{}
 	}
 	return e.extra
 }
@@ -101,9 +118,9 @@ func packHex(dst []byte, s string) bool {
 	return err == nil
 }
 
-// add appends t's entry.
-func (ix *tickIndex) add(t *TickResult) {
-	e := tickEntry{unit: ix.unit(t.Unit), path: ix.str(t.Path), taskID: ix.str(t.TaskID),
+// Add appends t's entry.
+func (ix *Index[W]) Add(t *Tick[W]) {
+	e := entry[W]{unit: ix.unit(t.Unit), path: ix.str(t.Path), taskID: ix.str(t.TaskID),
 		status: ix.str(t.Status), reason: ix.str(t.Reason), verdict: ix.str(t.Verdict)}
 	if t.Failing {
 		e.flags |= entryFailing
@@ -140,17 +157,17 @@ func (ix *tickIndex) add(t *TickResult) {
 	ix.entries = append(ix.entries, e)
 }
 
-// tick sets *t to entry i's tick as the passes after the judging read it:
+// Get sets *t to entry i's tick as the passes after the judging read it:
 // commit, path, unit, task, task ID, line_hash, status, reason, failing,
 // evidence, verdict, warnings, policy results and Via; its message only when
-// a pass set it. Its other fields are the spool's (tickReader).
-func (ix *tickIndex) tick(i int, t *TickResult) {
+// a pass set it ("" otherwise: the spool has it).
+func (ix *Index[W]) Get(i int, t *Tick[W]) {
 	e := &ix.entries[i]
 	x := e.extra
 	if x == nil {
-		x = &tickExtra{}
+		x = &extra[W]{}
 	}
-	*t = TickResult{Path: ix.strs[e.path], Unit: ix.units[e.unit], TaskID: ix.strs[e.taskID],
+	*t = Tick[W]{Path: ix.strs[e.path], Unit: ix.units[e.unit], TaskID: ix.strs[e.taskID],
 		Status: ix.strs[e.status], Reason: ix.strs[e.reason], Verdict: ix.strs[e.verdict],
 		Failing: e.flags&entryFailing != 0, Warnings: x.warnings, Policy: x.policy, Via: x.via}
 	t.Commit = x.commit
@@ -177,9 +194,9 @@ func (ix *tickIndex) tick(i int, t *TickResult) {
 	}
 }
 
-// update keeps what a pass changed of entry i's tick t (as tick gave it):
+// Update keeps what a pass changed of entry i's tick t (as tick gave it):
 // its status, reason, failing, message, policy results and Via.
-func (ix *tickIndex) update(i int, t *TickResult) {
+func (ix *Index[W]) Update(i int, t *Tick[W]) {
 	e := &ix.entries[i]
 	if ix.strs[e.status] != t.Status {
 		e.status = ix.str(t.Status)
@@ -191,7 +208,7 @@ func (ix *tickIndex) update(i int, t *TickResult) {
 	if t.Failing {
 		e.flags |= entryFailing
 	}
-	var x tickExtra
+	var x extra[W]
 	if e.extra != nil {
 		x = *e.extra
 	}
@@ -207,9 +224,9 @@ func (ix *tickIndex) update(i int, t *TickResult) {
 	}
 }
 
-// patch sets on the spooled tick t (read back whole) what the passes changed
+// Patch sets on the spooled tick t (read back whole) what the passes changed
 // of entry i.
-func (ix *tickIndex) patch(i int, t *TickResult) {
+func (ix *Index[W]) Patch(i int, t *Tick[W]) {
 	e := &ix.entries[i]
 	t.Status, t.Reason, t.Failing = ix.strs[e.status], ix.strs[e.reason], e.flags&entryFailing != 0
 	t.Policy, t.Via = nil, nil
@@ -225,4 +242,15 @@ func (ix *tickIndex) patch(i int, t *TickResult) {
 // element), not merely equal.
 func sameSlice[T any](a, b []T) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// Len is the number of ticks indexed.
+func (ix *Index[W]) Len() int { return len(ix.entries) }
+
+// Reserve makes room for n ticks at once in an empty index, not a doubling
+// array and its copy.
+func (ix *Index[W]) Reserve(n int) {
+	if len(ix.entries) == 0 {
+		ix.entries = make([]entry[W], 0, n)
+	}
 }
