@@ -9,7 +9,10 @@
 // and certificate identities ([NewSigstoreTrust]). A [Trust] with no input is
 // refused ([ErrNoTrust]): no trust never means a pass. [LoadTrust] reads the
 // inputs a [Sources] names and refuses a trust file that the head being
-// verified holds ([CheckOutsideWorkTree]); [LoadTrustUnsafe] does not.
+// verified holds ([CheckOutsideWorkTree]); [LoadTrustUnsafe] does not. An
+// input read from git (REV:PATH) must not come from the commits being
+// verified either ([CheckNotFromRange], [CheckNotFromCommits]:
+// [FromVerifiedError]).
 //
 // Signatures (signature*.go): [VerifySignatures] checks every signature of a
 // DSSE envelope against a [Trust] at the verifier's clock and returns one

@@ -9,8 +9,9 @@
 // repository, its notes and a [trust.Trust] ([trust.LoadTrust]), with options
 // ([WithPolicy] for a policy [policy.LoadSource] read, [WithTime]). Its Object,
 // Objects and Explain, and the gate run with it, refuse trust or a policy
-// read from what they verify ([FromVerifiedError]) unless
-// [WithFromVerifiedUnsafe]. A [Report] holds a run's results (result.go),
-// in memory or, for a long range, out of it (spool.go, tickindex.go);
-// [WriteJSON] writes it, package report the other formats.
+// read from what they verify ([FromVerifiedError], the rule trust's
+// CheckNotFromRange states) unless [WithFromVerifiedUnsafe]. A [Report]
+// holds a run's results (result.go), in memory or, for a long range, out of
+// it (spool.go, its index in verify/internal/tickindex); [WriteJSON] writes
+// it, package report the other formats, through its iterators (results.go).
 package verify
