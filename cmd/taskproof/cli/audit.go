@@ -103,7 +103,7 @@ the reasons; --max-share S exits 1 when the gated regression_only statements (th
 		if err != nil {
 			return err
 		}
-		if err := resolveAuditRange(repo, &opts, args); err != nil {
+		if err := opts.SetRange(repo, cmdutil.ArgOr(args, "HEAD")); err != nil {
 			return err
 		}
 		if opts.Trust, err = loadAuditTrust(c, repo, &flags.trust); err != nil {
@@ -127,18 +127,6 @@ the reasons; --max-share S exits 1 when the gated regression_only statements (th
 		return nil
 	})
 	return c
-}
-
-// resolveAuditRange sets what the audit reads: HEAD's history for --all, else
-// the range or revision argument (default HEAD).
-func resolveAuditRange(repo *gitref.Repo, opts *audit.Options, args []string) error {
-	var err error
-	if opts.All {
-		opts.Head, err = repo.Resolve("HEAD")
-		return err
-	}
-	opts.Base, opts.Head, err = repo.ResolveRange(cmdutil.ArgOr(args, "HEAD"))
-	return err
 }
 
 // loadAuditTrust loads the trust the flags give, naming the inputs used on
