@@ -28,7 +28,8 @@ faults: build
 
 # The concurrent code under the race detector (a race report fails the run):
 # the tests of the packages whose code runs on several goroutines (fanout.Each,
-# the tick walk, the gate's object checks, the repository's pool of readers),
+# the tick walk, the gate's object checks, a Sigstore bundle's timestamp checks, the
+# repository's pool of readers),
 # among them the stress tests of generated histories at GOMAXPROCS 1, 2 and 8
 # (gitref's TestConcurrentPackReads, verify's TestGateStress); then the
 # commands built with -race, over one history at several GOMAXPROCS, carrying
@@ -36,7 +37,7 @@ faults: build
 # out the tests that spend their time in other programs or in one goroutine
 # (corpora, signing a thousand statements): under the race detector they cost
 # minutes and check nothing concurrent. -race needs cgo (a C compiler).
-RACE_PKGS ?= ./gitref/... ./tick/ ./verify/ ./audit/ ./attest/ ./internal/fanout/ ./internal/panics/
+RACE_PKGS ?= ./gitref/... ./tick/ ./verify/ ./gate/ ./trust/ ./audit/ ./attest/ ./internal/fanout/ ./internal/panics/
 RACE_SKIP ?= ^(TestCorpora|TestCorpusAttestTick|TestPolicyCorpus|TestTickOverLimit|TestSigstoreInteropNPM|TestPrincipalPatternsAgainstSSHKeygen|TestBenchBaselineScript)$$
 RACE_CLI  ?= ^(TestReportsIndependentOfGOMAXPROCS|TestPanicIsInternalError|TestRebaseCopiedNotesCarryRange|TestCarryRangeChecksFirst|TestNotesFetchFastForwardKeepsRemoved|TestNotesFetchAfterInitAndAcceptance|TestTicksCommand)$$
 RACE_BIN  ?= bin/taskproof-race
