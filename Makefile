@@ -28,7 +28,7 @@ faults: build
 
 # The concurrent code under the race detector (a race report fails the run):
 # the tests of the packages whose code runs on several goroutines (fanout.Each,
-# the tick walk, the gate's object checks, a Sigstore bundle's timestamp checks, the
+# the tick walk, the gate's object checks, the public-good trusted root's timed fetch, the
 # repository's pool of readers),
 # among them the stress tests of generated histories at GOMAXPROCS 1, 2 and 8
 # (gitref's TestConcurrentPackReads, verify's TestGateStress); then the
