@@ -37,6 +37,20 @@ var revisionArgs = map[string]bool{
 // remoteArgs are the commands whose one argument is a remote.
 var remoteArgs = map[string]bool{"taskproof notes push": true, "taskproof notes fetch": true}
 
+// completionWording says cobra's install instructions for the completion
+// scripts in taskproof's words: a shell, where cobra writes "session".
+func completionWording(root *cobra.Command) {
+	words := strings.NewReplacer("your current shell session", "the shell you are in", "every new session", "every new shell")
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		for _, sub := range c.Commands() {
+			sub.Long = words.Replace(sub.Long)
+		}
+	}
+}
+
 // registerCompletions walks the tree under root and adds the completion of
 // values that read the repository: revisions for --base, --commit and the
 // commands of [revisionArgs], REV:PATH for a flag whose value is named so,

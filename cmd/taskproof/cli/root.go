@@ -41,6 +41,7 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
 		newVerifyCmd(),
 	)
 	strictCommands(root)
+	completionWording(root)
 	registerCompletions(root)
 	typedArgs(root)
 	return root
