@@ -38,7 +38,7 @@ var revisionArgs = map[string]bool{
 var remoteArgs = map[string]bool{"taskproof notes push": true, "taskproof notes fetch": true}
 
 // completionWording says cobra's install instructions for the completion
-// scripts in taskproof's words: a shell, where cobra writes "session".
+// scripts in taskproof's words, which speak of a shell.
 func completionWording(root *cobra.Command) {
 	words := strings.NewReplacer("your current shell session", "the shell you are in", "every new session", "every new shell")
 	for _, c := range root.Commands() {
