@@ -44,5 +44,6 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
 	completionWording(root)
 	registerCompletions(root)
 	typedArgs(root)
+	refuseEmptyPaths(root)
 	return root
 }

@@ -67,7 +67,27 @@ func (f *signerFlags) add(c *cobra.Command) {
 	c.Flags().StringVar(&f.rekorURL, "rekor-url", "", "--signer sigstore: Rekor `URL` logging each signature (e.g. https://rekor.sigstore.dev)")
 	c.Flags().StringVar(&f.tokenEnv, "oidc-token-env", "", "--signer sigstore: the environment variable `VAR` holding the OIDC identity token (default in GitHub Actions: the workflow's token, audience sigstore, from ACTIONS_ID_TOKEN_REQUEST_URL/_TOKEN)")
 	c.Flags().StringVar(&f.tokenFile, "identity-token-file", "", "--signer sigstore: `FILE` holding the OIDC identity token")
-	c.Flags().DurationVar(&f.timeout, "sigstore-timeout", 30*time.Second, "--signer sigstore: the `DURATION` each statement's signing (Fulcio and Rekor requests) may take")
+	f.timeout = 30 * time.Second
+	c.Flags().Var((*positiveDuration)(&f.timeout), "sigstore-timeout", "--signer sigstore: the `DURATION` each statement's signing (Fulcio and Rekor requests) may take")
+}
+
+// positiveDuration is a flag's duration that must be more than zero: a
+// negative or zero one is refused as the flag is parsed (exit 2), not
+// replaced by a default.
+type positiveDuration time.Duration
+
+func (d *positiveDuration) String() string { return time.Duration(*d).String() }
+func (d *positiveDuration) Type() string   { return "duration" }
+func (d *positiveDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v <= 0 {
+		return errors.New("want a duration more than zero, e.g. 30s or 2m")
+	}
+	*d = positiveDuration(v)
+	return nil
 }
 
 // sigstoreSigner builds the keyless signer of --signer sigstore; nothing is

@@ -60,6 +60,14 @@ func (o *TrustOptions) AddSigstoreFlags(c *cobra.Command) {
 	ts := c.Flags().Int("sigstore-timestamp-threshold", 0, "how many (`N`) RFC 3161 signed timestamps a Sigstore bundle needs")
 	prev := c.PreRunE
 	c.PreRunE = func(c *cobra.Command, args []string) error {
+		// A negative count is a typo, refused as one (exit 2) before the
+		// trust it would configure is loaded.
+		if *tlog < 0 {
+			return &cmdutil.FlagError{Err: fmt.Errorf("--sigstore-tlog-threshold %d: want a count of transparency log entries, 1 or more (none: --insecure-ignore-tlog)", *tlog)}
+		}
+		if *ts < 0 {
+			return &cmdutil.FlagError{Err: fmt.Errorf("--sigstore-timestamp-threshold %d: want a count of signed timestamps, 0 or more", *ts)}
+		}
 		// --sigstore-tlog-threshold 0 is the deprecated spelling of
 		// --insecure-ignore-tlog.
 		if *tlog == 0 {

@@ -44,7 +44,7 @@ type ExitClass struct {
 var exitClasses = []ExitClass{
 	{ExitOK, "success or neutral (nothing to check)"},
 	{ExitFailure, "verification or policy failure: any outcome but ok (unsigned too, unless --insecure-allow-unsigned), a tick the gate does not accept, input it cannot judge"},
-	{ExitUsage, "usage: an unknown command, help topic or flag at any level (the nearest names suggested, nothing read or written), a flag or argument that does not apply, a malformed range (A...B, or a range where one revision is expected), input a command refuses (a commit that ticks no task, bad evidence)"},
+	{ExitUsage, "usage: an unknown command, help topic or flag at any level (the nearest names suggested, nothing read or written), a flag or argument that does not apply, a flag value it refuses (a negative count, an empty path), a malformed range (A...B, or a range where one revision is expected), input a command refuses (a commit that ticks no task, bad evidence)"},
 	{ExitTrust, "trust or config error: no trust input, an unreadable trust or policy file, an unusable key, a TMPDIR the gate cannot write its temporary files to"},
 	{ExitGit, "git precondition: not a repository, an unknown revision, the notes ref absent, a shallow clone missing what the range needs, a missing object, a notes ref that is not a notes commit, a broken ref, a stale lock file, storage that will not take a write, a failed git command; the message says what to do"},
 	{ExitInternal, "internal error: a bug in taskproof (a panic, or an error no row of the table names)"},
