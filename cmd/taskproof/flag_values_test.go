@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -123,5 +124,51 @@ func TestEmptyPathFlags(t *testing.T) {
 	// -C "" is git's: the directory stays the current one.
 	if stdout, stderr, code := r.taskproof(t, nil, "-C", "", "ticks", "--format", "json"); code != 0 || !strings.Contains(stdout, "T003") {
 		t.Errorf("-C \"\": exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestJSONReportOfUsageErrorsInEitherOrder runs the real binary's verify
+// with --json-report FILE before and after a flag it cannot parse, in both
+// spellings: FILE holds the usage result either way (cobra stops parsing at
+// the bad flag, so a --json-report after it used to write nothing), as it
+// does for a usage error a flag check finds after parsing.
+func TestJSONReportOfUsageErrorsInEitherOrder(t *testing.T) {
+	r := newCLIRepo(t)
+	dir := t.TempDir()
+	for i, args := range [][]string{
+		{"verify", "--json-report", "FILE", "--bogus"},
+		{"verify", "--bogus", "--json-report", "FILE"},
+		{"verify", "--json-report=FILE", "--branch", "--bogus"},
+		{"verify", "--branch", "--bogus", "--json-report=FILE"},
+		{"verify", "--branch", "--at", "yesterday-ish", "--json-report", "FILE"},
+		{"verify", "--insecure-allow-unsigned=maybe", "--json-report", "FILE", "--format", "json"},
+		{"verify", "--branch", "--sigstore-tlog-threshold", "-1", "--json-report", "FILE"},
+	} {
+		path := filepath.Join(dir, "r"+string(rune('a'+i))+".json")
+		for j := range args {
+			args[j] = strings.ReplaceAll(args[j], "FILE", path)
+		}
+		_, stderr, code := r.taskproof(t, nil, args...)
+		if code != 2 {
+			t.Errorf("taskproof %q: exit %d, want 2\n%s", args, code, stderr)
+			continue
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("taskproof %q wrote no --json-report: %v", args, err)
+			continue
+		}
+		res := usageResult(t, string(b))
+		if msg := strings.TrimSpace(strings.TrimPrefix(stderr, "taskproof: ")); !strings.HasPrefix(msg, res.Error.Message) {
+			t.Errorf("taskproof %q: the file's message %q is not stderr's %q", args, res.Error.Message, stderr)
+		}
+	}
+	// After "--" nothing is a flag: no file is named.
+	path := filepath.Join(dir, "after-dashes.json")
+	if _, _, code := r.taskproof(t, nil, "verify", "--bogus", "--", "--json-report", path); code != 2 {
+		t.Errorf("--bogus -- --json-report: exit %d", code)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Errorf("a --json-report after -- was written")
 	}
 }

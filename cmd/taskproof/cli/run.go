@@ -75,9 +75,10 @@ var (
 // writeFlagErrorResult writes, for a usage error cobra or a flag check found
 // before cmd ran ([cmdutil.FlagError]: a flag it cannot parse, both
 // spellings of a switch, …), the result its machine --format writes for any
-// other usage error, so that a CI step reading the output sees an error
-// rather than nothing. A --format cobra could not parse (given after the
-// bad flag) is read from the raw args.
+// other usage error, and verify's --json-report file, so that a CI step
+// reading the output sees an error rather than nothing. cobra stops parsing
+// at the bad flag, so a --format or --json-report given after it is read
+// from the raw args, the same in either order.
 func writeFlagErrorResult(cmd *cobra.Command, args []string, err error) {
 	if cmd == nil || !slices.Contains(errorResultCommands, cmd.CommandPath()) {
 		return
@@ -86,28 +87,32 @@ func writeFlagErrorResult(cmd *cobra.Command, args []string, err error) {
 	if !usage && !cmdutil.IsType[*cmdutil.FlagError](err) {
 		return
 	}
-	format, _ := cmd.Flags().GetString("format")
-	if !cmd.Flags().Changed("format") {
-		format = rawFormat(args, format)
+	format := flagOrRaw(cmd, args, "format")
+	jsonReport := ""
+	if cmd.Flags().Lookup("json-report") != nil {
+		jsonReport = flagOrRaw(cmd, args, "json-report")
 	}
 	if options.FormatAllowed(cmd, format) {
-		writeErrorResult(cmd, format, err)
+		writeErrorResult(cmd, format, jsonReport, err)
 	}
 }
 
-// rawFormat is the last --format value in args (before a "--"), as pflag
-// would read it, or def without one.
-func rawFormat(args []string, def string) string {
+// flagOrRaw is the value of cmd's flag name as pflag would read it from
+// args: the last --name VALUE or --name=VALUE before a "--", or the flag's
+// value (its default) without one.
+func flagOrRaw(cmd *cobra.Command, args []string, name string) string {
+	v := cmd.Flags().Lookup(name).Value.String()
+	long := "--" + name
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--":
-			return def
-		case a == "--format" && i+1 < len(args):
-			def = args[i+1]
+			return v
+		case a == long && i+1 < len(args):
+			v = args[i+1]
 			i++
-		case strings.HasPrefix(a, "--format="):
-			def = strings.TrimPrefix(a, "--format=")
+		case strings.HasPrefix(a, long+"="):
+			v = strings.TrimPrefix(a, long+"=")
 		}
 	}
-	return def
+	return v
 }

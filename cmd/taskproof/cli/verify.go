@@ -100,7 +100,7 @@ func (o *verifyOptions) run(ctx context.Context, c *cobra.Command, args []string
 	}
 	if err != nil {
 		format, _ := c.Flags().GetString("format")
-		writeErrorResult(c, format, err)
+		writeErrorResult(c, format, o.jsonReport, err)
 	}
 	return err
 }

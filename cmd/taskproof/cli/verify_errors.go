@@ -19,18 +19,20 @@ import (
 // (docs/format.md#precondition-errors-in-ci-formats): a JSON object with
 // conclusion "error", a ::error:: workflow command (and a job summary line),
 // a SARIF run whose invocation failed with a tool execution notification, a
-// JUnit suite with one errored test case. Failures to write are warnings: the
-// exit code stays err's. A --json-report file that could not be written is
-// not tried again: its error is the one err reports.
-func writeErrorResult(c *cobra.Command, format string, err error) {
+// JUnit suite with one errored test case; and the JSON result to the file
+// jsonReport (verify's --json-report) when one is named, whatever the format.
+// Failures to write are warnings: the exit code stays err's. A --json-report
+// file that could not be written is not tried again: its error is the one err
+// reports.
+func writeErrorResult(c *cobra.Command, format, jsonReport string, err error) {
 	code := cmdutil.ExitCode(err)
 	if cmdutil.IsSilent(err) || code < cmdutil.ExitFailure || code > cmdutil.ExitInternal {
 		return
 	}
 	out := c.OutOrStdout()
 	res := report.ErrorResult{ExitCode: code, Kind: cmdutil.ErrorKind(code), Conclusion: conclusionOf(code), Case: junitErrorCase(code), Message: err.Error(), ToolVersion: attest.Version}
-	if path, _ := c.Flags().GetString("json-report"); path != "" && !cmdutil.IsType[*cmdutil.OutputFileError](err) {
-		if werr := cmdutil.WriteOutputFile("--json-report", path, func(w io.Writer) error { return report.WriteErrorJSON(w, res) }); werr != nil {
+	if jsonReport != "" && !cmdutil.IsType[*cmdutil.OutputFileError](err) {
+		if werr := cmdutil.WriteOutputFile("--json-report", jsonReport, func(w io.Writer) error { return report.WriteErrorJSON(w, res) }); werr != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "warning: %v\n", werr)
 		}
 	}
