@@ -24,11 +24,18 @@ var defaultBaseLevels = [][2][2]string{
 	{{"main", "refs/heads/main"}, {"master", "refs/heads/master"}},
 }
 
+// ErrBaseHoldsHead is matched by the refusal of a default base that is
+// head or has head in its history (the pull request's base branch, or every
+// candidate): the range to verify is empty, and the empty range would pass.
+// The base exists, so it is no unknown revision; it is a git precondition of
+// the checkout all the same (exit 4), fixed by naming --base.
+var ErrBaseHoldsHead = errors.New("the range to verify is empty")
+
 // DefaultBaseError is a failure to choose the default base: Candidate is the
 // default base at fault ("" when none exists or several do), Err the cause (a
 // broken ref, wrapping gitref.ErrBadRef; a plain origin/HEAD, a pull
-// request's base branch not fetched or a failed walk; for none, or several,
-// gitref.ErrUnknownRevision). Ambiguous names the candidates that could each
+// request's base branch not fetched or a failed walk; a base that holds head,
+// [ErrBaseHoldsHead]; for none, or several, gitref.ErrUnknownRevision). Ambiguous names the candidates that could each
 // be the base when origin/HEAD does not decide.
 type DefaultBaseError struct {
 	Candidate string
@@ -76,7 +83,7 @@ func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Has
 			return "", &DefaultBaseError{Candidate: "origin/" + prBase, Err: err}
 		}
 		if len(in) == 0 {
-			return "", &DefaultBaseError{Candidate: "origin/" + prBase, Err: fmt.Errorf("%w: the pull request's base branch is HEAD or has it in its history, and verifying nothing would pass: check out the pull request's head or merge commit, or name --base", gitref.ErrUnknownRevision)}
+			return "", &DefaultBaseError{Candidate: "origin/" + prBase, Err: fmt.Errorf("the pull request's base branch is HEAD or has it in its history: %w, and verifying nothing would pass (the checkout is not the pull request's head or merge commit)", ErrBaseHoldsHead)}
 		}
 		return id, nil
 	}
@@ -134,7 +141,7 @@ func DefaultBase(repo *gitref.Repo, head gitref.Hash, prBase string) (gitref.Has
 		// fetched (a CI checkout of the pull request's branch alone, whatever
 		// its refspecs say). The two cannot be told apart, and the empty range
 		// would pass: the base must be named.
-		return "", &DefaultBaseError{Candidate: firstName, Err: fmt.Errorf("%w: every default base is HEAD or has it in its history: this is the base branch itself, or the branch the changes go into was not fetched, and verifying nothing would pass (on the base branch itself, --base HEAD verifies nothing)", gitref.ErrUnknownRevision)}
+		return "", &DefaultBaseError{Candidate: firstName, Err: fmt.Errorf("every default base is HEAD or has it in its history: %w: this is the base branch itself, or the branch the changes go into was not fetched, and verifying nothing would pass (on the base branch itself, --base HEAD verifies nothing)", ErrBaseHoldsHead)}
 	}
 	return "", &DefaultBaseError{Err: gitref.ErrUnknownRevision}
 }

@@ -35,7 +35,7 @@ func TestDefaultBase(t *testing.T) {
 	// base never fetched — an error, not the empty range.
 	f.git("update-ref", "refs/heads/main", string(head))
 	var de *DefaultBaseError
-	if id, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || !errors.Is(err, gitref.ErrUnknownRevision) || !strings.Contains(err.Error(), "--base HEAD") {
+	if id, err := DefaultBase(open(), head, ""); !errors.As(err, &de) || !errors.Is(err, ErrBaseHoldsHead) || errors.Is(err, gitref.ErrUnknownRevision) || !strings.Contains(err.Error(), "--base HEAD") {
 		t.Errorf("every candidate at head: %v, %v; want a DefaultBaseError naming --base HEAD", id, err)
 	}
 	// A broken ref is an error, not skipped.
@@ -91,7 +91,7 @@ func TestDefaultBaseRefusals(t *testing.T) {
 		t.Errorf("prBase release: %v, want a NotFetchedError", err)
 	}
 	f.git("update-ref", "refs/remotes/origin/feature", string(head))
-	if _, err := DefaultBase(open(), head, "feature"); !errors.As(err, &de) || de.Candidate != "origin/feature" || !errors.Is(err, gitref.ErrUnknownRevision) {
+	if _, err := DefaultBase(open(), head, "feature"); !errors.As(err, &de) || de.Candidate != "origin/feature" || !errors.Is(err, ErrBaseHoldsHead) || errors.Is(err, gitref.ErrUnknownRevision) {
 		t.Errorf("prBase feature (head itself): %v, want a DefaultBaseError: the empty range would pass", err)
 	}
 	f.git("update-ref", "--no-deref", "refs/remotes/origin/HEAD", string(other))
@@ -133,7 +133,8 @@ func TestDefaultBaseClones(t *testing.T) {
 			defer repo.Close()
 			id, err := DefaultBase(repo, head, "")
 			var de *DefaultBaseError
-			if !errors.As(err, &de) || !errors.Is(err, gitref.ErrUnknownRevision) {
+			// Every candidate holds head, or (a renamed remote) none exists.
+			if !errors.As(err, &de) || !errors.Is(err, ErrBaseHoldsHead) && !errors.Is(err, gitref.ErrUnknownRevision) {
 				t.Errorf("%v, %v; want a DefaultBaseError (no base to take)", id, err)
 			}
 		})
@@ -149,7 +150,7 @@ func TestDefaultBaseClones(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer repo.Close()
-		if id, err := DefaultBase(repo, head, ""); !errors.Is(err, gitref.ErrUnknownRevision) {
+		if id, err := DefaultBase(repo, head, ""); !errors.Is(err, ErrBaseHoldsHead) {
 			t.Errorf("%v, %v; want an error naming --base", id, err)
 		}
 	})

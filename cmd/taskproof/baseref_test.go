@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,7 +118,9 @@ func TestDefaultBaseAmbiguous(t *testing.T) {
 // TestDefaultBasePullRequestHoldsHead: GITHUB_BASE_REF naming the branch
 // being verified (or one that has head in its history) left the empty range:
 // neutral, exit 0, the unevidenced T002 never judged. It is exit 4 asking for
-// --base, as when every default base holds head.
+// --base, as when every default base holds head, and the message says what
+// is wrong (the base branch holds head, so the range is empty), never
+// "unknown revision": the branch exists.
 func TestDefaultBasePullRequestHoldsHead(t *testing.T) {
 	r, remote := baseRefRepo(t)
 	r.git(t, "switch", "-q", "feature")
@@ -131,6 +134,24 @@ func TestDefaultBasePullRequestHoldsHead(t *testing.T) {
 		}
 		out, stderr, code := runIn(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_BASE_REF=" + base}, trust...)
 		wantPrecondition(t, "GITHUB_BASE_REF="+base+" holding head", out, stderr, code, "origin/"+base, "verifying nothing would pass", "--base")
+		want := "taskproof: --base (default origin/" + base + "): the pull request's base branch is HEAD or has it in its history: the range to verify is empty, and verifying nothing would pass"
+		if !strings.HasPrefix(stderr, want) || !strings.HasSuffix(strings.TrimSpace(stderr), "; give --base the branch the changes go into") || strings.Contains(stderr, "unknown revision") {
+			t.Errorf("GITHUB_BASE_REF=%s: stderr %q, want it to start %q and ask for --base", base, stderr, want)
+		}
+		// The machine formats say the same, a git precondition.
+		out, _, code = runIn(t, dir, []string{"GITHUB_ACTIONS=true", "GITHUB_EVENT_NAME=pull_request", "GITHUB_BASE_REF=" + base}, append(trust, "--format", "json")...)
+		var res usageResultJSON
+		if err := json.Unmarshal([]byte(out), &res); err != nil || code != 4 || res.Error.Code != "git_precondition" || strings.Contains(res.Error.Message, "unknown revision") || !strings.Contains(res.Error.Message, "the range to verify is empty") {
+			t.Errorf("GITHUB_BASE_REF=%s --format json: exit %d, %v %+v", base, code, err, res)
+		}
+	}
+	// Every default base holding head says the same, without the pull
+	// request.
+	testenv.Git(t, dir, "update-ref", "refs/remotes/origin/main", "refs/remotes/origin/feature")
+	out, stderr, code := runIn(t, dir, nil, trust...)
+	wantPrecondition(t, "every default base holding head", out, stderr, code, "every default base is HEAD or has it in its history: the range to verify is empty", "--base HEAD")
+	if strings.Contains(stderr, "unknown revision") {
+		t.Errorf("every default base holding head: %q", stderr)
 	}
 }
 

@@ -187,6 +187,9 @@ var exitCodes = []struct {
 	{is: signer.ErrNoSigner, code: ExitTrust},
 	{is: audit.ErrOptions, code: ExitUsage},
 	{is: gate.ErrTargets, code: ExitUsage},
+	// A default base that leaves the range empty: the checkout lacks the
+	// base the range starts from.
+	{is: gate.ErrBaseHoldsHead, code: ExitGit},
 	// A repository that lacks what the command needs is a git precondition,
 	// never an internal error: a shallow clone, a missing object, a notes ref
 	// that is not a notes commit, a ref file holding no object id

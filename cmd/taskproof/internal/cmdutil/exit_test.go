@@ -67,6 +67,7 @@ func TestExitCode(t *testing.T) {
 		{"signer.ErrNoSigner", signer.ErrNoSigner, ExitTrust},
 		{"audit.ErrOptions", audit.ErrOptions, ExitUsage},
 		{"gate.ErrTargets", gate.ErrTargets, ExitUsage},
+		{"gate.ErrBaseHoldsHead", &gate.DefaultBaseError{Candidate: "origin/main", Err: fmt.Errorf("the base is HEAD: %w", gate.ErrBaseHoldsHead)}, ExitGit},
 		// Git preconditions.
 		{"gitref.ErrStorage", gitref.ErrStorage, ExitGit},
 		{"*gitref.StorageError", &gitref.StorageError{Path: "x", Errno: syscall.ENOSPC, Err: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}}, ExitGit},
