@@ -42,6 +42,21 @@ if [ -n "${TASKPROOF_REQUIRE_SIGNED:-}" ]; then
   [ "$TASKPROOF_REQUIRE_SIGNED" = false ] && allow_unsigned=true
 fi
 bool_input sigstore-public-good "${TASKPROOF_SIGSTORE_PUBLIC_GOOD:-false}"
+# sigstore-tlog-threshold "0" is the deprecated spelling of insecure-ignore-tlog, by the same
+# rules: both spellings given is refused whatever their values, the old one warns; a threshold of
+# 1 or more with insecure-ignore-tlog "true" contradicts it, as taskproof's flags do.
+bool_input insecure-ignore-tlog "${TASKPROOF_INSECURE_IGNORE_TLOG:-false}"
+ignore_tlog=${TASKPROOF_INSECURE_IGNORE_TLOG:-false}
+tlog_threshold=${TASKPROOF_SIGSTORE_TLOG_THRESHOLD:-}
+if [ "$tlog_threshold" = 0 ]; then
+  [ -z "${TASKPROOF_INSECURE_IGNORE_TLOG:-}" ] ||
+    fail 2 "give one: insecure-ignore-tlog (sigstore-tlog-threshold \"0\" is its deprecated spelling)"
+  gh_annotate warning "taskproof action" "the input sigstore-tlog-threshold: \"0\" is deprecated: use insecure-ignore-tlog: \"true\" instead"
+  ignore_tlog=true
+  tlog_threshold=
+elif [ "$ignore_tlog" = true ] && [ -n "$tlog_threshold" ]; then
+  fail 2 "insecure-ignore-tlog \"true\" accepts bundles without a transparency log entry, a sigstore-tlog-threshold requires some: give one"
+fi
 
 # Free-form extra flags: split, never expanded, and only those that neither decide trust nor the
 # outcome (an allow-list: a flag taskproof adds later is refused until judged here). --at, which
@@ -93,11 +108,8 @@ for f in ${LINES[@]+"${LINES[@]}"}; do args+=(--key "$(csv_quote "$f")"); done
 [ -n "${TASKPROOF_CERTIFICATE_IDENTITY:-}" ] && args+=(--certificate-identity "$TASKPROOF_CERTIFICATE_IDENTITY")
 [ -n "${TASKPROOF_CERTIFICATE_IDENTITY_REGEXP:-}" ] && args+=(--certificate-identity-regexp "$TASKPROOF_CERTIFICATE_IDENTITY_REGEXP")
 [ -n "${TASKPROOF_CERTIFICATE_OIDC_ISSUER:-}" ] && args+=(--certificate-oidc-issuer "$TASKPROOF_CERTIFICATE_OIDC_ISSUER")
-case "${TASKPROOF_SIGSTORE_TLOG_THRESHOLD:-}" in
-  "") ;;
-  0) args+=(--insecure-ignore-tlog) ;;
-  *) args+=(--sigstore-tlog-threshold "$TASKPROOF_SIGSTORE_TLOG_THRESHOLD") ;;
-esac
+[ -n "$tlog_threshold" ] && args+=(--sigstore-tlog-threshold "$tlog_threshold")
+[ "$ignore_tlog" = true ] && args+=(--insecure-ignore-tlog)
 [ -n "${TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD:-}" ] && args+=(--sigstore-timestamp-threshold "$TASKPROOF_SIGSTORE_TIMESTAMP_THRESHOLD")
 [ -n "${TASKPROOF_POLICY:-}" ] && args+=(--policy "$TASKPROOF_POLICY")
 [ -n "${TASKPROOF_POLICY_REV:-}" ] && args+=(--policy-rev "$TASKPROOF_POLICY_REV")

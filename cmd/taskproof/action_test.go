@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -851,6 +852,101 @@ func TestActionAttestPerTick(t *testing.T) {
 			t.Errorf("args --%s=x: exit %d, outputs %v; want exit 2 before anything runs", f, res.exit, res.outputs)
 		}
 	}
+}
+
+// TestActionInsecureIgnoreTlog: the Action's insecure-ignore-tlog input
+// passes --insecure-ignore-tlog, as the deprecated sigstore-tlog-threshold:
+// "0" still does, with a ::warning:: naming the new input; both given, or a
+// threshold with insecure-ignore-tlog "true", are refused before taskproof
+// runs; a threshold of 1 or more is passed as it is, and a negative one is
+// taskproof's usage error. The arguments verify gets are recorded; then the
+// real binary runs the deprecated spelling.
+func TestActionInsecureIgnoreTlog(t *testing.T) {
+	w := newWorld(t)
+	a := w.seed()
+	testenv.Git(t, a, "push", "-q", "origin", "HEAD:main")
+	head := rev(t, a, "HEAD")
+	bin, log := recorder(t, w.bin, "verify --notes-ref")
+	ws := checkoutLikeActions(t, w.remote, "refs/heads/main", head)
+	job := &actionJob{t: t, actionDir: actionFiles(t), workspace: ws, eventName: "push", event: pushEvent("refs/heads/main", head, head),
+		env: map[string]string{"TASKPROOF_BIN": bin}, cacheDir: t.TempDir()}
+	const (
+		deprecated = `the input sigstore-tlog-threshold: "0" is deprecated: use insecure-ignore-tlog: "true" instead`
+		both       = `give one: insecure-ignore-tlog (sigstore-tlog-threshold "0" is its deprecated spelling)`
+	)
+	for _, tc := range []struct {
+		inputs  map[string]string
+		exit    int
+		flags   []string // verify's tlog flags; nil when verify must not run
+		warning string
+	}{
+		{nil, 0, []string{}, ""},
+		{map[string]string{"insecure-ignore-tlog": "false"}, 0, []string{}, ""},
+		{map[string]string{"insecure-ignore-tlog": "true"}, 0, []string{"--insecure-ignore-tlog"}, ""},
+		{map[string]string{"sigstore-tlog-threshold": "0"}, 0, []string{"--insecure-ignore-tlog"}, deprecated},
+		{map[string]string{"sigstore-tlog-threshold": "2"}, 0, []string{"--sigstore-tlog-threshold", "2"}, ""},
+		{map[string]string{"sigstore-tlog-threshold": "2", "insecure-ignore-tlog": "false"}, 0, []string{"--sigstore-tlog-threshold", "2"}, ""},
+		{map[string]string{"sigstore-tlog-threshold": "0", "insecure-ignore-tlog": "true"}, 2, nil, both},
+		{map[string]string{"sigstore-tlog-threshold": "0", "insecure-ignore-tlog": "false"}, 2, nil, both},
+		{map[string]string{"sigstore-tlog-threshold": "2", "insecure-ignore-tlog": "true"}, 2, nil, `insecure-ignore-tlog "true" accepts bundles without a transparency log entry, a sigstore-tlog-threshold requires some: give one`},
+		{map[string]string{"insecure-ignore-tlog": "maybe"}, 2, nil, "insecure-ignore-tlog: want true or false, not maybe"},
+	} {
+		if err := os.Remove(log); err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		res := job.run(tc.inputs)
+		got := calls(t, log)
+		var warnings, errs []string
+		for _, c := range res.commands {
+			switch c.Name {
+			case "warning":
+				warnings = append(warnings, c.Data)
+			case "error":
+				errs = append(errs, c.Data)
+			}
+		}
+		switch {
+		case res.exit != tc.exit:
+			t.Errorf("inputs %v: exit %d, want %d\n%s", tc.inputs, res.exit, tc.exit, res.log)
+		case tc.flags == nil:
+			if len(got) != 0 || !slices.Contains(errs, tc.warning) {
+				t.Errorf("inputs %v: verify ran %q, errors %q; want none run and %q", tc.inputs, got, errs, tc.warning)
+			}
+		case len(got) != 1:
+			t.Errorf("inputs %v: %d verify calls\n%s", tc.inputs, len(got), res.log)
+		default:
+			var flags []string
+			for i, arg := range got[0] {
+				switch {
+				case arg == "--insecure-ignore-tlog":
+					flags = append(flags, arg)
+				case arg == "--sigstore-tlog-threshold" && i+1 < len(got[0]):
+					flags = append(flags, arg, got[0][i+1])
+				}
+			}
+			if strings.Join(flags, " ") != strings.Join(tc.flags, " ") {
+				t.Errorf("inputs %v: verify's tlog flags %q, want %q", tc.inputs, flags, tc.flags)
+			}
+			if (tc.warning == "") != (len(warnings) == 0) || tc.warning != "" && !slices.Contains(warnings, tc.warning) {
+				t.Errorf("inputs %v: warnings %q, want %q", tc.inputs, warnings, tc.warning)
+			}
+		}
+		checkCommands(t, res)
+	}
+
+	// The real binary: a negative threshold is its usage error (exit 2,
+	// naming the flag and the value); "0" reaches it as --insecure-ignore-tlog,
+	// whose own warning it writes (without a trusted root, exit 3).
+	job.env["TASKPROOF_BIN"] = w.bin
+	res := job.run(map[string]string{"allowed-signers": w.signers, "sigstore-tlog-threshold": "-1"})
+	if res.exit != 2 || !strings.Contains(res.log, "--sigstore-tlog-threshold -1: want a count") || res.outputs["conclusion"] != "error" {
+		t.Errorf("sigstore-tlog-threshold -1: exit %d, outputs %v\n%s", res.exit, res.outputs, res.log)
+	}
+	res = job.run(map[string]string{"allowed-signers": w.signers, "sigstore-tlog-threshold": "0"})
+	if res.exit != 3 || !strings.Contains(res.log, "WARNING: --insecure-ignore-tlog") || strings.Contains(res.log, "Flag --sigstore-tlog-threshold 0 has been deprecated") || !strings.Contains(res.log, deprecated) {
+		t.Errorf("sigstore-tlog-threshold 0: exit %d\n%s", res.exit, res.log)
+	}
+	checkCommands(t, res)
 }
 
 // TestActionInsecureAllowUnsigned: the Action's insecure-allow-unsigned
