@@ -32,10 +32,6 @@ func (r *Repo) configValue(key string) (value string, ok bool, err error) {
 	return value, ok, nil
 }
 
-// ExpandUserPath expands a leading "~" or "~user" in p as git does for
-// paths in its configuration.
-func ExpandUserPath(p string) (string, error) { return gitconfig.ExpandUserPath(p) }
-
 // ConfigWant is one setting `taskproof init` needs in the repository's own
 // config file: Key ("section.name" or "section.subsection.name"), Value, and
 // for a multi-valued key (Multi) the values it Replaces and when the values

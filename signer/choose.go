@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"github.com/taskproof/taskproof/internal/userpath"
 	"math"
 	"os"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
-	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/keys"
 )
 
@@ -235,7 +235,7 @@ func givenSigner(choice Choice, ref string, config GitConfig) (Signer, error) {
 	if isSSHLiteral(ref) && (kind == "" || kind == KindSSH) {
 		return loadSSH(ref, "key file", choice.Passphrase)
 	}
-	path, err := gitref.ExpandUserPath(ref)
+	path, err := userpath.Expand(ref)
 	if err != nil {
 		return nil, fmt.Errorf("loading signing key %s: %w", ref, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
+	"github.com/taskproof/taskproof/internal/userpath"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +14,6 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
-	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
@@ -35,7 +35,7 @@ func (c fakeConfig) Path(key string) (string, bool, error) {
 	if !ok {
 		return "", false, nil
 	}
-	p, err := gitref.ExpandUserPath(v)
+	p, err := userpath.Expand(v)
 	return p, true, err
 }
 

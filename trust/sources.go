@@ -190,12 +190,13 @@ func loadConfiguredAllowedSigners(repo *gitref.Repo) (*AllowedSigners, string, *
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("%w: %v", ErrTrust, err)
 	}
-	p, ok := cfg.Get("gpg.ssh.allowedSignersFile")
+	// Expanded as git expands the path ("~/…", "~user/…").
+	p, ok, err := cfg.Path("gpg.ssh.allowedSignersFile")
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("%w: %v", ErrTrust, err)
+	}
 	if !ok || p == "" {
 		return nil, "", nil, nil
-	}
-	if p, err = expandHome(p); err != nil {
-		return nil, "", nil, err
 	}
 	if !filepath.IsAbs(p) {
 		return nil, "", nil, fmt.Errorf("%w: gpg.ssh.allowedSignersFile %q is relative, so it would be read from the work tree being verified; give an allowed signers file outside it, or one read from the base branch (REV:PATH)", ErrTrust, p)
@@ -205,17 +206,6 @@ func loadConfiguredAllowedSigners(repo *gitref.Repo) (*AllowedSigners, string, *
 	}
 	as, err := LoadAllowedSigners(p)
 	return as, "allowed signers " + p + " (gpg.ssh.allowedSignersFile)", nil, err
-}
-
-func expandHome(p string) (string, error) {
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("%w: expanding %s: %v", ErrTrust, p, err)
-		}
-		return filepath.Join(home, p[1:]), nil
-	}
-	return p, nil
 }
 
 // within reports whether path p lies inside dir (after resolving symlinks where

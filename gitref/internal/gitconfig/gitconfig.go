@@ -8,10 +8,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/taskproof/taskproof/internal/userpath"
 	"io/fs"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -95,7 +95,7 @@ func (c *Config) Path(key string) (path string, ok bool, err error) {
 	if !ok {
 		return "", false, nil
 	}
-	p, err := ExpandUserPath(v)
+	p, err := userpath.Expand(v)
 	if err != nil {
 		return "", true, fmt.Errorf("%w: %s: %v", ErrConfig, key, err)
 	}
@@ -104,38 +104,6 @@ func (c *Config) Path(key string) (path string, ok bool, err error) {
 
 // Entries returns every entry of the snapshot in reading order.
 func (c *Config) Entries() []Entry { return append([]Entry(nil), c.entries...) }
-
-// ExpandUserPath expands a leading "~" the way git's interpolate_path does:
-// "~" and "~/…" from $HOME (the user's home directory when HOME is unset),
-// "~user" and "~user/…" from that user's home directory. Other paths are
-// returned unchanged.
-func ExpandUserPath(p string) (string, error) {
-	if !strings.HasPrefix(p, "~") {
-		return p, nil
-	}
-	name, rest, _ := strings.Cut(p[1:], "/")
-	var home string
-	if name == "" {
-		home = os.Getenv("HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("expanding %s: %v", p, err)
-			}
-			home = h
-		}
-	} else {
-		u, err := user.Lookup(name)
-		if err != nil {
-			return "", fmt.Errorf("expanding %s: %v", p, err)
-		}
-		home = u.HomeDir
-	}
-	if rest == "" && !strings.Contains(p, "/") {
-		return home, nil
-	}
-	return filepath.Join(home, rest), nil
-}
 
 // CanonicalKey lower-cases a key's section and name, keeping the subsection.
 func CanonicalKey(key string) string {
@@ -232,7 +200,7 @@ func configFiles(commonDir string) []string {
 			files = append(files, p)
 		}
 	} else {
-		home, _ := ExpandUserPath("~")
+		home, _ := userpath.Expand("~")
 		if xdg := os.Getenv("XDG_CONFIG_HOME"); xdg != "" {
 			files = append(files, filepath.Join(xdg, "git", "config"))
 		} else if home != "" {
@@ -304,7 +272,7 @@ func gcfgRead(path string, data []byte, cb func(section, sub, name, value string
 // include reads the file an include names: "~" expanded, a relative path
 // taken from the including file's directory.
 func (cr *configReader) include(from, value string, depth int) error {
-	p, err := ExpandUserPath(value)
+	p, err := userpath.Expand(value)
 	if err != nil {
 		return fmt.Errorf("%w: %s: include %q: %v", ErrConfig, from, value, err)
 	}
@@ -348,7 +316,7 @@ func (cr *configReader) condition(from, cond string) (bool, error) {
 func (cr *configReader) gitdirMatches(from, pat string, fold bool) (bool, error) {
 	switch {
 	case strings.HasPrefix(pat, "~"):
-		p, err := ExpandUserPath(pat)
+		p, err := userpath.Expand(pat)
 		if err != nil {
 			return false, fmt.Errorf("%w: %s: includeIf gitdir:%s: %v", ErrConfig, from, pat, err)
 		}
