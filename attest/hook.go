@@ -35,7 +35,11 @@ type HookChange struct {
 // directory, never replacing a hook that is not taskproof's; dryRun writes
 // nothing.
 func InstallHook(repo *gitref.Repo, dryRun bool) (HookChange, error) {
-	dir, err := repo.HooksDir()
+	cfg, err := repo.Config()
+	if err != nil {
+		return HookChange{}, err
+	}
+	dir, err := cfg.HooksDir()
 	if err != nil {
 		return HookChange{}, err
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/taskproof/taskproof/gitref/gitconfig"
 )
 
 func gitConfigList(t *testing.T, dir string) []string {
@@ -34,24 +36,24 @@ func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	wants := []ConfigWant{
+	wants := []gitconfig.Want{
 		{Key: "remote.origin.fetch", Value: "refs/notes/speccoder*:refs/notes/speccoder*", Multi: true},
 		{Key: "notes.rewriteRef", Value: "refs/notes/speccoder", Multi: true},
 		{Key: "notes.rewrite.rebase", Value: "true"},
 		{Key: "notes.rewrite.amend", Value: "true"},
 	}
-	dry, err := r.EnsureConfig(wants, true)
+	dry, err := ensure(t, r, wants, true)
 	if err != nil || len(dry) != 4 {
 		t.Fatalf("dry run: %v %+v", err, dry)
 	}
 	if b, _ := os.ReadFile(cfg); string(b) != string(written) {
 		t.Fatal("dry run wrote the file")
 	}
-	ch, err := r.EnsureConfig(wants, false)
+	ch, err := ensure(t, r, wants, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []ConfigChange{
+	want := []gitconfig.Change{
 		{Key: "remote.origin.fetch", Value: "refs/notes/speccoder*:refs/notes/speccoder*", Added: true},
 		{Key: "notes.rewriteRef", Value: "refs/notes/speccoder", Added: true},
 		{Key: "notes.rewrite.rebase", Value: "true"},
@@ -85,7 +87,7 @@ func TestEnsureConfigKeepsFileAndIsIdempotent(t *testing.T) {
 	if out, err := exec.Command("git", "-C", dir, "config", "--get", "notes.rewrite.amend").Output(); err != nil || strings.TrimSpace(string(out)) != "true" {
 		t.Errorf("git reads notes.rewrite.amend = %q (%v)", out, err)
 	}
-	again, err := r.EnsureConfig(wants, false)
+	again, err := ensure(t, r, wants, false)
 	if err != nil || len(again) != 0 {
 		t.Errorf("second run: %+v, %v", again, err)
 	}
@@ -103,20 +105,20 @@ func TestEnsureConfigReplaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	want := []ConfigWant{{Key: "remote.origin.fetch", Value: "+refs/notes/x*:refs/notes/remotes/origin/x*", Multi: true,
+	want := []gitconfig.Want{{Key: "remote.origin.fetch", Value: "+refs/notes/x*:refs/notes/remotes/origin/x*", Multi: true,
 		Replaces: []string{"refs/notes/x*:refs/notes/x*"}}}
-	ch, err := r.EnsureConfig(want, false)
+	ch, err := ensure(t, r, want, false)
 	if err != nil || len(ch) != 1 || ch[0].Replaced != "refs/notes/x*:refs/notes/x*" || !ch[0].Added {
 		t.Fatalf("changes %+v, %v", ch, err)
 	}
-	got, err := r.LocalConfigValues("remote.origin.fetch")
+	got, err := config(t, r).LocalValues("remote.origin.fetch")
 	if err != nil || strings.Join(got, " ") != "+refs/heads/*:refs/remotes/origin/* +refs/notes/x*:refs/notes/remotes/origin/x*" {
 		t.Fatalf("fetch values %q, %v", got, err)
 	}
 	if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), "# mine") {
 		t.Errorf("comment lost:\n%s", b)
 	}
-	if ch, err := r.EnsureConfig(want, false); err != nil || len(ch) != 0 {
+	if ch, err := ensure(t, r, want, false); err != nil || len(ch) != 0 {
 		t.Errorf("second run: %+v, %v", ch, err)
 	}
 	gitConfigList(t, dir) // git parses it
@@ -142,4 +144,20 @@ func repoWithConfig(t *testing.T, extra string) (dir, cfg string) {
 		t.Fatal(err)
 	}
 	return dir, cfg
+}
+
+// config is r's configuration snapshot.
+func config(t *testing.T, r *Repo) *gitconfig.Config {
+	t.Helper()
+	c, err := r.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ensure runs the snapshot's Ensure.
+func ensure(t *testing.T, r *Repo, wants []gitconfig.Want, dryRun bool) ([]gitconfig.Change, error) {
+	t.Helper()
+	return config(t, r).Ensure(wants, dryRun)
 }

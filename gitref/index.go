@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
@@ -47,32 +46,4 @@ func (r *Repo) Staged(keep func(path string) bool) ([]StagedFile, error) {
 		out = append(out, StagedFile{Path: e.Name, Blob: fromPlumbing(e.Hash)})
 	}
 	return out, nil
-}
-
-// HooksDir returns the directory git runs hooks from: core.hooksPath (a
-// relative value is relative to the work tree, as git reads it; "~/" is the
-// home directory), else <git common dir>/hooks.
-func (r *Repo) HooksDir() (string, error) {
-	v, ok, err := r.configValue("core.hooksPath")
-	if err != nil {
-		return "", err
-	}
-	if !ok || v == "" {
-		return filepath.Join(r.commonDir, "hooks"), nil
-	}
-	if rest, ok := strings.CutPrefix(v, "~/"); ok {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		return filepath.Join(home, rest), nil
-	}
-	if filepath.IsAbs(v) {
-		return v, nil
-	}
-	base := r.workTree
-	if base == "" {
-		base = r.gitDir
-	}
-	return filepath.Join(base, v), nil
 }

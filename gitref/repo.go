@@ -35,7 +35,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/taskproof/taskproof/gitref/internal/gitconfig"
+	"github.com/taskproof/taskproof/gitref/gitconfig"
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/objstore"
 	"github.com/taskproof/taskproof/gitref/internal/refs"

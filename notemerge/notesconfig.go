@@ -4,12 +4,13 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/gitref/gitconfig"
 	"github.com/taskproof/taskproof/notesref"
 )
 
 // NotesConfig is the repository configuration that makes notesRef travel with
 // the work (docs/format.md#sharing-notes-between-clones), as `taskproof init`
-// writes it with [gitref.Repo.EnsureConfig]: fetch refspecs of remote (none
+// writes it with [gitconfig.Config.Ensure]: fetch refspecs of remote (none
 // when remote is "") and git's notes.rewrite settings, so that amend and
 // rebase copy a commit's note.
 //
@@ -22,14 +23,14 @@ import (
 // configured exact refspec whose ref the remote does not have yet, and the
 // pattern also tracks the conflicts ref (<ref>-conflicts). The refspecs an
 // earlier init wrote (into the local refs) are replaced.
-func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
-	var w []gitref.ConfigWant
+func NotesConfig(remote, notesRef string) []gitconfig.Want {
+	var w []gitconfig.Want
 	if remote != "" {
 		fetch := "remote." + remote + ".fetch"
 		track := notesref.Tracking(notesRef, remote)
 		skipTrack := notesref.SkipTracking(remote)
 		w = append(w,
-			gitref.ConfigWant{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
+			gitconfig.Want{Key: fetch, Value: "+" + notesRef + "*:" + track + "*", Multi: true,
 				Replaces: []string{notesRef + "*:" + notesRef + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
@@ -39,7 +40,7 @@ func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
 					}
 					return false
 				}},
-			gitref.ConfigWant{Key: fetch, Value: "+" + notesref.SkipPrefix + "*:" + skipTrack + "*", Multi: true,
+			gitconfig.Want{Key: fetch, Value: "+" + notesref.SkipPrefix + "*:" + skipTrack + "*", Multi: true,
 				Replaces: []string{notesref.SkipPrefix + "*:" + notesref.SkipPrefix + "*"},
 				Satisfied: func(vs []string) bool {
 					for _, v := range vs {
@@ -52,9 +53,9 @@ func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
 		)
 	}
 	return append(w,
-		gitref.ConfigWant{Key: "notes.rewriteRef", Value: notesRef, Multi: true},
-		gitref.ConfigWant{Key: "notes.rewrite.rebase", Value: "true"},
-		gitref.ConfigWant{Key: "notes.rewrite.amend", Value: "true"},
+		gitconfig.Want{Key: "notes.rewriteRef", Value: notesRef, Multi: true},
+		gitconfig.Want{Key: "notes.rewrite.rebase", Value: "true"},
+		gitconfig.Want{Key: "notes.rewrite.amend", Value: "true"},
 	)
 }
 
@@ -63,7 +64,11 @@ func NotesConfig(remote, notesRef string) []gitref.ConfigWant {
 // skip records directly: they make `git fetch` fail once both sides moved. A
 // configuration that cannot be read gives none.
 func SelfMappingRefspecs(repo *gitref.Repo, remote, notesRef string) []string {
-	vs, err := repo.LocalConfigValues("remote." + remote + ".fetch")
+	c, err := repo.Config()
+	if err != nil {
+		return nil
+	}
+	vs, err := c.LocalValues("remote." + remote + ".fetch")
 	if err != nil {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"github.com/taskproof/taskproof/internal/userpath"
 	"math"
 	"os"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/userpath"
 	"github.com/taskproof/taskproof/keys"
 )
 

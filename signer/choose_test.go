@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"github.com/taskproof/taskproof/internal/userpath"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/internal/userpath"
 )
 
 // fakeConfig is a git config of fixed values, keys compared without case

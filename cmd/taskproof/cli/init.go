@@ -8,14 +8,13 @@ import (
 	"os/exec"
 	"slices"
 
-	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
-
-	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
-
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/gitref/gitconfig"
 	"github.com/taskproof/taskproof/notemerge"
 )
 
@@ -92,7 +91,7 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 			enc := json.NewEncoder(c.OutOrStdout())
 			enc.SetIndent("", "  ")
 			if changes == nil {
-				changes = []gitref.ConfigChange{}
+				changes = []gitconfig.Change{}
 			}
 			return enc.Encode(map[string]any{"schema_version": 1, "dry_run": dryRun, "changes": changes, "hooks": hookChanges})
 		}
@@ -105,7 +104,7 @@ A prepare-commit-msg hook that is not taskproof's is kept and reported, never re
 // initConfig makes (or, dry run, lists) init's git configuration for notesRef
 // and remote, with the warnings to print: no such remote (an error when the
 // remote was asked for by name), refspecs that write the notes ref directly.
-func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) ([]gitref.ConfigChange, []string, error) {
+func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) ([]gitconfig.Change, []string, error) {
 	var warnings []string
 	target := remote
 	cfg, err := repo.Config()
@@ -131,7 +130,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 	if target != "" {
 		self = notemerge.SelfMappingRefspecs(repo, target, notesRef)
 	}
-	changes, err := repo.EnsureConfig(notemerge.NotesConfig(target, notesRef), dryRun)
+	changes, err := cfg.Ensure(notemerge.NotesConfig(target, notesRef), dryRun)
 	if err != nil {
 		return nil, nil, cmdutil.OrCode(cmdutil.ExitTrust, err)
 	}
@@ -143,7 +142,7 @@ func initConfig(repo *gitref.Repo, notesRef, remote string, named, dryRun bool) 
 
 // printInitChanges writes what init set (or, dry run, would set): the hook
 // installed and each configuration change, or that nothing changes.
-func printInitChanges(w io.Writer, changes []gitref.ConfigChange, hookChanges []attest.HookChange, dryRun bool) {
+func printInitChanges(w io.Writer, changes []gitconfig.Change, hookChanges []attest.HookChange, dryRun bool) {
 	verb := "set"
 	if dryRun {
 		verb = "would set"

@@ -62,7 +62,8 @@ type Change struct {
 // under git's lock protocol. Each change is one run of git: a run stopped
 // half-way leaves some of the changes made, and running it again makes the
 // rest. Errors wrap ErrConfig, and ErrLocked when the lock file is held.
-func Ensure(commonDir string, wants []Want, dryRun bool) ([]Change, error) {
+func (c *Config) Ensure(wants []Want, dryRun bool) ([]Change, error) {
+	commonDir := c.commonDir
 	values := map[string][]string{} // by canonical key: the file's values as the edits leave them
 	var changes []Change
 	var edits [][]string // git config arguments, after --file
@@ -77,7 +78,7 @@ func Ensure(commonDir string, wants []Want, dryRun bool) ([]Change, error) {
 		k := CanonicalKey(w.Key)
 		vs, ok := values[k]
 		if !ok {
-			if vs, err = LocalValues(commonDir, w.Key); err != nil {
+			if vs, err = c.LocalValues(w.Key); err != nil {
 				return nil, err
 			}
 		}
@@ -127,7 +128,8 @@ func Ensure(commonDir string, wants []Want, dryRun bool) ([]Change, error) {
 // LocalValues returns every value of key in the repository's own config
 // file ($GIT_COMMON_DIR/config, the one Ensure edits), in file order.
 // Errors wrap ErrConfig.
-func LocalValues(commonDir, key string) ([]string, error) {
+func (c *Config) LocalValues(key string) ([]string, error) {
+	commonDir := c.commonDir
 	if _, _, _, err := SplitKey(key); err != nil {
 		return nil, fmt.Errorf("%w: bad key %q", ErrConfig, key)
 	}

@@ -8,7 +8,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/taskproof/taskproof/internal/userpath"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/go-git/gcfg"
+
+	"github.com/taskproof/taskproof/internal/userpath"
 )
 
 // Config is a snapshot of git's configuration for one repository, read the way
@@ -26,8 +27,14 @@ import (
 // includeIf.<condition>.path files they name, and the GIT_CONFIG_COUNT /
 // GIT_CONFIG_KEY_<n> / GIT_CONFIG_VALUE_<n> environment, in git's order. The
 // last value of a key wins, as in `git config --get`.
+//
+// The snapshot also knows its repository: [Config.HooksDir] reads
+// core.hooksPath as git does, and [Config.Ensure] and [Config.LocalValues]
+// read and edit the repository's own config file ($GIT_COMMON_DIR/config)
+// through the git program (which leaves the snapshot as it was read).
 type Config struct {
-	entries []Entry
+	entries                     []Entry
+	gitDir, commonDir, workTree string
 	// Source says how the snapshot was read: "git config -l -z" or
 	// "in-process reader (git not found on PATH)".
 	Source string
@@ -55,10 +62,39 @@ var ErrConfig = errors.New("git config")
 // gitdir/i: and onbranch: conditions (hasconfig: is an error naming it).
 // Errors match [ErrConfig].
 func Read(gitDir, commonDir, workTree string) (*Config, error) {
-	if git, err := exec.LookPath("git"); err == nil {
-		return fromGit(git, gitDir, workTree)
+	var c *Config
+	var err error
+	if git, lookErr := exec.LookPath("git"); lookErr == nil {
+		c, err = fromGit(git, gitDir, workTree)
+	} else {
+		c, err = InProcess(gitDir, commonDir)
 	}
-	return InProcess(gitDir, commonDir)
+	if err != nil {
+		return nil, err
+	}
+	c.gitDir, c.commonDir, c.workTree = gitDir, commonDir, workTree
+	return c, nil
+}
+
+// HooksDir returns the directory git runs hooks from: core.hooksPath (a
+// relative value is relative to the work tree, as git reads it; "~/" and
+// "~user/" are home directories), else <git common dir>/hooks.
+func (c *Config) HooksDir() (string, error) {
+	v, ok, err := c.Path("core.hooksPath")
+	if err != nil {
+		return "", err
+	}
+	if !ok || v == "" {
+		return filepath.Join(c.commonDir, "hooks"), nil
+	}
+	if filepath.IsAbs(v) {
+		return v, nil
+	}
+	base := c.workTree
+	if base == "" {
+		base = c.gitDir
+	}
+	return filepath.Join(base, v), nil
 }
 
 // Get returns key's last value (`git config --get`); ok is false when unset. A
