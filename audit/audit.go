@@ -465,11 +465,21 @@ func readAllNotes(repo *gitref.Repo, notes *gitref.NotesStore) (*reader, error) 
 	}
 	// Commits only speccoder's attempt refs hold carry no evidence: their
 	// notes are no statements to audit.
-	attempt, err := repo.Attempts()
+	reach, err := repo.RefReach()
 	if err != nil {
 		return nil, err
 	}
-	entries = slices.DeleteFunc(entries, func(e gitref.NoteEntry) bool { return attempt(e.Commit) != "" })
+	kept := entries[:0]
+	for _, e := range entries {
+		a, err := reach.Attempt(e.Commit)
+		if err != nil {
+			return nil, err
+		}
+		if a == "" {
+			kept = append(kept, e)
+		}
+	}
+	entries = kept
 	order, err := notesOrder(repo, entries)
 	if err != nil {
 		return nil, err

@@ -182,7 +182,11 @@ func Carry(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesStore, req
 	}
 	// A From that a branch or tag still holds (the original of a
 	// cherry-pick) keeps its statements: they are that history's evidence.
-	if ref := reach.Ref(from.ID); ref != "" {
+	ref, err := reach.Ref(from.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ref != "" {
 		res.KeptFromRef = ref
 		return res, nil
 	}
@@ -369,7 +373,11 @@ func CheckNoBundles(notes *gitref.NotesStore, from, to gitref.Hash) error {
 // history) is refused whatever force says, and so is a From only
 // speccoder's attempt refs hold: an attempt carries no evidence.
 func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefReach, force bool) (overrode string, err error) {
-	if a := reach.Attempt(from.ID); a != "" {
+	a, err := reach.Attempt(from.ID)
+	if err != nil {
+		return "", err
+	}
+	if a != "" {
 		return "", fmt.Errorf("%w: FROM %s is a commit of speccoder's attempt %s, which carries no evidence: attest TO's tick instead (taskproof attest tick --commit %s)", attest.ErrRequest, from.ID, a, to.ID)
 	}
 	j, err := rewrite.Judge(repo, from.ID, to.ID)
@@ -385,7 +393,11 @@ func checkRewrite(repo *gitref.Repo, from, to *gitref.Commit, reach *gitref.RefR
 		return fmt.Sprintf("TO %s is no rewrite of FROM %s (%s): FROM's statements are re-signed for code they never judged", to.ID, from.ID, j.Why), nil
 	}
 	held := ""
-	if ref := reach.Ref(from.ID); ref != "" {
+	ref, err := reach.Ref(from.ID)
+	if err != nil {
+		return "", err
+	}
+	if ref != "" {
 		held = fmt.Sprintf(" (FROM is still in the history of %s)", ref)
 	}
 	return "", fmt.Errorf("%w: TO %s is no rewrite of FROM %s%s: %s. FROM's statements never judged TO's code (another attempt at the task, a cherry-pick without the commits before it, an amend that changed the work?): attest TO's tick instead (taskproof attest tick --commit %s); --force carries them anyway", attest.ErrRequest, to.ID, from.ID, held, j.Why, to.ID)

@@ -562,7 +562,17 @@ func (g *gate) evidenceElsewhere(tr *verify.TickResult, t tick.Tick, byName bool
 			}
 			g.reach = reach
 		}
-		cs = slices.DeleteFunc(slices.Clone(cs), func(c gitref.Hash) bool { return g.reach.Attempt(c) != "" })
+		var kept []gitref.Hash
+		for _, c := range cs {
+			a, err := g.reach.Attempt(c)
+			if err != nil {
+				return err
+			}
+			if a == "" {
+				kept = append(kept, c)
+			}
+		}
+		cs = kept
 	}
 	switch {
 	case len(cs) > 0:

@@ -96,7 +96,11 @@ func (f *squashFinder) find(repo *gitref.Repo, squash, evidence gitref.Hash) (st
 			return "", err
 		}
 	}
-	if ref := f.reach.Ref(evidence); ref != "" {
+	ref, err := f.reach.Ref(evidence)
+	if err != nil {
+		return "", err
+	}
+	if ref != "" {
 		if tip, err := repo.Resolve(ref); err == nil && tip != evidence {
 			heads = append(heads, tip)
 		}

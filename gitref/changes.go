@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/taskproof/taskproof/gitref/internal/patchid"
 )
 
@@ -72,30 +74,46 @@ func (r *Repo) MergeBase(a, b Hash) (Hash, error) {
 	return fromPlumbing(bases[0].Hash), nil
 }
 
-// RefReach records which commits the repository's refs (all but the notes
-// refs, skip records and speccoder's attempts), HEAD and linked worktrees'
-// HEADs reach, as they were when [Repo.RefReach] walked them, and which
-// commits only the attempts reach.
+// RefReach says which commits the repository's refs (all but the notes refs,
+// skip records and speccoder's attempts), HEAD and linked worktrees' HEADs
+// reach, and which commits only the attempts reach, as the refs were when
+// [Repo.RefReach] listed them. The histories are walked once, on the first
+// question that needs them; it is safe for concurrent use.
 type RefReach struct {
-	by map[plumbing.Hash]string
+	r           *Repo
+	tips        []namedTip // HEAD, the refs in name order, linked worktrees' HEADs
+	attemptTips []namedTip
+	once        sync.Once
+	by          map[plumbing.Hash]string
 	// attempts holds the commits only speccoder's attempt refs reach.
 	attempts map[plumbing.Hash]string
+	err      error
 }
 
-// Ref names a ref (or "HEAD") whose history holds c, "" when none does.
-func (rr *RefReach) Ref(c Hash) string { return rr.by[toPlumbing(c)] }
+// Ref names a ref (or "HEAD") whose history holds c, "" when none does:
+// whether c is still part of some history (a cherry-picked original) or only
+// of reflogs (a rewritten one).
+func (rr *RefReach) Ref(c Hash) (string, error) {
+	rr.once.Do(rr.walk)
+	return rr.by[toPlumbing(c)], rr.err
+}
 
 // Attempt names the attempt ref (refs/speccoder/attempts/…) whose history
 // holds c when no other ref's does: a commit of speccoder's attempt at a
-// task, which carries no evidence. "" otherwise.
-func (rr *RefReach) Attempt(c Hash) string { return rr.attempts[toPlumbing(c)] }
+// task, which carries no evidence. "" otherwise; in a repository without
+// attempt refs it walks nothing.
+func (rr *RefReach) Attempt(c Hash) (string, error) {
+	if len(rr.attemptTips) == 0 {
+		return "", nil
+	}
+	rr.once.Do(rr.walk)
+	return rr.attempts[toPlumbing(c)], rr.err
+}
 
-// RefReach walks the history of HEAD, of every ref but those under
-// refs/notes/ and refs/speccoder/ (in name order, HEAD first; a tag is peeled
-// to its commit) and of each linked worktree's HEAD, so that [RefReach.Ref]
-// can say whether a commit is still part of some history (a cherry-picked
-// original) or only of reflogs (a rewritten one). A walk stops at a shallow
-// clone's edge.
+// RefReach lists the tips [RefReach] walks: HEAD, every ref but those under
+// refs/notes/ and refs/speccoder/ (in name order; a tag is peeled to its
+// commit), each linked worktree's HEAD, and speccoder's attempt refs. A
+// walk stops at a shallow clone's edge.
 func (r *Repo) RefReach() (*RefReach, error) {
 	tips, err := r.refTips()
 	if err != nil {
@@ -124,48 +142,35 @@ func (r *Repo) RefReach() (*RefReach, error) {
 			}
 		}
 	}
-	rr := &RefReach{by: map[plumbing.Hash]string{}, attempts: map[plumbing.Hash]string{}}
-	seen := map[plumbing.Hash]bool{}
-	for _, t := range tips {
-		if _, err := r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
-			rr.by[h] = t.name
-			return false
-		}); err != nil {
-			return nil, err
-		}
-	}
-	// Then the attempts, past what the refs above reach (seen).
 	attempts, err := r.attemptTips()
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range attempts {
-		if _, err := r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
+	return &RefReach{r: r, tips: tips, attemptTips: attempts}, nil
+}
+
+// walk walks the tips' histories, then the attempts' past what the tips reach.
+func (rr *RefReach) walk() {
+	rr.by, rr.attempts = map[plumbing.Hash]string{}, map[plumbing.Hash]string{}
+	seen := map[plumbing.Hash]bool{}
+	for _, t := range rr.tips {
+		if _, err := rr.r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
+			rr.by[h] = t.name
+			return false
+		}); err != nil {
+			rr.err = err
+			return
+		}
+	}
+	for _, t := range rr.attemptTips {
+		if _, err := rr.r.walkHistory(t.id, seen, true, func(h plumbing.Hash, _ *object.Commit) bool {
 			rr.attempts[h] = t.name
 			return false
 		}); err != nil {
-			return nil, err
+			rr.err = err
+			return
 		}
 	}
-	return rr, nil
-}
-
-// Attempts returns a function naming the attempt ref (refs/speccoder/attempts/…)
-// that alone holds a commit, "" for any other commit ([RefReach.Attempt]). It
-// walks the refs' histories only when the repository has attempt refs.
-func (r *Repo) Attempts() (func(Hash) string, error) {
-	tips, err := r.attemptTips()
-	if err != nil {
-		return nil, err
-	}
-	if len(tips) == 0 {
-		return func(Hash) string { return "" }, nil
-	}
-	rr, err := r.RefReach()
-	if err != nil {
-		return nil, err
-	}
-	return rr.Attempt, nil
 }
 
 // PatchID identifies a change as `git patch-id --verbatim` does (git 2.39

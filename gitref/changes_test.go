@@ -62,13 +62,13 @@ func TestRefReach(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rr.Ref(c1); got != "HEAD" {
+	if got, _ := rr.Ref(c1); got != "HEAD" {
 		t.Errorf("Ref(c1) = %q, want HEAD", got)
 	}
-	if got := rr.Ref(c2); got != "worktree wt HEAD" {
+	if got, _ := rr.Ref(c2); got != "worktree wt HEAD" {
 		t.Errorf("Ref(c2) = %q, want the worktree's HEAD", got)
 	}
-	if got := rr.Ref(c3); got != "" {
+	if got, _ := rr.Ref(c3); got != "" {
 		t.Errorf("Ref(c3, amended away) = %q, want none", got)
 	}
 }
