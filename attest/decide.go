@@ -246,7 +246,7 @@ func decideSkipped(ctx context.Context, repo *gitref.Repo, notes *gitref.NotesSt
 	if err != nil {
 		return nil, err
 	}
-	if err := repo.SetRef(ref, prev, record, gitref.LockOptions{}); err != nil {
+	if err := repo.SetRef(ref, prev, record); err != nil {
 		if now, rerr := repo.ReadRef(ref); errors.Is(err, gitref.ErrRefChanged) && rerr == nil && now != "" {
 			if req.Force {
 				return nil, fmt.Errorf("pointing %s at the skip record %s: another decision moved it to %s meanwhile; run the decision again to replace that one: %w", ref, record, now, err)

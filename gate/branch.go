@@ -17,6 +17,7 @@ import (
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/tick"
+	"github.com/taskproof/taskproof/trailer"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify"
 )
@@ -169,12 +170,12 @@ type gate struct {
 	// reach is which commits the refs hold, read at the first tick whose
 	// evidence sits on other commits: speccoder's attempts are no evidence.
 	reach        *gitref.RefReach
-	irregular    map[string]bool        // paths reported tasks_file_not_regular
-	unrecognized map[string]bool        // path, task ID, line after
-	rangeFiles   *rangeFiles            // read by traceHead
-	inRangeSet   map[gitref.Hash]bool   // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
-	trailers     []gitref.TrailerCommit // the range's commits with a Spec-Task trailer, parents first (walkOptions)
-	squashes     *squashFinder          // made at the first commit_unreachable tick whose evidence is no rewrite of it
+	irregular    map[string]bool      // paths reported tasks_file_not_regular
+	unrecognized map[string]bool      // path, task ID, line after
+	rangeFiles   *rangeFiles          // read by traceHead
+	inRangeSet   map[gitref.Hash]bool // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
+	trailers     []trailerCommit      // the range's commits with a Spec-Task trailer, parents first (walkOptions)
+	squashes     *squashFinder        // made at the first commit_unreachable tick whose evidence is no rewrite of it
 }
 
 // rangeCommits returns the set of the range's commits, listing them on first
@@ -207,7 +208,12 @@ func (v *verifier) newGate(base, head gitref.Hash, opts verify.GateOptions) *gat
 // into g.trailers (bugTicks).
 func (g *gate) walkOptions() tick.Options {
 	return tick.Options{Layouts: g.layouts, Listed: func(l *gitref.Listing) error {
-		g.trailers = l.WithTrailer(verify.TrailerSpecTask)
+		g.trailers = nil
+		for i := range l.Len() {
+			if ts := l.Trailers(i); len(trailer.Values(ts, verify.TrailerSpecTask)) > 0 {
+				g.trailers = append(g.trailers, trailerCommit{ID: l.ID(i), Trailers: ts})
+			}
+		}
 		g.lin = lineage.New(g.v.Repo, g.layouts, l)
 		return nil
 	}}
@@ -289,7 +295,7 @@ func (g *gate) window() int {
 // (checkObjects), gateWindow commits at a time as the ticks reach them; a
 // commit's checked objects are dropped after its last tick.
 func (g *gate) judgeTicks() error {
-	readNote, err := g.v.noteReader(len(g.tickCommits))
+	readNote, err := g.v.Notes.NoteReader(len(g.tickCommits))
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,14 @@ import (
 	"github.com/taskproof/taskproof/verify"
 )
 
+// trailerCommit is a commit of the range with its trailers.
+type trailerCommit struct {
+	ID       gitref.Hash
+	Trailers []trailer.Trailer
+}
+
 // bugTasks are the bug tasks (<unit>/bug:<slug>) c's Spec-Task trailers name.
-func bugTasks(c gitref.TrailerCommit) []string {
+func bugTasks(c trailerCommit) []string {
 	var bugs []string
 	for _, task := range trailer.Values(c.Trailers, verify.TrailerSpecTask) {
 		if i := strings.Index(task, "/"+verify.BugTaskPrefix); i > 0 && len(task) > i+1+len(verify.BugTaskPrefix) {
@@ -28,7 +34,7 @@ func bugTasks(c gitref.TrailerCommit) []string {
 // is judged on it like a tick; one without is not_evaluated (not failing),
 // as speccoder reports it: no tasks-file line claims it done, and no
 // statement about a bug task is ever credited to one.
-func (v *verifier) bugTicks(rep *verify.Report, commits []gitref.TrailerCommit, opts verify.GateOptions) error {
+func (v *verifier) bugTicks(rep *verify.Report, commits []trailerCommit, opts verify.GateOptions) error {
 	for _, c := range commits {
 		bugs := bugTasks(c)
 		if len(bugs) == 0 {

@@ -120,7 +120,7 @@ type spooledCommitTicks struct {
 // At most two windows' checked objects are held. tickCommits is the number
 // of tick commits (how the notes are read: noteReader).
 func (g *gate) judgeSpooled(s *walkSpool, tickCommits int) (err error) {
-	readNote, err := g.v.noteReader(tickCommits)
+	readNote, err := g.v.Notes.NoteReader(tickCommits)
 	if err != nil {
 		return err
 	}

@@ -347,7 +347,7 @@ func (g *gate) judgeOrigins() error {
 	if len(ts) == 0 {
 		return nil
 	}
-	readNote, err := g.v.noteReader(len(ts))
+	readNote, err := g.v.Notes.NoteReader(len(ts))
 	if err != nil {
 		return err
 	}

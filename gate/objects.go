@@ -1,8 +1,6 @@
 package gate
 
 import (
-	"fmt"
-
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/fanout"
 	"github.com/taskproof/taskproof/statement"
@@ -58,31 +56,4 @@ func statementHeader(st *statement.Statement) *statement.Statement {
 		return nil
 	}
 	return &statement.Statement{Type: st.Type, Subjects: st.Subjects, PredicateType: st.PredicateType}
-}
-
-// noteScanMin is the fewest commits for which checkObjects lists the notes
-// tree once (NotesStore.All) instead of looking each commit's note up.
-const noteScanMin = 256
-
-// noteReader returns how checkObjects reads the notes of n commits: for many,
-// the notes tree is indexed once (NotesStore.Index, in fixed-size ids: a long
-// range's index stays small) and each note read from its entry (Note's
-// checks), which saves decoding the fan-out trees again for every commit; a
-// commit the index does not name has no note (an error wrapping
-// gitref.ErrNoNote, as Note's). For few, NotesStore.Note.
-func (v *verifier) noteReader(n int) (func(gitref.Hash) ([]byte, error), error) {
-	if n < noteScanMin {
-		return v.Notes.Note, nil
-	}
-	idx, err := v.Notes.Index()
-	if err != nil {
-		return nil, err
-	}
-	return func(c gitref.Hash) ([]byte, error) {
-		note, ok, err := idx.Read(c)
-		if !ok {
-			return nil, fmt.Errorf("commit %s: %w", c, gitref.ErrNoNote)
-		}
-		return note, err
-	}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
@@ -60,12 +61,12 @@ func TestNoteBombRefused(t *testing.T) {
 		for _, c := range []Hash{c1, c2} {
 			_, err := s.Note(c)
 			var ne *NoteError
-			var tl *TooLargeError
+			var tl *gitobj.TooLargeError
 			if !errors.As(err, &ne) || !errors.As(err, &tl) {
-				t.Fatalf("%s: Note(%s) = %v, want a NoteError wrapping a TooLargeError", want, c, err)
+				t.Fatalf("%s: Note(%s) = %v, want a NoteError wrapping a gitobj.TooLargeError", want, c, err)
 			}
 			if tl.Size < int64(len(bomb)) || tl.Limit != notesync.DefaultMaxNoteSize {
-				t.Errorf("%s: TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), notesync.DefaultMaxNoteSize)
+				t.Errorf("%s: gitobj.TooLargeError %+v, want size ≥ %d and limit %d", want, tl, len(bomb), notesync.DefaultMaxNoteSize)
 			}
 		}
 	}
@@ -128,9 +129,9 @@ func TestNoteSizeFromLooseHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Note(c)
-	var tl *TooLargeError
+	var tl *gitobj.TooLargeError
 	if !errors.As(err, &tl) || tl.Size != 1<<30 {
-		t.Fatalf("Note = %v, want a TooLargeError of the header's 1 GiB", err)
+		t.Fatalf("Note = %v, want a gitobj.TooLargeError of the header's 1 GiB", err)
 	}
 
 	long := writeLoose(t, dir, append([]byte("blob 3\x00"), bytes.Repeat([]byte("{}\n"), 300)...))
@@ -146,7 +147,7 @@ func TestNoteSizeFromLooseHeader(t *testing.T) {
 
 // TestNoteLooseAndPacked: a note blob held both loose and in a pack (git
 // repack without -d keeps the loose copies) reads as when it was loose only:
-// the same bytes, and a bomb the same TooLargeError; blob looks in the packs
+// the same bytes, and a bomb the same gitobj.TooLargeError; blob looks in the packs
 // first, as git does.
 func TestNoteLooseAndPacked(t *testing.T) {
 	dir := newRepo(t)
@@ -157,7 +158,7 @@ func TestNoteLooseAndPacked(t *testing.T) {
 	bomb := hashObject(t, dir, make([]byte, 16<<20))
 	attachNote(t, dir, c2, bomb)
 
-	read := func() (note []byte, tl *TooLargeError) {
+	read := func() (note []byte, tl *gitobj.TooLargeError) {
 		t.Helper()
 		s, err := open(t, dir).Notes("")
 		if err != nil {
@@ -167,7 +168,7 @@ func TestNoteLooseAndPacked(t *testing.T) {
 			t.Fatalf("Note(%s): %v", c1, err)
 		}
 		if _, err := s.Note(c2); !errors.As(err, &tl) {
-			t.Fatalf("Note(%s) = %v, want a TooLargeError", c2, err)
+			t.Fatalf("Note(%s) = %v, want a gitobj.TooLargeError", c2, err)
 		}
 		return note, tl
 	}

@@ -10,14 +10,15 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/patchid"
 )
 
 // IsAncestor reports whether commit a is b or one of b's ancestors (as
 // `git merge-base --is-ancestor a b`), walking b's history (once per pair and
 // Repo). In a shallow clone
-// a walk that reaches the clone's edge without finding a cannot tell: a
-// *ShallowError.
+// a walk that reaches the clone's edge without finding a cannot tell: an
+// error matching ErrShallow.
 func (r *Repo) IsAncestor(a, b Hash) (bool, error) {
 	if v, ok := r.ancestors.Load([2]Hash{a, b}); ok {
 		return v.(bool), nil
@@ -48,7 +49,7 @@ func (r *Repo) isAncestor(a, b Hash) (bool, error) {
 	case err != nil || found:
 		return found, err
 	case !edge.IsZero():
-		return false, &ShallowError{Commit: fromPlumbing(edge), Need: fmt.Sprintf("telling whether %s is an ancestor of %s needs the history beyond it", a, b)}
+		return false, &gitobj.ShallowError{Commit: fromPlumbing(edge), Need: fmt.Sprintf("telling whether %s is an ancestor of %s needs the history beyond it", a, b)}
 	}
 	return false, nil
 }

@@ -34,7 +34,8 @@ var (
 var (
 	// ErrGitProgram: the git program is not installed, or a git command failed
 	// for a reason other than a rejected ref (network, authentication, unknown
-	// remote). *GitError carries its output.
+	// remote). Its message names git's arguments, exit code and standard
+	// error.
 	ErrGitProgram = notesync.ErrGitProgram
 	// ErrRemoteNotesAbsent: the remote has no notes ref.
 	ErrRemoteNotesAbsent = notesync.ErrRemoteNotesAbsent
@@ -48,25 +49,13 @@ var (
 
 // NoteError reports a note that cannot be used: Ref, the notes ref; Commit,
 // the annotated commit; Path, the note's path in the notes tree; Err,
-// ErrNoteNotText or a *TooLargeError.
+// ErrNoteNotText or an error matching ErrTooLarge.
 type NoteError = notesync.NoteError
-
-// GitError is a failed git command: its arguments (Args), exit code (Code)
-// and standard error (Stderr). It matches ErrGitProgram.
-type GitError = notesync.GitError
 
 // NoteEntry is one annotated commit of a notes ref: Commit, the annotated
 // object's id; Paths, where its note blobs are in the notes tree; Blobs, the
 // note blobs, parallel to Paths.
 type NoteEntry = notesync.NoteEntry
-
-// NotesIndex holds the notes of a notes ref by annotated commit, as
-// [NotesStore.All] lists them, for reading the notes of many commits (the
-// merge gate) with the index of a long history in a few dozen bytes a note.
-// Len is the number of annotated commits; Read(commit) reads commit's note as
-// [NotesStore.ReadEntry] reads All's entry for it (ok false when there is
-// none). Safe for concurrent use once made.
-type NotesIndex = notesync.Index
 
 // SyncOptions configure [NotesStore.Sync]: Remote (a remote name or URL,
 // default "origin"), Merge (decides a commit's note both sides changed;
@@ -91,8 +80,6 @@ type NotesStore struct {
 	repo *Repo
 	ref  string
 
-	// Lock bounds waiting for other writers' lock files.
-	Lock LockOptions
 	// MaxNoteSize in bytes; notes over it are refused on read and write.
 	// Default 4 MiB (docs/format.md#limits).
 	MaxNoteSize int64
@@ -100,6 +87,9 @@ type NotesStore struct {
 	// "Notes added by 'taskproof attest'\n" (removals: "Notes removed by 'taskproof'\n").
 	Message string
 
+	// lock bounds waiting for other writers' lock files (the defaults but
+	// in tests).
+	lock refs.LockOptions
 	// pinned, when set, is the notes commit a read-only view (WithTracking)
 	// reads instead of the ref.
 	pinned Hash
@@ -125,7 +115,7 @@ func (s *NotesStore) Ref() string { return s.ref }
 
 // store is the notes store's machinery, set as s's fields are now.
 func (s *NotesStore) store() *notesync.Store {
-	return &notesync.Store{Repo: notesRepo{s.repo}, Ref: s.ref, Lock: s.Lock,
+	return &notesync.Store{Repo: notesRepo{s.repo}, Ref: s.ref, Lock: s.lock,
 		MaxNoteSize: s.MaxNoteSize, Message: s.Message, Pinned: s.pinned}
 }
 
@@ -147,9 +137,34 @@ func (s *NotesStore) All() ([]NoteEntry, error) { return s.store().All() }
 // ReadEntry reads the note of an entry returned by All, with Note's checks.
 func (s *NotesStore) ReadEntry(e NoteEntry) ([]byte, error) { return s.store().ReadEntry(e) }
 
-// Index reads the notes tree once into a NotesIndex. The error wraps
-// ErrNotesRefAbsent when the ref does not exist.
-func (s *NotesStore) Index() (*NotesIndex, error) { return s.store().Index() }
+// noteScanMin is the fewest commits for which NoteReader indexes the notes
+// tree once instead of looking each commit's note up.
+const noteScanMin = 256
+
+// NoteReader returns a function reading a commit's note as Note does (an
+// error wrapping ErrNoNote when it has none), for reading the notes of about
+// commits commits (the merge gate's objects): for many, the notes tree is
+// indexed once, in fixed-size ids so that a long history's index stays a few
+// dozen bytes a note, and each note read from its entry, which saves decoding
+// the fan-out trees again for every commit; for few, Note itself. Safe for
+// concurrent use. The error wraps ErrNotesRefAbsent when the ref does not
+// exist.
+func (s *NotesStore) NoteReader(commits int) (func(Hash) ([]byte, error), error) {
+	if commits < noteScanMin {
+		return s.Note, nil
+	}
+	idx, err := s.store().Index()
+	if err != nil {
+		return nil, err
+	}
+	return func(c Hash) ([]byte, error) {
+		note, ok, err := idx.Read(c)
+		if !ok {
+			return nil, fmt.Errorf("commit %s: %w", c, ErrNoNote)
+		}
+		return note, err
+	}, nil
+}
 
 // Update replaces commit's note with merge(old note) and moves the notes ref by
 // compare-and-swap (docs/format.md#storage). merge computes the new note from
@@ -163,8 +178,8 @@ func (s *NotesStore) Index() (*NotesIndex, error) { return s.store().Index() }
 // the lock, so concurrent writers all land. The new note goes where the
 // commit's note already is; otherwise into the tree's existing fan-out (flat
 // for a new ref). It returns the new notes commit (the old one when nothing
-// changed). Lock problems are *LockError; a write the file system refuses
-// (full, read-only, permissions) is a *StorageError.
+// changed). A held lock matches ErrLocked; a write the file system refuses
+// (full, read-only, permissions) matches ErrStorage.
 func (s *NotesStore) Update(commit Hash, merge func(old []byte) (new []byte, err error)) (Hash, error) {
 	return s.store().Update(commit, merge)
 }
@@ -197,7 +212,7 @@ func (s *NotesStore) Remove(commit Hash) error { return s.store().Remove(commit)
 // the remote refuses listed in SyncResult.Rejected; the error wraps
 // ErrNotesRefAbsent when there is no notes ref on either side.
 //
-// The error is a *GitError when git fails.
+// The error matches ErrGitProgram when git fails.
 func (s *NotesStore) Sync(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	return s.store().Sync(ctx, o)
 }
@@ -245,7 +260,7 @@ func (n notesRepo) WriteCommit(tree plumbing.Hash, parents []plumbing.Hash, mess
 }
 func (n notesRepo) ReadRef(name string) (Hash, error) { return n.r.ReadRef(name) }
 func (n notesRepo) SetRef(name string, old, new Hash, opts refs.LockOptions) error {
-	return n.r.SetRef(name, old, new, opts)
+	return n.r.setRefLocked(name, old, new, opts)
 }
 func (n notesRepo) RefDir(name string) string { return n.r.refDir(name) }
 func (n notesRepo) LogUpdate(name string, old, new Hash, msg string) {
@@ -255,13 +270,7 @@ func (n notesRepo) ConfigValue(key string) (string, bool, error) { return n.r.co
 func (n notesRepo) GitDir() string                               { return n.r.gitDir }
 func (n notesRepo) Reindex()                                     { n.r.store.Reindex() }
 
-// StorageError is a write into the repository (an object, a ref's lock file,
-// the config) that the operating system refused for one of the reasons
-// ErrStorage names: Path, the file; Errno, why; Ref, when not "", the ref the
-// write was to move, left as it was; Err, the error as the write reported it.
-type StorageError = gitobj.StorageError
-
-// storageFault returns err as a *StorageError when the system refused a write
+// storageFault returns err as a storage error (ErrStorage) when the system refused a write
 // for one of ErrStorage's reasons (see gitobj.StorageFault).
 func storageFault(err error, ref string) error { return gitobj.StorageFault(err, ref) }
 

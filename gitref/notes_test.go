@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/internal/testenv"
@@ -336,7 +337,7 @@ func TestNotesMixedTreeAndBadBlobs(t *testing.T) {
 		t.Errorf("Remove(binary note) = %v", err)
 	}
 	s.MaxNoteSize = 3
-	var tl *TooLargeError
+	var tl *gitobj.TooLargeError
 	if _, err := s.Note(a); !errors.As(err, &tl) || tl.Limit != 3 {
 		t.Errorf("Note over MaxNoteSize = %v", err)
 	}
@@ -436,12 +437,12 @@ func TestNotesInterruptedWrite(t *testing.T) {
 			if statErr != nil {
 				t.Fatalf("expected the crashed writer's lock file: %v", statErr)
 			}
-			s.Lock = LockOptions{StaleAge: time.Millisecond, Timeout: time.Second}
+			s.lock = refs.LockOptions{StaleAge: time.Millisecond, Timeout: time.Second}
 			time.Sleep(5 * time.Millisecond)
 			_, err = s.Update(c, addLine("after"))
-			var le *LockError
+			var le *refs.LockError
 			if !errors.As(err, &le) || !le.Stale || le.Path != lock || !errors.Is(err, ErrLocked) {
-				t.Fatalf("Update with stale lock = %v, want stale *LockError naming %s", err, lock)
+				t.Fatalf("Update with stale lock = %v, want stale *refs.LockError naming %s", err, lock)
 			}
 			if _, err := os.Stat(lock); err != nil {
 				t.Errorf("stale lock was removed: %v", err)
@@ -461,13 +462,13 @@ func TestSetRefCAS(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := "refs/speccoder/skipped/feat/T001"
-	if err := r.SetRef(name, "", rec, LockOptions{}); err != nil {
+	if err := r.SetRef(name, "", rec); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SetRef(name, "", c1, LockOptions{}); !errors.Is(err, ErrRefChanged) {
+	if err := r.SetRef(name, "", c1); !errors.Is(err, ErrRefChanged) {
 		t.Errorf("SetRef with stale old = %v, want ErrRefChanged", err)
 	}
-	if err := r.SetRef(name, rec, c1, LockOptions{}); err != nil {
+	if err := r.SetRef(name, rec, c1); err != nil {
 		t.Fatal(err)
 	}
 	if got := gitOut(t, dir, "rev-parse", name); got != string(c1) {
@@ -477,7 +478,7 @@ func TestSetRefCAS(t *testing.T) {
 		t.Errorf("record commit = %q", got)
 	}
 	for _, bad := range []string{"HEAD", "refs/x/../y", "refs/a.lock", "refs/a b", "refs/.x"} {
-		if err := r.SetRef(bad, "", c1, LockOptions{}); !errors.Is(err, ErrBadRefName) {
+		if err := r.SetRef(bad, "", c1); !errors.Is(err, ErrBadRefName) {
 			t.Errorf("SetRef(%q) = %v, want ErrBadRefName", bad, err)
 		}
 	}

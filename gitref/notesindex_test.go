@@ -1,6 +1,7 @@
 package gitref
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"strings"
@@ -53,7 +54,11 @@ func TestNotesIndexMatchesAll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := s.Index()
+	x, err := s.store().Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := s.NoteReader(noteScanMin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,10 +74,16 @@ func TestNotesIndexMatchesAll(t *testing.T) {
 		if !ok || string(got) != string(want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
 			t.Errorf("%s: Read = %q, %v, %v; ReadEntry = %q, %v", e.Commit, got, ok, gerr, want, werr)
 		}
+		if got, err := read(e.Commit); string(got) != string(want) || fmt.Sprint(err) != fmt.Sprint(werr) {
+			t.Errorf("%s: NoteReader's = %q, %v; ReadEntry = %q, %v", e.Commit, got, err, want, werr)
+		}
 	}
 	for _, id := range []Hash{none, Hash(strings.ToUpper(string(a))), "a"} {
 		if got, ok, err := x.Read(id); ok || got != nil || err != nil {
 			t.Errorf("Read(%s) = %q, %v, %v; want no note", id, got, ok, err)
+		}
+		if got, err := read(id); got != nil || !errors.Is(err, ErrNoNote) {
+			t.Errorf("NoteReader's (%s) = %q, %v; want ErrNoNote", id, got, err)
 		}
 	}
 }

@@ -30,20 +30,18 @@ type Signature struct {
 
 // Commit is a commit object's fields.
 type Commit struct {
-	ID        Hash
-	Tree      Hash   // the root tree's id (the predicate's "tree")
-	Parents   []Hash // in order; Parents[0] is the first parent (docs/format.md#units-and-task-lines)
+	Link      // its id, root tree and parents
 	Author    Signature
 	Committer Signature
 	Message   string
 }
 
 // FirstParent returns the commit's first parent, "" for a root commit.
-func (c *Commit) FirstParent() Hash {
-	if len(c.Parents) == 0 {
+func (l Link) FirstParent() Hash {
+	if len(l.Parents) == 0 {
 		return ""
 	}
-	return c.Parents[0]
+	return l.Parents[0]
 }
 
 // Resolve resolves a revision to a commit id: "HEAD", "HEAD~2", "HEAD^2",
@@ -173,8 +171,7 @@ func (r *Repo) Commit(id Hash) (*Commit, error) {
 // toCommit is c, read by id, as a Commit.
 func toCommit(id Hash, c *object.Commit) *Commit {
 	out := &Commit{
-		ID:        id,
-		Tree:      fromPlumbing(c.TreeHash),
+		Link:      Link{ID: id, Tree: fromPlumbing(c.TreeHash)},
 		Author:    Signature{c.Author.Name, c.Author.Email, c.Author.When},
 		Committer: Signature{c.Committer.Name, c.Committer.Email, c.Committer.When},
 		Message:   c.Message,
@@ -277,7 +274,7 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading blob %s: %w", id, err)
 	}
 	if limit > 0 && o.Size() > limit {
-		return nil, &TooLargeError{Object: fromPlumbing(id), Size: o.Size(), Limit: limit}
+		return nil, &gitobj.TooLargeError{Object: fromPlumbing(id), Size: o.Size(), Limit: limit}
 	}
 	b, err := objstore.ReadAll(o, make([]byte, 0, o.Size()))
 	if err != nil {
@@ -289,7 +286,7 @@ func (r *Repo) blob(id plumbing.Hash, limit int64) ([]byte, error) {
 // BlobRead says how [Repo.Blob] reads a blob. The zero value reads a copy of
 // the whole blob with no size limit.
 type BlobRead struct {
-	// Limit refuses a blob over Limit bytes with a *TooLargeError (≤ 0: no
+	// Limit refuses a blob over Limit bytes with an error matching ErrTooLarge (≤ 0: no
 	// limit), its size checked before its content is inflated. A limited
 	// read returns a copy of its own; Shared and Once apply to reads without
 	// a limit.
@@ -351,11 +348,6 @@ func (r *Repo) viewOf(t plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	}
 	return b, nil
 }
-
-// TooLargeError reports a blob over a size limit (notes are limited to 4 MiB:
-// docs/format.md#limits): Object, its id; Size and Limit, in bytes. It
-// matches ErrTooLarge.
-type TooLargeError = gitobj.TooLargeError
 
 // entryAt finds the tree entry at path ('/'-separated, repository-relative) in
 // tree root. ok is false when there is none.

@@ -24,52 +24,38 @@ import (
 // each with what to do in its message (docs/format.md#git-preconditions).
 var (
 	// ErrShallow: the repository is a shallow clone and what is asked reaches
-	// past its edge (commits whose parents were not fetched).
+	// past its edge (commits whose parents were not fetched). The message
+	// names the commit at the edge and what needs its parents.
 	ErrShallow = gitobj.ErrShallow
-	// ErrMissingObject is wrapped by MissingObjectError.
+	// ErrMissingObject: an object the repository's refs or objects name is
+	// not in the repository — a shallow clone's cut history, a partial clone
+	// (whose objects may be missing by design), a damaged repository. The
+	// message names the object, its kind and, for a partial clone, the
+	// promisor remote; the error also matches ErrNotFound, and ErrShallow in
+	// a shallow clone.
 	ErrMissingObject = gitobj.ErrMissingObject
-	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag.
+	// ErrNotesRefNotCommit: a notes ref points at a blob, tree or tag (the
+	// message names the ref, the object and its type).
 	ErrNotesRefNotCommit = notesync.ErrNotesRefNotCommit
-	// ErrBadRef is wrapped by BadRefError.
+	// ErrBadRef: a ref file (or packed-refs entry) does not hold an object
+	// id; the message names the ref, the file, what it holds (cut to 60
+	// bytes) and why it is refused, e.g. "a symbolic ref (refusing to follow
+	// it)".
 	ErrBadRef = refs.ErrBadRef
-	// ErrStorage is wrapped by *StorageError: the repository's files cannot
-	// be written because of where they are kept — a full file system, a
-	// read-only one, permissions, the file size limit — which is the
-	// repository's situation to fix, not a fault of taskproof.
+	// ErrStorage: the repository's files cannot be written because of where
+	// they are kept — a full file system, a read-only one, permissions, the
+	// file size limit — which is the repository's situation to fix, not a
+	// fault of taskproof. The message names the file, the reason and the ref
+	// the write was to move (left as it was); the error also matches the
+	// system's own (syscall.ENOSPC, …).
 	ErrStorage = gitobj.ErrStorage
 )
 
 // unshallowHint says how to get a shallow clone's whole history.
 const unshallowHint = gitobj.UnshallowHint
 
-// MissingObjectError reports an object the repository's refs or objects name
-// that is not in the repository: a shallow clone's cut history, a partial
-// clone, a damaged repository. Kind is "commit", "tree", "blob" or "object";
-// ID the object; Shallow is true in a shallow clone; Partial is the promisor
-// remote of a partial clone ("" for none), whose objects may be missing by
-// design. It matches ErrMissingObject and ErrNotFound, and ErrShallow when
-// the repository is a shallow clone.
-type MissingObjectError = gitobj.MissingObjectError
-
-// ShallowError reports a commit (Commit) at the edge of a shallow clone
-// (listed in .git/shallow: its parents were not fetched) that a command needs
-// the parents of: Need says what needs them, e.g. "it is a commit of the
-// range main..HEAD". It matches ErrShallow.
-type ShallowError = gitobj.ShallowError
-
-// NotesRefError reports a notes ref (Ref) that points at an object (ID) other
-// than a notes commit: Type is "blob", "tree" or "tag". It matches
-// ErrNotesRefNotCommit.
-type NotesRefError = notesync.NotesRefError
-
-// BadRefError reports a ref file (or packed-refs entry) that does not hold an
-// object id: Ref, the ref name; Path, the file it was read from; Text, what
-// the file holds, cut to 60 bytes; Why, e.g. "a symbolic ref (refusing to
-// follow it)". It matches ErrBadRef.
-type BadRefError = refs.BadRefError
-
-// badRef returns the BadRefError of ref name read from path holding text.
-func badRef(name, path, text, why string) *BadRefError { return refs.Bad(name, path, text, why) }
+// badRef returns the error of ref name read from path holding text.
+func badRef(name, path, text, why string) *refs.BadRefError { return refs.Bad(name, path, text, why) }
 
 // IsShallow reports whether the repository is a shallow clone (its
 // $GIT_COMMON_DIR/shallow file lists commits whose parents were not fetched).
@@ -94,7 +80,7 @@ func (r *Repo) shallowCommits() []Hash {
 // shallowSet is the clone's edge (see shallowCommits), read from
 // $GIT_COMMON_DIR/shallow once per Repo (a fetch that deepens the clone
 // meanwhile is seen by the next Open). An unreadable file lists nothing: a
-// parent absent is then still reported, as a MissingObjectError.
+// parent absent is then still reported, as a missing object.
 func (r *Repo) shallowSet() map[plumbing.Hash]bool {
 	r.shallowOnce.Do(func() {
 		f, err := os.Open(filepath.Join(r.commonDir, "shallow"))
@@ -173,8 +159,8 @@ func (r *Repo) isShallowCommit(h plumbing.Hash) bool { return r.shallowSet()[h] 
 // missing is the error for object id of kind not found in the repository. A
 // tree or blob is reached from a commit or tree that is there, so its absence
 // is damage (or a partial clone): the first is kept for Intact.
-func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
-	e := &MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.isShallow(), Partial: r.promisorRemote()}
+func (r *Repo) missing(kind string, id plumbing.Hash) *gitobj.MissingObjectError {
+	e := &gitobj.MissingObjectError{Kind: kind, ID: fromPlumbing(id), Shallow: r.isShallow(), Partial: r.promisorRemote()}
 	if kind == plumbing.TreeObject.String() || kind == plumbing.BlobObject.String() {
 		r.damage.CompareAndSwap(nil, e)
 	}
@@ -184,10 +170,10 @@ func (r *Repo) missing(kind string, id plumbing.Hash) *MissingObjectError {
 // Intact reports what keeps the repository from being judged. With
 // commits, it checks that each one's parents are in the repository, as
 // verifying it needs (its first parent's speccoder.toml, docs/format.md#hash-recipes
-// policy_sha256, and tasks files): a commit at a shallow clone's edge is a
-// *ShallowError, a parent absent otherwise a *MissingObjectError. Without,
-// it returns the first tree or blob a read of this Repo found missing (a
-// *MissingObjectError), nil when none was: a caller whose checks turn read
+// policy_sha256, and tasks files): a commit at a shallow clone's edge is an
+// error matching ErrShallow, a parent absent otherwise one matching
+// ErrMissingObject. Without, it returns the first tree or blob a read of this
+// Repo found missing (matching ErrMissingObject), nil when none was: a caller whose checks turn read
 // errors into findings (a tasks file "not readable at the object") asks it
 // before trusting them, since a repository missing objects cannot be judged.
 func (r *Repo) Intact(commits ...Hash) error {
@@ -203,7 +189,7 @@ func (r *Repo) Intact(commits ...Hash) error {
 			return err
 		}
 		if r.isShallowCommit(c.Hash) {
-			return &ShallowError{Commit: commit, Need: "verifying it reads its first parent"}
+			return &gitobj.ShallowError{Commit: commit, Need: "verifying it reads its first parent"}
 		}
 		for _, p := range c.ParentHashes {
 			if _, err := r.commit(fromPlumbing(p)); err != nil {
@@ -217,7 +203,7 @@ func (r *Repo) Intact(commits ...Hash) error {
 // walkParents are the parents a history walk follows from commit c, whose
 // own are parents: none for a commit at a shallow clone's edge (as git
 // grafts it), whose parents are not in the repository. Walks that find such
-// a commit in what they must list completely report a *ShallowError.
+// a commit in what they must list completely report ErrShallow.
 func (r *Repo) walkParents(c plumbing.Hash, parents []plumbing.Hash) []plumbing.Hash {
 	if r.isShallowCommit(c) {
 		return nil
@@ -242,10 +228,10 @@ func (r *Repo) checkRangeEdge(in map[plumbing.Hash]*rangewalk.Node, base, head p
 		return nil
 	}
 	slices.Sort(edge)
-	return &ShallowError{Commit: Hash(edge[0]), Need: fmt.Sprintf("it is a commit of the range %s..%s", base, head)}
+	return &gitobj.ShallowError{Commit: Hash(edge[0]), Need: fmt.Sprintf("it is a commit of the range %s..%s", base, head)}
 }
 
-// badRefFor returns the *BadRefError of the ref a revision that go-git could
+// badRefFor returns the error (ErrBadRef) of the ref a revision that go-git could
 // not resolve names, when that ref's file holds something other than an
 // object id (or a symbolic ref to such a file), so that the error names the
 // file instead of saying "reference not found"; nil otherwise. rev's ref
@@ -271,7 +257,7 @@ func (r *Repo) badRefFor(rev string) error {
 
 // checkRefFile follows ref name's file (HEAD and other all-caps names in the
 // git dir, refs/… in theirs) through symbolic refs, and returns a
-// *BadRefError when a file on the way holds neither "ref: …" nor an object id.
+// ErrBadRef when a file on the way holds neither "ref: …" nor an object id.
 func (r *Repo) checkRefFile(name string, depth int) error {
 	if depth > 5 {
 		return nil

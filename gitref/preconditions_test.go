@@ -3,17 +3,23 @@ package gitref
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
+	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/notesync"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 	"github.com/taskproof/taskproof/internal/testenv"
 )
 
 // TestShallowEdge: in a clone made with the real git's --depth, the commits
 // .git/shallow lists are the edge only while their parents are absent; a
-// range holding an edge commit is a *ShallowError, a range inside what was
+// range holding an edge commit is a *gitobj.ShallowError, a range inside what was
 // fetched is listed, and Intact refuses an edge commit.
 func TestShallowEdge(t *testing.T) {
 	src := newRepo(t)
@@ -30,7 +36,7 @@ func TestShallowEdge(t *testing.T) {
 	if got := r.shallowCommits(); len(got) != 1 || got[0] != ids[2] {
 		t.Fatalf("shallowCommits = %v, want [%s]", got, ids[2])
 	}
-	var se *ShallowError
+	var se *gitobj.ShallowError
 	if _, err := r.rangeCommits("", ids[3], false); !errors.Is(err, ErrShallow) || !errors.Is(err, ErrMissingObject) {
 		t.Errorf("all of history: %v, want a missing object in a shallow clone", err)
 	}
@@ -41,13 +47,13 @@ func TestShallowEdge(t *testing.T) {
 		t.Errorf("Intact(c4): %v", err)
 	}
 	if err := r.Intact(ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
-		t.Errorf("Intact(c3, the edge) = %v, want a ShallowError", err)
+		t.Errorf("Intact(c3, the edge) = %v, want a gitobj.ShallowError", err)
 	}
 	if ok, err := r.IsAncestor(ids[2], ids[3]); !ok || err != nil {
 		t.Errorf("IsAncestor(c3, c4) = %v, %v; want true", ok, err)
 	}
 	if _, err := r.IsAncestor(ids[3], ids[2]); !errors.As(err, &se) || se.Commit != ids[2] {
-		t.Errorf("IsAncestor(c4, c3) = %v, want a ShallowError at c3: the history beyond it is unknown", err)
+		t.Errorf("IsAncestor(c4, c3) = %v, want a gitobj.ShallowError at c3: the history beyond it is unknown", err)
 	}
 	if _, err := r.Resolve(string(ids[0])); !errors.Is(err, ErrUnknownRevision) || !strings.Contains(err.Error(), "--unshallow") {
 		t.Errorf("Resolve(c1, not fetched) = %v, want unknown revision naming --unshallow", err)
@@ -70,7 +76,7 @@ func TestShallowEdge(t *testing.T) {
 	}
 }
 
-// TestNotesRefNotCommitAndBadRef: a notes ref at a blob is a *NotesRefError
+// TestNotesRefNotCommitAndBadRef: a notes ref at a blob is a *notesync.NotesRefError
 // naming the type; garbage in a ref file is a *BadRefError naming the file,
 // for ReadRef and for Resolve.
 func TestNotesRefNotCommitAndBadRef(t *testing.T) {
@@ -83,16 +89,16 @@ func TestNotesRefNotCommitAndBadRef(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ne *NotesRefError
+	var ne *notesync.NotesRefError
 	if _, err := s.Note(c); !errors.As(err, &ne) || ne.Type != "blob" || !errors.Is(err, ErrNotesRefNotCommit) {
-		t.Fatalf("Note with the notes ref at a blob = %v, want a NotesRefError of type blob", err)
+		t.Fatalf("Note with the notes ref at a blob = %v, want a notesync.NotesRefError of type blob", err)
 	}
 
 	p := filepath.Join(dir, ".git", "refs", "notes", "speccoder")
 	if err := os.WriteFile(p, []byte("garbage\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var be *BadRefError
+	var be *refs.BadRefError
 	if _, err := s.Head(); !errors.As(err, &be) || be.Path != p || be.Text != "garbage" {
 		t.Errorf("Head with garbage in the ref = %v, want a BadRefError naming %s", err, p)
 	}
@@ -117,7 +123,7 @@ func TestPartialCloneMissingBlob(t *testing.T) {
 	testenv.Git(t, "", "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+src, dir)
 	r := open(t, dir)
 	_, err := r.File(c1, "f")
-	var me *MissingObjectError
+	var me *gitobj.MissingObjectError
 	if !errors.As(err, &me) || me.Partial != "origin" || !strings.Contains(err.Error(), "partialclonefilter= fetch --refetch origin") {
 		t.Errorf("File(c1, f) in a partial clone = %v, want a missing object naming the promisor remote", err)
 	}
@@ -143,5 +149,32 @@ func TestLooseBlobLarge(t *testing.T) {
 	}
 	if _, err := r.Blob(id, BlobRead{Limit: 1 << 10}); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("Blob(%s, 1 KiB) = %v, want ErrTooLarge", id, err)
+	}
+}
+
+// TestErrorsMatchSentinels: the errors whose types stay internal match the
+// sentinel a caller tests with errors.Is, and say what they carry.
+func TestErrorsMatchSentinels(t *testing.T) {
+	for _, c := range []struct {
+		err      error
+		sentinel error
+		says     string
+	}{
+		{&gitobj.StorageError{Path: "objects/ab/x", Errno: syscall.ENOSPC, Err: &fs.PathError{Op: "write", Path: "objects/ab/x", Err: syscall.ENOSPC}}, ErrStorage, "objects/ab/x"},
+		{&gitobj.ShallowError{Commit: "c0ffee", Need: "it is a commit of the range main..HEAD"}, ErrShallow, "main..HEAD"},
+		{&gitobj.TooLargeError{Object: "b10b", Size: 5 << 20, Limit: 4 << 20}, ErrTooLarge, "b10b"},
+		{&notesync.NotesRefError{Ref: "refs/notes/speccoder", Type: "blob"}, ErrNotesRefNotCommit, "blob"},
+		{&notesync.GitError{Args: []string{"push", "origin"}, Code: 128, Stderr: "fatal: no route"}, ErrGitProgram, "no route"},
+		{&refs.LockError{Path: "refs/notes/speccoder.lock", Stale: true}, ErrLocked, "speccoder.lock"},
+	} {
+		if !errors.Is(c.err, c.sentinel) {
+			t.Errorf("%T does not match %v", c.err, c.sentinel)
+		}
+		if !strings.Contains(c.err.Error(), c.says) {
+			t.Errorf("%T says %q, want it to name %q", c.err, c.err, c.says)
+		}
+	}
+	if se := (&gitobj.StorageError{Errno: syscall.EROFS, Err: fmt.Errorf("%w: creating config.lock: %w", ErrConfig, syscall.EROFS)}); !errors.Is(se, ErrConfig) || !errors.Is(se, syscall.EROFS) {
+		t.Errorf("a storage error of the config file: %v, want it to match ErrConfig and EROFS", se)
 	}
 }

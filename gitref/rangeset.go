@@ -91,15 +91,13 @@ func listing(l *rangewalk.Listing, err error) (*Listing, error) {
 }
 
 // Link is a commit's place in history: its id, its root tree (the
-// predicate's "tree") and its parents, Parents[0] the first.
+// predicate's "tree") and its parents, Parents[0] the first
+// (docs/format.md#units-and-task-lines).
 type Link struct {
 	ID      Hash
 	Tree    Hash
 	Parents []Hash
 }
-
-// Link returns c's Link.
-func (c *Commit) Link() Link { return Link{ID: c.ID, Tree: c.Tree, Parents: c.Parents} }
 
 // List lists the commits of base..head — reachable from head and not from
 // base ("" base: all of head's history) — parents before children: only
@@ -128,18 +126,9 @@ func (l *Listing) Link(i int) Link {
 	return out
 }
 
-// WithTrailer returns the commits listed, in their order, whose message has a
-// trailer named key (compared case-insensitively), each with its trailers
-// ([trailer.Parse]).
-func (l *Listing) WithTrailer(key string) []TrailerCommit {
-	var out []TrailerCommit
-	for i, n := range l.nodes {
-		if len(trailer.Values(n.Trailers, key)) > 0 {
-			out = append(out, TrailerCommit{ID: fromPlumbing(l.ids[i]), Trailers: n.Trailers})
-		}
-	}
-	return out
-}
+// Trailers returns the trailers of the i-th commit's message
+// ([trailer.Parse]), read by the walk that listed it.
+func (l *Listing) Trailers(i int) []trailer.Trailer { return l.nodes[i].Trailers }
 
 // rangeCommits lists the commits of base..head, parents before children. The
 // range is found by rangeSet's bounded walk (base's history is walked only as far

@@ -15,22 +15,13 @@ var (
 	// ErrRefChanged: a compare-and-swap ref update found the ref at another
 	// value than expected (someone else moved it).
 	ErrRefChanged = refs.ErrRefChanged
-	// ErrLocked is wrapped by LockError: the ref's lock file is held.
+	// ErrLocked: a ref's lock file ($GIT_COMMON_DIR/<ref>.lock) stayed in
+	// place. The message says when it is older than the stale age, which
+	// usually means a writer crashed; taskproof never deletes a lock it did
+	// not create — remove it by hand once no git or taskproof process is
+	// running.
 	ErrLocked = refs.ErrLocked
 )
-
-// LockError reports a ref lock file ($GIT_COMMON_DIR/<ref>.lock) that stayed in
-// place: Stale is true when it is older than the stale age, which usually
-// means a writer crashed; taskproof never deletes a lock it did not create —
-// remove it by hand once no git or taskproof process is running. It matches
-// ErrLocked.
-type LockError = refs.LockError
-
-// LockOptions bound how long a ref update waits for another writer's lock:
-// StaleAge (default 10 s), past which a lock file is reported as stale (a
-// *LockError), never deleted; Timeout (default 30 s), the longest a writer
-// waits for locks held by others.
-type LockOptions = refs.LockOptions
 
 // validRefName applies git's check-ref-format rules to a full ref name under refs/.
 func validRefName(name string) bool { return refs.ValidName(name) }
@@ -123,12 +114,19 @@ var testHookBeforeLock func()
 // renamed over the ref). old "" means the ref must not exist yet. A ref found
 // at another value gives an error wrapping ErrRefChanged; a ref held only in
 // packed-refs is read from there and updated by writing the loose ref. A
-// write the file system refuses is a *StorageError.
-func (r *Repo) SetRef(name string, old, new Hash, opts LockOptions) error {
+// write the file system refuses matches ErrStorage. Another writer's lock
+// is waited for up to 30 s; one older than 10 s is reported as stale (and
+// never deleted).
+func (r *Repo) SetRef(name string, old, new Hash) error {
+	return r.setRefLocked(name, old, new, refs.LockOptions{})
+}
+
+// setRefLocked is SetRef with opts bounding the wait for other writers' locks.
+func (r *Repo) setRefLocked(name string, old, new Hash, opts refs.LockOptions) error {
 	return storageFault(r.setRef(name, old, new, opts), name)
 }
 
-func (r *Repo) setRef(name string, old, new Hash, opts LockOptions) error {
+func (r *Repo) setRef(name string, old, new Hash, opts refs.LockOptions) error {
 	if !validRefName(name) {
 		return fmt.Errorf("%w: %q", ErrBadRefName, name)
 	}

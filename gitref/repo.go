@@ -58,12 +58,15 @@ var (
 	ErrNotFound = gitobj.ErrNotFound
 	// ErrBadRefName: a ref name is not a valid name under refs/.
 	ErrBadRefName = errors.New("bad ref name")
-	// ErrTooLarge is wrapped by TooLargeError: a blob over a size limit.
+	// ErrTooLarge: a blob over a size limit (notes are limited to 4 MiB:
+	// docs/format.md#limits); the message names the object, its size and
+	// the limit.
 	ErrTooLarge = gitobj.ErrTooLarge
-	// ErrConfig is wrapped by errors of EnsureConfig (the repository's config
-	// file cannot be read or written, or a wanted key is not a valid config
-	// key) and of reading git's configuration (a file that cannot be read or
-	// parsed, a `git config` that fails, an include that cannot be followed).
+	// ErrConfig is wrapped by errors of reading git's configuration (a file
+	// that cannot be read or parsed, a `git config` that fails, an include
+	// that cannot be followed) and of editing the repository's own config
+	// file (gitconfig.Config.Ensure: the file cannot be read or written, or
+	// a wanted key is not a valid config key).
 	ErrConfig = gitconfig.ErrConfig
 )
 
@@ -97,9 +100,9 @@ type Repo struct {
 	commits objstore.CommitCache // decoded commits (see commit)
 
 	shallowOnce   sync.Once
-	shallow       map[plumbing.Hash]bool             // the shallow clone's edge (see shallowSet)
-	shallowListed bool                               // .git/shallow lists commits
-	damage        atomic.Pointer[MissingObjectError] // see Intact
+	shallow       map[plumbing.Hash]bool                    // the shallow clone's edge (see shallowSet)
+	shallowListed bool                                      // .git/shallow lists commits
+	damage        atomic.Pointer[gitobj.MissingObjectError] // see Intact
 
 	// Read once from the repository's config, for the errors and writes
 	// that ask again and again: the promisor remote of a partial clone

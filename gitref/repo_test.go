@@ -304,7 +304,7 @@ func TestRangeSet(t *testing.T) {
 					t.Fatal(err)
 				}
 				if l := got.Link(i); l.ID != c.ID || l.Tree != c.Tree || !slices.Equal(l.Parents, c.Parents) {
-					t.Errorf("rangeCommits(%s, %s, %v): commit %d listed as %+v, want %+v", name(tc.base), name(tc.head), fp, i, l, c.Link())
+					t.Errorf("rangeCommits(%s, %s, %v): commit %d listed as %+v, want %+v", name(tc.base), name(tc.head), fp, i, l, c.Link)
 				}
 			}
 			for i := range ref.Len() {

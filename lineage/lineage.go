@@ -380,7 +380,7 @@ func (h *History) Finish() error {
 			if err != nil {
 				return err
 			}
-			ticks, moves, err := tick.Compare(h.r, link, pc.Link(), h.layouts)
+			ticks, moves, err := tick.Compare(h.r, link, pc.Link, h.layouts)
 			if err != nil {
 				return err
 			}

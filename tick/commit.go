@@ -20,7 +20,7 @@ func OfCommit(r *gitref.Repo, commit gitref.Hash, layouts *specfmt.Layouts) ([]T
 		return nil, err
 	}
 	tc := &tickCtx{r: r, parsed: map[parseKey]*parsedFile{}, layouts: layouts}
-	ticks, _, err := tc.commitTicks(c.Link())
+	ticks, _, err := tc.commitTicks(c.Link)
 	return ticks, err
 }
 

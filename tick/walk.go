@@ -723,7 +723,7 @@ func (tc *tickCtx) commitTicks(c gitref.Link) ([]Tick, []Move, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		l := pc.Link()
+		l := pc.Link
 		p = &l
 	}
 	return tc.compare(c, *p)

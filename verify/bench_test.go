@@ -228,7 +228,7 @@ func TestBranchWorkers(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, signer, allowed := benchrepo.SSHKey(t, keys)
-	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 4, 80) // 320 commits: Ticks uses 4 workers at GOMAXPROCS 4, notes read from one listing (noteScanMin)
+	h := benchrepo.NewHistory(t, filepath.Join(dir, "repo"), 4, 80) // 320 commits: Ticks uses 4 workers at GOMAXPROCS 4, notes read from one index (NotesStore.NoteReader)
 	notes := h.SignedNotes(t, signer)
 	tampered, bare := h.Ticks[5], h.Ticks[250]
 	notes[tampered.Commit] = bytes.Replace(notes[tampered.Commit], []byte(`"sig":"`), []byte(`"sig":"AAAA`), 1)

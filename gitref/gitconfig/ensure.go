@@ -155,7 +155,7 @@ func (c *Config) LocalValues(key string) ([]string, error) {
 
 // gitConfigFile runs `git config --file $GIT_COMMON_DIR/config args…` and
 // returns its output. A failure wraps ErrConfig (and the *exec.ExitError),
-// ErrLocked when git found the lock file held, and is a *StorageError when
+// ErrLocked when git found the lock file held, and is a storage error (gitref.ErrStorage) when
 // the system refused the write.
 func gitConfigFile(commonDir string, args ...string) ([]byte, error) {
 	path := filepath.Join(commonDir, "config")

@@ -150,8 +150,8 @@ func Failed() error { return &exitError{code: ExitFailure, silent: true} }
 //     file the file system will not take (full, read-only) wraps both.
 //
 // Other errors that match several rows match rows of one code: a
-// *gitref.MissingObjectError is ErrMissingObject and, in a shallow clone,
-// ErrShallow (4); ErrUnknownRevision may wrap a *gitref.BadRefError (4);
+// missing object is ErrMissingObject and, in a shallow clone, ErrShallow
+// (4); ErrUnknownRevision may wrap ErrBadRef (4);
 // a *predicate.SchemaError is ErrSchema and ErrMalformed (2). A new row whose
 // error can wrap (or be wrapped by) another row's must be placed by the same
 // rule and named here.

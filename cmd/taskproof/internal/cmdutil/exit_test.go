@@ -70,18 +70,14 @@ func TestExitCode(t *testing.T) {
 		{"gate.ErrBaseHoldsHead", &gate.DefaultBaseError{Candidate: "origin/main", Err: fmt.Errorf("the base is HEAD: %w", gate.ErrBaseHoldsHead)}, ExitGit},
 		// Git preconditions.
 		{"gitref.ErrStorage", gitref.ErrStorage, ExitGit},
-		{"*gitref.StorageError", &gitref.StorageError{Path: "x", Errno: syscall.ENOSPC, Err: &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}}, ExitGit},
+		{"gitref.ErrStorage+ENOSPC", fmt.Errorf("%w: x: %w", gitref.ErrStorage, &fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}), ExitGit},
 		// A config file the file system will not take is a git precondition.
-		{"gitref.ErrConfig+*gitref.StorageError", &gitref.StorageError{Path: "config.lock", Errno: syscall.EROFS, Err: fmt.Errorf("%w: creating config.lock: %w", gitref.ErrConfig, syscall.EROFS)}, ExitGit},
+		{"gitref.ErrConfig+gitref.ErrStorage", fmt.Errorf("%w: %w", gitref.ErrStorage, fmt.Errorf("%w: creating config.lock: %w", gitref.ErrConfig, syscall.EROFS)), ExitGit},
 		{"gitref.ErrShallow", gitref.ErrShallow, ExitGit},
-		{"*gitref.ShallowError", &gitref.ShallowError{Commit: "c"}, ExitGit},
 		{"gitref.ErrMissingObject", gitref.ErrMissingObject, ExitGit},
-		{"*gitref.MissingObjectError", &gitref.MissingObjectError{Kind: "blob"}, ExitGit},
-		{"*gitref.MissingObjectError shallow", &gitref.MissingObjectError{Kind: "commit", Shallow: true}, ExitGit},
+		{"gitref.ErrMissingObject shallow", fmt.Errorf("%w: commit c: %w", gitref.ErrMissingObject, gitref.ErrShallow), ExitGit},
 		{"gitref.ErrNotesRefNotCommit", gitref.ErrNotesRefNotCommit, ExitGit},
-		{"*gitref.NotesRefError", &gitref.NotesRefError{Ref: "refs/notes/speccoder", Type: "blob"}, ExitGit},
 		{"gitref.ErrBadRef", gitref.ErrBadRef, ExitGit},
-		{"*gitref.BadRefError", &gitref.BadRefError{Ref: "refs/heads/x"}, ExitGit},
 		// A tasks file that cannot be read: bad input (verify makes it exit 1
 		// with WithCode, below).
 		{"*tick.TasksFileError", &tick.TasksFileError{Path: "tasks.md", Err: &specfmt.LineError{Line: 3, Err: specfmt.ErrInvalidUTF8}}, ExitUsage},
@@ -89,10 +85,8 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrRemoteNotesAbsent", gitref.ErrRemoteNotesAbsent, ExitGit},
 		{"gitref.ErrRemoteUnknown", gitref.ErrRemoteUnknown, ExitGit},
 		{"gitref.ErrGitProgram", gitref.ErrGitProgram, ExitGit},
-		{"*gitref.GitError", &gitref.GitError{Args: []string{"push"}, Code: 1}, ExitGit},
 		{"gitref.ErrPushRetries", gitref.ErrPushRetries, ExitGit},
 		{"gitref.ErrLocked", gitref.ErrLocked, ExitGit},
-		{"*gitref.LockError", &gitref.LockError{Path: "x.lock"}, ExitGit},
 		{"gitref.ErrRefChanged", gitref.ErrRefChanged, ExitGit},
 		{"gitref.ErrConfig", gitref.ErrConfig, ExitTrust},
 		// The precedence row: a locked config file is a git precondition.
@@ -104,7 +98,7 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrNotRepository", gitref.ErrNotRepository, ExitGit},
 		{"gitref.ErrUnsupportedRepository", gitref.ErrUnsupportedRepository, ExitGit},
 		{"gitref.ErrUnknownRevision", gitref.ErrUnknownRevision, ExitGit},
-		{"gitref.ErrUnknownRevision+*BadRefError", fmt.Errorf("%w: %q: %w", gitref.ErrUnknownRevision, "x", &gitref.BadRefError{Ref: "x"}), ExitGit},
+		{"gitref.ErrUnknownRevision+ErrBadRef", fmt.Errorf("%w: %q: %w", gitref.ErrUnknownRevision, "x", gitref.ErrBadRef), ExitGit},
 		{"gitref.ErrBadRange", gitref.ErrBadRange, ExitUsage},
 		{"gitref.ErrNotesRefAbsent", gitref.ErrNotesRefAbsent, ExitGit},
 		{"gitref.ErrNoNote", gitref.ErrNoNote, ExitGit},
@@ -113,19 +107,19 @@ func TestExitCode(t *testing.T) {
 		{"gitref.ErrNoteNotText", gitref.ErrNoteNotText, ExitFailure},
 		{"*gitref.NoteError not text", &gitref.NoteError{Err: gitref.ErrNoteNotText}, ExitFailure},
 		{"gitref.ErrTooLarge", gitref.ErrTooLarge, ExitFailure},
-		{"*gitref.NoteError too large", &gitref.NoteError{Err: &gitref.TooLargeError{Size: 2, Limit: 1}}, ExitFailure},
+		{"*gitref.NoteError too large", &gitref.NoteError{Err: fmt.Errorf("blob b: %w", gitref.ErrTooLarge)}, ExitFailure},
 		{"trust.ErrTrust", trust.ErrTrust, ExitTrust},
 		{"verify.ErrSpool", fmt.Errorf("spooling the report: %w", verify.ErrSpool), ExitTrust},
 		{"*trust.AllowedSignersError", &trust.AllowedSignersError{File: "allowed_signers", Line: 1, Msg: "m"}, ExitTrust},
 		{"*verify.FromVerifiedError", &verify.FromVerifiedError{Source: trust.SourceRev{Kind: trust.SourcePolicy, Rev: "HEAD:p.toml", Commit: "c"}}, ExitTrust},
 		{"*gate.DefaultBaseError", &gate.DefaultBaseError{Err: gitref.ErrUnknownRevision}, ExitGit},
-		{"*gate.DefaultBaseError broken ref", &gate.DefaultBaseError{Candidate: "main", Err: &gitref.BadRefError{Ref: "refs/heads/main"}}, ExitGit},
+		{"*gate.DefaultBaseError broken ref", &gate.DefaultBaseError{Candidate: "main", Err: fmt.Errorf("%w: refs/heads/main", gitref.ErrBadRef)}, ExitGit},
 		// A verifier without trust is a trust error; without a repository or
 		// notes store, a caller's bug.
 		{"*verify.VerifierError trust", &verify.VerifierError{Missing: verify.MissingTrust}, ExitTrust},
 		{"*verify.VerifierError repository", &verify.VerifierError{Missing: verify.MissingRepo}, ExitInternal},
 		// A row's error wrapped in an error no row names keeps the row's code.
-		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: &gitref.MissingObjectError{Kind: "blob"}}, ExitGit},
+		{"*specfmt.SectionNotFoundError of a missing object", &specfmt.SectionNotFoundError{Path: "spec.md", Err: fmt.Errorf("blob b: %w", gitref.ErrMissingObject)}, ExitGit},
 
 		// Marked errors win over every row.
 		{"WithCode over a row", WithCode(ExitFailure, fmt.Errorf("the gate fails: %w", &tick.TasksFileError{Path: "tasks.md", Err: specfmt.ErrNestingTooDeep})), ExitFailure},
