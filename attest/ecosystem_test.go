@@ -32,6 +32,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notesref"
 )
 
 // The ecosystem interop suite (testdata/interop/ecosystem/README.md): what
@@ -331,7 +332,7 @@ func setNoteLines(t *testing.T, dir string, c gitref.Hash, lines [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, dir, "notes", "--ref", gitref.DefaultNotesRef, "add", "-f", "-C", strings.TrimSpace(string(out)), string(c))
+	testenv.Git(t, dir, "notes", "--ref", notesref.Default, "add", "-f", "-C", strings.TrimSpace(string(out)), string(c))
 }
 
 // TestEcosystemTaskproofEnvelopes: taskproof's raw-key envelopes (ed25519,

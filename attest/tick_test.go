@@ -21,6 +21,7 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/notemerge"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 	"github.com/taskproof/taskproof/signer"
@@ -113,7 +114,7 @@ func (r *tickRepo) open(t testing.TB) (*gitref.Repo, *gitref.NotesStore) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	notes, err := repo.Notes(gitref.DefaultNotesRef)
+	notes, err := repo.Notes(notesref.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func (r *tickRepo) open(t testing.TB) (*gitref.Repo, *gitref.NotesStore) {
 // note reads commit's note with the real git ("" when there is none).
 func note(t testing.TB, dir string, commit gitref.Hash) string {
 	t.Helper()
-	cmd := exec.Command("git", "notes", "--ref", gitref.DefaultNotesRef, "show", string(commit))
+	cmd := exec.Command("git", "notes", "--ref", notesref.Default, "show", string(commit))
 	cmd.Dir = dir
 	cmd.Env = testenv.GitEnv()
 	out, err := cmd.Output()
@@ -143,7 +144,7 @@ func addRawNote(t testing.TB, dir string, commit gitref.Hash, note string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, dir, "notes", "--ref", gitref.DefaultNotesRef, "add", "-C", strings.TrimSpace(string(out)), string(commit))
+	testenv.Git(t, dir, "notes", "--ref", notesref.Default, "add", "-C", strings.TrimSpace(string(out)), string(commit))
 }
 
 // sshKey makes an ed25519 key with the real ssh-keygen (passphrase may be "") and

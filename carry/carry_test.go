@@ -13,6 +13,7 @@ import (
 	"github.com/taskproof/taskproof/carry"
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/predicate"
 )
 
@@ -32,7 +33,7 @@ func tick(tasks string, ids ...string) string {
 // note reads commit's note with the real git ("" when there is none).
 func note(t testing.TB, dir string, commit gitref.Hash) string {
 	t.Helper()
-	cmd := exec.Command("git", "notes", "--ref", gitref.DefaultNotesRef, "show", string(commit))
+	cmd := exec.Command("git", "notes", "--ref", notesref.Default, "show", string(commit))
 	cmd.Dir, cmd.Env = dir, testenv.GitEnv()
 	out, err := cmd.Output()
 	if err != nil {
@@ -49,7 +50,7 @@ func open(t testing.TB, dir string) (*gitref.Repo, *gitref.NotesStore) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { repo.Close() })
-	notes, err := repo.Notes(gitref.DefaultNotesRef)
+	notes, err := repo.Notes(notesref.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func setRawNote(t testing.TB, dir string, commit gitref.Hash, note string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Git(t, dir, "notes", "--ref", gitref.DefaultNotesRef, "add", "-f", "-C", strings.TrimSpace(string(out)), string(commit))
+	testenv.Git(t, dir, "notes", "--ref", notesref.Default, "add", "-f", "-C", strings.TrimSpace(string(out)), string(commit))
 }
 
 // Carry refuses, by default and before writing anything, a FROM whose note

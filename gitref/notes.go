@@ -14,10 +14,8 @@ import (
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
 	"github.com/taskproof/taskproof/gitref/internal/notesync"
 	"github.com/taskproof/taskproof/gitref/internal/refs"
+	"github.com/taskproof/taskproof/notesref"
 )
-
-// DefaultNotesRef is the notes ref attestations are kept under (docs/format.md#storage).
-const DefaultNotesRef = "refs/notes/speccoder"
 
 // Notes errors.
 var (
@@ -95,11 +93,11 @@ type NotesStore struct {
 	pinned Hash
 }
 
-// Notes returns the notes store of ref (DefaultNotesRef when ref is ""). ref
+// Notes returns the notes store of ref (notesref.Default when ref is ""). ref
 // is a full ref name ("refs/notes/x") or a short name under refs/notes/ ("x").
 func (r *Repo) Notes(ref string) (*NotesStore, error) {
 	if ref == "" {
-		ref = DefaultNotesRef
+		ref = notesref.Default
 	}
 	if !strings.HasPrefix(ref, "refs/") {
 		ref = "refs/notes/" + ref

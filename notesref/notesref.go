@@ -2,6 +2,10 @@ package notesref
 
 import "strings"
 
+// Default is the notes ref attestations are kept under, speccoder's
+// (docs/format.md#storage).
+const Default = "refs/notes/speccoder"
+
 // Tracking is the ref that holds remote's copy of notes ref ref
 // (docs/format.md#sharing-notes-between-clones): refs/notes/<name> is tracked
 // in refs/notes/remotes/<remote>/<name>, as refs/heads/<b> is in

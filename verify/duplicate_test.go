@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/statement"
 )
@@ -262,7 +263,7 @@ func TestRepeatedTaskID(t *testing.T) {
 	if rs := f.object(c3); len(rs) != 1 || rs[0].Outcome != OK {
 		t.Errorf("object %s: %+v", c3, rs)
 	}
-	f.git("notes", "--ref", gitref.DefaultNotesRef, "copy", string(c1), string(c4))
+	f.git("notes", "--ref", notesref.Default, "copy", string(c1), string(c4))
 	rs := f.object(c4)
 	if len(rs) != 1 || rs[0].Outcome != Malformed || !slices.Contains(codes(rs[0].Reasons), CodeDuplicateTaskID) {
 		t.Errorf("object %s with T002 read the same twice: %+v", c4, rs)

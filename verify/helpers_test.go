@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/taskproof/taskproof/attest"
 	"github.com/taskproof/taskproof/dsse"
 	"github.com/taskproof/taskproof/gitref"
@@ -24,13 +26,13 @@ import (
 	"github.com/taskproof/taskproof/internal/testenv"
 	"github.com/taskproof/taskproof/internal/testkeys"
 	"github.com/taskproof/taskproof/noteline"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/statement"
 	"github.com/taskproof/taskproof/trust"
 	"github.com/taskproof/taskproof/verify/internal/memo"
-	"golang.org/x/crypto/ssh"
 )
 
 // The spec-kit unit the object and branch tests build
@@ -219,7 +221,7 @@ func (f *fixture) open(access ...gitref.Access) (*gitref.Repo, *gitref.NotesStor
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { repo.Close() })
-	notes, err := repo.Notes(gitref.DefaultNotesRef)
+	notes, err := repo.Notes(notesref.Default)
 	if err != nil {
 		f.t.Fatal(err)
 	}

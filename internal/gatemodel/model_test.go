@@ -20,6 +20,7 @@ import (
 	"github.com/taskproof/taskproof/gitref"
 	"github.com/taskproof/taskproof/internal/benchrepo"
 	"github.com/taskproof/taskproof/internal/testenv"
+	"github.com/taskproof/taskproof/notesref"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
 	"github.com/taskproof/taskproof/tick"
@@ -148,7 +149,7 @@ func attestHistory(t *testing.T, dir string, g *gen, k modelKeys) {
 		t.Fatal(err)
 	}
 	defer repo.Close()
-	notes, err := repo.Notes(gitref.DefaultNotesRef)
+	notes, err := repo.Notes(notesref.Default)
 	if err != nil {
 		t.Fatal(err)
 	}
