@@ -93,13 +93,22 @@ type NotesStore struct {
 	pinned Hash
 }
 
-// Notes returns the notes store of ref (notesref.Default when ref is ""). ref
-// is a full ref name ("refs/notes/x") or a short name under refs/notes/ ("x").
+// Notes returns the notes store of ref (notesref.Default when ref is ""),
+// named as `git notes --ref` names it: "refs/notes/x" as given, "notes/x" and
+// "x" under refs/notes/. Any other ref under refs/ (a branch, a tag) is
+// refused with ErrBadRefName: git keeps notes only under refs/notes/, and a
+// branch's tree read as a notes tree would hold no notes.
 func (r *Repo) Notes(ref string) (*NotesStore, error) {
 	if ref == "" {
 		ref = notesref.Default
 	}
-	if !strings.HasPrefix(ref, "refs/") {
+	switch {
+	case strings.HasPrefix(ref, "refs/notes/"):
+	case strings.HasPrefix(ref, "notes/"):
+		ref = "refs/" + ref
+	case strings.HasPrefix(ref, "refs/"):
+		return nil, fmt.Errorf("%w: notes ref %q is outside refs/notes/: git keeps notes only there (refs/notes/<name>, or <name> for short)", ErrBadRefName, ref)
+	default:
 		ref = "refs/notes/" + ref
 	}
 	if !validRefName(ref) {

@@ -351,6 +351,19 @@ func TestVerifyCLI(t *testing.T) {
 		}
 		r.run(t, 4, append([]string{"verify", r.t2, "--notes-ref", "refs/notes/absent"}, trust...)...)
 	})
+	// A notes ref is named as `git notes --ref` names it; a branch is no
+	// notes ref (read as one, its tree would hold no notes).
+	t.Run("notes ref outside refs/notes", func(t *testing.T) {
+		for _, ref := range []string{"refs/heads/main", "refs/tags/x"} {
+			_, errOut := r.run(t, 4, append([]string{"verify", "--branch", "--notes-ref", ref}, trust...)...)
+			if !strings.Contains(errOut, "outside refs/notes/") {
+				t.Errorf("--notes-ref %s: stderr %s", ref, errOut)
+			}
+		}
+		for _, ref := range []string{"speccoder", "notes/speccoder", "refs/notes/speccoder"} {
+			r.run(t, 0, append([]string{"verify", r.t2, "--notes-ref", ref}, trust...)...)
+		}
+	})
 	t.Run("unknown revision", func(t *testing.T) {
 		r.run(t, 4, append([]string{"verify", "no-such-rev"}, trust...)...)
 		r.run(t, 4, append([]string{"verify", "--branch", "--base", "no-such-base"}, trust...)...)
