@@ -94,7 +94,7 @@ func TestEmptyPathFlags(t *testing.T) {
 		"taskproof verify --keyring", "taskproof verify --key", "taskproof verify --trusted-root", "taskproof verify --policy", "taskproof verify --policy-rev",
 		"taskproof ticks --policy", "taskproof attest tick --evidence", "taskproof attest tick --red-output", "taskproof attest tick --unit",
 		"taskproof attest tick --test-files", "taskproof attest tick --key", "taskproof attest tick --identity-token-file", "taskproof attest decide --unit",
-		"taskproof attest carry --allowed-signers"} {
+		"taskproof attest carry --allowed-signers", "taskproof attest carry --trusted-key", "taskproof notes fetch --keyring"} {
 		if !have[want] {
 			t.Errorf("%s is not among the path flags %v", want, flags)
 		}
@@ -108,8 +108,15 @@ func TestEmptyPathFlags(t *testing.T) {
 		}
 	}
 	// An empty item of a comma-separated list is refused the same way.
-	if _, stderr, code := r.taskproof(t, nil, "verify", r.c1, "--keyring", "a.gpg,,b.gpg"); code != 2 || !strings.Contains(stderr, `"--keyring" flag: an empty FILE in the list`) {
-		t.Errorf("--keyring a.gpg,,b.gpg: exit %d\n%s", code, stderr)
+	for _, list := range []string{"a.gpg,,b.gpg", "a.gpg,", `"",a.gpg`} {
+		if _, stderr, code := r.taskproof(t, nil, "verify", r.c1, "--keyring", list); code != 2 || !strings.Contains(stderr, `"--keyring" flag: an empty FILE in the list`) {
+			t.Errorf("--keyring %s: exit %d\n%s", list, code, stderr)
+		}
+	}
+	// A comma inside a quoted item is part of the name, as pflag reads it:
+	// no empty item, the keyring is read (and is absent: exit 3).
+	if _, stderr, code := r.taskproof(t, nil, "verify", r.c1, "--keyring", `"a,.gpg"`); code != 3 || strings.Contains(stderr, "empty") {
+		t.Errorf(`--keyring "a,.gpg": exit %d\n%s`, code, stderr)
 	}
 	// verify's machine formats write the usage result, given before or after.
 	for _, args := range [][]string{

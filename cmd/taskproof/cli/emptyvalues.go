@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/csv"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,8 +65,19 @@ func (v *nonEmpty) Set(s string) error {
 	switch {
 	case s == "":
 		return fmt.Errorf("empty %s: give one, or leave the flag out", v.name)
-	case v.list && slices.ContainsFunc(strings.Split(s, ","), func(item string) bool { return item == "" }):
+	case v.list && slices.Contains(listItems(s), ""):
 		return fmt.Errorf("an empty %s in the list: give one in each place", v.name)
 	}
 	return v.Value.Set(s)
+}
+
+// listItems are the items of a comma-separated list value as pflag reads
+// it (one CSV record: "a,b" quoted is one item), nil when it is no such
+// record (pflag's own Set then says why).
+func listItems(s string) []string {
+	items, err := csv.NewReader(strings.NewReader(s)).Read()
+	if err != nil {
+		return nil
+	}
+	return items
 }
