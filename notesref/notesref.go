@@ -12,11 +12,7 @@ const Default = "refs/notes/speccoder"
 // refs/remotes/<remote>/<b>. A forced fetch into it loses nothing: it only
 // mirrors the remote, and `taskproof notes fetch` merges it into ref.
 func Tracking(ref, remote string) string {
-	name := strings.TrimPrefix(ref, "refs/notes/")
-	if name == ref {
-		name = strings.TrimPrefix(ref, "refs/")
-	}
-	return "refs/notes/remotes/" + remote + "/" + name
+	return "refs/notes/remotes/" + remote + "/" + notesName(ref)
 }
 
 // SkipPrefix is where skip records live (docs/format.md#storage).
@@ -46,4 +42,31 @@ func RefspecMaps(spec, ref, dst string) bool {
 		return false
 	}
 	return dpre+ref[len(spre):len(ref)-len(ssuf)]+dsuf == dst
+}
+
+// Synced is the ref that records the commit remote's notes ref ref held when
+// this clone last fetched or pushed it with taskproof:
+// refs/speccoder/remotes/<remote>/synced/<name>. Unlike the tracking ref,
+// which a plain `git fetch` moves (forcing it over a rewrite), only taskproof
+// moves it, so a rewrite of the remote is judged against it
+// (docs/format.md#a-remote-rewritten-by-someone-else).
+func Synced(ref, remote string) string {
+	return "refs/speccoder/remotes/" + remote + "/synced/" + notesName(ref)
+}
+
+// RewrittenFrom is the ref that holds, while lines of yours a rewrite of
+// remote's notes ref dropped are still missing there, the commit the remote
+// held before the rewrite: refs/speccoder/remotes/<remote>/rewritten/<name>.
+func RewrittenFrom(ref, remote string) string {
+	return "refs/speccoder/remotes/" + remote + "/rewritten/" + notesName(ref)
+}
+
+// notesName is a notes ref's name below refs/notes/ (below refs/ for a ref
+// elsewhere).
+func notesName(ref string) string {
+	name := strings.TrimPrefix(ref, "refs/notes/")
+	if name == ref {
+		name = strings.TrimPrefix(ref, "refs/")
+	}
+	return name
 }

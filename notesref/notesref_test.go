@@ -1,6 +1,9 @@
 package notesref
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestRefspecMaps(t *testing.T) {
 	for _, tc := range []struct {
@@ -19,6 +22,30 @@ func TestRefspecMaps(t *testing.T) {
 	} {
 		if got := RefspecMaps(tc.spec, tc.ref, tc.dst); got != tc.want {
 			t.Errorf("RefspecMaps(%q, %q, %q) = %v, want %v", tc.spec, tc.ref, tc.dst, got, tc.want)
+		}
+	}
+}
+
+// TestRecordNames: the records of a remote's notes ref live beside its skip
+// tracking refs, where neither init's refspecs nor a pruning fetch write.
+func TestRecordNames(t *testing.T) {
+	for _, tc := range []struct{ ref, synced, rewritten string }{
+		{"refs/notes/speccoder", "refs/speccoder/remotes/origin/synced/speccoder", "refs/speccoder/remotes/origin/rewritten/speccoder"},
+		{"refs/notes/team/ci", "refs/speccoder/remotes/origin/synced/team/ci", "refs/speccoder/remotes/origin/rewritten/team/ci"},
+		{"refs/other", "refs/speccoder/remotes/origin/synced/other", "refs/speccoder/remotes/origin/rewritten/other"},
+	} {
+		if got := Synced(tc.ref, "origin"); got != tc.synced {
+			t.Errorf("Synced(%q) = %q, want %q", tc.ref, got, tc.synced)
+		}
+		if got := RewrittenFrom(tc.ref, "origin"); got != tc.rewritten {
+			t.Errorf("RewrittenFrom(%q) = %q, want %q", tc.ref, got, tc.rewritten)
+		}
+		for _, spec := range []string{"+refs/notes/speccoder*:refs/notes/remotes/origin/speccoder*", "+refs/speccoder/skipped/*:refs/speccoder/remotes/origin/skipped/*"} {
+			for _, dst := range []string{Synced(tc.ref, "origin"), RewrittenFrom(tc.ref, "origin")} {
+				if _, rest, ok := strings.Cut(spec, ":"); ok && strings.HasPrefix(dst, strings.TrimSuffix(rest, "*")) {
+					t.Errorf("%s lies where refspec %s writes", dst, spec)
+				}
+			}
 		}
 	}
 }
