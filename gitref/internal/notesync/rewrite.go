@@ -2,12 +2,20 @@ package notesync
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/storer"
+
 	"github.com/taskproof/taskproof/gitref/internal/gitobj"
+	"github.com/taskproof/taskproof/gitref/internal/refs"
 )
 
 // RemoteRewrite says that the remote's notes ref was rewritten by someone
@@ -16,8 +24,10 @@ import (
 // history (docs/format.md#a-remote-rewritten-by-someone-else).
 type RemoteRewrite struct {
 	// Previous is the remote's notes commit this clone saw last: its
-	// tracking ref before this sync, or before the `git fetch` that forced the
-	// tracking ref over it (read from the tracking ref's reflog).
+	// tracking ref before this sync, the commit the last notes fetch or push
+	// left the remote at (notesref.Synced), the commit a rewrite still
+	// missing lines was seen over (notesref.RewrittenFrom), or the commit
+	// the last move of the tracking ref's reflog came from.
 	Previous Hash `json:"previous"`
 	// Now is the remote's notes commit ("" when it has none any more).
 	Now Hash `json:"now"`
@@ -29,24 +39,78 @@ type RemoteRewrite struct {
 	PushedBack bool `json:"pushed_back"`
 }
 
+// seenCommit is one notes commit this clone saw on the remote. A firm one
+// (what the tracking ref or the last sync held) is named as a rewrite when
+// it is off the remote's history; a soft one (an earlier rewrite's) only
+// while lines of it are still missing upstream.
+type seenCommit struct {
+	id   Hash
+	firm bool
+}
+
+// seen is what this clone knows of the remote's notes ref before a sync.
+type seen struct {
+	commits []seenCommit
+	// synced and rewritten are the values of n.synced and n.rewritten ("" when
+	// absent), moved from by compare-and-swap when the sync ends.
+	synced, rewritten Hash
+}
+
+// tracked is the remote's notes commit this clone saw last ("" for none).
+func (v seen) tracked() Hash {
+	if len(v.commits) == 0 {
+		return ""
+	}
+	return v.commits[0].id
+}
+
 // seenRemote returns the remote's notes commits this clone saw last, read
-// before a sync fetches: the tracking ref's value and, when the tracking
-// ref's reflog says its last move went there from a commit, that commit (a
-// `git fetch` after `taskproof init` may have forced the tracking ref over
-// it already). None for a remote given by URL (no tracking ref).
-func (s *Store) seenRemote(n remoteNames) []Hash {
+// before a sync fetches, in order: the tracking ref's value; the commit the
+// last notes fetch or push left the remote at (n.synced: a plain `git
+// fetch` moves the tracking ref, forcing it over a rewrite, but not this);
+// the commit a rewrite still missing lines was seen over (n.rewritten); and,
+// when the tracking ref's reflog says its last move went there from a commit,
+// that commit. None for a remote given by URL (no tracking ref).
+func (s *Store) seenRemote(n remoteNames) (seen, error) {
+	var v seen
 	if n.temporary {
-		return nil
+		return v, nil
 	}
+	add := func(id Hash, firm bool) {
+		for i, c := range v.commits {
+			if c.id == id {
+				v.commits[i].firm = c.firm || firm
+				return
+			}
+		}
+		v.commits = append(v.commits, seenCommit{id, firm})
+	}
+	// A tracking ref that cannot be read says nothing: the fetch forces it.
 	cur, err := s.Repo.ReadRef(n.notes)
-	if err != nil || cur == "" {
-		return nil
+	if err != nil {
+		cur = ""
 	}
-	seen := []Hash{cur}
-	if old, ok := s.lastReflogMove(n.notes, cur); ok {
-		seen = append(seen, old)
+	if cur != "" {
+		add(cur, true)
 	}
-	return seen
+	if v.synced, err = s.Repo.ReadRef(n.synced); err != nil {
+		return v, err
+	}
+	if v.synced != "" {
+		add(v.synced, true)
+	}
+	if v.rewritten, err = s.Repo.ReadRef(n.rewritten); err != nil {
+		return v, err
+	}
+	if v.rewritten != "" {
+		add(v.rewritten, false)
+	}
+	if cur != "" {
+		if old, ok := s.lastReflogMove(n.notes, cur); ok {
+			add(old, false)
+		}
+	}
+	return v, nil
 }
 
 // maxReflogTail bounds the bytes of a reflog read for its last entry.
@@ -82,41 +146,113 @@ func (s *Store) lastReflogMove(ref string, cur Hash) (Hash, bool) {
 }
 
 // remoteRewrite returns the rewrite of the remote's notes ref, now at remote
-// ("" for none), or nil. seen are seenRemote's commits: the first, the
-// tracking ref's value before this sync, is a rewrite when this sync found
-// the remote off its history; the second, the value a forced move of the
-// tracking ref left (an earlier fetch saw the rewrite), is one as long as
-// lines it held are still missing upstream. A commit seen that cannot be
-// read any more (its objects pruned) says nothing. Missing holds the lines
-// of the commit seen that the remote lacks and notes commit local ("" for
-// none) holds.
-func (s *Store) remoteRewrite(seen []Hash, remote, local Hash) (*RemoteRewrite, error) {
-	for i, prev := range seen {
-		if prev == remote {
+// ("" for none), or nil: the first commit seen that is off the remote's
+// history and held lines the remote lacks and notes commit local ("" for
+// none) holds, else the first firm one off it (a rewrite that took nothing
+// of yours). A commit seen that cannot be read any more (its objects pruned)
+// says nothing. The remote's history is walked once.
+func (s *Store) remoteRewrite(v seen, remote, local Hash) (*RemoteRewrite, error) {
+	var off []seenCommit
+	for _, c := range v.commits {
+		if c.id == remote {
 			continue
 		}
-		if _, err := s.Repo.Commit(prev); err != nil {
+		if _, err := s.Repo.Commit(c.id); err != nil {
 			continue
 		}
-		if remote != "" {
-			kept, err := s.isAncestor(prev, remote)
-			if err != nil {
-				return nil, err
-			}
-			if kept {
-				continue // the remote moved on from it
-			}
+		off = append(off, c)
+	}
+	if remote != "" && len(off) > 0 {
+		ids := make([]Hash, len(off))
+		for i, c := range off {
+			ids[i] = c.id
 		}
-		rw := &RemoteRewrite{Previous: prev, Now: remote, Missing: map[Hash][]byte{}}
+		kept, err := s.inHistory(remote, ids)
+		if err != nil {
+			return nil, err
+		}
+		off = slices.DeleteFunc(off, func(c seenCommit) bool { return kept[c.id] })
+	}
+	var first *RemoteRewrite
+	for _, c := range off {
+		rw := &RemoteRewrite{Previous: c.id, Now: remote, Missing: map[Hash][]byte{}}
 		if err := s.missingUpstream(rw, local); err != nil {
 			return nil, err
 		}
-		if i > 0 && len(rw.Missing) == 0 {
-			continue
+		if len(rw.Missing) > 0 {
+			return rw, nil
 		}
-		return rw, nil
+		if c.firm && first == nil {
+			first = rw
+		}
 	}
-	return nil, nil
+	return first, nil
+}
+
+// inHistory reports which of ids are in head's history (head included),
+// walking it once and stopping when all are found.
+func (s *Store) inHistory(head Hash, ids []Hash) (map[Hash]bool, error) {
+	want := map[plumbing.Hash]Hash{}
+	for _, id := range ids {
+		want[gitobj.ToPlumbing(id)] = id
+	}
+	c, err := s.Repo.Commit(head)
+	if err != nil {
+		return nil, err
+	}
+	found := map[Hash]bool{}
+	err = object.NewCommitPreorderIter(c, nil, nil).ForEach(func(c *object.Commit) error {
+		if id, ok := want[c.Hash]; ok {
+			found[id] = true
+			if len(found) == len(want) {
+				return storer.ErrStop
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// recordSynced ends a sync that left the remote's notes ref at remote: it
+// records remote in n.synced and, while rw names lines still missing there
+// (not pushed back), the commit the rewrite was seen over in n.rewritten
+// (else removes it), each by compare-and-swap from what seenRemote read. A
+// concurrent sync that moved them first wins: its record is as new.
+func (s *Store) recordSynced(ctx context.Context, o SyncOptions, n remoteNames, v seen, remote Hash, rw *RemoteRewrite) error {
+	if n.temporary || remote == "" {
+		return nil
+	}
+	ignoreRace := func(err error) error {
+		if errors.Is(err, refs.ErrRefChanged) {
+			return nil
+		}
+		return err
+	}
+	if remote != v.synced {
+		if err := ignoreRace(s.Repo.SetRef(n.synced, v.synced, remote, s.Lock)); err != nil {
+			return err
+		}
+	}
+	pending := Hash("")
+	if rw != nil && len(rw.Missing) > 0 && !rw.PushedBack {
+		pending = rw.Previous
+	}
+	switch {
+	case pending == v.rewritten:
+	case pending != "":
+		return ignoreRace(s.Repo.SetRef(n.rewritten, v.rewritten, pending, s.Lock))
+	default:
+		// Deleting is rare (a rewrite's lines restored): git's update-ref
+		// deletes by compare-and-swap, loose and packed alike.
+		if _, err := s.git(ctx, o, "update-ref", "-d", n.rewritten, string(v.rewritten)); err != nil {
+			var ge *GitError
+			if errors.As(err, &ge) {
+				return nil // moved by a concurrent sync
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // missingUpstream fills rw.Missing: the lines of rw.Previous's notes that

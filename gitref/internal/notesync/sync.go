@@ -173,7 +173,10 @@ func (s *Store) git(ctx context.Context, o SyncOptions, args ...string) (string,
 // remoteNames are the refs one fetch writes the remote's refs into.
 type remoteNames struct {
 	notes, conflicts, skip string // tracking ref, tracking ref, tracking prefix
-	temporary              bool   // a URL: the refs are removed after the sync
+	// synced and rewritten record what the last sync saw of the remote's
+	// notes ref (notesref.Synced, notesref.RewrittenFrom); "" for a URL.
+	synced, rewritten string
+	temporary         bool // a URL: the refs are removed after the sync
 }
 
 // remoteNames returns the tracking refs of o.Remote: its tracking refs when it
@@ -202,7 +205,8 @@ func (s *Store) remoteNames(o SyncOptions) (remoteNames, error) {
 		}
 		return n, nil
 	}
-	n := remoteNames{notes: notesref.Tracking(s.Ref, remote), skip: notesref.SkipTracking(remote)}
+	n := remoteNames{notes: notesref.Tracking(s.Ref, remote), skip: notesref.SkipTracking(remote),
+		synced: notesref.Synced(s.Ref, remote), rewritten: notesref.RewrittenFrom(s.Ref, remote)}
 	if o.ConflictsRef != "" {
 		n.conflicts = notesref.Tracking(o.ConflictsRef, remote)
 	}
@@ -308,7 +312,10 @@ func (s *Store) fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return nil, err
 	}
 	defer done()
-	seen := s.seenRemote(n)
+	seen, err := s.seenRemote(n)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.fetchRefs(ctx, o, n); err != nil {
 		return nil, err
 	}
@@ -316,12 +323,15 @@ func (s *Store) fetch(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 		return nil, err
 	}
 	if res.RemoteHead == "" {
-		if len(seen) > 0 {
-			return nil, fmt.Errorf("%w: %s has no %s any more (it was at %s when this clone last fetched: deleted by someone else? `taskproof notes push %s` puts yours back)", ErrRemoteNotesAbsent, o.Remote, s.Ref, short(seen[0]), o.Remote)
+		if last := seen.tracked(); last != "" {
+			return nil, fmt.Errorf("%w: %s has no %s any more (it was at %s when this clone last fetched: deleted by someone else? `taskproof notes push %s` puts yours back)", ErrRemoteNotesAbsent, o.Remote, s.Ref, short(last), o.Remote)
 		}
 		return nil, fmt.Errorf("%w: %s has no %s (push it first with `taskproof notes push %s`)", ErrRemoteNotesAbsent, o.Remote, s.Ref, o.Remote)
 	}
 	if res.Rewritten, err = s.remoteRewrite(seen, res.RemoteHead, res.After); err != nil {
+		return nil, err
+	}
+	if err := s.recordSynced(ctx, o, n, seen, res.RemoteHead, res.Rewritten); err != nil {
 		return nil, err
 	}
 	if o.SkipRefs {
@@ -737,7 +747,10 @@ func (s *Store) push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 	defer done()
 	var merged []Hash
 	arrived := map[Hash][]byte{}
-	seen := s.seenRemote(n)
+	seen, err := s.seenRemote(n)
+	if err != nil {
+		return nil, err
+	}
 	var last string // why the last push was rejected
 	for res.Attempts < o.MaxAttempts {
 		res.Attempts++
@@ -789,6 +802,9 @@ func (s *Store) push(ctx context.Context, o SyncOptions) (*SyncResult, error) {
 			res.After, res.RemoteHead = local, local
 			if res.Rewritten != nil {
 				res.Rewritten.PushedBack = true
+			}
+			if err := s.recordSynced(ctx, o, n, seen, local, res.Rewritten); err != nil {
+				return nil, err
 			}
 			res.Merged, res.Arrived = merged, arrived
 			switch {

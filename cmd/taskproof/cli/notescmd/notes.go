@@ -77,7 +77,10 @@ are reported, not overwritten.` + "\n\n" + cmdutil.ExitHelp()
 (refs/notes/remotes/REMOTE/<name>; for a URL, temporary refs under refs/speccoder/fetch/, removed after) and brings it into yours: created when you have none, fast-forwarded when yours is behind, kept when yours is
 ahead, and otherwise merged line by line (see 'taskproof notes --help'). Skip records are
 fetched into refs/speccoder/remotes/REMOTE/skipped/* and created or fast-forwarded locally,
-never forced; one that differs is reported.` + "\n\n" + cmdutil.ExitHelp()
+never forced; one that differs is reported. The remote's notes commit merged is recorded in
+refs/speccoder/remotes/REMOTE/synced/<name> (push records what it pushed), so that a remote
+someone else force-pushed is named, with each statement of yours it lost, even after plain
+'git fetch'es moved the tracking ref (docs/format.md#a-remote-rewritten-by-someone-else).` + "\n\n" + cmdutil.ExitHelp()
 		c.Example = `  taskproof notes fetch
   taskproof notes fetch origin && taskproof verify --branch --allowed-signers ~/.config/taskproof/allowed_signers`
 	}
