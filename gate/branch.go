@@ -351,6 +351,9 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 			rep.Ticks = append(rep.Ticks, notRegular(t.Commit, t.Path, t.Irregular))
 		}
 		return nil
+	case t.Kind == tick.KindMovedOut:
+		rep.Ticks = append(rep.Ticks, movedOut(t))
+		return nil
 	case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
 		if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !g.unrecognized[k] {
 			g.unrecognized[k] = true
@@ -775,6 +778,23 @@ func notRegular(commit gitref.Hash, path, kind string) verify.TickResult {
 	return verify.TickResult{Commit: commit, Path: path, Status: verify.StatusUnverifiable, Reason: verify.ReasonNotRegular, Failing: true,
 		Reasons: []verify.Reason{}, Signers: []trust.Signer{},
 		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, printable.Short(string(commit)))}
+}
+
+// movedOut is the failing result of a unit's tasks file that a commit moved
+// to a path where it is no tasks file, or of a Markdown file the commit adds
+// as it removes one that cannot be read to tell (docs/format.md#tasks-files).
+func movedOut(t tick.Tick) verify.TickResult {
+	tr := verify.TickResult{Commit: t.Commit, Path: t.Path, Status: verify.StatusUnverifiable, Reason: verify.ReasonTasksFileMovedOut, Failing: true,
+		Reasons: []verify.Reason{}, Signers: []trust.Signer{}}
+	const fix = "move it back to a unit's tasks-file path, or ignore its path in the verifier's policy ([unit_paths] ignore) to leave it unjudged"
+	if t.Unreadable != "" {
+		tr.Message = fmt.Sprintf("%s removes the tasks file %s and adds %s, which cannot be read as a tasks file (%s): whether the unit's tasks moved there, out of every layout, cannot be judged; make %s readable, or %s",
+			printable.Short(string(t.Commit)), t.OldPath, t.Path, t.Unreadable, t.Path, fix)
+		return tr
+	}
+	tr.Message = fmt.Sprintf("%s moves the tasks file %s to %s, which no unit layout claims: the gate sees no tick of its tasks there; %s",
+		printable.Short(string(t.Commit)), t.OldPath, t.Path, fix)
+	return tr
 }
 
 // unrecognizedTick is the failing result of a tick in a tasks file no unit

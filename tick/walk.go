@@ -58,6 +58,15 @@ const (
 	// what the link stands for is not what git diffs, so the gate cannot see
 	// its ticks. Irregular names the entry's kind; TaskID and lines are "".
 	KindNotRegular Kind = "not_regular"
+	// KindMovedOut: the commit removes OldPath, a unit's tasks file of
+	// Parent, and adds Path, a Markdown file that is no tasks file, that
+	// the move rule pairs it with (docs/format.md#tasks-files, "Tasks files
+	// that leave"): the unit's tasks left the tasks files, and the walk sees
+	// no tick of them from here on. Unit and Root are OldPath's. When
+	// Unreadable is not "", Path could not be read (why), so whether the
+	// tasks went there cannot be told; OldPath is then the first removed
+	// unit's tasks file paired with nothing. TaskID and lines are "".
+	KindMovedOut Kind = "moved_out"
 )
 
 // Tick is one task box change of a commit against its first parent.
@@ -131,6 +140,8 @@ type Tick struct {
 	Configured string
 	// Irregular is, for KindNotRegular, "symlink" or "submodule".
 	Irregular string
+	// Unreadable is, for KindMovedOut, why Path could not be read, or "".
+	Unreadable string
 	// Task is the task as parsed from Path at Commit (specfmt.ParseTasks with
 	// AllowDuplicateIDs): what a verifier needs of the task line without
 	// parsing the file again (its open line, markers and requirements for the
@@ -664,6 +675,9 @@ type diffOut struct {
 	tools            toolFiles
 	olds, news       []tasksFile
 	irregular        []irregularEntry
+	// strays are the Markdown files the commit adds that are no tasks
+	// files and that the policy does not ignore (no unit set).
+	strays []tasksFile
 }
 
 func (tc *tickCtx) parse(f tasksFile) (*parsedFile, error) {
@@ -754,6 +768,16 @@ func (tc *tickCtx) compare(c, p gitref.Link) ([]Tick, []Move, error) {
 		t := base
 		t.Kind, t.Path, t.OldPath, t.Irregular = KindNotRegular, ir.path, ir.path, ir.kind
 		out = append(out, t)
+	}
+	if len(d.strays) > 0 {
+		gone := removedUnitFiles(d.olds, pairs)
+		if len(gone) > 0 {
+			left, err := tc.movedOut(c, p, gone, d.strays)
+			if err != nil {
+				return nil, nil, fmt.Errorf("commit %s: %w", c.ID, err)
+			}
+			out = append(out, left...)
+		}
 	}
 	for _, pr := range pairs {
 		if pr.old.path != pr.new.path {
@@ -895,7 +919,7 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 		}
 	}
 	tf, ok := classifyTasksFile(d.layouts, path)
-	if !ok && !strings.HasSuffix(name, ".md") {
+	if !ok && !isMarkdownName(name) {
 		return nil
 	}
 	side := func(e *gitref.TreeEntry, root gitref.Hash, files *[]tasksFile) {
@@ -907,7 +931,16 @@ func (d *diffOut) entry(path string, a, b *gitref.TreeEntry) error {
 			// A Markdown file the project's tool reads tasks from as its
 			// configuration at this side says (docs/format.md#tasks-files-a-tool-configures).
 			var tool bool
-			if t, tool = toolTasksFile(d.r, root, path, d.tools); !tool || d.layouts.IgnoresPath(path) {
+			t, tool = toolTasksFile(d.r, root, path, d.tools)
+			if d.layouts.IgnoresPath(path) {
+				return
+			}
+			if !tool {
+				if files == &d.news && a == nil {
+					// A Markdown file the commit adds, where a removed
+					// unit's tasks may have gone (tickCtx.movedOut).
+					d.strays = append(d.strays, tasksFile{path: path, blob: e.ID()})
+				}
 				return
 			}
 		}

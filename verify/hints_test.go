@@ -19,7 +19,7 @@ func TestHintsCoverEveryFailingCode(t *testing.T) {
 		CodeSubjectCount, CodeSubjectName, CodeSubjectCommit, CodePredicate, CodeVerdict, CodeDuplicate, CodeTree,
 		CodeTaskMissing, CodeLineHash, CodeSectionHash, CodePolicySHA256, CodeRegressionReason, CodeVSA, CodeNoEvidence,
 		CodeDuplicateTaskID,
-		"tasks_file_not_regular", "unrecognized_tasks_file", "superseded", "trailer", "policy_sha256_unverified",
+		"tasks_file_not_regular", "unrecognized_tasks_file", "tasks_file_moved_out", "superseded", "trailer", "policy_sha256_unverified",
 		hintPolicyEvalError,
 	}
 	for _, c := range codes {

@@ -54,6 +54,11 @@ const (
 	// no unit layout claims and the policy does not ignore
 	// (docs/format.md#tasks-files).
 	ReasonUnrecognizedTasksFile = "unrecognized_tasks_file"
+	// ReasonTasksFileMovedOut: a commit of the range moved a unit's tasks
+	// file to a path where it is no tasks file (its tasks left the tasks
+	// files), or removed one and added a Markdown file that cannot be read to
+	// tell (docs/format.md#tasks-files, "Tasks files that leave").
+	ReasonTasksFileMovedOut = "tasks_file_moved_out"
 )
 
 // GateOptions tune the merge gate. The zero value is the strictest reading except
