@@ -52,7 +52,10 @@ Output: text (kind, commit, path:line, task, line_hash prefix, note) or --format
 born_ticked, or not_regular for a symbolic link or submodule where a tasks file or a
 directory holding one is; line_before is "" and old_line 0 when born). Ticks in a
 file named tasks.md (any case) that no unit layout claims are listed with reason
-unrecognized_tasks_file; the gate fails them (docs/format.md#tasks-files). --policy
+unrecognized_tasks_file; a unit's tasks file moved to a path where it is no tasks
+file is listed as kind moved_out, old_path => path, with reason tasks_file_moved_out
+("unreadable" says why, when the added file could not be read to tell); the gate
+fails both (docs/format.md#tasks-files). --policy
 adds the unit layouts and ignored paths of the verifier's policy. "reading" says
 which readings see a task's box: "github" (GitHub's rendering), "tool" (the
 format's own tool alone: OpenSpec's task counter, spec-workflow-mcp's task parser)
@@ -147,10 +150,12 @@ type tickRecord struct {
 	// repeats a task ID); absent when it can.
 	Ambiguous string `json:"ambiguous,omitempty"`
 	// Reason is why the gate fails the record whatever its evidence:
-	// unrecognized_tasks_file, or tasks_file_not_regular (with Irregular:
-	// "symlink" or "submodule"); absent otherwise.
-	Reason    string `json:"reason,omitempty"`
-	Irregular string `json:"irregular,omitempty"`
+	// unrecognized_tasks_file, tasks_file_not_regular (with Irregular:
+	// "symlink" or "submodule") or tasks_file_moved_out (with Unreadable
+	// when the added file could not be read); absent otherwise.
+	Reason     string `json:"reason,omitempty"`
+	Irregular  string `json:"irregular,omitempty"`
+	Unreadable string `json:"unreadable,omitempty"`
 	// Reading is which readings see the task's box: github, tool or
 	// github+tool; absent for a record of no task line.
 	Reading string `json:"reading,omitempty"`
@@ -163,13 +168,13 @@ func newTickRecord(t tick.Tick) tickRecord {
 		Path: t.Path, OldPath: t.OldPath, Line: t.Line, OldLine: t.OldLine, TaskID: t.TaskID,
 		Unit: t.Unit, ProjectRoot: t.Root, LineBefore: t.Before, LineAfter: t.After, LineHash: t.LineHash,
 		TextChanged: t.TextChanged, Born: t.Born, Derived: t.Derived, Ambiguous: t.Ambiguous,
-		Reason: tickReason(t), Irregular: t.Irregular, Reading: tickReading(t),
+		Reason: tickReason(t), Irregular: t.Irregular, Unreadable: t.Unreadable, Reading: tickReading(t),
 	}
 }
 
 // tickReading is tickRecord.Reading.
 func tickReading(t tick.Tick) string {
-	if t.Kind == tick.KindNotRegular || t.Task.Line == "" {
+	if t.Kind == tick.KindNotRegular || t.Kind == tick.KindMovedOut || t.Task.Line == "" {
 		return ""
 	}
 	return t.Task.Reading.String()
@@ -198,7 +203,7 @@ type fileRecord struct {
 func (e *explained) collect(ticks iter.Seq2[tick.Tick, error]) iter.Seq2[tick.Tick, error] {
 	return func(yield func(tick.Tick, error) bool) {
 		for t, err := range ticks {
-			if err == nil && t.Kind != tick.KindNotRegular && !e.seen[t.Path] {
+			if err == nil && t.Kind != tick.KindNotRegular && t.Kind != tick.KindMovedOut && !e.seen[t.Path] {
 				e.seen[t.Path] = true
 				r := fileRecord{Path: t.Path, Unit: t.ProjectUnit(), ProjectRoot: t.Root}
 				if !t.Unrecognized {
@@ -249,6 +254,8 @@ func tickReason(t tick.Tick) string {
 	switch {
 	case t.Kind == tick.KindNotRegular:
 		return "tasks_file_not_regular"
+	case t.Kind == tick.KindMovedOut:
+		return "tasks_file_moved_out"
 	case t.Unrecognized:
 		return "unrecognized_tasks_file"
 	}
@@ -333,6 +340,9 @@ func writeTicksText(w io.Writer, ticks iter.Seq2[tick.Tick, error]) error {
 		}
 		if t.Kind == tick.KindNotRegular {
 			notes = append(notes, t.Irregular)
+		}
+		if t.Unreadable != "" {
+			notes = append(notes, "cannot be read: "+t.Unreadable)
 		}
 		note := strings.Join(notes, "; ")
 		// Paths, IDs and notes come from the repository: escaped as in every text report
