@@ -105,6 +105,14 @@ func (v *verifier) branch(base, head gitref.Hash, opts verify.GateOptions, spool
 		return nil, err
 	}
 	rep = g.rep
+	// A merge compared with its other parents (model: Range) may move a unit
+	// out that its first parent lacks.
+	for _, t := range g.lin.MovedOut() {
+		if k := movedOutKey(t); !g.movedOut[k] {
+			g.movedOut[k] = true
+			rep.Ticks = append(rep.Ticks, movedOut(t))
+		}
+	}
 	g.evidenceKiroParents()
 	if err := v.bugTicks(rep, g.trailers, opts); err != nil {
 		return nil, err
@@ -171,6 +179,7 @@ type gate struct {
 	// evidence sits on other commits: speccoder's attempts are no evidence.
 	reach        *gitref.RefReach
 	irregular    map[string]bool      // paths reported tasks_file_not_regular
+	movedOut     map[string]bool      // moves reported tasks_file_moved_out (movedOutKey)
 	unrecognized map[string]bool      // path, task ID, line after
 	rangeFiles   *rangeFiles          // read by traceHead
 	inRangeSet   map[gitref.Hash]bool // the range's commits, listed at the first commit_unreachable tick (rangeCommits)
@@ -200,7 +209,7 @@ func (v *verifier) newGate(base, head gitref.Hash, opts verify.GateOptions) *gat
 	return &gate{v: v, head: head, opts: opts, layouts: v.PolicyOrDefault().Layouts(),
 		rep:      &verify.Report{SchemaVersion: 1, Mode: "branch", NotesRef: v.Notes.Ref(), Base: base, Head: head, Objects: []verify.ObjectResult{}, Ticks: []verify.TickResult{}, Unticks: []verify.TickResult{}, BornTicked: []verify.TickResult{}, Summary: map[string]int{}},
 		lastTick: map[gitref.Hash]int{}, objects: map[gitref.Hash]*checkedObject{},
-		irregular: map[string]bool{}, unrecognized: map[string]bool{}}
+		irregular: map[string]bool{}, unrecognized: map[string]bool{}, movedOut: map[string]bool{}}
 }
 
 // walkOptions are the tick walk's options for g's range: its layouts, and
@@ -352,7 +361,10 @@ func (g *gate) judgeTick(t tick.Tick, r role) error {
 		}
 		return nil
 	case t.Kind == tick.KindMovedOut:
-		rep.Ticks = append(rep.Ticks, movedOut(t))
+		if k := movedOutKey(t); !g.movedOut[k] {
+			g.movedOut[k] = true
+			rep.Ticks = append(rep.Ticks, movedOut(t))
+		}
 		return nil
 	case t.Unrecognized && (t.Kind == tick.KindTick || t.Kind == tick.KindBornTicked):
 		if k := t.Path + "\x00" + t.TaskID + "\x00" + t.After; !g.unrecognized[k] {
@@ -778,6 +790,12 @@ func notRegular(commit gitref.Hash, path, kind string) verify.TickResult {
 	return verify.TickResult{Commit: commit, Path: path, Status: verify.StatusUnverifiable, Reason: verify.ReasonNotRegular, Failing: true,
 		Reasons: []verify.Reason{}, Signers: []trust.Signer{},
 		Message: fmt.Sprintf("%s is a %s at %s where a tasks file or a directory holding one is: the gate cannot see ticks behind it; make it a regular file or directory", path, kind, printable.Short(string(commit)))}
+}
+
+// movedOutKey names a move out of the tasks files: its commit and paths,
+// once whichever parent it was found against.
+func movedOutKey(t tick.Tick) string {
+	return string(t.Commit) + "\x00" + t.OldPath + "\x00" + t.Path
 }
 
 // movedOut is the failing result of a unit's tasks file that a commit moved

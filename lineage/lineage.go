@@ -173,6 +173,10 @@ type History struct {
 	// sides are the merges' diffs against their other parents, [commit,
 	// parent slot], filled by Finish.
 	sides map[[2]int32]*diff
+	// movedOut are the moves of a unit's tasks file out of the tasks files
+	// (tick.KindMovedOut) that a merge makes against its other parents,
+	// filled by Finish.
+	movedOut []tick.Tick
 	// keyed marks the task IDs with any change in the range (any path, any
 	// parent): a line of any other ID is traced by its file alone.
 	keyed map[int32]bool
@@ -384,6 +388,11 @@ func (h *History) Finish() error {
 			if err != nil {
 				return err
 			}
+			for _, t := range ticks {
+				if t.Kind == tick.KindMovedOut {
+					h.movedOut = append(h.movedOut, t)
+				}
+			}
 			if d := h.diffOf(ticks, moves); d != nil {
 				h.sides[[2]int32{int32(c), int32(s)}] = d
 			}
@@ -393,6 +402,12 @@ func (h *History) Finish() error {
 	h.finished = true
 	return nil
 }
+
+// MovedOut returns the moves out of the tasks files (tick.KindMovedOut)
+// that the range's merges make against their other parents than the first
+// (the walk compares a commit with its first parent): what a merge's own
+// resolution moves out of a unit its first parent lacks. Finish finds them.
+func (h *History) MovedOut() []tick.Tick { return h.movedOut }
 
 // considered returns the parent slots commit c is compared with (model:
 // Range): all of them, or the one whose tree is c's.

@@ -54,6 +54,27 @@ func TestGateTasksFileMovedOut(t *testing.T) {
 		r.tick(t, []string{"docs/tasks-001-x.md"}, "T001")
 		checkMovedOut(t, r, c, "docs/tasks-001-x.md")
 	})
+	t.Run("moved out in a merge's resolution", func(t *testing.T) {
+		// The unit comes from the merge's second parent; against its first
+		// parent, which lacks it, the merge only adds a file.
+		r := newGateRepo(t, map[string]string{"code.txt": "x\n"})
+		r.git(t, "switch", "-q", "-c", "side")
+		r.commit(t, "plan the unit", map[string]string{gateUnit: gateTasks})
+		r.git(t, "switch", "-q", "feature")
+		r.commit(t, "other work", map[string]string{"code.txt": "y\n"})
+		r.git(t, "merge", "-q", "--no-commit", "side")
+		r.write(t, map[string]string{"docs/.keep": "x"})
+		r.git(t, "mv", gateUnit, "docs/tasks-001-x.md")
+		c := r.tick(t, []string{"docs/tasks-001-x.md"}, "T001")
+		if ps := strings.Fields(r.git(t, "rev-list", "--parents", "-n1", c)); len(ps) != 3 {
+			t.Fatalf("not a merge: %v", ps)
+		}
+		rep := r.gate(t, 1)
+		checkFails(t, rep, "docs/tasks-001-x.md tasks_file_moved_out")
+		if n := len(rep.failing()); n != 1 {
+			t.Errorf("failing rows %q, want the move once", rep.failing())
+		}
+	})
 	t.Run("OpenSpec archive move", func(t *testing.T) {
 		const from, to = "openspec/changes/x/tasks.md", "openspec/changes/archive/2026-01-01-x/tasks.md"
 		r := newGateRepo(t, map[string]string{from: "## 1. Work\n\n- [ ] 1.1 Do it\n- [ ] 1.2 Test it\n"})
