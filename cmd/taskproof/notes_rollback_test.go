@@ -170,3 +170,40 @@ func TestNotesRollbackRestoredElsewhere(t *testing.T) {
 		t.Errorf("%s is still there (%s) after the lines were put back", pending, h)
 	}
 }
+
+// TestNotesSquashedRemoteNamedAlike: someone replaces the remote's notes
+// history with one squashed commit holding the same notes, then pushes on
+// top. Nothing of alice's is missing, yet the history she saw is gone:
+// notes fetch says so, with "no line of your notes is missing there", the
+// same whether she ran no plain git fetch in between or two.
+func TestNotesSquashedRemoteNamedAlike(t *testing.T) {
+	for _, gitFetches := range []int{0, 2} {
+		t.Run(fmt.Sprintf("git-fetch-%d", gitFetches), func(t *testing.T) {
+			w, alice, _, _, _, _, n2 := twoStatementsPushed(t)
+			carol := w.clone("carol")
+			testenv.Git(t, carol, "fetch", "-q", "origin", "refs/notes/speccoder:refs/notes/speccoder")
+			squashed := strings.TrimSpace(testenv.Git(t, carol, "commit-tree", "-m", "squash the notes", n2+"^{tree}"))
+			testenv.Git(t, carol, "update-ref", "refs/notes/speccoder", squashed)
+			testenv.Git(t, carol, "push", "-q", "-f", "origin", "refs/notes/speccoder:refs/notes/speccoder")
+			if gitFetches > 0 {
+				testenv.Git(t, alice, "fetch", "-q", "origin")
+			}
+			t3 := w.tick(carol, "T003")
+			w.attest(carol, t3)
+			testenv.Git(t, carol, "push", "-q", "origin", "HEAD:main", "refs/notes/speccoder:refs/notes/speccoder")
+			if gitFetches > 1 {
+				testenv.Git(t, alice, "fetch", "-q", "origin")
+			}
+			_, stderr := w.run(alice, 0, "notes", "fetch")
+			for _, want := range []string{"was rewritten by someone else", n2[:12], "no line of your notes is missing there"} {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("notes fetch does not say %q:\n%s", want, stderr)
+				}
+			}
+			// Named once: nothing of alice's is pending.
+			if _, stderr := w.run(alice, 0, "notes", "fetch"); strings.Contains(stderr, "rewritten") {
+				t.Errorf("the second notes fetch names the squash again:\n%s", stderr)
+			}
+		})
+	}
+}
