@@ -1,11 +1,10 @@
 package evidence
 
 import (
-	"errors"
-	"fmt"
 	"io"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/inputfile"
 )
 
 // MaxTestReport is the most bytes of one test report read for a tick
@@ -20,19 +19,10 @@ const MaxTestReport = 256 << 20
 const MaxEvidenceFile = dsse.MaxPayloadSize
 
 // ErrInputLimit is the error for an input file over its size limit.
-var ErrInputLimit = errors.New("over its size limit")
+var ErrInputLimit = inputfile.ErrLimit
 
 // ReadLimited reads r whole, up to limit bytes; more is an error matching
 // [ErrInputLimit] that names the limit, read no further than one byte past it
 // (so a file that never ends, such as /dev/zero, costs limit bytes, not
 // forever).
-func ReadLimited(r io.Reader, limit int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrInputLimit, limit)
-	}
-	return b, nil
-}
+func ReadLimited(r io.Reader, limit int64) ([]byte, error) { return inputfile.ReadLimited(r, limit) }

@@ -5,13 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/predicate/specfmt"
 )
@@ -290,12 +290,20 @@ type verdictScope struct {
 	allowed map[string]bool
 }
 
-// Load reads and parses the policy file at name (see Parse). Errors match
-// ErrPolicy.
+// MaxPolicyFile is the most bytes of a policy file read (a real policy is a
+// few KiB; more is refused as unreadable).
+const MaxPolicyFile = 1 << 20
+
+// Load reads and parses the policy file at name (see Parse), up to
+// MaxPolicyFile bytes. Errors match ErrPolicy.
 func Load(name string) (*Policy, error) {
-	b, err := os.ReadFile(name)
+	b, err := inputfile.Read(name, MaxPolicyFile)
 	if err != nil {
-		return nil, &Error{File: name, Msg: "cannot read: " + errors.Unwrap(err).Error()}
+		msg := err.Error()
+		if u := errors.Unwrap(err); u != nil {
+			msg = u.Error()
+		}
+		return nil, &Error{File: name, Msg: "cannot read: " + msg}
 	}
 	return Parse(b, name)
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/internal/userpath"
 	"github.com/taskproof/taskproof/keys"
 )
@@ -221,7 +222,7 @@ func looksLikeSSHKey(v string, config GitConfig) bool {
 	if err != nil {
 		return false
 	}
-	data, err := os.ReadFile(p)
+	data, err := inputfile.Read(p, MaxKeyFile)
 	if err != nil {
 		return false
 	}
@@ -239,7 +240,7 @@ func givenSigner(choice Choice, ref string, config GitConfig) (Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading signing key %s: %w", ref, err)
 	}
-	data, readErr := os.ReadFile(path)
+	data, readErr := inputfile.Read(path, MaxKeyFile)
 	if readErr != nil {
 		if errors.Is(readErr, os.ErrNotExist) && (kind == "" || kind == KindOpenPGP) && !looksLikePath(ref) {
 			// Not a file: a key ID, fingerprint or user ID in gpg's keyring,
@@ -322,7 +323,7 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 		}
 		return s, nil
 	}
-	data, err := os.ReadFile(ref)
+	data, err := inputfile.Read(ref, MaxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading ssh signing key (%s): %w", from, err)
 	}
@@ -341,7 +342,7 @@ func loadSSH(ref, from string, passphrase []byte) (Signer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s %s is a public key and %w; there is no private key beside it (the path without .pub or -cert.pub): ssh-add the key or name the private key file", from, ref, agentErr)
 	}
-	privData, err := os.ReadFile(private)
+	privData, err := inputfile.Read(private, MaxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s is a public key and %w; the private key beside it cannot be read: %v", from, ref, agentErr, err)
 	}
@@ -407,7 +408,7 @@ func certWindow(ref string, pub ssh.PublicKey, now time.Time) error {
 
 // loadOpenPGPFile reads an armored or binary OpenPGP secret key file.
 func loadOpenPGPFile(path string, passphrase []byte) (Signer, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 	}

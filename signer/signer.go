@@ -4,14 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	ssldsse "github.com/secure-systems-lab/go-securesystemslib/dsse"
 
 	"github.com/taskproof/taskproof/dsse"
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/keys"
 )
+
+// MaxKeyFile is the most bytes of a key file read (a private key, a public
+// key beside it, an OpenPGP secret key); a larger one, or one that does not
+// end, is refused.
+const MaxKeyFile = 1 << 20
 
 // Kind names a signer kind ([keys.Kind]).
 type Kind = keys.Kind
@@ -120,7 +125,7 @@ func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 		if strings.HasPrefix(keyRef, "key::") || strings.HasPrefix(keyRef, "SHA256:") {
 			return newSSHAgent(keyRef)
 		}
-		data, err := os.ReadFile(keyRef)
+		data, err := inputfile.Read(keyRef, MaxKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("loading ssh signing key: %w", err)
 		}
@@ -129,13 +134,13 @@ func Load(kind Kind, keyRef string, passphrase []byte) (Signer, error) {
 		}
 		return newSSHSignerFromBytes(data, keyRef, passphrase)
 	case KindOpenPGP:
-		data, err := os.ReadFile(keyRef)
+		data, err := inputfile.Read(keyRef, MaxKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("loading openpgp signing key: %w", err)
 		}
 		return newOpenPGP(data, passphrase)
 	case KindRaw:
-		data, err := os.ReadFile(keyRef)
+		data, err := inputfile.Read(keyRef, MaxKeyFile)
 		if err != nil {
 			return nil, fmt.Errorf("loading raw signing key: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/keys"
 )
 
@@ -43,7 +44,7 @@ func sshSign(signer ssh.Signer, message []byte) ([]byte, error) {
 // [ErrPassphraseRequired], a wrong one [ErrBadPassphrase]. The keyid is the key's
 // "SHA256:<unpadded base64>" fingerprint.
 func NewSSH(keyFile string, passphrase []byte) (Signer, error) {
-	data, err := os.ReadFile(keyFile)
+	data, err := inputfile.Read(keyFile, MaxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("loading ssh signing key: %w", err)
 	}
@@ -122,7 +123,7 @@ func newSSHAgent(pubKeyOrFingerprint string) (Signer, error) {
 		data := []byte(strings.TrimPrefix(ref, "key::"))
 		pub, _, _, _, err := ssh.ParseAuthorizedKey(data)
 		if err != nil {
-			file, ferr := os.ReadFile(ref)
+			file, ferr := inputfile.Read(ref, MaxKeyFile)
 			if ferr != nil {
 				return nil, fmt.Errorf("selecting ssh-agent key %q: not a fingerprint, public key or readable file: %w", ref, ferr)
 			}

@@ -3,7 +3,6 @@ package trust
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
@@ -12,6 +11,7 @@ import (
 	sgverify "github.com/sigstore/sigstore-go/pkg/verify"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/internal/panics"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/noteline"
@@ -164,7 +164,7 @@ func WithSigstore(st *SigstoreTrust) Option {
 // trusted_root.json of a TUF repository, `cosign trusted-root create` output).
 // Errors match [ErrTrust].
 func LoadTrustedRoot(path string) (*root.TrustedRoot, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.Read(path, MaxTrustFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading trusted root: %v", ErrTrust, err)
 	}

@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/ProtonMail/go-crypto/openpgp"
 	"github.com/ProtonMail/go-crypto/openpgp/armor"
 
+	"github.com/taskproof/taskproof/internal/inputfile"
 	"github.com/taskproof/taskproof/keys"
 	"github.com/taskproof/taskproof/trust/internal/openpgpkeys"
 )
@@ -155,11 +155,16 @@ func LoadKeyring(path string) (*Keyring, error) {
 	return readTrustFile(path, "keyring", ParseKeyring)
 }
 
+// MaxTrustFile is the most bytes of a trust input file read (an allowed
+// signers file, a keyring, a key, a trusted root); a larger one, or one that
+// does not end, is refused.
+const MaxTrustFile = 16 << 20
+
 // readTrustFile reads the trust input file at path and parses it; what names
 // the input in errors ("keyring", "key").
 func readTrustFile[T any](path, what string, parse func([]byte) (T, error)) (T, error) {
 	var zero T
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxTrustFile)
 	if err != nil {
 		return zero, fmt.Errorf("%w: reading %s: %v", ErrTrust, what, err)
 	}

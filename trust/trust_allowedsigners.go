@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/taskproof/taskproof/internal/inputfile"
 )
 
 // AllowedSigner is one entry of an allowed signers file (ssh-keygen(1) "ALLOWED
@@ -68,7 +69,7 @@ func (e *AllowedSignersError) Is(target error) bool { return target == ErrTrust 
 // LoadAllowedSigners reads and parses the allowed signers file at path (see
 // [ParseAllowedSigners]). Read failures match [ErrTrust].
 func LoadAllowedSigners(path string) (*AllowedSigners, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, MaxTrustFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: reading allowed signers: %v", ErrTrust, err)
 	}

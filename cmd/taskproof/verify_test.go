@@ -351,6 +351,25 @@ func TestVerifyCLI(t *testing.T) {
 		}
 		r.run(t, 4, append([]string{"verify", r.t2, "--notes-ref", "refs/notes/absent"}, trust...)...)
 	})
+	// A trust file that never ends is refused at its limit, quickly; one
+	// that can be read only once (a pipe) is read once, though both the
+	// notes merge's preference and the verifier load the trust.
+	t.Run("trust file from a device or a pipe", func(t *testing.T) {
+		_, errOut := r.run(t, 3, "verify", "--branch", "--allowed-signers", "/dev/zero")
+		if !strings.Contains(errOut, "over its size limit") {
+			t.Errorf("stderr: %s", errOut)
+		}
+		r.run(t, 3, "verify", "--branch", "--allowed-signers", r.allowed, "--policy", "/dev/zero")
+		signers, err := os.ReadFile(r.allowed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(r.bin, "verify", r.t2, "--allowed-signers", "/dev/stdin")
+		cmd.Dir, cmd.Env, cmd.Stdin = r.dir, testenv.GitEnv(), bytes.NewReader(signers)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("allowed signers piped on stdin: %v\n%s", err, out)
+		}
+	})
 	// A notes ref is named as `git notes --ref` names it; a branch is no
 	// notes ref (read as one, its tree would hold no notes).
 	t.Run("notes ref outside refs/notes", func(t *testing.T) {

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
-
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/inputfile"
 )
 
 func newHookCmd() *cobra.Command {
@@ -55,7 +55,7 @@ func runPrepareCommitMsg(ctx context.Context, c *cobra.Command, args []string) e
 	if len(tasks) == 0 {
 		return nil
 	}
-	msg, err := os.ReadFile(args[0])
+	msg, err := inputfile.Read(args[0], 16<<20) // git's own message file
 	if err != nil {
 		return cmdutil.WithCode(cmdutil.ExitUsage, fmt.Errorf("reading the commit message: %w", err))
 	}

@@ -10,17 +10,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
-	"github.com/taskproof/taskproof/internal/printable"
-
-	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
-
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/taskproof/taskproof/attest"
+	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
+	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
 	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/inputfile"
+	"github.com/taskproof/taskproof/internal/printable"
 	"github.com/taskproof/taskproof/policy"
 	"github.com/taskproof/taskproof/predicate"
 	"github.com/taskproof/taskproof/signer"
@@ -110,7 +109,7 @@ func (f *signerFlags) sigstoreSigner(ctx context.Context) ([]signer.Signer, erro
 		}
 		token = strings.TrimSpace(v)
 	case f.tokenFile != "":
-		b, err := os.ReadFile(f.tokenFile)
+		b, err := inputfile.Read(f.tokenFile, 1<<20) // a token is a few KiB
 		if err != nil {
 			return nil, cmdutil.WithCode(cmdutil.ExitTrust, fmt.Errorf("--identity-token-file: %w", err))
 		}
