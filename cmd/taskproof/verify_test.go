@@ -370,6 +370,24 @@ func TestVerifyCLI(t *testing.T) {
 			t.Errorf("allowed signers piped on stdin: %v\n%s", err, out)
 		}
 	})
+	// -C DIR runs as if started in DIR (git's -C): relative paths on the
+	// command line are DIR's.
+	t.Run("-C makes relative paths the directory's", func(t *testing.T) {
+		rel, err := filepath.Rel(r.dir, r.allowed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent := filepath.Dir(r.dir)
+		vfRunIn(t, r.bin, parent, 0, "-C", filepath.Base(r.dir), "verify", r.t2, "--allowed-signers", rel, "--json-report", "c-report.json")
+		if _, err := os.Stat(filepath.Join(r.dir, "c-report.json")); err != nil {
+			t.Errorf("--json-report under -C: %v", err)
+		}
+		os.Remove(filepath.Join(r.dir, "c-report.json"))
+		_, errOut := vfRunIn(t, r.bin, parent, 4, "-C", "no-such-dir", "verify", "--branch")
+		if !strings.Contains(errOut, "cannot change to no-such-dir") {
+			t.Errorf("stderr: %s", errOut)
+		}
+	})
 	// A notes ref is named as `git notes --ref` names it; a branch is no
 	// notes ref (read as one, its tree would hold no notes).
 	t.Run("notes ref outside refs/notes", func(t *testing.T) {

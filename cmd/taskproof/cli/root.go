@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"github.com/taskproof/taskproof/attest"
@@ -8,6 +12,7 @@ import (
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/notescmd"
 	"github.com/taskproof/taskproof/cmd/taskproof/cli/options"
 	"github.com/taskproof/taskproof/cmd/taskproof/internal/cmdutil"
+	"github.com/taskproof/taskproof/gitref"
 )
 
 // New builds taskproof's command tree: the root command and every command
@@ -27,6 +32,19 @@ envelope, stored as a git note under refs/notes/speccoder, and merge gates verif
   taskproof completion bash > /etc/bash_completion.d/taskproof`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// -C DIR is git's: taskproof runs as if started in DIR, so a
+		// relative path on the command line (a trust file, --json-report)
+		// is relative to DIR, as `git -C DIR` reads its arguments.
+		PersistentPreRunE: func(c *cobra.Command, _ []string) error {
+			dir, _ := c.Flags().GetString("repo")
+			if dir == "" || dir == "." {
+				return nil
+			}
+			if err := os.Chdir(dir); err != nil {
+				return fmt.Errorf("%w: cannot change to %s: %v", gitref.ErrNotRepository, dir, errors.Unwrap(err))
+			}
+			return c.Flags().Set("repo", ".")
+		},
 	}
 	// The commands read them through cmdutil.OpenRepo.
 	new(options.RepoOptions).AddFlags(root)
