@@ -55,8 +55,9 @@ func TestBadNumericFlagValues(t *testing.T) {
 }
 
 // pathFlags are the flags of taskproof's commands (command path, flag) whose
-// value names a file, a directory, a key or REV:PATH, by the value's name in
-// their help, as the commands' help shows it.
+// value names a file, a directory, a key, REV:PATH, a revision, a ref, a
+// remote, a name or a time, by the value's name in their help, as the
+// commands' help shows it.
 func pathFlags(t *testing.T) [][2]string {
 	t.Helper()
 	var out [][2]string
@@ -64,7 +65,7 @@ func pathFlags(t *testing.T) [][2]string {
 	walk = func(c *cobra.Command) {
 		if c.Runnable() && !c.HasSubCommands() {
 			c.LocalFlags().VisitAll(func(f *pflag.Flag) {
-				if name, _ := pflag.UnquoteUsage(f); slices.Contains([]string{"FILE", "FILES", "DIR", "KEY", "REV:PATH"}, name) && f.Name != "repo" {
+				if name, _ := pflag.UnquoteUsage(f); slices.Contains([]string{"FILE", "FILES", "DIR", "KEY", "REV:PATH", "REV", "REF", "REMOTE", "NAME", "TIME", "DATE"}, name) && f.Name != "repo" {
 					out = append(out, [2]string{c.CommandPath(), f.Name})
 				}
 			})
@@ -94,7 +95,8 @@ func TestEmptyPathFlags(t *testing.T) {
 		"taskproof verify --keyring", "taskproof verify --key", "taskproof verify --trusted-root", "taskproof verify --policy", "taskproof verify --policy-rev",
 		"taskproof ticks --policy", "taskproof attest tick --evidence", "taskproof attest tick --red-output", "taskproof attest tick --unit",
 		"taskproof attest tick --test-files", "taskproof attest tick --key", "taskproof attest tick --identity-token-file", "taskproof attest decide --unit",
-		"taskproof attest carry --allowed-signers", "taskproof attest carry --trusted-key", "taskproof notes fetch --keyring"} {
+		"taskproof attest carry --allowed-signers", "taskproof attest carry --trusted-key", "taskproof notes fetch --keyring",
+		"taskproof verify --base", "taskproof verify --at", "taskproof audit --since", "taskproof init --remote", "taskproof attest decide --by"} {
 		if !have[want] {
 			t.Errorf("%s is not among the path flags %v", want, flags)
 		}
@@ -127,6 +129,10 @@ func TestEmptyPathFlags(t *testing.T) {
 		if res := usageResult(t, stdout); code != 2 || !strings.Contains(res.Error.Message, `"--json-report" flag: empty FILE`) {
 			t.Errorf("taskproof %q: exit %d, %+v", args, code, res)
 		}
+	}
+	// --notes-ref, every command's, the same.
+	if _, stderr, code := r.taskproof(t, nil, "--notes-ref", "", "ticks"); code != 2 || !strings.Contains(stderr, `"--notes-ref" flag: empty REF`) {
+		t.Errorf("--notes-ref \"\": exit %d\n%s", code, stderr)
 	}
 	// -C "" is git's: the directory stays the current one.
 	if stdout, stderr, code := r.taskproof(t, nil, "-C", "", "ticks", "--format", "json"); code != 0 || !strings.Contains(stdout, "T003") {

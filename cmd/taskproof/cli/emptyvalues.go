@@ -11,13 +11,14 @@ import (
 )
 
 // pathValues are the value names (a flag's `NAME` in its help) of the flags
-// that name a file, a directory, a key or a file in git: an empty value
-// names none of them. It is a typo or an unset variable
-// (`--json-report "$REPORT"`), and taken as the flag left out it would
-// change what is read or written without a word (no --allowed-signers is
-// git's gpg.ssh.allowedSignersFile), so it is refused as the flag is parsed
-// (exit 2), as cosign and gh refuse an empty path.
-var pathValues = []string{"FILE", "FILES", "DIR", "KEY", "REV:PATH"}
+// that name a file, a directory, a key or a file in git, a revision, a ref,
+// a remote or a time: an empty value names none of them. It is a typo or an
+// unset variable (`--json-report "$REPORT"`, `--base "$BASE"`), and taken as
+// the flag left out it would change what is read, written or judged without
+// a word (no --allowed-signers is git's gpg.ssh.allowedSignersFile, no --base
+// the default base), so it is refused as the flag is parsed (exit 2), as
+// cosign and gh refuse an empty path.
+var pathValues = []string{"FILE", "FILES", "DIR", "KEY", "REV:PATH", "REV", "REF", "REMOTE", "NAME", "TIME", "DATE"}
 
 // emptyAllowed are the path flags an empty value is meaningful for: --repo
 // (-C) follows `git -C ""`, which leaves the directory unchanged.
