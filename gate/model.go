@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -456,15 +457,18 @@ type originResultKey struct {
 }
 
 // evidenceKiroParents is the Kiro parents of the model's Evidence: an origin of a Kiro
-// task without a statement of its own (ticked_without_evidence) is
+// task without a statement of its own (ticked_without_evidence, or
+// commit_unreachable: another commit's note has one) is
 // evidenced, Via naming its descendants at the origin, when the task has
 // descendants in its tasks file at the origin (the tasks whose chain of
 // parents reaches it, specfmt.Task.Parent; its ID naming one line there),
-// every descendant there is checked there, and every descendant there or in
-// the file at head of a line head holds from this origin is checked at head,
-// with origins all in the range and each evidenced (by its statement, or by
-// this rule: the pass repeats until nothing changes). Files that cannot be
-// read leave the origin failing.
+// every descendant there is checked there, every descendant it had open in
+// an earlier version of that file is still one (keepsOpenDescendants), and
+// every descendant there or in the file at head of a line head holds from
+// this origin is checked at head, with origins all in the range, each a
+// tick of it as the task's descendant (descendantAt) and each evidenced (by
+// its statement, or by this rule: the pass repeats until nothing changes).
+// Files that cannot be read leave the origin failing.
 func (g *gate) evidenceKiroParents() {
 	rep := g.rep
 	byResult := map[originResultKey]*originAt{}
@@ -475,6 +479,7 @@ func (g *gate) evidenceKiroParents() {
 	for i, hl := range g.heads {
 		headAt[hl.task] = i
 	}
+	kept := map[originResultKey]bool{} // keepsOpenDescendants, asked once an origin
 	for changed := true; changed; {
 		changed = false
 		evidenced := map[*originAt]bool{}
@@ -500,7 +505,7 @@ func (g *gate) evidenceKiroParents() {
 			return true
 		}
 		rep.EachTick(func(t *verify.TickResult) {
-			if !t.Unit.Format.Kin(specfmt.Kiro) || t.Reason != verify.ReasonTickedWithoutEvidence {
+			if !t.Unit.Format.Kin(specfmt.Kiro) || (t.Reason != verify.ReasonTickedWithoutEvidence && t.Reason != verify.ReasonCommitUnreachable) {
 				return
 			}
 			oa := byResult[originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}]
@@ -525,20 +530,17 @@ func (g *gate) evidenceKiroParents() {
 				}
 				via = append(via, statement.SubjectName(t.Unit.Feature, d.ID))
 			}
-			// A descendant open at the first parent that the origin removes
-			// (or moves out from under the task) leaves work undone.
-			if ps, err := g.v.Repo.Commit(t.Commit); err == nil && len(ps.Parents) > 0 {
-				if before, err := g.v.TasksAt(ps.Parents[0], g.lin.FirstParentPath(t.Commit, t.Path), t.Unit); err == nil {
-					at := map[string]bool{}
-					for _, d := range descAt {
-						at[d.ID] = true
-					}
-					for _, d := range descendants(before.Tasks, t.TaskID) {
-						if !d.Ticked() && !at[d.ID] {
-							return
-						}
-					}
-				}
+			// A descendant open in an earlier version of the file that the
+			// origin's comes from, in the range or where it enters it, is
+			// still a descendant here: work the parent had open is done.
+			kk := originResultKey{t.Commit, t.Path, t.TaskID, t.LineHash}
+			keeps, ok := kept[kk]
+			if !ok {
+				keeps = g.keepsOpenDescendants(t.Commit, t.Path, t.TaskID, descAt)
+				kept[kk] = keeps
+			}
+			if !keeps {
+				return
 			}
 			for _, i := range oa.heads {
 				hl := g.heads[i]
@@ -555,9 +557,21 @@ func (g *gate) evidenceKiroParents() {
 					if !ok || !headEvidenced(j) {
 						return
 					}
+					// A sub-task vouches only for the parent it was ticked
+					// under: one ticked under another and moved here is
+					// that other's work.
+					for _, do := range g.heads[j].origins {
+						if !g.descendantAt(do.commit, do.task.Path, t.TaskID, d.ID) {
+							return
+						}
+					}
 				}
 			}
-			t.Status, t.Reason, t.Failing, t.Via = verify.StatusEvidenced, "", false, via
+			if t.Reason == verify.ReasonCommitUnreachable {
+				// Another commit's statement is not what evidences it.
+				t.SameTreeAs, t.Evidence, t.EvidenceOn = "", t.Commit, nil
+			}
+			t.Status, t.Reason, t.Failing, t.Via, t.HintKey = verify.StatusEvidenced, "", false, via, ""
 			t.Message = fmt.Sprintf("a parent task, evidenced through its sub-tasks %s", strings.Join(via, ", "))
 			changed = true
 		})
@@ -577,4 +591,78 @@ func descendants(tasks []specfmt.Task, id string) []specfmt.Task {
 		}
 	}
 	return out
+}
+
+// keepsOpenDescendants reports whether every descendant of task id open in
+// an earlier version of the tasks file commit has at path — at each commit
+// of the range the file comes through on its way to commit, and at each
+// commit outside the range where it comes in (model: Lineage) — is among
+// desc, the task's descendants at commit. A version that cannot be read
+// answers false.
+func (g *gate) keepsOpenDescendants(commit gitref.Hash, path, id string, desc []specfmt.Task) bool {
+	at := make(map[string]bool, len(desc))
+	for _, d := range desc {
+		at[d.ID] = true
+	}
+	type version struct {
+		commit gitref.Hash
+		path   string
+	}
+	seen := map[version]bool{}
+	todo := []lineage.Earlier{{Commit: commit, Path: path, InRange: true}}
+	for len(todo) > 0 {
+		e := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if e.Commit != commit {
+			u, kind := g.layouts.Classify(e.Path)
+			if kind != specfmt.UnitTasksFile {
+				continue // no unit's file: lineage does not follow it
+			}
+			tf, err := g.v.TasksAt(e.Commit, e.Path, u)
+			if errors.Is(err, gitref.ErrNotFound) {
+				continue // new at the commit after: no earlier version
+			}
+			if err != nil {
+				return false
+			}
+			for _, d := range descendants(tf.Tasks, id) {
+				if !d.Ticked() && !at[d.ID] {
+					return false
+				}
+			}
+		}
+		if !e.InRange {
+			continue
+		}
+		ps, err := g.lin.ParentPaths(e.Commit, e.Path)
+		if err != nil {
+			return false
+		}
+		for _, p := range ps {
+			if v := (version{p.Commit, p.Path}); !seen[v] {
+				seen[v] = true
+				todo = append(todo, p)
+			}
+		}
+	}
+	return true
+}
+
+// descendantAt reports whether the task sub is a descendant of task id in
+// the tasks file commit has at path.
+func (g *gate) descendantAt(commit gitref.Hash, path, id, sub string) bool {
+	u, kind := g.layouts.Classify(path)
+	if kind != specfmt.UnitTasksFile {
+		return false
+	}
+	tf, err := g.v.TasksAt(commit, path, u)
+	if err != nil {
+		return false
+	}
+	for _, d := range descendants(tf.Tasks, id) {
+		if d.ID == sub {
+			return true
+		}
+	}
+	return false
 }

@@ -454,23 +454,42 @@ func (h *History) diffAt(c int32, s int) *diff {
 	return h.sides[[2]int32{c, int32(s)}]
 }
 
-// FirstParentPath is the path, at its first parent, of the tasks file a
-// commit of the range has at path: path itself, or where a move the commit
-// makes against its first parent brings the file from. (A file new at the
-// commit is at no path of the parent: reading path there finds nothing.)
-func (h *History) FirstParentPath(commit gitref.Hash, path string) string {
+// Earlier is a parent's version of a commit's tasks file: the parent, the
+// file's path there, and whether the parent is a commit of the range.
+type Earlier struct {
+	Commit  gitref.Hash
+	Path    string
+	InRange bool
+}
+
+// ParentPaths is where the tasks file a commit of the range has at path
+// comes from at each parent the commit is compared with (model: Range and
+// Lineage): path itself, or where a move the commit makes against that
+// parent brings the file from. A file new at the commit is at no path of
+// the parent: reading path there finds nothing.
+func (h *History) ParentPaths(commit gitref.Hash, path string) ([]Earlier, error) {
 	c, ok := h.at[commit]
 	if !ok {
-		return path
+		return nil, nil
 	}
-	if d := h.first[c]; d != nil {
-		if p, ok := h.strID[path]; ok {
-			if from, ok := d.from[p]; ok {
-				return h.strs[from]
+	slots, err := h.considered(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Earlier, 0, len(slots))
+	for _, s := range slots {
+		e := Earlier{Commit: h.parents[c][s], Path: path}
+		if d := h.diffAt(c, s); d != nil {
+			if p, ok := h.strID[path]; ok {
+				if from, ok := d.from[p]; ok {
+					e.Path = h.strs[from]
+				}
 			}
 		}
+		_, e.InRange = h.at[e.Commit]
+		out = append(out, e)
 	}
-	return path
+	return out, nil
 }
 
 // IsTick reports whether a commit of the range is where the task t it holds

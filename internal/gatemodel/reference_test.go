@@ -585,8 +585,7 @@ func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey
 	if f.unit.Format != specfmt.Kiro {
 		return false
 	}
-	at := r.parse(f)
-	descAt := descendants(at, k.id)
+	descAt := descendants(r.parse(f), k.id)
 	if len(descAt) == 0 {
 		return false
 	}
@@ -600,18 +599,17 @@ func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey
 			return false
 		}
 	}
-	// Each descendant open in the file at o's first parent (the file o's
-	// comes from) is still a descendant at o.
-	if ps := r.parents[o.commit]; len(ps) > 0 {
-		if from, ok := r.comesFrom(o.commit, ps[0], o.path); ok {
-			at := map[string]bool{}
-			for _, d := range descAt {
-				at[d.key.id] = true
-			}
-			for _, d := range descendants(r.parse(r.tasksFiles(ps[0])[from]), k.id) {
-				if !d.checked && !at[d.key.id] {
-					return false
-				}
+	// Each descendant open in an earlier version of the file o's comes
+	// from (through the range, and where it comes into it) is still a
+	// descendant at o.
+	at := map[string]bool{}
+	for _, d := range descAt {
+		at[d.key.id] = true
+	}
+	for _, v := range r.earlier(o.commit, o.path) {
+		for _, d := range descendants(r.parse(r.tasksFiles(v[0])[v[1]]), k.id) {
+			if !d.checked && !at[d.key.id] {
+				return false
 			}
 		}
 	}
@@ -633,9 +631,43 @@ func (r *reference) evidenced(head string, o refPoint, headPath string, k refKey
 			if !p.origin || p.kind != "tick" || !r.evidenced(head, p, headPath, h.key, h.line) {
 				return false
 			}
+			// It vouches only if it was ticked as the task's descendant.
+			under := false
+			for _, x := range descendants(r.parse(r.tasksFiles(p.commit)[p.path]), k.id) {
+				under = under || x.key.id == h.key.id
+			}
+			if !under {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// earlier lists the earlier versions of the tasks file commit c has at
+// path, as [commit, path]: the files it comes from (model: Lineage) at the
+// parents c is compared with, and theirs in turn through the range, and at
+// the commits outside the range where it comes in.
+func (r *reference) earlier(c, path string) [][2]string {
+	var out [][2]string
+	seen := map[[2]string]bool{}
+	var walk func(c, path string)
+	walk = func(c, path string) {
+		for _, p := range r.considered(c) {
+			from, ok := r.comesFrom(c, p, path)
+			v := [2]string{p, from}
+			if !ok || seen[v] {
+				continue
+			}
+			seen[v] = true
+			out = append(out, v)
+			if r.inR[p] {
+				walk(p, from)
+			}
+		}
+	}
+	walk(c, path)
+	return out
 }
 
 // descendants are the tasks of p whose chain of parents reaches the task
