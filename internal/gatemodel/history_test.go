@@ -100,13 +100,18 @@ type gCommit struct {
 
 // gen builds one random history.
 type gen struct {
-	rnd     *rand.Rand
-	honest  bool
-	commits []*gCommit
-	log     []string // what was done, for a failure's message
-	nextID  int
-	nextUID int
-	main    *gCommit // main's tip, once built
+	rnd    *rand.Rand
+	honest bool
+	// kiroParents: an honest history but for Kiro parents, never attested
+	// (Kiro attests the sub-task it worked on), and sub-tasks moved under
+	// another parent checked or open: the parents' credit through their
+	// descendants decides the verdict.
+	kiroParents bool
+	commits     []*gCommit
+	log         []string // what was done, for a failure's message
+	nextID      int
+	nextUID     int
+	main        *gCommit // main's tip, once built
 	// used are the paths any commit has had a tasks file at: an honest
 	// history moves a unit to a new name only.
 	used map[string]bool
@@ -196,6 +201,52 @@ func (g *gen) lines(st *gState, want func(gLine) bool) []lineRef {
 	return out
 }
 
+// parentAbove is the index of the Kiro top-level task above line i (-1:
+// none).
+func parentAbove(f *gFile, i int) int {
+	for j := i - 1; j >= 0; j-- {
+		if !strings.Contains(f.lines[j].id, ".") {
+			return j
+		}
+	}
+	return -1
+}
+
+// tickDoneParents ticks, now and then, the open Kiro parents whose
+// sub-tasks are all checked, and names them.
+func (g *gen) tickDoneParents(st *gState) []string {
+	var names []string
+	for _, p := range st.paths() {
+		f := st.files[p]
+		if !f.kiro {
+			continue
+		}
+		for i, l := range f.lines {
+			if !strings.Contains(l.id, ".") && open(l) && allChecked(f, i) && g.chance(0.7) {
+				f.lines[i].box = 'x'
+				names = append(names, p+" "+l.id)
+			}
+		}
+	}
+	return names
+}
+
+// allChecked tells whether the lines below the top-level task at p, up
+// to the next one, are all checked (and there is one).
+func allChecked(f *gFile, p int) bool {
+	n := 0
+	for _, l := range f.lines[p+1:] {
+		if !strings.Contains(l.id, ".") {
+			break
+		}
+		if !checked(l) {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
 func open(l gLine) bool    { return l.box == ' ' }
 func checked(l gLine) bool { return l.box == 'x' }
 
@@ -203,9 +254,18 @@ func checked(l gLine) bool { return l.box == 'x' }
 func (g *gen) step(c *gCommit) *gCommit {
 	st := c.state.clone()
 	var msg string
-	switch r := g.pick(100); {
+	r := g.pick(100)
+	if g.kiroParents && g.chance(0.2) {
+		r = 55 // a sub-task moved or dropped
+	}
+	switch {
 	case r < 30:
-		ls := g.lines(st, open)
+		want := open
+		if g.kiroParents && g.chance(0.7) {
+			// Kiro's flow: its sub-tasks ticked one by one.
+			want = func(l gLine) bool { return open(l) && strings.Contains(l.id, ".") }
+		}
+		ls := g.lines(st, want)
 		if len(ls) == 0 {
 			return g.codeChange(c)
 		}
@@ -217,6 +277,16 @@ func (g *gen) step(c *gCommit) *gCommit {
 			ls = append(ls[:i], ls[i+1:]...)
 			st.files[l.path].lines[l.i].box = 'x'
 			names = append(names, l.path+" "+st.files[l.path].lines[l.i].id)
+			// Kiro's flow: the parent ticked with its last sub-task.
+			if f := st.files[l.path]; f.kiro && g.chance(0.6) {
+				if p := parentAbove(f, l.i); p >= 0 && open(f.lines[p]) && allChecked(f, p) {
+					f.lines[p].box = 'x'
+					names = append(names, l.path+" "+f.lines[p].id)
+				}
+			}
+		}
+		if g.kiroParents && g.chance(0.5) {
+			names = append(names, g.tickDoneParents(st)...)
 		}
 		st.code = fmt.Sprintf("code %d", g.pick(1000))
 		msg = "tick " + strings.Join(names, ", ")
@@ -263,6 +333,51 @@ func (g *gen) step(c *gCommit) *gCommit {
 		ln := &st.files[l.path].lines[l.i]
 		ln.indent = 6 - ln.indent // 2 ↔ 4
 		msg = "re-indent " + l.path + " " + ln.id
+	case r < 58:
+		// A Kiro sub-task moved under another parent of its file, its ID
+		// kept (checked ones too, but in an honest history), or an open one
+		// deleted.
+		ls := g.lines(st, func(l gLine) bool { return strings.Contains(l.id, ".") && (!g.honest || g.kiroParents || open(l)) })
+		var kiro []lineRef
+		for _, l := range ls {
+			if st.files[l.path].kiro {
+				kiro = append(kiro, l)
+			}
+		}
+		if len(kiro) == 0 {
+			return g.codeChange(c)
+		}
+		l := kiro[g.pick(len(kiro))]
+		f := st.files[l.path]
+		ln := f.lines[l.i]
+		if open(ln) && g.chance(0.4) {
+			f.lines = slices.Delete(f.lines, l.i, l.i+1)
+			msg = "delete the open sub-task " + l.path + " " + ln.id
+			break
+		}
+		var to []int
+		for i, x := range f.lines {
+			if !strings.Contains(x.id, ".") && i != parentAbove(f, l.i) {
+				to = append(to, i)
+			}
+		}
+		if len(to) == 0 {
+			return g.codeChange(c)
+		}
+		at := to[g.pick(len(to))]
+		f.lines = slices.Delete(f.lines, l.i, l.i+1)
+		if at > l.i {
+			at--
+		}
+		ln.indent = 2
+		f.lines = slices.Insert(f.lines, at+1, ln)
+		msg = "move the sub-task " + l.path + " " + ln.id + " under " + f.lines[at].id
+		if g.chance(0.5) {
+			// The parent it lands under, done but for it, ticked with it.
+			if names := g.tickDoneParents(st); len(names) > 0 {
+				msg += ", tick " + strings.Join(names, ", ")
+			}
+		}
 	case r < 60:
 		return g.codeChange(c)
 	case r < 68:
@@ -606,7 +721,7 @@ func (g *gen) build() (base, head *gCommit) {
 	if g.chance(0.5) {
 		st.files["specs/002-beta/tasks.md"] = g.speckitFile()
 	}
-	if g.chance(0.6) {
+	if g.kiroParents || g.chance(0.6) {
 		st.files[".kiro/specs/orders/tasks.md"] = g.kiroFile()
 	}
 	main := g.commit("plan", st)
