@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -146,6 +147,10 @@ func (v *verifier) branch(base, head gitref.Hash, opts verify.GateOptions, spool
 // gate is one run of the merge gate over a range (Branch): the walk's ticks
 // and what judging them in order needs.
 type gate struct {
+	// openAt and openOf are the tasks files' open tasks by ancestor, by
+	// version and by content (openDescendantsAt).
+	openAt  map[tasksVersion]openIndex
+	openOf  map[[sha256.Size]byte]openIndex
 	v       *verifier
 	head    gitref.Hash
 	opts    verify.GateOptions

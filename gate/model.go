@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -480,6 +481,7 @@ func (g *gate) evidenceKiroParents() {
 		headAt[hl.task] = i
 	}
 	kept := map[originResultKey]bool{} // keepsOpenDescendants, asked once an origin
+	g.openAt, g.openOf = map[tasksVersion]openIndex{}, map[[sha256.Size]byte]openIndex{}
 	for changed := true; changed; {
 		changed = false
 		evidenced := map[*originAt]bool{}
@@ -604,29 +606,21 @@ func (g *gate) keepsOpenDescendants(commit gitref.Hash, path, id string, desc []
 	for _, d := range desc {
 		at[d.ID] = true
 	}
-	type version struct {
-		commit gitref.Hash
-		path   string
-	}
-	seen := map[version]bool{}
+	seen := map[tasksVersion]bool{}
 	todo := []lineage.Earlier{{Commit: commit, Path: path, InRange: true}}
 	for len(todo) > 0 {
 		e := todo[len(todo)-1]
 		todo = todo[:len(todo)-1]
 		if e.Commit != commit {
-			u, kind := g.layouts.Classify(e.Path)
-			if kind != specfmt.UnitTasksFile {
-				continue // no unit's file: lineage does not follow it
-			}
-			tf, err := g.v.TasksAt(e.Commit, e.Path, u)
-			if errors.Is(err, gitref.ErrNotFound) {
-				continue // new at the commit after: no earlier version
-			}
-			if err != nil {
+			open, ok := g.openDescendantsAt(tasksVersion{e.Commit, e.Path})
+			if !ok {
 				return false
 			}
-			for _, d := range descendants(tf.Tasks, id) {
-				if !d.Ticked() && !at[d.ID] {
+			if open == nil {
+				continue // new at the commit after: no earlier version
+			}
+			for _, d := range open[id] {
+				if !at[d] {
 					return false
 				}
 			}
@@ -639,13 +633,81 @@ func (g *gate) keepsOpenDescendants(commit gitref.Hash, path, id string, desc []
 			return false
 		}
 		for _, p := range ps {
-			if v := (version{p.Commit, p.Path}); !seen[v] {
+			if v := (tasksVersion{p.Commit, p.Path}); !seen[v] {
 				seen[v] = true
 				todo = append(todo, p)
 			}
 		}
 	}
 	return true
+}
+
+// tasksVersion is a tasks file at a commit.
+type tasksVersion struct {
+	commit gitref.Hash
+	path   string
+}
+
+// openDescendantsAt indexes the open tasks of the tasks file at v under
+// each of their ancestors (a task ID → the IDs of its open descendants):
+// keepsOpenDescendants reads every version of a file for every parent, so
+// each version is read once and each content parsed once. nil with ok when
+// there is no file at v; not ok when it cannot be read.
+func (g *gate) openDescendantsAt(v tasksVersion) (map[string][]string, bool) {
+	if x, ok := g.openAt[v]; ok {
+		return x.open, x.ok
+	}
+	x := g.readOpenDescendants(v)
+	g.openAt[v] = x
+	return x.open, x.ok
+}
+
+// openIndex is openDescendantsAt's answer for a version.
+type openIndex struct {
+	open map[string][]string
+	ok   bool
+}
+
+func (g *gate) readOpenDescendants(v tasksVersion) openIndex {
+	u, kind := g.layouts.Classify(v.path)
+	if kind != specfmt.UnitTasksFile {
+		return openIndex{ok: true} // no unit's file: lineage does not follow it
+	}
+	b, err := g.v.Repo.File(v.commit, v.path)
+	if errors.Is(err, gitref.ErrNotFound) {
+		return openIndex{ok: true}
+	}
+	if err != nil {
+		return openIndex{}
+	}
+	sum := sha256.Sum256(b)
+	if x, ok := g.openOf[sum]; ok {
+		return x
+	}
+	tf, err := g.v.ParseTasksOnce(u, b)
+	if err != nil {
+		g.openOf[sum] = openIndex{}
+		return openIndex{}
+	}
+	first := make(map[string]string, len(tf.Tasks)) // an ID → its first line's parent
+	for _, t := range tf.Tasks {
+		if _, ok := first[t.ID]; !ok {
+			first[t.ID] = t.Parent
+		}
+	}
+	x := openIndex{open: map[string][]string{}, ok: true}
+	for _, t := range tf.Tasks {
+		if t.Ticked() {
+			continue
+		}
+		for p, steps := t.Parent, 0; p != "" && steps <= len(tf.Tasks); p, steps = first[p], steps+1 {
+			if p != t.ID {
+				x.open[p] = append(x.open[p], t.ID)
+			}
+		}
+	}
+	g.openOf[sum] = x
+	return x
 }
 
 // descendantAt reports whether the task sub is a descendant of task id in
