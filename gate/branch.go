@@ -151,6 +151,7 @@ type gate struct {
 	// version and by content (openDescendantsAt).
 	openAt  map[tasksVersion]openIndex
 	openOf  map[[sha256.Size]byte]openIndex
+	ids     map[string]string // task IDs, one copy each (intern)
 	v       *verifier
 	head    gitref.Hash
 	opts    verify.GateOptions

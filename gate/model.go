@@ -481,7 +481,7 @@ func (g *gate) evidenceKiroParents() {
 		headAt[hl.task] = i
 	}
 	kept := map[originResultKey]bool{} // keepsOpenDescendants, asked once an origin
-	g.openAt, g.openOf = map[tasksVersion]openIndex{}, map[[sha256.Size]byte]openIndex{}
+	g.openAt, g.openOf, g.ids = map[tasksVersion]openIndex{}, map[[sha256.Size]byte]openIndex{}, map[string]string{}
 	for changed := true; changed; {
 		changed = false
 		evidenced := map[*originAt]bool{}
@@ -662,6 +662,18 @@ func (g *gate) openDescendantsAt(v tasksVersion) (map[string][]string, bool) {
 	return x.open, x.ok
 }
 
+// intern returns the one copy of a task ID the indexes of every version
+// share: a substring of one version's parse would keep that version's
+// whole file alive, for every version of a long range.
+func (g *gate) intern(id string) string {
+	if s, ok := g.ids[id]; ok {
+		return s
+	}
+	s := strings.Clone(id)
+	g.ids[s] = s
+	return s
+}
+
 // openIndex is openDescendantsAt's answer for a version.
 type openIndex struct {
 	open map[string][]string
@@ -702,7 +714,8 @@ func (g *gate) readOpenDescendants(v tasksVersion) openIndex {
 		}
 		for p, steps := t.Parent, 0; p != "" && steps <= len(tf.Tasks); p, steps = first[p], steps+1 {
 			if p != t.ID {
-				x.open[p] = append(x.open[p], t.ID)
+				k := g.intern(p)
+				x.open[k] = append(x.open[k], g.intern(t.ID))
 			}
 		}
 	}
