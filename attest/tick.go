@@ -13,6 +13,7 @@ import (
 
 	"github.com/taskproof/taskproof/evidence"
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/errkind"
 	"github.com/taskproof/taskproof/internal/strictjson"
 	"github.com/taskproof/taskproof/noteline"
 	"github.com/taskproof/taskproof/notemerge"
@@ -350,13 +351,6 @@ func tickPredicate(repoFS fs.FS, t tick.Tick, task specfmt.Task, in predicate.In
 	return p, nil
 }
 
-// requestError is an [ErrRequest] whose message is its own: it names the
-// command line's flags, which is how a caller gets to write such a request.
-type requestError struct{ msg string }
-
-func (e *requestError) Error() string        { return e.msg }
-func (e *requestError) Is(target error) bool { return target == ErrRequest }
-
 // Check refuses a request whose parts contradict each other, or that leaves
 // the statements without what they need ([ErrRequest]): Force with
 // SkipAttested, a verdict [TickRequest.CheckVerdict] refuses, TestFiles
@@ -366,19 +360,19 @@ func (e *requestError) Is(target error) bool { return target == ErrRequest }
 // key; Tick itself checks the verdict alone ([TickRequest.CheckVerdict]).
 func (req TickRequest) Check() error {
 	if req.Force && req.SkipAttested {
-		return &requestError{"--force replaces the statements the note holds, --skip-attested keeps them: give one"}
+		return errkind.New(ErrRequest, "--force replaces the statements the note holds, --skip-attested keeps them: give one")
 	}
 	if err := req.CheckVerdict(); err != nil {
 		return err
 	}
 	if len(req.TestFiles) > 0 && len(req.Reports) == 0 {
-		return &requestError{"--test-files goes with --test-report green=FILE"}
+		return errkind.New(ErrRequest, "--test-files goes with --test-report green=FILE")
 	}
 	if req.Verdict == predicate.RegressionOnly && req.Regression == nil && req.Evidence == nil && len(req.Reports) == 0 {
-		return &requestError{"--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)"}
+		return errkind.New(ErrRequest, "--verdict regression_only needs --regression-reason (or a `regression` member in the --evidence file)")
 	}
 	if req.Regression != nil && req.Verdict != predicate.RegressionOnly && req.Verdict != "" {
-		return &requestError{"--regression-reason goes with --verdict regression_only"}
+		return errkind.New(ErrRequest, "--regression-reason goes with --verdict regression_only")
 	}
 	return nil
 }

@@ -6,18 +6,13 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/errkind"
 )
 
 // ErrArguments is matched by the error of [ResolvePairs] for FROM and TO
 // arguments of different kinds that are no squash either (a revision and a
 // range).
 var ErrArguments = errors.New("attest carry's FROM and TO are of different kinds")
-
-// argumentsError is an ErrArguments whose message is its own.
-type argumentsError struct{ msg string }
-
-func (e *argumentsError) Error() string        { return e.msg }
-func (e *argumentsError) Is(target error) bool { return target == ErrArguments }
 
 // IsSquash reports whether attest carry's FROM and TO are a range and one
 // revision: the range's commits squash-merged into that commit ([Squash]).
@@ -49,7 +44,7 @@ func ResolvePairs(repo *gitref.Repo, notes *gitref.NotesStore, from, to string) 
 		return &Plan{Pairs: []Pair{{From: f, To: t}}}, nil
 	}
 	if !fromRange || !toRange {
-		return nil, &argumentsError{fmt.Sprintf("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", from, to)}
+		return nil, errkind.New(ErrArguments, fmt.Sprintf("attest carry takes two revisions, two ranges (FROM-BASE..FROM-HEAD TO-BASE..TO-HEAD), or a range and the commit it was squashed into (BASE..HEAD SQUASH), not %q and %q", from, to))
 	}
 	fb, fh, err := repo.ResolveRange(from)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/taskproof/taskproof/gitref"
+	"github.com/taskproof/taskproof/internal/errkind"
 	"github.com/taskproof/taskproof/verify"
 )
 
@@ -13,12 +14,6 @@ import (
 // [ResolveTargets]: arguments that contradict each other (a range and
 // --branch, a --base without --branch, two heads).
 var ErrTargets = errors.New("verify arguments that contradict each other")
-
-// targetsError is an ErrTargets whose message is its own.
-type targetsError struct{ msg string }
-
-func (e *targetsError) Error() string        { return e.msg }
-func (e *targetsError) Is(target error) bool { return target == ErrTargets }
 
 // TargetArgs are what verify is asked to check, as its command line names
 // it: Branch (--branch) verifies every tick of BASE..HEAD, Base (--base) is
@@ -36,7 +31,7 @@ type TargetArgs struct {
 // refuse: a Base without Branch.
 func (a TargetArgs) Check() error {
 	if !a.Branch && a.Base != "" {
-		return &targetsError{"--base goes with --branch"}
+		return errkind.New(ErrTargets, "--base goes with --branch")
 	}
 	return nil
 }
@@ -69,7 +64,7 @@ func ResolveTargets(repo *gitref.Repo, a TargetArgs) (verify.Verified, error) {
 	t.Range = true
 	if isRange {
 		if a.Branch {
-			return t, &targetsError{"give --branch or a range A..B, not both"}
+			return t, errkind.New(ErrTargets, "give --branch or a range A..B, not both")
 		}
 		if t.Base, t.Head, err = repo.ResolveRange(args[0]); err != nil {
 			return t, err
@@ -81,7 +76,7 @@ func ResolveTargets(repo *gitref.Repo, a TargetArgs) (verify.Verified, error) {
 		return t, err
 	}
 	if len(args) > 1 {
-		return t, &targetsError{"--branch takes at most one HEAD revision"}
+		return t, errkind.New(ErrTargets, "--branch takes at most one HEAD revision")
 	}
 	head := "HEAD"
 	if len(args) == 1 {

@@ -80,7 +80,7 @@ func TestImportRules(t *testing.T) {
 	}
 	// Leaves: how reports print values, and judging OpenPGP keys as gpg
 	// judges them, import no other taskproof package.
-	for _, leaf := range []string{"internal/printable", "internal/userpath", "internal/inputfile", "trust/internal/openpgpkeys"} {
+	for _, leaf := range []string{"internal/printable", "internal/userpath", "internal/inputfile", "internal/errkind", "trust/internal/openpgpkeys"} {
 		for _, dep := range goList(t, "-deps", "-f", "{{.ImportPath}}", module+leaf) {
 			if strings.HasPrefix(dep, module) && dep != module+leaf {
 				t.Errorf("%s depends on %s: it is a leaf (docs/architecture.md)", leaf, dep)
