@@ -297,14 +297,12 @@ func (fl *tickFlags) run(ctx context.Context, c *cobra.Command) error {
 	if err != nil {
 		return err
 	}
-	repo, notes, err := cmdutil.OpenRepo(c)
+	repo, notes, commit, err := cmdutil.OpenCommit(c, fl.commitRev)
 	if err != nil {
 		return err
 	}
 	defer repo.Close()
-	if req.Commit, err = repo.Resolve(fl.commitRev); err != nil {
-		return err
-	}
+	req.Commit = commit
 	if req.Signers, err = fl.sf.signers(c, repo); err != nil {
 		// A dry run writes nothing, so it may preview the statements without a key.
 		if !fl.dryRun || !errors.Is(err, signer.ErrNoSigner) {

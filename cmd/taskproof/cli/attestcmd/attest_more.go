@@ -83,14 +83,12 @@ func (o *decideOptions) run(ctx context.Context, c *cobra.Command, args []string
 	if err := req.CheckVerdict(); err != nil {
 		return err
 	}
-	repo, notes, err := cmdutil.OpenRepo(c)
+	repo, notes, commit, err := cmdutil.OpenCommit(c, o.commitRev)
 	if err != nil {
 		return err
 	}
 	defer repo.Close()
-	if req.Commit, err = repo.Resolve(o.commitRev); err != nil {
-		return err
-	}
+	req.Commit = commit
 	if req.Signers, err = o.sf.signers(c, repo); err != nil {
 		return err
 	}
@@ -211,15 +209,11 @@ func (o *showOptions) run(ctx context.Context, c *cobra.Command, args []string) 
 	if err != nil {
 		return err
 	}
-	repo, notes, err := cmdutil.OpenRepo(c)
+	repo, notes, id, err := cmdutil.OpenCommit(c, cmdutil.ArgOr(args, "HEAD"))
 	if err != nil {
 		return err
 	}
 	defer repo.Close()
-	id, err := repo.Resolve(cmdutil.ArgOr(args, "HEAD"))
-	if err != nil {
-		return err
-	}
 	note, err := notes.Note(id)
 	if errors.Is(err, gitref.ErrNoNote) {
 		return fmt.Errorf("%w (attested in another clone? taskproof notes fetch; not attested yet? taskproof attest tick --commit %s)", err, id)

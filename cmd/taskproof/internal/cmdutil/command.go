@@ -31,6 +31,22 @@ func OpenRepo(c *cobra.Command, access ...gitref.Access) (*gitref.Repo, *gitref.
 	return repo, notes, nil
 }
 
+// OpenCommit is OpenRepo and the commit rev names in it: what the commands
+// about one commit (attest tick, decide, show) start from. The caller closes
+// the repository.
+func OpenCommit(c *cobra.Command, rev string) (*gitref.Repo, *gitref.NotesStore, gitref.Hash, error) {
+	repo, notes, err := OpenRepo(c)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	id, err := repo.Resolve(rev)
+	if err != nil {
+		repo.Close()
+		return nil, nil, "", err
+	}
+	return repo, notes, id, nil
+}
+
 // Short is a commit id as messages show it: its first 12 hex digits.
 func Short(h gitref.Hash) string {
 	if len(h) > 12 {
