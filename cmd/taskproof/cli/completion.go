@@ -37,16 +37,87 @@ var revisionArgs = map[string]bool{
 // remoteArgs are the commands whose one argument is a remote.
 var remoteArgs = map[string]bool{"taskproof notes push": true, "taskproof notes fetch": true}
 
-// completionWording says cobra's install instructions for the completion
-// scripts in taskproof's words, which speak of a shell.
+// completionHelp is the help of each completion script's command, in
+// taskproof's words (cobra's own speaks of a terminal's sessions).
+var completionHelp = map[string]string{
+	"bash": `Generate the autocompletion script for the bash shell.
+
+This script depends on the 'bash-completion' package.
+If it is not installed already, you can install it via your OS's package manager.
+
+To load completions in the shell you are in:
+
+	source <(taskproof completion bash)
+
+To load completions for every new shell, execute once:
+
+#### Linux:
+
+	taskproof completion bash > /etc/bash_completion.d/taskproof
+
+#### macOS:
+
+	taskproof completion bash > $(brew --prefix)/etc/bash_completion.d/taskproof
+
+You will need to start a new shell for this setup to take effect.
+`,
+	"zsh": `Generate the autocompletion script for the zsh shell.
+
+If shell completion is not already enabled in your environment you will need
+to enable it.  You can execute the following once:
+
+	echo "autoload -U compinit; compinit" >> ~/.zshrc
+
+To load completions in the shell you are in:
+
+	source <(taskproof completion zsh)
+
+To load completions for every new shell, execute once:
+
+#### Linux:
+
+	taskproof completion zsh > "${fpath[1]}/_taskproof"
+
+#### macOS:
+
+	taskproof completion zsh > $(brew --prefix)/share/zsh/site-functions/_taskproof
+
+You will need to start a new shell for this setup to take effect.
+`,
+	"fish": `Generate the autocompletion script for the fish shell.
+
+To load completions in the shell you are in:
+
+	taskproof completion fish | source
+
+To load completions for every new shell, execute once:
+
+	taskproof completion fish > ~/.config/fish/completions/taskproof.fish
+
+You will need to start a new shell for this setup to take effect.
+`,
+	"powershell": `Generate the autocompletion script for powershell.
+
+To load completions in the shell you are in:
+
+	taskproof completion powershell | Out-String | Invoke-Expression
+
+To load completions for every new shell, add the output of the above command
+to your powershell profile.
+`,
+}
+
+// completionWording gives the completion scripts' commands taskproof's help
+// ([completionHelp]).
 func completionWording(root *cobra.Command) {
-	words := strings.NewReplacer("your current shell session", "the shell you are in", "every new session", "every new shell")
 	for _, c := range root.Commands() {
 		if c.Name() != "completion" {
 			continue
 		}
 		for _, sub := range c.Commands() {
-			sub.Long = words.Replace(sub.Long)
+			if h, ok := completionHelp[sub.Name()]; ok {
+				sub.Long = h
+			}
 		}
 	}
 }
