@@ -2,6 +2,7 @@ package tick
 
 import (
 	"errors"
+	"io/fs"
 	"path"
 	"slices"
 	"strings"
@@ -146,15 +147,15 @@ func (tc *tickCtx) notYetMoved(c gitref.Link, p gitref.Hash, oldPath, newPath st
 		if q == p {
 			continue
 		}
-		qc, err := tc.r.Commit(q)
+		fsys, err := tc.r.FS(q)
 		if err != nil {
 			return false, err
 		}
-		hasNew, err := regularAt(tc.r, qc.Tree, newPath)
+		hasNew, err := regularAt(fsys, newPath)
 		if err != nil {
 			return false, err
 		}
-		hasOld, err := regularAt(tc.r, qc.Tree, oldPath)
+		hasOld, err := regularAt(fsys, oldPath)
 		if err != nil {
 			return false, err
 		}
@@ -165,28 +166,17 @@ func (tc *tickCtx) notYetMoved(c gitref.Link, p gitref.Hash, oldPath, newPath st
 	return true, nil
 }
 
-// regularAt reports whether tree root has a regular file at path.
-func regularAt(r *gitref.Repo, root gitref.Hash, path string) (bool, error) {
-	el := strings.Split(path, "/")
-	t, err := r.TreeEntries(root)
+// regularAt reports whether fsys (a commit's tree) has a regular file at
+// path.
+func regularAt(fsys fs.FS, path string) (bool, error) {
+	fi, err := fs.Stat(fsys, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	for i, name := range el {
-		j := slices.IndexFunc(t, func(e gitref.TreeEntry) bool { return e.Name == name })
-		switch {
-		case j < 0:
-			return false, nil
-		case i == len(el)-1:
-			return t[j].Mode.IsRegular(), nil
-		case t[j].Mode != gitref.Directory:
-			return false, nil
-		}
-		if t, err = r.TreeEntries(t[j].ID()); err != nil {
-			return false, err
-		}
-	}
-	return false, nil
+	return fi.Mode().IsRegular(), nil
 }
 
 // strayUnit is the unit a stray Markdown file at path is parsed as, to pair
