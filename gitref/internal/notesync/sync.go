@@ -593,17 +593,14 @@ func short(h Hash) string {
 	return string(h)
 }
 
-// isAncestor reports whether commit a is reachable from commit b (a == b included).
+// isAncestor reports whether commit a is reachable from commit b (a == b
+// included): [Store.inHistory] for one commit.
 func (s *Store) isAncestor(a, b Hash) (bool, error) {
-	ca, err := s.Repo.Commit(a)
-	if err != nil {
+	if _, err := s.Repo.Commit(a); err != nil {
 		return false, err
 	}
-	cb, err := s.Repo.Commit(b)
-	if err != nil {
-		return false, err
-	}
-	return ca.IsAncestor(cb)
+	in, err := s.inHistory(b, []Hash{a})
+	return in[a], err
 }
 
 // noteBlobs maps each annotated commit of a notes tree to its note blobs.
